@@ -1,0 +1,27 @@
+// The desktop window: GLFW + glad + Dear ImGui's GLFW/OpenGL3 backends, and the main loop.
+#pragma once
+
+#include "core/session.h"
+
+#include <string>
+
+namespace attnlab
+{
+
+struct WindowOptions
+{
+    Session session;               // the session to open (built-in default, --session FILE or options)
+    std::string session_path;      // the file it came from, if any (shown in the title, used by Save)
+    bool session_from_command_line = false; // true: do not restore the autosaved session over it
+    std::string lesson_id;         // --lesson ID (empty: none)
+    int width = 1600, height = 1000;
+    // Screenshot mode: render with the mouse ignored, write this PNG and exit (empty: interactive).
+    std::string screenshot_path;
+    int bench_frames = 0;          // > 0: also time this many frames and print median / p95 ms
+};
+
+// Opens the window and runs until it is closed (or the screenshot is written). Returns the process exit code;
+// errors (no display, no OpenGL 3.3) are printed to stderr as one clear line.
+int run_window(const WindowOptions& options);
+
+} // namespace attnlab

@@ -1,0 +1,346 @@
+// The forward pass: embeddings, N post-LN encoder layers, optional cross-attention; every intermediate kept.
+#include "engine.h"
+
+#include "embedding.h"
+#include "softmax.h"
+
+#include <cmath>
+#include <limits>
+#include <utility>
+
+namespace attnlab
+{
+
+// [SECTION] Validation
+
+double trace_floats(const Config& c, int B, int T, int T_target)
+{
+    const double h = c.n_heads, d = c.d_model, d_k = c.resolved_d_k(), d_v = c.resolved_d_v();
+    const double d_ff = c.resolved_d_ff();
+    auto block = [&](double T_q, double T_k)
+    {
+        // Q; K, V; scores, scaled, masked, weights, mask; head_out; concat; mha
+        return h * (T_q * d_k + T_k * (d_k + d_v) + 4 * T_q * T_k + T_q * d_v) + T_q * T_k + T_q * h * d_v +
+               T_q * d;
+    };
+    const double per_layer = block(T, T) + 6 * T * d + T * d_ff;
+    double total = B * (c.n_layers * per_layer + T * d); // + embeddings
+    if (T_target > 0)
+        total += B * (block(T_target, T) + (T_target + T) * d);
+    return total;
+}
+
+Status prepare_inputs(const Session& session, TokenBatch& source, TokenBatch& target)
+{
+    if (Status s = validate_config(session.config); !s)
+        return s;
+    source = tokenize_batch(session.text);
+    if (source.batch_size() == 0)
+        return Status::error("the text has no tokens: type a sentence (one sentence per line)");
+    if (source.batch_size() > Limits::max_sentences)
+        return Status::error("the text has " + std::to_string(source.batch_size()) + " sentences; at most " +
+                             std::to_string(Limits::max_sentences) + " fit in a batch: remove some lines");
+    if (source.T > Limits::max_tokens)
+        return Status::error("the longest sentence has " + std::to_string(source.T) + " tokens; at most " +
+                             std::to_string(Limits::max_tokens) + " are allowed: shorten it");
+    target = tokenize_batch(session.target);
+    if (target.batch_size() > 0)
+    {
+        if (target.batch_size() != 1 && target.batch_size() != source.batch_size())
+            return Status::error("the target has " + std::to_string(target.batch_size()) +
+                                 " sentences but the source has " + std::to_string(source.batch_size()) +
+                                 ": give one target line for all, or one per source line");
+        if (target.T > Limits::max_tokens)
+            return Status::error("the longest target sentence has " + std::to_string(target.T) +
+                                 " tokens; at most " + std::to_string(Limits::max_tokens) + " are allowed");
+        if (target.batch_size() == 1 && source.batch_size() > 1)
+        {
+            // One target line serves every source sentence.
+            target.tokens.resize(static_cast<size_t>(source.batch_size()), target.tokens[0]);
+            target.lengths.resize(static_cast<size_t>(source.batch_size()), target.lengths[0]);
+        }
+    }
+    const double floats = trace_floats(session.config, source.batch_size(), source.T, target.T);
+    if (floats > Limits::max_trace_floats)
+        return Status::error("this session would keep " +
+                             std::to_string(static_cast<long long>(floats * 4 / 1e6)) +
+                             " MB of intermediates (limit " +
+                             std::to_string(static_cast<long long>(Limits::max_trace_floats * 4 / 1e6)) +
+                             " MB): use fewer tokens, sentences, heads or layers");
+    return Status::ok();
+}
+
+Status validate_session(const Session& session)
+{
+    TokenBatch source, target;
+    return prepare_inputs(session, source, target);
+}
+
+// [SECTION] Attention
+
+void build_mask(int T_q, int T_k, int key_length, bool causal, Mat& mask)
+{
+    const float neg_inf = -std::numeric_limits<float>::infinity();
+    mask.resize(T_q, T_k);
+    for (int i = 0; i < T_q; ++i)
+        for (int j = 0; j < T_k; ++j)
+            mask(i, j) = (j >= key_length || (causal && j > i)) ? neg_inf : 0.0f;
+}
+
+void attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& w, int d_k, float temperature,
+                       int b, AttentionTrace& attn)
+{
+    const int h = attn.n_heads;
+    const Eigen::Index T_q = X_q.rows(), T_k = X_kv.rows();
+    const Eigen::Index d_v = w.W_V[0].cols();
+    const float scale = 1.0f / std::sqrt(static_cast<float>(d_k));
+    const float inv_temperature = 1.0f / temperature;
+    const Mat& mask = attn.mask[static_cast<size_t>(b)];
+    Mat& concat = attn.concat[static_cast<size_t>(b)];
+    concat.resize(T_q, h * d_v);
+    for (int j = 0; j < h; ++j)
+    {
+        HeadTrace& head = attn.head(b, j);
+        const auto hj = static_cast<size_t>(j);
+        head.Q.noalias() = X_q * w.W_Q[hj];                  // Q_h = X W_h^Q
+        head.K.noalias() = X_kv * w.W_K[hj];                 // K_h = X W_h^K
+        head.V.noalias() = X_kv * w.W_V[hj];                 // V_h = X W_h^V
+        head.scores.noalias() = head.Q * head.K.transpose(); // Q_h K_hᵀ
+        head.scaled.resize(T_q, T_k);
+        head.masked.resize(T_q, T_k);
+        head.weights.resize(T_q, T_k);
+        head.fully_masked.resize(static_cast<size_t>(T_q));
+        // One pass per row while it is in cache: scale, mask, softmax.
+        for (Eigen::Index i = 0; i < T_q; ++i)
+        {
+            head.scaled.row(i) = head.scores.row(i) * scale;               // / √d_k
+            head.masked.row(i) = head.scaled.row(i) + mask.row(i);         // + M
+            const bool ok = softmax_row(head.masked.data() + i * T_k, T_k, // softmax(masked / τ)
+                                        inv_temperature, head.weights.data() + i * T_k);
+            head.fully_masked[static_cast<size_t>(i)] = ok ? 0 : 1;
+        }
+        head.head_out.noalias() = head.weights * head.V; // A_h V_h
+        concat.middleCols(j * d_v, d_v) = head.head_out; // Concat(head_1, ..., head_h)
+    }
+    attn.mha[static_cast<size_t>(b)].noalias() = concat * w.W_O; // Concat(...) W^O
+}
+
+// [SECTION] Forward pass
+
+namespace
+{
+
+void size_attention(AttentionTrace& attn, int B, int h)
+{
+    attn.n_heads = h;
+    attn.heads.resize(static_cast<size_t>(B * h));
+    attn.mask.resize(static_cast<size_t>(B));
+    attn.concat.resize(static_cast<size_t>(B));
+    attn.mha.resize(static_cast<size_t>(B));
+}
+
+void size_layer(LayerTrace& layer, int B, int h)
+{
+    for (std::vector<Mat>* v : {&layer.X, &layer.residual, &layer.norm1, &layer.ffn_hidden, &layer.ffn,
+                                &layer.residual2, &layer.norm2})
+        v->resize(static_cast<size_t>(B));
+    size_attention(layer.attn, B, h);
+}
+
+// Embedding + PE for a batch; embeddings are recomputed only for a changed token list, seed or d_model.
+void embed_batch(const Config& c, const TokenBatch& batch, const TokenBatch& previous,
+                 const Config& previous_config, std::vector<Mat>& embedding)
+{
+    const bool same_space = previous_config.seed == c.seed && previous_config.d_model == c.d_model;
+    embedding.resize(static_cast<size_t>(batch.batch_size()));
+    for (int b = 0; b < batch.batch_size(); ++b)
+    {
+        const auto bi = static_cast<size_t>(b);
+        Mat& e = embedding[bi];
+        const bool unchanged = same_space && bi < previous.tokens.size() &&
+                               previous.tokens[bi] == batch.tokens[bi] && e.rows() == batch.T &&
+                               e.cols() == c.d_model;
+        if (!unchanged)
+            embed_tokens(batch.tokens[bi], c.d_model, c.seed, e);
+    }
+}
+
+// Without a target the cross-attention caches go stale (the seed may change meanwhile): forget their tokens.
+void cross_tokens_forget(CrossTrace& cross)
+{
+    cross.target.tokens.clear();
+    cross.target.lengths.clear();
+    cross.target.T = 0;
+}
+
+bool all_finite(const std::vector<Mat>& mats)
+{
+    for (const Mat& m : mats)
+        if (!m.allFinite())
+            return false;
+    return true;
+}
+
+} // namespace
+
+Status forward(const Config& c, const TokenBatch& source, const TokenBatch& target,
+               const ModelWeights& weights, Trace& trace)
+{
+    const int B = source.batch_size(), T = source.T, h = c.n_heads;
+    const bool causal = c.mask == MaskKind::Causal;
+
+    // Token embeddings (cached per sentence) and the positional encoding (cached per T, d_model, kind).
+    embed_batch(c, source, trace.tokens, trace.config, trace.embedding);
+    const bool pe_unchanged = !trace.empty() && trace.config.positional == c.positional &&
+                              trace.positional.rows() == T && trace.positional.cols() == c.d_model;
+    if (!pe_unchanged)
+        positional_encoding(c.positional, T, c.d_model, trace.positional);
+    if (trace.tokens.tokens != source.tokens || trace.tokens.lengths != source.lengths ||
+        trace.tokens.T != source.T)
+        trace.tokens = source;
+    // The caches above now hold what this config asks for; record it before anything can fail.
+    const Config previous = trace.config;
+    trace.config = c;
+    trace.d_k = c.resolved_d_k();
+    trace.d_v = c.resolved_d_v();
+    trace.d_ff = c.resolved_d_ff();
+
+    trace.layers.resize(static_cast<size_t>(c.n_layers));
+    for (int l = 0; l < c.n_layers; ++l)
+    {
+        LayerTrace& layer = trace.layers[static_cast<size_t>(l)];
+        const LayerWeights& lw = weights.layers[static_cast<size_t>(l)];
+        size_layer(layer, B, h);
+        for (int b = 0; b < B; ++b)
+        {
+            const auto bi = static_cast<size_t>(b);
+            if (l == 0)
+                layer.X[bi] = trace.embedding[bi] + trace.positional; // X = Embedding + PE
+            else
+                layer.X[bi] = trace.layers[static_cast<size_t>(l - 1)].norm2[bi];
+            build_mask(T, T, source.lengths[bi], causal, layer.attn.mask[bi]);
+            attention_forward(layer.X[bi], layer.X[bi], lw.attn, c.resolved_d_k(), c.temperature, b,
+                              layer.attn);
+            layer.residual[bi] = layer.X[bi] + layer.attn.mha[bi]; // X + MultiHead(X)
+            layer_norm_rows(layer.residual[bi], lw.gamma_1, lw.beta_1, layer.norm1[bi]);
+            // FFN(x) = max(0, x W_1 + b_1) W_2 + b_2
+            Mat& hidden = layer.ffn_hidden[bi];
+            hidden.noalias() = layer.norm1[bi] * lw.W_1;
+            hidden = (hidden.rowwise() + lw.b_1).cwiseMax(0.0f);
+            layer.ffn[bi].noalias() = hidden * lw.W_2;
+            layer.ffn[bi].rowwise() += lw.b_2;
+            layer.residual2[bi] = layer.norm1[bi] + layer.ffn[bi];
+            layer_norm_rows(layer.residual2[bi], lw.gamma_2, lw.beta_2, layer.norm2[bi]);
+        }
+        if (!all_finite(layer.norm2) || !all_finite(layer.attn.mha))
+            return Status::error("layer " + std::to_string(l + 1) +
+                                 " produced a NaN or infinite value: the weights are too large for float; "
+                                 "scale them down or use seeded weights");
+    }
+
+    trace.has_cross = target.batch_size() > 0;
+    if (trace.has_cross)
+    {
+        CrossTrace& cross = trace.cross;
+        const int T_q = target.T;
+        embed_batch(c, target, cross.target, previous, cross.embedding);
+        if (!pe_unchanged || cross.positional.rows() != T_q)
+            positional_encoding(c.positional, T_q, c.d_model, cross.positional);
+        if (cross.target.tokens != target.tokens || cross.target.lengths != target.lengths)
+            cross.target = target;
+        cross.X_q.resize(static_cast<size_t>(B));
+        cross.X_kv.resize(static_cast<size_t>(B));
+        size_attention(cross.attn, B, h);
+        for (int b = 0; b < B; ++b)
+        {
+            const auto bi = static_cast<size_t>(b);
+            cross.X_q[bi] = cross.embedding[bi] + cross.positional; // target X = Embedding + PE
+            cross.X_kv[bi] = trace.layers.back().norm2[bi];         // the encoder's output
+            // Queries may look at every real source token (no look-ahead mask across the two texts).
+            build_mask(T_q, T, source.lengths[bi], false, cross.attn.mask[bi]);
+            attention_forward(cross.X_q[bi], cross.X_kv[bi], weights.cross, c.resolved_d_k(), c.temperature,
+                              b, cross.attn);
+        }
+        if (!all_finite(cross.attn.mha))
+            return Status::error(
+                "cross-attention produced a NaN or infinite value: the weights are too large");
+    }
+    else
+    {
+        cross_tokens_forget(trace.cross);
+    }
+    return Status::ok();
+}
+
+// [SECTION] Engine
+
+Status Engine::run(const Session& session)
+{
+    if (!tokens_valid_ || session.text != text_ || session.target != target_text_)
+    {
+        TokenBatch source, target;
+        if (Status s = prepare_inputs(session, source, target); !s)
+            return s;
+        source_ = std::move(source);
+        target_ = std::move(target);
+        text_ = session.text;
+        target_text_ = session.target;
+        tokens_valid_ = true;
+    }
+    else if (Status s = validate_config(session.config); !s)
+    {
+        return s;
+    }
+    else if (double floats = trace_floats(session.config, source_.batch_size(), source_.T, target_.T);
+             floats > Limits::max_trace_floats)
+    {
+        // Same texts, new sizes: re-run the full check for its message.
+        TokenBatch source, target;
+        return prepare_inputs(session, source, target);
+    }
+
+    const Config& c = session.config;
+    if (imported_)
+    {
+        if (Status s = check_weights(weights_, c); !s)
+            return Status::error("the imported weights do not fit this model: " + s.message());
+    }
+    else
+    {
+        const Config& w = weights_config_;
+        const bool same = weights_valid_ && w.seed == c.seed && w.d_model == c.d_model &&
+                          w.n_heads == c.n_heads && w.resolved_d_k() == c.resolved_d_k() &&
+                          w.resolved_d_v() == c.resolved_d_v() && w.resolved_d_ff() == c.resolved_d_ff() &&
+                          w.n_layers == c.n_layers;
+        if (!same)
+        {
+            weights_ = init_weights(c);
+            weights_config_ = c;
+            weights_valid_ = true;
+        }
+    }
+
+    if (Status s = forward(c, source_, target_, weights_, *scratch_); !s)
+        return s;
+    std::swap(current_, scratch_);
+    ++generation_;
+    return Status::ok();
+}
+
+void Engine::set_imported_weights(ModelWeights weights)
+{
+    weights_ = std::move(weights);
+    imported_ = true;
+    weights_valid_ = false;
+}
+
+void Engine::clear_imported_weights()
+{
+    if (imported_)
+    {
+        imported_ = false;
+        weights_valid_ = false;
+    }
+}
+
+} // namespace attnlab

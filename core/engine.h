@@ -1,0 +1,74 @@
+// Engine: turns a Session into a Trace, keeping the last good Trace when the session is invalid.
+#pragma once
+
+#include "session.h"
+#include "status.h"
+#include "tokenizer.h"
+#include "trace.h"
+#include "weights.h"
+
+#include <memory>
+#include <string>
+
+namespace attnlab
+{
+
+// Owns the weights and two traces (the one shown and a scratch one), so a recompute with unchanged shapes
+// allocates nothing and an error leaves the last good trace in place.
+class Engine
+{
+public:
+    // Validates the session, rebuilds the seeded weights when the seed or a shape changed (imported weights
+    // are kept while they fit the config), and recomputes every intermediate. On error nothing changes.
+    // session.weights_path is not read here: load the file and call set_imported_weights first.
+    Status run(const Session& session);
+
+    // Uses these weights instead of seeded ones until clear_imported_weights(). They are checked against the
+    // config at the next run(); a mismatch is reported there and the previous trace stays.
+    void set_imported_weights(ModelWeights weights);
+    void clear_imported_weights();
+    bool has_imported_weights() const { return imported_; }
+
+    const Trace& trace() const { return *current_; }
+    const ModelWeights& weights() const { return weights_; }
+    // Increases by one each time run() succeeds; the UI re-uploads textures when it changes.
+    unsigned long long generation() const { return generation_; }
+
+private:
+    ModelWeights weights_;
+    Config weights_config_;
+    bool weights_valid_ = false;
+    bool imported_ = false;
+    // Tokenized inputs of the last session, reused while the texts are unchanged.
+    std::string text_, target_text_;
+    bool tokens_valid_ = false;
+    TokenBatch source_, target_;
+    std::unique_ptr<Trace> current_ = std::make_unique<Trace>();
+    std::unique_ptr<Trace> scratch_ = std::make_unique<Trace>();
+    unsigned long long generation_ = 0;
+};
+
+// Tokenizes the session's texts and checks everything a forward pass needs: the config, that there is a
+// token, the target's line count (one, or one per source sentence), T and B against Limits, and the memory
+// the trace would keep. The message says what to fix.
+Status prepare_inputs(const Session& session, TokenBatch& source, TokenBatch& target);
+Status validate_session(const Session& session);
+
+// Floats a trace keeps for these sizes (every intermediate of every layer, masks included).
+double trace_floats(const Config& config, int B, int T, int T_target);
+
+// One forward pass into trace, reusing its buffers: with the same sizes and tokens it allocates nothing.
+// Inputs must have passed prepare_inputs and the weights check_weights. target may be empty (no
+// cross-attention). Returns an error only if a non-finite number appears (e.g. huge imported weights).
+Status forward(const Config& config, const TokenBatch& source, const TokenBatch& target,
+               const ModelWeights& weights, Trace& trace);
+
+// One multi-head attention block for sentence b: fills attn.head(b, j) for every head j, attn.concat[b] and
+// attn.mha[b], reading the additive mask attn.mask[b] (T_q x T_k, 0 or -inf). attn must hold B·h heads.
+void attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& w, int d_k, float temperature,
+                       int b, AttentionTrace& attn);
+
+// M for one sentence: -inf where key t >= key_length (padding) or, when causal, where key > query.
+void build_mask(int T_q, int T_k, int key_length, bool causal, Mat& mask);
+
+} // namespace attnlab

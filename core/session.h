@@ -1,0 +1,92 @@
+// Session: everything the user chose (texts, model shape, mask, seed, ...), plain data that is saved and
+// loaded.
+#pragma once
+
+#include "status.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace attnlab
+{
+
+// Which positions a query may attend to, besides padding (padding keys are always masked).
+enum class MaskKind
+{
+    None,   // every query sees every (non-padding) key
+    Causal, // query i sees keys 0..i only: the decoder's look-ahead mask
+};
+
+enum class PositionalKind
+{
+    Sinusoidal, // the paper's PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(...)
+    None,       // X is the token embedding alone: attention cannot tell word order apart
+};
+
+// Upper bounds that keep every session interactive and its memory bounded (documented in README.md).
+struct Limits
+{
+    static constexpr int max_tokens = 2048;   // T, after padding, per sentence (source or target)
+    static constexpr int max_sentences = 64;  // B
+    static constexpr int max_d_model = 4096;  // d_model
+    static constexpr int max_heads = 64;      // h
+    static constexpr int max_head_dim = 4096; // d_k and d_v
+    static constexpr int max_d_ff = 16384;    // d_ff
+    static constexpr int max_layers = 12;     // N
+    static constexpr float min_temperature = 0.01f;
+    static constexpr float max_temperature = 100.0f;
+    // Floats kept by one trace (every intermediate of every layer): 1.5e9 floats = 6 GB.
+    static constexpr double max_trace_floats = 1.5e9;
+};
+
+// The model's shape and the knobs of the forward pass. 0 for d_k, d_v, d_ff means "the paper's default".
+struct Config
+{
+    int d_model = 16;
+    int n_heads = 4; // h
+    int d_k = 0;     // 0: d_model / h
+    int d_v = 0;     // 0: d_model / h
+    int d_ff = 0;    // 0: 4 * d_model
+    int n_layers = 1;
+    MaskKind mask = MaskKind::None;
+    PositionalKind positional = PositionalKind::Sinusoidal;
+    float temperature = 1.0f; // τ in softmax(x / τ)
+    std::uint64_t seed = 1;   // embeddings and weights
+
+    // The sizes actually used, with the defaults above resolved.
+    int resolved_d_k() const { return d_k > 0 ? d_k : (n_heads > 0 ? d_model / n_heads : 0); }
+    int resolved_d_v() const { return d_v > 0 ? d_v : (n_heads > 0 ? d_model / n_heads : 0); }
+    int resolved_d_ff() const { return d_ff > 0 ? d_ff : 4 * d_model; }
+
+    bool operator==(const Config& o) const;
+    bool operator!=(const Config& o) const { return !(*this == o); }
+};
+
+// What the user chose: it is what gets saved, loaded and passed on the command line.
+struct Session
+{
+    // One sentence per line: a batch of B sentences, padded to the longest with <pad>.
+    std::string text = "Jane visits Africa in September .";
+    // Optional target sentence(s) for cross-attention: one line for all sources, or one line per source.
+    std::string target;
+    Config config;
+    // Empty: seeded Xavier weights. Otherwise a JSON file whose "weights" object is read (see docs/format).
+    std::string weights_path;
+
+    bool operator==(const Session& o) const;
+    bool operator!=(const Session& o) const { return !(*this == o); }
+};
+
+// Checks the config alone (sizes, divisibility, limits). The message says what to change.
+Status validate_config(const Config& config);
+
+// Names used by the command line, session files and the UI.
+const char* to_string(MaskKind mask);
+const char* to_string(PositionalKind positional);
+// Parses "none" / "causal"; an unknown name gives an error listing the valid ones.
+Status parse_mask(std::string_view name, MaskKind* out);
+// Parses "sinusoidal" / "none".
+Status parse_positional(std::string_view name, PositionalKind* out);
+
+} // namespace attnlab

@@ -1,0 +1,64 @@
+// Row-wise softmax (max subtracted, fully masked rows flagged) and LayerNorm.
+#include "softmax.h"
+
+#include <cmath>
+#include <limits>
+
+namespace attnlab
+{
+
+bool softmax_row(const float* x, Eigen::Index n, float inv_temperature, float* y)
+{
+    using RowMap = Eigen::Map<Eigen::Array<float, 1, Eigen::Dynamic>>;
+    using ConstRowMap = Eigen::Map<const Eigen::Array<float, 1, Eigen::Dynamic>>;
+    ConstRowMap in(x, n);
+    RowMap out(y, n);
+    const float row_max = n > 0 ? in.maxCoeff() : -std::numeric_limits<float>::infinity();
+    if (!(row_max > -std::numeric_limits<float>::infinity()))
+    {
+        out.setZero();
+        return false;
+    }
+    // softmax(x / τ)_j = exp((x_j - max) / τ) / Σ_k exp((x_k - max) / τ); exp(-inf) = 0 for masked keys.
+    // Eigen's vectorised exp clamps its input near -88 and returns ~3e-39 there, even for -inf. Below -87 the
+    // true value is under float's normal range, so it is written as 0: masked keys get exactly 0 weight.
+    out = ((in - row_max) * inv_temperature);
+    out = (out < -87.0f).select(0.0f, out.exp());
+    const float sum = out.sum(); // >= 1: the max entry contributes exp(0)
+    out *= 1.0f / sum;
+    return true;
+}
+
+int softmax_rows(const Mat& in, float temperature, Mat& out, std::vector<std::uint8_t>& fully_masked)
+{
+    const Eigen::Index rows = in.rows(), cols = in.cols();
+    if (&out != &in)
+        out.resize(rows, cols);
+    fully_masked.assign(static_cast<size_t>(rows), 0);
+    int n_fully_masked = 0;
+    for (Eigen::Index i = 0; i < rows; ++i)
+    {
+        if (!softmax_row(in.data() + i * cols, cols, 1.0f / temperature, out.data() + i * cols))
+        {
+            fully_masked[static_cast<size_t>(i)] = 1;
+            ++n_fully_masked;
+        }
+    }
+    return n_fully_masked;
+}
+
+void layer_norm_rows(const Mat& in, const RowVec& gamma, const RowVec& beta, Mat& out, float eps)
+{
+    const Eigen::Index rows = in.rows(), cols = in.cols();
+    if (&out != &in)
+        out.resize(rows, cols);
+    for (Eigen::Index i = 0; i < rows; ++i)
+    {
+        const float mean = in.row(i).mean();
+        const float var = (in.row(i).array() - mean).square().mean();
+        const float inv_std = 1.0f / std::sqrt(var + eps);
+        out.row(i) = (((in.row(i).array() - mean) * inv_std) * gamma.array() + beta.array()).matrix();
+    }
+}
+
+} // namespace attnlab

@@ -1,0 +1,23 @@
+// Row-wise softmax with max subtraction; a row whose entries are all -inf becomes zeros and is flagged.
+#pragma once
+
+#include "matrix.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace attnlab
+{
+
+// y = softmax(x / τ) over n entries, with inv_temperature = 1 / τ. Returns false (and writes zeros) when
+// every entry is -inf: a fully masked row has no distribution, and 0/0 would be NaN. y may alias x.
+bool softmax_row(const float* x, Eigen::Index n, float inv_temperature, float* y);
+
+// out(i, :) = softmax(in(i, :) / τ) over the columns (keys). fully_masked[i] = 1 when row i is all -inf
+// (then out(i, :) = 0). Returns the number of such rows. out may alias in.
+int softmax_rows(const Mat& in, float temperature, Mat& out, std::vector<std::uint8_t>& fully_masked);
+
+// LayerNorm over each row: (x - mean) / sqrt(var + eps) * γ + β, biased variance as in the paper's code.
+void layer_norm_rows(const Mat& in, const RowVec& gamma, const RowVec& beta, Mat& out, float eps = 1e-5f);
+
+} // namespace attnlab

@@ -1,0 +1,31 @@
+// Tokenizer: words and punctuation marks become tokens; lines become a padded batch.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnlab
+{
+
+inline constexpr const char* kPadToken = "<pad>";
+
+// Splits one line into tokens: runs of letters, digits, apostrophes and other non-ASCII bytes form a word;
+// each ASCII punctuation mark is a token of its own; white space separates. "Don't stop!" -> Don't stop !
+std::vector<std::string> tokenize(std::string_view line);
+
+// A batch of sentences, each padded with <pad> to the longest.
+struct TokenBatch
+{
+    std::vector<std::vector<std::string>> tokens; // [B][T], padded
+    std::vector<int> lengths;                     // [B] real tokens in each sentence
+    int T = 0;                                    // padded length
+
+    int batch_size() const { return static_cast<int>(tokens.size()); }
+    bool is_pad(int b, int t) const { return t >= lengths[b]; }
+};
+
+// One sentence per non-blank line of text. Returns an empty batch when the text has no token.
+TokenBatch tokenize_batch(std::string_view text);
+
+} // namespace attnlab

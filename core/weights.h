@@ -1,0 +1,54 @@
+// Model weights in the paper's orientation (Q = X W^Q: input x output), seeded or imported.
+#pragma once
+
+#include "matrix.h"
+#include "session.h"
+#include "status.h"
+
+#include <vector>
+
+namespace attnlab
+{
+
+// One multi-head attention block.
+struct AttentionWeights
+{
+    std::vector<Mat> W_Q; // [h] (d_model, d_k)
+    std::vector<Mat> W_K; // [h] (d_model, d_k)
+    std::vector<Mat> W_V; // [h] (d_model, d_v)
+    Mat W_O;              // (h·d_v, d_model)
+};
+
+// One post-LN encoder layer: attention, Add & Norm, FFN, Add & Norm.
+struct LayerWeights
+{
+    AttentionWeights attn;
+    RowVec gamma_1, beta_1; // (d_model) LayerNorm after the attention residual
+    Mat W_1;                // (d_model, d_ff)
+    RowVec b_1;             // (d_ff)
+    Mat W_2;                // (d_ff, d_model)
+    RowVec b_2;             // (d_model)
+    RowVec gamma_2, beta_2; // (d_model) LayerNorm after the FFN residual
+};
+
+struct ModelWeights
+{
+    std::vector<LayerWeights> layers; // [n_layers]
+    AttentionWeights cross;           // decoder-style cross-attention (queries: target, keys/values: source)
+};
+
+// Seeded Glorot/Xavier uniform weights (biases 0, γ = 1, β = 0). The same seed and shape always give the
+// same numbers, and each matrix depends only on the seed, its name, layer and head, never on the tokens.
+ModelWeights init_weights(const Config& config);
+
+// Checks that every matrix has the shape the config asks for. The message names the first mismatch, e.g.
+// "layers[0].W_Q[1] is 8x3 but d_model x d_k is 8x4".
+Status check_weights(const ModelWeights& weights, const Config& config);
+
+// The packed projection W^Q = [W_1^Q | ... | W_h^Q] (d_model, h·d_k); likewise for K and V.
+void pack_heads(const std::vector<Mat>& per_head, Mat& packed);
+
+// A seeded (d_model, d_model) matrix: the extra W^Q of the lecture slides' two-step projection.
+Mat slide_projection(const Config& config);
+
+} // namespace attnlab
