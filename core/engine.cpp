@@ -127,8 +127,24 @@ void attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& 
 
 // [SECTION] Forward pass
 
-namespace
+void encoder_layer_forward(const Config& c, const LayerWeights& lw, int b, int key_length, LayerTrace& layer)
 {
+    const auto bi = static_cast<size_t>(b);
+    const Mat& X = layer.X[bi];
+    const int T = static_cast<int>(X.rows());
+    build_mask(T, T, key_length, c.mask == MaskKind::Causal, layer.attn.mask[bi]);
+    attention_forward(X, X, lw.attn, c.resolved_d_k(), c.temperature, b, layer.attn);
+    layer.residual[bi] = X + layer.attn.mha[bi]; // X + MultiHead(X)
+    layer_norm_rows(layer.residual[bi], lw.gamma_1, lw.beta_1, layer.norm1[bi]);
+    // FFN(x) = max(0, x W_1 + b_1) W_2 + b_2
+    Mat& hidden = layer.ffn_hidden[bi];
+    hidden.noalias() = layer.norm1[bi] * lw.W_1;
+    hidden = (hidden.rowwise() + lw.b_1).cwiseMax(0.0f);
+    layer.ffn[bi].noalias() = hidden * lw.W_2;
+    layer.ffn[bi].rowwise() += lw.b_2;
+    layer.residual2[bi] = layer.norm1[bi] + layer.ffn[bi];
+    layer_norm_rows(layer.residual2[bi], lw.gamma_2, lw.beta_2, layer.norm2[bi]);
+}
 
 void size_attention(AttentionTrace& attn, int B, int h)
 {
@@ -146,6 +162,9 @@ void size_layer(LayerTrace& layer, int B, int h)
         v->resize(static_cast<size_t>(B));
     size_attention(layer.attn, B, h);
 }
+
+namespace
+{
 
 // Embedding + PE for a batch; embeddings are recomputed only for a changed token list, seed or d_model.
 void embed_batch(const Config& c, const TokenBatch& batch, const TokenBatch& previous,
@@ -187,7 +206,6 @@ Status forward(const Config& c, const TokenBatch& source, const TokenBatch& targ
                const ModelWeights& weights, Trace& trace)
 {
     const int B = source.batch_size(), T = source.T, h = c.n_heads;
-    const bool causal = c.mask == MaskKind::Causal;
 
     // Token embeddings (cached per sentence) and the positional encoding (cached per T, d_model, kind).
     embed_batch(c, source, trace.tokens, trace.config, trace.embedding);
@@ -218,19 +236,7 @@ Status forward(const Config& c, const TokenBatch& source, const TokenBatch& targ
                 layer.X[bi] = trace.embedding[bi] + trace.positional; // X = Embedding + PE
             else
                 layer.X[bi] = trace.layers[static_cast<size_t>(l - 1)].norm2[bi];
-            build_mask(T, T, source.lengths[bi], causal, layer.attn.mask[bi]);
-            attention_forward(layer.X[bi], layer.X[bi], lw.attn, c.resolved_d_k(), c.temperature, b,
-                              layer.attn);
-            layer.residual[bi] = layer.X[bi] + layer.attn.mha[bi]; // X + MultiHead(X)
-            layer_norm_rows(layer.residual[bi], lw.gamma_1, lw.beta_1, layer.norm1[bi]);
-            // FFN(x) = max(0, x W_1 + b_1) W_2 + b_2
-            Mat& hidden = layer.ffn_hidden[bi];
-            hidden.noalias() = layer.norm1[bi] * lw.W_1;
-            hidden = (hidden.rowwise() + lw.b_1).cwiseMax(0.0f);
-            layer.ffn[bi].noalias() = hidden * lw.W_2;
-            layer.ffn[bi].rowwise() += lw.b_2;
-            layer.residual2[bi] = layer.norm1[bi] + layer.ffn[bi];
-            layer_norm_rows(layer.residual2[bi], lw.gamma_2, lw.beta_2, layer.norm2[bi]);
+            encoder_layer_forward(c, lw, b, source.lengths[bi], layer);
         }
         if (!all_finite(layer.norm2) || !all_finite(layer.attn.mha))
             return Status::error("layer " + std::to_string(l + 1) +

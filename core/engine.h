@@ -68,6 +68,15 @@ Status forward(const Config& config, const TokenBatch& source, const TokenBatch&
 void attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& w, int d_k, float temperature,
                        int b, AttentionTrace& attn);
 
+// One post-LN encoder layer for sentence b, reading layer.X[b]: mask, attention, Add & Norm, FFN, Add & Norm.
+// key_length is the sentence's real (unpadded) length. layer must be sized with size_layer.
+void encoder_layer_forward(const Config& config, const LayerWeights& weights, int b, int key_length,
+                           LayerTrace& layer);
+
+// Give the per-sentence and per-head vectors of a block or layer their batch size (no-op when unchanged).
+void size_attention(AttentionTrace& attn, int B, int h);
+void size_layer(LayerTrace& layer, int B, int h);
+
 // M for one sentence: -inf where key t >= key_length (padding) or, when causal, where key > query.
 void build_mask(int T_q, int T_k, int key_length, bool causal, Mat& mask);
 

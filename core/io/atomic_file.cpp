@@ -1,0 +1,107 @@
+// AtomicFile: temporary file + rename, so a failed write leaves nothing behind.
+#include "atomic_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace attnlab
+{
+
+AtomicFile::~AtomicFile()
+{
+    discard();
+}
+
+Status AtomicFile::open(const std::string& path)
+{
+    discard();
+    if (path.empty())
+        return Status::error("no output file given");
+    path_ = path;
+    temp_path_ = path + ".tmp";
+    error_ = 0;
+    buffer_.clear();
+    buffer_.reserve(kFlushSize + 4096);
+    file_ = std::fopen(temp_path_.c_str(), "wb");
+    if (!file_)
+        return Status::error("cannot write " + path + ": " + std::strerror(errno));
+    return Status::ok();
+}
+
+void AtomicFile::flush_buffer()
+{
+    if (!file_ || buffer_.empty())
+    {
+        buffer_.clear();
+        return;
+    }
+    if (error_ == 0 && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size())
+        error_ = errno != 0 ? errno : EIO;
+    buffer_.clear();
+}
+
+Status AtomicFile::commit()
+{
+    if (!file_)
+        return Status::error("cannot write " + path_ + ": the file is not open");
+    flush_buffer();
+    if (error_ == 0 && std::fflush(file_) != 0)
+        error_ = errno != 0 ? errno : EIO;
+    const int close_result = std::fclose(file_);
+    file_ = nullptr;
+    if (error_ == 0 && close_result != 0)
+        error_ = errno != 0 ? errno : EIO;
+    if (error_ == 0 && std::rename(temp_path_.c_str(), path_.c_str()) != 0)
+        error_ = errno != 0 ? errno : EIO;
+    if (error_ != 0)
+    {
+        const int saved = error_;
+        std::remove(temp_path_.c_str());
+        temp_path_.clear();
+        return Status::error("cannot write " + path_ + ": " + std::strerror(saved));
+    }
+    temp_path_.clear();
+    return Status::ok();
+}
+
+void AtomicFile::discard()
+{
+    if (file_)
+    {
+        std::fclose(file_);
+        file_ = nullptr;
+    }
+    if (!temp_path_.empty())
+    {
+        std::remove(temp_path_.c_str());
+        temp_path_.clear();
+    }
+    buffer_.clear();
+}
+
+Status write_file_atomically(const std::string& path, std::string_view content)
+{
+    AtomicFile file;
+    Status status = file.open(path);
+    if (!status)
+        return status;
+    file.write(content);
+    return file.commit();
+}
+
+Status read_file(const std::string& path, std::string* out)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return Status::error("cannot read " + path + ": " + std::strerror(errno));
+    std::ostringstream content;
+    content << in.rdbuf();
+    if (in.bad())
+        return Status::error("cannot read " + path + ": read error");
+    *out = std::move(content).str();
+    return Status::ok();
+}
+
+} // namespace attnlab

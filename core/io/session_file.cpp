@@ -1,0 +1,278 @@
+// Session files: read and written with nlohmann::ordered_json so the key order (and bytes) are stable.
+#include "session_file.h"
+
+#include "atomic_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cstdlib>
+#include <limits>
+#include <set>
+
+namespace attnlab
+{
+
+namespace
+{
+
+using json = nlohmann::ordered_json;
+
+// The float's shortest decimal text read back as a double, so 0.7f is written "0.7", not 0.699999988.
+double float_for_json(float value)
+{
+    char text[32];
+    const auto result = std::to_chars(text, text + sizeof text, value);
+    *result.ptr = '\0';
+    return std::strtod(text, nullptr);
+}
+
+// "a\nb" -> ["a", "b"]; "" -> [] (joining with '\n' gives the text back exactly).
+std::vector<std::string> split_lines(const std::string& text)
+{
+    std::vector<std::string> lines;
+    if (text.empty())
+        return lines;
+    size_t start = 0;
+    while (true)
+    {
+        const size_t end = text.find('\n', start);
+        if (end == std::string::npos)
+        {
+            lines.push_back(text.substr(start));
+            return lines;
+        }
+        lines.push_back(text.substr(start, end - start));
+        start = end + 1;
+    }
+}
+
+class Reader
+{
+public:
+    explicit Reader(const std::string& source) : source_(source) {}
+
+    Status error(const std::string& what) const { return Status::error(source_ + ": " + what); }
+    Status field_error(const char* key, const std::string& what, const json& got) const
+    {
+        return error("\"" + std::string(key) + "\" " + what + ", got " + got.dump());
+    }
+
+    // Integer fields: min is the smallest valid value (1: positive, 0: non-negative).
+    Status integer(const json& object, const char* key, int min, const char* rule, int* out) const
+    {
+        const auto it = object.find(key);
+        if (it == object.end())
+            return Status::ok();
+        if (!it->is_number_integer() || it->get<long long>() < min ||
+            it->get<long long>() > std::numeric_limits<int>::max())
+            return field_error(key, std::string("must be ") + rule, *it);
+        *out = static_cast<int>(it->get<long long>());
+        return Status::ok();
+    }
+
+    Status text(const json& object, const char* key, std::string* out) const
+    {
+        const auto it = object.find(key);
+        if (it == object.end())
+            return Status::ok();
+        if (it->is_string())
+        {
+            *out = it->get<std::string>();
+            return Status::ok();
+        }
+        if (it->is_array())
+        {
+            std::string joined;
+            for (size_t i = 0; i < it->size(); ++i)
+            {
+                if (!(*it)[i].is_string())
+                    return field_error(key, "must be a string or a list of strings (one per line)", *it);
+                if (i > 0)
+                    joined += '\n';
+                joined += (*it)[i].get<std::string>();
+            }
+            *out = std::move(joined);
+            return Status::ok();
+        }
+        return field_error(key, "must be a string or a list of strings (one per line)", *it);
+    }
+
+private:
+    const std::string& source_;
+};
+
+Status unknown_keys(const Reader& reader, const json& object, const std::set<std::string>& known,
+                    const char* where)
+{
+    for (const auto& item : object.items())
+        if (known.count(item.key()) == 0)
+            return reader.error(std::string("unknown key \"") + item.key() + "\"" + where);
+    return Status::ok();
+}
+
+#define ATTNLAB_TRY(expr)                                                                                    \
+    do                                                                                                       \
+    {                                                                                                        \
+        Status status_ = (expr);                                                                             \
+        if (!status_)                                                                                        \
+            return status_;                                                                                  \
+    } while (false)
+
+Status read_config(const Reader& reader, const json& c, Config* out)
+{
+    if (!c.is_object())
+        return reader.error("\"config\" must be an object, got " + c.dump());
+    ATTNLAB_TRY(unknown_keys(reader, c,
+                             {"d_model", "heads", "d_k", "d_v", "d_ff", "layers", "mask", "positional",
+                              "temperature", "seed", "resolved"},
+                             " in \"config\""));
+    Config config;
+    ATTNLAB_TRY(reader.integer(c, "d_model", 1, "a positive integer", &config.d_model));
+    ATTNLAB_TRY(reader.integer(c, "heads", 1, "a positive integer", &config.n_heads));
+    ATTNLAB_TRY(reader.integer(c, "d_k", 0, "a non-negative integer (0: d_model / h)", &config.d_k));
+    ATTNLAB_TRY(reader.integer(c, "d_v", 0, "a non-negative integer (0: d_model / h)", &config.d_v));
+    ATTNLAB_TRY(reader.integer(c, "d_ff", 0, "a non-negative integer (0: 4 d_model)", &config.d_ff));
+    ATTNLAB_TRY(reader.integer(c, "layers", 1, "a positive integer", &config.n_layers));
+    if (const auto it = c.find("mask"); it != c.end())
+    {
+        if (!it->is_string())
+            return reader.field_error("mask", "must be \"none\" or \"causal\"", *it);
+        Status parsed = parse_mask(it->get<std::string>(), &config.mask);
+        if (!parsed)
+            return reader.error("\"mask\": " + parsed.message());
+    }
+    if (const auto it = c.find("positional"); it != c.end())
+    {
+        if (!it->is_string())
+            return reader.field_error("positional", "must be \"sinusoidal\" or \"none\"", *it);
+        Status parsed = parse_positional(it->get<std::string>(), &config.positional);
+        if (!parsed)
+            return reader.error("\"positional\": " + parsed.message());
+    }
+    if (const auto it = c.find("temperature"); it != c.end())
+    {
+        if (!it->is_number() || !(it->get<double>() >= Limits::min_temperature) ||
+            !(it->get<double>() <= Limits::max_temperature))
+            return reader.field_error("temperature",
+                                      "must be a number from " +
+                                          json(float_for_json(Limits::min_temperature)).dump() + " to " +
+                                          json(float_for_json(Limits::max_temperature)).dump(),
+                                      *it);
+        config.temperature = static_cast<float>(it->get<double>());
+    }
+    if (const auto it = c.find("seed"); it != c.end())
+    {
+        if (!it->is_number_unsigned())
+            return reader.field_error("seed", "must be a non-negative integer", *it);
+        config.seed = it->get<std::uint64_t>();
+    }
+    Status valid = validate_config(config);
+    if (!valid)
+        return reader.error(valid.message());
+    *out = config;
+    return Status::ok();
+}
+
+} // namespace
+
+std::string session_to_json(const Session& session)
+{
+    const Config& c = session.config;
+    json config = {
+        {"d_model", c.d_model},
+        {"heads", c.n_heads},
+        {"d_k", c.d_k},
+        {"d_v", c.d_v},
+        {"d_ff", c.d_ff},
+        {"layers", c.n_layers},
+        {"mask", to_string(c.mask)},
+        {"positional", to_string(c.positional)},
+        {"temperature", float_for_json(c.temperature)},
+        {"seed", c.seed},
+    };
+    json root = {
+        {"format", kSessionFormat},          {"version", kSessionVersion},
+        {"text", split_lines(session.text)}, {"target", split_lines(session.target)},
+        {"config", std::move(config)},       {"weights", session.weights_path},
+    };
+    return root.dump(4) + "\n";
+}
+
+Status session_from_json(std::string_view text, const std::string& source, Session* out)
+{
+    const Reader reader(source);
+    json root;
+    try
+    {
+        root = json::parse(text.begin(), text.end());
+    }
+    catch (const json::exception& e)
+    {
+        std::string what = e.what();
+        const size_t bracket = what.find("] ");
+        if (what.rfind("[json.exception", 0) == 0 && bracket != std::string::npos)
+            what = what.substr(bracket + 2);
+        return reader.error("malformed JSON: " + what);
+    }
+    if (!root.is_object())
+        return reader.error("expected a JSON object with \"format\": \"attnlab-session\"");
+    const auto format = root.find("format");
+    if (format == root.end())
+        return reader.error("\"format\" is missing; expected \"attnlab-session\"");
+    if (!format->is_string() || *format != kSessionFormat)
+        return reader.error("\"format\" is " + format->dump() + ", expected \"attnlab-session\"" +
+                            (format->is_string() && *format == "attnlab-trace"
+                                 ? " (a trace export is not a session file)"
+                                 : ""));
+    const auto version = root.find("version");
+    if (version == root.end() || !version->is_number_integer() || version->get<long long>() < 1)
+        return reader.error("\"version\" must be a positive integer" +
+                            (version == root.end() ? std::string() : ", got " + version->dump()));
+    if (version->get<long long>() > kSessionVersion)
+        return reader.error("version " + version->dump() + " is newer than this program reads (" +
+                            std::to_string(kSessionVersion) + "); update Attention Lab");
+    ATTNLAB_TRY(unknown_keys(reader, root, {"format", "version", "text", "target", "config", "weights"}, ""));
+
+    Session session;
+    ATTNLAB_TRY(reader.text(root, "text", &session.text));
+    ATTNLAB_TRY(reader.text(root, "target", &session.target));
+    if (const auto it = root.find("weights"); it != root.end())
+    {
+        if (it->is_null())
+            session.weights_path.clear();
+        else if (it->is_string())
+            session.weights_path = it->get<std::string>();
+        else
+            return reader.field_error("weights", "must be a file path (a string) or \"\" for seeded weights",
+                                      *it);
+    }
+    if (const auto it = root.find("config"); it != root.end())
+        ATTNLAB_TRY(read_config(reader, *it, &session.config));
+    *out = std::move(session);
+    return Status::ok();
+}
+
+Status save_session_file(const Session& session, const std::string& path)
+{
+    return write_file_atomically(path, session_to_json(session));
+}
+
+Status load_session_file(const std::string& path, Session* out)
+{
+    std::string text;
+    ATTNLAB_TRY(read_file(path, &text));
+    return session_from_json(text, path, out);
+}
+
+std::string resolve_weights_path(const std::string& session_path, const std::string& weights_path)
+{
+    if (weights_path.empty() || weights_path[0] == '/' || session_path.empty())
+        return weights_path;
+    const size_t slash = session_path.find_last_of('/');
+    if (slash == std::string::npos)
+        return weights_path;
+    return session_path.substr(0, slash + 1) + weights_path;
+}
+
+} // namespace attnlab

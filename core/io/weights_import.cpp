@@ -1,0 +1,517 @@
+// Weight import: the "weights" object of attnlab files and PyTorch state dicts (transposed at this boundary).
+#include "json_io.h"
+
+#include "atomic_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace attnlab
+{
+
+namespace
+{
+
+using json = nlohmann::json;
+
+// [SECTION] Reading helpers: every error names the file, the field and the expected shape.
+
+class Reader
+{
+public:
+    explicit Reader(std::string source) : source_(std::move(source)) {}
+
+    Status error(const std::string& field, const std::string& what) const
+    {
+        return Status::error(source_ + ": \"" + field + "\" " + what);
+    }
+    Status error(const std::string& what) const { return Status::error(source_ + ": " + what); }
+
+    static std::string dims(long long rows, long long cols)
+    {
+        return std::to_string(rows) + "x" + std::to_string(cols);
+    }
+
+    // The shape of a JSON value read as a matrix, for messages ("8x3", "a list of 8 rows", "a string").
+    static std::string describe(const json& j)
+    {
+        if (j.is_array())
+        {
+            if (!j.empty() && j[0].is_array())
+                return dims(static_cast<long long>(j.size()), static_cast<long long>(j[0].size()));
+            return "a list of " + std::to_string(j.size()) + " numbers";
+        }
+        if (j.is_null())
+            return "null";
+        if (j.is_object())
+            return "an object";
+        if (j.is_string())
+            return "a string";
+        return "a number";
+    }
+
+    Status number(const json& j, const std::string& field, float* out) const
+    {
+        if (!j.is_number())
+            return error(field, std::string("must be a number, got ") + (j.is_null() ? "null" : describe(j)));
+        const double value = j.get<double>();
+        if (!std::isfinite(value) || std::fabs(value) > std::numeric_limits<float>::max())
+            return error(field, "is out of the float range");
+        *out = static_cast<float>(value);
+        return Status::ok();
+    }
+
+    // A rows x cols matrix given as a list of rows. shape names the expected shape ("d_model x d_k").
+    Status matrix(const json& j, const std::string& field, int rows, int cols, const std::string& shape,
+                  Mat& out) const
+    {
+        const std::string expected = "should be " + shape + " = " + dims(rows, cols);
+        if (!j.is_array() || static_cast<long long>(j.size()) != rows)
+            return error(field, expected + ", got " + describe(j));
+        out.resize(rows, cols);
+        for (int r = 0; r < rows; ++r)
+        {
+            const json& row = j[static_cast<size_t>(r)];
+            if (!row.is_array() || static_cast<long long>(row.size()) != cols)
+                return error(field, expected + ", but row " + std::to_string(r) + " is " +
+                                        (row.is_array() ? std::to_string(row.size()) + " numbers long"
+                                                        : describe(row)));
+            for (int c = 0; c < cols; ++c)
+            {
+                Status s =
+                    number(row[static_cast<size_t>(c)],
+                           field + "[" + std::to_string(r) + "][" + std::to_string(c) + "]", &out(r, c));
+                if (!s)
+                    return s;
+            }
+        }
+        return Status::ok();
+    }
+
+    Status vector(const json& j, const std::string& field, int n, const std::string& shape, RowVec& out) const
+    {
+        if (!j.is_array() || static_cast<long long>(j.size()) != n || (n > 0 && j[0].is_array()))
+            return error(field, "should be a list of " + shape + " = " + std::to_string(n) +
+                                    " numbers, got " + describe(j));
+        out.resize(n);
+        for (int i = 0; i < n; ++i)
+        {
+            Status s = number(j[static_cast<size_t>(i)], field + "[" + std::to_string(i) + "]", &out(i));
+            if (!s)
+                return s;
+        }
+        return Status::ok();
+    }
+
+    // h matrices of rows x cols: [h][rows][cols].
+    Status heads(const json& j, const std::string& field, int h, int rows, int cols, const std::string& shape,
+                 std::vector<Mat>& out) const
+    {
+        if (!j.is_array() || static_cast<int>(j.size()) != h)
+            return error(field, "should hold h = " + std::to_string(h) + " matrices of " + shape + " = " +
+                                    dims(rows, cols) + ", got " +
+                                    (j.is_array() ? std::to_string(j.size()) : describe(j)));
+        out.resize(static_cast<size_t>(h));
+        for (int i = 0; i < h; ++i)
+        {
+            Status s = matrix(j[static_cast<size_t>(i)], field + "[" + std::to_string(i) + "]", rows, cols,
+                              shape, out[static_cast<size_t>(i)]);
+            if (!s)
+                return s;
+        }
+        return Status::ok();
+    }
+
+    // The member key of object j, or an error when it is missing.
+    Status member(const json& j, const std::string& object_field, const char* key, const json** out) const
+    {
+        const auto it = j.find(key);
+        if (it == j.end())
+            return error(object_field.empty() ? std::string("\"") + key + "\" is missing"
+                                              : "\"" + object_field + "." + key + "\" is missing");
+        *out = &*it;
+        return Status::ok();
+    }
+
+    const std::string& source() const { return source_; }
+
+private:
+    std::string source_;
+};
+
+#define ATTNLAB_TRY(expr)                                                                                    \
+    do                                                                                                       \
+    {                                                                                                        \
+        Status status_ = (expr);                                                                             \
+        if (!status_)                                                                                        \
+            return status_;                                                                                  \
+    } while (false)
+
+// Parses JSON text; big arrays that are not weights (the stages of an exported trace) are skipped while
+// parsing, so reading the weights of a large trace does not build the whole document in memory.
+Status parse_json(std::string_view text, const Reader& reader, json* out)
+{
+    static const std::set<std::string> skipped = {"layers",     "cross",  "comparisons", "embedding",
+                                                  "positional", "tokens", "stages",      "lengths"};
+    try
+    {
+        *out = json::parse(text.begin(), text.end(),
+                           [](int depth, json::parse_event_t event, json& parsed)
+                           {
+                               if (depth == 1 && event == json::parse_event_t::key && parsed.is_string())
+                                   return skipped.count(parsed.get_ref<const std::string&>()) == 0;
+                               return true;
+                           });
+    }
+    catch (const json::exception& e)
+    {
+        std::string what = e.what();
+        const size_t bracket = what.find("] ");
+        if (what.rfind("[json.exception", 0) == 0 && bracket != std::string::npos)
+            what = what.substr(bracket + 2);
+        return reader.error("malformed JSON: " + what);
+    }
+    return Status::ok();
+}
+
+std::string layer_field(int layer, const char* name)
+{
+    return "weights.layers[" + std::to_string(layer) + "]." + name;
+}
+
+Status read_attention(const Reader& reader, const json& j, const std::string& prefix, const Config& config,
+                      AttentionWeights& out)
+{
+    if (!j.is_object())
+        return reader.error(prefix, "must be an object with W_Q, W_K, W_V, W_O");
+    const int h = config.n_heads, d_model = config.d_model;
+    const int d_k = config.resolved_d_k(), d_v = config.resolved_d_v();
+    const json* field = nullptr;
+    ATTNLAB_TRY(reader.member(j, prefix, "W_Q", &field));
+    ATTNLAB_TRY(reader.heads(*field, prefix + ".W_Q", h, d_model, d_k, "d_model x d_k", out.W_Q));
+    ATTNLAB_TRY(reader.member(j, prefix, "W_K", &field));
+    ATTNLAB_TRY(reader.heads(*field, prefix + ".W_K", h, d_model, d_k, "d_model x d_k", out.W_K));
+    ATTNLAB_TRY(reader.member(j, prefix, "W_V", &field));
+    ATTNLAB_TRY(reader.heads(*field, prefix + ".W_V", h, d_model, d_v, "d_model x d_v", out.W_V));
+    ATTNLAB_TRY(reader.member(j, prefix, "W_O", &field));
+    ATTNLAB_TRY(reader.matrix(*field, prefix + ".W_O", h * d_v, d_model, "h·d_v x d_model", out.W_O));
+    return Status::ok();
+}
+
+Status read_layer(const Reader& reader, const json& j, int index, const Config& config, LayerWeights& out)
+{
+    const std::string prefix = "weights.layers[" + std::to_string(index) + "]";
+    ATTNLAB_TRY(read_attention(reader, j, prefix, config, out.attn));
+    const int d_model = config.d_model, d_ff = config.resolved_d_ff();
+    const json* field = nullptr;
+    ATTNLAB_TRY(reader.member(j, prefix, "W_1", &field));
+    ATTNLAB_TRY(reader.matrix(*field, layer_field(index, "W_1"), d_model, d_ff, "d_model x d_ff", out.W_1));
+    ATTNLAB_TRY(reader.member(j, prefix, "b_1", &field));
+    ATTNLAB_TRY(reader.vector(*field, layer_field(index, "b_1"), d_ff, "d_ff", out.b_1));
+    ATTNLAB_TRY(reader.member(j, prefix, "W_2", &field));
+    ATTNLAB_TRY(reader.matrix(*field, layer_field(index, "W_2"), d_ff, d_model, "d_ff x d_model", out.W_2));
+    ATTNLAB_TRY(reader.member(j, prefix, "b_2", &field));
+    ATTNLAB_TRY(reader.vector(*field, layer_field(index, "b_2"), d_model, "d_model", out.b_2));
+    const struct
+    {
+        const char* key;
+        RowVec* target;
+    } norms[] = {{"gamma_1", &out.gamma_1},
+                 {"beta_1", &out.beta_1},
+                 {"gamma_2", &out.gamma_2},
+                 {"beta_2", &out.beta_2}};
+    for (const auto& norm : norms)
+    {
+        ATTNLAB_TRY(reader.member(j, prefix, norm.key, &field));
+        ATTNLAB_TRY(reader.vector(*field, layer_field(index, norm.key), d_model, "d_model", *norm.target));
+    }
+    return Status::ok();
+}
+
+Status check_header(const Reader& reader, const json& root)
+{
+    if (!root.is_object())
+        return reader.error("expected a JSON object with a \"weights\" object");
+    const auto format = root.find("format");
+    if (format != root.end())
+    {
+        if (!format->is_string() || (*format != kTraceFormat && *format != kWeightsFormat))
+            return reader.error("\"format\" is " + format->dump() + ", expected \"" + kTraceFormat +
+                                "\" or \"" + kWeightsFormat + "\"");
+        const auto version = root.find("version");
+        if (version == root.end() || !version->is_number_integer())
+            return reader.error("\"version\" must be an integer");
+        const int newest = *format == kTraceFormat ? kTraceVersion : kWeightsVersion;
+        if (version->get<long long>() > newest)
+            return reader.error("version " + version->dump() + " is newer than this program reads (" +
+                                std::to_string(newest) + "); update Attention Lab");
+        if (version->get<long long>() < 1)
+            return reader.error("\"version\" must be at least 1, got " + version->dump());
+    }
+    return Status::ok();
+}
+
+Status read_weights_root(const Reader& reader, const json& root, const Config& config, ModelWeights* out)
+{
+    ATTNLAB_TRY(validate_config(config));
+    ATTNLAB_TRY(check_header(reader, root));
+    const auto weights = root.find("weights");
+    if (weights == root.end() || !weights->is_object())
+        return reader.error(weights == root.end() ? "no \"weights\" object found"
+                                                  : "\"weights\" must be an object");
+    const auto layers = weights->find("layers");
+    if (layers == weights->end() || !layers->is_array())
+        return reader.error("weights.layers", "must be a list of layer objects");
+    if (static_cast<int>(layers->size()) != config.n_layers)
+        return reader.error("weights.layers",
+                            "holds " + std::to_string(layers->size()) +
+                                " layers but the session has N = " + std::to_string(config.n_layers) +
+                                " (set the layers to " + std::to_string(layers->size()) + ")");
+    ModelWeights result;
+    result.layers.resize(static_cast<size_t>(config.n_layers));
+    for (int i = 0; i < config.n_layers; ++i)
+    {
+        const json& layer = (*layers)[static_cast<size_t>(i)];
+        if (!layer.is_object())
+            return reader.error("weights.layers[" + std::to_string(i) + "]", "must be an object");
+        ATTNLAB_TRY(read_layer(reader, layer, i, config, result.layers[static_cast<size_t>(i)]));
+    }
+    const auto cross = weights->find("cross");
+    if (cross != weights->end())
+        ATTNLAB_TRY(read_attention(reader, *cross, "weights.cross", config, result.cross));
+    else
+        result.cross = init_weights(config).cross;
+    Status checked = check_weights(result, config);
+    if (!checked)
+        return reader.error(checked.message());
+    *out = std::move(result);
+    return Status::ok();
+}
+
+// The sizes an attnlab file says it was made with, as a hint for a shape mismatch ("" when it has none).
+std::string config_hint(const json& root)
+{
+    const auto config = root.find("config");
+    if (config == root.end() || !config->is_object())
+        return "";
+    std::string hint;
+    for (const char* key : {"d_model", "heads", "d_k", "d_v", "d_ff", "layers"})
+    {
+        const auto it = config->find(key);
+        if (it != config->end() && it->is_number_integer() && it->get<long long>() != 0)
+            hint += std::string(hint.empty() ? "" : ", ") + key + " " + it->dump();
+    }
+    return hint.empty() ? "" : " (the file was made with " + hint + ": use the same settings)";
+}
+
+Status read_weights_with_hint(const Reader& reader, const json& root, const Config& config, ModelWeights* out)
+{
+    Status status = read_weights_root(reader, root, config, out);
+    if (status)
+        return status;
+    return Status::error(status.message() + config_hint(root));
+}
+
+// [SECTION] PyTorch state dicts
+
+class TorchDict
+{
+public:
+    TorchDict(const Reader& reader, const json& dict) : reader_(reader), dict_(dict) {}
+
+    bool has(const std::string& name) const { return dict_.contains(name); }
+
+    // A PyTorch parameter of shape (rows, cols).
+    Status matrix(const std::string& name, int rows, int cols, const std::string& shape, Mat& out) const
+    {
+        if (!has(name))
+            return reader_.error("\"" + name + "\" is missing from the state dict");
+        return reader_.matrix(dict_.at(name), name, rows, cols, shape, out);
+    }
+    Status vector(const std::string& name, int n, const std::string& shape, RowVec& out) const
+    {
+        if (!has(name))
+            return reader_.error("\"" + name + "\" is missing from the state dict");
+        return reader_.vector(dict_.at(name), name, n, shape, out);
+    }
+    // Absent, or present and all zero: attnlab's attention has no biases.
+    Status zero_bias(const std::string& name, int n) const
+    {
+        if (!has(name) || dict_.at(name).is_null())
+            return Status::ok();
+        RowVec bias;
+        ATTNLAB_TRY(reader_.vector(dict_.at(name), name, n, std::to_string(n), bias));
+        if (bias.size() > 0 && bias.cwiseAbs().maxCoeff() != 0.0f)
+            return reader_.error(name, "is not zero, but attnlab's attention has no biases (make the module "
+                                       "with bias=False or zero it before saving)");
+        return Status::ok();
+    }
+
+private:
+    const Reader& reader_;
+    const json& dict_;
+};
+
+// nn.MultiheadAttention at prefix ("", "self_attn.", "layers.0.self_attn."): in_proj_weight rows are
+// [W_q; W_k; W_v], each (E, E) mapping x to x Wᵀ; head j uses rows j·d_k .. (j+1)·d_k - 1 of each.
+Status read_torch_attention(const Reader& reader, const TorchDict& dict, const std::string& prefix,
+                            const Config& config, AttentionWeights& out)
+{
+    const int E = config.d_model, h = config.n_heads, d_k = config.resolved_d_k();
+    if (dict.has(prefix + "q_proj_weight"))
+        return reader.error("separate q/k/v projections (\"" + prefix +
+                            "q_proj_weight\", kdim/vdim != embed_dim) are not supported");
+    Mat in_proj, out_proj;
+    ATTNLAB_TRY(dict.matrix(prefix + "in_proj_weight", 3 * E, E, "3·d_model x d_model", in_proj));
+    ATTNLAB_TRY(dict.zero_bias(prefix + "in_proj_bias", 3 * E));
+    ATTNLAB_TRY(dict.matrix(prefix + "out_proj.weight", E, E, "d_model x d_model", out_proj));
+    ATTNLAB_TRY(dict.zero_bias(prefix + "out_proj.bias", E));
+    out.W_Q.resize(static_cast<size_t>(h));
+    out.W_K.resize(static_cast<size_t>(h));
+    out.W_V.resize(static_cast<size_t>(h));
+    for (int j = 0; j < h; ++j)
+    {
+        // (d_k, E) rows of PyTorch's W_q, transposed: the paper's (d_model, d_k) W_j^Q.
+        out.W_Q[static_cast<size_t>(j)] = in_proj.block(j * d_k, 0, d_k, E).transpose();
+        out.W_K[static_cast<size_t>(j)] = in_proj.block(E + j * d_k, 0, d_k, E).transpose();
+        out.W_V[static_cast<size_t>(j)] = in_proj.block(2 * E + j * d_k, 0, d_k, E).transpose();
+    }
+    out.W_O = out_proj.transpose(); // (h·d_v, d_model): Concat(...) W^O = Concat(...) out_proj.weightᵀ
+    return Status::ok();
+}
+
+// nn.TransformerEncoderLayer (post-LN, ReLU) at prefix ("" or "layers.<i>.").
+Status read_torch_layer(const Reader& reader, const TorchDict& dict, const std::string& prefix,
+                        const Config& config, LayerWeights& out)
+{
+    const int E = config.d_model, d_ff = config.resolved_d_ff();
+    ATTNLAB_TRY(read_torch_attention(reader, dict, prefix + "self_attn.", config, out.attn));
+    Mat linear1, linear2;
+    ATTNLAB_TRY(dict.matrix(prefix + "linear1.weight", d_ff, E, "d_ff x d_model", linear1));
+    ATTNLAB_TRY(dict.vector(prefix + "linear1.bias", d_ff, "d_ff", out.b_1));
+    ATTNLAB_TRY(dict.matrix(prefix + "linear2.weight", E, d_ff, "d_model x d_ff", linear2));
+    ATTNLAB_TRY(dict.vector(prefix + "linear2.bias", E, "d_model", out.b_2));
+    out.W_1 = linear1.transpose();
+    out.W_2 = linear2.transpose();
+    ATTNLAB_TRY(dict.vector(prefix + "norm1.weight", E, "d_model", out.gamma_1));
+    ATTNLAB_TRY(dict.vector(prefix + "norm1.bias", E, "d_model", out.beta_1));
+    ATTNLAB_TRY(dict.vector(prefix + "norm2.weight", E, "d_model", out.gamma_2));
+    ATTNLAB_TRY(dict.vector(prefix + "norm2.bias", E, "d_model", out.beta_2));
+    return Status::ok();
+}
+
+bool is_torch_state_dict(const json& root)
+{
+    return root.is_object() &&
+           (root.contains("state_dict") || root.contains("in_proj_weight") ||
+            root.contains("self_attn.in_proj_weight") || root.contains("layers.0.self_attn.in_proj_weight"));
+}
+
+Status read_torch_root(const Reader& reader, const json& root, const Config& config, ModelWeights* out)
+{
+    ATTNLAB_TRY(validate_config(config));
+    if (!root.is_object())
+        return reader.error("expected a JSON object mapping PyTorch parameter names to nested lists");
+    const json& dict_json = root.contains("state_dict") ? root.at("state_dict") : root;
+    if (!dict_json.is_object())
+        return reader.error("state_dict", "must be an object mapping parameter names to nested lists");
+    if (config.d_model % config.n_heads != 0 || config.resolved_d_k() != config.d_model / config.n_heads ||
+        config.resolved_d_v() != config.d_model / config.n_heads)
+        return reader.error("PyTorch's attention uses d_k = d_v = d_model / h; leave d_k and d_v at their "
+                            "defaults to import it");
+    const TorchDict dict(reader, dict_json);
+    ModelWeights result = init_weights(config);
+    Status status;
+    if (dict.has("layers.0.self_attn.in_proj_weight"))
+    {
+        int n = 0;
+        while (dict.has("layers." + std::to_string(n) + ".self_attn.in_proj_weight"))
+            ++n;
+        if (n != config.n_layers)
+            return reader.error("the state dict has " + std::to_string(n) +
+                                " encoder layers but the session has "
+                                "N = " +
+                                std::to_string(config.n_layers) + " (set the layers to " + std::to_string(n) +
+                                ")");
+        for (int i = 0; i < n && status; ++i)
+            status = read_torch_layer(reader, dict, "layers." + std::to_string(i) + ".", config,
+                                      result.layers[static_cast<size_t>(i)]);
+    }
+    else if (dict.has("self_attn.in_proj_weight"))
+    {
+        if (config.n_layers != 1)
+            return reader.error("the state dict is one encoder layer but the session has N = " +
+                                std::to_string(config.n_layers) + " (set the layers to 1)");
+        status = read_torch_layer(reader, dict, "", config, result.layers[0]);
+    }
+    else if (dict.has("in_proj_weight"))
+    {
+        status = read_torch_attention(reader, dict, "", config, result.layers[0].attn);
+    }
+    else
+    {
+        return reader.error("no \"in_proj_weight\", \"self_attn.in_proj_weight\" or "
+                            "\"layers.0.self_attn.in_proj_weight\" found: not an attention state dict");
+    }
+    if (!status)
+        return status;
+    Status checked = check_weights(result, config);
+    if (!checked)
+        return reader.error(checked.message());
+    *out = std::move(result);
+    return Status::ok();
+}
+
+} // namespace
+
+// [SECTION] Public functions
+
+Status parse_weights_json(std::string_view text, const std::string& source, const Config& config,
+                          ModelWeights* out)
+{
+    const Reader reader(source);
+    json root;
+    ATTNLAB_TRY(parse_json(text, reader, &root));
+    return read_weights_with_hint(reader, root, config, out);
+}
+
+Status load_weights_file(const std::string& path, const Config& config, ModelWeights* out)
+{
+    std::string text;
+    ATTNLAB_TRY(read_file(path, &text));
+    return parse_weights_json(text, path, config, out);
+}
+
+Status parse_torch_weights_json(std::string_view text, const std::string& source, const Config& config,
+                                ModelWeights* out)
+{
+    const Reader reader(source);
+    json root;
+    ATTNLAB_TRY(parse_json(text, reader, &root));
+    return read_torch_root(reader, root, config, out);
+}
+
+Status load_torch_weights_file(const std::string& path, const Config& config, ModelWeights* out)
+{
+    std::string text;
+    ATTNLAB_TRY(read_file(path, &text));
+    return parse_torch_weights_json(text, path, config, out);
+}
+
+Status load_any_weights_file(const std::string& path, const Config& config, ModelWeights* out)
+{
+    std::string text;
+    ATTNLAB_TRY(read_file(path, &text));
+    const Reader reader(path);
+    json root;
+    ATTNLAB_TRY(parse_json(text, reader, &root));
+    if (is_torch_state_dict(root))
+        return read_torch_root(reader, root, config, out);
+    return read_weights_with_hint(reader, root, config, out);
+}
+
+} // namespace attnlab
