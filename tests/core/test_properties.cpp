@@ -1,0 +1,306 @@
+// Properties over many sessions: softmax rows, exact zeros under masks, packed == per-head, two-step ==
+// collapsed, h = 1 equals single-head, every stage's shape, no NaN, deterministic embeddings and weights.
+#include "core/comparisons.h"
+#include "core/embedding.h"
+#include "core/engine.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace attnlab;
+
+namespace
+{
+
+struct Case
+{
+    const char* name;
+    const char* text;
+    const char* target;
+    int d_model, h, d_k, d_v, layers;
+    MaskKind mask;
+    float temperature;
+};
+
+const Case kCases[] = {
+    {"default", "Jane visits Africa in September .", "", 16, 4, 0, 0, 1, MaskKind::None, 1.0f},
+    {"causal_batch", "the cat sat on the mat\nhello world\na b c", "", 12, 3, 0, 0, 2, MaskKind::Causal,
+     1.0f},
+    {"odd_sizes", "one two three four five", "", 10, 3, 5, 7, 1, MaskKind::None, 0.5f},
+    {"one_token", "alone", "", 8, 2, 0, 0, 1, MaskKind::Causal, 1.0f},
+    {"cross", "Jane visits Africa in September\nshe loves it", "Jane visite l'Afrique en septembre", 8, 2, 0,
+     0, 2, MaskKind::None, 2.0f},
+    {"many_heads", "a b c d e f g h i j k l m n o p", "", 64, 16, 0, 0, 1, MaskKind::Causal, 1.0f},
+};
+
+Session make_session(const Case& c)
+{
+    Session s;
+    s.text = c.text;
+    s.target = c.target;
+    s.config.d_model = c.d_model;
+    s.config.n_heads = c.h;
+    s.config.d_k = c.d_k;
+    s.config.d_v = c.d_v;
+    s.config.n_layers = c.layers;
+    s.config.mask = c.mask;
+    s.config.temperature = c.temperature;
+    return s;
+}
+
+float rel_tol(const Mat& m)
+{
+    return 1e-5f * std::max(1.0f, m.cwiseAbs().maxCoeff());
+}
+
+void check_block(const AttentionTrace& attn, int B, int h, const char* what)
+{
+    for (int b = 0; b < B; ++b)
+        for (int j = 0; j < h; ++j)
+        {
+            const HeadTrace& head = attn.head(b, j);
+            const Mat& M = attn.mask[static_cast<size_t>(b)];
+            for (Eigen::Index i = 0; i < head.weights.rows(); ++i)
+            {
+                ASSERT_EQ(head.fully_masked[static_cast<size_t>(i)], 0) << what;
+                EXPECT_NEAR(head.weights.row(i).sum(), 1.0f, 1e-5)
+                    << what << " b=" << b << " h=" << j << " i=" << i;
+                for (Eigen::Index k = 0; k < head.weights.cols(); ++k)
+                {
+                    if (std::isinf(M(i, k)))
+                    {
+                        EXPECT_EQ(head.weights(i, k), 0.0f) << what << " masked weight not exactly 0";
+                        EXPECT_TRUE(std::isinf(head.masked(i, k)));
+                    }
+                    else
+                    {
+                        EXPECT_GE(head.weights(i, k), 0.0f);
+                        EXPECT_EQ(head.masked(i, k), head.scaled(i, k));
+                    }
+                }
+            }
+            EXPECT_TRUE(head.Q.allFinite() && head.K.allFinite() && head.V.allFinite() &&
+                        head.scores.allFinite() && head.scaled.allFinite() && head.weights.allFinite() &&
+                        head.head_out.allFinite())
+                << what;
+        }
+}
+
+class Properties : public ::testing::TestWithParam<Case>
+{
+};
+
+} // namespace
+
+TEST_P(Properties, SoftmaxRowsMasksAndFiniteness)
+{
+    const Case& c = GetParam();
+    Engine engine;
+    Status s = engine.run(make_session(c));
+    ASSERT_TRUE(s) << s.message();
+    const Trace& t = engine.trace();
+    for (const LayerTrace& layer : t.layers)
+    {
+        check_block(layer.attn, t.batch_size(), c.h, "self");
+        for (const std::vector<Mat>* v :
+             {&layer.X, &layer.residual, &layer.norm1, &layer.ffn, &layer.residual2, &layer.norm2})
+            for (const Mat& m : *v)
+                EXPECT_TRUE(m.allFinite());
+    }
+    if (t.has_cross)
+        check_block(t.cross.attn, t.batch_size(), c.h, "cross");
+    if (c.mask == MaskKind::Causal)
+        for (int b = 0; b < t.batch_size(); ++b)
+        {
+            const Mat& A = t.layers[0].attn.head(b, 0).weights;
+            EXPECT_EQ(A.triangularView<Eigen::StrictlyUpper>().toDenseMatrix().cwiseAbs().sum(), 0.0f);
+        }
+}
+
+TEST_P(Properties, EveryStageHasItsShape)
+{
+    const Case& c = GetParam();
+    Engine engine;
+    ASSERT_TRUE(engine.run(make_session(c)));
+    const Trace& t = engine.trace();
+    const int T = t.T(), d_k = t.d_k, d_v = t.d_v;
+    EXPECT_EQ(d_k, c.d_k > 0 ? c.d_k : c.d_model / c.h);
+    EXPECT_EQ(d_v, c.d_v > 0 ? c.d_v : c.d_model / c.h);
+    auto expected_cols = [&](const StageInfo& info)
+    {
+        const std::string cols = info.cols;
+        if (cols == "T")
+            return T;
+        if (cols == "d_k")
+            return d_k;
+        if (cols == "d_v")
+            return d_v;
+        if (cols == "h·d_v")
+            return c.h * d_v;
+        return c.d_model;
+    };
+    ASSERT_EQ(static_cast<int>(t.layers.size()), c.layers);
+    for (const LayerTrace& layer : t.layers)
+        for (const StageInfo& info : stage_table())
+            for (int b = 0; b < t.batch_size(); ++b)
+                for (int j = 0; j < (info.per_head ? c.h : 1); ++j)
+                {
+                    const Mat& m = stage_matrix(layer, info.id, b, j);
+                    EXPECT_EQ(m.rows(), T) << info.key;
+                    EXPECT_EQ(m.cols(), expected_cols(info)) << info.key;
+                }
+    EXPECT_EQ(stage_shape(t, Stage::Q), "T×d_k = " + std::to_string(T) + "×" + std::to_string(d_k));
+    if (t.has_cross)
+    {
+        const int T_q = t.cross.target.T;
+        const HeadTrace& head = t.cross.attn.head(0, 0);
+        EXPECT_EQ(head.Q.rows(), T_q);
+        EXPECT_EQ(head.K.rows(), T);
+        EXPECT_EQ(head.scores.rows(), T_q);
+        EXPECT_EQ(head.scores.cols(), T);
+        EXPECT_EQ(stage_shape(t, Stage::scores, true),
+                  "T_q×T_k = " + std::to_string(T_q) + "×" + std::to_string(T));
+        // Keys and values come from the encoder's output, queries from the target's embedding + PE.
+        EXPECT_EQ(t.cross.X_kv[0], t.layers.back().norm2[0]);
+        EXPECT_TRUE(t.cross.X_q[0].isApprox(t.cross.embedding[0] + t.cross.positional));
+    }
+}
+
+TEST_P(Properties, PackedProjectionIsTheHeadsSideBySide)
+{
+    const Case& c = GetParam();
+    Engine engine;
+    ASSERT_TRUE(engine.run(make_session(c)));
+    Comparisons cmp;
+    compute_comparisons(engine.trace(), engine.weights(), 0, 0, c.h - 1, cmp);
+    EXPECT_EQ(cmp.W_Q_packed.rows(), c.d_model);
+    EXPECT_EQ(cmp.W_Q_packed.cols(), c.h * engine.trace().d_k);
+    EXPECT_LE(cmp.packed_max_diff, rel_tol(cmp.Q_packed));
+    // Two linear maps in a row are one: (X W^Q) W_h^Q == X (W^Q W_h^Q), up to rounding.
+    EXPECT_LE(cmp.two_step_max_diff, rel_tol(cmp.Q_two_step));
+    EXPECT_GT(cmp.Q_two_step.cwiseAbs().maxCoeff(), 0.0f);
+    // ...but they differ from the paper's single projection X W_h^Q: the extra matrix changes the numbers.
+    EXPECT_GT((cmp.Q_collapsed - engine.trace().layers[0].attn.head(0, c.h - 1).Q).cwiseAbs().maxCoeff(),
+              1e-3f);
+    EXPECT_EQ(cmp.single_weights.rows(), engine.trace().T());
+}
+
+TEST(Comparisons, OneHeadWithFullWidthIsSingleHeadAttention)
+{
+    Session s;
+    s.text = "the quick brown fox jumps";
+    s.config.d_model = 12;
+    s.config.n_heads = 1; // d_k = d_model
+    Engine engine;
+    ASSERT_TRUE(engine.run(s));
+    Comparisons cmp;
+    compute_comparisons(engine.trace(), engine.weights(), 0, 0, 0, cmp);
+    EXPECT_LE(cmp.single_vs_multi_max_diff, rel_tol(cmp.single_out));
+    EXPECT_TRUE(cmp.single_weights.isApprox(engine.trace().layers[0].attn.head(0, 0).weights, 1e-5f));
+}
+
+TEST(Comparisons, SeveralHeadsAreNotSingleHeadAttention)
+{
+    Session s;
+    s.text = "the quick brown fox jumps";
+    s.config.d_model = 12;
+    s.config.n_heads = 4;
+    Engine engine;
+    ASSERT_TRUE(engine.run(s));
+    Comparisons cmp;
+    compute_comparisons(engine.trace(), engine.weights(), 0, 0, 0, cmp);
+    EXPECT_GT(cmp.single_vs_multi_max_diff, 1e-3f); // h maps are a different function from one map
+}
+
+INSTANTIATE_TEST_SUITE_P(Sessions, Properties, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case>& info)
+                         { return std::string(info.param.name); });
+
+TEST(Embeddings, SameWordSameVectorWhereverItStands)
+{
+    Mat a, b;
+    embed_tokens({"the", "cat", "the"}, 8, 3, a);
+    embed_tokens({"a", "dog", "saw", "the"}, 8, 3, b);
+    EXPECT_EQ(a.row(0), a.row(2));
+    EXPECT_EQ(a.row(0), b.row(3));
+    EXPECT_NE(a.row(0), a.row(1));
+    Mat wider, other_seed;
+    embed_tokens({"the"}, 12, 3, wider);
+    EXPECT_EQ(wider.leftCols(8), a.row(0)); // growing d_model keeps the first entries
+    embed_tokens({"the"}, 8, 4, other_seed);
+    EXPECT_NE(other_seed.row(0), a.row(0));
+}
+
+TEST(Embeddings, SinusoidalPositionalEncodingMatchesThePaper)
+{
+    Mat pe;
+    positional_encoding(PositionalKind::Sinusoidal, 4, 6, pe);
+    EXPECT_FLOAT_EQ(pe(0, 0), 0.0f);
+    EXPECT_FLOAT_EQ(pe(0, 1), 1.0f);
+    EXPECT_NEAR(pe(3, 0), std::sin(3.0), 1e-6);
+    EXPECT_NEAR(pe(3, 1), std::cos(3.0), 1e-6);
+    EXPECT_NEAR(pe(2, 4), std::sin(2.0 / std::pow(10000.0, 4.0 / 6)), 1e-6);
+    EXPECT_NEAR(pe(2, 5), std::cos(2.0 / std::pow(10000.0, 4.0 / 6)), 1e-6);
+    positional_encoding(PositionalKind::None, 4, 6, pe);
+    EXPECT_EQ(pe.cwiseAbs().sum(), 0.0f);
+}
+
+TEST(Weights, SeededXavierIsDeterministicAndIndependentOfTokens)
+{
+    Session s;
+    Engine engine;
+    ASSERT_TRUE(engine.run(s));
+    const Mat W_Q0 = engine.weights().layers[0].attn.W_Q[0];
+    s.text = "a completely different sentence";
+    ASSERT_TRUE(engine.run(s));
+    EXPECT_EQ(engine.weights().layers[0].attn.W_Q[0], W_Q0); // editing tokens never changes weights
+    EXPECT_EQ(init_weights(s.config).layers[0].attn.W_Q[0], W_Q0);
+    // Xavier uniform bound sqrt(6 / (fan_in + fan_out)) = sqrt(6 / 20) for 16 x 4.
+    EXPECT_LE(W_Q0.cwiseAbs().maxCoeff(), std::sqrt(6.0f / 20.0f));
+    EXPECT_GT(W_Q0.cwiseAbs().maxCoeff(), 0.5f * std::sqrt(6.0f / 20.0f));
+    s.config.seed = 2;
+    ASSERT_TRUE(engine.run(s));
+    EXPECT_NE(engine.weights().layers[0].attn.W_Q[0], W_Q0);
+    EXPECT_TRUE(check_weights(engine.weights(), s.config));
+}
+
+TEST(Temperature, HigherTemperatureFlattensEveryRow)
+{
+    auto entropy = [](const Mat& A)
+    {
+        double e = 0;
+        for (Eigen::Index i = 0; i < A.size(); ++i)
+            if (A.data()[i] > 0)
+                e -= A.data()[i] * std::log(A.data()[i]);
+        return e;
+    };
+    Session s;
+    Engine engine;
+    ASSERT_TRUE(engine.run(s));
+    const double sharp = entropy(engine.trace().layers[0].attn.head(0, 0).weights);
+    s.config.temperature = 5.0f;
+    ASSERT_TRUE(engine.run(s));
+    const double flat = entropy(engine.trace().layers[0].attn.head(0, 0).weights);
+    EXPECT_GT(flat, sharp);
+    const double uniform = engine.trace().T() * std::log(static_cast<double>(engine.trace().T()));
+    EXPECT_LE(flat, uniform + 1e-6);
+}
+
+TEST(Layers, EachLayerReadsThePreviousNorm2)
+{
+    Session s;
+    s.config.n_layers = 3;
+    Engine engine;
+    ASSERT_TRUE(engine.run(s));
+    const Trace& t = engine.trace();
+    EXPECT_TRUE(t.layers[0].X[0].isApprox(t.embedding[0] + t.positional));
+    EXPECT_EQ(t.layers[1].X[0], t.layers[0].norm2[0]);
+    EXPECT_EQ(t.layers[2].X[0], t.layers[1].norm2[0]);
+    // The residual adds the input back: residual - X is exactly the attention block's output.
+    EXPECT_TRUE((t.layers[0].residual[0] - t.layers[0].X[0]).isApprox(t.layers[0].attn.mha[0], 1e-5f));
+    // LayerNorm with γ = 1, β = 0: each row of norm1 has mean 0 and variance 1.
+    EXPECT_NEAR(t.layers[0].norm1[0].row(2).mean(), 0.0f, 1e-5);
+    EXPECT_NEAR(t.layers[0].norm1[0].row(2).squaredNorm() / 16.0f, 1.0f, 1e-3);
+}

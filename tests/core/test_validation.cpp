@@ -1,0 +1,154 @@
+// User errors: each gives a message that says what to fix, and the last good trace stays.
+#include "core/engine.h"
+
+#include <gtest/gtest.h>
+
+using namespace attnlab;
+
+namespace
+{
+
+// Runs a good session, then a bad one: the bad one must fail with a message containing `expected`, and the
+// engine must still show the good trace.
+void expect_rejected(Session bad, const std::string& expected)
+{
+    Engine engine;
+    Session good;
+    ASSERT_TRUE(engine.run(good));
+    const auto generation = engine.generation();
+    const Mat weights_before = engine.trace().layers[0].attn.head(0, 0).weights;
+    const Status s = engine.run(bad);
+    ASSERT_FALSE(s) << "accepted: " << expected;
+    EXPECT_NE(s.message().find(expected), std::string::npos) << "message: " << s.message();
+    EXPECT_EQ(engine.generation(), generation);
+    EXPECT_EQ(engine.trace().tokens.tokens[0][0], "Jane");
+    EXPECT_EQ(engine.trace().layers[0].attn.head(0, 0).weights, weights_before);
+    EXPECT_FALSE(validate_session(bad));
+}
+
+} // namespace
+
+TEST(Validation, NoTokens)
+{
+    Session s;
+    s.text = "  \n\t\n";
+    expect_rejected(s, "no tokens");
+}
+
+TEST(Validation, DModelNotDivisibleByHeads)
+{
+    Session s;
+    s.config.d_model = 10;
+    s.config.n_heads = 4;
+    expect_rejected(s, "not divisible by h");
+    // ...unless d_k and d_v are given.
+    s.config.d_k = 3;
+    s.config.d_v = 2;
+    EXPECT_TRUE(validate_session(s)) << validate_session(s).message();
+}
+
+TEST(Validation, SizesOutOfRange)
+{
+    Session s;
+    s.config.n_heads = 0;
+    expect_rejected(s, "h (heads) must be between 1");
+    s = Session{};
+    s.config.d_model = -4;
+    expect_rejected(s, "d_model must be between 1");
+    s = Session{};
+    s.config.n_layers = 99;
+    expect_rejected(s, "layers must be between 1 and 12");
+    s = Session{};
+    s.config.d_k = -1;
+    expect_rejected(s, "must be positive");
+    s = Session{};
+    s.config.temperature = 0.0f;
+    expect_rejected(s, "temperature");
+    s.config.temperature = std::numeric_limits<float>::quiet_NaN();
+    expect_rejected(s, "temperature");
+}
+
+TEST(Validation, TooManyTokensOrSentences)
+{
+    Session s;
+    s.text.clear();
+    for (int i = 0; i <= Limits::max_tokens; ++i)
+        s.text += "w ";
+    expect_rejected(s, "tokens; at most 2048");
+    s.text.clear();
+    for (int i = 0; i <= Limits::max_sentences; ++i)
+        s.text += "line\n";
+    expect_rejected(s, "sentences; at most 64");
+}
+
+TEST(Validation, TraceMemoryLimit)
+{
+    Session s;
+    s.text.clear();
+    for (int i = 0; i < 2000; ++i)
+        s.text += "w ";
+    s.config.d_model = 64;
+    s.config.n_heads = 64;
+    s.config.n_layers = 12;
+    expect_rejected(s, "MB of intermediates");
+}
+
+TEST(Validation, TargetLineCountMustMatch)
+{
+    Session s;
+    s.text = "one\ntwo\nthree";
+    s.target = "un\ndeux";
+    expect_rejected(s, "give one target line for all, or one per source line");
+    s.target = "un";
+    EXPECT_TRUE(validate_session(s));
+}
+
+TEST(Validation, MaskAndPositionalNames)
+{
+    MaskKind mask = MaskKind::None;
+    EXPECT_TRUE(parse_mask("causal", &mask));
+    EXPECT_EQ(mask, MaskKind::Causal);
+    const Status bad = parse_mask("future", &mask);
+    EXPECT_FALSE(bad);
+    EXPECT_NE(bad.message().find("use none or causal"), std::string::npos);
+    EXPECT_EQ(mask, MaskKind::Causal); // unchanged
+    PositionalKind pe = PositionalKind::Sinusoidal;
+    EXPECT_TRUE(parse_positional("none", &pe));
+    EXPECT_EQ(pe, PositionalKind::None);
+    EXPECT_FALSE(parse_positional("learned", &pe));
+}
+
+TEST(Validation, ImportedWeightsMustFitTheConfig)
+{
+    Session s;
+    Engine engine;
+    ASSERT_TRUE(engine.run(s));
+    Config other = s.config;
+    other.d_model = 8; // same h = 4, so d_k = 2
+    engine.set_imported_weights(init_weights(other));
+    const auto generation = engine.generation();
+    const Status st = engine.run(s);
+    ASSERT_FALSE(st);
+    EXPECT_NE(st.message().find("layers[0].W_Q[0] is 8x2 but d_model x d_k is 16x4"), std::string::npos)
+        << st.message();
+    EXPECT_EQ(engine.generation(), generation);
+    // With a matching config the imported weights are used as they are.
+    s.config = other;
+    ASSERT_TRUE(engine.run(s));
+    EXPECT_EQ(engine.weights().layers[0].attn.W_Q[1], init_weights(other).layers[0].attn.W_Q[1]);
+}
+
+TEST(Validation, NonFiniteResultIsAnErrorNotAPicture)
+{
+    Session s;
+    Engine engine;
+    ASSERT_TRUE(engine.run(s));
+    ModelWeights huge = init_weights(s.config);
+    huge.layers[0].attn.W_O *= 1e38f;
+    huge.layers[0].W_1 *= 1e38f;
+    engine.set_imported_weights(huge);
+    const Status st = engine.run(s);
+    ASSERT_FALSE(st);
+    EXPECT_NE(st.message().find("NaN or infinite"), std::string::npos) << st.message();
+    EXPECT_TRUE(engine.trace().layers[0].norm2[0].allFinite());
+}
