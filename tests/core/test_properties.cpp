@@ -214,9 +214,12 @@ TEST(Comparisons, SeveralHeadsAreNotSingleHeadAttention)
     EXPECT_GT(cmp.single_vs_multi_max_diff, 1e-3f); // h maps are a different function from one map
 }
 
-INSTANTIATE_TEST_SUITE_P(Sessions, Properties, ::testing::ValuesIn(kCases),
-                         [](const ::testing::TestParamInfo<Case>& info)
-                         { return std::string(info.param.name); });
+std::string case_name(const ::testing::TestParamInfo<Case>& param)
+{
+    return param.param.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Sessions, Properties, ::testing::ValuesIn(kCases), case_name);
 
 TEST(Embeddings, SameWordSameVectorWhereverItStands)
 {
