@@ -1,0 +1,72 @@
+// The headless subcommands (export, bench) and the command-line plumbing shared by attnlab and
+// attnlab-headless.
+#pragma once
+
+#include "session_options.h"
+
+#include <iosfwd>
+#include <string>
+
+namespace CLI
+{
+class App;
+} // namespace CLI
+
+namespace attnlab
+{
+
+// [SECTION] export: one JSON file with every intermediate (core/io/FORMAT.md).
+
+struct ExportArgs
+{
+    SessionOptions session;
+    std::string output; // -o FILE
+};
+
+// Adds "export" to app. The returned subcommand is owned by app.
+CLI::App* add_export_command(CLI::App& app, ExportArgs& args);
+// Builds the session, loads its weights, runs the engine and writes the file. Returns the exit code: 0, or
+// 1 after one line on err (and no output file).
+int run_export(const ExportArgs& args, std::ostream& out, std::ostream& err);
+
+// [SECTION] bench: forward-pass timings beside the machine's own GEMM rate.
+
+struct BenchArgs
+{
+    int T = 0, d_model = 0, heads = 0, d_ff = 0; // 0: not given
+    int threads = 1;
+    int repeats = 7;
+};
+
+CLI::App* add_bench_command(CLI::App& app, BenchArgs& args);
+// Prints one line per shape: "T=<T> d_model=<d> h=<h> forward_ms=<median> ...". Without --t, --d-model or
+// --heads it runs (128, 512, 8), (512, 512, 8) and (1024, 768, 12). Returns the exit code.
+int run_bench(const BenchArgs& args, std::ostream& out, std::ostream& err);
+
+// [SECTION] Plumbing
+
+// Both subcommands on one app, with their arguments.
+struct HeadlessCommands
+{
+    ExportArgs export_args;
+    BenchArgs bench_args;
+    CLI::App* export_command = nullptr;
+    CLI::App* bench_command = nullptr;
+};
+
+void add_headless_commands(CLI::App& app, HeadlessCommands& commands);
+// Runs the subcommand that was parsed; returns -1 when neither export nor bench was given.
+int run_headless_command(const HeadlessCommands& commands, std::ostream& out, std::ostream& err);
+
+// Parses the command line. Returns true when the program should go on; otherwise *exit_code is set: 0 after
+// --help (printed to out), 2 after a usage error (one line on err).
+bool parse_command_line(CLI::App& app, int argc, const char* const* argv, std::ostream& out,
+                        std::ostream& err, int* exit_code);
+
+// Prints "attnlab <what>: <message>" as one line (newlines in the message become spaces).
+void print_error(std::ostream& err, const std::string& what, const std::string& message);
+
+// The whole attnlab-headless program: export and bench only, no window.
+int run_headless_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
+} // namespace attnlab

@@ -1,0 +1,49 @@
+// attnlab export: run the engine on a session and write every intermediate as one JSON file.
+#include "commands.h"
+
+#include "core/engine.h"
+#include "core/io/json_io.h"
+
+#include <CLI/CLI.hpp>
+
+#include <ostream>
+
+namespace attnlab
+{
+
+CLI::App* add_export_command(CLI::App& app, ExportArgs& args)
+{
+    CLI::App* command = app.add_subcommand("export", "Write every intermediate of the forward pass as JSON");
+    add_session_options(*command, args.session);
+    command->add_option("-o,--output", args.output, "Output JSON file")->required();
+    return command;
+}
+
+int run_export(const ExportArgs& args, std::ostream& out, std::ostream& err)
+{
+    Session session;
+    Status status = build_session(args.session, &session);
+    ModelWeights weights;
+    bool imported = false;
+    if (status)
+        status = load_session_weights(session, &weights, &imported);
+    Engine engine;
+    if (status && imported)
+        engine.set_imported_weights(std::move(weights));
+    if (status)
+        status = engine.run(session);
+    if (status)
+        status = write_trace_json(engine.trace(), engine.weights(), args.output, session.weights_path);
+    if (!status)
+    {
+        print_error(err, "export", status.message());
+        return 1;
+    }
+    const Trace& trace = engine.trace();
+    out << "wrote " << args.output << ": B=" << trace.batch_size() << " T=" << trace.T()
+        << " layers=" << trace.layers.size() << " h=" << trace.config.n_heads
+        << (trace.has_cross ? " with cross-attention" : "") << "\n";
+    return 0;
+}
+
+} // namespace attnlab

@@ -1,0 +1,43 @@
+// attnlab bench: the line format on a tiny shape, and bad arguments. Timings are printed, never asserted.
+#include "cli_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+namespace attnlab::test
+{
+namespace
+{
+
+TEST(BenchCommand, OneLinePerShapeWithTheRequiredFields)
+{
+    const CliResult r = run_cli({"bench", "--t", "16", "--d-model", "32", "--heads", "4", "--repeats", "2"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::regex line(R"(T=16 d_model=32 h=4 forward_ms=[0-9.]+ gflops=[0-9.]+ gemm_gflops=[0-9.]+ )"
+                          R"(ratio=[0-9.]+ attention_ms=[0-9.]+ trace_mb=[0-9.]+ engine_mb=[0-9.]+\n)");
+    EXPECT_TRUE(std::regex_search(r.out, line)) << r.out;
+    EXPECT_EQ(line_count(r.out), 2) << r.out; // the header and one shape
+}
+
+TEST(BenchCommand, BadArguments)
+{
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"bench", "--t", "0"},
+                                                 {"bench", "--heads", "x"},
+                                                 {"bench", "--threads", "0"},
+                                                 {"bench", "--d-model", "99999"}})
+    {
+        const CliResult r = run_cli(args);
+        EXPECT_EQ(r.exit_code, 2) << args[1];
+        EXPECT_EQ(line_count(r.err), 1) << r.err;
+        EXPECT_NE(r.err.find("attnlab bench: "), std::string::npos) << r.err;
+        EXPECT_TRUE(r.out.empty());
+    }
+    // d_model not divisible by h is the engine's error, reported the same way.
+    const CliResult r = run_cli({"bench", "--t", "4", "--d-model", "10", "--heads", "3", "--repeats", "1"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(line_count(r.err), 1) << r.err;
+}
+
+} // namespace
+} // namespace attnlab::test

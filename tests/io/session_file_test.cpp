@@ -1,0 +1,139 @@
+// Session files: byte-identical save -> load -> save, and every bad file as a clear error that changes
+// nothing.
+#include "core/io/atomic_file.h"
+#include "core/io/session_file.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace attnlab
+{
+namespace
+{
+
+namespace fs = std::filesystem;
+
+Session unusual_session()
+{
+    Session s;
+    s.text = "Jane visits Africa in September .\n\n  \"quoted\" and back\\slash\ttab  \nÉlan vital → ∞\n";
+    s.target = "Jane visite l'Afrique en septembre .";
+    s.config.d_model = 12;
+    s.config.n_heads = 3;
+    s.config.d_k = 5;
+    s.config.d_v = 2;
+    s.config.d_ff = 7;
+    s.config.n_layers = 3;
+    s.config.mask = MaskKind::Causal;
+    s.config.positional = PositionalKind::None;
+    s.config.temperature = 0.7f;
+    s.config.seed = 9223372036854775813ull;
+    s.weights_path = "models/w.json";
+    return s;
+}
+
+TEST(SessionFile, DefaultRoundTripIsByteIdentical)
+{
+    const Session original;
+    const std::string first = session_to_json(original);
+    Session loaded;
+    loaded.config.d_model = 99;
+    ASSERT_TRUE(session_from_json(first, "s.json", &loaded).is_ok());
+    EXPECT_EQ(loaded, original);
+    EXPECT_EQ(session_to_json(loaded), first);
+}
+
+TEST(SessionFile, EveryFieldRoundTripsThroughAFile)
+{
+    const fs::path dir = fs::temp_directory_path() / "attnlab_session_file_test";
+    fs::create_directories(dir);
+    const Session original = unusual_session();
+    const std::string a = (dir / "a.json").string(), b = (dir / "b.json").string();
+    ASSERT_TRUE(save_session_file(original, a).is_ok());
+    Session loaded;
+    ASSERT_TRUE(load_session_file(a, &loaded).is_ok());
+    EXPECT_EQ(loaded, original);
+    EXPECT_EQ(loaded.config.temperature, 0.7f);
+    EXPECT_EQ(loaded.config.seed, 9223372036854775813ull);
+    ASSERT_TRUE(save_session_file(loaded, b).is_ok());
+    std::string text_a, text_b;
+    ASSERT_TRUE(read_file(a, &text_a).is_ok());
+    ASSERT_TRUE(read_file(b, &text_b).is_ok());
+    EXPECT_EQ(text_a, text_b);
+    EXPECT_NE(text_a.find("\"temperature\": 0.7,"), std::string::npos) << text_a;
+    EXPECT_NE(text_a.find("\"format\": \"attnlab-session\""), std::string::npos);
+    EXPECT_FALSE(fs::exists(a + ".tmp"));
+    fs::remove_all(dir);
+}
+
+TEST(SessionFile, MissingOptionalFieldsKeepDefaults)
+{
+    Session loaded;
+    ASSERT_TRUE(session_from_json(R"({"format": "attnlab-session", "version": 1, "text": "a b",
+                                      "config": {"heads": 2}})",
+                                  "s.json", &loaded)
+                    .is_ok());
+    EXPECT_EQ(loaded.text, "a b");
+    EXPECT_EQ(loaded.config.n_heads, 2);
+    EXPECT_EQ(loaded.config.d_model, Config().d_model);
+    EXPECT_TRUE(loaded.weights_path.empty());
+}
+
+// Each bad document gives an error containing the expected text, and leaves the session untouched.
+void expect_error(const std::string& text, const std::string& expected)
+{
+    Session target = unusual_session();
+    const Status s = session_from_json(text, "session.json", &target);
+    ASSERT_FALSE(s.is_ok()) << text;
+    EXPECT_NE(s.message().find(expected), std::string::npos) << s.message();
+    EXPECT_EQ(target, unusual_session());
+}
+
+TEST(SessionFile, BadFilesAreClearErrors)
+{
+    const std::string head = R"({"format": "attnlab-session", "version": 1, )";
+    expect_error(head + R"("config": {"heads": -3}})",
+                 "session.json: \"heads\" must be a positive integer, got -3");
+    expect_error("{\"format\": \"attnlab-session\", ", "session.json: malformed JSON");
+    expect_error("", "session.json: malformed JSON");
+    expect_error(R"({"format": "attnlab-trace", "version": 1})", "a trace export is not a session file");
+    expect_error(R"({"version": 1})", "\"format\" is missing");
+    expect_error(R"({"format": "attnlab-session", "version": 2})", "version 2 is newer");
+    expect_error(R"({"format": "attnlab-session", "version": "1"})",
+                 "\"version\" must be a positive integer");
+    expect_error(head + R"("config": {"mask": "diagonal"}})", "\"mask\": ");
+    expect_error(head + R"("config": {"positional": 3}})",
+                 "\"positional\" must be \"sinusoidal\" or \"none\"");
+    expect_error(head + R"("config": {"temperature": "hot"}})", "\"temperature\" must be a number");
+    expect_error(head + R"("config": {"temperature": 0}})", "\"temperature\" must be a number");
+    expect_error(head + R"("config": {"d_model": 2.5}})", "\"d_model\" must be a positive integer, got 2.5");
+    expect_error(head + R"("config": {"d_k": -1}})", "\"d_k\" must be a non-negative integer");
+    expect_error(head + R"("config": {"seed": -1}})", "\"seed\" must be a non-negative integer");
+    expect_error(head + R"("config": {"d_model": 10, "heads": 3}})", "session.json: ");
+    expect_error(head + R"("config": {"head": 3}})", "unknown key \"head\" in \"config\"");
+    expect_error(head + R"("txt": "a"})", "unknown key \"txt\"");
+    expect_error(head + R"("text": 5})", "\"text\" must be a string or a list of strings");
+    expect_error(head + R"("weights": 5})", "\"weights\" must be a file path");
+    expect_error("[1, 2]", "expected a JSON object");
+}
+
+TEST(SessionFile, UnreadableFileNamesIt)
+{
+    Session s;
+    const Status status = load_session_file("/nonexistent/dir/session.json", &s);
+    ASSERT_FALSE(status.is_ok());
+    EXPECT_NE(status.message().find("/nonexistent/dir/session.json"), std::string::npos);
+    EXPECT_EQ(s, Session());
+}
+
+TEST(SessionFile, WeightsPathIsRelativeToTheSessionFile)
+{
+    EXPECT_EQ(resolve_weights_path("dir/sub/s.json", "w.json"), "dir/sub/w.json");
+    EXPECT_EQ(resolve_weights_path("dir/s.json", "/abs/w.json"), "/abs/w.json");
+    EXPECT_EQ(resolve_weights_path("s.json", "w.json"), "w.json");
+    EXPECT_EQ(resolve_weights_path("dir/s.json", ""), "");
+}
+
+} // namespace
+} // namespace attnlab
