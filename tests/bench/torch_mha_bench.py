@@ -1,0 +1,30 @@
+#!/usr/bin/python3
+# Optional reference figures (needs Debian's python3-torch): PyTorch's nn.MultiheadAttention forward on one
+# thread at the shapes of `attnlab bench`, to compare with its attention_ms and forward_ms.
+#   /usr/bin/python3 tests/bench/torch_mha_bench.py [repeats]
+import statistics
+import sys
+import time
+
+import torch
+from torch import nn
+
+
+def main():
+    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+    torch.set_num_threads(1)
+    for T, E, h in ((128, 512, 8), (512, 512, 8), (1024, 768, 12)):
+        mha = nn.MultiheadAttention(E, h, batch_first=True).eval()
+        x = torch.randn(1, T, E)
+        times = []
+        with torch.no_grad():
+            for i in range(repeats + 2):
+                start = time.perf_counter()
+                mha(x, x, x, need_weights=True, average_attn_weights=False)
+                if i >= 2:
+                    times.append((time.perf_counter() - start) * 1e3)
+        print(f"T={T} d_model={E} h={h} torch_mha_ms={statistics.median(times):.3f}")
+
+
+if __name__ == "__main__":
+    main()
