@@ -53,7 +53,7 @@ void compute_comparisons(const Trace& trace, const ModelWeights& weights, int la
     V_packed.noalias() = X * W_V_packed;
     Mat scores;
     scores.noalias() = out.Q_packed * K_packed.transpose();
-    scores *= 1.0f / std::sqrt(static_cast<float>(h * d_k));
+    scores *= trace.config.scale ? 1.0f / std::sqrt(static_cast<float>(h * d_k)) : 1.0f;
     scores += lt.attn.mask[static_cast<size_t>(b)];
     std::vector<std::uint8_t> fully_masked;
     softmax_rows(scores, trace.config.temperature, out.single_weights, fully_masked);

@@ -87,13 +87,17 @@ void build_mask(int T_q, int T_k, int key_length, bool causal, Mat& mask)
             mask(i, j) = (j >= key_length || (causal && j > i)) ? neg_inf : 0.0f;
 }
 
-void attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& w, int d_k, float temperature,
-                       int b, AttentionTrace& attn)
+float score_scale(const Config& config)
+{
+    return config.scale ? 1.0f / std::sqrt(static_cast<float>(config.resolved_d_k())) : 1.0f;
+}
+
+void attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& w, float scale,
+                       float temperature, int b, AttentionTrace& attn)
 {
     const int h = attn.n_heads;
     const Eigen::Index T_q = X_q.rows(), T_k = X_kv.rows();
     const Eigen::Index d_v = w.W_V[0].cols();
-    const float scale = 1.0f / std::sqrt(static_cast<float>(d_k));
     const float inv_temperature = 1.0f / temperature;
     const Mat& mask = attn.mask[static_cast<size_t>(b)];
     Mat& concat = attn.concat[static_cast<size_t>(b)];
@@ -133,7 +137,7 @@ void encoder_layer_forward(const Config& c, const LayerWeights& lw, int b, int k
     const Mat& X = layer.X[bi];
     const int T = static_cast<int>(X.rows());
     build_mask(T, T, key_length, c.mask == MaskKind::Causal, layer.attn.mask[bi]);
-    attention_forward(X, X, lw.attn, c.resolved_d_k(), c.temperature, b, layer.attn);
+    attention_forward(X, X, lw.attn, score_scale(c), c.temperature, b, layer.attn);
     layer.residual[bi] = X + layer.attn.mha[bi]; // X + MultiHead(X)
     layer_norm_rows(layer.residual[bi], lw.gamma_1, lw.beta_1, layer.norm1[bi]);
     // FFN(x) = max(0, x W_1 + b_1) W_2 + b_2
@@ -264,8 +268,8 @@ Status forward(const Config& c, const TokenBatch& source, const TokenBatch& targ
             cross.X_kv[bi] = trace.layers.back().norm2[bi];         // the encoder's output
             // Queries may look at every real source token (no look-ahead mask across the two texts).
             build_mask(T_q, T, source.lengths[bi], false, cross.attn.mask[bi]);
-            attention_forward(cross.X_q[bi], cross.X_kv[bi], weights.cross, c.resolved_d_k(), c.temperature,
-                              b, cross.attn);
+            attention_forward(cross.X_q[bi], cross.X_kv[bi], weights.cross, score_scale(c), c.temperature, b,
+                              cross.attn);
         }
         if (!all_finite(cross.attn.mha))
             return Status::error(

@@ -65,8 +65,12 @@ Status forward(const Config& config, const TokenBatch& source, const TokenBatch&
 
 // One multi-head attention block for sentence b: fills attn.head(b, j) for every head j, attn.concat[b] and
 // attn.mha[b], reading the additive mask attn.mask[b] (T_q x T_k, 0 or -inf). attn must hold B·h heads.
-void attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& w, int d_k, float temperature,
-                       int b, AttentionTrace& attn);
+// scale is the factor applied to the scores: 1/√d_k normally, 1 when scaling is switched off.
+void attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& w, float scale,
+                       float temperature, int b, AttentionTrace& attn);
+
+// The factor the config applies to the scores: 1/√d_k, or 1 when config.scale is false.
+float score_scale(const Config& config);
 
 // One post-LN encoder layer for sentence b, reading layer.X[b]: mask, attention, Add & Norm, FFN, Add & Norm.
 // key_length is the sentence's real (unpadded) length. layer must be sized with size_layer.

@@ -11,7 +11,7 @@ bool Config::operator==(const Config& o) const
 {
     return d_model == o.d_model && n_heads == o.n_heads && d_k == o.d_k && d_v == o.d_v && d_ff == o.d_ff &&
            n_layers == o.n_layers && mask == o.mask && positional == o.positional &&
-           temperature == o.temperature && seed == o.seed;
+           temperature == o.temperature && scale == o.scale && seed == o.seed;
 }
 
 bool Session::operator==(const Session& o) const

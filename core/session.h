@@ -52,7 +52,8 @@ struct Config
     MaskKind mask = MaskKind::None;
     PositionalKind positional = PositionalKind::Sinusoidal;
     float temperature = 1.0f; // τ in softmax(x / τ)
-    std::uint64_t seed = 1;   // embeddings and weights
+    bool scale = true; // divide the scores by √d_k (false: scaled = scores, to see the softmax saturate)
+    std::uint64_t seed = 1; // embeddings and weights
 
     // The sizes actually used, with the defaults above resolved.
     int resolved_d_k() const { return d_k > 0 ? d_k : (n_heads > 0 ? d_model / n_heads : 0); }

@@ -47,6 +47,25 @@ int softmax_rows(const Mat& in, float temperature, Mat& out, std::vector<std::ui
     return n_fully_masked;
 }
 
+float row_entropy(const float* weights, Eigen::Index n)
+{
+    double h = 0.0;
+    for (Eigen::Index j = 0; j < n; ++j)
+        if (weights[j] > 0.0f)
+            h -= weights[j] * std::log(static_cast<double>(weights[j]));
+    return static_cast<float>(h);
+}
+
+float mean_row_entropy(const Mat& weights)
+{
+    if (weights.rows() == 0)
+        return 0.0f;
+    double sum = 0.0;
+    for (Eigen::Index i = 0; i < weights.rows(); ++i)
+        sum += row_entropy(weights.data() + i * weights.cols(), weights.cols());
+    return static_cast<float>(sum / static_cast<double>(weights.rows()));
+}
+
 void layer_norm_rows(const Mat& in, const RowVec& gamma, const RowVec& beta, Mat& out, float eps)
 {
     const Eigen::Index rows = in.rows(), cols = in.cols();

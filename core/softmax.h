@@ -17,6 +17,11 @@ bool softmax_row(const float* x, Eigen::Index n, float inv_temperature, float* y
 // (then out(i, :) = 0). Returns the number of such rows. out may alias in.
 int softmax_rows(const Mat& in, float temperature, Mat& out, std::vector<std::uint8_t>& fully_masked);
 
+// Shannon entropy -Σ_j a_j ln a_j of one row of weights, in nats: 0 for a one-hot row, ln(n) for uniform.
+float row_entropy(const float* weights, Eigen::Index n);
+// The mean entropy of the rows of a weights matrix (fully masked rows count as 0).
+float mean_row_entropy(const Mat& weights);
+
 // LayerNorm over each row: (x - mean) / sqrt(var + eps) * γ + β, biased variance as in the paper's code.
 void layer_norm_rows(const Mat& in, const RowVec& gamma, const RowVec& beta, Mat& out, float eps = 1e-5f);
 

@@ -106,12 +106,14 @@ double attention_ms(const Trace& trace, const ModelWeights& weights, int repeats
     attn.concat.resize(1);
     attn.mha.resize(1);
     const AttentionWeights& w = weights.layers[0].attn;
-    attention_forward(layer.X[0], layer.X[0], w, trace.d_k, trace.config.temperature, 0, attn);
+    attention_forward(layer.X[0], layer.X[0], w, score_scale(trace.config), trace.config.temperature, 0,
+                      attn);
     std::vector<double> times;
     for (int r = 0; r < repeats; ++r)
     {
         const auto start = Clock::now();
-        attention_forward(layer.X[0], layer.X[0], w, trace.d_k, trace.config.temperature, 0, attn);
+        attention_forward(layer.X[0], layer.X[0], w, score_scale(trace.config), trace.config.temperature, 0,
+                          attn);
         times.push_back(elapsed_ms(start));
     }
     return median(times);

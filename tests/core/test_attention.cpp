@@ -35,7 +35,7 @@ struct HandExample
     void run(bool causal)
     {
         build_mask(3, 3, 3, causal, attn.mask[0]);
-        attention_forward(X, X, w, 2, 1.0f, 0, attn);
+        attention_forward(X, X, w, 1.0f / std::sqrt(2.0f), 1.0f, 0, attn);
     }
 };
 
@@ -104,7 +104,7 @@ TEST(HandWorked, FullyMaskedRowGivesZerosNotNaN)
     HandExample ex;
     build_mask(3, 3, 3, false, ex.attn.mask[0]);
     ex.attn.mask[0].row(1).setConstant(-std::numeric_limits<float>::infinity());
-    attention_forward(ex.X, ex.X, ex.w, 2, 1.0f, 0, ex.attn);
+    attention_forward(ex.X, ex.X, ex.w, 1.0f / std::sqrt(2.0f), 1.0f, 0, ex.attn);
     for (int j = 0; j < 2; ++j)
     {
         const HeadTrace& head = ex.attn.head(0, j);

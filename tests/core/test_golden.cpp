@@ -129,7 +129,7 @@ TEST(Golden, EncoderLayersAndCrossAttentionMatchPyTorch)
         const Mat& X_kv = layers.back().norm2[bi];
         build_mask(static_cast<int>(X_q.rows()), static_cast<int>(X_kv.rows()), lengths[bi], false,
                    cross.mask[bi]);
-        attention_forward(X_q, X_kv, weights.cross, c.resolved_d_k(), 1.0f, b, cross);
+        attention_forward(X_q, X_kv, weights.cross, score_scale(c), 1.0f, b, cross);
         for (int j = 0; j < h; ++j)
             EXPECT_LE(max_diff(cross.head(b, j).weights, to_mat(cj.at("expected").at("weights").at(bi).at(j)),
                                "cross b " + std::to_string(b) + " weights h" + std::to_string(j)),

@@ -64,7 +64,7 @@ AttentionTrace attention_of(const Mat& X, const AttentionWeights& w, const Confi
     attn.mask.assign(1, Mat::Zero(X.rows(), X.rows()));
     attn.concat.resize(1);
     attn.mha.resize(1);
-    attention_forward(X, X, w, c.resolved_d_k(), 1.0f, 0, attn);
+    attention_forward(X, X, w, score_scale(c), 1.0f, 0, attn);
     return attn;
 }
 

@@ -1,0 +1,312 @@
+// Lesson files: parsing, validation against the engine's real shapes, and loading a folder of them.
+#include "lesson_file.h"
+
+#include "core/engine.h"
+#include "session_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace attnlab
+{
+
+namespace
+{
+
+using json = nlohmann::json;
+
+struct Context
+{
+    std::string where; // "lessons/02_typo.json, step 3"
+    Status error(const std::string& what) const { return Status::error(where + ": " + what); }
+};
+
+Status read_string(const json& object, const char* key, bool required, const Context& ctx, std::string* out)
+{
+    const auto it = object.find(key);
+    if (it == object.end())
+        return required ? ctx.error(std::string("\"") + key + "\" is missing") : Status::ok();
+    if (it->is_string())
+    {
+        *out = it->get<std::string>();
+        return Status::ok();
+    }
+    if (it->is_array() && std::all_of(it->begin(), it->end(), [](const json& s) { return s.is_string(); }))
+    {
+        // A paragraph may be written as a list of lines; they are joined with spaces.
+        std::string joined;
+        for (const json& s : *it)
+            joined += (joined.empty() ? "" : " ") + s.get<std::string>();
+        *out = joined;
+        return Status::ok();
+    }
+    return ctx.error(std::string("\"") + key + "\" must be a string, got " + it->dump());
+}
+
+Status read_int(const json& object, const char* key, int min, const Context& ctx, int* out)
+{
+    const auto it = object.find(key);
+    if (it == object.end())
+        return Status::ok();
+    if (!it->is_number_integer() || it->get<long long>() < min || it->get<long long>() > 1000000)
+        return ctx.error(std::string("\"") + key + "\" must be an integer >= " + std::to_string(min) +
+                         ", got " + it->dump());
+    *out = it->get<int>();
+    return Status::ok();
+}
+
+Status read_stage(const json& value, const Context& ctx, Stage* out)
+{
+    if (!value.is_string() || stage_from_key(value.get<std::string>()) == Stage::Count)
+    {
+        std::string keys;
+        for (const StageInfo& info : stage_table())
+            keys += (keys.empty() ? "" : ", ") + std::string(info.key);
+        return ctx.error("unknown stage " + value.dump() + ": use one of " + keys);
+    }
+    *out = stage_from_key(value.get<std::string>());
+    return Status::ok();
+}
+
+Status check_unknown(const json& object, std::initializer_list<const char*> known, const Context& ctx)
+{
+    for (auto it = object.begin(); it != object.end(); ++it)
+        if (std::none_of(known.begin(), known.end(), [&](const char* k) { return it.key() == k; }))
+            return ctx.error("unknown key \"" + it.key() + "\"");
+    return Status::ok();
+}
+
+// Checks that what a step highlights exists in its session (shapes from a real forward pass).
+Status check_step_against_engine(const LessonStep& step, const Context& ctx)
+{
+    Engine engine;
+    if (Status s = engine.run(step.session); !s)
+        return ctx.error("its session is invalid: " + s.message());
+    const Trace& t = engine.trace();
+    if (step.layer >= step.session.config.n_layers)
+        return ctx.error("\"layer\" " + std::to_string(step.layer) + " does not exist (layers: " +
+                         std::to_string(step.session.config.n_layers) + ", counted from 0)");
+    if (step.head >= step.session.config.n_heads)
+        return ctx.error("\"head\" " + std::to_string(step.head) + " does not exist (h = " +
+                         std::to_string(step.session.config.n_heads) + ", counted from 0)");
+    if (step.sentence >= t.batch_size())
+        return ctx.error("\"sentence\" " + std::to_string(step.sentence) +
+                         " does not exist (B = " + std::to_string(t.batch_size()) + ", counted from 0)");
+    if (step.cross && !t.has_cross)
+        return ctx.error("\"cross\" is true but the session has no target text");
+    for (const LessonCell& cell : step.cells)
+    {
+        const StageInfo& info = stage_info(cell.stage);
+        if (step.cross && !info.attention_block)
+            return ctx.error(std::string("stage \"") + info.key + "\" is not part of cross-attention");
+        const Mat& m = step.cross ? attention_stage_matrix(t.cross.attn, cell.stage, step.sentence, step.head)
+                                  : stage_matrix(t.layers[static_cast<size_t>(step.layer)], cell.stage,
+                                                 step.sentence, step.head);
+        if (cell.row >= m.rows() || cell.col >= m.cols())
+            return ctx.error("cell (" + std::to_string(cell.row) + ", " + std::to_string(cell.col) +
+                             ") of \"" + info.key + "\" is outside its " + std::to_string(m.rows()) + "x" +
+                             std::to_string(m.cols()) + " matrix");
+    }
+    return Status::ok();
+}
+
+} // namespace
+
+Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
+{
+    Context ctx{file};
+    json root;
+    try
+    {
+        root = json::parse(text);
+    }
+    catch (const json::exception& e)
+    {
+        return ctx.error(std::string("malformed JSON: ") + e.what());
+    }
+    if (!root.is_object())
+        return ctx.error("expected a JSON object with \"format\": \"attnlab-lesson\"");
+    if (root.value("format", json()) != kLessonFormat)
+        return ctx.error("\"format\" must be \"attnlab-lesson\"");
+    const json version = root.value("version", json());
+    if (!version.is_number_integer() || version.get<int>() < 1)
+        return ctx.error("\"version\" must be a positive integer");
+    if (version.get<int>() > kLessonVersion)
+        return ctx.error("version " + version.dump() + " is newer than this program reads (" +
+                         std::to_string(kLessonVersion) + ")");
+    if (Status s = check_unknown(root, {"format", "version", "title", "summary", "session", "steps"}, ctx);
+        !s)
+        return s;
+
+    Lesson lesson;
+    lesson.file = file;
+    std::string stem = std::filesystem::path(file).stem().string();
+    // "02_typo" -> "typo": a leading number orders the list and is not part of the id.
+    const size_t underscore = stem.find('_');
+    if (underscore != std::string::npos &&
+        std::all_of(stem.begin(), stem.begin() + static_cast<long>(underscore), ::isdigit))
+        stem = stem.substr(underscore + 1);
+    lesson.id = stem;
+    if (Status s = read_string(root, "title", true, ctx, &lesson.title); !s)
+        return s;
+    if (Status s = read_string(root, "summary", false, ctx, &lesson.summary); !s)
+        return s;
+    const json base = root.value("session", json::object());
+    if (!base.is_object())
+        return ctx.error("\"session\" must be an object (the fields of a session file)");
+    const auto steps = root.find("steps");
+    if (steps == root.end() || !steps->is_array() || steps->empty())
+        return ctx.error("\"steps\" must be a non-empty list");
+
+    for (size_t i = 0; i < steps->size(); ++i)
+    {
+        const json& js = (*steps)[i];
+        Context sctx{file + ", step " + std::to_string(i + 1)};
+        if (!js.is_object())
+            return sctx.error("each step must be an object");
+        if (Status s = check_unknown(
+                js,
+                {"title", "text", "session", "stages", "cells", "cross", "layer", "sentence", "head", "view"},
+                sctx);
+            !s)
+            return s;
+        LessonStep step;
+        if (Status s = read_string(js, "title", false, sctx, &step.title); !s)
+            return s;
+        if (Status s = read_string(js, "text", true, sctx, &step.text); !s)
+            return s;
+        // The step's session: the lesson's, with this step's fields patched in (objects merge key by key).
+        json session = base;
+        if (const auto patch = js.find("session"); patch != js.end())
+        {
+            if (!patch->is_object())
+                return sctx.error("\"session\" must be an object");
+            session.merge_patch(*patch);
+        }
+        session["format"] = kSessionFormat;
+        session["version"] = kSessionVersion;
+        if (Status s = session_from_json(session.dump(), sctx.where, &step.session); !s)
+            return s;
+        if (const auto stages = js.find("stages"); stages != js.end())
+        {
+            if (!stages->is_array())
+                return sctx.error("\"stages\" must be a list of stage names");
+            for (const json& st : *stages)
+            {
+                Stage stage{};
+                if (Status s = read_stage(st, sctx, &stage); !s)
+                    return s;
+                step.stages.push_back(stage);
+            }
+        }
+        if (const auto cells = js.find("cells"); cells != js.end())
+        {
+            if (!cells->is_array())
+                return sctx.error("\"cells\" must be a list of {\"stage\", \"row\", \"col\"}");
+            for (const json& jc : *cells)
+            {
+                if (!jc.is_object() || !jc.contains("stage"))
+                    return sctx.error("each cell needs \"stage\", \"row\" and \"col\"");
+                LessonCell cell;
+                if (Status s = read_stage(jc["stage"], sctx, &cell.stage); !s)
+                    return s;
+                if (Status s = read_int(jc, "row", 0, sctx, &cell.row); !s)
+                    return s;
+                if (Status s = read_int(jc, "col", 0, sctx, &cell.col); !s)
+                    return s;
+                step.cells.push_back(cell);
+            }
+        }
+        if (const auto cross = js.find("cross"); cross != js.end())
+        {
+            if (!cross->is_boolean())
+                return sctx.error("\"cross\" must be true or false");
+            step.cross = cross->get<bool>();
+        }
+        for (auto [key, field] :
+             {std::pair{"layer", &step.layer}, {"sentence", &step.sentence}, {"head", &step.head}})
+            if (Status s = read_int(js, key, 0, sctx, field); !s)
+                return s;
+        if (const auto view = js.find("view"); view != js.end())
+        {
+            if (*view == "pipeline")
+                step.view = LessonView::Pipeline;
+            else if (*view == "heads")
+                step.view = LessonView::Heads;
+            else if (*view == "comparisons")
+                step.view = LessonView::Comparisons;
+            else
+                return sctx.error("\"view\" must be \"pipeline\", \"heads\" or \"comparisons\", got " +
+                                  view->dump());
+        }
+        if (Status s = check_step_against_engine(step, sctx); !s)
+            return s;
+        lesson.steps.push_back(std::move(step));
+    }
+    *out = std::move(lesson);
+    return Status::ok();
+}
+
+LessonLibrary load_lessons(const std::string& dir)
+{
+    LessonLibrary library;
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+    {
+        library.errors.push_back(
+            dir + ": lesson folder not found (set ATTNLAB_LESSONS to the assets/lessons folder)");
+        return library;
+    }
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+        if (entry.is_regular_file() && entry.path().extension() == ".json")
+            files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& path : files)
+    {
+        std::ifstream in(path, std::ios::binary);
+        std::stringstream text;
+        text << in.rdbuf();
+        const std::string name = "lessons/" + path.filename().string();
+        Lesson lesson;
+        if (!in)
+        {
+            library.errors.push_back(name + ": cannot be read");
+            continue;
+        }
+        if (Status s = parse_lesson(text.str(), name, &lesson); !s)
+        {
+            library.errors.push_back(s.message());
+            continue;
+        }
+        if (find_lesson(library, lesson.id))
+        {
+            library.errors.push_back(name + ": the id \"" + lesson.id + "\" is used by another lesson");
+            continue;
+        }
+        library.lessons.push_back(std::move(lesson));
+    }
+    return library;
+}
+
+const Lesson* find_lesson(const LessonLibrary& library, const std::string& id)
+{
+    for (const Lesson& lesson : library.lessons)
+        if (lesson.id == id)
+            return &lesson;
+    return nullptr;
+}
+
+std::string default_lessons_dir()
+{
+    if (const char* env = std::getenv("ATTNLAB_LESSONS"); env && *env)
+        return env;
+    return ATTNLAB_ASSETS_DIR "/lessons";
+}
+
+} // namespace attnlab

@@ -1,0 +1,75 @@
+// Lessons: hand-written JSON files under assets/lessons/, each a list of steps over real engine sessions.
+#pragma once
+
+#include "core/session.h"
+#include "core/status.h"
+#include "core/trace.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnlab
+{
+
+inline constexpr const char* kLessonFormat = "attnlab-lesson";
+inline constexpr int kLessonVersion = 1;
+
+// A cell a step points at, e.g. the weight of query 2 on key 0.
+struct LessonCell
+{
+    Stage stage = Stage::weights;
+    int row = 0;
+    int col = 0;
+};
+
+// Which view a step wants in front.
+enum class LessonView
+{
+    Pipeline,    // the stages, in order
+    Heads,       // the h attention maps side by side
+    Comparisons, // packed vs per-head, two-step vs collapsed, single vs multi-head
+};
+
+struct LessonStep
+{
+    std::string title;             // short, shown as the caption's heading
+    std::string text;              // one or two paragraphs, plain text with UTF-8 maths
+    Session session;               // the lesson's session with this step's changes applied
+    std::vector<Stage> stages;     // stages to highlight (and scroll to); empty: none
+    std::vector<LessonCell> cells; // cells to highlight within those stages
+    bool cross = false;            // the stages are those of the cross-attention block
+    int layer = 0, sentence = 0, head = 0;
+    LessonView view = LessonView::Pipeline;
+};
+
+struct Lesson
+{
+    std::string id; // from the file name: "02_typo.json" -> "typo" (the number only orders the list)
+    std::string title;
+    std::string summary; // one line for the list
+    std::string file;    // where it came from, for messages
+    std::vector<LessonStep> steps;
+};
+
+// Parses one lesson (format described in assets/lessons/README.md). Every step's session is validated
+// with the engine's rules, and every highlighted stage, cell, layer and head must exist in it; the message
+// names the file, the step and the field. On error *out is unchanged.
+Status parse_lesson(std::string_view text, const std::string& file, Lesson* out);
+
+struct LessonLibrary
+{
+    std::vector<Lesson> lessons;     // sorted by file name
+    std::vector<std::string> errors; // one message per file that failed; the others still load
+};
+
+// Loads every *.json file in dir. A missing folder is one error, not a crash.
+LessonLibrary load_lessons(const std::string& dir);
+
+// The lesson with this id, or nullptr.
+const Lesson* find_lesson(const LessonLibrary& library, const std::string& id);
+
+// The folder with the built-in lessons: $ATTNLAB_LESSONS if set, else the one next to the sources.
+std::string default_lessons_dir();
+
+} // namespace attnlab
