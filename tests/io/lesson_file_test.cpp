@@ -1,0 +1,168 @@
+// Lessons: every built-in lesson loads and its numbers say what its text says; broken files are named.
+#include "core/comparisons.h"
+#include "core/engine.h"
+#include "core/io/lesson_file.h"
+#include "core/softmax.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace attnlab;
+
+namespace
+{
+
+const std::string kLessons = std::string(ATTNLAB_SOURCE_DIR) + "/assets/lessons";
+
+const char* kMinimal = R"({"format": "attnlab-lesson", "version": 1, "title": "T",
+    "session": {"text": "a b c", "config": {"d_model": 8, "heads": 2}},
+    "steps": [{"text": "first", "stages": ["weights"], "cells": [{"stage": "weights", "row": 2, "col": 1}]},
+              {"text": "second", "session": {"config": {"mask": "causal"}}, "head": 1}]})";
+
+Status parse(const std::string& text, Lesson* out)
+{
+    return parse_lesson(text, "lessons/99_test.json", out);
+}
+
+std::string with(std::string text, const std::string& from, const std::string& to)
+{
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return text.replace(at, from.size(), to);
+}
+
+} // namespace
+
+TEST(Lessons, AllBuiltInLessonsLoad)
+{
+    const LessonLibrary library = load_lessons(kLessons);
+    for (const std::string& e : library.errors)
+        ADD_FAILURE() << e;
+    const std::vector<std::string> ids = {"tour",         "typo",        "multi_head",     "two_linear_maps",
+                                          "shapes_masks", "why_sqrt_dk", "cross_attention"};
+    ASSERT_EQ(library.lessons.size(), ids.size());
+    for (size_t i = 0; i < ids.size(); ++i)
+    {
+        EXPECT_EQ(library.lessons[i].id, ids[i]);
+        EXPECT_GE(library.lessons[i].steps.size(), 4u) << ids[i];
+        EXPECT_FALSE(library.lessons[i].title.empty());
+        EXPECT_FALSE(library.lessons[i].summary.empty());
+    }
+    EXPECT_NE(find_lesson(library, "typo"), nullptr);
+    EXPECT_EQ(find_lesson(library, "nope"), nullptr);
+}
+
+TEST(Lessons, StepSessionsMergeIntoTheLessonSession)
+{
+    Lesson lesson;
+    ASSERT_TRUE(parse(kMinimal, &lesson)) << parse(kMinimal, &lesson).message();
+    EXPECT_EQ(lesson.id, "test");
+    ASSERT_EQ(lesson.steps.size(), 2u);
+    EXPECT_EQ(lesson.steps[0].session.config.mask, MaskKind::None);
+    EXPECT_EQ(lesson.steps[1].session.config.mask, MaskKind::Causal);
+    EXPECT_EQ(lesson.steps[1].session.config.d_model, 8); // kept from the lesson's session
+    EXPECT_EQ(lesson.steps[1].session.text, "a b c");
+    EXPECT_EQ(lesson.steps[0].stages, std::vector<Stage>{Stage::weights});
+    ASSERT_EQ(lesson.steps[0].cells.size(), 1u);
+    EXPECT_EQ(lesson.steps[0].cells[0].row, 2);
+    EXPECT_EQ(lesson.steps[1].head, 1);
+}
+
+TEST(Lessons, BrokenLessonsAreRejectedWithFileStepAndField)
+{
+    struct Bad
+    {
+        std::string text;
+        std::string expected;
+    };
+    const std::vector<Bad> bad = {
+        {"{not json", "lessons/99_test.json: malformed JSON"},
+        {with(kMinimal, "attnlab-lesson", "attnlab-session"), "\"format\" must be \"attnlab-lesson\""},
+        {with(kMinimal, "\"version\": 1", "\"version\": 7"), "newer than this program reads"},
+        {with(kMinimal, "[\"weights\"]", "[\"softmax\"]"), "step 1: unknown stage \"softmax\""},
+        {with(kMinimal, "\"row\": 2", "\"row\": 3"), "step 1: cell (3, 1) of \"weights\" is outside its 3x3"},
+        {with(kMinimal, "\"head\": 1", "\"head\": 2"), "step 2: \"head\" 2 does not exist (h = 2"},
+        {with(kMinimal, "\"mask\": \"causal\"", "\"mask\": \"future\""), "step 2"},
+        {with(kMinimal, "\"heads\": 2", "\"heads\": 3"), "not divisible by h"},
+        {with(kMinimal, "{\"text\": \"first\",", "{\"txt\": \"first\","), "unknown key \"txt\""},
+        {with(kMinimal, "\"text\": \"second\",", "\"text\": \"second\", \"cross\": true,"),
+         "\"cross\" is true but the session has no target"},
+    };
+    for (const Bad& b : bad)
+    {
+        Lesson lesson;
+        lesson.id = "unchanged";
+        const Status s = parse(b.text, &lesson);
+        ASSERT_FALSE(s) << b.expected;
+        EXPECT_NE(s.message().find(b.expected), std::string::npos) << s.message();
+        EXPECT_NE(s.message().find("lessons/99_test.json"), std::string::npos) << s.message();
+        EXPECT_EQ(lesson.id, "unchanged");
+    }
+}
+
+TEST(Lessons, AMalformedFileIsNamedAndTheOthersStillLoad)
+{
+    const auto dir = std::filesystem::temp_directory_path() / "attnlab_lessons_test";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "01_good.json") << kMinimal;
+    std::ofstream(dir / "02_broken.json") << "{\"format\": \"attnlab-lesson\", \"version\": 1, \"steps\": [";
+    std::ofstream(dir / "notes.txt") << "not a lesson";
+    const LessonLibrary library = load_lessons(dir.string());
+    ASSERT_EQ(library.lessons.size(), 1u);
+    EXPECT_EQ(library.lessons[0].id, "good");
+    ASSERT_EQ(library.errors.size(), 1u);
+    EXPECT_NE(library.errors[0].find("lessons/02_broken.json"), std::string::npos) << library.errors[0];
+    std::filesystem::remove_all(dir);
+
+    const LessonLibrary missing = load_lessons("/nonexistent/lessons");
+    EXPECT_TRUE(missing.lessons.empty());
+    ASSERT_EQ(missing.errors.size(), 1u);
+    EXPECT_NE(missing.errors[0].find("not found"), std::string::npos);
+}
+
+// The lessons make claims about numbers; the engine must back them.
+TEST(Lessons, WhySqrtDkUnscaledRowsSaturate)
+{
+    const LessonLibrary library = load_lessons(kLessons);
+    const Lesson* lesson = find_lesson(library, "why_sqrt_dk");
+    ASSERT_NE(lesson, nullptr);
+    auto mean_entropy = [](const Session& s)
+    {
+        Engine engine;
+        EXPECT_TRUE(engine.run(s));
+        float sum = 0;
+        for (int j = 0; j < s.config.n_heads; ++j)
+            sum += mean_row_entropy(engine.trace().layers[0].attn.head(0, j).weights);
+        return sum / static_cast<float>(s.config.n_heads);
+    };
+    const float scaled = mean_entropy(lesson->steps[1].session);
+    const float unscaled = mean_entropy(lesson->steps[2].session);
+    std::cout << "mean row entropy: scaled " << scaled << " nats, unscaled " << unscaled << " nats\n";
+    EXPECT_TRUE(lesson->steps[1].session.config.scale);
+    EXPECT_FALSE(lesson->steps[2].session.config.scale);
+    EXPECT_GT(scaled, 2.5f * unscaled);
+    EXPECT_LT(unscaled, 0.5f);
+}
+
+TEST(Lessons, MultiHeadAndTwoMapsClaimsHold)
+{
+    const LessonLibrary library = load_lessons(kLessons);
+    const Lesson* multi = find_lesson(library, "multi_head");
+    const Lesson* two = find_lesson(library, "two_linear_maps");
+    ASSERT_TRUE(multi && two);
+    auto comparisons = [](const Session& s)
+    {
+        Engine engine;
+        EXPECT_TRUE(engine.run(s));
+        Comparisons c;
+        compute_comparisons(engine.trace(), engine.weights(), 0, 0, 0, c);
+        return c;
+    };
+    EXPECT_LT(comparisons(multi->steps[0].session).packed_max_diff, 1e-6f); // "below 1e-6"
+    EXPECT_GT(comparisons(multi->steps[2].session).single_vs_multi_max_diff, 0.01f);
+    EXPECT_LT(comparisons(multi->steps[3].session).single_vs_multi_max_diff, 1e-5f); // h = 1
+    EXPECT_LT(comparisons(two->steps[1].session).two_step_max_diff, 1e-5f);
+}
