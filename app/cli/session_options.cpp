@@ -25,6 +25,7 @@ void add_session_options(CLI::App& app, SessionOptions& o)
     o.positional_option =
         app.add_option("--positional", o.positional, "Positional encoding: sinusoidal or none");
     o.temperature_option = app.add_option("--temperature", o.temperature, "Softmax temperature tau");
+    o.no_scale_option = app.add_flag("--no-scale", o.no_scale, "Do not divide the scores by sqrt(d_k)");
     o.seed_option = app.add_option("--seed", o.seed, "Seed of the embeddings and weights");
     o.weights_option =
         app.add_option("--weights", o.weights_path,
@@ -46,7 +47,7 @@ bool any_session_option_given(const SessionOptions& o)
     for (const CLI::Option* option :
          {o.text_option, o.session_option, o.target_option, o.d_model_option, o.heads_option, o.d_k_option,
           o.d_v_option, o.d_ff_option, o.layers_option, o.mask_option, o.positional_option,
-          o.temperature_option, o.seed_option, o.weights_option})
+          o.temperature_option, o.seed_option, o.no_scale_option, o.weights_option})
         if (given(option))
             return true;
     return false;
@@ -94,6 +95,8 @@ Status build_session(const SessionOptions& o, Session* out, std::string* session
         c.temperature = o.temperature;
     if (given(o.seed_option))
         c.seed = o.seed;
+    if (given(o.no_scale_option))
+        c.scale = false;
     std::string from = given(o.session_option) ? o.session_path : std::string();
     if (given(o.weights_option))
     {

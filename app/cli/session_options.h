@@ -23,6 +23,7 @@ struct SessionOptions
     std::string text, session_path, target, mask, positional, weights_path;
     int d_model = 0, heads = 0, d_k = 0, d_v = 0, d_ff = 0, layers = 0;
     float temperature = 1.0f;
+    bool no_scale = false;
     std::uint64_t seed = 0;
 
     // Set by add_session_options: which options were given (CLI::Option::count() > 0).
@@ -39,11 +40,12 @@ struct SessionOptions
     CLI::Option* positional_option = nullptr;
     CLI::Option* temperature_option = nullptr;
     CLI::Option* seed_option = nullptr;
+    CLI::Option* no_scale_option = nullptr;
     CLI::Option* weights_option = nullptr;
 };
 
 // Adds --text --session --target --d-model --heads --d-k --d-v --d-ff --layers --mask --positional
-// --temperature --seed --weights to app, storing into options (which must outlive the parse).
+// --temperature --no-scale --seed --weights to app, storing into options (which must outlive the parse).
 void add_session_options(CLI::App& app, SessionOptions& options);
 
 // The session the options describe: the --session file (or the built-in default session), then every option

@@ -34,6 +34,8 @@ void write_config(JsonWriter& w, const Config& config, int d_k, int d_v, int d_f
     w.string(to_string(config.positional));
     w.key("temperature");
     w.number(config.temperature);
+    w.key("scale");
+    w.boolean(config.scale);
     w.key("seed");
     w.number(static_cast<unsigned long long>(config.seed));
     w.key("resolved");

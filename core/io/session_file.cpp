@@ -125,7 +125,7 @@ Status read_config(const Reader& reader, const json& c, Config* out)
         return reader.error("\"config\" must be an object, got " + c.dump());
     ATTNLAB_TRY(unknown_keys(reader, c,
                              {"d_model", "heads", "d_k", "d_v", "d_ff", "layers", "mask", "positional",
-                              "temperature", "seed", "resolved"},
+                              "temperature", "scale", "seed", "resolved"},
                              " in \"config\""));
     Config config;
     ATTNLAB_TRY(reader.integer(c, "d_model", 1, "a positive integer", &config.d_model));
@@ -161,6 +161,12 @@ Status read_config(const Reader& reader, const json& c, Config* out)
                                       *it);
         config.temperature = static_cast<float>(it->get<double>());
     }
+    if (const auto it = c.find("scale"); it != c.end())
+    {
+        if (!it->is_boolean())
+            return reader.field_error("scale", "must be true (divide the scores by √d_k) or false", *it);
+        config.scale = it->get<bool>();
+    }
     if (const auto it = c.find("seed"); it != c.end())
     {
         if (!it->is_number_unsigned())
@@ -189,6 +195,7 @@ std::string session_to_json(const Session& session)
         {"mask", to_string(c.mask)},
         {"positional", to_string(c.positional)},
         {"temperature", float_for_json(c.temperature)},
+        {"scale", c.scale},
         {"seed", c.seed},
     };
     json root = {

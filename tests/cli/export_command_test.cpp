@@ -45,6 +45,7 @@ TEST(ExportCommand, WritesTheTraceWithTheOptionsGiven)
                                  "none",
                                  "--temperature",
                                  "0.5",
+                                 "--no-scale",
                                  "--seed",
                                  "7",
                                  "-o",
@@ -62,6 +63,7 @@ TEST(ExportCommand, WritesTheTraceWithTheOptionsGiven)
     EXPECT_EQ(c["positional"], "none");
     EXPECT_EQ(c["temperature"], 0.5);
     EXPECT_EQ(c["seed"], 7);
+    EXPECT_EQ(c["scale"], false);
     EXPECT_EQ(doc["tokens"].size(), 2u);
     EXPECT_EQ(doc["layers"].size(), 2u);
     EXPECT_TRUE(doc.contains("cross"));

@@ -90,6 +90,7 @@ TEST_F(JsonExport, HeaderConfigAndTokens)
     EXPECT_EQ(c["positional"], "sinusoidal");
     EXPECT_EQ(c["temperature"], 1.0);
     EXPECT_EQ(c["seed"], 1);
+    EXPECT_EQ(c["scale"], true);
     EXPECT_EQ(c["resolved"]["d_k"], 4);
     EXPECT_EQ(c["resolved"]["d_v"], 4);
     EXPECT_EQ(c["resolved"]["d_ff"], 12);

@@ -28,6 +28,7 @@ Session unusual_session()
     s.config.mask = MaskKind::Causal;
     s.config.positional = PositionalKind::None;
     s.config.temperature = 0.7f;
+    s.config.scale = false;
     s.config.seed = 9223372036854775813ull;
     s.weights_path = "models/w.json";
     return s;
@@ -110,6 +111,7 @@ TEST(SessionFile, BadFilesAreClearErrors)
     expect_error(head + R"("config": {"d_model": 2.5}})", "\"d_model\" must be a positive integer, got 2.5");
     expect_error(head + R"("config": {"d_k": -1}})", "\"d_k\" must be a non-negative integer");
     expect_error(head + R"("config": {"seed": -1}})", "\"seed\" must be a non-negative integer");
+    expect_error(head + R"("config": {"scale": "yes"}})", "\"scale\" must be true");
     expect_error(head + R"("config": {"d_model": 10, "heads": 3}})", "session.json: ");
     expect_error(head + R"("config": {"head": 3}})", "unknown key \"head\" in \"config\"");
     expect_error(head + R"("txt": "a"})", "unknown key \"txt\"");
