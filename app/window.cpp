@@ -1,0 +1,420 @@
+// The desktop window: GLFW + glad + Dear ImGui's GLFW/OpenGL3 backends, the main loop, screenshot and bench.
+#include "window.h"
+
+#include "cli/session_options.h"
+#include "core/io/session_file.h"
+#include "ui/app_state.h"
+#include "ui/app_ui.h"
+#include "ui/fonts.h"
+#include "ui/gl/framebuffer_png.h"
+#include "ui/gl/gl_textures.h"
+#include "ui/prefs.h"
+
+#include <glad/gl.h>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attnlab
+{
+
+static_assert(keys::O == GLFW_KEY_O && keys::S == GLFW_KEY_S && keys::E == GLFW_KEY_E &&
+              keys::Q == GLFW_KEY_Q);
+static_assert(keys::LeftBracket == GLFW_KEY_LEFT_BRACKET && keys::RightBracket == GLFW_KEY_RIGHT_BRACKET);
+static_assert(keys::Equal == GLFW_KEY_EQUAL && keys::Minus == GLFW_KEY_MINUS && keys::F11 == GLFW_KEY_F11);
+static_assert(keys::Digit1 == GLFW_KEY_1);
+
+namespace
+{
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// [SECTION] GLFW errors: remembered, so a failure prints one line with the reason.
+
+std::string g_glfw_error; // written by GLFW's C callback, which cannot carry a context pointer
+
+void on_glfw_error(int code, const char* description)
+{
+    g_glfw_error = "GLFW error " + std::to_string(code) + ": " + (description ? description : "");
+}
+
+// Median and 95th percentile of a list of durations.
+void percentiles(std::vector<double> v, double* median, double* p95)
+{
+    std::sort(v.begin(), v.end());
+    if (v.empty())
+    {
+        *median = *p95 = 0.0;
+        return;
+    }
+    *median = v[v.size() / 2];
+    *p95 = v[std::min(v.size() - 1, static_cast<std::size_t>(0.95 * static_cast<double>(v.size())))];
+}
+
+// [SECTION] The window and its ImGui context
+
+class Window
+{
+public:
+    ~Window()
+    {
+        if (imgui_gl_)
+            ImGui_ImplOpenGL3_Shutdown();
+        if (imgui_glfw_)
+            ImGui_ImplGlfw_Shutdown();
+        if (ImGui::GetCurrentContext() != nullptr)
+            ImGui::DestroyContext();
+        if (window_ != nullptr)
+            glfwDestroyWindow(window_);
+        if (glfw_)
+            glfwTerminate();
+    }
+
+    // Returns "" or the one-line reason the window could not open.
+    std::string open(const WindowOptions& options, bool visible)
+    {
+        glfwSetErrorCallback(on_glfw_error);
+        if (!glfwInit())
+            return "cannot open a window: " +
+                   (g_glfw_error.empty() ? std::string("glfwInit failed") : g_glfw_error) + no_display_hint();
+        glfw_ = true;
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+        glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+        glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+        glfwWindowHint(GLFW_VISIBLE, visible ? GLFW_TRUE : GLFW_FALSE);
+        glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+        window_ = glfwCreateWindow(options.width, options.height, "Attention Lab", nullptr, nullptr);
+        if (window_ == nullptr)
+            return "cannot open an OpenGL 3.3 window: " + g_glfw_error;
+        glfwMakeContextCurrent(window_);
+        if (gladLoadGL(glfwGetProcAddress) == 0)
+            return "cannot load OpenGL 3.3 functions (glad)";
+        float xs = 1.0f, ys = 1.0f;
+        glfwGetWindowContentScale(window_, &xs, &ys);
+        content_scale_ = std::clamp(std::max(xs, ys), 1.0f, 4.0f);
+
+        IMGUI_CHECKVERSION();
+        ImGui::CreateContext();
+        return std::string();
+    }
+
+    bool init_backends()
+    {
+        imgui_glfw_ = ImGui_ImplGlfw_InitForOpenGL(window_, true);
+        imgui_gl_ = ImGui_ImplOpenGL3_Init("#version 330 core");
+        return imgui_glfw_ && imgui_gl_;
+    }
+
+    GLFWwindow* get() const { return window_; }
+    float content_scale() const { return content_scale_; }
+
+    void toggle_fullscreen()
+    {
+        GLFWmonitor* monitor = glfwGetWindowMonitor(window_);
+        if (monitor != nullptr)
+        {
+            glfwSetWindowMonitor(window_, nullptr, saved_x_, saved_y_, saved_w_, saved_h_, 0);
+            return;
+        }
+        monitor = glfwGetPrimaryMonitor();
+        if (monitor == nullptr)
+            return;
+        glfwGetWindowPos(window_, &saved_x_, &saved_y_);
+        glfwGetWindowSize(window_, &saved_w_, &saved_h_);
+        const GLFWvidmode* mode = glfwGetVideoMode(monitor);
+        glfwSetWindowMonitor(window_, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+    }
+
+private:
+    static std::string no_display_hint()
+    {
+        const char* display = std::getenv("DISPLAY");
+        const char* wayland = std::getenv("WAYLAND_DISPLAY");
+        if ((display == nullptr || display[0] == '\0') && (wayland == nullptr || wayland[0] == '\0'))
+            return " (no display: DISPLAY is not set; run it under xvfb-run, or use attnlab-headless)";
+        return std::string();
+    }
+
+    GLFWwindow* window_ = nullptr;
+    bool glfw_ = false;
+    bool imgui_glfw_ = false;
+    bool imgui_gl_ = false;
+    float content_scale_ = 1.0f;
+    int saved_x_ = 0, saved_y_ = 0, saved_w_ = 1600, saved_h_ = 1000;
+};
+
+void rebuild_fonts(AppState& state, float scale)
+{
+    std::string message;
+    load_fonts(state.prefs.font_size * scale, &message);
+    state.font_message = message;
+}
+
+// [SECTION] One frame: recompute if edited, draw, render; optionally capture before the swap.
+
+struct FrameResult
+{
+    std::string capture_error; // non-empty when a requested capture failed
+    double ui_ms = 0.0;        // recompute + building the ImGui frame (CPU)
+    double gl_ms = 0.0;        // texture uploads happen in ui_ms; this is rendering the draw data + glFinish
+    double swap_ms = 0.0;
+};
+
+void render_frame(Window& window, AppState& state, const std::string& capture_path, FrameResult* result)
+{
+    if (state.request_font_rebuild)
+    {
+        rebuild_fonts(state, window.content_scale());
+        ImGui_ImplOpenGL3_DestroyFontsTexture();
+        ImGui_ImplOpenGL3_CreateFontsTexture();
+        state.request_font_rebuild = false;
+    }
+    if (state.request_fullscreen_toggle)
+    {
+        window.toggle_fullscreen();
+        state.request_fullscreen_toggle = false;
+    }
+    const auto t0 = Clock::now();
+    state.update();
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    state.begin_frame();
+    draw_app(state);
+    ImGui::Render();
+    const auto t1 = Clock::now();
+
+    int fb_w = 0, fb_h = 0;
+    glfwGetFramebufferSize(window.get(), &fb_w, &fb_h);
+    glViewport(0, 0, fb_w, fb_h);
+    const ImVec4 bg =
+        state.prefs.dark_theme ? ImVec4(0.06f, 0.06f, 0.07f, 1.0f) : ImVec4(0.85f, 0.85f, 0.86f, 1.0f);
+    glClearColor(bg.x, bg.y, bg.z, bg.w);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    state.heatmaps.end_frame();
+    if (result != nullptr)
+    {
+        glFinish();
+        result->ui_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+        result->gl_ms = ms_since(t1);
+    }
+
+    const std::string path = !capture_path.empty() ? capture_path : state.request_window_png;
+    if (!path.empty())
+    {
+        const Status s = write_framebuffer_png(fb_w, fb_h, path);
+        if (capture_path.empty())
+        {
+            state.set_message(s.is_ok() ? "Saved the window to " + path : "Window PNG failed: " + s.message(),
+                              !s.is_ok());
+            state.request_window_png.clear();
+        }
+        else if (result != nullptr && !s.is_ok())
+            result->capture_error = s.message();
+    }
+    const auto t2 = Clock::now();
+    glfwSwapBuffers(window.get());
+    if (result != nullptr)
+        result->swap_ms = ms_since(t2);
+}
+
+// [SECTION] Bench: frame times, edit latency, start-up
+
+void run_bench(Window& window, AppState& state, int frames, double startup_ms)
+{
+    std::vector<double> frame_ms, ui_ms, gl_ms, swap_ms;
+    frame_ms.reserve(static_cast<std::size_t>(frames));
+    for (int i = 0; i < frames; ++i)
+    {
+        const auto t0 = Clock::now();
+        glfwPollEvents();
+        FrameResult r;
+        render_frame(window, state, std::string(), &r);
+        glFinish();
+        frame_ms.push_back(ms_since(t0));
+        ui_ms.push_back(r.ui_ms);
+        gl_ms.push_back(r.gl_ms);
+        swap_ms.push_back(r.swap_ms);
+        state.frame_ms = static_cast<float>(frame_ms.back());
+    }
+    // Edit latency: from the edit to the end of the frame that shows it (recompute + upload + draw).
+    std::vector<double> edit_ms, recompute_ms;
+    const std::uint64_t seed = state.session.config.seed;
+    for (int i = 0; i < 7; ++i)
+    {
+        state.session.config.seed = seed + 1 + static_cast<std::uint64_t>(i);
+        state.edit();
+        const auto t0 = Clock::now();
+        glfwPollEvents();
+        render_frame(window, state, std::string(), nullptr);
+        glFinish();
+        edit_ms.push_back(ms_since(t0));
+        recompute_ms.push_back(state.recompute_ms);
+    }
+    state.session.config.seed = seed;
+    state.edit();
+    double median = 0, p95 = 0, edit_median = 0, edit_p95 = 0, rec_median = 0, rec_p95 = 0;
+    percentiles(frame_ms, &median, &p95);
+    percentiles(edit_ms, &edit_median, &edit_p95);
+    percentiles(recompute_ms, &rec_median, &rec_p95);
+    int fb_w = 0, fb_h = 0;
+    glfwGetFramebufferSize(window.get(), &fb_w, &fb_h);
+    const Trace& t = state.trace();
+    std::printf("bench: %dx%d, B=%d T=%d d_model=%d h=%d layers=%d\n", fb_w, fb_h, t.batch_size(), t.T(),
+                t.config.d_model, state.heads(), static_cast<int>(t.layers.size()));
+    std::printf("frame: median %.2f ms, p95 %.2f ms over %d frames\n", median, p95, frames);
+    double ui_med = 0, gl_med = 0, swap_med = 0, unused = 0;
+    percentiles(ui_ms, &ui_med, &unused);
+    percentiles(gl_ms, &gl_med, &unused);
+    percentiles(swap_ms, &swap_med, &unused);
+    std::printf("  of which (medians): ui %.2f ms, render %.2f ms, swap %.2f ms\n", ui_med, gl_med, swap_med);
+    std::printf("edit to picture: median %.2f ms, p95 %.2f ms (recompute median %.2f ms)\n", edit_median,
+                edit_p95, rec_median);
+    std::printf("start-up to first frame: %.1f ms\n", startup_ms);
+    std::fflush(stdout);
+}
+
+std::string prefs_path()
+{
+    return config_dir().empty() ? std::string() : config_dir() + "/prefs.ini";
+}
+std::string autosave_path()
+{
+    return config_dir().empty() ? std::string() : config_dir() + "/last_session.json";
+}
+
+} // namespace
+
+// [SECTION] run_window
+
+int run_window(const WindowOptions& options)
+{
+    const auto t_start = Clock::now();
+    const bool screenshot = !options.screenshot_path.empty();
+    Window window;
+    if (const std::string error = window.open(options, true); !error.empty())
+    {
+        std::fprintf(stderr, "attnlab: %s\n", error.c_str());
+        return 1;
+    }
+
+    // State, preferences and the session (the autosaved one unless the command line chose one).
+    auto state = std::make_unique<AppState>();
+    state->content_scale = window.content_scale();
+    state->session = options.session;
+    state->session_path = options.session_path;
+    std::string ini_path;
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    if (screenshot)
+    {
+        io.ConfigFlags |= ImGuiConfigFlags_NoMouse;
+        state->mouse_ignored = true;
+    }
+    else if (!config_dir().empty())
+    {
+        std::error_code ec;
+        std::filesystem::create_directories(config_dir(), ec);
+        load_prefs(prefs_path(), state->prefs);
+        ini_path = config_dir() + "/imgui.ini";
+        io.IniFilename = ini_path.c_str();
+        if (!options.session_from_command_line)
+        {
+            Session restored;
+            if (load_session_file(autosave_path(), &restored).is_ok())
+                state->session = restored;
+        }
+    }
+    {
+        ModelWeights weights;
+        bool loaded = false;
+        const Status s = load_session_weights(state->session, &weights, &loaded);
+        if (!s.is_ok())
+            state->set_message(s.message(), true);
+        else if (loaded)
+            state->engine.set_imported_weights(std::move(weights));
+    }
+
+    rebuild_fonts(*state, window.content_scale());
+    if (!state->font_message.empty())
+        std::fprintf(stderr, "attnlab: %s\n", state->font_message.c_str());
+    if (!window.init_backends())
+    {
+        std::fprintf(stderr, "attnlab: cannot start the ImGui OpenGL 3 backend (is OpenGL 3.3 available?)\n");
+        return 1;
+    }
+    GlTextureProvider textures;
+    state->heatmaps.set_provider(&textures);
+    glfwSwapInterval(screenshot ? 0 : 1);
+
+    int exit_code = 0;
+    if (screenshot)
+    {
+        // A new window is laid out over its first frames; render a few before measuring or capturing.
+        for (int i = 0; i < 3; ++i)
+        {
+            glfwPollEvents();
+            render_frame(window, *state, std::string(), nullptr);
+        }
+        glFinish();
+        const double startup_ms = ms_since(t_start);
+        if (options.bench_frames > 0)
+            run_bench(window, *state, options.bench_frames, startup_ms);
+        for (int i = 0; i < 2; ++i)
+        {
+            glfwPollEvents();
+            render_frame(window, *state, std::string(), nullptr);
+        }
+        FrameResult result;
+        render_frame(window, *state, options.screenshot_path, &result);
+        if (!result.capture_error.empty())
+        {
+            std::fprintf(stderr, "attnlab screenshot: %s\n", result.capture_error.c_str());
+            exit_code = 1;
+        }
+        else
+            std::printf("%s\n", options.screenshot_path.c_str());
+        if (!state->status.is_ok())
+            std::fprintf(stderr, "attnlab screenshot: the session is invalid: %s\n",
+                         state->status.message().c_str());
+    }
+    else
+    {
+        auto last = Clock::now();
+        while (!glfwWindowShouldClose(window.get()) && !state->request_quit)
+        {
+            glfwPollEvents();
+            render_frame(window, *state, std::string(), nullptr);
+            state->frame_ms = static_cast<float>(ms_since(last));
+            last = Clock::now();
+        }
+        if (!prefs_path().empty())
+        {
+            save_prefs(prefs_path(), state->prefs);
+            save_session_file(state->session, autosave_path());
+        }
+    }
+    state->heatmaps.clear();
+    state->heatmaps.set_provider(nullptr);
+    return exit_code;
+}
+
+} // namespace attnlab

@@ -1,0 +1,295 @@
+// AppState: recompute once per edit, keep the selection in range, and resolve matrix references.
+#include "ui/app_state.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+namespace attnlab
+{
+
+// [SECTION] Comparisons of small structs
+
+bool MatrixRef::operator==(const MatrixRef& o) const
+{
+    if (source != o.source || b != o.b)
+        return false;
+    if (source == MatrixSource::Comparison)
+        return comparison == o.comparison && layer == o.layer && head == o.head;
+    const bool per_head = stage_info(stage).per_head;
+    return stage == o.stage && (source == MatrixSource::Cross || layer == o.layer) &&
+           (!per_head || head == o.head);
+}
+
+bool ViewPrefs::operator==(const ViewPrefs& o) const
+{
+    return dark_theme == o.dark_theme && font_size == o.font_size && numbers_in_cells == o.numbers_in_cells &&
+           open == o.open;
+}
+
+// [SECTION] Frame and recompute
+
+bool AppState::update()
+{
+    if (session_version == computed_version)
+        return false;
+    const auto t0 = std::chrono::steady_clock::now();
+    status = engine.run(session);
+    recompute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    computed_version = session_version;
+    if (has_trace())
+    {
+        const Trace& t = trace();
+        sel.layer = std::clamp(sel.layer, 0, std::max(0, static_cast<int>(t.layers.size()) - 1));
+        sel.b = std::clamp(sel.b, 0, std::max(0, t.batch_size() - 1));
+        sel.head = std::clamp(sel.head, 0, std::max(0, heads() - 1));
+        if (pinned.valid)
+        {
+            const MatrixView v = resolve_matrix(*this, pinned.matrix);
+            if (v.m == nullptr || pinned.row >= v.m->rows() || pinned.col >= v.m->cols())
+                pinned.valid = false;
+        }
+    }
+    return true;
+}
+
+void AppState::begin_frame()
+{
+    hovered = hovered_next;
+    hovered_next = CellRef{};
+    heads_hover_row = heads_hover_row_next;
+    heads_hover_row_next = -1;
+}
+
+int AppState::heads() const
+{
+    if (!has_trace())
+        return 0;
+    return trace().layers.front().attn.n_heads;
+}
+
+void AppState::select_head(int j)
+{
+    const int h = heads();
+    if (h <= 0)
+        return;
+    sel.head = ((j % h) + h) % h;
+}
+
+void AppState::set_message(std::string text, bool is_error)
+{
+    message = std::move(text);
+    message_is_error = is_error;
+}
+
+void AppState::ensure_comparisons()
+{
+    if (!has_trace())
+        return;
+    const std::uint64_t key = (static_cast<std::uint64_t>(engine.generation()) << 32) ^
+                              (static_cast<std::uint64_t>(sel.layer) << 24) ^
+                              (static_cast<std::uint64_t>(sel.b) << 12) ^
+                              static_cast<std::uint64_t>(sel.head);
+    if (key == comparisons_key)
+        return;
+    compute_comparisons(trace(), engine.weights(), sel.layer, sel.b, sel.head, comparisons);
+    comparisons_key = key;
+    ++comparisons_version;
+}
+
+// [SECTION] Resolving matrices
+
+namespace
+{
+
+bool cols_are_keys(Stage stage)
+{
+    return stage == Stage::scores || stage == Stage::scaled || stage == Stage::masked ||
+           stage == Stage::weights;
+}
+
+std::string layer_key(const MatrixRef& ref)
+{
+    const StageInfo& info = stage_info(ref.stage);
+    std::string key = ref.source == MatrixSource::Cross ? "cross" : "L" + std::to_string(ref.layer);
+    key += "/b" + std::to_string(ref.b) + "/" + info.key;
+    if (info.per_head)
+        key += "/h" + std::to_string(ref.head);
+    return key;
+}
+
+const char* comparison_key(ComparisonMatrix c)
+{
+    switch (c)
+    {
+    case ComparisonMatrix::Q_packed:
+        return "Q_packed";
+    case ComparisonMatrix::Q_two_step:
+        return "Q_two_step";
+    case ComparisonMatrix::Q_collapsed:
+        return "Q_collapsed";
+    case ComparisonMatrix::W_collapsed:
+        return "W_collapsed";
+    case ComparisonMatrix::single_weights:
+        return "single_weights";
+    case ComparisonMatrix::single_out:
+        return "single_out";
+    case ComparisonMatrix::Count:
+        break;
+    }
+    return "?";
+}
+
+void resolve_comparison(const AppState& state, const MatrixRef& ref, MatrixView& v)
+{
+    const Comparisons& c = state.comparisons;
+    if (state.comparisons_version == 0 || c.b >= state.trace().batch_size())
+        return;
+    const Trace& t = state.trace();
+    const std::vector<std::string>* tokens = &t.tokens.tokens[static_cast<std::size_t>(c.b)];
+    v.row_tokens = tokens;
+    v.version = state.comparisons_version;
+    v.key = std::string("cmp/") + comparison_key(ref.comparison);
+    const int T = t.T();
+    const int h = state.heads();
+    auto shape = [](const char* sym, long r, long cols)
+    { return std::string(sym) + " = " + std::to_string(r) + "×" + std::to_string(cols); };
+    switch (ref.comparison)
+    {
+    case ComparisonMatrix::Q_packed:
+        v.m = &c.Q_packed;
+        v.title = "X W^Q (packed)";
+        v.equation = "X [W_1^Q | … | W_h^Q]: column block j is Q_j";
+        v.shape = shape("T×h·d_k", T, c.Q_packed.cols());
+        v.column_blocks = h > 0 ? static_cast<int>(c.Q_packed.cols()) / h : 0;
+        break;
+    case ComparisonMatrix::Q_two_step:
+        v.m = &c.Q_two_step;
+        v.title = "Two steps: (X W^Q) W_h^Q";
+        v.equation = "q = x W^Q, then q W_h^Q";
+        v.shape = shape("T×d_k", T, c.Q_two_step.cols());
+        break;
+    case ComparisonMatrix::Q_collapsed:
+        v.m = &c.Q_collapsed;
+        v.title = "Collapsed: X (W^Q W_h^Q)";
+        v.equation = "one matrix W^Q W_h^Q";
+        v.shape = shape("T×d_k", T, c.Q_collapsed.cols());
+        break;
+    case ComparisonMatrix::W_collapsed:
+        v.m = &c.W_collapsed;
+        v.row_tokens = nullptr;
+        v.title = "W^Q W_h^Q";
+        v.equation = "the product of two linear maps is one linear map";
+        v.shape = shape("d_model×d_k", c.W_collapsed.rows(), c.W_collapsed.cols());
+        break;
+    case ComparisonMatrix::single_weights:
+        v.m = &c.single_weights;
+        v.col_tokens = tokens;
+        v.probability = true;
+        v.title = "Single-head weights";
+        v.equation = "softmax(X W^Q (X W^K)ᵀ / √(h·d_k) + M)";
+        v.shape = shape("T×T", T, T);
+        break;
+    case ComparisonMatrix::single_out:
+        v.m = &c.single_out;
+        v.title = "Single-head output";
+        v.equation = "A (X W^V) W^O";
+        v.shape = shape("T×d_model", T, c.single_out.cols());
+        break;
+    case ComparisonMatrix::Count:
+        break;
+    }
+    if (v.m != nullptr && v.m->size() == 0)
+        v.m = nullptr;
+}
+
+} // namespace
+
+MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
+{
+    MatrixView v;
+    if (!state.has_trace())
+        return v;
+    const Trace& t = state.trace();
+    if (ref.b < 0 || ref.b >= t.batch_size())
+        return v;
+    if (ref.source == MatrixSource::Comparison)
+    {
+        resolve_comparison(state, ref, v);
+        return v;
+    }
+    const StageInfo& info = stage_info(ref.stage);
+    const bool cross = ref.source == MatrixSource::Cross;
+    if (info.per_head && (ref.head < 0 || ref.head >= state.heads()))
+        return v;
+    const std::vector<std::string>* source_tokens = &t.tokens.tokens[static_cast<std::size_t>(ref.b)];
+    if (cross)
+    {
+        if (!t.has_cross || (!info.attention_block && ref.stage != Stage::X))
+            return v;
+        const std::vector<std::string>* target_tokens =
+            &t.cross.target.tokens[static_cast<std::size_t>(ref.b)];
+        if (ref.stage == Stage::X)
+            v.m = &t.cross.X_q[static_cast<std::size_t>(ref.b)];
+        else
+            v.m = &attention_stage_matrix(t.cross.attn, ref.stage, ref.b, ref.head);
+        const bool key_rows = ref.stage == Stage::K || ref.stage == Stage::V;
+        v.row_tokens = key_rows ? source_tokens : target_tokens;
+        v.col_tokens = cols_are_keys(ref.stage) ? source_tokens : nullptr;
+        v.title = ref.stage == Stage::X ? std::string("X_q (target)") : std::string(info.name);
+    }
+    else
+    {
+        if (ref.layer < 0 || ref.layer >= static_cast<int>(t.layers.size()))
+            return v;
+        v.m = &stage_matrix(t.layers[static_cast<std::size_t>(ref.layer)], ref.stage, ref.b, ref.head);
+        v.row_tokens = source_tokens;
+        v.col_tokens = cols_are_keys(ref.stage) ? source_tokens : nullptr;
+        v.title = info.name;
+    }
+    if (info.per_head)
+        v.title += "  (head " + std::to_string(ref.head + 1) + ")";
+    v.equation = info.equation;
+    v.shape = stage_shape(t, ref.stage, cross);
+    v.probability = ref.stage == Stage::weights;
+    v.key = layer_key(ref);
+    v.version = state.engine.generation();
+    if (v.m->size() == 0)
+        v.m = nullptr;
+    return v;
+}
+
+std::string row_label(const MatrixView& view, int row)
+{
+    if (view.row_tokens != nullptr && row >= 0 && row < static_cast<int>(view.row_tokens->size()))
+        return (*view.row_tokens)[static_cast<std::size_t>(row)];
+    return std::to_string(row);
+}
+
+std::string col_label(const MatrixView& view, int col)
+{
+    if (view.col_tokens != nullptr && col >= 0 && col < static_cast<int>(view.col_tokens->size()))
+        return (*view.col_tokens)[static_cast<std::size_t>(col)];
+    return std::to_string(col);
+}
+
+std::string matrix_file_stem(const MatrixRef& ref)
+{
+    std::string s = "attnlab-";
+    if (ref.source == MatrixSource::Comparison)
+        return s + comparison_key(ref.comparison) + "-b" + std::to_string(ref.b) + "-h" +
+               std::to_string(ref.head + 1);
+    s += stage_info(ref.stage).key;
+    s += ref.source == MatrixSource::Cross ? std::string("-cross") : "-L" + std::to_string(ref.layer);
+    s += "-b" + std::to_string(ref.b);
+    if (stage_info(ref.stage).per_head)
+        s += "-h" + std::to_string(ref.head + 1);
+    return s;
+}
+
+std::string default_export_path(const MatrixRef& ref, ExportFormat format)
+{
+    return matrix_file_stem(ref) + (format == ExportFormat::Png ? ".png" : ".csv");
+}
+
+} // namespace attnlab

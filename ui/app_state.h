@@ -1,0 +1,235 @@
+// AppState: the one struct every panel reads and edits (session, engine, selection, view prefs, panels).
+// No ImGui types here, so tests and the window build it alike.
+#pragma once
+
+#include "core/comparisons.h"
+#include "core/engine.h"
+#include "core/session.h"
+#include "core/trace.h"
+#include "ui/heatmap_cache.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attnlab
+{
+
+// [SECTION] Panels
+
+enum class PanelId
+{
+    Input,
+    Model,
+    Pipeline,
+    Heads,
+    Inspector,
+    Comparisons,
+    Count
+};
+inline constexpr int kPanelCount = static_cast<int>(PanelId::Count);
+
+// [SECTION] Which matrix a heatmap shows
+
+enum class MatrixSource
+{
+    Layer,      // a stage of encoder layer `layer`
+    Cross,      // a stage of the cross-attention block (Stage::X means the target's X_q)
+    Comparison, // one of the comparison matrices
+};
+
+enum class ComparisonMatrix
+{
+    Q_packed,       // X W^Q, h column blocks
+    Q_two_step,     // (X W^Q) W_h^Q
+    Q_collapsed,    // X (W^Q W_h^Q)
+    W_collapsed,    // W^Q W_h^Q
+    single_weights, // one T x T map from the packed matrices
+    single_out,     // single-head output
+    Count
+};
+
+struct MatrixRef
+{
+    MatrixSource source = MatrixSource::Layer;
+    Stage stage = Stage::weights;
+    int layer = 0;
+    int b = 0;
+    int head = 0;
+    ComparisonMatrix comparison = ComparisonMatrix::Q_packed;
+
+    bool operator==(const MatrixRef& o) const;
+    bool operator!=(const MatrixRef& o) const { return !(*this == o); }
+};
+
+// A cell of a matrix (hovered or pinned).
+struct CellRef
+{
+    bool valid = false;
+    MatrixRef matrix;
+    int row = 0, col = 0;
+
+    bool operator==(const CellRef& o) const
+    {
+        return valid == o.valid && (!valid || (matrix == o.matrix && row == o.row && col == o.col));
+    }
+};
+
+// Everything a heatmap needs to draw a matrix: resolved from a MatrixRef against the current trace.
+struct MatrixView
+{
+    const Mat* m = nullptr; // nullptr: not available (no trace yet, out of range)
+    std::string title;      // "weights  A_h" ...
+    std::string equation;   // "softmax(masked / τ)"
+    std::string shape;      // "T×T = 6×6"
+    const std::vector<std::string>* row_tokens = nullptr; // nullptr: rows are numbered
+    const std::vector<std::string>* col_tokens = nullptr; // nullptr: columns are numbered (features)
+    bool probability = false;                             // fixed [0, 1] scale
+    int column_blocks = 0;                                // > 0: a separator every this many columns
+    std::string key;                                      // the texture cache key
+    unsigned long long version = 0;                       // changes when the matrix may have changed
+};
+
+// [SECTION] Preferences (saved in the user's config folder)
+
+struct ViewPrefs
+{
+    bool dark_theme = true;
+    float font_size = 17.0f; // pixels at content scale 1
+    bool numbers_in_cells = true;
+    std::array<bool, kPanelCount> open = {true, true, true, true, true, false};
+
+    bool operator==(const ViewPrefs& o) const;
+    bool operator!=(const ViewPrefs& o) const { return !(*this == o); }
+};
+
+inline constexpr float kMinFontSize = 10.0f;
+inline constexpr float kMaxFontSize = 40.0f;
+
+// [SECTION] Selection and requests
+
+struct Selection
+{
+    int layer = 0;
+    int b = 0;    // sentence of the batch
+    int head = 0; // j in 0..h-1
+};
+
+enum class ExportFormat
+{
+    Png,
+    Csv,
+};
+
+// The export popup: which matrix, where, at which scale. Opened by a heatmap's context menu or Ctrl+E.
+struct ExportDialog
+{
+    bool open_request = false;
+    MatrixRef matrix;
+    ExportFormat format = ExportFormat::Png;
+    std::string path;
+    int scale = 0;     // pixels per cell edge in the PNG; 0: default_export_scale() when the popup opens
+    std::string error; // the last attempt's message, shown in the popup (which stays open)
+};
+
+// The session / trace / window file popup (Ctrl+O, Ctrl+S, File menu).
+enum class FileAction
+{
+    None,
+    OpenSession,
+    SaveSession,
+    ExportTraceJson,
+    ExportWindowPng,
+};
+
+struct FileDialog
+{
+    bool open_request = false;
+    FileAction action = FileAction::None;
+    std::string path;
+    std::string error; // the last attempt's message, shown in the popup (which stays open)
+};
+
+// [SECTION] AppState
+
+struct AppState
+{
+    // What the user chose; every edit calls edit(), and update() recomputes once before the next frame.
+    Session session;
+    std::string session_path;
+    unsigned long long session_version = 1;
+    unsigned long long computed_version = 0;
+
+    Engine engine;
+    Status status;             // the last run's result: an error is shown inline, the last good trace stays
+    double recompute_ms = 0.0; // wall time of the last engine run
+
+    Selection sel;
+    CellRef hovered; // the cell under the mouse last frame (what the inspector shows when nothing is pinned)
+    CellRef hovered_next;     // filled while drawing this frame
+    CellRef pinned;           // clicked cell (click again or Esc to unpin)
+    int heads_hover_row = -1; // query row hovered in the heads grid last frame (highlighted in every head)
+    int heads_hover_row_next = -1;                   // filled while drawing this frame
+    std::array<bool, kStageCount> stage_collapsed{}; // pipeline stages folded by the user
+    bool show_cross = true; // the pipeline shows the cross-attention block when present
+
+    ViewPrefs prefs;
+    bool reset_layout = false; // place the panels at their default positions on the next frame
+    bool show_help = false;    // the keyboard shortcuts window
+    bool show_about = false;
+    bool mouse_ignored = false; // screenshot mode: no tooltips, no hover
+    float content_scale = 1.0f; // the monitor's content scale (fonts and sizes are multiplied by it)
+    int applied_theme = -1; // 1 dark, 0 light, -1 none yet: draw_app applies prefs.dark_theme when it differs
+    std::string font_message; // set when DejaVu Sans is missing (shown in the status bar)
+    float frame_ms = 0.0f;    // the window's last frame time, for the status bar
+
+    HeatmapCache heatmaps;
+    Comparisons comparisons;
+    unsigned long long comparisons_version = 0; // bumped each time they are recomputed
+    std::uint64_t comparisons_key = ~std::uint64_t(0);
+
+    ExportDialog export_dialog;
+    FileDialog file_dialog;
+    MatrixRef last_heatmap; // the heatmap hovered most recently: Ctrl+E exports it
+
+    // A one-line message for the status bar (export written, file not writable, ...).
+    std::string message;
+    bool message_is_error = false;
+
+    // Requests to the window (it owns GLFW and GL).
+    bool request_quit = false;
+    bool request_fullscreen_toggle = false;
+    bool request_font_rebuild = false;
+    std::string request_window_png; // non-empty: write the next frame to this PNG
+
+    // [SECTION] Methods
+
+    // Marks the session changed: the next update() runs the engine once.
+    void edit() { ++session_version; }
+    // Runs the engine when the session changed since the last run; keeps selection in range. Returns true
+    // when it ran.
+    bool update();
+    // Called at the start of each frame: last frame's hover becomes this frame's.
+    void begin_frame();
+    const Trace& trace() const { return engine.trace(); }
+    bool has_trace() const { return !engine.trace().empty(); }
+    int heads() const;
+    void select_head(int j);
+    void set_message(std::string text, bool is_error);
+    // Recomputes the comparisons when the trace, layer, sentence or head changed.
+    void ensure_comparisons();
+};
+
+// [SECTION] Resolving matrices and cells
+
+MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref);
+// Token of row / column of a cell ("" when the axis is numbered), index shown as "i=3".
+std::string row_label(const MatrixView& view, int row);
+std::string col_label(const MatrixView& view, int col);
+// "weights[L0 b0 h2]": a short, file-name friendly name of a matrix.
+std::string matrix_file_stem(const MatrixRef& ref);
+// A default path for an export: "attnlab-weights-L0-b0-h2.png" in the current directory.
+std::string default_export_path(const MatrixRef& ref, ExportFormat format);
+
+} // namespace attnlab

@@ -1,0 +1,509 @@
+// The whole frame of the app: menu bar, keyboard shortcuts, panels at their default places, popups and the
+// status bar.
+#include "ui/app_ui.h"
+
+#include "core/io/json_io.h"
+#include "core/io/session_file.h"
+#include "ui/export.h"
+#include "ui/panels/panels.h"
+#include "ui/theme.h"
+#include "ui/widgets.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <iterator>
+
+namespace attnlab
+{
+
+// [SECTION] Tables
+
+namespace
+{
+
+const ShortcutInfo kShortcuts[] = {
+    {"Ctrl+O", "Open a session file"},
+    {"Ctrl+S", "Save the session (asks for a path the first time)"},
+    {"Ctrl+E", "Export the last hovered heatmap (PNG or CSV)"},
+    {"[  /  ]", "Previous / next head"},
+    {"Ctrl+=  /  Ctrl+-", "Larger / smaller font (for projectors)"},
+    {"F11", "Fullscreen"},
+    {"Alt+1 … Alt+6", "Show / hide a panel (Input, Model, Pipeline, Heads, Inspector, Comparisons)"},
+    {"Click a cell", "Pin it in the Inspector (click again to unpin)"},
+    {"Esc", "Unpin the pinned cell"},
+    {"Right click a heatmap", "Export it as PNG or CSV"},
+    {"Ctrl+Q", "Quit"},
+};
+
+} // namespace
+
+const ShortcutInfo* shortcut_table(int* count)
+{
+    *count = static_cast<int>(std::size(kShortcuts));
+    return kShortcuts;
+}
+
+const std::array<PanelInfo, kPanelCount>& panel_table()
+{
+    static const std::array<PanelInfo, kPanelCount> table = {{
+        {PanelId::Input, "Input", "Alt+1", draw_input_panel},
+        {PanelId::Model, "Model", "Alt+2", draw_model_panel},
+        {PanelId::Pipeline, "Pipeline", "Alt+3", draw_pipeline_panel},
+        {PanelId::Heads, "Heads", "Alt+4", draw_heads_panel},
+        {PanelId::Inspector, "Inspector", "Alt+5", draw_inspector_panel},
+        {PanelId::Comparisons, "Comparisons", "Alt+6", draw_comparisons_panel},
+    }};
+    return table;
+}
+
+namespace
+{
+
+// [SECTION] Actions shared by menus and shortcuts
+
+void open_file_dialog(AppState& state, FileAction action)
+{
+    FileDialog& d = state.file_dialog;
+    d.open_request = true;
+    d.action = action;
+    d.error.clear();
+    switch (action)
+    {
+    case FileAction::OpenSession:
+    case FileAction::SaveSession:
+        d.path = state.session_path.empty() ? "session.json" : state.session_path;
+        break;
+    case FileAction::ExportTraceJson:
+        d.path = "attnlab-trace.json";
+        break;
+    case FileAction::ExportWindowPng:
+        d.path = "attnlab-window.png";
+        break;
+    case FileAction::None:
+        break;
+    }
+}
+
+void open_export_dialog(AppState& state, const MatrixRef& ref)
+{
+    ExportDialog& d = state.export_dialog;
+    d.open_request = true;
+    d.matrix = ref;
+    d.path = default_export_path(ref, d.format);
+    d.error.clear();
+}
+
+void save_session(AppState& state)
+{
+    if (state.session_path.empty())
+    {
+        open_file_dialog(state, FileAction::SaveSession);
+        return;
+    }
+    const Status s = save_session_file(state.session, state.session_path);
+    state.set_message(s.is_ok() ? "Saved " + state.session_path : "Save failed: " + s.message(), !s.is_ok());
+}
+
+void change_font_size(AppState& state, float delta)
+{
+    state.prefs.font_size = std::clamp(state.prefs.font_size + delta, kMinFontSize, kMaxFontSize);
+    state.request_font_rebuild = true;
+}
+
+// Runs the file action; returns the error message ("" on success).
+std::string run_file_action(AppState& state)
+{
+    const FileDialog& d = state.file_dialog;
+    switch (d.action)
+    {
+    case FileAction::OpenSession:
+    {
+        Session loaded;
+        const Status s = load_session_file(d.path, &loaded);
+        if (!s.is_ok())
+            return s.message();
+        state.session = loaded;
+        state.session_path = d.path;
+        state.engine.clear_imported_weights();
+        if (!loaded.weights_path.empty())
+        {
+            ModelWeights w;
+            const Status ws =
+                load_any_weights_file(resolve_weights_path(d.path, loaded.weights_path), loaded.config, &w);
+            if (!ws.is_ok())
+                state.set_message("Opened " + d.path + ", but its weights did not load: " + ws.message(),
+                                  true);
+            else
+                state.engine.set_imported_weights(std::move(w));
+        }
+        state.edit();
+        if (!state.message_is_error)
+            state.set_message("Opened " + d.path, false);
+        return std::string();
+    }
+    case FileAction::SaveSession:
+    {
+        const Status s = save_session_file(state.session, d.path);
+        if (!s.is_ok())
+            return s.message();
+        state.session_path = d.path;
+        state.set_message("Saved " + d.path, false);
+        return std::string();
+    }
+    case FileAction::ExportTraceJson:
+    {
+        if (!state.has_trace())
+            return "nothing to export yet";
+        const Status s =
+            write_trace_json(state.trace(), state.engine.weights(), d.path, state.session.weights_path);
+        if (!s.is_ok())
+            return s.message();
+        state.set_message("Exported the trace to " + d.path, false);
+        return std::string();
+    }
+    case FileAction::ExportWindowPng:
+        // The window writes it after the next frame is drawn and reports the result in the status bar.
+        state.request_window_png = d.path;
+        return std::string();
+    case FileAction::None:
+        break;
+    }
+    return std::string();
+}
+
+// [SECTION] Shortcuts
+
+bool key_pressed(int key)
+{
+    return ImGui::IsKeyPressed(key, false);
+}
+
+void handle_shortcuts(AppState& state)
+{
+    const ImGuiIO& io = ImGui::GetIO();
+    const bool popup = ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel);
+    if (io.KeyCtrl && !io.KeyAlt)
+    {
+        if (key_pressed(keys::O))
+            open_file_dialog(state, FileAction::OpenSession);
+        if (key_pressed(keys::S))
+            save_session(state);
+        if (key_pressed(keys::E))
+            open_export_dialog(state, state.last_heatmap);
+        if (key_pressed(keys::Q))
+            state.request_quit = true;
+        if (key_pressed(keys::Equal))
+            change_font_size(state, 1.0f);
+        if (key_pressed(keys::Minus))
+            change_font_size(state, -1.0f);
+    }
+    if (io.KeyAlt && !io.KeyCtrl)
+        for (int p = 0; p < kPanelCount; ++p)
+            if (key_pressed(keys::Digit1 + p))
+                state.prefs.open[static_cast<std::size_t>(p)] =
+                    !state.prefs.open[static_cast<std::size_t>(p)];
+    if (key_pressed(keys::F11))
+        state.request_fullscreen_toggle = true;
+    if (!io.WantTextInput && !io.KeyCtrl && !io.KeyAlt && !popup)
+    {
+        if (key_pressed(keys::LeftBracket))
+            state.select_head(state.sel.head - 1);
+        if (key_pressed(keys::RightBracket))
+            state.select_head(state.sel.head + 1);
+        if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
+            state.pinned = CellRef{};
+    }
+}
+
+// [SECTION] Menu bar
+
+void main_menu(AppState& state)
+{
+    if (!ImGui::BeginMainMenuBar())
+        return;
+    if (ImGui::BeginMenu("File"))
+    {
+        if (ImGui::MenuItem("Open session…", "Ctrl+O"))
+            open_file_dialog(state, FileAction::OpenSession);
+        if (ImGui::MenuItem("Save session", "Ctrl+S"))
+            save_session(state);
+        if (ImGui::MenuItem("Save session as…"))
+            open_file_dialog(state, FileAction::SaveSession);
+        ImGui::Separator();
+        if (ImGui::MenuItem("Export heatmap…", "Ctrl+E"))
+            open_export_dialog(state, state.last_heatmap);
+        if (ImGui::MenuItem("Export window as PNG…"))
+            open_file_dialog(state, FileAction::ExportWindowPng);
+        if (ImGui::MenuItem("Export trace as JSON…"))
+            open_file_dialog(state, FileAction::ExportTraceJson);
+        ImGui::Separator();
+        if (ImGui::MenuItem("Quit", "Ctrl+Q"))
+            state.request_quit = true;
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("View"))
+    {
+        for (const PanelInfo& p : panel_table())
+            ImGui::MenuItem(p.name, p.shortcut, &state.prefs.open[static_cast<std::size_t>(p.id)]);
+        ImGui::Separator();
+        ImGui::MenuItem("Dark theme", nullptr, &state.prefs.dark_theme);
+        ImGui::MenuItem("Numbers in cells", nullptr, &state.prefs.numbers_in_cells);
+        if (ImGui::MenuItem("Larger font", "Ctrl+="))
+            change_font_size(state, 1.0f);
+        if (ImGui::MenuItem("Smaller font", "Ctrl+-"))
+            change_font_size(state, -1.0f);
+        ImGui::Separator();
+        if (ImGui::MenuItem("Reset layout"))
+            state.reset_layout = true;
+        if (ImGui::MenuItem("Fullscreen", "F11"))
+            state.request_fullscreen_toggle = true;
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("Help"))
+    {
+        ImGui::MenuItem("Keyboard shortcuts", nullptr, &state.show_help);
+        ImGui::MenuItem("About Attention Lab", nullptr, &state.show_about);
+        ImGui::EndMenu();
+    }
+    if (!state.session_path.empty())
+    {
+        ImGui::SameLine(0.0f, ImGui::GetFontSize() * 2.0f);
+        ImGui::TextDisabled("%s", state.session_path.c_str());
+    }
+    ImGui::EndMainMenuBar();
+}
+
+// [SECTION] Popups
+
+void file_popup(AppState& state)
+{
+    FileDialog& d = state.file_dialog;
+    const char* title = "File###file_dialog";
+    if (d.open_request)
+    {
+        ImGui::OpenPopup(title);
+        d.open_request = false;
+    }
+    if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize))
+        return;
+    const char* what = d.action == FileAction::OpenSession       ? "Open session from"
+                       : d.action == FileAction::SaveSession     ? "Save session to"
+                       : d.action == FileAction::ExportTraceJson ? "Export the whole trace (JSON) to"
+                                                                 : "Save a picture of the window (PNG) to";
+    ImGui::TextUnformatted(what);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
+    if (ImGui::IsWindowAppearing())
+        ImGui::SetKeyboardFocusHere();
+    const bool enter = input_text("##path", &d.path, true);
+    if (!d.error.empty())
+        error_text(d.error);
+    if (ImGui::Button("OK") || enter)
+    {
+        d.error = run_file_action(state);
+        if (d.error.empty())
+            ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
+        ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+}
+
+void export_popup(AppState& state)
+{
+    ExportDialog& d = state.export_dialog;
+    const char* title = "Export heatmap###export_dialog";
+    const MatrixView view = resolve_matrix(state, d.matrix);
+    if (d.open_request)
+    {
+        ImGui::OpenPopup(title);
+        d.open_request = false;
+        if (view.m != nullptr)
+            d.scale =
+                default_export_scale(static_cast<int>(view.m->rows()), static_cast<int>(view.m->cols()));
+    }
+    if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize))
+        return;
+    ImGui::Text("%s", view.title.c_str());
+    ImGui::TextDisabled("%s   [%s]", view.equation.c_str(), view.shape.c_str());
+    int format = d.format == ExportFormat::Png ? 0 : 1;
+    if (ImGui::RadioButton("PNG picture (for slides)", &format, 0) |
+        ImGui::RadioButton("CSV numbers", &format, 1))
+    {
+        d.format = format == 0 ? ExportFormat::Png : ExportFormat::Csv;
+        d.path = default_export_path(d.matrix, d.format);
+    }
+    if (d.format == ExportFormat::Png)
+    {
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12.0f);
+        ImGui::SliderInt("pixels per cell", &d.scale, 1, 96);
+        if (view.m != nullptr)
+            ImGui::TextDisabled("the matrix will be %d×%d pixels, plus title, labels and colour bar",
+                                static_cast<int>(view.m->cols()) * d.scale,
+                                static_cast<int>(view.m->rows()) * d.scale);
+    }
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
+    const bool enter = input_text("file", &d.path, true);
+    if (!d.error.empty())
+        error_text(d.error);
+    if (ImGui::Button("Export") || enter)
+    {
+        run_export_dialog(state);
+        if (state.message_is_error)
+            d.error = state.message;
+        else
+        {
+            d.error.clear();
+            ImGui::CloseCurrentPopup();
+        }
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
+        ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+}
+
+void help_windows(AppState& state)
+{
+    if (state.show_help)
+    {
+        ImGui::SetNextWindowPos(
+            ImVec2(ImGui::GetIO().DisplaySize.x * 0.5f, ImGui::GetIO().DisplaySize.y * 0.4f),
+            ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+        if (ImGui::Begin("Keyboard shortcuts", &state.show_help, ImGuiWindowFlags_AlwaysAutoResize))
+        {
+            int n = 0;
+            const ShortcutInfo* table = shortcut_table(&n);
+            if (ImGui::BeginTable("##keys", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV))
+            {
+                for (int i = 0; i < n; ++i)
+                {
+                    ImGui::TableNextRow();
+                    ImGui::TableNextColumn();
+                    ImGui::TextUnformatted(table[i].keys);
+                    ImGui::TableNextColumn();
+                    ImGui::TextUnformatted(table[i].action);
+                }
+                ImGui::EndTable();
+            }
+        }
+        ImGui::End();
+    }
+    if (state.show_about)
+    {
+        if (ImGui::Begin("About Attention Lab", &state.show_about, ImGuiWindowFlags_AlwaysAutoResize))
+        {
+            ImGui::TextUnformatted("Attention Lab: every intermediate of multi-head attention, live.");
+            ImGui::TextUnformatted(
+                "Notation of “Attention Is All You Need” (Vaswani et al., 2017): row vectors, "
+                "Q_h = X W_h^Q, A_h = softmax(Q_h K_hᵀ / √d_k + M).");
+            ImGui::TextDisabled("Dear ImGui %s", IMGUI_VERSION);
+        }
+        ImGui::End();
+    }
+}
+
+// [SECTION] Layout and status bar
+
+struct Rect
+{
+    float x, y, w, h;
+};
+
+// Default places in fractions of the area under the menu bar and above the status bar.
+Rect default_rect(PanelId id)
+{
+    switch (id)
+    {
+    case PanelId::Input:
+        return {0.0f, 0.0f, 0.24f, 0.40f};
+    case PanelId::Model:
+        return {0.0f, 0.40f, 0.24f, 0.60f};
+    case PanelId::Pipeline:
+        return {0.24f, 0.0f, 0.40f, 1.0f};
+    case PanelId::Heads:
+        return {0.64f, 0.0f, 0.36f, 0.56f};
+    case PanelId::Inspector:
+        return {0.64f, 0.56f, 0.36f, 0.44f};
+    case PanelId::Comparisons:
+        return {0.14f, 0.06f, 0.60f, 0.90f};
+    case PanelId::Count:
+        break;
+    }
+    return {0.2f, 0.2f, 0.5f, 0.5f};
+}
+
+void status_bar(AppState& state, float y, float height)
+{
+    const ImGuiIO& io = ImGui::GetIO();
+    ImGui::SetNextWindowPos(ImVec2(0.0f, y));
+    ImGui::SetNextWindowSize(ImVec2(io.DisplaySize.x, height));
+    const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                                   ImGuiWindowFlags_NoBringToFrontOnFocus;
+    if (ImGui::Begin("##status", nullptr, flags))
+    {
+        if (state.has_trace())
+        {
+            const Trace& t = state.trace();
+            ImGui::TextDisabled("B = %d  T = %d  d_model = %d  h = %d  d_k = %d  d_v = %d  layers = %d   |   "
+                                "recompute %.1f ms   frame %.1f ms",
+                                t.batch_size(), t.T(), t.config.d_model, state.heads(), t.d_k, t.d_v,
+                                static_cast<int>(t.layers.size()), state.recompute_ms, state.frame_ms);
+            ImGui::SameLine();
+        }
+        const std::string& text = !state.message.empty() ? state.message : state.font_message;
+        if (!text.empty())
+        {
+            ImGui::TextUnformatted("   ");
+            ImGui::SameLine();
+            if (state.message_is_error || state.message.empty())
+                error_text(text);
+            else
+                ImGui::TextUnformatted(text.c_str());
+        }
+    }
+    ImGui::End();
+}
+
+} // namespace
+
+// [SECTION] The frame
+
+void draw_app(AppState& state)
+{
+    const int theme = state.prefs.dark_theme ? 1 : 0;
+    if (theme != state.applied_theme)
+    {
+        apply_theme(state.prefs.dark_theme, state.content_scale);
+        state.applied_theme = theme;
+    }
+    handle_shortcuts(state);
+    main_menu(state);
+
+    const ImGuiIO& io = ImGui::GetIO();
+    const float menu_h = ImGui::GetFrameHeight();
+    const float status_h = ImGui::GetFrameHeight() + ImGui::GetStyle().WindowPadding.y * 2.0f;
+    const float area_h = std::max(100.0f, io.DisplaySize.y - menu_h - status_h);
+    const ImGuiCond cond = state.reset_layout ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+    for (const PanelInfo& p : panel_table())
+    {
+        bool& open = state.prefs.open[static_cast<std::size_t>(p.id)];
+        if (!open)
+            continue;
+        const Rect r = default_rect(p.id);
+        ImGui::SetNextWindowPos(ImVec2(r.x * io.DisplaySize.x, menu_h + r.y * area_h), cond);
+        ImGui::SetNextWindowSize(ImVec2(r.w * io.DisplaySize.x, r.h * area_h), cond);
+        if (ImGui::Begin(p.name, &open))
+            p.draw(state);
+        ImGui::End();
+    }
+    state.reset_layout = false;
+    help_windows(state);
+    file_popup(state);
+    export_popup(state);
+    status_bar(state, io.DisplaySize.y - status_h, status_h);
+}
+
+} // namespace attnlab

@@ -1,0 +1,32 @@
+// The whole frame of the app: menu bar, keyboard shortcuts, panels at their default places, popups and the
+// status bar. ImGui only (the window owns GLFW and GL).
+#pragma once
+
+#include "ui/app_state.h"
+
+namespace attnlab
+{
+
+// Key codes as the GLFW backend of ImGui 1.86 writes them into io.KeysDown: printable keys are their ASCII
+// upper-case code, F11 is 300 (app/window.cpp checks these against GLFW's constants).
+namespace keys
+{
+inline constexpr int O = 'O', S = 'S', E = 'E', Q = 'Q';
+inline constexpr int LeftBracket = '[', RightBracket = ']', Equal = '=', Minus = '-';
+inline constexpr int Digit1 = '1';
+inline constexpr int F11 = 300;
+} // namespace keys
+
+// Draws one frame's UI into the current ImGui context (between NewFrame and Render). Applies shortcuts,
+// then the panels of the table in order. Does not recompute: call state.update() before NewFrame.
+void draw_app(AppState& state);
+
+// The shortcut list shown in Help (and in the README): pairs of keys and what they do.
+struct ShortcutInfo
+{
+    const char* keys;
+    const char* action;
+};
+const ShortcutInfo* shortcut_table(int* count);
+
+} // namespace attnlab

@@ -1,0 +1,163 @@
+// Colour maps and the value -> colour step: tables built once from a few anchor colours.
+#include "ui/colormap.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace attnlab
+{
+
+namespace
+{
+
+struct Anchor
+{
+    float r, g, b; // 0..255
+};
+
+// Evenly spaced anchors, interpolated linearly into 256 entries.
+template <std::size_t N> std::array<Color32, 256> build_table(const std::array<Anchor, N>& anchors)
+{
+    std::array<Color32, 256> table{};
+    for (int i = 0; i < 256; ++i)
+    {
+        const float t = static_cast<float>(i) / 255.0f * static_cast<float>(N - 1);
+        const std::size_t k = std::min(static_cast<std::size_t>(t), N - 2);
+        const float f = t - static_cast<float>(k);
+        const Anchor& a = anchors[k];
+        const Anchor& b = anchors[k + 1];
+        auto mix = [f](float x, float y) { return static_cast<std::uint8_t>(std::lround(x + (y - x) * f)); };
+        table[static_cast<std::size_t>(i)] = pack_rgba(mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b));
+    }
+    return table;
+}
+
+// Viridis at nine evenly spaced points: monotonic lightness, readable in grey and by colour-blind viewers.
+const std::array<Anchor, 9> kSequentialAnchors = {{
+    {68, 1, 84},
+    {71, 45, 123},
+    {59, 82, 139},
+    {44, 114, 142},
+    {33, 145, 140},
+    {40, 174, 128},
+    {94, 201, 98},
+    {173, 220, 48},
+    {253, 231, 37},
+}};
+
+// Blue -> white -> red in eleven steps (the RdBu scheme, low values blue).
+const std::array<Anchor, 11> kDivergingAnchors = {{
+    {5, 48, 97},
+    {33, 102, 172},
+    {67, 147, 195},
+    {146, 197, 222},
+    {209, 229, 240},
+    {247, 247, 247},
+    {253, 219, 199},
+    {244, 165, 130},
+    {214, 96, 77},
+    {178, 24, 43},
+    {103, 0, 31},
+}};
+
+const std::array<Color32, 256> kSequentialTable = build_table(kSequentialAnchors);
+const std::array<Color32, 256> kDivergingTable = build_table(kDivergingAnchors);
+
+} // namespace
+
+const std::array<Color32, 256>& colormap_table(Colormap map)
+{
+    return map == Colormap::Diverging ? kDivergingTable : kSequentialTable;
+}
+
+ValueRange value_range(const float* values, std::size_t count)
+{
+    ValueRange r;
+    float lo = std::numeric_limits<float>::max();
+    float hi = std::numeric_limits<float>::lowest();
+    for (std::size_t i = 0; i < count; ++i)
+    {
+        const float v = values[i];
+        if (std::isfinite(v))
+        {
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+            ++r.finite_count;
+        }
+        else if (std::isnan(v))
+            r.has_nan = true;
+        else if (v < 0)
+            r.has_neg_inf = true;
+        else
+            r.has_pos_inf = true;
+    }
+    if (r.finite_count > 0)
+    {
+        r.min = lo;
+        r.max = hi;
+    }
+    return r;
+}
+
+ColorScale choose_scale(const ValueRange& range, bool probability)
+{
+    ColorScale s;
+    if (probability)
+    {
+        s.kind = ScaleKind::Probability;
+        s.lo = 0.0f;
+        s.hi = 1.0f;
+        return s;
+    }
+    if (range.finite_count > 0 && range.min >= 0.0f)
+    {
+        s.kind = ScaleKind::Sequential;
+        s.lo = range.min;
+        s.hi = range.max;
+        if (!(s.hi > s.lo))
+        {
+            s.lo = range.min - 0.5f;
+            s.hi = range.min + 0.5f;
+        }
+        return s;
+    }
+    s.kind = ScaleKind::Diverging;
+    const float a = std::max(std::fabs(range.min), std::fabs(range.max));
+    s.hi = a > 0.0f ? a : 1.0f;
+    s.lo = -s.hi;
+    return s;
+}
+
+float scale_position(float v, const ColorScale& scale)
+{
+    if (std::isnan(v))
+        return 0.0f;
+    if (std::isinf(v))
+        return v < 0 ? 0.0f : 1.0f;
+    const float width = scale.hi - scale.lo;
+    if (!(width > 0.0f))
+        return 0.5f;
+    return std::clamp((v - scale.lo) / width, 0.0f, 1.0f);
+}
+
+Color32 value_to_color(float v, const ColorScale& scale)
+{
+    if (std::isnan(v))
+        return kNanColor;
+    if (std::isinf(v) && v < 0)
+        return kNegInfColor;
+    const float t = scale_position(v, scale);
+    const auto index = static_cast<std::size_t>(std::lround(t * 255.0f));
+    return colormap_table(scale.map())[index];
+}
+
+Color32 text_color_on(Color32 background)
+{
+    // Relative luminance with sRGB weights is enough to choose between black and white.
+    const float y =
+        0.2126f * red_of(background) + 0.7152f * green_of(background) + 0.0722f * blue_of(background);
+    return y > 140.0f ? pack_rgba(0, 0, 0) : pack_rgba(255, 255, 255);
+}
+
+} // namespace attnlab

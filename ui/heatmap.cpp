@@ -1,0 +1,336 @@
+// The heatmap widget: a matrix as one texture with token labels, a colour bar, hover, pin and export menu.
+#include "ui/heatmap.h"
+
+#include "ui/heatmap_math.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace attnlab
+{
+
+namespace
+{
+
+constexpr int kMaxLabelChars = 10;
+
+// Draws text rotated by -90° (reading upwards) so that it starts at `bottom_left` and goes up. The text is
+// laid out at the clip rectangle's corner, where ImGui never culls it, then its vertices are moved.
+void add_text_upwards(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const char* text)
+{
+    const ImVec2 origin = dl->GetClipRectMin();
+    const int v0 = dl->VtxBuffer.Size;
+    dl->AddText(origin, color, text);
+    for (int i = v0; i < dl->VtxBuffer.Size; ++i)
+    {
+        ImDrawVert& v = dl->VtxBuffer[i];
+        const float dx = v.pos.x - origin.x;
+        const float dy = v.pos.y - origin.y;
+        v.pos = ImVec2(bottom_left.x + dy, bottom_left.y - dx);
+    }
+}
+
+ImU32 label_color()
+{
+    return ImGui::GetColorU32(ImGuiCol_Text);
+}
+ImU32 dim_color()
+{
+    return ImGui::GetColorU32(ImGuiCol_TextDisabled);
+}
+
+std::string short_label(const MatrixView& view, bool rows, int index)
+{
+    return truncate_utf8(rows ? row_label(view, index) : col_label(view, index), kMaxLabelChars);
+}
+
+} // namespace
+
+float draw_colorbar(const ColorScale& scale, const ValueRange& range, float x0, float y0, float w, float h)
+{
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const auto& table = colormap_table(scale.map());
+    const int segments = 32;
+    for (int s = 0; s < segments; ++s)
+    {
+        // Top = high values.
+        const float t_top = 1.0f - static_cast<float>(s) / segments;
+        const float t_bot = 1.0f - static_cast<float>(s + 1) / segments;
+        const ImU32 c_top = table[static_cast<std::size_t>(std::lround(t_top * 255.0f))];
+        const ImU32 c_bot = table[static_cast<std::size_t>(std::lround(t_bot * 255.0f))];
+        const float ya = y0 + h * static_cast<float>(s) / segments;
+        const float yb = y0 + h * static_cast<float>(s + 1) / segments;
+        dl->AddRectFilledMultiColor(ImVec2(x0, ya), ImVec2(x0 + w, yb), c_top, c_top, c_bot, c_bot);
+    }
+    dl->AddRect(ImVec2(x0, y0), ImVec2(x0 + w, y0 + h), dim_color());
+    // Marks at the matrix's true min and max (the scale may be wider: [0, 1] or symmetric).
+    if (range.finite_count > 0)
+        for (float v : {range.min, range.max})
+        {
+            const float y = y0 + h * (1.0f - scale_position(v, scale));
+            dl->AddLine(ImVec2(x0 - 3, y), ImVec2(x0 + w + 3, y), IM_COL32(0, 0, 0, 255), 3.0f);
+            dl->AddLine(ImVec2(x0 - 3, y), ImVec2(x0 + w + 3, y), IM_COL32(255, 255, 255, 255), 1.0f);
+        }
+    const float fs = ImGui::GetFontSize();
+    const float tx = x0 + w + 4.0f;
+    float used = 0.0f;
+    auto label = [&](float y, const std::string& text)
+    {
+        dl->AddText(ImVec2(tx, y), label_color(), text.c_str());
+        used = std::max(used, ImGui::CalcTextSize(text.c_str()).x);
+    };
+    label(y0 - 2.0f, format_value(scale.hi));
+    if (h > 3.0f * fs)
+        label(y0 + h * 0.5f - fs * 0.5f, format_value(0.5f * (scale.lo + scale.hi)));
+    label(y0 + h - fs + 2.0f, format_value(scale.lo));
+    if (range.has_neg_inf)
+    {
+        const float ys = y0 + h + 4.0f;
+        dl->AddRectFilled(ImVec2(x0, ys), ImVec2(x0 + w, ys + fs * 0.8f), kNegInfColor);
+        dl->AddLine(ImVec2(x0, ys + fs * 0.8f), ImVec2(x0 + w, ys), kNegInfStripe, 2.0f);
+        dl->AddText(ImVec2(tx, ys - 2.0f), label_color(), "−∞");
+    }
+    return w + 4.0f + used;
+}
+
+void stage_header_text(const MatrixView& view)
+{
+    ImGui::TextUnformatted(view.title.c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", view.equation.c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("[%s]", view.shape.c_str());
+}
+
+HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapOptions& options)
+{
+    HeatmapResult result;
+    const MatrixView view = resolve_matrix(state, ref);
+    if (view.m == nullptr)
+    {
+        ImGui::TextDisabled("(not available)");
+        return result;
+    }
+    const Mat& m = *view.m;
+    const int rows = static_cast<int>(m.rows());
+    const int cols = static_cast<int>(m.cols());
+    const float fs = ImGui::GetFontSize();
+    const float total_w = options.width > 0.0f ? options.width : ImGui::GetContentRegionAvail().x;
+
+    // [SECTION] Layout: row labels | image | colour bar, column labels under the image.
+    float row_label_w = 0.0f;
+    float col_label_h = 0.0f;
+    const bool col_tokens = view.col_tokens != nullptr;
+    if (options.labels)
+    {
+        // Measure only the labels that can be shown (at most ~64), so T = 512 costs little.
+        const int rstride = std::max(1, rows / 64);
+        for (int r = 0; r < rows; r += rstride)
+            row_label_w = std::max(row_label_w, ImGui::CalcTextSize(short_label(view, true, r).c_str()).x);
+        row_label_w += 6.0f;
+        if (col_tokens)
+        {
+            const int cstride = std::max(1, cols / 64);
+            for (int c = 0; c < cols; c += cstride)
+                col_label_h =
+                    std::max(col_label_h, ImGui::CalcTextSize(short_label(view, false, c).c_str()).x);
+            col_label_h += 6.0f;
+        }
+        else
+            col_label_h = fs + 4.0f;
+    }
+    const float bar_w = options.colorbar ? std::max(10.0f, fs * 0.8f) : 0.0f;
+    const float bar_label_w = options.colorbar ? ImGui::CalcTextSize("-0.00e+00").x * 0.75f + 8.0f : 0.0f;
+    const float gap = options.colorbar ? fs * 0.6f : 0.0f;
+    const float image_w_avail = std::max(8.0f, total_w - row_label_w - gap - bar_w - bar_label_w - 6.0f);
+    float cell_w = std::min(options.max_cell_px, image_w_avail / static_cast<float>(cols));
+    float cell_h = cell_w;
+    if (options.max_height > 0.0f && cell_h * rows > options.max_height)
+        cell_h = options.max_height / static_cast<float>(rows);
+    const float image_w = cell_w * cols;
+    const float image_h = cell_h * rows;
+    const float extra_h = (options.colorbar && image_h < 3.0f * fs) ? 3.0f * fs - image_h : 0.0f;
+
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    const ImVec2 total(row_label_w + image_w + gap + bar_w + bar_label_w,
+                       image_h + col_label_h + extra_h + (options.colorbar ? fs : 0.0f));
+    if (!ImGui::IsRectVisible(p0, ImVec2(p0.x + total.x, p0.y + total.y)))
+    {
+        ImGui::Dummy(total);
+        return result;
+    }
+    result.visible = true;
+
+    const HeatmapEntry& entry = state.heatmaps.get(view.key, view.version, m, view.probability);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 img0(p0.x + row_label_w, p0.y);
+    const ImVec2 img1(img0.x + image_w, img0.y + image_h);
+
+    // [SECTION] Cells: one textured quad, plus numbers when they fit.
+    ImGui::PushID(view.key.c_str());
+    ImGui::SetCursorScreenPos(img0);
+    ImGui::InvisibleButton("##cells", ImVec2(std::max(1.0f, image_w), std::max(1.0f, image_h)));
+    const bool item_hovered = ImGui::IsItemHovered() && !state.mouse_ignored;
+    const bool item_clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left) && !state.mouse_ignored;
+    if (entry.texture != 0)
+        dl->AddImage(reinterpret_cast<ImTextureID>(entry.texture), img0, img1);
+    else
+        dl->AddRectFilled(img0, img1, kNegInfColor);
+
+    const char* sample = "-0.00";
+    const ImVec2 sample_size = ImGui::CalcTextSize(sample);
+    if (state.prefs.numbers_in_cells && cell_w >= sample_size.x + 4.0f && cell_h >= sample_size.y + 2.0f &&
+        rows * cols <= 1024)
+    {
+        for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < cols; ++c)
+            {
+                const float v = m(r, c);
+                const std::string text = format_value(v);
+                const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+                const ImVec2 cell0(img0.x + c * cell_w, img0.y + r * cell_h);
+                const ImVec2 pos(cell0.x + (cell_w - ts.x) * 0.5f, cell0.y + (cell_h - ts.y) * 0.5f);
+                dl->AddText(pos, text_color_on(value_to_color(v, entry.scale)), text.c_str());
+            }
+    }
+    if (view.column_blocks > 0)
+        for (int c = view.column_blocks; c < cols; c += view.column_blocks)
+        {
+            const float x = img0.x + c * cell_w;
+            dl->AddLine(ImVec2(x, img0.y - 3.0f), ImVec2(x, img1.y + 3.0f), ImGui::GetColorU32(ImGuiCol_Text),
+                        2.0f);
+        }
+    if (options.frame_color != 0)
+        dl->AddRect(ImVec2(img0.x - options.frame_thickness, img0.y - options.frame_thickness),
+                    ImVec2(img1.x + options.frame_thickness, img1.y + options.frame_thickness),
+                    options.frame_color, 0.0f, 0, options.frame_thickness);
+    if (options.highlight_row >= 0 && options.highlight_row < rows)
+    {
+        const float y = img0.y + options.highlight_row * cell_h;
+        dl->AddRect(ImVec2(img0.x - 1, y - 1), ImVec2(img1.x + 1, y + std::max(cell_h, 2.0f) + 1),
+                    IM_COL32(255, 255, 255, 255), 0.0f, 0, 2.0f);
+        dl->AddRect(ImVec2(img0.x - 2, y - 2), ImVec2(img1.x + 2, y + std::max(cell_h, 2.0f) + 2),
+                    IM_COL32(0, 0, 0, 255), 0.0f, 0, 1.0f);
+    }
+    auto outline_cell = [&](int r, int c, ImU32 color, float thickness)
+    {
+        const ImVec2 a(img0.x + c * cell_w, img0.y + r * cell_h);
+        const ImVec2 b(a.x + std::max(cell_w, 3.0f), a.y + std::max(cell_h, 3.0f));
+        dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), IM_COL32(0, 0, 0, 255), 0.0f, 0,
+                    thickness + 2.0f);
+        dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), color, 0.0f, 0, thickness);
+    };
+    if (state.pinned.valid && state.pinned.matrix == ref)
+        outline_cell(state.pinned.row, state.pinned.col, IM_COL32(255, 200, 0, 255), 2.0f);
+
+    // [SECTION] Hover, pin, context menu
+    if (item_hovered)
+    {
+        const ImVec2 mouse = ImGui::GetIO().MousePos;
+        const CellHit hit = cell_at(mouse.x, mouse.y, img0.x, img0.y, image_w, image_h, rows, cols);
+        if (hit.inside)
+        {
+            result.hovered = true;
+            result.row = hit.row;
+            result.col = hit.col;
+            state.hovered_next.valid = true;
+            state.hovered_next.matrix = ref;
+            state.hovered_next.row = hit.row;
+            state.hovered_next.col = hit.col;
+            state.last_heatmap = ref;
+            outline_cell(hit.row, hit.col, IM_COL32(255, 255, 255, 255), 1.5f);
+            if (item_clicked)
+            {
+                result.clicked = true;
+                if (options.pin_on_click)
+                {
+                    const CellRef cell = state.hovered_next;
+                    state.pinned = (state.pinned == cell) ? CellRef{} : cell;
+                }
+            }
+            ImGui::BeginTooltip();
+            ImGui::Text("%s", view.title.c_str());
+            ImGui::Text("row %d  %s", hit.row, row_label(view, hit.row).c_str());
+            ImGui::Text("col %d  %s", hit.col, col_label(view, hit.col).c_str());
+            ImGui::Text("value %s", format_value_long(m(hit.row, hit.col)).c_str());
+            ImGui::TextDisabled("click: pin in the Inspector · right click: export");
+            ImGui::EndTooltip();
+        }
+    }
+    if (ImGui::BeginPopupContextItem("##heatmap_menu"))
+    {
+        ImGui::TextDisabled("%s", view.title.c_str());
+        if (ImGui::MenuItem("Export PNG…"))
+        {
+            state.export_dialog.open_request = true;
+            state.export_dialog.matrix = ref;
+            state.export_dialog.format = ExportFormat::Png;
+            state.export_dialog.path = default_export_path(ref, ExportFormat::Png);
+        }
+        if (ImGui::MenuItem("Export CSV…"))
+        {
+            state.export_dialog.open_request = true;
+            state.export_dialog.matrix = ref;
+            state.export_dialog.format = ExportFormat::Csv;
+            state.export_dialog.path = default_export_path(ref, ExportFormat::Csv);
+        }
+        if (state.pinned.valid && ImGui::MenuItem("Unpin cell"))
+            state.pinned = CellRef{};
+        ImGui::EndPopup();
+    }
+    ImGui::PopID();
+
+    // [SECTION] Labels: thinned so they never overlap.
+    if (options.labels)
+    {
+        const int rstride = label_stride(rows, cell_h, fs);
+        for (int r = 0; r < rows; r += rstride)
+        {
+            const std::string text = short_label(view, true, r);
+            const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+            const float y = img0.y + (r + 0.5f) * cell_h - ts.y * 0.5f;
+            const bool pad = view.row_tokens != nullptr && text == "<pad>";
+            dl->AddText(ImVec2(img0.x - ts.x - 4.0f, y), pad ? dim_color() : label_color(), text.c_str());
+        }
+        if (col_tokens)
+        {
+            const int cstride = label_stride(cols, cell_w, fs);
+            for (int c = 0; c < cols; c += cstride)
+            {
+                const std::string text = short_label(view, false, c);
+                const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+                const float x = img0.x + (c + 0.5f) * cell_w - ts.y * 0.5f;
+                add_text_upwards(dl, ImVec2(x, img1.y + 4.0f + ts.x),
+                                 text == "<pad>" ? dim_color() : label_color(), text.c_str());
+            }
+        }
+        else
+        {
+            const float num_w = ImGui::CalcTextSize("0000").x;
+            const int cstride = label_stride(cols, cell_w, num_w);
+            for (int c = 0; c < cols; c += cstride)
+            {
+                const std::string text = std::to_string(c);
+                const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+                const float x = img0.x + (c + 0.5f) * cell_w - ts.x * 0.5f;
+                dl->AddText(ImVec2(x, img1.y + 2.0f), dim_color(), text.c_str());
+            }
+        }
+    }
+
+    // [SECTION] Colour bar
+    if (options.colorbar)
+    {
+        const float bar_h = std::max(image_h, 3.0f * fs);
+        draw_colorbar(entry.scale, entry.range, img1.x + gap, img0.y, bar_w, bar_h);
+    }
+
+    ImGui::SetCursorScreenPos(p0);
+    ImGui::Dummy(total);
+    return result;
+}
+
+} // namespace attnlab

@@ -1,0 +1,41 @@
+// The heatmap widget: a matrix as one texture with token labels, a colour bar, hover, pin and export menu.
+#pragma once
+
+#include "ui/app_state.h"
+#include "ui/colormap.h"
+
+namespace attnlab
+{
+
+struct HeatmapOptions
+{
+    float width = 0.0f;        // total width including labels and colour bar; 0: the available width
+    float max_cell_px = 34.0f; // cells never get larger than this
+    float max_height = 0.0f;   // > 0: cells get flatter rather than the image taller than this
+    bool labels = true;        // token / index labels on both axes
+    bool colorbar = true;      // the colour bar with the true range
+    int highlight_row = -1;    // a row outlined across the whole map (the heads grid's hovered query)
+    Color32 frame_color = 0;   // > 0: a frame around the image in this colour (a head's own colour)
+    float frame_thickness = 2.0f;
+    bool pin_on_click = true; // false: a click only reports `clicked` (the heads grid selects a head)
+};
+
+struct HeatmapResult
+{
+    bool visible = false; // drawn (false when scrolled out of view: nothing was uploaded)
+    bool hovered = false;
+    int row = -1, col = -1; // the hovered cell
+    bool clicked = false;   // left click on a cell this frame
+};
+
+// Draws the matrix `ref` resolves to; "not available" text when it does not resolve.
+HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapOptions& options = {});
+
+// Draws a colour bar for a scale in [x0, x0 + w] x [y0, y0 + h] with its labels to the right.
+// Returns the width used including the labels.
+float draw_colorbar(const ColorScale& scale, const ValueRange& range, float x0, float y0, float w, float h);
+
+// A short line of UI text in a stage header: "scores   Q_h K_hᵀ   T×T = 6×6".
+void stage_header_text(const MatrixView& view);
+
+} // namespace attnlab

@@ -1,0 +1,143 @@
+// Heads panel: all h attention maps of the selected layer as small multiples; click one to select the head,
+// hover a query row to see that row in every head.
+#include "ui/heatmap.h"
+#include "ui/panels/panels.h"
+#include "ui/widgets.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace attnlab
+{
+
+namespace
+{
+
+// The grid (columns) that makes square maps of h heads largest inside w x avail_h, with title rows.
+int best_columns(int h, float w, float avail_h, float title_h, float gap)
+{
+    int best = 1;
+    float best_side = 0.0f;
+    for (int ncols = 1; ncols <= h; ++ncols)
+    {
+        const int nrows = (h + ncols - 1) / ncols;
+        const float side_w = (w - gap * (ncols - 1)) / ncols;
+        const float side_h = (avail_h - nrows * (title_h + gap)) / nrows;
+        const float side = std::min(side_w, side_h);
+        if (side > best_side + 0.5f)
+        {
+            best_side = side;
+            best = ncols;
+        }
+    }
+    return best;
+}
+
+} // namespace
+
+void draw_heads_panel(AppState& state)
+{
+    if (!state.has_trace())
+    {
+        ImGui::TextDisabled("No result yet.");
+        return;
+    }
+    const Trace& t = state.trace();
+    const int h = state.heads();
+    const int T = t.T();
+    const std::vector<std::string>& tokens = t.tokens.tokens[static_cast<std::size_t>(state.sel.b)];
+
+    ImGui::Text("weights A_h of layer %d, sentence b = %d: one T×T map per head (T = %d)",
+                state.sel.layer + 1, state.sel.b, T);
+
+    // [SECTION] Query tokens: hovering one highlights its row in every head.
+    if (T <= 48)
+    {
+        ImGui::TextDisabled("query");
+        for (int i = 0; i < T; ++i)
+        {
+            ImGui::SameLine(0.0f, 3.0f);
+            if (ImGui::GetContentRegionAvail().x <
+                ImGui::CalcTextSize(tokens[static_cast<std::size_t>(i)].c_str()).x + 12.0f)
+                ImGui::NewLine();
+            ImGui::PushID(i);
+            const bool lit = i == state.heads_hover_row;
+            if (lit)
+                ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyle().Colors[ImGuiCol_ButtonActive]);
+            ImGui::SmallButton(tokens[static_cast<std::size_t>(i)].c_str());
+            if (lit)
+                ImGui::PopStyleColor();
+            if (ImGui::IsItemHovered() && !state.mouse_ignored)
+                state.heads_hover_row_next = i;
+            ImGui::PopID();
+        }
+    }
+
+    // [SECTION] Shared colour bar, then the grid
+    const float fs = ImGui::GetFontSize();
+    ImGui::TextDisabled("colour: weight in [0, 1]");
+    ImGui::SameLine();
+    {
+        const ImVec2 p = ImGui::GetCursorScreenPos();
+        ImDrawList* dl = ImGui::GetWindowDrawList();
+        const auto& table = colormap_table(Colormap::Sequential);
+        const float bw = fs * 10.0f;
+        for (int s = 0; s < 32; ++s)
+        {
+            const ImU32 a = table[static_cast<std::size_t>(s * 255 / 31)];
+            const ImU32 b = table[static_cast<std::size_t>(std::min(255, (s + 1) * 255 / 31))];
+            dl->AddRectFilledMultiColor(ImVec2(p.x + bw * s / 32, p.y + 2),
+                                        ImVec2(p.x + bw * (s + 1) / 32, p.y + fs - 2), a, b, b, a);
+        }
+        ImGui::Dummy(ImVec2(bw, fs));
+        ImGui::SameLine();
+        ImGui::TextDisabled("0 … 1   (grey: masked)");
+    }
+
+    const float gap = fs * 0.6f;
+    const float title_h = ImGui::GetTextLineHeightWithSpacing();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const int ncols = best_columns(h, avail.x, avail.y, title_h, gap);
+    const float side = std::max(48.0f, (avail.x - gap * (ncols - 1)) / ncols);
+    const bool labels = T <= 24 && side / std::max(1, T) >= fs * 0.9f;
+
+    MatrixRef ref;
+    ref.source = MatrixSource::Layer;
+    ref.stage = Stage::weights;
+    ref.layer = state.sel.layer;
+    ref.b = state.sel.b;
+    for (int j = 0; j < h; ++j)
+    {
+        if (j % ncols != 0)
+            ImGui::SameLine(0.0f, gap);
+        ImGui::PushID(j);
+        ImGui::BeginGroup();
+        const Color32 c = head_color(j);
+        const bool selected = j == state.sel.head;
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(c));
+        ImGui::Text(selected ? "head %d  (selected)" : "head %d", j + 1);
+        ImGui::PopStyleColor();
+        ref.head = j;
+        HeatmapOptions options;
+        options.width = side;
+        options.labels = labels;
+        options.colorbar = false;
+        options.frame_color = c;
+        options.frame_thickness = selected ? 4.0f : 1.5f;
+        options.highlight_row = state.heads_hover_row;
+        options.pin_on_click = false;
+        options.max_cell_px = 1e6f;
+        const HeatmapResult r = draw_heatmap(state, ref, options);
+        if (r.hovered)
+            state.heads_hover_row_next = r.row;
+        if (r.clicked)
+            state.sel.head = j;
+        ImGui::EndGroup();
+        ImGui::PopID();
+    }
+}
+
+} // namespace attnlab

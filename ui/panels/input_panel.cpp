@@ -1,0 +1,116 @@
+// Input panel: the sentences (one per line = a batch), the optional target sentence, and the tokens as chips.
+#include "ui/panels/panels.h"
+#include "ui/widgets.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <string>
+
+namespace attnlab
+{
+
+namespace
+{
+
+constexpr int kMaxChips = 160; // per sentence; the rest is summarised (T can be 2048)
+
+// Token chips of one sentence with their index i; <pad> is dimmed. Clicking a chip selects the sentence.
+void token_chips(AppState& state, const std::vector<std::string>& tokens, int b, int length, const char* id)
+{
+    ImGui::PushID(id);
+    ImGui::PushID(b);
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    const int shown = std::min(static_cast<int>(tokens.size()), kMaxChips);
+    for (int t = 0; t < shown; ++t)
+    {
+        const bool pad = t >= length;
+        const std::string label = std::to_string(t) + " " + tokens[static_cast<std::size_t>(t)];
+        const float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2.0f;
+        if (t > 0)
+        {
+            ImGui::SameLine(0.0f, 4.0f);
+            if (ImGui::GetItemRectMax().x + 4.0f + w > right)
+                ImGui::NewLine();
+        }
+        ImGui::PushID(t);
+        if (pad)
+        {
+            ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyle().Colors[ImGuiCol_FrameBg]);
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        }
+        if (ImGui::SmallButton(label.c_str()))
+            state.sel.b = b;
+        if (pad)
+        {
+            ImGui::PopStyleColor(2);
+            item_tooltip(
+                "<pad>: added so every sentence of the batch has T tokens; attention never looks at it "
+                "(its key is masked with −∞).");
+        }
+        ImGui::PopID();
+    }
+    if (static_cast<int>(tokens.size()) > shown)
+    {
+        ImGui::SameLine();
+        ImGui::TextDisabled("… %d more (T = %d)", static_cast<int>(tokens.size()) - shown,
+                            static_cast<int>(tokens.size()));
+    }
+    ImGui::PopID();
+    ImGui::PopID();
+}
+
+} // namespace
+
+void draw_input_panel(AppState& state)
+{
+    const float w = ImGui::GetContentRegionAvail().x;
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    ImGui::TextUnformatted("Sentences (one per line = a batch)");
+    if (input_text_multiline("##text", &state.session.text, w, line * 4.5f))
+        state.edit();
+    item_tooltip("Each line is one sentence; several lines are a batch of B sentences, padded with <pad> to "
+                 "the longest. Words and punctuation marks become tokens.");
+    ImGui::TextUnformatted("Target (optional: cross-attention)");
+    if (input_text_multiline("##target", &state.session.target, w, line * 2.5f))
+        state.edit();
+    item_tooltip(
+        "A decoder-side sentence: its tokens give the queries Q, the encoder's output gives K and V. "
+        "One line for every source sentence, or one line per source.");
+
+    if (!state.status.is_ok())
+        error_text(state.status.message() + (state.has_trace() ? "  (showing the last valid result)" : ""));
+    if (!state.has_trace())
+        return;
+
+    const Trace& t = state.trace();
+    ImGui::Separator();
+    ImGui::Text("Tokens: B = %d sentence%s, T = %d", t.batch_size(), t.batch_size() == 1 ? "" : "s", t.T());
+    for (int b = 0; b < t.batch_size(); ++b)
+    {
+        if (t.batch_size() > 1)
+        {
+            const bool selected = b == state.sel.b;
+            ImGui::PushID(b);
+            if (ImGui::RadioButton("##sel", selected))
+                state.sel.b = b;
+            ImGui::PopID();
+            item_tooltip("Show this sentence in the Pipeline, Heads and Inspector.");
+            ImGui::SameLine();
+            ImGui::Text("b = %d (%d tokens)", b, t.tokens.lengths[static_cast<std::size_t>(b)]);
+        }
+        token_chips(state, t.tokens.tokens[static_cast<std::size_t>(b)], b,
+                    t.tokens.lengths[static_cast<std::size_t>(b)], "src");
+    }
+    if (t.has_cross)
+    {
+        ImGui::Spacing();
+        ImGui::Text("Target tokens (queries of cross-attention): T_q = %d", t.cross.target.T);
+        const int b = std::min(state.sel.b, t.cross.target.batch_size() - 1);
+        if (b >= 0)
+            token_chips(state, t.cross.target.tokens[static_cast<std::size_t>(b)], b,
+                        t.cross.target.lengths[static_cast<std::size_t>(b)], "tgt");
+    }
+}
+
+} // namespace attnlab

@@ -1,0 +1,343 @@
+// Inspector panel: the hovered or pinned cell with its tokens, value and formula with the actual numbers;
+// for scores and weights the whole chain q_i, k_j, q_i ⊙ k_j, Σ, ÷√d_k, + M, softmax over row i.
+#include "ui/heatmap_math.h"
+#include "ui/panels/panels.h"
+#include "ui/widgets.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace attnlab
+{
+
+namespace
+{
+
+constexpr int kMaxTerms = 16;   // vector entries listed in full; sums always use every term
+constexpr int kMaxRowBars = 40; // keys listed in the softmax row
+
+// "[0.12, -0.5, 1.3, … 64 entries]"
+std::string vector_text(const float* v, int n, int stride = 1)
+{
+    std::string s = "[";
+    const int shown = std::min(n, kMaxTerms);
+    for (int m = 0; m < shown; ++m)
+    {
+        if (m > 0)
+            s += ", ";
+        s += format_value(v[static_cast<std::ptrdiff_t>(m) * stride]);
+    }
+    if (n > shown)
+        s += ", … " + std::to_string(n) + " entries";
+    return s + "]";
+}
+
+std::string quoted(const std::string& token)
+{
+    return "“" + token + "”";
+}
+
+const AttentionTrace* attention_of(const AppState& state, const MatrixRef& ref)
+{
+    const Trace& t = state.trace();
+    if (ref.source == MatrixSource::Cross)
+        return t.has_cross ? &t.cross.attn : nullptr;
+    if (ref.source == MatrixSource::Layer && ref.layer < static_cast<int>(t.layers.size()))
+        return &t.layers[static_cast<std::size_t>(ref.layer)].attn;
+    return nullptr;
+}
+
+const AttentionWeights* attention_weights_of(const AppState& state, const MatrixRef& ref)
+{
+    const ModelWeights& w = state.engine.weights();
+    if (ref.source == MatrixSource::Cross)
+        return &w.cross;
+    if (ref.layer < static_cast<int>(w.layers.size()))
+        return &w.layers[static_cast<std::size_t>(ref.layer)].attn;
+    return nullptr;
+}
+
+// Why M[i, j] is −∞.
+const char* mask_reason(const AppState& state, const MatrixRef& ref, int i, int j)
+{
+    const Trace& t = state.trace();
+    if (j < static_cast<int>(t.tokens.tokens[static_cast<std::size_t>(ref.b)].size()) &&
+        t.tokens.is_pad(ref.b, j))
+        return "key j is <pad>";
+    if (t.config.mask == MaskKind::Causal && j > i)
+        return "causal mask: key j comes after query i";
+    return "masked";
+}
+
+// A line of the chain; the line of the hovered stage is drawn in the accent colour.
+void chain_line(bool current, const std::string& text)
+{
+    if (current)
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram]);
+    ImGui::TextWrapped("%s", text.c_str());
+    if (current)
+        ImGui::PopStyleColor();
+}
+
+// [SECTION] The attention chain for one (i, j) of scores / scaled / masked / weights
+void attention_chain(const AppState& state, const CellRef& cell, const MatrixView& view)
+{
+    const AttentionTrace* attn = attention_of(state, cell.matrix);
+    if (attn == nullptr)
+        return;
+    const HeadTrace& hd = attn->head(cell.matrix.b, cell.matrix.head);
+    const int i = cell.row;
+    const int j = cell.col;
+    const int d_k = static_cast<int>(hd.Q.cols());
+    const float tau = state.trace().config.temperature;
+    const Stage stage = cell.matrix.stage;
+    const std::string hj = std::to_string(cell.matrix.head + 1);
+
+    std::vector<float> product(static_cast<std::size_t>(d_k));
+    for (int m = 0; m < d_k; ++m)
+        product[static_cast<std::size_t>(m)] = hd.Q(i, m) * hd.K(j, m);
+
+    ImGui::Separator();
+    ImGui::Text("The chain for query i = %d %s and key j = %d %s, head %s", i,
+                quoted(row_label(view, i)).c_str(), j, quoted(col_label(view, j)).c_str(), hj.c_str());
+    chain_line(false, "q_i = Q_" + hj + "[i, :] = " + vector_text(hd.Q.row(i).data(), d_k));
+    chain_line(false, "k_j = K_" + hj + "[j, :] = " + vector_text(hd.K.row(j).data(), d_k));
+    chain_line(false, "q_i ⊙ k_j = " + vector_text(product.data(), d_k));
+    chain_line(stage == Stage::scores,
+               "Σ (q_i ⊙ k_j) = q_i · k_j = scores[i, j] = " + format_value_long(hd.scores(i, j)));
+    const float sqrt_dk = std::sqrt(static_cast<float>(d_k));
+    chain_line(stage == Stage::scaled, "÷ √d_k = ÷ √" + std::to_string(d_k) + " = ÷ " +
+                                           format_value_long(sqrt_dk) +
+                                           "  →  scaled[i, j] = " + format_value_long(hd.scaled(i, j)));
+    const float masked = hd.masked(i, j);
+    const bool blocked = std::isinf(masked) && masked < 0;
+    chain_line(stage == Stage::masked,
+               std::string("+ M[i, j] = ") +
+                   (blocked ? "−∞ (" + std::string(mask_reason(state, cell.matrix, i, j)) + ")"
+                            : std::string("0 (allowed)")) +
+                   "  →  masked[i, j] = " + format_value_long(masked));
+
+    // softmax over row i, with the actual numbers: exp((x_ij − max_i) / τ) / Σ_j' exp((x_ij' − max_i) / τ)
+    const int T_k = static_cast<int>(hd.masked.cols());
+    float row_max = -INFINITY;
+    for (int c = 0; c < T_k; ++c)
+        row_max = std::max(row_max, hd.masked(i, c));
+    const bool row_blocked = !(row_max > -INFINITY);
+    if (row_blocked)
+        chain_line(stage == Stage::weights, "every key of row i is masked: the row of weights is all zeros "
+                                            "(flagged, never NaN)");
+    else
+    {
+        double z = 0.0;
+        for (int c = 0; c < T_k; ++c)
+            z += std::exp(static_cast<double>((hd.masked(i, c) - row_max) / tau));
+        const double e = blocked ? 0.0 : std::exp(static_cast<double>((masked - row_max) / tau));
+        chain_line(stage == Stage::weights,
+                   "softmax over row i (τ = " + format_value_long(tau) + "): exp((" + format_value(masked) +
+                       " − " + format_value(row_max) +
+                       ") / τ) = " + format_value_long(static_cast<float>(e)) + ";  Σ over the " +
+                       std::to_string(T_k) + " keys = " + format_value_long(static_cast<float>(z)) +
+                       "  →  weights[i, j] = " + format_value_long(static_cast<float>(e / z)));
+    }
+
+    // [SECTION] Row i of the weights as bars: it sums to 1
+    ImGui::Spacing();
+    ImGui::Text("Row i of A_%s (sums to %s):", hj.c_str(),
+                format_value_long(hd.weights.row(i).sum()).c_str());
+    const float fs = ImGui::GetFontSize();
+    const float label_w = fs * 6.0f;
+    const float bar_w = std::max(fs * 4.0f, ImGui::GetContentRegionAvail().x - label_w - fs * 5.0f);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const int shown = std::min(T_k, kMaxRowBars);
+    for (int c = 0; c < shown; ++c)
+    {
+        const ImVec2 p = ImGui::GetCursorScreenPos();
+        const float w = hd.weights(i, c);
+        const bool current = c == j;
+        const ImU32 text =
+            current ? ImGui::GetColorU32(ImGuiCol_PlotHistogram) : ImGui::GetColorU32(ImGuiCol_Text);
+        const std::string token = truncate_utf8(col_label(view, c), 9);
+        dl->AddText(p, text, (std::to_string(c) + " " + token).c_str());
+        const ImVec2 b0(p.x + label_w, p.y + 2.0f);
+        dl->AddRectFilled(b0, ImVec2(b0.x + bar_w, p.y + fs - 1.0f), ImGui::GetColorU32(ImGuiCol_FrameBg));
+        const bool masked_key = std::isinf(hd.masked(i, c));
+        dl->AddRectFilled(b0, ImVec2(b0.x + bar_w * w, p.y + fs - 1.0f),
+                          masked_key ? kNegInfColor
+                                     : value_to_color(w, ColorScale{ScaleKind::Probability, 0.0f, 1.0f}));
+        dl->AddText(ImVec2(b0.x + bar_w + 6.0f, p.y), text, masked_key ? "masked" : format_value(w).c_str());
+        ImGui::Dummy(ImVec2(label_w + bar_w + fs * 4.0f, fs + 1.0f));
+    }
+    if (T_k > shown)
+        ImGui::TextDisabled("… %d more keys", T_k - shown);
+}
+
+// [SECTION] Other stages: the formula with the actual numbers
+void projection_formula(const AppState& state, const CellRef& cell)
+{
+    const Trace& t = state.trace();
+    const MatrixRef& ref = cell.matrix;
+    const AttentionWeights* w = attention_weights_of(state, ref);
+    if (w == nullptr)
+        return;
+    const bool cross = ref.source == MatrixSource::Cross;
+    const bool query = ref.stage == Stage::Q;
+    const Mat* X = nullptr;
+    if (cross)
+        X = query ? &t.cross.X_q[static_cast<std::size_t>(ref.b)]
+                  : &t.cross.X_kv[static_cast<std::size_t>(ref.b)];
+    else
+        X = &t.layers[static_cast<std::size_t>(ref.layer)].X[static_cast<std::size_t>(ref.b)];
+    const std::vector<Mat>& W = ref.stage == Stage::Q ? w->W_Q : ref.stage == Stage::K ? w->W_K : w->W_V;
+    const Mat& Wh = W[static_cast<std::size_t>(ref.head)];
+    const char* name = ref.stage == Stage::Q ? "Q" : ref.stage == Stage::K ? "K" : "V";
+    const std::string hj = std::to_string(ref.head + 1);
+    const int d_model = static_cast<int>(X->cols());
+    std::vector<float> column(static_cast<std::size_t>(d_model));
+    for (int m = 0; m < d_model; ++m)
+        column[static_cast<std::size_t>(m)] = Wh(m, cell.col);
+    ImGui::Separator();
+    ImGui::TextWrapped("%s_%s[i, c] = x_i · W_%s^%s[:, c] = Σ_m X[i, m] W_%s^%s[m, c]", name, hj.c_str(),
+                       hj.c_str(), name, hj.c_str(), name);
+    ImGui::TextWrapped("x_i = %s", vector_text(X->row(cell.row).data(), d_model).c_str());
+    ImGui::TextWrapped("W_%s^%s[:, c] = %s", hj.c_str(), name, vector_text(column.data(), d_model).c_str());
+    ImGui::TextWrapped(
+        "(x_i is the token's embedding + positional encoding: the heads project X itself, there "
+        "is no separate q before W_h^Q)");
+}
+
+void generic_formula(const AppState& state, const CellRef& cell, const MatrixView& view)
+{
+    const Trace& t = state.trace();
+    const MatrixRef& ref = cell.matrix;
+    const int i = cell.row;
+    const int c = cell.col;
+    ImGui::Separator();
+    if (ref.source == MatrixSource::Layer && ref.stage == Stage::X && ref.layer == 0)
+    {
+        const float e = t.embedding[static_cast<std::size_t>(ref.b)](i, c);
+        const float p = t.positional(i, c);
+        ImGui::TextWrapped("X[i, c] = embedding[i, c] + PE[i, c] = %s + %s = %s",
+                           format_value_long(e).c_str(), format_value_long(p).c_str(),
+                           format_value_long(e + p).c_str());
+        return;
+    }
+    if (ref.source == MatrixSource::Layer && ref.stage == Stage::X)
+    {
+        ImGui::TextWrapped("X of layer %d is norm2 of layer %d.", ref.layer + 1, ref.layer);
+        return;
+    }
+    const AttentionTrace* attn = attention_of(state, ref);
+    if (ref.stage == Stage::head_out && attn != nullptr)
+    {
+        const HeadTrace& hd = attn->head(ref.b, ref.head);
+        const int T_k = static_cast<int>(hd.weights.cols());
+        std::vector<float> vcol(static_cast<std::size_t>(T_k));
+        for (int j = 0; j < T_k; ++j)
+            vcol[static_cast<std::size_t>(j)] = hd.V(j, c);
+        ImGui::TextWrapped("head_out[i, c] = Σ_j A[i, j] V[j, c]: a weighted average of column c of V, "
+                           "with row i of the weights");
+        ImGui::TextWrapped("A[i, :] = %s", vector_text(hd.weights.row(i).data(), T_k).c_str());
+        ImGui::TextWrapped("V[:, c] = %s", vector_text(vcol.data(), T_k).c_str());
+        return;
+    }
+    if (ref.stage == Stage::concat && attn != nullptr && !attn->heads.empty())
+    {
+        const int d_v = static_cast<int>(attn->heads.front().head_out.cols());
+        if (d_v > 0)
+            ImGui::TextWrapped(
+                "concat[i, %d] = head_out of head %d, column %d (h·d_v columns: head after head)", c,
+                c / d_v + 1, c % d_v);
+        return;
+    }
+    switch (ref.stage)
+    {
+    case Stage::mha:
+        ImGui::TextWrapped("mha[i, c] = concat_i · W^O[:, c]");
+        break;
+    case Stage::residual:
+        ImGui::TextWrapped("residual = X + MultiHead(X): the input is added back, so the "
+                           "layer only learns a change to X");
+        break;
+    case Stage::norm1:
+    case Stage::norm2:
+        ImGui::TextWrapped("LayerNorm over row i: (x − mean_i) / √(var_i + ε) · γ + β");
+        break;
+    case Stage::ffn:
+        ImGui::TextWrapped("ffn = max(0, norm1 W_1 + b_1) W_2 + b_2, row by row");
+        break;
+    case Stage::residual2:
+        ImGui::TextWrapped("residual2 = norm1 + FFN(norm1)");
+        break;
+    default:
+        ImGui::TextWrapped("%s", view.equation.c_str());
+        break;
+    }
+}
+
+} // namespace
+
+void draw_inspector_panel(AppState& state)
+{
+    const CellRef cell = state.pinned.valid ? state.pinned : state.hovered;
+    if (!cell.valid || !state.has_trace())
+    {
+        ImGui::TextWrapped(
+            "Hover any cell of any heatmap to see how it was computed, with the actual numbers. "
+            "Click to pin it here (click again or Esc to unpin).");
+        return;
+    }
+    const MatrixView view = resolve_matrix(state, cell.matrix);
+    if (view.m == nullptr || cell.row >= view.m->rows() || cell.col >= view.m->cols())
+    {
+        ImGui::TextDisabled("(that cell is no longer available)");
+        return;
+    }
+    if (state.pinned.valid)
+    {
+        ImGui::TextDisabled("pinned");
+        ImGui::SameLine();
+        if (ImGui::SmallButton("unpin"))
+            state.pinned = CellRef{};
+    }
+    else
+        ImGui::TextDisabled("hovering (click a cell to pin it)");
+    ImGui::Text("%s", view.title.c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s   [%s]", view.equation.c_str(), view.shape.c_str());
+    const MatrixRef& ref = cell.matrix;
+    if (ref.source != MatrixSource::Comparison)
+        ImGui::TextDisabled("%s, sentence b = %d",
+                            ref.source == MatrixSource::Cross
+                                ? "cross-attention"
+                                : ("layer " + std::to_string(ref.layer + 1)).c_str(),
+                            ref.b);
+    ImGui::Text("row i = %d %s", cell.row, view.row_tokens ? quoted(row_label(view, cell.row)).c_str() : "");
+    ImGui::Text("col %s = %d %s", view.col_tokens ? "j" : "c", cell.col,
+                view.col_tokens ? quoted(col_label(view, cell.col)).c_str() : "");
+    ImGui::Text("value = %s", format_value_long((*view.m)(cell.row, cell.col)).c_str());
+
+    if (ref.source == MatrixSource::Comparison)
+        return;
+    switch (ref.stage)
+    {
+    case Stage::scores:
+    case Stage::scaled:
+    case Stage::masked:
+    case Stage::weights:
+        attention_chain(state, cell, view);
+        break;
+    case Stage::Q:
+    case Stage::K:
+    case Stage::V:
+        projection_formula(state, cell);
+        break;
+    default:
+        generic_formula(state, cell, view);
+        break;
+    }
+}
+
+} // namespace attnlab

@@ -1,0 +1,132 @@
+// Model panel: d_model, h, d_k, d_v, d_ff, layers, mask, positional encoding, τ and seed, each explained.
+#include "ui/panels/panels.h"
+#include "ui/widgets.h"
+
+#include "core/io/json_io.h"
+
+#include <imgui.h>
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace attnlab
+{
+
+namespace
+{
+
+// An integer field; 0 may mean "the paper's default" (shown beside it). Returns true when edited.
+bool int_field(const char* label, int* value, const char* tooltip, int resolved = -1)
+{
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
+    const bool changed = ImGui::InputInt(label, value, 1, 8);
+    item_tooltip(tooltip);
+    if (resolved >= 0 && *value == 0)
+    {
+        ImGui::SameLine();
+        ImGui::TextDisabled("= %d", resolved);
+    }
+    return changed;
+}
+
+} // namespace
+
+void draw_model_panel(AppState& state)
+{
+    Config& c = state.session.config;
+    bool edited = false;
+    edited |= int_field("d_model", &c.d_model,
+                        "Width of every token vector: the embedding, X, and the output of each sub-layer.");
+    edited |= int_field("h (heads)", &c.n_heads,
+                        "Number of attention heads. Each head j has its own W_j^Q, W_j^K, W_j^V and its own "
+                        "T×T attention map.");
+    edited |=
+        int_field("d_k", &c.d_k,
+                  "Size of a query and a key per head (0: d_model / h). Scores are divided by √d_k, the "
+                  "key dimension, not the sequence length.",
+                  c.resolved_d_k());
+    edited |= int_field("d_v", &c.d_v, "Size of a value per head (0: d_model / h); head_out is T×d_v.",
+                        c.resolved_d_v());
+    edited |= int_field("d_ff", &c.d_ff, "Hidden width of the feed-forward network (0: 4·d_model).",
+                        c.resolved_d_ff());
+    edited |= int_field("layers (N)", &c.n_layers,
+                        "Encoder layers stacked: each takes the previous layer's norm2 as its X.");
+
+    const char* masks[] = {"none", "causal"};
+    int mask = c.mask == MaskKind::Causal ? 1 : 0;
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
+    if (ImGui::Combo("mask", &mask, masks, 2))
+    {
+        c.mask = mask == 1 ? MaskKind::Causal : MaskKind::None;
+        edited = true;
+    }
+    item_tooltip("causal: query i may attend to keys 0..i only (the decoder's look-ahead mask), so the "
+                 "masked scores above the diagonal are −∞. <pad> keys are always masked.");
+
+    const char* positionals[] = {"sinusoidal", "none"};
+    int positional = c.positional == PositionalKind::None ? 1 : 0;
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
+    if (ImGui::Combo("positional", &positional, positionals, 2))
+    {
+        c.positional = positional == 1 ? PositionalKind::None : PositionalKind::Sinusoidal;
+        edited = true;
+    }
+    item_tooltip("sinusoidal: X = embedding + PE(pos), the paper's sin/cos encoding. none: X is the "
+                 "embedding alone, and attention cannot tell word order apart.");
+
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
+    if (ImGui::SliderFloat("τ (temperature)", &c.temperature, Limits::min_temperature, 10.0f, "%.2f",
+                           ImGuiSliderFlags_Logarithmic))
+        edited = true;
+    item_tooltip("weights = softmax(masked / τ). τ < 1 sharpens each row towards its largest score, τ > 1 "
+                 "flattens it towards uniform; the paper uses τ = 1.");
+
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
+    if (ImGui::InputScalar("seed", ImGuiDataType_U64, &c.seed))
+        edited = true;
+    item_tooltip("Seeds the embeddings and the Xavier-initialised weights: the same seed gives the same "
+                 "numbers on every machine.");
+
+    if (edited)
+        state.edit();
+
+    ImGui::Separator();
+    if (!state.status.is_ok())
+        error_text(state.status.message() + (state.has_trace() ? "  (showing the last valid result)" : ""));
+    else if (state.has_trace())
+        ImGui::TextDisabled("recomputed in %.1f ms", state.recompute_ms);
+
+    // [SECTION] Imported weights
+    ImGui::Spacing();
+    ImGui::TextUnformatted("Weights");
+    ImGui::SameLine();
+    ImGui::TextDisabled(state.engine.has_imported_weights() ? "(imported)" : "(seeded Xavier)");
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 7.5f);
+    input_text("##weights_path", &state.session.weights_path);
+    item_tooltip("A JSON weights file: an attnlab trace or weights export, or a PyTorch state dict "
+                 "(transposed into the paper's X W orientation on import).");
+    ImGui::SameLine();
+    if (ImGui::Button("Load"))
+    {
+        ModelWeights w;
+        const Status s = load_any_weights_file(state.session.weights_path, c, &w);
+        if (s.is_ok())
+        {
+            state.engine.set_imported_weights(std::move(w));
+            state.edit();
+            state.set_message("Loaded weights from " + state.session.weights_path, false);
+        }
+        else
+            state.set_message(s.message(), true);
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Seeded"))
+    {
+        state.engine.clear_imported_weights();
+        state.session.weights_path.clear();
+        state.edit();
+    }
+    item_tooltip("Go back to the seeded weights.");
+}
+
+} // namespace attnlab

@@ -1,0 +1,29 @@
+// The panels: one free function each (ui/panels/<name>_panel.cpp), and the table that builds the View menu.
+#pragma once
+
+#include "ui/app_state.h"
+
+#include <array>
+
+namespace attnlab
+{
+
+void draw_input_panel(AppState& state);
+void draw_model_panel(AppState& state);
+void draw_pipeline_panel(AppState& state);
+void draw_heads_panel(AppState& state);
+void draw_inspector_panel(AppState& state);
+void draw_comparisons_panel(AppState& state);
+
+struct PanelInfo
+{
+    PanelId id;
+    const char* name;     // window title
+    const char* shortcut; // shown in the View menu ("Alt+1"), handled in ui/app_ui.cpp
+    void (*draw)(AppState&);
+};
+
+// In PanelId order.
+const std::array<PanelInfo, kPanelCount>& panel_table();
+
+} // namespace attnlab

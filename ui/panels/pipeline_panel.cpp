@@ -1,0 +1,152 @@
+// Pipeline panel: every stage of the Trace in order (name, equation, live shape, heatmap), one layer at a
+// time.
+#include "ui/heatmap.h"
+#include "ui/panels/panels.h"
+#include "ui/widgets.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace attnlab
+{
+
+namespace
+{
+
+// Head buttons 1..h in each head's colour; the selected one is filled.
+void head_selector(AppState& state)
+{
+    const int h = state.heads();
+    ImGui::TextUnformatted("head");
+    for (int j = 0; j < h; ++j)
+    {
+        ImGui::SameLine(0.0f, 3.0f);
+        ImGui::PushID(j);
+        const Color32 c = head_color(j);
+        const bool selected = j == state.sel.head;
+        ImGui::PushStyleColor(ImGuiCol_Button, selected ? ImGui::ColorConvertU32ToFloat4(c)
+                                                        : ImGui::GetStyle().Colors[ImGuiCol_FrameBg]);
+        ImGui::PushStyleColor(ImGuiCol_Text,
+                              selected ? ImVec4(0, 0, 0, 1) : ImGui::ColorConvertU32ToFloat4(c));
+        if (ImGui::SmallButton(std::to_string(j + 1).c_str()))
+            state.sel.head = j;
+        ImGui::PopStyleColor(2);
+        ImGui::PopID();
+        if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 2.0f && j + 1 < h)
+            ImGui::NewLine();
+    }
+}
+
+// One stage: a collapsible header "name  equation  [shape]" and the heatmap.
+void stage_block(AppState& state, const MatrixRef& ref, const char* id, float max_height)
+{
+    const MatrixView view = resolve_matrix(state, ref);
+    const int s = static_cast<int>(ref.stage);
+    const std::string header = view.title + "    " + view.equation + "    " + view.shape + "###" + id;
+    ImGui::SetNextItemOpen(!state.stage_collapsed[static_cast<std::size_t>(s)], ImGuiCond_Always);
+    const bool open = ImGui::CollapsingHeader(header.c_str());
+    state.stage_collapsed[static_cast<std::size_t>(s)] = !open;
+    if (!open)
+        return;
+    if (ref.stage == Stage::weights)
+        ImGui::TextDisabled("each row i is a query; it sums to 1 over the keys j");
+    else if (ref.stage == Stage::masked)
+        ImGui::TextDisabled("−∞ (striped grey) where query i may not look at key j");
+    else if (ref.stage == Stage::scaled)
+        ImGui::TextDisabled("d_k = %d is the key size, so √d_k = %.3g", state.trace().d_k,
+                            static_cast<double>(std::sqrt(static_cast<float>(state.trace().d_k))));
+    HeatmapOptions options;
+    options.max_height = max_height;
+    draw_heatmap(state, ref, options);
+    ImGui::Spacing();
+}
+
+} // namespace
+
+void draw_pipeline_panel(AppState& state)
+{
+    if (!state.status.is_ok())
+        error_text(state.status.message() + (state.has_trace() ? "  (showing the last valid result)" : ""));
+    if (!state.has_trace())
+    {
+        ImGui::TextDisabled("No result yet: fix the input or the model settings.");
+        return;
+    }
+    const Trace& t = state.trace();
+    const int n_layers = static_cast<int>(t.layers.size());
+
+    // [SECTION] Selectors: layer, sentence, head
+    if (n_layers > 1)
+    {
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
+        int layer = state.sel.layer + 1;
+        if (ImGui::SliderInt("layer", &layer, 1, n_layers))
+            state.sel.layer = std::clamp(layer - 1, 0, n_layers - 1);
+        ImGui::SameLine();
+    }
+    if (t.batch_size() > 1)
+    {
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
+        int b = state.sel.b;
+        if (ImGui::SliderInt("sentence b", &b, 0, t.batch_size() - 1))
+            state.sel.b = std::clamp(b, 0, t.batch_size() - 1);
+        ImGui::SameLine();
+    }
+    head_selector(state);
+    if (t.has_cross)
+    {
+        ImGui::SameLine();
+        ImGui::Checkbox("cross-attention", &state.show_cross);
+    }
+    ImGui::SameLine();
+    if (ImGui::SmallButton("expand all"))
+        state.stage_collapsed.fill(false);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("collapse all"))
+        state.stage_collapsed.fill(true);
+    ImGui::Separator();
+
+    // [SECTION] Stages, in the order of the stage table
+    ImGui::BeginChild("##stages");
+    const float max_height = std::max(240.0f, ImGui::GetContentRegionAvail().y * 0.75f);
+    for (const StageInfo& info : stage_table())
+    {
+        MatrixRef ref;
+        ref.source = MatrixSource::Layer;
+        ref.stage = info.id;
+        ref.layer = state.sel.layer;
+        ref.b = state.sel.b;
+        ref.head = state.sel.head;
+        ImGui::PushID(static_cast<int>(info.id));
+        stage_block(state, ref, info.key, max_height);
+        ImGui::PopID();
+    }
+    if (t.has_cross && state.show_cross)
+    {
+        ImGui::Spacing();
+        ImGui::Separator();
+        ImGui::TextUnformatted(
+            "Cross-attention (decoder): Q from the target, K and V from the encoder output");
+        ImGui::PushID("cross");
+        for (const StageInfo& info : stage_table())
+        {
+            if (!info.attention_block && info.id != Stage::X)
+                continue;
+            MatrixRef ref;
+            ref.source = MatrixSource::Cross;
+            ref.stage = info.id;
+            ref.b = state.sel.b;
+            ref.head = state.sel.head;
+            ImGui::PushID(static_cast<int>(info.id));
+            stage_block(state, ref, info.key, max_height);
+            ImGui::PopID();
+        }
+        ImGui::PopID();
+    }
+    ImGui::EndChild();
+}
+
+} // namespace attnlab

@@ -1,0 +1,22 @@
+// Small ImGui helpers shared by the panels: std::string text fields, tooltips, head colours.
+#pragma once
+
+#include "ui/colormap.h"
+
+#include <string>
+
+namespace attnlab
+{
+
+// A multi-line text field editing a std::string; returns true when the text changed.
+bool input_text_multiline(const char* label, std::string* text, float width, float height);
+// A one-line text field editing a std::string; returns true when the text changed.
+bool input_text(const char* label, std::string* text, bool enter_returns_true = false);
+// A tooltip with a wrapped sentence on the last item, when hovered.
+void item_tooltip(const char* text);
+// The categorical colour of head j (Okabe–Ito palette, colour-blind safe), cycling after eight.
+Color32 head_color(int j);
+// Text in the theme's error colour, wrapped.
+void error_text(const std::string& text);
+
+} // namespace attnlab
