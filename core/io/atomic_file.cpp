@@ -3,8 +3,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace attnlab
 {
@@ -93,14 +91,21 @@ Status write_file_atomically(const std::string& path, std::string_view content)
 
 Status read_file(const std::string& path, std::string* out)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    std::FILE* file = std::fopen(path.c_str(), "rb");
+    if (!file)
         return Status::error("cannot read " + path + ": " + std::strerror(errno));
-    std::ostringstream content;
-    content << in.rdbuf();
-    if (in.bad())
-        return Status::error("cannot read " + path + ": read error");
-    *out = std::move(content).str();
+    std::string content;
+    char chunk[1 << 16];
+    size_t n = 0;
+    errno = 0;
+    while ((n = std::fread(chunk, 1, sizeof chunk, file)) > 0)
+        content.append(chunk, n);
+    const bool failed = std::ferror(file) != 0;
+    const int saved = errno;
+    std::fclose(file);
+    if (failed)
+        return Status::error("cannot read " + path + ": " + std::strerror(saved != 0 ? saved : EIO));
+    *out = std::move(content);
     return Status::ok();
 }
 

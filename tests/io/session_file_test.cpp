@@ -127,6 +127,11 @@ TEST(SessionFile, UnreadableFileNamesIt)
     ASSERT_FALSE(status.is_ok());
     EXPECT_NE(status.message().find("/nonexistent/dir/session.json"), std::string::npos);
     EXPECT_EQ(s, Session());
+    // A folder is not a file: reading it fails with the system's reason, not as malformed JSON.
+    const std::string folder = fs::temp_directory_path().string();
+    const Status dir_status = load_session_file(folder, &s);
+    ASSERT_FALSE(dir_status.is_ok());
+    EXPECT_NE(dir_status.message().find("cannot read " + folder), std::string::npos) << dir_status.message();
 }
 
 TEST(SessionFile, WeightsPathIsRelativeToTheSessionFile)
