@@ -286,6 +286,12 @@ void run_bench(Window& window, AppState& state, int frames, double startup_ms)
     percentiles(gl_ms, &gl_med, &unused);
     percentiles(swap_ms, &swap_med, &unused);
     std::printf("  of which (medians): ui %.2f ms, render %.2f ms, swap %.2f ms\n", ui_med, gl_med, swap_med);
+    int commands = 0;
+    for (int i = 0; i < ImGui::GetDrawData()->CmdListsCount; ++i)
+        commands += ImGui::GetDrawData()->CmdLists[i]->CmdBuffer.Size;
+    std::printf("  last frame: %d vertices, %d indices, %d draw commands, %zu heatmap textures\n",
+                ImGui::GetIO().MetricsRenderVertices, ImGui::GetIO().MetricsRenderIndices, commands,
+                state.heatmaps.size());
     std::printf("edit to picture: median %.2f ms, p95 %.2f ms (recompute median %.2f ms)\n", edit_median,
                 edit_p95, rec_median);
     std::printf("start-up to first frame: %.1f ms\n", startup_ms);

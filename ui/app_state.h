@@ -183,6 +183,10 @@ struct AppState
     int applied_theme = -1; // 1 dark, 0 light, -1 none yet: draw_app applies prefs.dark_theme when it differs
     std::string font_message; // set when DejaVu Sans is missing (shown in the status bar)
     float frame_ms = 0.0f;    // the window's last frame time, for the status bar
+    // Each open panel's rectangle last frame (x, y, w, h). A panel that overlaps no other one is drawn
+    // without its background (the window is cleared to the same colour): a software renderer then fills
+    // each pixel once instead of twice.
+    std::array<std::array<float, 4>, kPanelCount> panel_rects{};
 
     HeatmapCache heatmaps;
     Comparisons comparisons;

@@ -434,6 +434,25 @@ Rect default_rect(PanelId id)
     return {0.2f, 0.2f, 0.5f, 0.5f};
 }
 
+// True when panel `index` overlapped another open panel last frame (or has no rectangle yet).
+bool overlaps_other_panel(const AppState& state, std::size_t index)
+{
+    const auto& a = state.panel_rects[index];
+    if (a[2] <= 0.0f || a[3] <= 0.0f)
+        return true;
+    const float eps = 1.0f; // panels that only touch along an edge do not overlap
+    for (std::size_t k = 0; k < state.panel_rects.size(); ++k)
+    {
+        const auto& b = state.panel_rects[k];
+        if (k == index || b[2] <= 0.0f || b[3] <= 0.0f)
+            continue;
+        if (a[0] + eps < b[0] + b[2] && b[0] + eps < a[0] + a[2] && a[1] + eps < b[1] + b[3] &&
+            b[1] + eps < a[1] + a[3])
+            return true;
+    }
+    return false;
+}
+
 void status_bar(AppState& state, float y, float height)
 {
     const ImGuiIO& io = ImGui::GetIO();
@@ -489,14 +508,22 @@ void draw_app(AppState& state)
     const ImGuiCond cond = state.reset_layout ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
     for (const PanelInfo& p : panel_table())
     {
-        bool& open = state.prefs.open[static_cast<std::size_t>(p.id)];
+        const auto index = static_cast<std::size_t>(p.id);
+        bool& open = state.prefs.open[index];
         if (!open)
+        {
+            state.panel_rects[index] = {0.0f, 0.0f, 0.0f, 0.0f};
             continue;
+        }
         const Rect r = default_rect(p.id);
         ImGui::SetNextWindowPos(ImVec2(r.x * io.DisplaySize.x, menu_h + r.y * area_h), cond);
         ImGui::SetNextWindowSize(ImVec2(r.w * io.DisplaySize.x, r.h * area_h), cond);
-        if (ImGui::Begin(p.name, &open))
+        const ImGuiWindowFlags flags = overlaps_other_panel(state, index) ? 0 : ImGuiWindowFlags_NoBackground;
+        if (ImGui::Begin(p.name, &open, flags))
             p.draw(state);
+        const ImVec2 pos = ImGui::GetWindowPos();
+        const ImVec2 size = ImGui::GetWindowSize();
+        state.panel_rects[index] = {pos.x, pos.y, size.x, size.y};
         ImGui::End();
     }
     state.reset_layout = false;
