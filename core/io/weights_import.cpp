@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <limits>
-#include <map>
 #include <set>
 
 namespace attnlab
