@@ -43,6 +43,18 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& args);
 // --heads it runs (128, 512, 8), (512, 512, 8) and (1024, 768, 12). Returns the exit code.
 int run_bench(const BenchArgs& args, std::ostream& out, std::ostream& err);
 
+// [SECTION] lessons: the built-in lessons, one per line, id first.
+
+struct LessonsArgs
+{
+    std::string dir; // empty: default_lessons_dir()
+};
+
+CLI::App* add_lessons_command(CLI::App& app, LessonsArgs& args);
+// Prints "<id>  <title>  (<n> steps)" per lesson; a broken lesson file is reported on err (exit code 1)
+// after the others are listed.
+int run_lessons(const LessonsArgs& args, std::ostream& out, std::ostream& err);
+
 // [SECTION] Plumbing
 
 // Both subcommands on one app, with their arguments.
@@ -50,12 +62,14 @@ struct HeadlessCommands
 {
     ExportArgs export_args;
     BenchArgs bench_args;
+    LessonsArgs lessons_args;
     CLI::App* export_command = nullptr;
     CLI::App* bench_command = nullptr;
+    CLI::App* lessons_command = nullptr;
 };
 
 void add_headless_commands(CLI::App& app, HeadlessCommands& commands);
-// Runs the subcommand that was parsed; returns -1 when neither export nor bench was given.
+// Runs the subcommand that was parsed; returns -1 when none of export, bench, lessons was given.
 int run_headless_command(const HeadlessCommands& commands, std::ostream& out, std::ostream& err);
 
 // Parses the command line. Returns true when the program should go on; otherwise *exit_code is set: 0 after

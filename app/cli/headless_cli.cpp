@@ -21,6 +21,7 @@ void add_headless_commands(CLI::App& app, HeadlessCommands& commands)
 {
     commands.export_command = add_export_command(app, commands.export_args);
     commands.bench_command = add_bench_command(app, commands.bench_args);
+    commands.lessons_command = add_lessons_command(app, commands.lessons_args);
 }
 
 int run_headless_command(const HeadlessCommands& commands, std::ostream& out, std::ostream& err)
@@ -29,6 +30,8 @@ int run_headless_command(const HeadlessCommands& commands, std::ostream& out, st
         return run_export(commands.export_args, out, err);
     if (commands.bench_command && commands.bench_command->parsed())
         return run_bench(commands.bench_args, out, err);
+    if (commands.lessons_command && commands.lessons_command->parsed())
+        return run_lessons(commands.lessons_args, out, err);
     return -1;
 }
 

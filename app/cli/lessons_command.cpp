@@ -1,0 +1,30 @@
+// attnlab lessons: lists the built-in lessons, id first, so `attnlab --lesson ID` can open one.
+#include "commands.h"
+
+#include "core/io/lesson_file.h"
+
+#include <CLI/CLI.hpp>
+
+#include <ostream>
+
+namespace attnlab
+{
+
+CLI::App* add_lessons_command(CLI::App& app, LessonsArgs& args)
+{
+    CLI::App* cmd = app.add_subcommand("lessons", "List the built-in lessons (id, title, steps)");
+    cmd->add_option("--dir", args.dir, "Read lessons from this folder instead of the built-in one");
+    return cmd;
+}
+
+int run_lessons(const LessonsArgs& args, std::ostream& out, std::ostream& err)
+{
+    const LessonLibrary library = load_lessons(args.dir.empty() ? default_lessons_dir() : args.dir);
+    for (const Lesson& lesson : library.lessons)
+        out << lesson.id << "  " << lesson.title << "  (" << lesson.steps.size() << " steps)\n";
+    for (const std::string& e : library.errors)
+        print_error(err, "lessons", e);
+    return library.errors.empty() ? 0 : 1;
+}
+
+} // namespace attnlab

@@ -1,0 +1,37 @@
+// attnlab lessons: one line per built-in lesson, id first; a broken lesson is named on stderr.
+#include "cli_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace attnlab::test
+{
+
+TEST(LessonsCommand, ListsEveryBuiltInLessonIdFirst)
+{
+    const CliResult r = run_cli({"lessons"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(r.err.empty()) << r.err;
+    EXPECT_EQ(line_count(r.out), 7);
+    EXPECT_EQ(r.out.rfind("tour  A tour: from words to attention  (11 steps)\n", 0), 0u) << r.out;
+    EXPECT_NE(r.out.find("\ntypo  Is W_h^Q · q⟨i⟩ a typo?  ("), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\ncross_attention  "), std::string::npos) << r.out;
+}
+
+TEST(LessonsCommand, ABrokenLessonIsNamedAndTheOthersListed)
+{
+    TempDir dir;
+    std::ofstream(dir / "01_ok.json") << R"({"format": "attnlab-lesson", "version": 1, "title": "Fine",
+        "session": {"text": "a b"}, "steps": [{"text": "look"}]})";
+    std::ofstream(dir / "02_bad.json") << R"({"format": "attnlab-lesson", "version": 1, "title": "Bad",
+        "steps": [{"text": "look", "stages": ["softmax"]}]})";
+    const CliResult r = run_cli({"lessons", "--dir", dir.path.string()});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.out, "ok  Fine  (1 steps)\n");
+    EXPECT_EQ(line_count(r.err), 1);
+    EXPECT_NE(r.err.find("lessons/02_bad.json, step 1: unknown stage \"softmax\""), std::string::npos)
+        << r.err;
+}
+
+} // namespace attnlab::test
