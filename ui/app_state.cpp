@@ -249,7 +249,7 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
     }
     if (info.per_head)
         v.title += "  (head " + std::to_string(ref.head + 1) + ")";
-    v.equation = info.equation;
+    v.equation = cross && ref.stage == Stage::X ? "X_q = target embedding + PE" : info.equation;
     v.shape = stage_shape(t, ref.stage, cross);
     v.probability = ref.stage == Stage::weights;
     v.key = layer_key(ref);

@@ -170,8 +170,9 @@ struct AppState
     CellRef hovered_next;     // filled while drawing this frame
     CellRef pinned;           // clicked cell (click again or Esc to unpin)
     int heads_hover_row = -1; // query row hovered in the heads grid last frame (highlighted in every head)
-    int heads_hover_row_next = -1;                   // filled while drawing this frame
-    std::array<bool, kStageCount> stage_collapsed{}; // pipeline stages folded by the user
+    int heads_hover_row_next = -1;                         // filled while drawing this frame
+    std::array<bool, kStageCount> stage_collapsed{};       // pipeline stages folded by the user
+    std::array<bool, kStageCount> cross_stage_collapsed{}; // the same for the cross-attention block
     bool show_cross = true; // the pipeline shows the cross-attention block when present
 
     ViewPrefs prefs;

@@ -50,6 +50,12 @@ public:
     // Uploads (create or update) since start: the tests check that an unchanged trace uploads nothing.
     std::uint64_t uploads() const { return uploads_; }
     std::size_t size() const { return entries_.size(); }
+    // The entry for key, or nullptr when it was never drawn (or was freed).
+    const HeatmapEntry* find(const std::string& key) const
+    {
+        const auto it = entries_.find(key);
+        return it == entries_.end() ? nullptr : &it->second;
+    }
 
 private:
     TextureProvider* provider_ = nullptr;

@@ -44,11 +44,12 @@ void head_selector(AppState& state)
 void stage_block(AppState& state, const MatrixRef& ref, const char* id, float max_height)
 {
     const MatrixView view = resolve_matrix(state, ref);
-    const int s = static_cast<int>(ref.stage);
+    const auto s = static_cast<std::size_t>(ref.stage);
+    auto& collapsed = ref.source == MatrixSource::Cross ? state.cross_stage_collapsed : state.stage_collapsed;
     const std::string header = view.title + "    " + view.equation + "    " + view.shape + "###" + id;
-    ImGui::SetNextItemOpen(!state.stage_collapsed[static_cast<std::size_t>(s)], ImGuiCond_Always);
+    ImGui::SetNextItemOpen(!collapsed[s], ImGuiCond_Always);
     const bool open = ImGui::CollapsingHeader(header.c_str());
-    state.stage_collapsed[static_cast<std::size_t>(s)] = !open;
+    collapsed[s] = !open;
     if (!open)
         return;
     if (ref.stage == Stage::weights)
@@ -103,10 +104,16 @@ void draw_pipeline_panel(AppState& state)
     }
     ImGui::SameLine();
     if (ImGui::SmallButton("expand all"))
+    {
         state.stage_collapsed.fill(false);
+        state.cross_stage_collapsed.fill(false);
+    }
     ImGui::SameLine();
     if (ImGui::SmallButton("collapse all"))
+    {
         state.stage_collapsed.fill(true);
+        state.cross_stage_collapsed.fill(true);
+    }
     ImGui::Separator();
 
     // [SECTION] Stages, in the order of the stage table

@@ -1,0 +1,151 @@
+// End to end: `attnlab screenshot` under Xvfb on the default session; the PNG is read back and checked.
+#include "ui/colormap.h"
+
+#include <stb_image.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <unordered_set>
+
+namespace attnlab
+{
+namespace
+{
+
+namespace fs = std::filesystem;
+
+bool have_xvfb()
+{
+    return std::system("command -v xvfb-run >/dev/null 2>&1") == 0;
+}
+
+std::string read_text(const fs::path& p)
+{
+    std::ifstream f(p);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+fs::path work_dir(const char* name)
+{
+    const fs::path dir = fs::path(ATTNLAB_BINARY_DIR) / "tests" / "e2e" / "out" / name;
+    fs::create_directories(dir);
+    return dir;
+}
+
+// Runs the app with arguments under Xvfb; returns the exit status and fills stdout / stderr.
+int run_app(const std::string& args, const fs::path& dir, std::string* out, std::string* err,
+            bool xvfb = true)
+{
+    const std::string prefix =
+        xvfb ? "xvfb-run -a -s '-screen 0 1600x1000x24' " : "env -u DISPLAY -u WAYLAND_DISPLAY ";
+    const std::string cmd = prefix + "'" + ATTNLAB_APP + "' " + args + " >'" + (dir / "stdout.txt").string() +
+                            "' 2>'" + (dir / "stderr.txt").string() + "'";
+    const int status = std::system(cmd.c_str());
+    *out = read_text(dir / "stdout.txt");
+    *err = read_text(dir / "stderr.txt");
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+struct Png
+{
+    int w = 0, h = 0;
+    std::vector<Color32> px;
+    Color32 at(int x, int y) const { return px[static_cast<std::size_t>(y) * w + x]; }
+};
+
+Png load_png(const fs::path& p)
+{
+    Png png;
+    int n = 0;
+    unsigned char* data = stbi_load(p.string().c_str(), &png.w, &png.h, &n, 4);
+    if (data == nullptr)
+        return png;
+    png.px.resize(static_cast<std::size_t>(png.w) * png.h);
+    for (std::size_t i = 0; i < png.px.size(); ++i)
+        png.px[i] = pack_rgba(data[4 * i], data[4 * i + 1], data[4 * i + 2]);
+    stbi_image_free(data);
+    return png;
+}
+
+// Pixels in [x0, x1) x [y0, y1) (fractions of the image) whose colour is an entry of the colour map.
+int colormap_pixels(const Png& png, Colormap map, float x0, float y0, float x1, float y1)
+{
+    const auto& table = colormap_table(map);
+    const std::unordered_set<Color32> entries(table.begin(), table.end());
+    int n = 0;
+    for (int y = static_cast<int>(y0 * png.h); y < static_cast<int>(y1 * png.h); ++y)
+        for (int x = static_cast<int>(x0 * png.w); x < static_cast<int>(x1 * png.w); ++x)
+            n += entries.count(png.at(x, y)) ? 1 : 0;
+    return n;
+}
+
+TEST(Screenshot, DefaultSessionShowsHeatmaps)
+{
+    if (!have_xvfb())
+        GTEST_SKIP() << "xvfb-run is not installed";
+    const fs::path dir = work_dir("default");
+    const fs::path png_path = dir / "screenshot.png";
+    fs::remove(png_path);
+    std::string out, err;
+    ASSERT_EQ(run_app("screenshot -o '" + png_path.string() + "'", dir, &out, &err), 0) << err;
+    EXPECT_NE(out.find(png_path.string()), std::string::npos) << out; // prints the path
+
+    const Png png = load_png(png_path);
+    ASSERT_EQ(png.w, 1600);
+    ASSERT_EQ(png.h, 1000);
+    std::set<Color32> distinct(png.px.begin(), png.px.end());
+    EXPECT_GT(distinct.size(), 200u); // not blank: text, widgets and heatmaps
+    // Heads (right, top): the weights in the sequential map. Pipeline (middle): signed values, diverging.
+    EXPECT_GT(colormap_pixels(png, Colormap::Sequential, 0.64f, 0.05f, 1.0f, 0.55f), 20000);
+    EXPECT_GT(colormap_pixels(png, Colormap::Diverging, 0.24f, 0.05f, 0.64f, 0.95f), 20000);
+    // The left column (Input, Model) has no heatmap.
+    EXPECT_LT(colormap_pixels(png, Colormap::Sequential, 0.0f, 0.05f, 0.2f, 0.95f), 500);
+}
+
+TEST(Screenshot, BenchFramesPrintsFigures)
+{
+    if (!have_xvfb())
+        GTEST_SKIP() << "xvfb-run is not installed";
+    const fs::path dir = work_dir("bench");
+    std::string out, err;
+    ASSERT_EQ(
+        run_app("screenshot -o '" + (dir / "bench.png").string() + "' --bench-frames 10", dir, &out, &err), 0)
+        << err;
+    for (const char* text :
+         {"frame: median", "p95", "edit to picture", "recompute", "start-up to first frame"})
+        EXPECT_NE(out.find(text), std::string::npos) << text << "\n" << out;
+}
+
+TEST(Screenshot, NoDisplayIsOneClearLine)
+{
+    const fs::path dir = work_dir("no_display");
+    std::string out, err;
+    const int code = run_app("screenshot -o '" + (dir / "x.png").string() + "'", dir, &out, &err, false);
+    EXPECT_NE(code, 0);
+    EXPECT_NE(err.find("no display"), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_FALSE(fs::exists(dir / "x.png"));
+}
+
+TEST(Screenshot, UnwritablePathFailsWithAMessage)
+{
+    if (!have_xvfb())
+        GTEST_SKIP() << "xvfb-run is not installed";
+    const fs::path dir = work_dir("unwritable");
+    std::string out, err;
+    const int code = run_app("screenshot -o /nonexistent-dir/x.png", dir, &out, &err);
+    EXPECT_NE(code, 0);
+    EXPECT_NE(err.find("/nonexistent-dir/x.png"), std::string::npos) << err;
+}
+
+} // namespace
+} // namespace attnlab

@@ -1,0 +1,128 @@
+// Mouse -> cell, label thinning, texture fill and number formatting: the heatmap's pure functions.
+#include "ui/heatmap_math.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace attnlab
+{
+namespace
+{
+
+TEST(CellAt, MapsEveryInsidePointToOneCell)
+{
+    // A 3 x 4 matrix drawn at (100, 50), 40 x 30 pixels: cells are 10 x 10.
+    EXPECT_FALSE(cell_at(99.9f, 60.0f, 100, 50, 40, 30, 3, 4).inside);
+    EXPECT_FALSE(cell_at(140.0f, 60.0f, 100, 50, 40, 30, 3, 4).inside); // right edge is outside
+    EXPECT_FALSE(cell_at(120.0f, 80.0f, 100, 50, 40, 30, 3, 4).inside); // bottom edge is outside
+    const CellHit first = cell_at(100.0f, 50.0f, 100, 50, 40, 30, 3, 4);
+    EXPECT_TRUE(first.inside);
+    EXPECT_EQ(first.row, 0);
+    EXPECT_EQ(first.col, 0);
+    const CellHit last = cell_at(139.99f, 79.99f, 100, 50, 40, 30, 3, 4);
+    EXPECT_EQ(last.row, 2);
+    EXPECT_EQ(last.col, 3);
+    const CellHit mid = cell_at(125.0f, 65.0f, 100, 50, 40, 30, 3, 4);
+    EXPECT_EQ(mid.row, 1);
+    EXPECT_EQ(mid.col, 2);
+}
+
+TEST(CellAt, SubPixelCellsOfALargeMatrix)
+{
+    // 512 columns in 300 pixels: every pixel maps to a valid column, increasing.
+    int previous = -1;
+    for (float x = 0.0f; x < 300.0f; x += 0.5f)
+    {
+        const CellHit h = cell_at(x, 0.0f, 0, 0, 300, 300, 512, 512);
+        ASSERT_TRUE(h.inside);
+        EXPECT_GE(h.col, previous);
+        EXPECT_LT(h.col, 512);
+        previous = h.col;
+    }
+    EXPECT_EQ(previous, 511);
+}
+
+TEST(CellAt, EmptyMatrixOrAreaHasNoCell)
+{
+    EXPECT_FALSE(cell_at(1, 1, 0, 0, 10, 10, 0, 4).inside);
+    EXPECT_FALSE(cell_at(1, 1, 0, 0, 0, 10, 4, 4).inside);
+}
+
+TEST(LabelStride, ThinsLabelsToRoundSteps)
+{
+    EXPECT_EQ(label_stride(6, 30.0f, 16.0f), 1);
+    EXPECT_EQ(label_stride(512, 1.0f, 16.0f), 20);
+    EXPECT_EQ(label_stride(512, 2.0f, 16.0f), 10);
+    EXPECT_EQ(label_stride(100, 8.0f, 16.0f), 2);
+    EXPECT_EQ(label_stride(100, 4.0f, 16.0f), 5);
+    for (int n : {7, 64, 513, 2048})
+        for (float cell : {0.3f, 1.0f, 3.0f, 11.0f})
+        {
+            const int k = label_stride(n, cell, 16.0f);
+            EXPECT_GE(k * cell, 16.0f - 1e-3f) << n << " " << cell; // shown labels never overlap
+        }
+}
+
+TEST(TexelsPerCell, SmallMatricesGetStripesRoom)
+{
+    EXPECT_EQ(texels_per_cell(6, 6), 8);
+    EXPECT_EQ(texels_per_cell(512, 512), 1);
+    EXPECT_EQ(texels_per_cell(1, 1), 8);
+    EXPECT_LE(texels_per_cell(100, 3) * 100, 512);
+}
+
+TEST(FillHeatmapPixels, RowMajorTopRowFirstWithStripesOnNegInf)
+{
+    const float inf = std::numeric_limits<float>::infinity();
+    const float m[] = {0.0f, 1.0f, -inf, 0.5f}; // 2 x 2
+    const ColorScale s{ScaleKind::Probability, 0.0f, 1.0f};
+    std::vector<Color32> px;
+    fill_heatmap_pixels(m, 2, 2, s, 1, px);
+    ASSERT_EQ(px.size(), 4u);
+    EXPECT_EQ(px[0], value_to_color(0.0f, s));
+    EXPECT_EQ(px[1], value_to_color(1.0f, s));
+    EXPECT_EQ(px[2], kNegInfColor);
+    fill_heatmap_pixels(m, 2, 2, s, 8, px);
+    ASSERT_EQ(px.size(), 256u);
+    EXPECT_EQ(px[0], value_to_color(0.0f, s));
+    EXPECT_EQ(px[15], value_to_color(1.0f, s)); // top row, right cell
+    // The −∞ cell (bottom left) has both its colour and its stripes.
+    int neg = 0, stripe = 0;
+    for (int y = 8; y < 16; ++y)
+        for (int x = 0; x < 8; ++x)
+        {
+            neg += px[static_cast<std::size_t>(y * 16 + x)] == kNegInfColor;
+            stripe += px[static_cast<std::size_t>(y * 16 + x)] == kNegInfStripe;
+        }
+    EXPECT_GT(neg, 0);
+    EXPECT_GT(stripe, 0);
+    EXPECT_EQ(neg + stripe, 64);
+}
+
+TEST(FormatValue, ShortAndHonest)
+{
+    EXPECT_EQ(format_value(0.0f), "0");
+    EXPECT_EQ(format_value(-0.0f), "0");
+    EXPECT_EQ(format_value(0.25f), "0.25");
+    EXPECT_EQ(format_value(-1.234f), "-1.23");
+    EXPECT_EQ(format_value(12.34f), "12.3");
+    EXPECT_EQ(format_value(123.4f), "123");
+    EXPECT_EQ(format_value(12345.0f), "1.2e+04");
+    EXPECT_EQ(format_value(-std::numeric_limits<float>::infinity()), "−∞");
+    EXPECT_EQ(format_value(std::nanf("")), "NaN");
+    EXPECT_EQ(format_value_long(0.123456789f), "0.123457");
+}
+
+TEST(TruncateUtf8, CutsOnCodePoints)
+{
+    EXPECT_EQ(truncate_utf8("September", 20), "September");
+    EXPECT_EQ(truncate_utf8("September", 5), "Sept…");
+    EXPECT_EQ(utf8_length("√d_k"), 4);
+    EXPECT_EQ(truncate_utf8("ααααα", 3), "αα…");
+    EXPECT_EQ(truncate_utf8("abc", 0), "");
+}
+
+} // namespace
+} // namespace attnlab

@@ -1,0 +1,101 @@
+// Headless ImGui for UI tests: a context with a built font atlas, a stub texture provider and frame helpers.
+#pragma once
+
+#include "ui/app_state.h"
+#include "ui/texture_provider.h"
+
+#include <imgui.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace attnlab::test
+{
+
+// Hands out ids 1, 2, 3, ... and keeps the last pixels of each texture, so tests can look at colours.
+class StubTextureProvider final : public TextureProvider
+{
+public:
+    struct Texture
+    {
+        int w = 0, h = 0;
+        std::vector<std::uint32_t> pixels;
+    };
+    TextureHandle create_texture(int w, int h, const std::uint32_t* rgba) override
+    {
+        const TextureHandle id = next_++;
+        store(id, w, h, rgba);
+        ++creates;
+        return id;
+    }
+    void update_texture(TextureHandle id, int w, int h, const std::uint32_t* rgba) override
+    {
+        store(id, w, h, rgba);
+        ++updates;
+    }
+    void destroy_texture(TextureHandle id) override
+    {
+        textures.erase(id);
+        ++destroys;
+    }
+    std::map<TextureHandle, Texture> textures;
+    int creates = 0, updates = 0, destroys = 0;
+
+private:
+    void store(TextureHandle id, int w, int h, const std::uint32_t* rgba)
+    {
+        Texture& t = textures[id];
+        t.w = w;
+        t.h = h;
+        t.pixels.assign(rgba, rgba + static_cast<std::size_t>(w) * static_cast<std::size_t>(h));
+    }
+    TextureHandle next_ = 1;
+};
+
+// What one frame drew.
+struct FrameOutput
+{
+    std::string text; // every glyph drawn, read back from the draw data (see decode_text)
+    int vertices = 0, indices = 0, commands = 0;
+    std::set<TextureHandle> textures; // texture ids used by draw commands (the font atlas excluded)
+    // The screen rectangle of each textured quad, by texture id (heatmaps draw one quad per texture).
+    std::map<TextureHandle, ImVec4> texture_rects;
+};
+
+class HeadlessUi
+{
+public:
+    explicit HeadlessUi(float width = 1600.0f, float height = 1000.0f);
+    ~HeadlessUi();
+    HeadlessUi(const HeadlessUi&) = delete;
+    HeadlessUi& operator=(const HeadlessUi&) = delete;
+
+    // One frame: state.update(), NewFrame, begin_frame, draw (default: the whole app), Render.
+    FrameOutput frame(AppState& state, const std::function<void(AppState&)>& draw = nullptr);
+    // Runs n frames and returns the last one's output.
+    FrameOutput frames(AppState& state, int n, const std::function<void(AppState&)>& draw = nullptr);
+
+    // Mouse for the next frames.
+    void mouse(float x, float y, bool down = false);
+    // Moves there, presses, releases (3 frames); returns the last frame.
+    FrameOutput click(AppState& state, float x, float y);
+    // Holds a key down for one frame (a KeysDown index), with modifiers.
+    FrameOutput press_key(AppState& state, int key, bool ctrl = false, bool alt = false);
+
+    StubTextureProvider textures;
+
+private:
+    ImGuiContext* context_ = nullptr;
+};
+
+// A panel inside its own full-size window, as the app draws it.
+std::function<void(AppState&)> panel_only(void (*panel)(AppState&));
+
+// The centre of a texture's quad in the last frame.
+ImVec2 rect_center(const ImVec4& r);
+
+} // namespace attnlab::test
