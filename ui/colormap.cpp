@@ -147,9 +147,15 @@ Color32 value_to_color(float v, const ColorScale& scale)
         return kNanColor;
     if (std::isinf(v) && v < 0)
         return kNegInfColor;
-    const float t = scale_position(v, scale);
-    const auto index = static_cast<std::size_t>(std::lround(t * 255.0f));
-    return colormap_table(scale.map())[index];
+    const auto& table = colormap_table(scale.map());
+    if (std::isinf(v))
+        return table[255];
+    const float width = scale.hi - scale.lo;
+    if (!(width > 0.0f))
+        return table[128];
+    // The same arithmetic as fill_heatmap_pixels' fast path, so both give identical colours.
+    const float t = std::clamp((v - scale.lo) * (255.0f / width), 0.0f, 255.0f);
+    return table[static_cast<std::size_t>(t + 0.5f)];
 }
 
 Color32 text_color_on(Color32 background)

@@ -51,13 +51,34 @@ void fill_heatmap_pixels(const float* values, int rows, int cols, const ColorSca
     const int w = cols * k;
     const int h = rows * k;
     rgba.resize(static_cast<std::size_t>(w) * static_cast<std::size_t>(h));
+    const auto& table = colormap_table(scale.map());
+    const float width = scale.hi - scale.lo;
+    const float to_index = width > 0.0f ? 255.0f / width : 0.0f;
+    const float lo = scale.lo;
+    // Same result as value_to_color, without its per-value branches for the common finite case.
+    auto color_of = [&](float v) -> Color32
+    {
+        if (!std::isfinite(v))
+            return value_to_color(v, scale);
+        if (width <= 0.0f)
+            return table[128];
+        const float t = std::clamp((v - lo) * to_index, 0.0f, 255.0f);
+        return table[static_cast<std::size_t>(t + 0.5f)];
+    };
+    if (k == 1)
+    {
+        const std::size_t n = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+        for (std::size_t i = 0; i < n; ++i)
+            rgba[i] = color_of(values[i]);
+        return;
+    }
     for (int r = 0; r < rows; ++r)
     {
         Color32* row0 = rgba.data() + static_cast<std::size_t>(r) * k * w;
         for (int c = 0; c < cols; ++c)
         {
             const float v = values[static_cast<std::size_t>(r) * cols + c];
-            const Color32 col = value_to_color(v, scale);
+            const Color32 col = color_of(v);
             const bool stripes = k >= 4 && std::isinf(v) && v < 0;
             for (int dy = 0; dy < k; ++dy)
             {

@@ -126,3 +126,26 @@ TEST(TruncateUtf8, CutsOnCodePoints)
 
 } // namespace
 } // namespace attnlab
+
+namespace attnlab
+{
+namespace
+{
+
+TEST(FillHeatmapPixels, MatchesValueToColorEverywhere)
+{
+    std::vector<float> m;
+    for (int i = 0; i < 1000; ++i)
+        m.push_back(-3.0f + 0.006f * static_cast<float>(i));
+    for (ScaleKind kind : {ScaleKind::Diverging, ScaleKind::Sequential, ScaleKind::Probability})
+    {
+        const ColorScale s{kind, kind == ScaleKind::Diverging ? -3.0f : 0.0f, 3.0f};
+        std::vector<Color32> px;
+        fill_heatmap_pixels(m.data(), 10, 100, s, 1, px);
+        for (std::size_t i = 0; i < m.size(); ++i)
+            ASSERT_EQ(px[i], value_to_color(m[i], s)) << i << " " << m[i];
+    }
+}
+
+} // namespace
+} // namespace attnlab
