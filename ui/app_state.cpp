@@ -252,6 +252,12 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
     v.equation = cross && ref.stage == Stage::X ? "X_q = target embedding + PE" : info.equation;
     v.shape = stage_shape(t, ref.stage, cross);
     v.probability = ref.stage == Stage::weights;
+    if (ref.stage == Stage::weights)
+    {
+        const AttentionTrace& attn =
+            cross ? t.cross.attn : t.layers[static_cast<std::size_t>(ref.layer)].attn;
+        v.mask = &attn.head(ref.b, ref.head).masked;
+    }
     v.key = layer_key(ref);
     v.version = state.engine.generation();
     if (v.m->size() == 0)

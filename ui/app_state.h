@@ -86,9 +86,10 @@ struct MatrixView
     const std::vector<std::string>* row_tokens = nullptr; // nullptr: rows are numbered
     const std::vector<std::string>* col_tokens = nullptr; // nullptr: columns are numbered (features)
     bool probability = false;                             // fixed [0, 1] scale
-    int column_blocks = 0;                                // > 0: a separator every this many columns
-    std::string key;                                      // the texture cache key
-    unsigned long long version = 0;                       // changes when the matrix may have changed
+    const Mat* mask = nullptr;      // weights: the masked scores, whose −∞ cells are drawn as masked
+    int column_blocks = 0;          // > 0: a separator every this many columns
+    std::string key;                // the texture cache key
+    unsigned long long version = 0; // changes when the matrix may have changed
 };
 
 // [SECTION] Preferences (saved in the user's config folder)

@@ -467,9 +467,14 @@ void status_bar(AppState& state, float y, float height)
         {
             const Trace& t = state.trace();
             ImGui::TextDisabled("B = %d  T = %d  d_model = %d  h = %d  d_k = %d  d_v = %d  layers = %d   |   "
-                                "recompute %.1f ms   frame %.1f ms",
+                                "recompute %.1f ms",
                                 t.batch_size(), t.T(), t.config.d_model, state.heads(), t.d_k, t.d_v,
-                                static_cast<int>(t.layers.size()), state.recompute_ms, state.frame_ms);
+                                static_cast<int>(t.layers.size()), state.recompute_ms);
+            if (state.frame_ms > 0.0f)
+            {
+                ImGui::SameLine();
+                ImGui::TextDisabled("  frame %.1f ms", state.frame_ms);
+            }
             ImGui::SameLine();
         }
         const std::string& text = !state.message.empty() ? state.message : state.font_message;

@@ -124,14 +124,21 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
     float row_label_w = 0.0f;
     float col_label_h = 0.0f;
     const bool col_tokens = view.col_tokens != nullptr;
+    const bool col_labels = options.labels && options.col_labels;
     if (options.labels)
     {
         // Measure only the labels that can be shown (at most ~64), so T = 512 costs little.
         const int rstride = std::max(1, rows / 64);
+        const float index_w = rows > 16 && view.row_tokens != nullptr
+                                  ? ImGui::CalcTextSize((std::to_string(rows) + " ").c_str()).x
+                                  : 0.0f;
         for (int r = 0; r < rows; r += rstride)
             row_label_w = std::max(row_label_w, ImGui::CalcTextSize(short_label(view, true, r).c_str()).x);
+        row_label_w += index_w;
         row_label_w += 6.0f;
-        if (col_tokens)
+        if (!col_labels)
+            col_label_h = 0.0f;
+        else if (col_tokens)
         {
             const int cstride = std::max(1, cols / 64);
             for (int c = 0; c < cols; c += cstride)
@@ -164,7 +171,7 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
     }
     result.visible = true;
 
-    const HeatmapEntry& entry = state.heatmaps.get(view.key, view.version, m, view.probability);
+    const HeatmapEntry& entry = state.heatmaps.get(view.key, view.version, m, view.probability, view.mask);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 img0(p0.x + row_label_w, p0.y);
     const ImVec2 img1(img0.x + image_w, img0.y + image_h);
@@ -289,13 +296,16 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
         const int rstride = label_stride(rows, cell_h, fs);
         for (int r = 0; r < rows; r += rstride)
         {
-            const std::string text = short_label(view, true, r);
+            // Thinned token labels carry their index, so "every 20th" is readable.
+            const std::string text = rstride > 1 && view.row_tokens != nullptr
+                                         ? std::to_string(r) + " " + short_label(view, true, r)
+                                         : short_label(view, true, r);
             const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
             const float y = img0.y + (r + 0.5f) * cell_h - ts.y * 0.5f;
             const bool pad = view.row_tokens != nullptr && text == "<pad>";
             dl->AddText(ImVec2(img0.x - ts.x - 4.0f, y), pad ? dim_color() : label_color(), text.c_str());
         }
-        if (col_tokens)
+        if (col_labels && col_tokens)
         {
             const int cstride = label_stride(cols, cell_w, fs);
             for (int c = 0; c < cols; c += cstride)
@@ -307,7 +317,7 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
                                  text == "<pad>" ? dim_color() : label_color(), text.c_str());
             }
         }
-        else
+        else if (col_labels)
         {
             const float num_w = ImGui::CalcTextSize("0000").x;
             const int cstride = label_stride(cols, cell_w, num_w);

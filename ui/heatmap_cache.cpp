@@ -3,6 +3,8 @@
 
 #include "ui/heatmap_math.h"
 
+#include <cmath>
+
 namespace attnlab
 {
 
@@ -18,7 +20,7 @@ void HeatmapCache::set_provider(TextureProvider* provider)
 }
 
 const HeatmapEntry& HeatmapCache::get(const std::string& key, unsigned long long version, const Mat& m,
-                                      bool probability)
+                                      bool probability, const Mat* mask)
 {
     HeatmapEntry& e = entries_[key];
     e.last_used_frame = frame_;
@@ -38,6 +40,19 @@ const HeatmapEntry& HeatmapCache::get(const std::string& key, unsigned long long
     if (provider_ == nullptr || rows == 0 || cols == 0)
         return e;
     fill_heatmap_pixels(m.data(), rows, cols, e.scale, e.texels, pixels_);
+    if (mask != nullptr && mask->rows() == rows && mask->cols() == cols)
+    {
+        // Paint masked cells as −∞ (a weight of exactly 0 because the key was not allowed).
+        const int k = e.texels;
+        const int w = cols * k;
+        for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < cols; ++c)
+                if (std::isinf((*mask)(r, c)))
+                    for (int dy = 0; dy < k; ++dy)
+                        for (int dx = 0; dx < k; ++dx)
+                            pixels_[static_cast<std::size_t>((r * k + dy) * w + c * k + dx)] =
+                                k >= 4 && (dx + dy) % 4 == 0 ? kNegInfStripe : kNegInfColor;
+    }
     if (e.texture == 0)
         e.texture = provider_->create_texture(cols * e.texels, rows * e.texels, pixels_.data());
     else

@@ -38,8 +38,9 @@ public:
     TextureProvider* provider() const { return provider_; }
 
     // The entry for key, recoloured and re-uploaded only when version, the shape or probability changed.
+    // mask (optional, same shape): cells where it is −∞ are drawn in the −∞ colour (weights of masked keys).
     const HeatmapEntry& get(const std::string& key, unsigned long long version, const Mat& m,
-                            bool probability);
+                            bool probability, const Mat* mask = nullptr);
 
     // Frees textures not used for `keep_frames` frames; call once per frame, after drawing.
     void end_frame(int keep_frames = 120);

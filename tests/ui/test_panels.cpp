@@ -181,6 +181,18 @@ TEST_F(PanelTest, BatchWithPaddingMarksPadAndMasksItsKey)
     EXPECT_NE(std::find(pixels.begin(), pixels.end(), kNegInfColor), pixels.end());
 }
 
+TEST_F(PanelTest, CausalMaskShowsMaskedWeightsInTheMaskedColour)
+{
+    state->session.config.mask = MaskKind::Causal;
+    ui.frames(*state, 3, panel_only(draw_heads_panel));
+    const HeatmapEntry* w = state->heatmaps.find("L0/b0/weights/h0");
+    ASSERT_NE(w, nullptr);
+    const auto& t = ui.textures.textures.at(w->texture);
+    // Top-right cell (query 0, key 5) is masked; the diagonal is not.
+    EXPECT_EQ(t.pixels[static_cast<std::size_t>(t.w - 2)], kNegInfColor);
+    EXPECT_NE(t.pixels[static_cast<std::size_t>(t.w + 1)], kNegInfColor);
+}
+
 TEST_F(PanelTest, CrossAttentionAppearsInThePipeline)
 {
     state->session.target = "le chat";

@@ -102,7 +102,8 @@ void draw_heads_panel(AppState& state)
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const int ncols = best_columns(h, avail.x, avail.y, title_h, gap);
     const float side = std::max(48.0f, (avail.x - gap * (ncols - 1)) / ncols);
-    const bool labels = T <= 24 && side / std::max(1, T) >= fs * 0.9f;
+    // Row (query) labels when they fit; keys are named in the tooltip and the Inspector.
+    const bool labels = T <= 24 && side / std::max(1, T) >= fs * 1.2f;
 
     MatrixRef ref;
     ref.source = MatrixSource::Layer;
@@ -124,6 +125,7 @@ void draw_heads_panel(AppState& state)
         HeatmapOptions options;
         options.width = side;
         options.labels = labels;
+        options.col_labels = false;
         options.colorbar = false;
         options.frame_color = c;
         options.frame_thickness = selected ? 4.0f : 1.5f;

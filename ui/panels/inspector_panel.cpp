@@ -304,9 +304,10 @@ void draw_inspector_panel(AppState& state)
     }
     else
         ImGui::TextDisabled("hovering (click a cell to pin it)");
-    ImGui::Text("%s", view.title.c_str());
-    ImGui::SameLine();
-    ImGui::TextDisabled("%s   [%s]", view.equation.c_str(), view.shape.c_str());
+    ImGui::Text("%s   [%s]", view.title.c_str(), view.shape.c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped("%s", view.equation.c_str());
+    ImGui::PopStyleColor();
     const MatrixRef& ref = cell.matrix;
     if (ref.source != MatrixSource::Comparison)
         ImGui::TextDisabled("%s, sentence b = %d",

@@ -46,7 +46,8 @@ void stage_block(AppState& state, const MatrixRef& ref, const char* id, float ma
     const MatrixView view = resolve_matrix(state, ref);
     const auto s = static_cast<std::size_t>(ref.stage);
     auto& collapsed = ref.source == MatrixSource::Cross ? state.cross_stage_collapsed : state.stage_collapsed;
-    const std::string header = view.title + "    " + view.equation + "    " + view.shape + "###" + id;
+    // The shape comes before the equation so the live numbers stay visible in a narrow panel.
+    const std::string header = view.title + "    " + view.shape + "    " + view.equation + "###" + id;
     ImGui::SetNextItemOpen(!collapsed[s], ImGuiCond_Always);
     const bool open = ImGui::CollapsingHeader(header.c_str());
     collapsed[s] = !open;
