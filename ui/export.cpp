@@ -259,20 +259,31 @@ Image render_heatmap_image(const MatrixView& view, int cell_px, std::string* not
                       kInk);
     frame_rect(img, x_img - 1, y_img - 1, x_img + image_w + 1, y_img + image_h + 1, kGreyInk);
 
-    // Numbers inside the cells when they fit.
-    const float number_px = std::min(body_px, cell_px * 0.42f);
-    if (number_px >= 11.0f && text.ok())
+    // Numbers inside the cells when they fit: one size for all, shrunk until the widest fits.
+    float number_px = std::min(body_px, cell_px * 0.42f);
+    if (text.ok() && number_px >= 10.0f && rows * cols <= 4096)
+    {
+        float widest = 0.0f;
         for (int r = 0; r < rows; ++r)
             for (int c = 0; c < cols; ++c)
-            {
-                const std::string s = format_value(m(r, c));
-                const float w = text.width(s, number_px);
-                if (w > cell_px - 4)
-                    continue;
-                const Color32 color = text_color_on(cells[static_cast<std::size_t>(r) * cols + c]);
-                text.draw(img, x_img + c * cell_px + (cell_px - w) * 0.5f,
-                          y_img + r * cell_px + (cell_px - number_px * 1.15f) * 0.5f, number_px, color, s);
-            }
+                widest = std::max(widest, text.width(format_value(m(r, c)), number_px));
+        while (number_px >= 10.0f && widest > cell_px - 4)
+        {
+            widest *= 0.9f;
+            number_px *= 0.9f;
+        }
+        if (number_px >= 10.0f)
+            for (int r = 0; r < rows; ++r)
+                for (int c = 0; c < cols; ++c)
+                {
+                    const std::string s = format_value(m(r, c));
+                    const float w = text.width(s, number_px);
+                    const Color32 color = text_color_on(cells[static_cast<std::size_t>(r) * cols + c]);
+                    text.draw(img, x_img + c * cell_px + (cell_px - w) * 0.5f,
+                              y_img + r * cell_px + (cell_px - number_px * 1.15f) * 0.5f, number_px, color,
+                              s);
+                }
+    }
 
     // Labels.
     for (int r = 0; r < rows; r += rstride)
