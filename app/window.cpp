@@ -405,10 +405,17 @@ int run_window(const WindowOptions& options)
     else
     {
         auto last = Clock::now();
+        ViewPrefs saved_prefs = state->prefs;
         while (!glfwWindowShouldClose(window.get()) && !state->request_quit)
         {
             glfwPollEvents();
             render_frame(window, *state, std::string(), nullptr);
+            // Preferences are saved as soon as they change, so a killed app keeps them too.
+            if (state->prefs != saved_prefs && !prefs_path().empty())
+            {
+                save_prefs(prefs_path(), state->prefs);
+                saved_prefs = state->prefs;
+            }
             state->frame_ms = static_cast<float>(ms_since(last));
             last = Clock::now();
         }
