@@ -6,8 +6,6 @@
 
 #include <imgui.h>
 
-#include <cinttypes>
-#include <cstdio>
 
 namespace attnlab
 {
