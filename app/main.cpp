@@ -1,9 +1,14 @@
 // attnlab: opens the window (default), or runs export / bench / screenshot from the command line.
 #include "cli/commands.h"
+#include "core/io/lesson_file.h"
 #include "window.h"
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 
 namespace
@@ -13,7 +18,10 @@ struct WindowArgs
 {
     attnlab::SessionOptions session;
     std::string lesson_id;
+    int lesson_step = 0;
+    bool presenter = false;
     std::string screenshot_path;
+    std::string export_dir;
     int width = 1600, height = 1000;
     int bench_frames = 0;
 };
@@ -21,7 +29,10 @@ struct WindowArgs
 void add_window_options(CLI::App& app, WindowArgs& args)
 {
     attnlab::add_session_options(app, args.session);
-    app.add_option("--lesson", args.lesson_id, "Open this lesson");
+    app.add_option("--lesson", args.lesson_id, "Open this lesson (list them with: attnlab lessons)");
+    app.add_option("--step", args.lesson_step, "With --lesson: open at this step (1 = the first)")
+        ->check(CLI::Range(1, 1000));
+    app.add_flag("--presenter", args.presenter, "Start in presenter mode (F5 switches it)");
     app.add_option("--width", args.width, "Window width in pixels")->check(CLI::Range(320, 16384));
     app.add_option("--height", args.height, "Window height in pixels")->check(CLI::Range(240, 16384));
 }
@@ -39,11 +50,50 @@ bool window_options(const WindowArgs& args, attnlab::WindowOptions* options)
     options->session_path = session_path;
     options->session_from_command_line = attnlab::any_session_option_given(args.session);
     options->lesson_id = args.lesson_id;
+    options->lesson_step = args.lesson_step;
+    options->presenter = args.presenter;
+    options->export_dir = args.export_dir;
     options->width = args.width;
     options->height = args.height;
     options->screenshot_path = args.screenshot_path;
     options->bench_frames = args.bench_frames;
     return true;
+}
+
+// Checks --lesson and --step against the built-in lessons. Returns 0, or 2 after one line on stderr that
+// lists the valid ids (or the step range).
+int check_lesson(const WindowArgs& args, const char* what)
+{
+    if (args.lesson_id.empty())
+    {
+        if (args.lesson_step > 0)
+        {
+            attnlab::print_error(std::cerr, what, "--step needs --lesson ID");
+            return 2;
+        }
+        return 0;
+    }
+    const attnlab::LessonLibrary library = attnlab::load_lessons(attnlab::default_lessons_dir());
+    const attnlab::Lesson* lesson = attnlab::find_lesson(library, args.lesson_id);
+    if (lesson == nullptr)
+    {
+        std::string ids;
+        for (const attnlab::Lesson& l : library.lessons)
+            ids += (ids.empty() ? "" : ", ") + l.id;
+        attnlab::print_error(std::cerr, what,
+                             "unknown lesson \"" + args.lesson_id +
+                                 "\"; valid ids: " + (ids.empty() ? std::string("(none found)") : ids));
+        return 2;
+    }
+    const int n = static_cast<int>(lesson->steps.size());
+    if (args.lesson_step > n)
+    {
+        attnlab::print_error(std::cerr, what,
+                             "lesson " + lesson->id + " has " + std::to_string(n) +
+                                 " steps; --step must be 1.." + std::to_string(n));
+        return 2;
+    }
+    return 0;
 }
 
 } // namespace
@@ -63,6 +113,21 @@ int main(int argc, char** argv)
     screenshot->add_option("--bench-frames", shot.bench_frames, "Also time this many frames (median, p95)")
         ->check(CLI::Range(0, 100000));
 
+    WindowArgs lesson;
+    CLI::App* lesson_command =
+        app.add_subcommand("lesson", "Render each step of a lesson in the window and write one PNG per step");
+    lesson_command->add_option("id", lesson.lesson_id, "The lesson (list them with: attnlab lessons)")
+        ->required();
+    lesson_command->add_option("--export-dir", lesson.export_dir, "Write DIR/<id>-01.png, -02.png, ...")
+        ->required();
+    lesson_command->add_option("--width", lesson.width, "Picture width in pixels")
+        ->check(CLI::Range(320, 16384));
+    lesson_command->add_option("--height", lesson.height, "Picture height in pixels")
+        ->check(CLI::Range(240, 16384));
+    lesson_command->add_option("--step", lesson.lesson_step, "Only this step (1 = the first)")
+        ->check(CLI::Range(1, 1000));
+    lesson_command->add_flag("--presenter", lesson.presenter, "Render in presenter mode");
+
     int exit_code = 0;
     if (!attnlab::parse_command_line(app, argc, argv, std::cout, std::cerr, &exit_code))
         return exit_code;
@@ -70,8 +135,29 @@ int main(int argc, char** argv)
     if (headless >= 0)
         return headless;
 
+    const WindowArgs& args = lesson_command->parsed() ? lesson : screenshot->parsed() ? shot : window;
+    const char* what = lesson_command->parsed() ? "lesson" : screenshot->parsed() ? "screenshot" : "";
+    if (const int code = check_lesson(args, what); code != 0)
+        return code;
+    if (!args.export_dir.empty())
+    {
+        // The folder must exist (or be creatable) and be writable before any window opens.
+        std::error_code ec;
+        std::filesystem::create_directories(args.export_dir, ec);
+        const std::filesystem::path probe = std::filesystem::path(args.export_dir) / ".attnlab-write-test";
+        std::FILE* f = ec ? nullptr : std::fopen(probe.string().c_str(), "wb");
+        if (f == nullptr)
+        {
+            attnlab::print_error(std::cerr, what,
+                                 "cannot write to " + args.export_dir + ": " +
+                                     (ec ? ec.message() : std::string(std::strerror(errno))));
+            return 1;
+        }
+        std::fclose(f);
+        std::filesystem::remove(probe, ec);
+    }
     attnlab::WindowOptions options;
-    if (!window_options(screenshot->parsed() ? shot : window, &options))
+    if (!window_options(args, &options))
         return 1;
     return attnlab::run_window(options);
 }

@@ -2,13 +2,16 @@
 #include "window.h"
 
 #include "cli/session_options.h"
+#include "core/io/lesson_file.h"
 #include "core/io/session_file.h"
 #include "ui/app_state.h"
 #include "ui/app_ui.h"
 #include "ui/fonts.h"
 #include "ui/gl/framebuffer_png.h"
 #include "ui/gl/gl_textures.h"
+#include "ui/lessons.h"
 #include "ui/prefs.h"
+#include "ui/session_files.h"
 
 #include <glad/gl.h>
 #define GLFW_INCLUDE_NONE
@@ -33,6 +36,8 @@ static_assert(keys::O == GLFW_KEY_O && keys::S == GLFW_KEY_S && keys::E == GLFW_
 static_assert(keys::LeftBracket == GLFW_KEY_LEFT_BRACKET && keys::RightBracket == GLFW_KEY_RIGHT_BRACKET);
 static_assert(keys::Equal == GLFW_KEY_EQUAL && keys::Minus == GLFW_KEY_MINUS && keys::F11 == GLFW_KEY_F11);
 static_assert(keys::Digit1 == GLFW_KEY_1);
+static_assert(keys::F5 == GLFW_KEY_F5 && keys::Space == GLFW_KEY_SPACE && keys::Right == GLFW_KEY_RIGHT &&
+              keys::Left == GLFW_KEY_LEFT);
 
 namespace
 {
@@ -123,6 +128,14 @@ public:
 
     GLFWwindow* get() const { return window_; }
     float content_scale() const { return content_scale_; }
+    // The window's height in unscaled pixels (what the presenter's font size follows).
+    float logical_height() const
+    {
+        int w = 0, h = 0;
+        glfwGetWindowSize(window_, &w, &h);
+        return static_cast<float>(h) / content_scale_;
+    }
+    float font_px = 0.0f; // the size the font atlas was built at (unscaled)
 
     void toggle_fullscreen()
     {
@@ -159,10 +172,11 @@ private:
     int saved_x_ = 0, saved_y_ = 0, saved_w_ = 1600, saved_h_ = 1000;
 };
 
-void rebuild_fonts(AppState& state, float scale)
+void rebuild_fonts(AppState& state, Window& window)
 {
     std::string message;
-    load_fonts(state.prefs.font_size * scale, &message);
+    window.font_px = ui_font_size(state, window.logical_height());
+    load_fonts(window.font_px * window.content_scale(), &message);
     state.font_message = message;
 }
 
@@ -178,9 +192,10 @@ struct FrameResult
 
 void render_frame(Window& window, AppState& state, const std::string& capture_path, FrameResult* result)
 {
-    if (state.request_font_rebuild)
+    // Presenter mode's font follows the window's height, so a resize may need a new atlas too.
+    if (state.request_font_rebuild || ui_font_size(state, window.logical_height()) != window.font_px)
     {
-        rebuild_fonts(state, window.content_scale());
+        rebuild_fonts(state, window);
         ImGui_ImplOpenGL3_DestroyFontsTexture();
         ImGui_ImplOpenGL3_CreateFontsTexture();
         state.request_font_rebuild = false;
@@ -306,6 +321,76 @@ std::string autosave_path()
 {
     return config_dir().empty() ? std::string() : config_dir() + "/last_session.json";
 }
+std::string recent_files_path()
+{
+    return config_dir().empty() ? std::string() : config_dir() + "/recent_sessions.txt";
+}
+
+// [SECTION] Lesson export: every step (or one) rendered and written to a hidden folder in dir, then moved
+// into place, so an error leaves nothing half-written.
+
+int export_lesson(Window& window, AppState& state, const WindowOptions& options)
+{
+    namespace fs = std::filesystem;
+    const Lesson* lesson = current_lesson(state);
+    if (lesson == nullptr)
+    {
+        std::fprintf(stderr, "attnlab lesson: no lesson to export\n");
+        return 1;
+    }
+    const int n = static_cast<int>(lesson->steps.size());
+    const int first = options.lesson_step > 0 ? options.lesson_step - 1 : 0;
+    const int last = options.lesson_step > 0 ? options.lesson_step - 1 : n - 1;
+    const fs::path dir(options.export_dir);
+    const fs::path temp = dir / (".attnlab-export-" + lesson->id);
+    std::error_code ec;
+    fs::remove_all(temp, ec);
+    fs::create_directories(temp, ec);
+    if (ec)
+    {
+        std::fprintf(stderr, "attnlab lesson: cannot write to %s: %s\n", dir.string().c_str(),
+                     ec.message().c_str());
+        return 1;
+    }
+    std::vector<std::string> names;
+    for (int k = first; k <= last; ++k)
+    {
+        go_to_step(state, k);
+        char name[64];
+        std::snprintf(name, sizeof(name), "-%02d.png", k + 1);
+        names.push_back(lesson->id + name);
+        // New windows and scrolling settle over the first frames; the fourth is captured.
+        for (int i = 0; i < 3; ++i)
+        {
+            glfwPollEvents();
+            render_frame(window, state, std::string(), nullptr);
+        }
+        FrameResult result;
+        render_frame(window, state, (temp / names.back()).string(), &result);
+        if (!result.capture_error.empty() || !state.status.is_ok())
+        {
+            std::fprintf(
+                stderr, "attnlab lesson: step %d: %s\n", k + 1,
+                (result.capture_error.empty() ? state.status.message() : result.capture_error).c_str());
+            fs::remove_all(temp, ec);
+            return 1;
+        }
+    }
+    for (const std::string& name : names)
+    {
+        fs::rename(temp / name, dir / name, ec);
+        if (ec)
+        {
+            std::fprintf(stderr, "attnlab lesson: cannot write %s: %s\n", (dir / name).string().c_str(),
+                         ec.message().c_str());
+            fs::remove_all(temp, ec);
+            return 1;
+        }
+        std::printf("%s\n", (dir / name).string().c_str());
+    }
+    fs::remove_all(temp, ec);
+    return 0;
+}
 
 } // namespace
 
@@ -314,7 +399,7 @@ std::string autosave_path()
 int run_window(const WindowOptions& options)
 {
     const auto t_start = Clock::now();
-    const bool screenshot = !options.screenshot_path.empty();
+    const bool screenshot = !options.screenshot_path.empty() || !options.export_dir.empty();
     Window window;
     if (const std::string error = window.open(options, true); !error.empty())
     {
@@ -328,6 +413,7 @@ int run_window(const WindowOptions& options)
     state->session = options.session;
     state->session_path = options.session_path;
     std::string ini_path;
+    Autosave autosave;
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = nullptr;
     if (screenshot)
@@ -342,12 +428,17 @@ int run_window(const WindowOptions& options)
         load_prefs(prefs_path(), state->prefs);
         ini_path = config_dir() + "/imgui.ini";
         io.IniFilename = ini_path.c_str();
-        if (!options.session_from_command_line)
+        state->recent_files_path = recent_files_path();
+        load_recent_files_into(*state);
+        if (!state->session_path.empty())
         {
-            Session restored;
-            if (load_session_file(autosave_path(), &restored).is_ok())
-                state->session = restored;
+            push_recent_file(state->recent_files, state->session_path);
+            save_recent_files(state->recent_files_path, state->recent_files);
         }
+        autosave.path = autosave_path();
+        if (!options.session_from_command_line)
+            if (Status s = restore_autosave(*state, autosave); !s.is_ok())
+                state->set_message(s.message() + " (the built-in session is shown)", true);
     }
     {
         ModelWeights weights;
@@ -359,7 +450,19 @@ int run_window(const WindowOptions& options)
             state->engine.set_imported_weights(std::move(weights));
     }
 
-    rebuild_fonts(*state, window.content_scale());
+    // Lessons: the built-in ones, and the one asked for on the command line (with the user's session kept
+    // aside, so leaving the lesson gives it back).
+    load_lesson_library(*state, default_lessons_dir());
+    if (!options.lesson_id.empty())
+    {
+        const auto& lessons = state->lesson.library.lessons;
+        for (std::size_t i = 0; i < lessons.size(); ++i)
+            if (lessons[i].id == options.lesson_id)
+                enter_lesson(*state, static_cast<int>(i), std::max(0, options.lesson_step - 1));
+    }
+    state->presenter = options.presenter;
+
+    rebuild_fonts(*state, window);
     if (!state->font_message.empty())
         std::fprintf(stderr, "attnlab: %s\n", state->font_message.c_str());
     if (!window.init_backends())
@@ -372,7 +475,9 @@ int run_window(const WindowOptions& options)
     glfwSwapInterval(screenshot ? 0 : 1);
 
     int exit_code = 0;
-    if (screenshot)
+    if (!options.export_dir.empty())
+        exit_code = export_lesson(window, *state, options);
+    else if (screenshot)
     {
         // A new window is laid out over its first frames; render a few before measuring or capturing.
         for (int i = 0; i < 3; ++i)
@@ -405,25 +510,30 @@ int run_window(const WindowOptions& options)
     else
     {
         auto last = Clock::now();
+        const auto t0 = Clock::now();
         ViewPrefs saved_prefs = state->prefs;
         while (!glfwWindowShouldClose(window.get()) && !state->request_quit)
         {
             glfwPollEvents();
             render_frame(window, *state, std::string(), nullptr);
-            // Preferences are saved as soon as they change, so a killed app keeps them too.
-            if (state->prefs != saved_prefs && !prefs_path().empty())
+            // Preferences are saved as soon as they change, so a killed app keeps them too (panels a lesson
+            // opened for its steps are not the user's choice and are left out).
+            ViewPrefs persistent = state->prefs;
+            for (std::size_t i = 0; i < persistent.open.size(); ++i)
+                persistent.open[i] = persistent.open[i] && !state->lesson.opened_panels[i];
+            if (persistent != saved_prefs && !prefs_path().empty())
             {
-                save_prefs(prefs_path(), state->prefs);
-                saved_prefs = state->prefs;
+                save_prefs(prefs_path(), persistent);
+                saved_prefs = persistent;
             }
+            // The user's session is written at most once a second while it changes, and at exit.
+            autosave_tick(*state, autosave, ms_since(t0) / 1000.0, false);
             state->frame_ms = static_cast<float>(ms_since(last));
             last = Clock::now();
         }
         if (!prefs_path().empty())
-        {
-            save_prefs(prefs_path(), state->prefs);
-            save_session_file(state->session, autosave_path());
-        }
+            save_prefs(prefs_path(), saved_prefs);
+        autosave_tick(*state, autosave, ms_since(t0) / 1000.0, true);
     }
     state->heatmaps.clear();
     state->heatmaps.set_provider(nullptr);

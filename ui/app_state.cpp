@@ -1,6 +1,8 @@
 // AppState: recompute once per edit, keep the selection in range, and resolve matrix references.
 #include "ui/app_state.h"
 
+#include "core/softmax.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -24,7 +26,7 @@ bool MatrixRef::operator==(const MatrixRef& o) const
 bool ViewPrefs::operator==(const ViewPrefs& o) const
 {
     return dark_theme == o.dark_theme && font_size == o.font_size && numbers_in_cells == o.numbers_in_cells &&
-           open == o.open;
+           stretch_weights == o.stretch_weights && open == o.open;
 }
 
 // [SECTION] Frame and recompute
@@ -186,6 +188,7 @@ void resolve_comparison(const AppState& state, const MatrixRef& ref, MatrixView&
         v.m = &c.single_weights;
         v.col_tokens = tokens;
         v.probability = true;
+        v.stretch = state.prefs.stretch_weights;
         v.title = "Single-head weights";
         v.equation = "softmax(X W^Q (X W^K)ᵀ / √(h·d_k) + M)";
         v.shape = shape("T×T", T, T);
@@ -252,6 +255,7 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
     v.equation = cross && ref.stage == Stage::X ? "X_q = target embedding + PE" : info.equation;
     v.shape = stage_shape(t, ref.stage, cross);
     v.probability = ref.stage == Stage::weights;
+    v.stretch = v.probability && state.prefs.stretch_weights;
     if (ref.stage == Stage::weights)
     {
         const AttentionTrace& attn =
@@ -263,6 +267,24 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
     if (v.m->size() == 0)
         v.m = nullptr;
     return v;
+}
+
+float AppState::mean_entropy(const MatrixRef& ref)
+{
+    const MatrixView view = resolve_matrix(*this, ref);
+    if (view.m == nullptr)
+        return -1.0f;
+    auto& entry = entropy_cache[view.key];
+    if (entry.first != view.version)
+    {
+        if (entropy_cache.size() > 4096) // stale keys from earlier sessions; start over
+        {
+            entropy_cache.clear();
+            return mean_entropy(ref);
+        }
+        entry = {view.version, mean_row_entropy(*view.m)};
+    }
+    return entry.second;
 }
 
 std::string row_label(const MatrixView& view, int row)

@@ -249,6 +249,7 @@ void main_menu(AppState& state)
         ImGui::Separator();
         ImGui::MenuItem("Dark theme", nullptr, &state.prefs.dark_theme);
         ImGui::MenuItem("Numbers in cells", nullptr, &state.prefs.numbers_in_cells);
+        ImGui::MenuItem("Stretch weight colours", nullptr, &state.prefs.stretch_weights);
         if (ImGui::MenuItem("Larger font", "Ctrl+="))
             change_font_size(state, 1.0f);
         if (ImGui::MenuItem("Smaller font", "Ctrl+-"))

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace attnlab
 {
@@ -100,14 +101,29 @@ ValueRange value_range(const float* values, std::size_t count)
     return r;
 }
 
-ColorScale choose_scale(const ValueRange& range, bool probability)
+float stretch_top(const float* values, std::size_t count)
+{
+    std::vector<float> finite;
+    finite.reserve(count);
+    for (std::size_t i = 0; i < count; ++i)
+        if (std::isfinite(values[i]))
+            finite.push_back(values[i]);
+    if (finite.empty())
+        return 1.0f;
+    const std::size_t k = std::min(finite.size() - 1, finite.size() * 95 / 100);
+    std::nth_element(finite.begin(), finite.begin() + static_cast<std::ptrdiff_t>(k), finite.end());
+    const float top = finite[k];
+    return top > 1e-6f ? std::min(1.0f, top) : 1.0f;
+}
+
+ColorScale choose_scale(const ValueRange& range, bool probability, float top)
 {
     ColorScale s;
     if (probability)
     {
         s.kind = ScaleKind::Probability;
         s.lo = 0.0f;
-        s.hi = 1.0f;
+        s.hi = top > 0.0f ? top : 1.0f;
         return s;
     }
     if (range.finite_count > 0 && range.min >= 0.0f)

@@ -76,7 +76,12 @@ ValueRange value_range(const float* values, std::size_t count);
 
 // Picks the scale: Probability when asked for, Sequential when nothing is negative, Diverging otherwise.
 // A constant matrix gets a range of width 1 around its value so the colour is well defined.
-ColorScale choose_scale(const ValueRange& range, bool probability);
+// stretch_top > 0: a probability scale runs from 0 to stretch_top instead of 1 (see stretch_top()).
+ColorScale choose_scale(const ValueRange& range, bool probability, float stretch_top = 0.0f);
+
+// The top of a stretched weights scale: the 95th percentile of the finite values (at most 1), so the
+// near-uniform rows of a long sentence (~1/T) spread over the colours and a few large weights saturate.
+float stretch_top(const float* values, std::size_t count);
 
 // Position of v on the scale in [0, 1] (clamped); −∞ -> 0, +∞ -> 1, NaN -> 0.
 float scale_position(float v, const ColorScale& scale);

@@ -211,7 +211,9 @@ Image render_heatmap_image(const MatrixView& view, int cell_px, std::string* not
         col_h = label_px * 1.3f;
 
     ValueRange range = value_range(m.data(), static_cast<std::size_t>(m.size()));
-    const ColorScale scale = choose_scale(range, view.probability);
+    const ColorScale scale =
+        choose_scale(range, view.probability,
+                     view.stretch ? stretch_top(m.data(), static_cast<std::size_t>(m.size())) : 0.0f);
 
     const int image_w = cols * cell_px, image_h = rows * cell_px;
     const int header_h = static_cast<int>(title_px * 1.4f + body_px * 1.5f) + 12;

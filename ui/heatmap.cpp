@@ -171,7 +171,7 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
     }
     result.visible = true;
 
-    const HeatmapEntry& entry = state.heatmaps.get(view.key, view.version, m, view.probability, view.mask);
+    const HeatmapEntry& entry = state.heatmaps.get(view.key, view.version, m, view.probability, view.mask, view.stretch);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 img0(p0.x + row_label_w, p0.y);
     const ImVec2 img1(img0.x + image_w, img0.y + image_h);

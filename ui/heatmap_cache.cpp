@@ -20,22 +20,25 @@ void HeatmapCache::set_provider(TextureProvider* provider)
 }
 
 const HeatmapEntry& HeatmapCache::get(const std::string& key, unsigned long long version, const Mat& m,
-                                      bool probability, const Mat* mask)
+                                      bool probability, const Mat* mask, bool stretch)
 {
     HeatmapEntry& e = entries_[key];
     e.last_used_frame = frame_;
     const int rows = static_cast<int>(m.rows());
     const int cols = static_cast<int>(m.cols());
     const bool fresh = e.version == version && e.rows == rows && e.cols == cols &&
-                       e.probability == probability && (e.texture != 0 || provider_ == nullptr);
+                       e.probability == probability && e.stretch == stretch &&
+                       (e.texture != 0 || provider_ == nullptr);
     if (fresh)
         return e;
     e.version = version;
     e.rows = rows;
     e.cols = cols;
     e.probability = probability;
+    e.stretch = stretch;
     e.range = value_range(m.data(), static_cast<std::size_t>(m.size()));
-    e.scale = choose_scale(e.range, probability);
+    e.scale = choose_scale(e.range, probability,
+                           stretch ? stretch_top(m.data(), static_cast<std::size_t>(m.size())) : 0.0f);
     e.texels = texels_per_cell(rows, cols);
     if (provider_ == nullptr || rows == 0 || cols == 0)
         return e;

@@ -20,8 +20,9 @@ struct HeatmapEntry
     int texels = 1; // texels per cell edge
     unsigned long long version = 0;
     bool probability = false;
-    ValueRange range; // the true range of the matrix
-    ColorScale scale; // what the colours mean
+    bool stretch = false; // probability drawn on [0, max] instead of [0, 1]
+    ValueRange range;     // the true range of the matrix
+    ColorScale scale;     // what the colours mean
     std::uint64_t last_used_frame = 0;
 };
 
@@ -40,7 +41,7 @@ public:
     // The entry for key, recoloured and re-uploaded only when version, the shape or probability changed.
     // mask (optional, same shape): cells where it is −∞ are drawn in the −∞ colour (weights of masked keys).
     const HeatmapEntry& get(const std::string& key, unsigned long long version, const Mat& m,
-                            bool probability, const Mat* mask = nullptr);
+                            bool probability, const Mat* mask = nullptr, bool stretch = false);
 
     // Frees textures not used for `keep_frames` frames; call once per frame, after drawing.
     void end_frame(int keep_frames = 120);

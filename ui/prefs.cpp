@@ -58,6 +58,7 @@ std::string prefs_to_text(const ViewPrefs& prefs)
     out << "theme = " << (prefs.dark_theme ? "dark" : "light") << "\n";
     out << "font_size = " << prefs.font_size << "\n";
     out << "numbers_in_cells = " << (prefs.numbers_in_cells ? 1 : 0) << "\n";
+    out << "stretch_weights = " << (prefs.stretch_weights ? 1 : 0) << "\n";
     for (int p = 0; p < kPanelCount; ++p)
         out << "panel." << kPanelKeys[p] << " = " << (prefs.open[static_cast<std::size_t>(p)] ? 1 : 0)
             << "\n";
@@ -86,6 +87,8 @@ void prefs_from_text(const std::string& text, ViewPrefs& prefs)
         }
         else if (key == "numbers_in_cells")
             parse_bool(value, &prefs.numbers_in_cells);
+        else if (key == "stretch_weights")
+            parse_bool(value, &prefs.stretch_weights);
         else
             for (int p = 0; p < kPanelCount; ++p)
                 if (key == std::string("panel.") + kPanelKeys[p])

@@ -41,4 +41,30 @@ void apply_theme(bool dark, float scale)
     ImGui::GetStyle() = style;
 }
 
+void apply_presenter_theme(float scale)
+{
+    ImGuiStyle style;
+    ImGui::StyleColorsDark(&style);
+    ImVec4* c = style.Colors;
+    c[ImGuiCol_WindowBg] = ImVec4(0.0f, 0.0f, 0.0f, 1.0f);
+    c[ImGuiCol_ChildBg] = ImVec4(0.0f, 0.0f, 0.0f, 0.0f);
+    c[ImGuiCol_PopupBg] = ImVec4(0.05f, 0.05f, 0.05f, 1.0f);
+    c[ImGuiCol_Text] = ImVec4(1.0f, 1.0f, 1.0f, 1.0f);
+    c[ImGuiCol_TextDisabled] = ImVec4(0.80f, 0.80f, 0.82f, 1.0f);
+    c[ImGuiCol_Border] = ImVec4(0.75f, 0.75f, 0.75f, 1.0f);
+    c[ImGuiCol_Separator] = ImVec4(0.75f, 0.75f, 0.75f, 1.0f);
+    c[ImGuiCol_FrameBg] = ImVec4(0.16f, 0.16f, 0.18f, 1.0f);
+    c[ImGuiCol_Header] = ImVec4(0.20f, 0.20f, 0.24f, 1.0f);
+    c[ImGuiCol_PlotHistogram] = ImVec4(1.0f, 0.86f, 0.20f, 1.0f); // accent: titles and the current step
+    style.WindowRounding = 0.0f;
+    style.FrameRounding = 0.0f;
+    style.WindowBorderSize = 0.0f;
+    style.FrameBorderSize = 1.0f;
+    style.WindowPadding = ImVec2(16.0f, 10.0f);
+    style.ItemSpacing = ImVec2(10.0f, 6.0f);
+    style.ScrollbarSize = 18.0f;
+    style.ScaleAllSizes(scale);
+    ImGui::GetStyle() = style;
+}
+
 } // namespace attnlab

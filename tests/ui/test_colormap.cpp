@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace attnlab
 {
@@ -115,6 +116,29 @@ TEST(TextColor, ContrastsWithBackground)
 {
     EXPECT_EQ(text_color_on(pack_rgba(255, 255, 255)), pack_rgba(0, 0, 0));
     EXPECT_EQ(text_color_on(pack_rgba(68, 1, 84)), pack_rgba(255, 255, 255));
+}
+
+TEST(ValueToColor, StretchedWeightsRunToThe95thPercentile)
+{
+    // 1000 weights: 990 of 0.001, 10 of 0.5 (and a masked −∞). The top is the 95th percentile, 0.001 ... 0.5.
+    std::vector<float> w(1000, 0.001f);
+    for (int i = 0; i < 10; ++i)
+        w[static_cast<std::size_t>(i * 100)] = 0.5f;
+    w.push_back(-std::numeric_limits<float>::infinity());
+    const float top = stretch_top(w.data(), w.size());
+    EXPECT_FLOAT_EQ(top, 0.001f); // 95% of the finite values are 0.001
+    const ValueRange range = value_range(w.data(), w.size());
+    const ColorScale stretched = choose_scale(range, true, top);
+    EXPECT_EQ(stretched.kind, ScaleKind::Probability);
+    EXPECT_FLOAT_EQ(stretched.lo, 0.0f);
+    EXPECT_FLOAT_EQ(stretched.hi, top);
+    EXPECT_FLOAT_EQ(choose_scale(range, true).hi, 1.0f); // not stretched: fixed [0, 1]
+    // A uniform map (all 1/T) stretches to 1/T, so it shows as the top colour instead of near black.
+    std::vector<float> uniform(64, 1.0f / 64);
+    EXPECT_FLOAT_EQ(stretch_top(uniform.data(), uniform.size()), 1.0f / 64);
+    // Nothing finite, or all zeros: the fixed scale.
+    std::vector<float> zeros(16, 0.0f);
+    EXPECT_FLOAT_EQ(stretch_top(zeros.data(), zeros.size()), 1.0f);
 }
 
 } // namespace

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace attnlab
@@ -78,7 +79,8 @@ void draw_heads_panel(AppState& state)
 
     // [SECTION] Shared colour bar, then the grid
     const float fs = ImGui::GetFontSize();
-    ImGui::TextDisabled("colour: weight in [0, 1]");
+    const bool stretch = state.prefs.stretch_weights;
+    ImGui::TextDisabled(stretch ? "colour: weight, stretched" : "colour: weight in [0, 1]");
     ImGui::SameLine();
     {
         const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -94,7 +96,18 @@ void draw_heads_panel(AppState& state)
         }
         ImGui::Dummy(ImVec2(bw, fs));
         ImGui::SameLine();
-        ImGui::TextDisabled("0 … 1   (grey: masked)");
+        ImGui::TextDisabled(stretch ? "0 … p95   (grey: masked)" : "0 … 1   (grey: masked)");
+        ImGui::Checkbox("stretch colours", &state.prefs.stretch_weights);
+        if (!stretch && T >= 32)
+        {
+            ImGui::SameLine();
+            ImGui::TextDisabled("(T = %d: weights average 1/T, stretching shows them)", T);
+        }
+        item_tooltip(
+            "Colour each map from 0 to its 95th percentile instead of 0 to 1 (larger weights saturate). "
+            "With many tokens the "
+            "weights are near 1/T and a [0, 1] scale shows them all dark. H is each head's mean row "
+            "entropy in nats (0: one-hot rows, ln T: uniform).");
     }
 
     const float gap = fs * 0.6f;
@@ -119,9 +132,17 @@ void draw_heads_panel(AppState& state)
         const Color32 c = head_color(j);
         const bool selected = j == state.sel.head;
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(c));
-        ImGui::Text(selected ? "head %d  (selected)" : "head %d", j + 1);
-        ImGui::PopStyleColor();
         ref.head = j;
+        // The title must not be wider than the map, or the grid's columns drift apart.
+        char title[64];
+        const double H = static_cast<double>(state.mean_entropy(ref));
+        std::snprintf(title, sizeof title, "head %d%s  H = %.2f", j + 1, selected ? " (selected)" : "", H);
+        if (ImGui::CalcTextSize(title).x > side)
+            std::snprintf(title, sizeof title, "head %d  H = %.2f", j + 1, H);
+        if (ImGui::CalcTextSize(title).x > side)
+            std::snprintf(title, sizeof title, "%d: %.2f", j + 1, H);
+        ImGui::TextUnformatted(title);
+        ImGui::PopStyleColor();
         HeatmapOptions options;
         options.width = side;
         options.labels = labels;

@@ -6,7 +6,6 @@
 
 #include <imgui.h>
 
-
 namespace attnlab
 {
 
@@ -78,6 +77,11 @@ void draw_model_panel(AppState& state)
         edited = true;
     item_tooltip("weights = softmax(masked / τ). τ < 1 sharpens each row towards its largest score, τ > 1 "
                  "flattens it towards uniform; the paper uses τ = 1.");
+
+    if (ImGui::Checkbox("scale by √d_k", &c.scale))
+        edited = true;
+    item_tooltip("scaled = scores / √d_k, as in the paper. Switch it off to feed raw dot products to the "
+                 "softmax: with a large d_k the rows saturate towards one key (watch the entropy).");
 
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
     if (ImGui::InputScalar("seed", ImGuiDataType_U64, &c.seed))

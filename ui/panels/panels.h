@@ -14,6 +14,7 @@ void draw_pipeline_panel(AppState& state);
 void draw_heads_panel(AppState& state);
 void draw_inspector_panel(AppState& state);
 void draw_comparisons_panel(AppState& state);
+void draw_lesson_panel(AppState& state);
 
 struct PanelInfo
 {

@@ -54,9 +54,22 @@ void stage_block(AppState& state, const MatrixRef& ref, const char* id, float ma
     if (!open)
         return;
     if (ref.stage == Stage::weights)
-        ImGui::TextDisabled("each row i is a query; it sums to 1 over the keys j");
+    {
+        const int n_keys = view.m != nullptr ? static_cast<int>(view.m->cols()) : 0;
+        ImGui::TextDisabled(
+            "each row i is a query; it sums to 1 over the keys j.  Mean row entropy H = %.2f nats "
+            "(one-hot 0, uniform ln %d = %.2f)",
+            static_cast<double>(state.mean_entropy(ref)), n_keys,
+            std::log(static_cast<double>(std::max(1, n_keys))));
+        item_tooltip(
+            "H = −Σ_j A[i,j] ln A[i,j], averaged over the rows: low when each query looks at one key, "
+            "high when it spreads its attention. Switch off √d_k scaling in the Model panel to see it "
+            "drop.");
+    }
     else if (ref.stage == Stage::masked)
         ImGui::TextDisabled("−∞ (striped grey) where query i may not look at key j");
+    else if (ref.stage == Stage::scaled && !state.trace().config.scale)
+        ImGui::TextDisabled("scaling is off (Model panel): scaled = scores, not divided by √d_k");
     else if (ref.stage == Stage::scaled)
         ImGui::TextDisabled("d_k = %d is the key size, so √d_k = %.3g", state.trace().d_k,
                             static_cast<double>(std::sqrt(static_cast<float>(state.trace().d_k))));

@@ -1,0 +1,128 @@
+// Lesson panel: the lessons (title, summary, broken files with their message) and the stepper of the open
+// one: Previous / Next, the counter "3 / 9", the step's title and text beside the pipeline.
+#include "ui/lessons.h"
+#include "ui/panels/panels.h"
+#include "ui/widgets.h"
+
+#include <imgui.h>
+
+#include <string>
+
+namespace attnlab
+{
+
+namespace
+{
+
+const char* view_name(LessonView view)
+{
+    switch (view)
+    {
+    case LessonView::Heads:
+        return "Heads";
+    case LessonView::Comparisons:
+        return "Comparisons";
+    case LessonView::Pipeline:
+        break;
+    }
+    return "Pipeline";
+}
+
+// The stages a step highlights, "scores, weights" (with "cross-attention" in front for that block).
+std::string stage_list(const LessonStep& step)
+{
+    std::string s = step.cross ? "cross-attention: " : "";
+    for (std::size_t i = 0; i < step.stages.size(); ++i)
+        s += (i ? ", " : "") + std::string(stage_info(step.stages[i]).key);
+    return s;
+}
+
+void stepper(AppState& state, const Lesson& lesson, const LessonStep& step)
+{
+    const float fs = ImGui::GetFontSize();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram]);
+    ImGui::TextWrapped("%s", lesson.title.c_str());
+    ImGui::PopStyleColor();
+
+    const int k = state.lesson.step;
+    const int n = static_cast<int>(lesson.steps.size());
+    ImGui::BeginDisabled(k == 0);
+    if (ImGui::Button("← Previous"))
+        previous_step(state);
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::Text("%s", step_counter(state).c_str());
+    ImGui::SameLine();
+    ImGui::BeginDisabled(k + 1 >= n);
+    if (ImGui::Button("Next →"))
+        next_step(state);
+    ImGui::EndDisabled();
+    ImGui::SameLine(0.0f, fs * 1.5f);
+    if (ImGui::SmallButton("Leave lesson"))
+    {
+        leave_lesson(state);
+        return;
+    }
+    ImGui::Separator();
+
+    ImGui::TextWrapped("%s", step.title.c_str());
+    ImGui::Spacing();
+    ImGui::TextWrapped("%s", step.text.c_str());
+    ImGui::Spacing();
+    if (!step.stages.empty())
+    {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(lesson_highlight_color()));
+        ImGui::TextWrapped("highlighted: %s", stage_list(step).c_str());
+        ImGui::PopStyleColor();
+    }
+    ImGui::TextDisabled("layer %d, sentence b = %d, head %d, view: %s", step.layer + 1, step.sentence,
+                        step.head + 1, view_name(step.view));
+    ImGui::TextDisabled("← → or Space: step   F5: presenter mode");
+    ImGui::Spacing();
+}
+
+void lesson_list(AppState& state)
+{
+    const LessonLibrary& library = state.lesson.library;
+    if (library.lessons.empty() && library.errors.empty())
+        ImGui::TextDisabled("No lessons found.");
+    for (int i = 0; i < static_cast<int>(library.lessons.size()); ++i)
+    {
+        const Lesson& lesson = library.lessons[static_cast<std::size_t>(i)];
+        ImGui::PushID(i);
+        const std::string label = lesson.title + "  (" + std::to_string(lesson.steps.size()) + " steps)";
+        if (ImGui::Selectable(label.c_str(), i == state.lesson.lesson))
+            enter_lesson(state, i, 0);
+        ImGui::Indent();
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        ImGui::TextWrapped("%s   [%s]", lesson.summary.c_str(), lesson.id.c_str());
+        ImGui::PopStyleColor();
+        ImGui::Unindent();
+        ImGui::PopID();
+    }
+    for (const std::string& e : library.errors)
+        error_text("Not loaded: " + e);
+}
+
+} // namespace
+
+void draw_lesson_panel(AppState& state)
+{
+    const Lesson* lesson = current_lesson(state);
+    const LessonStep* step = current_step(state);
+    if (lesson != nullptr && step != nullptr)
+    {
+        stepper(state, *lesson, *step);
+        if (!lesson_active(state))
+            return; // left during this frame
+        if (ImGui::CollapsingHeader("All lessons"))
+            lesson_list(state);
+        return;
+    }
+    ImGui::TextWrapped("Each lesson answers a question learners ask, step by step, on the engine's real "
+                       "numbers. Pick one:");
+    ImGui::Spacing();
+    lesson_list(state);
+}
+
+} // namespace attnlab

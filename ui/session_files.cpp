@@ -1,0 +1,179 @@
+// Session files in the app: open and save with the recent files list, and the autosave that a crash or a
+// closed window never loses.
+#include "ui/session_files.h"
+
+#include "core/io/atomic_file.h"
+#include "core/io/json_io.h"
+#include "core/io/session_file.h"
+#include "ui/lessons.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+namespace attnlab
+{
+
+namespace
+{
+
+void remember(AppState& state, const std::string& path)
+{
+    push_recent_file(state.recent_files, path);
+    if (!state.recent_files_path.empty())
+        save_recent_files(state.recent_files_path, state.recent_files);
+}
+
+} // namespace
+
+// [SECTION] Open and save
+
+Status open_session_file(AppState& state, const std::string& path)
+{
+    Session loaded;
+    if (Status s = load_session_file(path, &loaded); !s.is_ok())
+        return s;
+    ModelWeights weights;
+    Status weights_status;
+    if (!loaded.weights_path.empty())
+        weights_status =
+            load_any_weights_file(resolve_weights_path(path, loaded.weights_path), loaded.config, &weights);
+    if (lesson_active(state))
+        leave_lesson(state);
+    state.session = loaded;
+    state.session_path = path;
+    state.engine.clear_imported_weights();
+    if (!loaded.weights_path.empty() && weights_status.is_ok())
+        state.engine.set_imported_weights(std::move(weights));
+    state.edit();
+    remember(state, path);
+    if (!weights_status.is_ok())
+        state.set_message("Opened " + path + ", but its weights did not load: " + weights_status.message(),
+                          true);
+    else
+        state.set_message("Opened " + path, false);
+    return Status();
+}
+
+Status save_session_as(AppState& state, const std::string& path)
+{
+    if (Status s = save_session_file(state.session, path); !s.is_ok())
+        return s;
+    state.session_path = path;
+    remember(state, path);
+    state.set_message("Saved " + path, false);
+    return Status();
+}
+
+// [SECTION] Recent files
+
+std::vector<std::string> load_recent_files(const std::string& path)
+{
+    std::vector<std::string> files;
+    std::string text;
+    if (!read_file(path, &text).is_ok())
+        return files;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line) && static_cast<int>(files.size()) < kMaxRecentFiles)
+    {
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        if (!line.empty() && line[0] != '#' && std::find(files.begin(), files.end(), line) == files.end())
+            files.push_back(line);
+    }
+    return files;
+}
+
+Status save_recent_files(const std::string& path, const std::vector<std::string>& files)
+{
+    std::error_code ec;
+    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    if (!dir.empty())
+        std::filesystem::create_directories(dir, ec);
+    std::string text = "# Attention Lab: recent session files, most recent first\n";
+    for (const std::string& f : files)
+        text += f + "\n";
+    return write_file_atomically(path, text);
+}
+
+void push_recent_file(std::vector<std::string>& files, const std::string& path)
+{
+    std::error_code ec;
+    std::string entry = std::filesystem::absolute(path, ec).lexically_normal().string();
+    if (ec)
+        entry = path;
+    files.erase(std::remove(files.begin(), files.end(), entry), files.end());
+    files.insert(files.begin(), entry);
+    if (static_cast<int>(files.size()) > kMaxRecentFiles)
+        files.resize(static_cast<std::size_t>(kMaxRecentFiles));
+}
+
+std::vector<std::string> drop_missing_files(std::vector<std::string>& files)
+{
+    std::vector<std::string> dropped;
+    auto missing = [&](const std::string& f)
+    {
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(f, ec))
+            return false;
+        dropped.push_back(f);
+        return true;
+    };
+    files.erase(std::remove_if(files.begin(), files.end(), missing), files.end());
+    return dropped;
+}
+
+void load_recent_files_into(AppState& state)
+{
+    if (state.recent_files_path.empty())
+        return;
+    state.recent_files = load_recent_files(state.recent_files_path);
+    const std::vector<std::string> dropped = drop_missing_files(state.recent_files);
+    if (dropped.empty())
+        return;
+    save_recent_files(state.recent_files_path, state.recent_files);
+    std::string names;
+    for (const std::string& f : dropped)
+        names += (names.empty() ? "" : ", ") + f;
+    state.set_message("Removed from the recent files (no longer there): " + names, false);
+}
+
+// [SECTION] Autosave
+
+bool autosave_tick(const AppState& state, Autosave& autosave, double now_s, bool force)
+{
+    if (autosave.path.empty())
+        return false;
+    const Session& session = user_session(state);
+    if (autosave.has_written && session == autosave.written)
+        return false;
+    if (!force && now_s - autosave.last_write_s < autosave.min_interval_s)
+        return false;
+    autosave.last_write_s = now_s;
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(autosave.path).parent_path(), ec);
+    if (!save_session_file(session, autosave.path).is_ok())
+        return false;
+    autosave.written = session;
+    autosave.has_written = true;
+    ++autosave.writes;
+    return true;
+}
+
+Status restore_autosave(AppState& state, Autosave& autosave)
+{
+    std::error_code ec;
+    if (autosave.path.empty() || !std::filesystem::exists(autosave.path, ec))
+        return Status();
+    Session restored;
+    if (Status s = load_session_file(autosave.path, &restored); !s.is_ok())
+        return Status::error("the autosaved session was not restored: " + s.message());
+    state.session = restored;
+    state.edit();
+    autosave.written = restored;
+    autosave.has_written = true;
+    return Status();
+}
+
+} // namespace attnlab

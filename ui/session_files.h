@@ -1,0 +1,55 @@
+// Session files in the app: open and save with the recent files list, and the autosave that a crash or a
+// closed window never loses.
+#pragma once
+
+#include "core/status.h"
+#include "ui/app_state.h"
+
+#include <string>
+#include <vector>
+
+namespace attnlab
+{
+
+// [SECTION] Open and save
+
+// Opens a session file: leaves an open lesson first, loads the file's weights, puts it first in the recent
+// files. A newer, broken or missing file is an error naming it, and the current session stays as it was.
+Status open_session_file(AppState& state, const std::string& path);
+// Saves the session on screen (during a lesson: the step's) to path and puts it first in the recent files.
+Status save_session_as(AppState& state, const std::string& path);
+
+// [SECTION] Recent files: a text file in the config folder, one path per line, most recent first.
+
+inline constexpr int kMaxRecentFiles = 10;
+
+std::vector<std::string> load_recent_files(const std::string& path);
+Status save_recent_files(const std::string& path, const std::vector<std::string>& files);
+// Moves (or adds) path to the front, without duplicates, keeping at most kMaxRecentFiles.
+void push_recent_file(std::vector<std::string>& files, const std::string& path);
+// Removes the files that no longer exist and returns them.
+std::vector<std::string> drop_missing_files(std::vector<std::string>& files);
+// Loads state.recent_files from state.recent_files_path, dropping missing files (a message names them).
+void load_recent_files_into(AppState& state);
+
+// [SECTION] Autosave
+
+struct Autosave
+{
+    std::string path;             // "" : no autosave
+    double min_interval_s = 1.0;  // at most one write per this many seconds while editing
+    Session written;              // what the file holds
+    bool has_written = false;     // false: nothing written or restored yet
+    double last_write_s = -1e300; // clock of the last write
+    int writes = 0;
+};
+
+// Writes user_session(state) to autosave.path (atomically) when it differs from what the file holds and
+// min_interval_s has passed since the last write; `force` (at exit) skips the wait. Returns true when
+// written. A failed write is tried again after min_interval_s.
+bool autosave_tick(const AppState& state, Autosave& autosave, double now_s, bool force);
+// Replaces state.session with the autosaved one when the file exists. A broken or newer file leaves the
+// session as it is and returns the error (for the status bar); a missing file is not an error.
+Status restore_autosave(AppState& state, Autosave& autosave);
+
+} // namespace attnlab
