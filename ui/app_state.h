@@ -1,10 +1,10 @@
-// AppState: the one struct every panel reads and edits (session, engine,
-// selection, view prefs, panels). No ImGui types here, so tests and the window
-// build it alike.
+// AppState: the one struct every panel reads and edits (session, engine, selection, view prefs, panels).
+// No ImGui types here, so tests and the window build it alike.
 #pragma once
 
 #include "core/comparisons.h"
 #include "core/engine.h"
+#include "core/io/lesson_file.h"
 #include "core/session.h"
 #include "core/trace.h"
 #include "ui/heatmap_cache.h"
@@ -29,6 +29,7 @@ enum class PanelId
     Heads,
     Inspector,
     Comparisons,
+    Lesson,
     Count
 };
 inline constexpr int kPanelCount = static_cast<int>(PanelId::Count);
@@ -38,8 +39,7 @@ inline constexpr int kPanelCount = static_cast<int>(PanelId::Count);
 enum class MatrixSource
 {
     Layer,      // a stage of encoder layer `layer`
-    Cross,      // a stage of the cross-attention block (Stage::X means the target's
-                // X_q)
+    Cross,      // a stage of the cross-attention block (Stage::X means the target's X_q)
     Comparison, // one of the comparison matrices
 };
 
@@ -80,8 +80,7 @@ struct CellRef
     }
 };
 
-// Everything a heatmap needs to draw a matrix: resolved from a MatrixRef
-// against the current trace.
+// Everything a heatmap needs to draw a matrix: resolved from a MatrixRef against the current trace.
 struct MatrixView
 {
     const Mat* m = nullptr; // nullptr: not available (no trace yet, out of range)
@@ -105,9 +104,8 @@ struct ViewPrefs
     bool dark_theme = true;
     float font_size = 17.0f; // pixels at content scale 1
     bool numbers_in_cells = true;
-    bool stretch_weights = false; // attention weights coloured on [0, largest
-                                  // weight] instead of [0, 1]
-    std::array<bool, kPanelCount> open = {true, true, true, true, true, false};
+    bool stretch_weights = false; // attention weights coloured on [0, largest weight] instead of [0, 1]
+    std::array<bool, kPanelCount> open = {true, true, true, true, true, false, false};
 
     bool operator==(const ViewPrefs& o) const;
     bool operator!=(const ViewPrefs& o) const { return !(*this == o); }
@@ -131,18 +129,15 @@ enum class ExportFormat
     Csv,
 };
 
-// The export popup: which matrix, where, at which scale. Opened by a heatmap's
-// context menu or Ctrl+E.
+// The export popup: which matrix, where, at which scale. Opened by a heatmap's context menu or Ctrl+E.
 struct ExportDialog
 {
     bool open_request = false;
     MatrixRef matrix;
     ExportFormat format = ExportFormat::Png;
     std::string path;
-    int scale = 0;     // pixels per cell edge in the PNG; 0: default_export_scale()
-                       // when the popup opens
-    std::string error; // the last attempt's message, shown in the popup (which
-                       // stays open)
+    int scale = 0;     // pixels per cell edge in the PNG; 0: default_export_scale() when the popup opens
+    std::string error; // the last attempt's message, shown in the popup (which stays open)
 };
 
 // The session / trace / window file popup (Ctrl+O, Ctrl+S, File menu).
@@ -160,34 +155,51 @@ struct FileDialog
     bool open_request = false;
     FileAction action = FileAction::None;
     std::string path;
-    std::string error; // the last attempt's message, shown in the popup (which
-                       // stays open)
+    std::string error; // the last attempt's message, shown in the popup (which stays open)
+};
+
+// [SECTION] Lessons
+
+// The lesson being followed and what it stands in for. While a lesson is open, AppState::session is the
+// current step's; the user's own session waits here and comes back when the lesson is left (ui/lessons.h).
+struct LessonState
+{
+    LessonLibrary library; // loaded at start; a broken file is one message in library.errors
+    int lesson = -1;       // index in library.lessons; -1: no lesson open
+    int step = 0;          // index in its steps
+
+    Session user_session; // the user's own session, path, selection and imported weights
+    std::string user_session_path;
+    Selection user_sel;
+    ModelWeights user_weights;
+    bool user_has_weights = false;
+    std::array<bool, kPanelCount> opened_panels{}; // panels the lesson opened (closed again when done)
+
+    bool scroll_request = false; // the pipeline scrolls the first highlighted stage into view
+    int focus_panel = -1;        // a PanelId to bring to the front on the next frame; -1: none
+    int cells_outlined = 0;      // lesson cells outlined by the heatmaps this frame (for tests)
 };
 
 // [SECTION] AppState
 
 struct AppState
 {
-    // What the user chose; every edit calls edit(), and update() recomputes once
-    // before the next frame.
+    // What the user chose; every edit calls edit(), and update() recomputes once before the next frame.
     Session session;
     std::string session_path;
     unsigned long long session_version = 1;
     unsigned long long computed_version = 0;
 
     Engine engine;
-    Status status;             // the last run's result: an error is shown inline, the last
-                               // good trace stays
+    Status status;             // the last run's result: an error is shown inline, the last good trace stays
     double recompute_ms = 0.0; // wall time of the last engine run
 
     Selection sel;
-    CellRef hovered;               // the cell under the mouse last frame (what the inspector
-                                   // shows when nothing is pinned)
-    CellRef hovered_next;          // filled while drawing this frame
-    CellRef pinned;                // clicked cell (click again or Esc to unpin)
-    int heads_hover_row = -1;      // query row hovered in the heads grid last frame
-                                   // (highlighted in every head)
-    int heads_hover_row_next = -1; // filled while drawing this frame
+    CellRef hovered; // the cell under the mouse last frame (what the inspector shows when nothing is pinned)
+    CellRef hovered_next;     // filled while drawing this frame
+    CellRef pinned;           // clicked cell (click again or Esc to unpin)
+    int heads_hover_row = -1; // query row hovered in the heads grid last frame (highlighted in every head)
+    int heads_hover_row_next = -1;                         // filled while drawing this frame
     std::array<bool, kStageCount> stage_collapsed{};       // pipeline stages folded by the user
     std::array<bool, kStageCount> cross_stage_collapsed{}; // the same for the cross-attention block
     bool show_cross = true; // the pipeline shows the cross-attention block when present
@@ -197,16 +209,13 @@ struct AppState
     bool show_help = false;    // the keyboard shortcuts window
     bool show_about = false;
     bool mouse_ignored = false; // screenshot mode: no tooltips, no hover
-    float content_scale = 1.0f; // the monitor's content scale (fonts and sizes
-                                // are multiplied by it)
-    int applied_theme = -1;     // 1 dark, 0 light, -1 none yet: draw_app applies
-                                // prefs.dark_theme when it differs
-    std::string font_message;   // set when DejaVu Sans is missing (shown in the status bar)
-    float frame_ms = 0.0f;      // the window's last frame time, for the status bar
-    // Each open panel's rectangle last frame (x, y, w, h). A panel that overlaps
-    // no other one is drawn without its background (the window is cleared to the
-    // same colour): a software renderer then fills each pixel once instead of
-    // twice.
+    float content_scale = 1.0f; // the monitor's content scale (fonts and sizes are multiplied by it)
+    int applied_theme = -1; // 1 dark, 0 light, -1 none yet: draw_app applies prefs.dark_theme when it differs
+    std::string font_message; // set when DejaVu Sans is missing (shown in the status bar)
+    float frame_ms = 0.0f;    // the window's last frame time, for the status bar
+    // Each open panel's rectangle last frame (x, y, w, h). A panel that overlaps no other one is drawn
+    // without its background (the window is cleared to the same colour): a software renderer then fills
+    // each pixel once instead of twice.
     std::array<std::array<float, 4>, kPanelCount> panel_rects{};
 
     HeatmapCache heatmaps;
@@ -218,10 +227,13 @@ struct AppState
 
     ExportDialog export_dialog;
     FileDialog file_dialog;
+    LessonState lesson;
+    bool presenter = false; // presenter mode (F5): one large view, the step's text as a caption
+    std::vector<std::string> recent_files; // session files, most recent first (File > Recent)
+    std::string recent_files_path;         // where the list is kept ("" : not kept)
     MatrixRef last_heatmap; // the heatmap hovered most recently: Ctrl+E exports it
 
-    // A one-line message for the status bar (export written, file not writable,
-    // ...).
+    // A one-line message for the status bar (export written, file not writable, ...).
     std::string message;
     bool message_is_error = false;
 
@@ -235,8 +247,8 @@ struct AppState
 
     // Marks the session changed: the next update() runs the engine once.
     void edit() { ++session_version; }
-    // Runs the engine when the session changed since the last run; keeps
-    // selection in range. Returns true when it ran.
+    // Runs the engine when the session changed since the last run; keeps selection in range. Returns true
+    // when it ran.
     bool update();
     // Called at the start of each frame: last frame's hover becomes this frame's.
     void begin_frame();
@@ -245,9 +257,8 @@ struct AppState
     int heads() const;
     void select_head(int j);
     void set_message(std::string text, bool is_error);
-    // Mean row entropy (nats) of the matrix ref resolves to (meant for weights: 0
-    // one-hot, ln T uniform), cached per matrix and trace generation because it
-    // costs O(T²). Negative when it does not resolve.
+    // Mean row entropy (nats) of the matrix ref resolves to (meant for weights: 0 one-hot, ln T uniform),
+    // cached per matrix and trace generation because it costs O(T²). Negative when it does not resolve.
     float mean_entropy(const MatrixRef& ref);
     // Recomputes the comparisons when the trace, layer, sentence or head changed.
     void ensure_comparisons();
@@ -256,14 +267,12 @@ struct AppState
 // [SECTION] Resolving matrices and cells
 
 MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref);
-// Token of row / column of a cell ("" when the axis is numbered), index shown
-// as "i=3".
+// Token of row / column of a cell ("" when the axis is numbered), index shown as "i=3".
 std::string row_label(const MatrixView& view, int row);
 std::string col_label(const MatrixView& view, int col);
 // "weights[L0 b0 h2]": a short, file-name friendly name of a matrix.
 std::string matrix_file_stem(const MatrixRef& ref);
-// A default path for an export: "attnlab-weights-L0-b0-h2.png" in the current
-// directory.
+// A default path for an export: "attnlab-weights-L0-b0-h2.png" in the current directory.
 std::string default_export_path(const MatrixRef& ref, ExportFormat format);
 
 } // namespace attnlab

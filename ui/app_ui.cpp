@@ -5,7 +5,10 @@
 #include "core/io/json_io.h"
 #include "core/io/session_file.h"
 #include "ui/export.h"
+#include "ui/lessons.h"
 #include "ui/panels/panels.h"
+#include "ui/presenter.h"
+#include "ui/session_files.h"
 #include "ui/theme.h"
 #include "ui/widgets.h"
 
@@ -26,10 +29,13 @@ const ShortcutInfo kShortcuts[] = {
     {"Ctrl+O", "Open a session file"},
     {"Ctrl+S", "Save the session (asks for a path the first time)"},
     {"Ctrl+E", "Export the last hovered heatmap (PNG or CSV)"},
+    {"→  /  Space", "Next step of the lesson (when no text field has focus)"},
+    {"←", "Previous step of the lesson"},
+    {"F5", "Presenter mode: one large view and the step's text as a caption (Esc or F5 leaves)"},
     {"[  /  ]", "Previous / next head"},
     {"Ctrl+=  /  Ctrl+-", "Larger / smaller font (for projectors)"},
     {"F11", "Fullscreen"},
-    {"Alt+1 … Alt+6", "Show / hide a panel (Input, Model, Pipeline, Heads, Inspector, Comparisons)"},
+    {"Alt+1 … Alt+7", "Show / hide a panel (Input, Model, Pipeline, Heads, Inspector, Comparisons, Lesson)"},
     {"Click a cell", "Pin it in the Inspector (click again to unpin)"},
     {"Esc", "Unpin the pinned cell"},
     {"Right click a heatmap", "Export it as PNG or CSV"},
@@ -53,6 +59,7 @@ const std::array<PanelInfo, kPanelCount>& panel_table()
         {PanelId::Heads, "Heads", "Alt+4", draw_heads_panel},
         {PanelId::Inspector, "Inspector", "Alt+5", draw_inspector_panel},
         {PanelId::Comparisons, "Comparisons", "Alt+6", draw_comparisons_panel},
+        {PanelId::Lesson, "Lesson", "Alt+7", draw_lesson_panel},
     }};
     return table;
 }
@@ -101,8 +108,9 @@ void save_session(AppState& state)
         open_file_dialog(state, FileAction::SaveSession);
         return;
     }
-    const Status s = save_session_file(state.session, state.session_path);
-    state.set_message(s.is_ok() ? "Saved " + state.session_path : "Save failed: " + s.message(), !s.is_ok());
+    const Status s = save_session_as(state, state.session_path);
+    if (!s.is_ok())
+        state.set_message("Save failed: " + s.message(), true);
 }
 
 void change_font_size(AppState& state, float delta)
@@ -118,39 +126,9 @@ std::string run_file_action(AppState& state)
     switch (d.action)
     {
     case FileAction::OpenSession:
-    {
-        Session loaded;
-        const Status s = load_session_file(d.path, &loaded);
-        if (!s.is_ok())
-            return s.message();
-        state.session = loaded;
-        state.session_path = d.path;
-        state.engine.clear_imported_weights();
-        if (!loaded.weights_path.empty())
-        {
-            ModelWeights w;
-            const Status ws =
-                load_any_weights_file(resolve_weights_path(d.path, loaded.weights_path), loaded.config, &w);
-            if (!ws.is_ok())
-                state.set_message("Opened " + d.path + ", but its weights did not load: " + ws.message(),
-                                  true);
-            else
-                state.engine.set_imported_weights(std::move(w));
-        }
-        state.edit();
-        if (!state.message_is_error)
-            state.set_message("Opened " + d.path, false);
-        return std::string();
-    }
+        return open_session_file(state, d.path).message();
     case FileAction::SaveSession:
-    {
-        const Status s = save_session_file(state.session, d.path);
-        if (!s.is_ok())
-            return s.message();
-        state.session_path = d.path;
-        state.set_message("Saved " + d.path, false);
-        return std::string();
-    }
+        return save_session_as(state, d.path).message();
     case FileAction::ExportTraceJson:
     {
         if (!state.has_trace())
@@ -205,6 +183,11 @@ void handle_shortcuts(AppState& state)
                     !state.prefs.open[static_cast<std::size_t>(p)];
     if (key_pressed(keys::F11))
         state.request_fullscreen_toggle = true;
+    if (key_pressed(keys::F5) && !popup)
+    {
+        state.presenter = !state.presenter;
+        state.request_font_rebuild = true;
+    }
     if (!io.WantTextInput && !io.KeyCtrl && !io.KeyAlt && !popup)
     {
         if (key_pressed(keys::LeftBracket))
@@ -212,11 +195,74 @@ void handle_shortcuts(AppState& state)
         if (key_pressed(keys::RightBracket))
             state.select_head(state.sel.head + 1);
         if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
+        {
+            if (state.presenter && !state.pinned.valid)
+            {
+                state.presenter = false;
+                state.request_font_rebuild = true;
+            }
             state.pinned = CellRef{};
+        }
+        if (key_pressed(keys::Right) || key_pressed(keys::Space))
+            next_step(state);
+        if (key_pressed(keys::Left))
+            previous_step(state);
     }
 }
 
 // [SECTION] Menu bar
+
+// File > Recent: the session files opened or saved last; a file that is gone is dropped with a message.
+void recent_menu(AppState& state)
+{
+    if (!ImGui::BeginMenu("Recent", !state.recent_files.empty()))
+        return;
+    std::string chosen;
+    for (std::size_t i = 0; i < state.recent_files.size(); ++i)
+    {
+        ImGui::PushID(static_cast<int>(i));
+        if (ImGui::MenuItem(state.recent_files[i].c_str()))
+            chosen = state.recent_files[i];
+        ImGui::PopID();
+    }
+    ImGui::EndMenu();
+    if (chosen.empty())
+        return;
+    const Status s = open_session_file(state, chosen);
+    if (s.is_ok())
+        return;
+    if (!drop_missing_files(state.recent_files).empty())
+    {
+        if (!state.recent_files_path.empty())
+            save_recent_files(state.recent_files_path, state.recent_files);
+        state.set_message(chosen + " no longer exists: removed from the recent files", true);
+    }
+    else
+        state.set_message(s.message() + " (the current session stays)", true);
+}
+
+// Lessons: every built-in lesson, the broken files, and leaving the open one.
+void lessons_menu(AppState& state)
+{
+    if (!ImGui::BeginMenu("Lessons"))
+        return;
+    const LessonLibrary& library = state.lesson.library;
+    for (int i = 0; i < static_cast<int>(library.lessons.size()); ++i)
+    {
+        ImGui::PushID(i);
+        const Lesson& lesson = library.lessons[static_cast<std::size_t>(i)];
+        if (ImGui::MenuItem(lesson.title.c_str(), nullptr, i == state.lesson.lesson))
+            enter_lesson(state, i, 0);
+        ImGui::PopID();
+    }
+    if (!library.errors.empty())
+        ImGui::TextDisabled("%d lesson file(s) not loaded: see the Lesson panel",
+                            static_cast<int>(library.errors.size()));
+    ImGui::Separator();
+    if (ImGui::MenuItem("Leave the lesson", nullptr, false, lesson_active(state)))
+        leave_lesson(state);
+    ImGui::EndMenu();
+}
 
 void main_menu(AppState& state)
 {
@@ -230,6 +276,7 @@ void main_menu(AppState& state)
             save_session(state);
         if (ImGui::MenuItem("Save session as…"))
             open_file_dialog(state, FileAction::SaveSession);
+        recent_menu(state);
         ImGui::Separator();
         if (ImGui::MenuItem("Export heatmap…", "Ctrl+E"))
             open_export_dialog(state, state.last_heatmap);
@@ -255,12 +302,18 @@ void main_menu(AppState& state)
         if (ImGui::MenuItem("Smaller font", "Ctrl+-"))
             change_font_size(state, -1.0f);
         ImGui::Separator();
+        if (ImGui::MenuItem("Presenter mode", "F5", state.presenter))
+        {
+            state.presenter = !state.presenter;
+            state.request_font_rebuild = true;
+        }
         if (ImGui::MenuItem("Reset layout"))
             state.reset_layout = true;
         if (ImGui::MenuItem("Fullscreen", "F11"))
             state.request_fullscreen_toggle = true;
         ImGui::EndMenu();
     }
+    lessons_menu(state);
     if (ImGui::BeginMenu("Help"))
     {
         ImGui::MenuItem("Keyboard shortcuts", nullptr, &state.show_help);
@@ -429,6 +482,8 @@ Rect default_rect(PanelId id)
         return {0.64f, 0.56f, 0.36f, 0.44f};
     case PanelId::Comparisons:
         return {0.14f, 0.06f, 0.60f, 0.90f};
+    case PanelId::Lesson:
+        return {0.0f, 0.0f, 0.24f, 1.0f};
     case PanelId::Count:
         break;
     }
@@ -498,13 +553,25 @@ void status_bar(AppState& state, float y, float height)
 
 void draw_app(AppState& state)
 {
-    const int theme = state.prefs.dark_theme ? 1 : 0;
+    const int theme = state.presenter ? 2 : state.prefs.dark_theme ? 1 : 0;
     if (theme != state.applied_theme)
     {
-        apply_theme(state.prefs.dark_theme, state.content_scale);
+        if (state.presenter)
+            apply_presenter_theme(state.content_scale * 1.5f);
+        else
+            apply_theme(state.prefs.dark_theme, state.content_scale);
         state.applied_theme = theme;
     }
+    state.lesson.cells_outlined = 0;
     handle_shortcuts(state);
+    if (state.presenter)
+    {
+        draw_presenter(state);
+        help_windows(state);
+        file_popup(state);
+        export_popup(state);
+        return;
+    }
     main_menu(state);
 
     const ImGuiIO& io = ImGui::GetIO();
@@ -525,6 +592,14 @@ void draw_app(AppState& state)
         ImGui::SetNextWindowPos(ImVec2(r.x * io.DisplaySize.x, menu_h + r.y * area_h), cond);
         ImGui::SetNextWindowSize(ImVec2(r.w * io.DisplaySize.x, r.h * area_h), cond);
         const ImGuiWindowFlags flags = overlaps_other_panel(state, index) ? 0 : ImGuiWindowFlags_NoBackground;
+        if (p.id == PanelId::Comparisons && state.lesson.focus_panel == static_cast<int>(p.id) &&
+            state.lesson.opened_panels[index])
+        {
+            // Opened by a lesson: beside the Lesson panel, over the pipeline, not over the lesson's text.
+            const Rect c = default_rect(PanelId::Pipeline);
+            ImGui::SetNextWindowPos(ImVec2(c.x * io.DisplaySize.x, menu_h), ImGuiCond_Always);
+            ImGui::SetNextWindowSize(ImVec2((1.0f - c.x) * io.DisplaySize.x, area_h), ImGuiCond_Always);
+        }
         if (ImGui::Begin(p.name, &open, flags))
             p.draw(state);
         const ImVec2 pos = ImGui::GetWindowPos();
@@ -533,6 +608,13 @@ void draw_app(AppState& state)
         ImGui::End();
     }
     state.reset_layout = false;
+    if (state.lesson.focus_panel >= 0 && lesson_active(state))
+    {
+        // The lesson's text first, then the step's view on top of everything else.
+        ImGui::SetWindowFocus(panel_table()[static_cast<std::size_t>(PanelId::Lesson)].name);
+        ImGui::SetWindowFocus(panel_table()[static_cast<std::size_t>(state.lesson.focus_panel)].name);
+    }
+    state.lesson.focus_panel = -1;
     help_windows(state);
     file_popup(state);
     export_popup(state);

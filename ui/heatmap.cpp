@@ -2,6 +2,7 @@
 #include "ui/heatmap.h"
 
 #include "ui/heatmap_math.h"
+#include "ui/lessons.h"
 
 #include <imgui.h>
 
@@ -171,7 +172,8 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
     }
     result.visible = true;
 
-    const HeatmapEntry& entry = state.heatmaps.get(view.key, view.version, m, view.probability, view.mask, view.stretch);
+    const HeatmapEntry& entry =
+        state.heatmaps.get(view.key, view.version, m, view.probability, view.mask, view.stretch);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 img0(p0.x + row_label_w, p0.y);
     const ImVec2 img1(img0.x + image_w, img0.y + image_h);
@@ -232,6 +234,12 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
     };
     if (state.pinned.valid && state.pinned.matrix == ref)
         outline_cell(state.pinned.row, state.pinned.col, IM_COL32(255, 200, 0, 255), 2.0f);
+    for (const LessonCell& cell : lesson_cells(state, ref))
+        if (cell.row < rows && cell.col < cols)
+        {
+            outline_cell(cell.row, cell.col, lesson_highlight_color(), 3.0f);
+            ++state.lesson.cells_outlined;
+        }
 
     // [SECTION] Hover, pin, context menu
     if (item_hovered)

@@ -15,8 +15,8 @@ namespace attnlab
 namespace
 {
 
-const char* const kPanelKeys[kPanelCount] = {"input", "model",     "pipeline",
-                                             "heads", "inspector", "comparisons"};
+const char* const kPanelKeys[kPanelCount] = {"input",     "model",       "pipeline", "heads",
+                                             "inspector", "comparisons", "lesson"};
 
 std::string trim(const std::string& s)
 {

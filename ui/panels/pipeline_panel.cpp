@@ -1,6 +1,7 @@
 // Pipeline panel: every stage of the Trace in order (name, equation, live shape, heatmap), one layer at a
 // time.
 #include "ui/heatmap.h"
+#include "ui/lessons.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets.h"
 
@@ -47,9 +48,26 @@ void stage_block(AppState& state, const MatrixRef& ref, const char* id, float ma
     const auto s = static_cast<std::size_t>(ref.stage);
     auto& collapsed = ref.source == MatrixSource::Cross ? state.cross_stage_collapsed : state.stage_collapsed;
     // The shape comes before the equation so the live numbers stay visible in a narrow panel.
-    const std::string header = view.title + "    " + view.shape + "    " + view.equation + "###" + id;
+    // A stage the lesson's step talks about: an arrow, the header in the highlight colour, a frame around
+    // the heatmap, and (once per step) scrolled to the top of the panel.
+    const bool lit = lesson_highlights_stage(state, ref.stage, ref.source == MatrixSource::Cross);
+    if (lit && state.lesson.scroll_request)
+    {
+        ImGui::SetScrollHereY(0.0f);
+        state.lesson.scroll_request = false;
+    }
+    const std::string header =
+        (lit ? "→ " : "") + view.title + "    " + view.shape + "    " + view.equation + "###" + id;
+    if (lit)
+    {
+        const ImVec4 c = ImGui::ColorConvertU32ToFloat4(lesson_highlight_color());
+        ImGui::PushStyleColor(ImGuiCol_Header, ImVec4(c.x, c.y, c.z, 0.45f));
+        ImGui::PushStyleColor(ImGuiCol_HeaderHovered, ImVec4(c.x, c.y, c.z, 0.60f));
+    }
     ImGui::SetNextItemOpen(!collapsed[s], ImGuiCond_Always);
     const bool open = ImGui::CollapsingHeader(header.c_str());
+    if (lit)
+        ImGui::PopStyleColor(2);
     collapsed[s] = !open;
     if (!open)
         return;
@@ -75,6 +93,11 @@ void stage_block(AppState& state, const MatrixRef& ref, const char* id, float ma
                             static_cast<double>(std::sqrt(static_cast<float>(state.trace().d_k))));
     HeatmapOptions options;
     options.max_height = max_height;
+    if (lit)
+    {
+        options.frame_color = lesson_highlight_color();
+        options.frame_thickness = 3.0f;
+    }
     draw_heatmap(state, ref, options);
     ImGui::Spacing();
 }
