@@ -19,17 +19,19 @@ std::uint64_t hash_string(const std::string& text)
     return h;
 }
 
+void embed_token(const std::string& token, int d_model, std::uint64_t seed, Eigen::Ref<RowVec> out)
+{
+    const std::uint64_t seed_key = mix64(seed ^ 0x656D6265646Dull); // "embedm"
+    const std::uint64_t token_key = mix64(seed_key ^ hash_string(token));
+    for (int c = 0; c < d_model; ++c)
+        out(c) = normal01(token_key + static_cast<std::uint64_t>(c) * 0x2545F491ull);
+}
+
 void embed_tokens(const std::vector<std::string>& tokens, int d_model, std::uint64_t seed, Mat& out)
 {
     out.resize(static_cast<Eigen::Index>(tokens.size()), d_model);
-    const std::uint64_t seed_key = mix64(seed ^ 0x656D6265646Dull); // "embedm"
     for (size_t t = 0; t < tokens.size(); ++t)
-    {
-        const std::uint64_t token_key = mix64(seed_key ^ hash_string(tokens[t]));
-        for (int c = 0; c < d_model; ++c)
-            out(static_cast<Eigen::Index>(t), c) =
-                normal01(token_key + static_cast<std::uint64_t>(c) * 0x2545F491ull);
-    }
+        embed_token(tokens[t], d_model, seed, out.row(static_cast<Eigen::Index>(t)));
 }
 
 void positional_encoding(PositionalKind kind, int T, int d_model, Mat& out)

@@ -16,6 +16,9 @@ namespace attnlab
 // first n entries stay the same when d_model grows.
 void embed_tokens(const std::vector<std::string>& tokens, int d_model, std::uint64_t seed, Mat& out);
 
+// One token's embedding into a row of length d_model (the same numbers embed_tokens gives it).
+void embed_token(const std::string& token, int d_model, std::uint64_t seed, Eigen::Ref<RowVec> out);
+
 // (T, d_model) positional encoding; zeros for PositionalKind::None.
 void positional_encoding(PositionalKind kind, int T, int d_model, Mat& out);
 

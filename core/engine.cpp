@@ -170,7 +170,8 @@ void size_layer(LayerTrace& layer, int B, int h)
 namespace
 {
 
-// Embedding + PE for a batch; embeddings are recomputed only for a changed token list, seed or d_model.
+// Token embeddings for a batch, recomputed row by row: only the rows whose token changed (or all of them
+// when the seed or d_model changed), so typing a word costs one row, not T.
 void embed_batch(const Config& c, const TokenBatch& batch, const TokenBatch& previous,
                  const Config& previous_config, std::vector<Mat>& embedding)
 {
@@ -180,11 +181,17 @@ void embed_batch(const Config& c, const TokenBatch& batch, const TokenBatch& pre
     {
         const auto bi = static_cast<size_t>(b);
         Mat& e = embedding[bi];
-        const bool unchanged = same_space && bi < previous.tokens.size() &&
-                               previous.tokens[bi] == batch.tokens[bi] && e.rows() == batch.T &&
-                               e.cols() == c.d_model;
-        if (!unchanged)
-            embed_tokens(batch.tokens[bi], c.d_model, c.seed, e);
+        const std::vector<std::string>& tokens = batch.tokens[bi];
+        const bool reuse = same_space && bi < previous.tokens.size() && e.rows() == batch.T &&
+                           e.cols() == c.d_model && previous.tokens[bi].size() == tokens.size();
+        if (!reuse)
+        {
+            embed_tokens(tokens, c.d_model, c.seed, e);
+            continue;
+        }
+        for (size_t t = 0; t < tokens.size(); ++t)
+            if (previous.tokens[bi][t] != tokens[t])
+                embed_token(tokens[t], c.d_model, c.seed, e.row(static_cast<Eigen::Index>(t)));
     }
 }
 
