@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 namespace attnlab
 {
@@ -26,13 +27,44 @@ ImVec4 accent()
     return ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram];
 }
 
-// The step's stages, as large as the area allows: side by side when they are about square or tall
-// (Q, K, V; scores), one above the other when they are wide (X, concat, residual: T×d_model).
+// Space a heatmap needs besides its cells: row labels and colour bar across, column labels and the colour
+// bar's bottom label down (an estimate of what draw_heatmap lays out).
+struct HeatmapExtra
+{
+    float w = 0.0f, h = 0.0f;
+};
+
+HeatmapExtra heatmap_extra(const MatrixView& view, bool labels)
+{
+    const float fs = ImGui::GetFontSize();
+    HeatmapExtra e;
+    float row_w = 0.0f, col_h = labels ? fs + 4.0f : 0.0f;
+    for (int r = 0; labels && r < static_cast<int>(view.m->rows()); ++r)
+        row_w = std::max(row_w, ImGui::CalcTextSize(row_label(view, r).substr(0, 10).c_str()).x);
+    if (labels && view.col_tokens != nullptr)
+    {
+        col_h = 0.0f;
+        for (int c = 0; c < static_cast<int>(view.m->cols()); ++c)
+            col_h = std::max(col_h, ImGui::CalcTextSize(col_label(view, c).substr(0, 10).c_str()).x);
+        col_h += 6.0f;
+    }
+    const float bar =
+        fs * 0.6f + std::max(10.0f, fs * 0.8f) + ImGui::CalcTextSize("-0.00e+00").x * 0.75f + 8.0f;
+    e.w = row_w + 6.0f + bar + 8.0f;
+    e.h = col_h + fs;
+    return e;
+}
+
+// The step's stages, as large as the area allows: side by side with square cells when they are about square
+// or tall (Q, K, V; scores), one above the other and as wide as the window when they are wide (X, concat,
+// residual: T×d_model). Side by side, maps with the first one's rows and numbered columns leave out their
+// labels, which would only repeat.
 void highlighted_stages(AppState& state, const LessonStep& step)
 {
     if (!state.status.is_ok())
         error_text(state.status.message());
     std::vector<MatrixRef> refs;
+    std::vector<MatrixView> views;
     bool wide = false;
     for (Stage stage : step.stages)
     {
@@ -42,43 +74,84 @@ void highlighted_stages(AppState& state, const LessonStep& step)
         ref.layer = state.sel.layer;
         ref.b = state.sel.b;
         ref.head = state.sel.head;
-        const MatrixView view = resolve_matrix(state, ref);
-        if (view.m != nullptr && view.m->cols() > view.m->rows() * 3 / 2)
+        MatrixView view = resolve_matrix(state, ref);
+        if (view.m == nullptr)
+            continue;
+        if (view.m->cols() > view.m->rows() * 3 / 2)
             wide = true;
         refs.push_back(ref);
+        views.push_back(std::move(view));
     }
     const int n = static_cast<int>(refs.size());
+    if (n == 0)
+        return;
+    std::vector<bool> labels(static_cast<std::size_t>(n), true);
+    for (std::size_t i = 1; !wide && i < views.size(); ++i)
+        labels[i] = !(views[i].row_tokens == views[0].row_tokens && views[i].col_tokens == nullptr);
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const ImGuiStyle& style = ImGui::GetStyle();
     const float fs = ImGui::GetFontSize();
-    const float header_h = ImGui::GetTextLineHeightWithSpacing() * 2.0f;
+    const float header_h = ImGui::GetTextLineHeightWithSpacing() * (wide ? 1.0f : 2.0f) + style.ItemSpacing.y;
     const float gap = fs * 1.5f;
-    const float w = wide ? avail.x : (avail.x - gap * static_cast<float>(n - 1)) / static_cast<float>(n);
-    // Column labels under the map take about eight characters of the font.
-    const float labels_h = fs * 5.0f;
-    const float cell_area_h =
-        wide ? (avail.y - static_cast<float>(n) * (header_h + labels_h + style.ItemSpacing.y)) /
-                   static_cast<float>(n)
-             : avail.y - header_h - labels_h;
+    const float slot_w = wide ? avail.x : (avail.x - gap * static_cast<float>(n - 1)) / static_cast<float>(n);
+    const float slot_h =
+        wide ? (avail.y - style.ItemSpacing.y * static_cast<float>(n)) / static_cast<float>(n) : avail.y;
+    // One cell size for all, so the maps compare at a glance.
+    // Wide maps may have flat cells (cell_h < cell), so they use the window's width.
+    float cell = fs * 6.0f, cell_h = fs * 6.0f;
+    float labels_w = 0.0f;
+    for (int i = 0; i < n; ++i)
+        labels_w += heatmap_extra(views[static_cast<std::size_t>(i)], labels[static_cast<std::size_t>(i)]).w;
     for (int i = 0; i < n; ++i)
     {
+        const MatrixView& view = views[static_cast<std::size_t>(i)];
+        const HeatmapExtra e = heatmap_extra(view, labels[static_cast<std::size_t>(i)]);
+        // Side by side, the width left after every map's labels is shared in proportion to the columns.
+        int all_cols = 0;
+        for (const MatrixView& v : views)
+            all_cols += static_cast<int>(v.m->cols());
+        const float w_cell =
+            wide ? (slot_w - e.w) / static_cast<float>(view.m->cols())
+                 : (avail.x - gap * static_cast<float>(n - 1) - labels_w) / static_cast<float>(all_cols);
+        cell = std::min(cell, w_cell);
+        cell_h = std::min(cell_h, (slot_h - header_h - e.h) / static_cast<float>(view.m->rows()));
+    }
+    cell = std::max(cell, 4.0f);
+    cell_h = std::max(std::min(wide ? cell : cell_h, cell_h), 2.0f);
+    if (!wide)
+    {
+        cell = std::min(cell, cell_h);
+        float total = gap * static_cast<float>(n - 1) + labels_w;
+        for (const MatrixView& view : views)
+            total += cell * static_cast<float>(view.m->cols());
+        ImGui::SetCursorPosX(ImGui::GetCursorPosX() + std::max(0.0f, (avail.x - total) * 0.5f));
+    }
+    for (int i = 0; i < n; ++i)
+    {
+        const MatrixView& view = views[static_cast<std::size_t>(i)];
+        const HeatmapExtra e = heatmap_extra(view, labels[static_cast<std::size_t>(i)]);
+        const float used_w = cell * static_cast<float>(view.m->cols()) + e.w;
         if (i > 0 && !wide)
             ImGui::SameLine(0.0f, gap);
+        else if (wide)
+            ImGui::SetCursorPosX(ImGui::GetCursorPosX() + std::max(0.0f, (slot_w - used_w) * 0.5f));
         ImGui::PushID(i);
         ImGui::BeginGroup();
-        const MatrixView view = resolve_matrix(state, refs[static_cast<std::size_t>(i)]);
-        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
+        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + std::max(used_w, slot_w * 0.5f));
         ImGui::PushStyleColor(ImGuiCol_Text, accent());
         ImGui::TextUnformatted(view.title.c_str());
         ImGui::PopStyleColor();
         ImGui::SameLine(0.0f, fs);
         ImGui::TextDisabled("%s", view.shape.c_str());
+        if (wide)
+            ImGui::SameLine(0.0f, fs);
         ImGui::TextDisabled("%s", view.equation.c_str());
         ImGui::PopTextWrapPos();
         HeatmapOptions options;
-        options.width = w;
-        options.max_cell_px = fs * 6.0f;
-        options.max_height = std::max(fs * 3.0f, cell_area_h);
+        options.width = used_w;
+        options.max_cell_px = cell;
+        options.max_height = cell_h * static_cast<float>(view.m->rows());
+        options.labels = labels[static_cast<std::size_t>(i)];
         options.frame_color = lesson_highlight_color();
         options.frame_thickness = 3.0f;
         draw_heatmap(state, refs[static_cast<std::size_t>(i)], options);
