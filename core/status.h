@@ -32,3 +32,12 @@ private:
 };
 
 } // namespace attnlab
+
+// Returns the Status of expr from the enclosing function when it is an error.
+#define ATTNLAB_TRY(expr)                                                                                    \
+    do                                                                                                       \
+    {                                                                                                        \
+        ::attnlab::Status attnlab_status_ = (expr);                                                          \
+        if (!attnlab_status_)                                                                                \
+            return attnlab_status_;                                                                          \
+    } while (false)

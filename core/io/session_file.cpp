@@ -111,14 +111,6 @@ Status unknown_keys(const Reader& reader, const json& object, const std::set<std
     return Status::ok();
 }
 
-#define ATTNLAB_TRY(expr)                                                                                    \
-    do                                                                                                       \
-    {                                                                                                        \
-        Status status_ = (expr);                                                                             \
-        if (!status_)                                                                                        \
-            return status_;                                                                                  \
-    } while (false)
-
 Status read_config(const Reader& reader, const json& c, Config* out)
 {
     if (!c.is_object())

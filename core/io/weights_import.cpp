@@ -142,14 +142,6 @@ private:
     std::string source_;
 };
 
-#define ATTNLAB_TRY(expr)                                                                                    \
-    do                                                                                                       \
-    {                                                                                                        \
-        Status status_ = (expr);                                                                             \
-        if (!status_)                                                                                        \
-            return status_;                                                                                  \
-    } while (false)
-
 // Parses JSON text; big arrays that are not weights (the stages of an exported trace) are skipped while
 // parsing, so reading the weights of a large trace does not build the whole document in memory.
 Status parse_json(std::string_view text, const Reader& reader, json* out)
