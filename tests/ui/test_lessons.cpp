@@ -1,0 +1,310 @@
+// Lessons in the app, headless: every step of every built-in lesson drawn with its counter, text, selection,
+// view and highlights; the keys; presenter mode; leaving gives the user's session back; broken files named.
+#include "core/io/session_file.h"
+#include "ui/app_ui.h"
+#include "ui/lessons.h"
+#include "ui/panels/panels.h"
+#include "ui_test_support.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+namespace attnlab
+{
+namespace
+{
+
+namespace fs = std::filesystem;
+using test::HeadlessUi;
+using test::panel_only;
+
+// Wrapped text comes back with a line break where a space was: compare with every run of white space as one
+// space.
+std::string flatten(const std::string& text)
+{
+    std::string out;
+    for (char c : text)
+    {
+        const char d = (c == '\n' || c == '\t') ? ' ' : c;
+        if (d == ' ' && !out.empty() && out.back() == ' ')
+            continue;
+        out += d;
+    }
+    return out;
+}
+
+bool drawn(const test::FrameOutput& out, const std::string& text)
+{
+    return flatten(out.text).find(flatten(text)) != std::string::npos;
+}
+
+// The first words of a text, up to about n characters (whole words, so wrapping cannot split one).
+std::string first_words(const std::string& text, std::size_t n)
+{
+    const std::size_t cut = text.find(' ', n);
+    return cut == std::string::npos ? text : text.substr(0, cut);
+}
+
+MatrixRef step_ref(const AppState& state, const LessonStep& step, Stage stage)
+{
+    MatrixRef ref;
+    ref.source = step.cross ? MatrixSource::Cross : MatrixSource::Layer;
+    ref.stage = stage;
+    ref.layer = state.sel.layer;
+    ref.b = state.sel.b;
+    ref.head = state.sel.head;
+    return ref;
+}
+
+class LessonTest : public ::testing::Test
+{
+protected:
+    void SetUp() override { load_lesson_library(*state, default_lessons_dir()); }
+
+    HeadlessUi ui;
+    std::unique_ptr<AppState> state = std::make_unique<AppState>();
+};
+
+TEST_F(LessonTest, EveryBuiltInLessonLoads)
+{
+    const LessonLibrary& library = state->lesson.library;
+    for (const std::string& e : library.errors)
+        ADD_FAILURE() << e;
+    ASSERT_EQ(library.lessons.size(), 7u);
+    for (const Lesson& lesson : library.lessons)
+        EXPECT_GE(lesson.steps.size(), 2u) << lesson.id;
+}
+
+// [SECTION] Every step of every lesson, in the normal layout and in presenter mode
+
+TEST_F(LessonTest, EveryStepRendersWithItsHighlights)
+{
+    const auto& lessons = state->lesson.library.lessons;
+    int steps = 0;
+    for (int i = 0; i < static_cast<int>(lessons.size()); ++i)
+    {
+        const Lesson& lesson = lessons[static_cast<std::size_t>(i)];
+        const int n = static_cast<int>(lesson.steps.size());
+        for (int k = 0; k < n; ++k)
+        {
+            SCOPED_TRACE(lesson.id + " step " + std::to_string(k + 1));
+            const LessonStep& step = lesson.steps[static_cast<std::size_t>(k)];
+            if (k == 0)
+                enter_lesson(*state, i, 0);
+            else
+                next_step(*state);
+            ASSERT_EQ(state->lesson.step, k);
+            const test::FrameOutput out = ui.frames(*state, 4);
+            ASSERT_TRUE(state->status.is_ok()) << state->status.message();
+            ++steps;
+
+            // The stepper: counter, title and the start of the text, in the Lesson panel.
+            const std::string counter = std::to_string(k + 1) + " / " + std::to_string(n);
+            EXPECT_EQ(step_counter(*state), counter);
+            EXPECT_TRUE(drawn(out, counter)) << out.text;
+            EXPECT_TRUE(drawn(out, step.title)) << out.text;
+            EXPECT_TRUE(drawn(out, first_words(step.text, 30))) << first_words(step.text, 30) << "\n"
+                                                                << out.text;
+            EXPECT_TRUE(state->prefs.open[static_cast<std::size_t>(PanelId::Lesson)]);
+
+            // The step's selection.
+            EXPECT_EQ(state->sel.layer, step.layer);
+            EXPECT_EQ(state->sel.b, step.sentence);
+            EXPECT_EQ(state->sel.head, step.head);
+
+            // Its view is open.
+            if (step.view == LessonView::Heads)
+            {
+                EXPECT_TRUE(state->prefs.open[static_cast<std::size_t>(PanelId::Heads)]);
+                EXPECT_TRUE(drawn(out, "weights A_h of layer")) << out.text;
+            }
+            else if (step.view == LessonView::Comparisons)
+            {
+                EXPECT_TRUE(state->prefs.open[static_cast<std::size_t>(PanelId::Comparisons)]);
+                EXPECT_TRUE(drawn(out, "Packed X W^Q is h heads")) << out.text;
+            }
+            else
+                EXPECT_FALSE(state->prefs.open[static_cast<std::size_t>(PanelId::Comparisons)]);
+
+            // The first highlighted stage is scrolled into the Pipeline, its header marked with an arrow, and
+            // the cells of that stage outlined.
+            if (!step.stages.empty())
+            {
+                const Stage first = step.stages.front();
+                EXPECT_TRUE(lesson_highlights_stage(*state, first, step.cross));
+                EXPECT_FALSE(lesson_highlights_stage(*state, first, !step.cross));
+                const MatrixView view = resolve_matrix(*state, step_ref(*state, step, first));
+                ASSERT_NE(view.m, nullptr);
+                EXPECT_TRUE(drawn(out, "→ " + view.title)) << view.title << "\n" << out.text;
+                EXPECT_FALSE(state->lesson.scroll_request);
+                int cells_in_first = 0;
+                for (const LessonCell& c : step.cells)
+                    cells_in_first += c.stage == first ? 1 : 0;
+                if (cells_in_first > 0)
+                {
+                    EXPECT_GE(state->lesson.cells_outlined, cells_in_first);
+                }
+            }
+
+            // Presenter mode: no editing chrome, the caption, the counter and the stage (or view) itself.
+            state->presenter = true;
+            const test::FrameOutput shown = ui.frames(*state, 3);
+            EXPECT_FALSE(drawn(shown, "Sentences (one per line")) << shown.text;
+            EXPECT_TRUE(drawn(shown, counter)) << shown.text;
+            EXPECT_TRUE(drawn(shown, step.title)) << shown.text;
+            EXPECT_TRUE(drawn(shown, first_words(step.text, 30))) << shown.text;
+            if (step.view == LessonView::Pipeline && !step.stages.empty())
+            {
+                for (Stage stage : step.stages)
+                {
+                    const MatrixView view = resolve_matrix(*state, step_ref(*state, step, stage));
+                    EXPECT_TRUE(drawn(shown, view.title)) << view.title << "\n" << shown.text;
+                }
+                if (!step.cells.empty())
+                {
+                    EXPECT_GE(state->lesson.cells_outlined, 1);
+                }
+            }
+            state->presenter = false;
+        }
+    }
+    EXPECT_GT(steps, 40);
+}
+
+// [SECTION] Keys
+
+TEST_F(LessonTest, ArrowsAndSpaceStepOnlyWhenNoTextFieldHasFocus)
+{
+    enter_lesson(*state, 0, 0);
+    ui.frames(*state, 2);
+    ui.press_key(*state, keys::Right);
+    EXPECT_EQ(state->lesson.step, 1);
+    ui.press_key(*state, keys::Space);
+    EXPECT_EQ(state->lesson.step, 2);
+    ui.press_key(*state, keys::Left);
+    EXPECT_EQ(state->lesson.step, 1);
+    ui.press_key(*state, keys::Left);
+    ui.press_key(*state, keys::Left); // stays at the first step
+    EXPECT_EQ(state->lesson.step, 0);
+
+    // A focused text field takes the keys for itself.
+    std::string typed;
+    auto with_text_field = [&typed](AppState& s)
+    {
+        ImGui::SetNextWindowPos(ImVec2(400, 400));
+        ImGui::Begin("typing");
+        ImGui::SetKeyboardFocusHere();
+        ImGui::InputText("##field", typed.data(), typed.capacity() + 1);
+        ImGui::End();
+        draw_app(s);
+    };
+    ui.frames(*state, 3, with_text_field);
+    ASSERT_TRUE(ImGui::GetIO().WantTextInput);
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeysDown[keys::Right] = true;
+    ui.frame(*state, with_text_field);
+    io.KeysDown[keys::Right] = false;
+    ui.frame(*state, with_text_field);
+    EXPECT_EQ(state->lesson.step, 0);
+}
+
+TEST_F(LessonTest, F5SwitchesPresenterMode)
+{
+    enter_lesson(*state, 0, 2);
+    auto out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn(out, "Sentences (one per line"));
+    ui.press_key(*state, keys::F5);
+    EXPECT_TRUE(state->presenter);
+    EXPECT_TRUE(state->request_font_rebuild);
+    out = ui.frames(*state, 2);
+    EXPECT_FALSE(drawn(out, "Sentences (one per line"));
+    EXPECT_TRUE(drawn(out, "3 / 11")) << out.text;
+    ui.press_key(*state, keys::F5);
+    EXPECT_FALSE(state->presenter);
+    // The shortcut is listed in Help.
+    int n = 0;
+    const ShortcutInfo* table = shortcut_table(&n);
+    bool listed = false;
+    for (int i = 0; i < n; ++i)
+        listed = listed || std::string(table[i].keys) == "F5";
+    EXPECT_TRUE(listed);
+    // The presenter's font follows the window's height, within limits.
+    state->presenter = true;
+    EXPECT_NEAR(ui_font_size(*state, 1080.0f), 30.0f, 0.01f);
+    EXPECT_NEAR(ui_font_size(*state, 720.0f), 20.0f, 0.01f);
+    state->presenter = false;
+    EXPECT_EQ(ui_font_size(*state, 1080.0f), state->prefs.font_size);
+}
+
+// [SECTION] Leaving, and the user's session
+
+TEST_F(LessonTest, LeavingTheLessonGivesTheUsersSessionBack)
+{
+    state->session.text = "the cat sat on the mat";
+    state->session.config.d_model = 32;
+    state->session.config.n_heads = 2;
+    state->session_path = "/tmp/mine.json";
+    ui.frames(*state, 2);
+    state->sel.head = 1;
+    const Session mine = state->session;
+    const bool comparisons_open = state->prefs.open[static_cast<std::size_t>(PanelId::Comparisons)];
+
+    // The lesson on "why multi-head" opens the Comparisons view at some step.
+    const auto& lessons = state->lesson.library.lessons;
+    int index = -1;
+    for (int i = 0; i < static_cast<int>(lessons.size()); ++i)
+        if (lessons[static_cast<std::size_t>(i)].id == "multi_head")
+            index = i;
+    ASSERT_GE(index, 0);
+    enter_lesson(*state, index, 0);
+    for (int k = 0; k < 20; ++k)
+        next_step(*state);
+    ui.frames(*state, 2);
+    EXPECT_NE(state->session, mine);
+    EXPECT_TRUE(state->session_path.empty()); // Ctrl+S asks rather than overwriting the user's file
+    EXPECT_EQ(user_session(*state), mine);    // what the autosave writes
+
+    leave_lesson(*state);
+    ui.frames(*state, 2);
+    EXPECT_FALSE(lesson_active(*state));
+    EXPECT_EQ(state->session, mine);
+    EXPECT_EQ(state->session_path, "/tmp/mine.json");
+    EXPECT_EQ(state->sel.head, 1);
+    EXPECT_EQ(state->trace().config.d_model, 32);
+    EXPECT_EQ(state->prefs.open[static_cast<std::size_t>(PanelId::Comparisons)], comparisons_open);
+}
+
+TEST_F(LessonTest, SteppingRecomputesOnlyWhenTheSessionChanges)
+{
+    enter_lesson(*state, 0, 0);
+    ui.frames(*state, 2);
+    const auto generation = state->engine.generation();
+    next_step(*state); // the tour keeps one session for all its steps
+    ui.frames(*state, 2);
+    EXPECT_EQ(state->engine.generation(), generation);
+}
+
+// [SECTION] A broken lesson file
+
+TEST_F(LessonTest, ABrokenLessonFileIsNamedInThePanelAndTheOthersLoad)
+{
+    const fs::path dir = fs::path(ATTNLAB_BINARY_DIR) / "tests" / "ui" / "lessons_broken";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    fs::copy_file(fs::path(default_lessons_dir()) / "02_typo.json", dir / "01_typo.json");
+    std::ofstream(dir / "02_oops.json") << "{ \"format\": \"attnlab-lesson\", \"version\": 1, \"steps\": [ }";
+    load_lesson_library(*state, dir.string());
+    ASSERT_EQ(state->lesson.library.lessons.size(), 1u);
+    ASSERT_EQ(state->lesson.library.errors.size(), 1u);
+    const auto out = ui.frames(*state, 2, panel_only(draw_lesson_panel));
+    EXPECT_TRUE(drawn(out, "02_oops.json")) << out.text;
+    EXPECT_TRUE(drawn(out, state->lesson.library.lessons[0].title)) << out.text;
+    fs::remove_all(dir);
+}
+
+} // namespace
+} // namespace attnlab
