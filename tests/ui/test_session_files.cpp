@@ -1,0 +1,182 @@
+// Session files in the app: the throttled autosave and its restore (in a temporary XDG_CONFIG_HOME), recent
+// files, and opening newer or broken files without losing the current session.
+#include "core/io/session_file.h"
+#include "ui/lessons.h"
+#include "ui/prefs.h"
+#include "ui/session_files.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+namespace attnlab
+{
+namespace
+{
+
+namespace fs = std::filesystem;
+
+class SessionFilesTest : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        home = fs::path(ATTNLAB_BINARY_DIR) / "tests" / "ui" / "config_home" /
+               ::testing::UnitTest::GetInstance()->current_test_info()->name();
+        fs::remove_all(home);
+        fs::create_directories(home);
+        setenv("XDG_CONFIG_HOME", home.string().c_str(), 1);
+        autosave.path = config_dir() + "/last_session.json";
+    }
+    void TearDown() override { fs::remove_all(home); }
+
+    fs::path home;
+    Autosave autosave;
+    std::unique_ptr<AppState> state = std::make_unique<AppState>();
+};
+
+TEST_F(SessionFilesTest, AutosaveIsThrottledWrittenAtExitAndRestored)
+{
+    EXPECT_EQ(autosave.path, (home / "attnlab" / "last_session.json").string());
+    state->session.text = "the cat sat";
+    EXPECT_TRUE(autosave_tick(*state, autosave, 10.0, false));
+    EXPECT_TRUE(fs::exists(autosave.path));
+    EXPECT_FALSE(autosave_tick(*state, autosave, 20.0, false)); // unchanged: nothing to write
+
+    state->session.text = "the cat sat on the mat";
+    EXPECT_FALSE(autosave_tick(*state, autosave, 10.5, false)); // within a second of the last write
+    EXPECT_TRUE(autosave_tick(*state, autosave, 11.1, false));
+    state->session.config.n_heads = 2;
+    state->session.config.d_model = 8;
+    EXPECT_FALSE(autosave_tick(*state, autosave, 11.2, false));
+    EXPECT_TRUE(autosave_tick(*state, autosave, 11.3, true)); // at exit: no wait
+    EXPECT_EQ(autosave.writes, 3);
+    // Written atomically: no temporary file is left beside it.
+    EXPECT_FALSE(fs::exists(autosave.path + ".tmp"));
+
+    // The next start restores it.
+    auto next = std::make_unique<AppState>();
+    Autosave restored;
+    restored.path = autosave.path;
+    ASSERT_TRUE(restore_autosave(*next, restored).is_ok());
+    EXPECT_EQ(next->session, state->session);
+    next->update();
+    EXPECT_TRUE(next->status.is_ok()) << next->status.message();
+    EXPECT_EQ(next->trace().config.n_heads, 2);
+    // Nothing changed since: the restored file is not written again.
+    EXPECT_FALSE(autosave_tick(*next, restored, 100.0, true));
+}
+
+TEST_F(SessionFilesTest, ABrokenOrNewerAutosaveLeavesTheSessionAndSaysWhy)
+{
+    fs::create_directories(fs::path(autosave.path).parent_path());
+    const Session before = state->session;
+    std::ofstream(autosave.path) << "{ \"format\": \"attnlab-session\", \"version\": 1, \"text\": ";
+    Status s = restore_autosave(*state, autosave);
+    EXPECT_FALSE(s.is_ok());
+    EXPECT_NE(s.message().find("autosaved session"), std::string::npos) << s.message();
+    EXPECT_EQ(state->session, before);
+
+    std::ofstream(autosave.path) << "{ \"format\": \"attnlab-session\", \"version\": 99, \"text\": \"a b\" }";
+    s = restore_autosave(*state, autosave);
+    EXPECT_FALSE(s.is_ok());
+    EXPECT_NE(s.message().find("newer"), std::string::npos) << s.message();
+    EXPECT_EQ(state->session, before);
+
+    // No file at all (a first start) is not an error.
+    fs::remove(autosave.path);
+    EXPECT_TRUE(restore_autosave(*state, autosave).is_ok());
+}
+
+TEST_F(SessionFilesTest, DuringALessonTheUsersOwnSessionIsAutosaved)
+{
+    load_lesson_library(*state, default_lessons_dir());
+    state->session.text = "my own words";
+    enter_lesson(*state, 0, 0);
+    ASSERT_TRUE(lesson_active(*state));
+    ASSERT_NE(state->session.text, "my own words");
+    ASSERT_TRUE(autosave_tick(*state, autosave, 5.0, true));
+    Session written;
+    ASSERT_TRUE(load_session_file(autosave.path, &written).is_ok());
+    EXPECT_EQ(written.text, "my own words");
+}
+
+TEST_F(SessionFilesTest, OpeningANewerOrBrokenFileKeepsTheCurrentSession)
+{
+    const fs::path newer = home / "newer.json";
+    std::ofstream(newer) << "{ \"format\": \"attnlab-session\", \"version\": 7, \"text\": \"x\" }";
+    const fs::path broken = home / "broken.json";
+    std::ofstream(broken) << "not json at all";
+    state->session.text = "keep me";
+    for (const fs::path& p : {newer, broken, home / "missing.json"})
+    {
+        const Status s = open_session_file(*state, p.string());
+        EXPECT_FALSE(s.is_ok()) << p;
+        EXPECT_NE(s.message().find(p.filename().string()), std::string::npos) << s.message();
+        EXPECT_EQ(state->session.text, "keep me");
+    }
+    EXPECT_TRUE(state->recent_files.empty());
+}
+
+TEST_F(SessionFilesTest, SaveAndOpenKeepARecentList)
+{
+    state->recent_files_path = config_dir() + "/recent_sessions.txt";
+    const fs::path a = home / "a.json";
+    const fs::path b = home / "b.json";
+    state->session.text = "first";
+    ASSERT_TRUE(save_session_as(*state, a.string()).is_ok());
+    state->session.text = "second";
+    ASSERT_TRUE(save_session_as(*state, b.string()).is_ok());
+    EXPECT_EQ(state->session_path, b.string());
+    ASSERT_TRUE(open_session_file(*state, a.string()).is_ok());
+    EXPECT_EQ(state->session.text, "first");
+    EXPECT_EQ(state->session_path, a.string());
+    // Most recent first, no duplicates, kept in the config folder.
+    const std::vector<std::string> expected = {a.string(), b.string()};
+    EXPECT_EQ(state->recent_files, expected);
+    EXPECT_EQ(load_recent_files(state->recent_files_path), expected);
+
+    // A file that disappeared is dropped at the next start, with a message naming it.
+    fs::remove(b);
+    auto next = std::make_unique<AppState>();
+    next->recent_files_path = state->recent_files_path;
+    load_recent_files_into(*next);
+    EXPECT_EQ(next->recent_files, std::vector<std::string>{a.string()});
+    EXPECT_NE(next->message.find("b.json"), std::string::npos) << next->message;
+    EXPECT_EQ(load_recent_files(state->recent_files_path), std::vector<std::string>{a.string()});
+}
+
+TEST_F(SessionFilesTest, RecentListIsCappedAndMovesReopenedFilesToTheFront)
+{
+    std::vector<std::string> files;
+    for (int i = 0; i < kMaxRecentFiles + 5; ++i)
+        push_recent_file(files, "/tmp/s" + std::to_string(i) + ".json");
+    ASSERT_EQ(static_cast<int>(files.size()), kMaxRecentFiles);
+    EXPECT_EQ(files.front(), "/tmp/s" + std::to_string(kMaxRecentFiles + 4) + ".json");
+    push_recent_file(files, "/tmp/s10.json");
+    EXPECT_EQ(files.front(), "/tmp/s10.json");
+    EXPECT_EQ(static_cast<int>(files.size()), kMaxRecentFiles);
+    EXPECT_EQ(std::count(files.begin(), files.end(), "/tmp/s10.json"), 1);
+}
+
+TEST_F(SessionFilesTest, OpeningASessionLeavesAnOpenLesson)
+{
+    load_lesson_library(*state, default_lessons_dir());
+    const fs::path p = home / "mine.json";
+    Session mine;
+    mine.text = "a session of my own";
+    ASSERT_TRUE(save_session_file(mine, p.string()).is_ok());
+    enter_lesson(*state, 0, 3);
+    ASSERT_TRUE(open_session_file(*state, p.string()).is_ok());
+    EXPECT_FALSE(lesson_active(*state));
+    EXPECT_EQ(state->session.text, "a session of my own");
+    EXPECT_EQ(user_session(*state).text, "a session of my own");
+}
+
+} // namespace
+} // namespace attnlab
