@@ -1,0 +1,194 @@
+// End to end: `attnlab lesson ID --export-dir` under Xvfb writes one PNG per step (each lesson's first step,
+// the whole tour, presenter mode); `--lesson` with an unknown id and an unwritable folder fail clearly.
+#include "core/io/lesson_file.h"
+#include "ui/colormap.h"
+
+#include <stb_image.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace attnlab
+{
+namespace
+{
+
+namespace fs = std::filesystem;
+
+bool have_xvfb()
+{
+    return std::system("command -v xvfb-run >/dev/null 2>&1") == 0;
+}
+
+std::string read_text(const fs::path& p)
+{
+    std::ifstream f(p);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+fs::path work_dir(const std::string& name)
+{
+    const fs::path dir = fs::path(ATTNLAB_BINARY_DIR) / "tests" / "e2e" / "out" / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+// Runs the app under Xvfb (or with no display at all); returns the exit status and fills stdout / stderr.
+int run_app(const std::string& args, const fs::path& dir, std::string* out, std::string* err,
+            bool xvfb = true)
+{
+    const std::string prefix =
+        xvfb ? "xvfb-run -a -s '-screen 0 1920x1080x24' " : "env -u DISPLAY -u WAYLAND_DISPLAY ";
+    const std::string cmd = prefix + "'" + ATTNLAB_APP + "' " + args + " >'" + (dir / "stdout.txt").string() +
+                            "' 2>'" + (dir / "stderr.txt").string() + "'";
+    const int status = std::system(cmd.c_str());
+    *out = read_text(dir / "stdout.txt");
+    *err = read_text(dir / "stderr.txt");
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+struct Png
+{
+    int w = 0, h = 0;
+    std::vector<Color32> px;
+};
+
+Png load_png(const fs::path& p)
+{
+    Png png;
+    int n = 0;
+    unsigned char* data = stbi_load(p.string().c_str(), &png.w, &png.h, &n, 4);
+    if (data == nullptr)
+        return png;
+    png.px.resize(static_cast<std::size_t>(png.w) * static_cast<std::size_t>(png.h));
+    for (std::size_t i = 0; i < png.px.size(); ++i)
+        png.px[i] = pack_rgba(data[4 * i], data[4 * i + 1], data[4 * i + 2]);
+    stbi_image_free(data);
+    return png;
+}
+
+// Pixels whose colour is an entry of one of the colour maps: heatmaps on screen.
+int heatmap_pixels(const Png& png)
+{
+    std::unordered_set<Color32> entries;
+    for (Colormap map : {Colormap::Sequential, Colormap::Diverging})
+        for (Color32 c : colormap_table(map))
+            entries.insert(c);
+    int n = 0;
+    for (Color32 c : png.px)
+        n += entries.count(c) ? 1 : 0;
+    return n;
+}
+
+// Not blank: many colours, and heatmaps in them.
+void expect_picture(const fs::path& p, int w, int h)
+{
+    SCOPED_TRACE(p.string());
+    ASSERT_TRUE(fs::exists(p));
+    const Png png = load_png(p);
+    ASSERT_EQ(png.w, w);
+    ASSERT_EQ(png.h, h);
+    const std::set<Color32> distinct(png.px.begin(), png.px.end());
+    EXPECT_GT(distinct.size(), 200u);
+    EXPECT_GT(heatmap_pixels(png), w * h / 50);
+}
+
+std::vector<std::string> pngs_in(const fs::path& dir)
+{
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir))
+        if (e.path().extension() == ".png" || e.path().filename().string()[0] == '.')
+            names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+TEST(LessonExport, FirstStepOfEveryLesson)
+{
+    if (!have_xvfb())
+        GTEST_SKIP() << "xvfb-run is not installed";
+    const LessonLibrary library = load_lessons(default_lessons_dir());
+    ASSERT_TRUE(library.errors.empty());
+    ASSERT_EQ(library.lessons.size(), 7u);
+    const fs::path dir = work_dir("lesson_first_steps");
+    for (const Lesson& lesson : library.lessons)
+    {
+        std::string out, err;
+        ASSERT_EQ(run_app("lesson " + lesson.id + " --step 1 --width 1280 --height 800 --export-dir '" +
+                              dir.string() + "'",
+                          dir, &out, &err),
+                  0)
+            << lesson.id << ": " << err;
+        const fs::path png = dir / (lesson.id + "-01.png");
+        EXPECT_NE(out.find(png.string()), std::string::npos) << out;
+        expect_picture(png, 1280, 800);
+    }
+    // One picture per lesson and no temporary folder left behind.
+    EXPECT_EQ(pngs_in(dir).size(), library.lessons.size());
+}
+
+TEST(LessonExport, EveryStepOfTheTourInPresenterMode)
+{
+    if (!have_xvfb())
+        GTEST_SKIP() << "xvfb-run is not installed";
+    const LessonLibrary library = load_lessons(default_lessons_dir());
+    const Lesson* tour = find_lesson(library, "tour");
+    ASSERT_NE(tour, nullptr);
+    const fs::path dir = work_dir("lesson_tour_presenter");
+    std::string out, err;
+    ASSERT_EQ(
+        run_app("lesson tour --presenter --width 1920 --height 1080 --export-dir '" + dir.string() + "'", dir,
+                &out, &err),
+        0)
+        << err;
+    const std::vector<std::string> names = pngs_in(dir);
+    ASSERT_EQ(names.size(), tour->steps.size());
+    for (std::size_t k = 0; k < names.size(); ++k)
+    {
+        char expected[32];
+        std::snprintf(expected, sizeof(expected), "tour-%02d.png", static_cast<int>(k + 1));
+        EXPECT_EQ(names[k], expected);
+        expect_picture(dir / names[k], 1920, 1080);
+    }
+}
+
+TEST(LessonExport, UnknownLessonIsOneLineListingTheValidIds)
+{
+    const fs::path dir = work_dir("lesson_unknown");
+    std::string out, err;
+    // Checked before any window opens, so it needs no display.
+    EXPECT_EQ(run_app("--lesson no_such_lesson", dir, &out, &err, false), 2);
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_NE(err.find("no_such_lesson"), std::string::npos) << err;
+    for (const char* id : {"tour", "typo", "multi_head", "cross_attention"})
+        EXPECT_NE(err.find(id), std::string::npos) << id << ": " << err;
+    EXPECT_EQ(run_app("lesson nope --export-dir '" + dir.string() + "'", dir, &out, &err, false), 2);
+    EXPECT_EQ(run_app("--lesson tour --step 99", dir, &out, &err, false), 2);
+    EXPECT_NE(err.find("1..11"), std::string::npos) << err;
+}
+
+TEST(LessonExport, UnwritableFolderFailsAndWritesNothing)
+{
+    const fs::path dir = work_dir("lesson_unwritable");
+    std::string out, err;
+    const int code = run_app("lesson tour --export-dir /proc/attnlab-cannot-write", dir, &out, &err, false);
+    EXPECT_NE(code, 0);
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_NE(err.find("/proc/attnlab-cannot-write"), std::string::npos) << err;
+    EXPECT_FALSE(fs::exists("/proc/attnlab-cannot-write"));
+}
+
+} // namespace
+} // namespace attnlab
