@@ -57,12 +57,6 @@ void stepper(AppState& state, const Lesson& lesson, const LessonStep& step)
     if (ImGui::Button("Next →"))
         next_step(state);
     ImGui::EndDisabled();
-    ImGui::SameLine(0.0f, fs * 1.5f);
-    if (ImGui::SmallButton("Leave lesson"))
-    {
-        leave_lesson(state);
-        return;
-    }
     ImGui::Separator();
 
     ImGui::TextWrapped("%s", step.title.c_str());
@@ -75,9 +69,24 @@ void stepper(AppState& state, const Lesson& lesson, const LessonStep& step)
         ImGui::TextWrapped("highlighted: %s", stage_list(step).c_str());
         ImGui::PopStyleColor();
     }
-    ImGui::TextDisabled("layer %d, sentence b = %d, head %d, view: %s", step.layer + 1, step.sentence,
-                        step.head + 1, view_name(step.view));
-    ImGui::TextDisabled("← → or Space: step   F5: presenter mode");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped("layer %d, sentence b = %d, head %d, view: %s", step.layer + 1, step.sentence,
+                       step.head + 1, view_name(step.view));
+    ImGui::TextWrapped("← → or Space: step.  F5: presenter mode.");
+    ImGui::PopStyleColor();
+    ImGui::Spacing();
+    if (ImGui::SmallButton("Leave the lesson"))
+    {
+        leave_lesson(state);
+        return;
+    }
+    item_tooltip("Back to your own session, as you left it.");
+    ImGui::SameLine(0.0f, fs);
+    if (ImGui::SmallButton("Presenter mode"))
+    {
+        state.presenter = true;
+        state.request_font_rebuild = true;
+    }
     ImGui::Spacing();
 }
 
