@@ -10,16 +10,16 @@ namespace attnlab
 
 struct WindowOptions
 {
-    Session session;               // the session to open (built-in default, --session FILE or options)
-    std::string session_path;      // the file it came from, if any (shown in the title, used by Save)
+    Session session;          // the session to open (built-in default, --session FILE or options)
+    std::string session_path; // the file it came from, if any (shown in the title, used by Save)
     bool session_from_command_line = false; // true: do not restore the autosaved session over it
-    std::string lesson_id;         // --lesson ID (empty: none); main() checks that it exists
-    int lesson_step = 0;           // --step N: 1-based step of the lesson to open at (0: the first)
-    bool presenter = false;        // --presenter: start in presenter mode
+    std::string lesson_id;                  // --lesson ID (empty: none); main() checks that it exists
+    int lesson_step = 0;                    // --step N: 1-based step of the lesson to open at (0: the first)
+    bool presenter = false;                 // --presenter: start in presenter mode
     int width = 1600, height = 1000;
     // Screenshot mode: render with the mouse ignored, write this PNG and exit (empty: interactive).
     std::string screenshot_path;
-    int bench_frames = 0;          // > 0: also time this many frames and print median / p95 ms
+    int bench_frames = 0; // > 0: also time this many frames and print median / p95 ms
     // Lesson export (attnlab lesson ID --export-dir DIR): one PNG per step (only --step when given),
     // DIR/<id>-01.png, ... written all at the end, or none on error. Like a screenshot, the mouse is ignored.
     std::string export_dir;
