@@ -32,7 +32,8 @@ void compute_comparisons(const Trace& trace, const ModelWeights& weights, int la
     for (int j = 0; j < h; ++j)
     {
         const Mat& Q_j = lt.attn.head(b, j).Q;
-        const float diff = (out.Q_packed.middleCols(j * d_k, d_k) - Q_j).cwiseAbs().maxCoeff();
+        const float diff =
+            (out.Q_packed.middleCols(static_cast<Eigen::Index>(j) * d_k, d_k) - Q_j).cwiseAbs().maxCoeff();
         out.packed_max_diff = std::max(out.packed_max_diff, diff);
     }
 

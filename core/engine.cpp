@@ -153,7 +153,7 @@ void encoder_layer_forward(const Config& c, const LayerWeights& lw, int b, int k
 void size_attention(AttentionTrace& attn, int B, int h)
 {
     attn.n_heads = h;
-    attn.heads.resize(static_cast<size_t>(B * h));
+    attn.heads.resize(static_cast<size_t>(B) * static_cast<size_t>(h));
     attn.mask.resize(static_cast<size_t>(B));
     attn.concat.resize(static_cast<size_t>(B));
     attn.mha.resize(static_cast<size_t>(B));

@@ -74,8 +74,7 @@ float score_scale(const Config& config);
 
 // One post-LN encoder layer for sentence b, reading layer.X[b]: mask, attention, Add & Norm, FFN, Add & Norm.
 // key_length is the sentence's real (unpadded) length. layer must be sized with size_layer.
-void encoder_layer_forward(const Config& config, const LayerWeights& weights, int b, int key_length,
-                           LayerTrace& layer);
+void encoder_layer_forward(const Config& c, const LayerWeights& lw, int b, int key_length, LayerTrace& layer);
 
 // Give the per-sentence and per-head vectors of a block or layer their batch size (no-op when unchanged).
 void size_attention(AttentionTrace& attn, int B, int h);

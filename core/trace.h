@@ -37,8 +37,14 @@ struct AttentionTrace
     std::vector<Mat> concat;      // [B] (T_q, h·d_v)  Concat(head_1, ..., head_h)
     std::vector<Mat> mha;         // [B] (T_q, d_model) Concat(...) W^O
 
-    HeadTrace& head(int b, int j) { return heads[static_cast<size_t>(b * n_heads + j)]; }
-    const HeadTrace& head(int b, int j) const { return heads[static_cast<size_t>(b * n_heads + j)]; }
+    HeadTrace& head(int b, int j)
+    {
+        return heads[static_cast<size_t>(b) * static_cast<size_t>(n_heads) + static_cast<size_t>(j)];
+    }
+    const HeadTrace& head(int b, int j) const
+    {
+        return heads[static_cast<size_t>(b) * static_cast<size_t>(n_heads) + static_cast<size_t>(j)];
+    }
 };
 
 // One post-LN encoder layer over a batch. Every matrix is (T, d_model).
