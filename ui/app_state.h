@@ -175,9 +175,11 @@ struct LessonState
     bool user_has_weights = false;
     std::array<bool, kPanelCount> opened_panels{}; // panels the lesson opened (closed again when done)
 
-    bool scroll_request = false; // the pipeline scrolls the first highlighted stage into view
-    int focus_panel = -1;        // a PanelId to bring to the front on the next frame; -1: none
-    int cells_outlined = 0;      // lesson cells outlined by the heatmaps this frame (for tests)
+    // Frames left in which the pipeline scrolls its first highlighted stage to the top: a few, because a
+    // window's layout settles over its first frames.
+    int scroll_request = 0;
+    int focus_panel = -1;   // a PanelId to bring to the front on the next frame; -1: none
+    int cells_outlined = 0; // lesson cells outlined by the heatmaps this frame (for tests)
 };
 
 // [SECTION] AppState

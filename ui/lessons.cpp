@@ -126,7 +126,7 @@ void go_to_step(AppState& state, int step)
     close_opened_panels(state, static_cast<int>(view));
     open_panel(state, view);
     l.focus_panel = static_cast<int>(view);
-    l.scroll_request = !s.stages.empty();
+    l.scroll_request = s.stages.empty() ? 0 : 3;
 }
 
 void next_step(AppState& state)
@@ -148,7 +148,7 @@ void leave_lesson(AppState& state)
     LessonState& l = state.lesson;
     l.lesson = -1;
     l.step = 0;
-    l.scroll_request = false;
+    l.scroll_request = 0;
     l.focus_panel = -1;
     close_opened_panels(state, -1);
     state.session = l.user_session;

@@ -23,7 +23,7 @@ bool lesson_active(const AppState& state);
 void enter_lesson(AppState& state, int index, int step = 0);
 // Goes to step `step` of the open lesson (clamped): applies its session (the engine recomputes once on
 // the next update), selects its layer, sentence and head, opens and focuses its view, unfolds its stages
-// and asks the pipeline to scroll the first of them into view.
+// and asks the pipeline to scroll the first of them to its top (over the next few frames).
 void go_to_step(AppState& state, int step);
 void next_step(AppState& state);
 void previous_step(AppState& state);

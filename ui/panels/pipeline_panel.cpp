@@ -41,8 +41,9 @@ void head_selector(AppState& state)
     }
 }
 
-// One stage: a collapsible header "name  equation  [shape]" and the heatmap.
-void stage_block(AppState& state, const MatrixRef& ref, const char* id, float max_height)
+// One stage: a collapsible header "name  equation  [shape]" and the heatmap. `scroll`: scroll to this stage
+// if the lesson highlights it (then cleared, so only the first one is).
+void stage_block(AppState& state, const MatrixRef& ref, const char* id, float max_height, bool& scroll)
 {
     const MatrixView view = resolve_matrix(state, ref);
     const auto s = static_cast<std::size_t>(ref.stage);
@@ -51,10 +52,10 @@ void stage_block(AppState& state, const MatrixRef& ref, const char* id, float ma
     // A stage the lesson's step talks about: an arrow, the header in the highlight colour, a frame around
     // the heatmap, and (once per step) scrolled to the top of the panel.
     const bool lit = lesson_highlights_stage(state, ref.stage, ref.source == MatrixSource::Cross);
-    if (lit && state.lesson.scroll_request)
+    if (lit && scroll)
     {
         ImGui::SetScrollHereY(0.0f);
-        state.lesson.scroll_request = false;
+        scroll = false;
     }
     const std::string header =
         (lit ? "→ " : "") + view.title + "    " + view.shape + "    " + view.equation + "###" + id;
@@ -155,6 +156,10 @@ void draw_pipeline_panel(AppState& state)
 
     // [SECTION] Stages, in the order of the stage table
     ImGui::BeginChild("##stages");
+    // A lesson step's first stage is scrolled to the top (only the first: the flag is cleared there).
+    bool scroll = state.lesson.scroll_request > 0;
+    if (scroll)
+        --state.lesson.scroll_request;
     const float max_height = std::max(240.0f, ImGui::GetContentRegionAvail().y * 0.75f);
     for (const StageInfo& info : stage_table())
     {
@@ -165,7 +170,7 @@ void draw_pipeline_panel(AppState& state)
         ref.b = state.sel.b;
         ref.head = state.sel.head;
         ImGui::PushID(static_cast<int>(info.id));
-        stage_block(state, ref, info.key, max_height);
+        stage_block(state, ref, info.key, max_height, scroll);
         ImGui::PopID();
     }
     if (t.has_cross && state.show_cross)
@@ -185,7 +190,7 @@ void draw_pipeline_panel(AppState& state)
             ref.b = state.sel.b;
             ref.head = state.sel.head;
             ImGui::PushID(static_cast<int>(info.id));
-            stage_block(state, ref, info.key, max_height);
+            stage_block(state, ref, info.key, max_height, scroll);
             ImGui::PopID();
         }
         ImGui::PopID();
