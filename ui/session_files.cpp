@@ -33,11 +33,12 @@ Status open_session_file(AppState& state, const std::string& path)
     Session loaded;
     if (Status s = load_session_file(path, &loaded); !s.is_ok())
         return s;
+    // In memory the weights path is absolute, so the autosave and a later "save as" elsewhere still find it.
+    loaded.weights_path = absolute_weights_path(path, loaded.weights_path);
     ModelWeights weights;
     Status weights_status;
     if (!loaded.weights_path.empty())
-        weights_status =
-            load_any_weights_file(resolve_weights_path(path, loaded.weights_path), loaded.config, &weights);
+        weights_status = load_any_weights_file(loaded.weights_path, loaded.config, &weights);
     if (lesson_active(state))
         leave_lesson(state);
     state.session = loaded;
@@ -57,7 +58,9 @@ Status open_session_file(AppState& state, const std::string& path)
 
 Status save_session_as(AppState& state, const std::string& path)
 {
-    if (Status s = save_session_file(state.session, path); !s.is_ok())
+    Session portable = state.session;
+    portable.weights_path = portable_weights_path(path, state.session.weights_path);
+    if (Status s = save_session_file(portable, path); !s.is_ok())
         return s;
     state.session_path = path;
     remember(state, path);
@@ -169,6 +172,7 @@ Status restore_autosave(AppState& state, Autosave& autosave)
     Session restored;
     if (Status s = load_session_file(autosave.path, &restored); !s.is_ok())
         return Status::error("the autosaved session was not restored: " + s.message());
+    restored.weights_path = absolute_weights_path(autosave.path, restored.weights_path);
     state.session = restored;
     state.edit();
     autosave.written = restored;

@@ -101,11 +101,11 @@ Status build_session(const SessionOptions& o, Session* out, std::string* session
     if (given(o.weights_option))
     {
         // A path given on the command line is relative to the working directory, not to the session file.
-        session.weights_path = o.weights_path;
+        session.weights_path = absolute_weights_path(std::string(), o.weights_path);
     }
     else if (!from.empty())
     {
-        session.weights_path = resolve_weights_path(from, session.weights_path);
+        session.weights_path = absolute_weights_path(from, session.weights_path);
     }
     Status valid = validate_config(c);
     if (!valid)

@@ -49,10 +49,10 @@ struct SessionOptions
 void add_session_options(CLI::App& app, SessionOptions& options);
 
 // The session the options describe: the --session file (or the built-in default session), then every option
-// given on the command line on top. *session_path is the --session file ("" when none). A weights path from
-// the session file is made relative to the working directory (resolve_weights_path); one from --weights is
-// taken as given. On error (unreadable or invalid session file, unknown mask name, invalid config) *out is
-// unchanged.
+// given on the command line on top. *session_path is the --session file ("" when none). A weights path is
+// made absolute: one from the session file against that file's folder, one from --weights against the working
+// directory (absolute_weights_path). On error (unreadable or invalid session file, unknown mask name, invalid
+// config) *out is unchanged.
 Status build_session(const SessionOptions& options, Session* out, std::string* session_path = nullptr);
 
 // True when at least one of the shared options was given on the command line.

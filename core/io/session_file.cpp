@@ -7,6 +7,7 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <set>
 
@@ -272,6 +273,31 @@ std::string resolve_weights_path(const std::string& session_path, const std::str
     if (slash == std::string::npos)
         return weights_path;
     return session_path.substr(0, slash + 1) + weights_path;
+}
+
+std::string absolute_weights_path(const std::string& session_path, const std::string& weights_path)
+{
+    if (weights_path.empty())
+        return weights_path;
+    std::error_code ec;
+    const std::filesystem::path absolute =
+        std::filesystem::absolute(resolve_weights_path(session_path, weights_path), ec);
+    return ec ? resolve_weights_path(session_path, weights_path) : absolute.lexically_normal().string();
+}
+
+std::string portable_weights_path(const std::string& session_path, const std::string& weights_path)
+{
+    if (weights_path.empty() || weights_path[0] != '/' || session_path.empty())
+        return weights_path;
+    std::error_code ec;
+    const std::filesystem::path folder = std::filesystem::absolute(session_path, ec).parent_path();
+    if (ec)
+        return weights_path;
+    const std::filesystem::path relative =
+        std::filesystem::path(weights_path).lexically_normal().lexically_relative(folder.lexically_normal());
+    if (relative.empty() || *relative.begin() == "..")
+        return weights_path;
+    return relative.string();
 }
 
 } // namespace attnlab

@@ -30,4 +30,12 @@ Status load_session_file(const std::string& path, Session* out);
 // (session_path empty: to the working directory). Empty weights_path stays empty.
 std::string resolve_weights_path(const std::string& session_path, const std::string& weights_path);
 
+// The same file as an absolute, normalised path, so that a session held in memory (and the autosave made
+// from it) points to its weights whatever the working directory is. Empty stays empty.
+std::string absolute_weights_path(const std::string& session_path, const std::string& weights_path);
+
+// The reverse, for saving to session_path: weights inside the session file's folder (or below it) are
+// written relative to it, so the two can be moved or shared together; any other path is kept as it is.
+std::string portable_weights_path(const std::string& session_path, const std::string& weights_path);
+
 } // namespace attnlab

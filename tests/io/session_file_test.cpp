@@ -142,5 +142,25 @@ TEST(SessionFile, WeightsPathIsRelativeToTheSessionFile)
     EXPECT_EQ(resolve_weights_path("dir/s.json", ""), "");
 }
 
+TEST(SessionFile, WeightsPathIsAbsoluteInMemoryAndRelativeOnlyInsideTheSessionFolder)
+{
+    const std::string cwd = std::filesystem::current_path().lexically_normal().string();
+    EXPECT_EQ(absolute_weights_path("dir/sub/s.json", "w.json"), cwd + "/dir/sub/w.json");
+    EXPECT_EQ(absolute_weights_path("dir/s.json", "../m/./w.json"), cwd + "/m/w.json");
+    EXPECT_EQ(absolute_weights_path("", "w.json"), cwd + "/w.json");
+    EXPECT_EQ(absolute_weights_path("/a/s.json", "/abs/w.json"), "/abs/w.json");
+    EXPECT_EQ(absolute_weights_path("/a/s.json", ""), "");
+
+    // Saving: weights in the session's folder or below are written relative to it, others stay absolute.
+    EXPECT_EQ(portable_weights_path("/a/s.json", "/a/w.json"), "w.json");
+    EXPECT_EQ(portable_weights_path("/a/s.json", "/a/models/w.json"), "models/w.json");
+    EXPECT_EQ(portable_weights_path("/a/b/s.json", "/a/w.json"), "/a/w.json");
+    EXPECT_EQ(portable_weights_path("/a/s.json", "/ab/w.json"), "/ab/w.json");
+    EXPECT_EQ(portable_weights_path("/a/s.json", ""), "");
+    // Round trip: what is written resolves back to the same file.
+    EXPECT_EQ(absolute_weights_path("/a/s.json", portable_weights_path("/a/s.json", "/a/models/w.json")),
+              "/a/models/w.json");
+}
+
 } // namespace
 } // namespace attnlab

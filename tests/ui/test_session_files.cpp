@@ -1,5 +1,6 @@
 // Session files in the app: the throttled autosave and its restore (in a temporary XDG_CONFIG_HOME), recent
 // files, and opening newer or broken files without losing the current session.
+#include "core/io/json_io.h"
 #include "core/io/session_file.h"
 #include "ui/lessons.h"
 #include "ui/prefs.h"
@@ -162,6 +163,52 @@ TEST_F(SessionFilesTest, RecentListIsCappedAndMovesReopenedFilesToTheFront)
     EXPECT_EQ(files.front(), "/tmp/s10.json");
     EXPECT_EQ(static_cast<int>(files.size()), kMaxRecentFiles);
     EXPECT_EQ(std::count(files.begin(), files.end(), "/tmp/s10.json"), 1);
+}
+
+TEST_F(SessionFilesTest, WeightsNextToASessionAreFoundFromTheAutosaveAndAfterSaveAs)
+{
+    // A session file and its weights, side by side in a folder; the file names the weights relatively.
+    const fs::path project = home / "project";
+    fs::create_directories(project / "models");
+    state->session.text = "weights from a file";
+    state->update();
+    ASSERT_TRUE(state->status.is_ok()) << state->status.message();
+    ASSERT_TRUE(write_weights_json(state->engine.weights(), state->session.config,
+                                   (project / "models" / "w.json").string())
+                    .is_ok());
+    Session on_disk = state->session;
+    on_disk.weights_path = "models/w.json";
+    ASSERT_TRUE(save_session_file(on_disk, (project / "lecture.json").string()).is_ok());
+
+    ASSERT_TRUE(open_session_file(*state, (project / "lecture.json").string()).is_ok()) << state->message;
+    EXPECT_TRUE(state->engine.has_imported_weights());
+    EXPECT_EQ(state->session.weights_path, (project / "models" / "w.json").string());
+
+    // The autosave names the weights so that the next start finds them from any working directory.
+    ASSERT_TRUE(autosave_tick(*state, autosave, 1.0, true));
+    const fs::path cwd = fs::current_path();
+    fs::current_path(home);
+    auto next = std::make_unique<AppState>();
+    Autosave restored;
+    restored.path = autosave.path;
+    const Status s = restore_autosave(*next, restored);
+    fs::current_path(cwd);
+    ASSERT_TRUE(s.is_ok()) << s.message();
+    EXPECT_EQ(next->session.weights_path, (project / "models" / "w.json").string());
+    EXPECT_TRUE(fs::is_regular_file(next->session.weights_path));
+
+    // Saved again in its own folder the path is relative again; saved elsewhere it stays absolute.
+    ASSERT_TRUE(save_session_as(*state, (project / "copy.json").string()).is_ok());
+    Session copy;
+    ASSERT_TRUE(load_session_file((project / "copy.json").string(), &copy).is_ok());
+    EXPECT_EQ(copy.weights_path, "models/w.json");
+    fs::create_directories(home / "other");
+    ASSERT_TRUE(save_session_as(*state, (home / "other" / "elsewhere.json").string()).is_ok());
+    Session elsewhere;
+    ASSERT_TRUE(load_session_file((home / "other" / "elsewhere.json").string(), &elsewhere).is_ok());
+    EXPECT_EQ(elsewhere.weights_path, (project / "models" / "w.json").string());
+    // The session in memory is unchanged by where it was saved.
+    EXPECT_EQ(state->session.weights_path, (project / "models" / "w.json").string());
 }
 
 TEST_F(SessionFilesTest, OpeningASessionLeavesAnOpenLesson)

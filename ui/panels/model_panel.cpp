@@ -3,6 +3,7 @@
 #include "ui/widgets.h"
 
 #include "core/io/json_io.h"
+#include "core/io/session_file.h"
 
 #include <imgui.h>
 
@@ -114,6 +115,7 @@ void draw_model_panel(AppState& state)
         const Status s = load_any_weights_file(state.session.weights_path, c, &w);
         if (s.is_ok())
         {
+            state.session.weights_path = absolute_weights_path(std::string(), state.session.weights_path);
             state.engine.set_imported_weights(std::move(w));
             state.edit();
             state.set_message("Loaded weights from " + state.session.weights_path, false);
