@@ -9,6 +9,7 @@
 #include "ui/fonts.h"
 #include "ui/gl/framebuffer_png.h"
 #include "ui/gl/gl_textures.h"
+#include "ui/key_taps.h"
 #include "ui/lessons.h"
 #include "ui/prefs.h"
 #include "ui/session_files.h"
@@ -38,6 +39,7 @@ static_assert(keys::Equal == GLFW_KEY_EQUAL && keys::Minus == GLFW_KEY_MINUS && 
 static_assert(keys::Digit1 == GLFW_KEY_1);
 static_assert(keys::F5 == GLFW_KEY_F5 && keys::Space == GLFW_KEY_SPACE && keys::Right == GLFW_KEY_RIGHT &&
               keys::Left == GLFW_KEY_LEFT);
+static_assert(keys::PageUp == GLFW_KEY_PAGE_UP && keys::PageDown == GLFW_KEY_PAGE_DOWN);
 
 namespace
 {
@@ -56,6 +58,29 @@ std::string g_glfw_error; // written by GLFW's C callback, which cannot carry a 
 void on_glfw_error(int code, const char* description)
 {
     g_glfw_error = "GLFW error " + std::to_string(code) + ": " + (description ? description : "");
+}
+
+// [SECTION] Quick taps (ui/key_taps.h): our key callback sits in front of the ImGui backend's and holds back
+// a release that comes in the same frame as its press. GLFW's callbacks are plain C functions, hence globals.
+
+KeyTaps g_taps;
+GLFWkeyfun g_backend_key_callback = nullptr;
+
+void on_key(GLFWwindow* window, int key, int scancode, int action, int mods)
+{
+    if (action == GLFW_PRESS)
+        g_taps.press(key);
+    else if (action == GLFW_RELEASE && !g_taps.release(key, scancode, mods))
+        return;
+    if (g_backend_key_callback != nullptr)
+        g_backend_key_callback(window, key, scancode, action, mods);
+}
+
+void pass_held_releases(GLFWwindow* window)
+{
+    for (const KeyTaps::Release& r : g_taps.take_held())
+        if (g_backend_key_callback != nullptr)
+            g_backend_key_callback(window, r.key, r.scancode, GLFW_RELEASE, r.mods);
 }
 
 // Median and 95th percentile of a list of durations.
@@ -122,6 +147,8 @@ public:
     bool init_backends()
     {
         imgui_glfw_ = ImGui_ImplGlfw_InitForOpenGL(window_, true);
+        if (imgui_glfw_)
+            g_backend_key_callback = glfwSetKeyCallback(window_, on_key);
         imgui_gl_ = ImGui_ImplOpenGL3_Init("#version 330 core");
         return imgui_glfw_ && imgui_gl_;
     }
@@ -211,6 +238,7 @@ void render_frame(Window& window, AppState& state, const std::string& capture_pa
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
+    pass_held_releases(window.get()); // this frame has seen the taps down; the next one sees them up
     state.begin_frame();
     draw_app(state);
     ImGui::Render();

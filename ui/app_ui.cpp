@@ -29,8 +29,8 @@ const ShortcutInfo kShortcuts[] = {
     {"Ctrl+O", "Open a session file"},
     {"Ctrl+S", "Save the session (asks for a path the first time)"},
     {"Ctrl+E", "Export the last hovered heatmap (PNG or CSV)"},
-    {"→  /  Space", "Next step of the lesson (when no text field has focus)"},
-    {"←", "Previous step of the lesson"},
+    {"→  /  Space  /  Page Down", "Next step of the lesson (when no text field has focus; a clicker works)"},
+    {"←  /  Page Up", "Previous step of the lesson"},
     {"F5", "Presenter mode: one large view and the step's text as a caption (Esc or F5 leaves)"},
     {"[  /  ]", "Previous / next head"},
     {"Ctrl+=  /  Ctrl+-", "Larger / smaller font (for projectors)"},
@@ -203,9 +203,9 @@ void handle_shortcuts(AppState& state)
             }
             state.pinned = CellRef{};
         }
-        if (key_pressed(keys::Right) || key_pressed(keys::Space))
+        if (key_pressed(keys::Right) || key_pressed(keys::Space) || key_pressed(keys::PageDown))
             next_step(state);
-        if (key_pressed(keys::Left))
+        if (key_pressed(keys::Left) || key_pressed(keys::PageUp))
             previous_step(state);
     }
 }

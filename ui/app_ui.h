@@ -8,7 +8,8 @@ namespace attnlab
 {
 
 // Key codes as the GLFW backend of ImGui 1.86 writes them into io.KeysDown: printable keys are their ASCII
-// upper-case code, F11 is 300, the arrows 262 / 263 (app/window.cpp checks these against GLFW's constants).
+// upper-case code, F11 is 300, the arrows 262 / 263, Page Up / Down 266 / 267 (app/window.cpp checks these
+// against GLFW's constants).
 namespace keys
 {
 inline constexpr int O = 'O', S = 'S', E = 'E', Q = 'Q';
@@ -16,6 +17,7 @@ inline constexpr int LeftBracket = '[', RightBracket = ']', Equal = '=', Minus =
 inline constexpr int Digit1 = '1';
 inline constexpr int F11 = 300;
 inline constexpr int F5 = 294, Space = ' ', Right = 262, Left = 263;
+inline constexpr int PageUp = 266, PageDown = 267; // what most presentation clickers send
 } // namespace keys
 
 // Draws one frame's UI into the current ImGui context (between NewFrame and Render). Applies shortcuts,

@@ -72,7 +72,7 @@ void stepper(AppState& state, const Lesson& lesson, const LessonStep& step)
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
     ImGui::TextWrapped("layer %d, sentence b = %d, head %d, view: %s", step.layer + 1, step.sentence,
                        step.head + 1, view_name(step.view));
-    ImGui::TextWrapped("← → or Space: step.  F5: presenter mode.");
+    ImGui::TextWrapped("← → Space or Page Up / Down (a clicker): step.  F5: presenter mode.");
     ImGui::PopStyleColor();
     ImGui::Spacing();
     if (ImGui::SmallButton("Leave the lesson"))

@@ -1,0 +1,31 @@
+// Quick key taps, held down for one frame (see key_taps.h).
+#include "ui/key_taps.h"
+
+#include <algorithm>
+
+namespace attnlab
+{
+
+void KeyTaps::press(int key)
+{
+    if (std::find(pressed_.begin(), pressed_.end(), key) == pressed_.end())
+        pressed_.push_back(key);
+}
+
+bool KeyTaps::release(int key, int scancode, int mods)
+{
+    if (std::find(pressed_.begin(), pressed_.end(), key) == pressed_.end())
+        return true;
+    held_.push_back(Release{key, scancode, mods});
+    return false;
+}
+
+std::vector<KeyTaps::Release> KeyTaps::take_held()
+{
+    pressed_.clear();
+    std::vector<Release> out;
+    out.swap(held_);
+    return out;
+}
+
+} // namespace attnlab
