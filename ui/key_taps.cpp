@@ -14,7 +14,9 @@ void KeyTaps::press(int key)
 
 bool KeyTaps::release(int key, int scancode, int mods)
 {
-    if (std::find(pressed_.begin(), pressed_.end(), key) == pressed_.end())
+    // Once one release waits, the later ones wait behind it: Ctrl+Q typed fast may send Ctrl's release in
+    // the same batch as Q's press and release, and the frame that sees Q down must still see Ctrl down.
+    if (held_.empty() && std::find(pressed_.begin(), pressed_.end(), key) == pressed_.end())
         return true;
     held_.push_back(Release{key, scancode, mods});
     return false;

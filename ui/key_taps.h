@@ -20,7 +20,8 @@ public:
     // A key went down: always passed on at once.
     void press(int key);
     // A key went up. Returns true when the release can be passed on now; false when the key went down
-    // since the last frame, in which case the release is kept for take_held().
+    // since the last frame or another release is already waiting, in which case it is kept, in order, for
+    // take_held().
     bool release(int key, int scancode, int mods);
     // Call once a frame, after ImGui::NewFrame has read the keys: the releases held back, to be passed on
     // now (the next frame sees the keys up).

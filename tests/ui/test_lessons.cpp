@@ -254,6 +254,25 @@ TEST_F(LessonTest, AClickersTapBetweenTwoFramesStepsExactlyOnce)
     ui.frame(*state, draw);
     EXPECT_EQ(state->lesson.step, 2);
 
+    // A chord typed fast: Ctrl went down a frame earlier, and its release comes right after Q's press and
+    // release. The frame after must still see Ctrl down with Q.
+    constexpr int kLeftCtrl = 341; // GLFW_KEY_LEFT_CONTROL
+    taps.press(kLeftCtrl);
+    io.KeysDown[kLeftCtrl] = true;
+    io.KeyCtrl = true;
+    ui.frame(*state, draw);
+    taps.press(keys::Q);
+    io.KeysDown[keys::Q] = true;
+    EXPECT_FALSE(taps.release(keys::Q, 0, 0));
+    EXPECT_FALSE(taps.release(kLeftCtrl, 0, 0)); // waits behind Q's
+    ui.frame(*state, draw);
+    EXPECT_TRUE(state->request_quit);
+    const std::vector<KeyTaps::Release> none = taps.take_held();
+    EXPECT_TRUE(none.empty()); // both were passed on after that frame
+    EXPECT_FALSE(io.KeysDown[kLeftCtrl]);
+    io.KeyCtrl = false;
+    state->request_quit = false;
+
     // A key held over several frames is released at once when it comes up.
     taps.press(keys::Left);
     io.KeysDown[keys::Left] = true;
