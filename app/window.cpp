@@ -66,8 +66,22 @@ void on_glfw_error(int code, const char* description)
 KeyTaps g_taps;
 GLFWkeyfun g_backend_key_callback = nullptr;
 
+// [SECTION] Idle: after a while without input the loop waits for events instead of drawing flat out, so an
+// open window costs next to no CPU (a laptop on battery in a lecture). Any input wakes it at once.
+
+Clock::time_point g_last_input = Clock::now();
+// Full frame rate this long after the last input (tooltips, scrolling), then at least two frames a second.
+constexpr double kIdleAfterMs = 2000.0;
+constexpr double kIdleWaitS = 0.5;
+
+void note_input()
+{
+    g_last_input = Clock::now();
+}
+
 void on_key(GLFWwindow* window, int key, int scancode, int action, int mods)
 {
+    note_input();
     if (action == GLFW_PRESS)
         g_taps.press(key);
     else if (action == GLFW_RELEASE && !g_taps.release(key, scancode, mods))
@@ -146,6 +160,15 @@ public:
 
     bool init_backends()
     {
+        // Every kind of input marks the window busy. Set before the ImGui backend, which chains to them.
+        glfwSetCursorPosCallback(window_, [](GLFWwindow*, double, double) { note_input(); });
+        glfwSetWindowSizeCallback(window_, [](GLFWwindow*, int, int) { note_input(); });
+        glfwSetWindowRefreshCallback(window_, [](GLFWwindow*) { note_input(); });
+        glfwSetWindowFocusCallback(window_, [](GLFWwindow*, int) { note_input(); });
+        glfwSetCursorEnterCallback(window_, [](GLFWwindow*, int) { note_input(); });
+        glfwSetMouseButtonCallback(window_, [](GLFWwindow*, int, int, int) { note_input(); });
+        glfwSetScrollCallback(window_, [](GLFWwindow*, double, double) { note_input(); });
+        glfwSetCharCallback(window_, [](GLFWwindow*, unsigned int) { note_input(); });
         imgui_glfw_ = ImGui_ImplGlfw_InitForOpenGL(window_, true);
         if (imgui_glfw_)
             g_backend_key_callback = glfwSetKeyCallback(window_, on_key);
@@ -542,7 +565,15 @@ int run_window(const WindowOptions& options)
         ViewPrefs saved_prefs = state->prefs;
         while (!glfwWindowShouldClose(window.get()) && !state->request_quit)
         {
-            glfwPollEvents();
+            const auto wait_start = Clock::now();
+            // Work still pending (an edit to compute, a lesson's scroll settling) keeps the full rate.
+            const bool pending = state->session_version != state->computed_version ||
+                                 state->lesson.scroll_request > 0 || !state->request_window_png.empty();
+            if (!pending && ms_since(g_last_input) > kIdleAfterMs)
+                glfwWaitEventsTimeout(kIdleWaitS);
+            else
+                glfwPollEvents();
+            const double waited_ms = ms_since(wait_start);
             render_frame(window, *state, std::string(), nullptr);
             // Preferences are saved as soon as they change, so a killed app keeps them too (panels a lesson
             // opened for its steps are not the user's choice and are left out).
@@ -556,7 +587,7 @@ int run_window(const WindowOptions& options)
             }
             // The user's session is written at most once a second while it changes, and at exit.
             autosave_tick(*state, autosave, ms_since(t0) / 1000.0, false);
-            state->frame_ms = static_cast<float>(ms_since(last));
+            state->frame_ms = static_cast<float>(ms_since(last) - waited_ms); // the work, not the idle wait
             last = Clock::now();
         }
         if (!prefs_path().empty())
