@@ -451,6 +451,9 @@ int run_window(const WindowOptions& options)
 {
     const auto t_start = Clock::now();
     const bool screenshot = !options.screenshot_path.empty() || !options.export_dir.empty();
+    // ImGui writes its layout to io.IniFilename when the window's destructor ends the context: the path must
+    // outlive the window, so it is declared first.
+    std::string ini_path;
     Window window;
     if (const std::string error = window.open(options, true); !error.empty())
     {
@@ -463,7 +466,6 @@ int run_window(const WindowOptions& options)
     state->content_scale = window.content_scale();
     state->session = options.session;
     state->session_path = options.session_path;
-    std::string ini_path;
     Autosave autosave;
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = nullptr;

@@ -164,6 +164,12 @@ bool autosave_tick(const AppState& state, Autosave& autosave, double now_s, bool
     return true;
 }
 
+std::string unreadable_autosave_path(const std::string& path)
+{
+    const std::filesystem::path p(path);
+    return (p.parent_path() / (p.stem().string() + "-unreadable" + p.extension().string())).string();
+}
+
 Status restore_autosave(AppState& state, Autosave& autosave)
 {
     std::error_code ec;
@@ -171,7 +177,20 @@ Status restore_autosave(AppState& state, Autosave& autosave)
         return Status();
     Session restored;
     if (Status s = load_session_file(autosave.path, &restored); !s.is_ok())
-        return Status::error("the autosaved session was not restored: " + s.message());
+    {
+        // The file is moved aside before the next autosave can replace it: a session from a newer version,
+        // or one a crash damaged, may still be the only copy of someone's work.
+        const std::string kept = unreadable_autosave_path(autosave.path);
+        std::filesystem::rename(autosave.path, kept, ec);
+        if (ec)
+        {
+            autosave.path.clear(); // cannot move it: never write over it in this run
+            return Status::error("the autosaved session was not restored: " + s.message() +
+                                 "; autosave is off in this run so the file is left as it was");
+        }
+        return Status::error("the autosaved session was not restored: " + s.message() + "; it is kept as " +
+                             kept);
+    }
     restored.weights_path = absolute_weights_path(autosave.path, restored.weights_path);
     state.session = restored;
     state.edit();

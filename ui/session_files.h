@@ -49,7 +49,11 @@ struct Autosave
 // written. A failed write is tried again after min_interval_s.
 bool autosave_tick(const AppState& state, Autosave& autosave, double now_s, bool force);
 // Replaces state.session with the autosaved one when the file exists. A broken or newer file leaves the
-// session as it is and returns the error (for the status bar); a missing file is not an error.
+// session as it is and returns the error (for the status bar); the file is renamed to
+// unreadable_autosave_path() first, so later autosaves never write over it (when it cannot be renamed,
+// autosave.path is cleared instead). A missing file is not an error.
 Status restore_autosave(AppState& state, Autosave& autosave);
+// "dir/last_session-unreadable.json" for "dir/last_session.json".
+std::string unreadable_autosave_path(const std::string& path);
 
 } // namespace attnlab

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 
@@ -83,11 +84,22 @@ TEST_F(SessionFilesTest, ABrokenOrNewerAutosaveLeavesTheSessionAndSaysWhy)
     EXPECT_NE(s.message().find("autosaved session"), std::string::npos) << s.message();
     EXPECT_EQ(state->session, before);
 
-    std::ofstream(autosave.path) << "{ \"format\": \"attnlab-session\", \"version\": 99, \"text\": \"a b\" }";
+    const std::string newer = "{ \"format\": \"attnlab-session\", \"version\": 99, \"text\": \"a b\" }";
+    std::ofstream(autosave.path) << newer;
     s = restore_autosave(*state, autosave);
     EXPECT_FALSE(s.is_ok());
     EXPECT_NE(s.message().find("newer"), std::string::npos) << s.message();
     EXPECT_EQ(state->session, before);
+
+    // The unreadable file is kept aside, byte for byte, and the next autosave does not touch it.
+    const std::string kept = unreadable_autosave_path(autosave.path);
+    EXPECT_NE(s.message().find(kept), std::string::npos) << s.message();
+    ASSERT_TRUE(fs::exists(kept));
+    std::ifstream in(kept);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), newer);
+    ASSERT_TRUE(autosave_tick(*state, autosave, 50.0, true));
+    std::ifstream again(kept);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(again), {}), newer);
 
     // No file at all (a first start) is not an error.
     fs::remove(autosave.path);
