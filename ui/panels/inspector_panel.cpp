@@ -109,9 +109,14 @@ void attention_chain(const AppState& state, const CellRef& cell, const MatrixVie
     chain_line(stage == Stage::scores,
                "Σ (q_i ⊙ k_j) = q_i · k_j = scores[i, j] = " + format_value_long(hd.scores(i, j)));
     const float sqrt_dk = std::sqrt(static_cast<float>(d_k));
-    chain_line(stage == Stage::scaled, "÷ √d_k = ÷ √" + std::to_string(d_k) + " = ÷ " +
-                                           format_value_long(sqrt_dk) +
-                                           "  →  scaled[i, j] = " + format_value_long(hd.scaled(i, j)));
+    if (state.trace().config.scale)
+        chain_line(stage == Stage::scaled, "÷ √d_k = ÷ √" + std::to_string(d_k) + " = ÷ " +
+                                               format_value_long(sqrt_dk) +
+                                               "  →  scaled[i, j] = " + format_value_long(hd.scaled(i, j)));
+    else
+        chain_line(stage == Stage::scaled,
+                   "÷ √d_k is switched off (Model panel): scaled[i, j] = scores[i, j] = " +
+                       format_value_long(hd.scaled(i, j)));
     const float masked = hd.masked(i, j);
     const bool blocked = std::isinf(masked) && masked < 0;
     chain_line(stage == Stage::masked,
