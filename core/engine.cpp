@@ -30,10 +30,24 @@ double trace_floats(const Config& c, int B, int T, int T_target)
     return total;
 }
 
+double weight_floats(const Config& c, bool cross)
+{
+    const double h = c.n_heads, d = c.d_model, d_k = c.resolved_d_k(), d_v = c.resolved_d_v();
+    const double d_ff = c.resolved_d_ff();
+    const double attention = h * d * (2 * d_k + d_v) + h * d_v * d; // W_Q, W_K, W_V, W_O
+    const double layer = attention + 4 * d + d * d_ff + d_ff + d_ff * d + d;
+    return c.n_layers * layer + (cross ? attention : 0.0);
+}
+
 Status prepare_inputs(const Session& session, TokenBatch& source, TokenBatch& target)
 {
     if (Status s = validate_config(session.config); !s)
         return s;
+    for (const std::string* text : {&session.text, &session.target})
+        if (const std::size_t at = invalid_utf8_offset(*text); at != std::string_view::npos)
+            return Status::error(std::string(text == &session.text ? "the text" : "the target") +
+                                 " is not valid UTF-8 (byte " + std::to_string(at) +
+                                 "): save or paste it as UTF-8");
     source = tokenize_batch(session.text);
     if (source.batch_size() == 0)
         return Status::error("the text has no tokens: type a sentence (one sentence per line)");
@@ -60,13 +74,14 @@ Status prepare_inputs(const Session& session, TokenBatch& source, TokenBatch& ta
             target.lengths.resize(static_cast<size_t>(source.batch_size()), target.lengths[0]);
         }
     }
-    const double floats = trace_floats(session.config, source.batch_size(), source.T, target.T);
+    const double floats = trace_floats(session.config, source.batch_size(), source.T, target.T) +
+                          weight_floats(session.config, target.T > 0);
     if (floats > Limits::max_trace_floats)
         return Status::error("this session would keep " +
                              std::to_string(static_cast<long long>(floats * 4 / 1e6)) +
-                             " MB of intermediates (limit " +
+                             " MB of intermediates and weights (limit " +
                              std::to_string(static_cast<long long>(Limits::max_trace_floats * 4 / 1e6)) +
-                             " MB): use fewer tokens, sentences, heads or layers");
+                             " MB): use fewer tokens, sentences, heads, layers or a smaller d_model");
     return Status::ok();
 }
 
@@ -201,6 +216,7 @@ void cross_tokens_forget(CrossTrace& cross)
     cross.target.tokens.clear();
     cross.target.lengths.clear();
     cross.target.T = 0;
+    cross.positional.resize(0, 0); // d_model or the kind may change before a target comes back
 }
 
 bool all_finite(const std::vector<Mat>& mats)
@@ -261,7 +277,7 @@ Status forward(const Config& c, const TokenBatch& source, const TokenBatch& targ
         CrossTrace& cross = trace.cross;
         const int T_q = target.T;
         embed_batch(c, target, cross.target, previous, cross.embedding);
-        if (!pe_unchanged || cross.positional.rows() != T_q)
+        if (!pe_unchanged || cross.positional.rows() != T_q || cross.positional.cols() != c.d_model)
             positional_encoding(c.positional, T_q, c.d_model, cross.positional);
         if (cross.target.tokens != target.tokens || cross.target.lengths != target.lengths)
             cross.target = target;
@@ -308,7 +324,8 @@ Status Engine::run(const Session& session)
     {
         return s;
     }
-    else if (double floats = trace_floats(session.config, source_.batch_size(), source_.T, target_.T);
+    else if (double floats = trace_floats(session.config, source_.batch_size(), source_.T, target_.T) +
+                             weight_floats(session.config, target_.T > 0);
              floats > Limits::max_trace_floats)
     {
         // Same texts, new sizes: re-run the full check for its message.
@@ -319,7 +336,7 @@ Status Engine::run(const Session& session)
     const Config& c = session.config;
     if (imported_)
     {
-        if (Status s = check_weights(weights_, c); !s)
+        if (Status s = check_weights(next_weights_, c); !s)
             return Status::error("the imported weights do not fit this model: " + s.message());
     }
     else
@@ -331,22 +348,29 @@ Status Engine::run(const Session& session)
                           w.n_layers == c.n_layers;
         if (!same)
         {
-            weights_ = init_weights(c);
+            next_weights_ = init_weights(c);
+            ++next_weights_version_;
             weights_config_ = c;
             weights_valid_ = true;
         }
     }
 
-    if (Status s = forward(c, source_, target_, weights_, *scratch_); !s)
+    if (Status s = forward(c, source_, target_, next_weights_, *scratch_); !s)
         return s;
     std::swap(current_, scratch_);
+    if (weights_version_ != next_weights_version_)
+    {
+        weights_ = next_weights_; // the shown trace and its weights change together
+        weights_version_ = next_weights_version_;
+    }
     ++generation_;
     return Status::ok();
 }
 
 void Engine::set_imported_weights(ModelWeights weights)
 {
-    weights_ = std::move(weights);
+    next_weights_ = std::move(weights);
+    ++next_weights_version_;
     imported_ = true;
     weights_valid_ = false;
 }

@@ -30,12 +30,18 @@ public:
     bool has_imported_weights() const { return imported_; }
 
     const Trace& trace() const { return *current_; }
+    // The weights trace() was computed with (imported weights set since then wait for the next good run).
     const ModelWeights& weights() const { return weights_; }
+    // The imported weights the next run() uses; meaningful while has_imported_weights().
+    const ModelWeights& imported_weights() const { return next_weights_; }
     // Increases by one each time run() succeeds; the UI re-uploads textures when it changes.
     unsigned long long generation() const { return generation_; }
 
 private:
-    ModelWeights weights_;
+    ModelWeights next_weights_;         // what the next run() uses: imported, or seeded for weights_config_
+    unsigned next_weights_version_ = 0; // bumped whenever next_weights_ changes
+    ModelWeights weights_;              // a copy of next_weights_ as it was at the last successful run
+    unsigned weights_version_ = 0;      // next_weights_version_ that weights_ holds
     Config weights_config_;
     bool weights_valid_ = false;
     bool imported_ = false;
@@ -56,6 +62,8 @@ Status validate_session(const Session& session);
 
 // Floats a trace keeps for these sizes (every intermediate of every layer, masks included).
 double trace_floats(const Config& config, int B, int T, int T_target);
+// Floats of the model's weights (with the cross-attention block's when cross is true).
+double weight_floats(const Config& config, bool cross);
 
 // One forward pass into trace, reusing its buffers: with the same sizes and tokens it allocates nothing.
 // Inputs must have passed prepare_inputs and the weights check_weights. target may be empty (no

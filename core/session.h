@@ -36,8 +36,8 @@ struct Limits
     static constexpr int max_layers = 12;     // N
     static constexpr float min_temperature = 0.01f;
     static constexpr float max_temperature = 100.0f;
-    // Floats kept by one trace (every intermediate of every layer): 1.5e9 floats = 6 GB.
-    static constexpr double max_trace_floats = 1.5e9;
+    // Floats kept by one trace (every intermediate of every layer) and its weights: 5e8 floats = 2 GB.
+    static constexpr double max_trace_floats = 5e8;
 };
 
 // The model's shape and the knobs of the forward pass. 0 for d_k, d_v, d_ff means "the paper's default".

@@ -25,6 +25,10 @@ struct TokenBatch
     bool is_pad(int b, int t) const { return t >= lengths[b]; }
 };
 
+// The offset of the first byte that is not part of valid UTF-8 (overlong forms and surrogates included), or
+// std::string_view::npos when the whole text is valid.
+std::size_t invalid_utf8_offset(std::string_view text);
+
 // One sentence per non-blank line of text. Returns an empty batch when the text has no token.
 TokenBatch tokenize_batch(std::string_view text);
 

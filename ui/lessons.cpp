@@ -89,7 +89,7 @@ void enter_lesson(AppState& state, int index, int step)
         l.user_session_path = state.session_path;
         l.user_sel = state.sel;
         l.user_has_weights = state.engine.has_imported_weights();
-        l.user_weights = l.user_has_weights ? state.engine.weights() : ModelWeights{};
+        l.user_weights = l.user_has_weights ? state.engine.imported_weights() : ModelWeights{};
         state.engine.clear_imported_weights();
         // Ctrl+S while a lesson is open asks where to save, rather than overwriting the user's file.
         state.session_path.clear();

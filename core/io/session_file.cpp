@@ -196,7 +196,9 @@ std::string session_to_json(const Session& session)
         {"text", split_lines(session.text)}, {"target", split_lines(session.target)},
         {"config", std::move(config)},       {"weights", session.weights_path},
     };
-    return root.dump(4) + "\n";
+    // Text that is not UTF-8 (the engine refuses it, but the autosave keeps what was typed) is written with
+    // U+FFFD in place of the bad bytes rather than throwing.
+    return root.dump(4, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 Status session_from_json(std::string_view text, const std::string& source, Session* out)

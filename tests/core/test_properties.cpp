@@ -335,3 +335,36 @@ TEST(Embeddings, EditingOneWordGivesTheSameTraceAsAFreshStart)
     ASSERT_TRUE(fresh9.run(s));
     EXPECT_EQ(engine.trace().embedding[0], fresh9.trace().embedding[0]);
 }
+
+TEST(CrossAttention, TargetPositionsFollowDModelAndKindAfterTheTargetWasCleared)
+{
+    // The engine alternates two traces and caches the target's positional encoding in each. Clearing the
+    // target, changing d_model or the encoding, then bringing the target back must not reuse a stale one.
+    Session s;
+    s.target = "Jane besucht Afrika";
+    Engine engine;
+    ASSERT_TRUE(engine.run(s));
+    s.target.clear();
+    ASSERT_TRUE(engine.run(s));
+    s.config.d_model = 8;
+    s.config.n_heads = 2;
+    ASSERT_TRUE(engine.run(s));
+    s.target = "Jane besucht Afrika";
+    ASSERT_TRUE(engine.run(s));
+    s.config.seed = 2;
+    ASSERT_TRUE(engine.run(s));
+    s.config.positional = PositionalKind::None;
+    ASSERT_TRUE(engine.run(s));
+    s.config.positional = PositionalKind::Sinusoidal;
+    ASSERT_TRUE(engine.run(s));
+    for (PositionalKind kind : {PositionalKind::Sinusoidal, PositionalKind::None})
+    {
+        s.config.positional = kind;
+        ASSERT_TRUE(engine.run(s));
+        Engine fresh;
+        ASSERT_TRUE(fresh.run(s));
+        EXPECT_EQ(engine.trace().cross.positional, fresh.trace().cross.positional);
+        EXPECT_EQ(engine.trace().cross.X_q[0], fresh.trace().cross.X_q[0]);
+        EXPECT_EQ(engine.trace().cross.attn.mha[0], fresh.trace().cross.attn.mha[0]);
+    }
+}

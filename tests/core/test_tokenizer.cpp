@@ -41,3 +41,16 @@ TEST(Tokenizer, BatchPadsToTheLongestSentenceAndSkipsBlankLines)
     EXPECT_FALSE(batch.is_pad(1, 1));
     EXPECT_TRUE(batch.is_pad(1, 2));
 }
+
+TEST(Tokenizer, FindsTheFirstByteThatIsNotUtf8)
+{
+    constexpr auto npos = std::string_view::npos;
+    EXPECT_EQ(invalid_utf8_offset("plain ascii"), npos);
+    EXPECT_EQ(invalid_utf8_offset("été 中文 ⟨q⟩ 😀"), npos);
+    EXPECT_EQ(invalid_utf8_offset("caf\xe9 ok"), 3u);       // Latin-1 é
+    EXPECT_EQ(invalid_utf8_offset("ab\xc3"), 2u);           // cut short
+    EXPECT_EQ(invalid_utf8_offset("\xc0\xaf"), 0u);         // overlong '/'
+    EXPECT_EQ(invalid_utf8_offset("x\xed\xa0\x80"), 1u);    // a UTF-16 surrogate
+    EXPECT_EQ(invalid_utf8_offset("\xf4\x90\x80\x80"), 0u); // above U+10FFFF
+    EXPECT_EQ(invalid_utf8_offset("ok\x80"), 2u);           // a stray continuation byte
+}

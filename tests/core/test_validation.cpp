@@ -90,7 +90,52 @@ TEST(Validation, TraceMemoryLimit)
     s.config.d_model = 64;
     s.config.n_heads = 64;
     s.config.n_layers = 12;
-    expect_rejected(s, "MB of intermediates");
+    expect_rejected(s, "MB of intermediates and weights");
+
+    // The weights count too: three tokens, but d_model 4096 with d_ff 16384 over 12 layers is 10 GB of
+    // weights.
+    Session wide;
+    wide.text = "a b c";
+    wide.config.d_model = 4096;
+    wide.config.n_heads = 64;
+    wide.config.d_ff = 16384;
+    wide.config.n_layers = 12;
+    expect_rejected(wide, "MB of intermediates and weights");
+}
+
+TEST(Validation, TextThatIsNotUtf8)
+{
+    Session s;
+    s.text = "caf\xe9 au lait";
+    expect_rejected(s, "the text is not valid UTF-8 (byte 3)");
+    Session t;
+    t.target = "\xff";
+    expect_rejected(t, "the target is not valid UTF-8 (byte 0)");
+}
+
+TEST(Validation, ImportedWeightsThatFailKeepTheTraceAndItsWeightsTogether)
+{
+    // A run that fails after new weights were set must leave trace() and weights() of the same model: the
+    // comparisons, the inspector and the export read both.
+    Session s;
+    Engine engine;
+    ASSERT_TRUE(engine.run(s));
+    const ModelWeights before = engine.weights();
+    Config other = s.config;
+    other.d_model = 8;
+    engine.set_imported_weights(init_weights(other));
+    Session bad = s;
+    bad.config = other;
+    bad.text = "";
+    ASSERT_FALSE(engine.run(bad));
+    EXPECT_EQ(engine.trace().config.d_model, 16);
+    EXPECT_EQ(engine.weights().layers[0].attn.W_Q[0], before.layers[0].attn.W_Q[0]);
+    EXPECT_EQ(engine.imported_weights().layers[0].attn.W_Q[0].rows(), 8);
+    // Once a run succeeds, both move on together.
+    bad.text = "now it works";
+    ASSERT_TRUE(engine.run(bad));
+    EXPECT_EQ(engine.trace().config.d_model, 8);
+    EXPECT_EQ(engine.weights().layers[0].attn.W_Q[0], init_weights(other).layers[0].attn.W_Q[0]);
 }
 
 TEST(Validation, TargetLineCountMustMatch)
