@@ -6,6 +6,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <charconv>
+#include <limits>
+
 namespace attnlab
 {
 
@@ -94,7 +97,14 @@ Status build_session(const SessionOptions& o, Session* out, std::string* session
     if (given(o.temperature_option))
         c.temperature = o.temperature;
     if (given(o.seed_option))
-        c.seed = o.seed;
+    {
+        // Parsed here rather than by CLI11, which wraps "-5" around to 2^64 - 5 without a word.
+        const std::string& t = o.seed;
+        const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), c.seed);
+        if (t.empty() || ec != std::errc() || end != t.data() + t.size())
+            return Status::error("--seed: \"" + t + "\" is not a whole number from 0 to " +
+                                 std::to_string(std::numeric_limits<std::uint64_t>::max()));
+    }
     if (given(o.no_scale_option))
         c.scale = false;
     std::string from = given(o.session_option) ? o.session_path : std::string();

@@ -24,7 +24,7 @@ struct SessionOptions
     int d_model = 0, heads = 0, d_k = 0, d_v = 0, d_ff = 0, layers = 0;
     float temperature = 1.0f;
     bool no_scale = false;
-    std::uint64_t seed = 0;
+    std::string seed; // checked when the session is built: 0 to 2^64 - 1
 
     // Set by add_session_options: which options were given (CLI::Option::count() > 0).
     CLI::Option* text_option = nullptr;

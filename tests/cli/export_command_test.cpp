@@ -144,6 +144,10 @@ TEST(ExportCommand, BadInputs)
     expect_failure({"export", "--session", "/nonexistent/s.json"}, 1, "/nonexistent/s.json");
     expect_failure({"export", "--weights", "/nonexistent/w.json"}, 1, "/nonexistent/w.json");
     expect_failure({"frobnicate"}, 2, "attnlab usage: ");
+    expect_failure({"export", "--seed", "-5"}, 1, "--seed: \"-5\" is not a whole number from 0 to");
+    expect_failure({"export", "--seed", "99999999999999999999999"}, 1, "--seed: ");
+    expect_failure({"export", "--seed", "7x"}, 1, "--seed: ");
+    expect_failure({"export", "--text", "caf\xe9 au lait"}, 1, "not valid UTF-8 (byte 3)");
 }
 
 TEST(ExportCommand, MissingOutputIsAUsageError)
