@@ -154,7 +154,10 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
     const float bar_label_w = options.colorbar ? ImGui::CalcTextSize("-0.00e+00").x * 0.75f + 8.0f : 0.0f;
     const float gap = options.colorbar ? fs * 0.6f : 0.0f;
     const float image_w_avail = std::max(8.0f, total_w - row_label_w - gap - bar_w - bar_label_w - 6.0f);
-    float cell_w = std::min(options.max_cell_px, image_w_avail / static_cast<float>(cols));
+    // Cells may grow to fit a number at the current font size (presenter mode, larger fonts, HiDPI).
+    const float numbers_cell = ImGui::CalcTextSize("-0.00").x + 10.0f;
+    float cell_w =
+        std::min(std::max(options.max_cell_px, numbers_cell), image_w_avail / static_cast<float>(cols));
     float cell_h = cell_w;
     if (options.max_height > 0.0f && cell_h * rows > options.max_height)
         cell_h = options.max_height / static_cast<float>(rows);
@@ -198,8 +201,16 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
             for (int c = 0; c < cols; ++c)
             {
                 const float v = m(r, c);
-                const std::string text = format_value(v);
-                const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+                std::string text = format_value(v);
+                ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+                if (ts.x + 2.0f > cell_w && std::fabs(v) < 0.005f)
+                {
+                    // 2.9e-04 does not fit where -0.00 does: rounded to the cell's two decimals.
+                    text = v < 0.0f ? "-0.00" : "0.00";
+                    ts = ImGui::CalcTextSize(text.c_str());
+                }
+                if (ts.x + 2.0f > cell_w)
+                    continue; // a large value in scientific notation: the tooltip and inspector have it
                 const ImVec2 cell0(img0.x + c * cell_w, img0.y + r * cell_h);
                 const ImVec2 pos(cell0.x + (cell_w - ts.x) * 0.5f, cell0.y + (cell_h - ts.y) * 0.5f);
                 dl->AddText(pos, text_color_on(value_to_color(v, entry.scale)), text.c_str());
@@ -304,10 +315,14 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
         const int rstride = label_stride(rows, cell_h, fs);
         for (int r = 0; r < rows; r += rstride)
         {
-            // Thinned token labels carry their index, so "every 20th" is readable.
-            const std::string text = rstride > 1 && view.row_tokens != nullptr
-                                         ? std::to_string(r) + " " + short_label(view, true, r)
-                                         : short_label(view, true, r);
+            // Thinned token labels carry their index, so "every 20th" is readable, when there is room for it.
+            std::string text = short_label(view, true, r);
+            if (rstride > 1 && view.row_tokens != nullptr)
+            {
+                std::string indexed = std::to_string(r) + " " + text;
+                if (ImGui::CalcTextSize(indexed.c_str()).x + 6.0f <= row_label_w)
+                    text = std::move(indexed);
+            }
             const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
             const float y = img0.y + (r + 0.5f) * cell_h - ts.y * 0.5f;
             const bool pad = view.row_tokens != nullptr && text == "<pad>";

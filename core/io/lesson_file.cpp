@@ -169,10 +169,10 @@ Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
         Context sctx{file + ", step " + std::to_string(i + 1)};
         if (!js.is_object())
             return sctx.error("each step must be an object");
-        if (Status s = check_unknown(
-                js,
-                {"title", "text", "session", "stages", "cells", "cross", "layer", "sentence", "head", "view"},
-                sctx);
+        if (Status s = check_unknown(js,
+                                     {"title", "text", "session", "stages", "cells", "cross", "layer",
+                                      "sentence", "head", "view", "comparison"},
+                                     sctx);
             !s)
             return s;
         LessonStep step;
@@ -243,6 +243,19 @@ Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
             else
                 return sctx.error("\"view\" must be \"pipeline\", \"heads\" or \"comparisons\", got " +
                                   view->dump());
+        }
+        if (const auto which = js.find("comparison"); which != js.end())
+        {
+            if (*which == "packed")
+                step.comparison = ComparisonSection::Packed;
+            else if (*which == "two_step")
+                step.comparison = ComparisonSection::TwoStep;
+            else if (*which == "single_head")
+                step.comparison = ComparisonSection::SingleHead;
+            else
+                return sctx.error("\"comparison\" must be \"packed\", \"two_step\" or \"single_head\", got " +
+                                  which->dump());
+            step.view = LessonView::Comparisons;
         }
         if (Status s = check_step_against_engine(step, sctx); !s)
             return s;

@@ -31,6 +31,15 @@ enum class LessonView
     Comparisons, // packed vs per-head, two-step vs collapsed, single vs multi-head
 };
 
+// Which part of the comparisons view a step is about (the view shows only that part while the step is on).
+enum class ComparisonSection
+{
+    All,        // every comparison
+    Packed,     // packed X W^Q and its h column blocks beside the per-head Q_h
+    TwoStep,    // (X W^Q) W_h^Q beside X (W^Q W_h^Q)
+    SingleHead, // one T×T map from the packed matrices beside the h maps, and their outputs
+};
+
 struct LessonStep
 {
     std::string title;             // short, shown as the caption's heading
@@ -41,6 +50,7 @@ struct LessonStep
     bool cross = false;            // the stages are those of the cross-attention block
     int layer = 0, sentence = 0, head = 0;
     LessonView view = LessonView::Pipeline;
+    ComparisonSection comparison = ComparisonSection::All; // with view = comparisons
 };
 
 struct Lesson

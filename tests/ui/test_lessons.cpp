@@ -2,6 +2,7 @@
 // view and highlights; the keys; presenter mode; leaving gives the user's session back; broken files named.
 #include "core/io/session_file.h"
 #include "ui/app_ui.h"
+#include "ui/heatmap_math.h"
 #include "ui/key_taps.h"
 #include "ui/lessons.h"
 #include "ui/panels/panels.h"
@@ -126,7 +127,22 @@ TEST_F(LessonTest, EveryStepRendersWithItsHighlights)
             else if (step.view == LessonView::Comparisons)
             {
                 EXPECT_TRUE(state->prefs.open[static_cast<std::size_t>(PanelId::Comparisons)]);
-                EXPECT_TRUE(drawn(out, "Packed X W^Q is h heads")) << out.text;
+                // The comparison the step is about is on screen with its numbers, and only that one.
+                const char* packed = "Packed X W^Q is h heads";
+                const char* two_step = "Two steps (X W^Q) W_h^Q";
+                const char* single = "Single-head vs multi-head";
+                const ComparisonSection c = step.comparison;
+                const bool all = c == ComparisonSection::All;
+                EXPECT_EQ(drawn(out, packed), all || c == ComparisonSection::Packed) << out.text;
+                EXPECT_EQ(drawn(out, two_step), all || c == ComparisonSection::TwoStep) << out.text;
+                EXPECT_EQ(drawn(out, single), all || c == ComparisonSection::SingleHead) << out.text;
+                if (c == ComparisonSection::TwoStep)
+                    EXPECT_TRUE(drawn(out, "Largest difference: " +
+                                               format_value_long(state->comparisons.two_step_max_diff)))
+                        << out.text;
+                if (c == ComparisonSection::SingleHead)
+                    EXPECT_TRUE(drawn(out, format_value_long(state->comparisons.single_vs_multi_max_diff)))
+                        << out.text;
             }
             else
                 EXPECT_FALSE(state->prefs.open[static_cast<std::size_t>(PanelId::Comparisons)]);

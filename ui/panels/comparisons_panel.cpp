@@ -1,6 +1,7 @@
 // Comparisons panel: packed X W^Q vs per-head Q_h, two-step vs collapsed projection, single vs multi-head.
 #include "ui/heatmap.h"
 #include "ui/heatmap_math.h"
+#include "ui/lessons.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets.h"
 
@@ -36,13 +37,14 @@ MatrixRef layer_ref(const AppState& state, Stage stage, int head)
     return ref;
 }
 
-// Two heatmaps side by side, each with its header.
-void side_by_side(AppState& state, const MatrixRef& left, const MatrixRef& right)
+// Two heatmaps side by side, each with its header, at most max_height tall.
+void side_by_side(AppState& state, const MatrixRef& left, const MatrixRef& right, float max_height)
 {
     const float w = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
     HeatmapOptions options;
     options.width = w;
-    options.max_height = ImGui::GetFontSize() * 16.0f;
+    options.max_height = max_height;
+    options.max_cell_px = std::max(options.max_cell_px, ImGui::GetFontSize() * 3.0f);
     for (int k = 0; k < 2; ++k)
     {
         const MatrixRef& ref = k == 0 ? left : right;
@@ -61,6 +63,111 @@ void side_by_side(AppState& state, const MatrixRef& left, const MatrixRef& right
     }
 }
 
+// A section's heading: a collapsing header when every section is shown, an accent title when a lesson step
+// shows only this one (nothing to fold, and the caption reads it out).
+bool section_header(const char* title, bool alone)
+{
+    if (!alone)
+        return ImGui::CollapsingHeader(title, ImGuiTreeNodeFlags_DefaultOpen);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram]);
+    ImGui::TextUnformatted(title);
+    ImGui::PopStyleColor();
+    return true;
+}
+
+// Height left for a section's maps: when a section is shown alone it fills the panel.
+float maps_height(bool alone, float rows_of_maps, float default_rows)
+{
+    const float fs = ImGui::GetFontSize();
+    if (!alone)
+        return fs * default_rows;
+    // Per row of maps: the title and equation lines (which may wrap) and the column labels under the map.
+    const float per_map_chrome = ImGui::GetTextLineHeightWithSpacing() * 3.0f + fs * 5.0f;
+    return std::max(fs * 4.0f, ImGui::GetContentRegionAvail().y / rows_of_maps - per_map_chrome);
+}
+
+// [SECTION] (a) One big matmul is h heads
+void packed_section(AppState& state, bool alone)
+{
+    if (!section_header("Packed X W^Q is h heads side by side", alone))
+        return;
+    const Comparisons& c = state.comparisons;
+    const int h = state.heads();
+    ImGui::TextWrapped(
+        "Implementations compute one T×d_model · d_model×(h·d_k) product. Its columns come in h "
+        "blocks (white lines); block j is exactly Q_j of head j, and each block makes its own "
+        "T×T attention map. Largest difference between a block and Q_j: %s",
+        format_value_long(c.packed_max_diff).c_str());
+    const float height = maps_height(alone, 2.0f, 14.0f);
+    HeatmapOptions options;
+    options.max_height = height;
+    ImGui::PushID("packed");
+    draw_heatmap(state, comparison_ref(state, ComparisonMatrix::Q_packed), options);
+    ImGui::PopID();
+    ImGui::TextDisabled("the per-head Q_j (each on its own colour scale):");
+    const float w = std::max(60.0f, (ImGui::GetContentRegionAvail().x - 8.0f * (h - 1)) / std::max(1, h));
+    for (int j = 0; j < h; ++j)
+    {
+        if (j > 0)
+            ImGui::SameLine(0.0f, 8.0f);
+        ImGui::PushID(j);
+        ImGui::BeginGroup();
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(head_color(j)));
+        ImGui::Text("Q_%d", j + 1);
+        ImGui::PopStyleColor();
+        HeatmapOptions small;
+        small.width = w;
+        small.labels = false;
+        small.colorbar = false;
+        small.frame_color = head_color(j);
+        small.max_height = alone ? height : ImGui::GetFontSize() * 10.0f;
+        draw_heatmap(state, layer_ref(state, Stage::Q, j), small);
+        ImGui::EndGroup();
+        ImGui::PopID();
+    }
+}
+
+// [SECTION] (b) Two linear maps in a row are one
+void two_step_section(AppState& state, bool alone)
+{
+    if (!section_header("Two steps (X W^Q) W_h^Q = one matrix X (W^Q W_h^Q)", alone))
+        return;
+    ImGui::TextWrapped(
+        "Some slides project twice: q = x W^Q, then q W_h^Q. Two linear maps in a row collapse "
+        "into one, W^Q W_h^Q, so the paper has only one per head. Largest difference: %s "
+        "(rounding only).",
+        format_value_long(state.comparisons.two_step_max_diff).c_str());
+    ImGui::PushID("collapse");
+    side_by_side(state, comparison_ref(state, ComparisonMatrix::Q_two_step),
+                 comparison_ref(state, ComparisonMatrix::Q_collapsed), maps_height(alone, 1.0f, 16.0f));
+    ImGui::PopID();
+}
+
+// [SECTION] (c) Single-head is a different function
+void single_head_section(AppState& state, bool alone)
+{
+    if (!section_header("Single-head vs multi-head", alone))
+        return;
+    const float diff = state.comparisons.single_vs_multi_max_diff;
+    if (state.heads() == 1)
+        ImGui::TextWrapped("With h = 1 and d_k = d_model the one head IS single-head attention: the outputs "
+                           "differ by %s, float rounding only.",
+                           format_value_long(diff).c_str());
+    else
+        ImGui::TextWrapped(
+            "One head over the packed matrices has ONE T×T map; multi-head has h of them, each "
+            "from its own column block, and the softmax sits between. Across the softmax "
+            "nothing collapses: the outputs differ by up to %s (not rounding).",
+            format_value_long(diff).c_str());
+    const float height = maps_height(alone, 2.0f, 16.0f);
+    ImGui::PushID("single");
+    side_by_side(state, comparison_ref(state, ComparisonMatrix::single_weights),
+                 layer_ref(state, Stage::weights, state.sel.head), height);
+    side_by_side(state, comparison_ref(state, ComparisonMatrix::single_out), layer_ref(state, Stage::mha, 0),
+                 height);
+    ImGui::PopID();
+}
+
 } // namespace
 
 void draw_comparisons_panel(AppState& state)
@@ -71,79 +178,20 @@ void draw_comparisons_panel(AppState& state)
         return;
     }
     state.ensure_comparisons();
-    const Comparisons& c = state.comparisons;
-    const int h = state.heads();
-    const std::string hj = std::to_string(state.sel.head + 1);
-    ImGui::TextDisabled(
-        "layer %d, sentence b = %d, head %s (change them in the Pipeline; [ and ] switch heads)",
-        state.sel.layer + 1, state.sel.b, hj.c_str());
-
-    // [SECTION] (a) One big matmul is h heads
-    if (ImGui::CollapsingHeader("Packed X W^Q is h heads side by side", ImGuiTreeNodeFlags_DefaultOpen))
-    {
-        ImGui::TextWrapped(
-            "Implementations compute one T×d_model · d_model×(h·d_k) product. Its columns come in h "
-            "blocks (white lines); block j is exactly Q_j of head j, and each block makes its own "
-            "T×T attention map. Largest difference between a block and Q_j: %s",
-            format_value_long(c.packed_max_diff).c_str());
-        HeatmapOptions options;
-        options.max_height = ImGui::GetFontSize() * 14.0f;
-        ImGui::PushID("packed");
-        draw_heatmap(state, comparison_ref(state, ComparisonMatrix::Q_packed), options);
-        ImGui::PopID();
-        ImGui::TextDisabled("the per-head Q_j:");
-        const float w = std::max(60.0f, (ImGui::GetContentRegionAvail().x - 8.0f * (h - 1)) / std::max(1, h));
-        for (int j = 0; j < h; ++j)
-        {
-            if (j > 0)
-                ImGui::SameLine(0.0f, 8.0f);
-            ImGui::PushID(j);
-            ImGui::BeginGroup();
-            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(head_color(j)));
-            ImGui::Text("Q_%d", j + 1);
-            ImGui::PopStyleColor();
-            HeatmapOptions small;
-            small.width = w;
-            small.labels = false;
-            small.colorbar = false;
-            small.frame_color = head_color(j);
-            small.max_height = ImGui::GetFontSize() * 10.0f;
-            draw_heatmap(state, layer_ref(state, Stage::Q, j), small);
-            ImGui::EndGroup();
-            ImGui::PopID();
-        }
-    }
-
-    // [SECTION] (b) Two linear maps in a row are one
-    if (ImGui::CollapsingHeader("Two steps (X W^Q) W_h^Q = one matrix X (W^Q W_h^Q)",
-                                ImGuiTreeNodeFlags_DefaultOpen))
-    {
-        ImGui::TextWrapped(
-            "Some slides project twice: q = x W^Q, then q W_h^Q. Two linear maps in a row collapse "
-            "into one, W^Q W_h^Q, so the paper has only one per head. Largest difference: %s "
-            "(rounding only).",
-            format_value_long(c.two_step_max_diff).c_str());
-        ImGui::PushID("collapse");
-        side_by_side(state, comparison_ref(state, ComparisonMatrix::Q_two_step),
-                     comparison_ref(state, ComparisonMatrix::Q_collapsed));
-        ImGui::PopID();
-    }
-
-    // [SECTION] (c) Single-head is a different function
-    if (ImGui::CollapsingHeader("Single-head vs multi-head", ImGuiTreeNodeFlags_DefaultOpen))
-    {
-        ImGui::TextWrapped(
-            "One head over the packed matrices has ONE T×T map; multi-head has h of them, each "
-            "from its own column block, and the softmax sits between. Across the softmax nothing "
-            "collapses: the outputs differ by up to %s (not rounding).",
-            format_value_long(c.single_vs_multi_max_diff).c_str());
-        ImGui::PushID("single");
-        side_by_side(state, comparison_ref(state, ComparisonMatrix::single_weights),
-                     layer_ref(state, Stage::weights, state.sel.head));
-        side_by_side(state, comparison_ref(state, ComparisonMatrix::single_out),
-                     layer_ref(state, Stage::mha, 0));
-        ImGui::PopID();
-    }
+    const LessonStep* step = current_step(state);
+    const ComparisonSection only =
+        step != nullptr && step->view == LessonView::Comparisons ? step->comparison : ComparisonSection::All;
+    if (!state.presenter)
+        ImGui::TextDisabled(
+            "layer %d, sentence b = %d, head %d (change them in the Pipeline; [ and ] switch heads)",
+            state.sel.layer + 1, state.sel.b, state.sel.head + 1);
+    const bool all = only == ComparisonSection::All;
+    if (all || only == ComparisonSection::Packed)
+        packed_section(state, !all);
+    if (all || only == ComparisonSection::TwoStep)
+        two_step_section(state, !all);
+    if (all || only == ComparisonSection::SingleHead)
+        single_head_section(state, !all);
 }
 
 } // namespace attnlab
