@@ -252,7 +252,31 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
     }
     if (info.per_head)
         v.title += "  (head " + std::to_string(ref.head + 1) + ")";
-    v.equation = cross && ref.stage == Stage::X ? "X_q = target embedding + PE" : info.equation;
+    v.equation = info.equation;
+    if (cross)
+    {
+        // Cross-attention: queries from the target's X_q, keys and values from the encoder's output.
+        v.title = "Cross: " + v.title;
+        switch (ref.stage)
+        {
+        case Stage::X:
+            v.equation = "X_q = target embedding + PE";
+            break;
+        case Stage::Q:
+            v.equation = "Q_h = X_q W_h^Q  (target)";
+            break;
+        case Stage::K:
+            v.equation = "K_h = X_kv W_h^K  (encoder output)";
+            break;
+        case Stage::V:
+            v.equation = "V_h = X_kv W_h^V  (encoder output)";
+            break;
+        default:
+            break;
+        }
+    }
+    if (ref.stage == Stage::scaled && !t.config.scale)
+        v.equation = "Q_h K_hᵀ  (÷ √d_k switched off)";
     v.shape = stage_shape(t, ref.stage, cross);
     v.probability = ref.stage == Stage::weights;
     v.stretch = v.probability && state.prefs.stretch_weights;

@@ -145,7 +145,11 @@ void highlighted_stages(AppState& state, const LessonStep& step)
         ImGui::TextDisabled("%s", view.shape.c_str());
         if (wide)
             ImGui::SameLine(0.0f, fs);
-        ImGui::TextDisabled("%s", view.equation.c_str());
+        const MatrixRef& ref = refs[static_cast<std::size_t>(i)];
+        if (ref.stage == Stage::weights && state.mean_entropy(ref) >= 0.0f)
+            ImGui::TextDisabled("%s    H = %.2f nats", view.equation.c_str(), state.mean_entropy(ref));
+        else
+            ImGui::TextDisabled("%s", view.equation.c_str());
         ImGui::PopTextWrapPos();
         HeatmapOptions options;
         options.width = used_w;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -145,6 +146,43 @@ TEST(Lessons, WhySqrtDkUnscaledRowsSaturate)
     EXPECT_FALSE(lesson->steps[2].session.config.scale);
     EXPECT_GT(scaled, 2.5f * unscaled);
     EXPECT_LT(unscaled, 0.5f);
+
+    // The numbers the steps quote, for head 1 of the sentence.
+    auto head1 = [](Session s, bool scale, int d_model)
+    {
+        s.config.scale = scale;
+        s.config.d_model = d_model;
+        Engine engine;
+        EXPECT_TRUE(engine.run(s));
+        return engine.trace().layers[0].attn.head(0, 0);
+    };
+    auto spread = [](const Mat& m)
+    {
+        const float mean = m.mean();
+        return std::sqrt((m.array() - mean).square().mean());
+    };
+    const Session base = lesson->steps[0].session;
+    const HeadTrace wide = head1(base, true, 256);
+    EXPECT_EQ(wide.Q.cols(), 64);                                        // d_k = 64
+    EXPECT_NEAR(spread(wide.Q), 1.5f, 0.15f);                            // "a spread of about 1.5"
+    EXPECT_NEAR(spread(wide.scores), 17.0f, 1.5f);                       // "a spread near 17"
+    EXPECT_NEAR(wide.scores.cwiseAbs().maxCoeff(), 43.0f, 2.0f);         // "about ±43"
+    EXPECT_NEAR(spread(wide.scaled), spread(wide.scores) / 8.0f, 1e-3f); // "eight-fold"
+    EXPECT_NEAR(spread(wide.scaled), 2.0f, 0.3f);                        // "a spread near 2"
+    EXPECT_NEAR(mean_row_entropy(wide.weights), 1.35f, 0.02f);           // "H ≈ 1.35"
+    const HeadTrace raw = head1(base, false, 256);
+    EXPECT_NEAR(mean_row_entropy(raw.weights), 0.35f, 0.02f); // "about 0.35 nats"
+    int one_key_rows = 0;
+    for (Eigen::Index i = 0; i < raw.weights.rows(); ++i)
+        one_key_rows += raw.weights.row(i).maxCoeff() > 0.9f ? 1 : 0;
+    EXPECT_EQ(2 * one_key_rows, static_cast<int>(raw.weights.rows())); // "half of the rows ... over 90%"
+    const HeadTrace narrow = head1(base, true, 16);
+    const HeadTrace narrow_raw = head1(base, false, 16);
+    EXPECT_EQ(narrow.Q.cols(), 4);
+    EXPECT_NEAR(spread(narrow.scores), 4.0f, 0.5f);                  // "a spread near 4"
+    EXPECT_NEAR(mean_row_entropy(narrow.weights), 1.56f, 0.02f);     // "1.56 with scaling"
+    EXPECT_NEAR(mean_row_entropy(narrow_raw.weights), 0.99f, 0.02f); // "about 0.99 nats"
+    EXPECT_EQ(lesson->steps[3].session.config.d_model, 16);
 }
 
 TEST(Lessons, MultiHeadAndTwoMapsClaimsHold)
