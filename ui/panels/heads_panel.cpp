@@ -114,7 +114,12 @@ void draw_heads_panel(AppState& state)
     const float title_h = ImGui::GetTextLineHeightWithSpacing();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const int ncols = best_columns(h, avail.x, avail.y, title_h, gap);
-    const float side = std::max(48.0f, (avail.x - gap * (ncols - 1)) / ncols);
+    // The maps fit the panel's height as well as its width: a grid taller than the panel would bring a
+    // scrollbar, which narrows the panel, which shrinks the grid, which removes the scrollbar, frame after
+    // frame.
+    const int nrows = (h + ncols - 1) / ncols;
+    const float side_h = (avail.y - static_cast<float>(nrows) * (title_h + gap)) / static_cast<float>(nrows);
+    const float side = std::max(48.0f, std::min((avail.x - gap * (ncols - 1)) / ncols, side_h));
     // Row (query) labels when they fit; keys are named in the tooltip and the Inspector.
     const bool labels = T <= 24 && side / std::max(1, T) >= fs * 1.2f;
 
@@ -153,6 +158,7 @@ void draw_heads_panel(AppState& state)
         options.highlight_row = state.heads_hover_row;
         options.pin_on_click = false;
         options.max_cell_px = 1e6f;
+        options.max_height = side;
         const HeatmapResult r = draw_heatmap(state, ref, options);
         if (r.hovered)
             state.heads_hover_row_next = r.row;
