@@ -20,6 +20,7 @@ struct WindowArgs
     std::string lesson_id;
     int lesson_step = 0;
     bool presenter = false;
+    std::string theme; // "" (the saved preference), "dark" or "light"
     std::string screenshot_path;
     std::string export_dir;
     int width = 1600, height = 1000;
@@ -33,6 +34,8 @@ void add_window_options(CLI::App& app, WindowArgs& args)
     app.add_option("--step", args.lesson_step, "With --lesson: open at this step (1 = the first)")
         ->check(CLI::Range(1, 1000));
     app.add_flag("--presenter", args.presenter, "Start in presenter mode (F5 switches it)");
+    app.add_option("--theme", args.theme, "Colour theme: dark or light (default: the saved preference, dark)")
+        ->check(CLI::IsMember({"dark", "light"}));
     app.add_option("--width", args.width, "Window width in pixels")->check(CLI::Range(320, 16384));
     app.add_option("--height", args.height, "Window height in pixels")->check(CLI::Range(240, 16384));
 }
@@ -52,6 +55,7 @@ bool window_options(const WindowArgs& args, attnlab::WindowOptions* options)
     options->lesson_id = args.lesson_id;
     options->lesson_step = args.lesson_step;
     options->presenter = args.presenter;
+    options->theme = args.theme;
     options->export_dir = args.export_dir;
     options->width = args.width;
     options->height = args.height;

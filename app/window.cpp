@@ -514,6 +514,8 @@ int run_window(const WindowOptions& options)
                 enter_lesson(*state, static_cast<int>(i), std::max(0, options.lesson_step - 1));
     }
     state->presenter = options.presenter;
+    if (!options.theme.empty())
+        state->prefs.dark_theme = options.theme == "dark";
 
     rebuild_fonts(*state, window);
     if (!state->font_message.empty())

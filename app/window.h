@@ -16,6 +16,7 @@ struct WindowOptions
     std::string lesson_id;                  // --lesson ID (empty: none); main() checks that it exists
     int lesson_step = 0;                    // --step N: 1-based step of the lesson to open at (0: the first)
     bool presenter = false;                 // --presenter: start in presenter mode
+    std::string theme;                      // --theme dark|light; "" keeps the saved preference
     int width = 1600, height = 1000;
     // Screenshot mode: render with the mouse ignored, write this PNG and exit (empty: interactive).
     std::string screenshot_path;

@@ -282,7 +282,8 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
             ImGui::Text("row %d  %s", hit.row, row_label(view, hit.row).c_str());
             ImGui::Text("col %d  %s", hit.col, col_label(view, hit.col).c_str());
             ImGui::Text("value %s", format_value_long(m(hit.row, hit.col)).c_str());
-            ImGui::TextDisabled("click: pin in the Inspector · right click: export");
+            ImGui::TextDisabled(options.pin_on_click ? "click: pin in the Inspector · right click: export"
+                                                     : "click: select this head · right click: export");
             ImGui::EndTooltip();
         }
     }

@@ -60,6 +60,15 @@ Color32 head_color(int j)
     return kPalette[static_cast<std::size_t>(((j % 8) + 8) % 8)];
 }
 
+ImVec4 head_text_color(int j)
+{
+    ImVec4 c = ImGui::ColorConvertU32ToFloat4(head_color(j));
+    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    if (bg.x + bg.y + bg.z >= 1.5f)
+        c = ImVec4(c.x * 0.55f, c.y * 0.55f, c.z * 0.55f, 1.0f);
+    return c;
+}
+
 void error_text(const std::string& text)
 {
     // A light red on dark backgrounds, a dark red on light ones.

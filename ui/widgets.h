@@ -3,6 +3,8 @@
 
 #include "ui/colormap.h"
 
+#include <imgui.h>
+
 #include <string>
 
 namespace attnlab
@@ -16,6 +18,9 @@ bool input_text(const char* label, std::string* text, bool enter_returns_true = 
 void item_tooltip(const char* text);
 // The categorical colour of head j (Okabe–Ito palette, colour-blind safe), cycling after eight.
 Color32 head_color(int j);
+// head_color(j) for text on the current theme's background: darkened on a light one, where yellow and sky
+// blue on white cannot be read.
+ImVec4 head_text_color(int j);
 // Text in the theme's error colour, wrapped.
 void error_text(const std::string& text);
 

@@ -111,6 +111,45 @@ TEST(Screenshot, DefaultSessionShowsHeatmaps)
     EXPECT_LT(colormap_pixels(png, Colormap::Sequential, 0.0f, 0.05f, 0.2f, 0.95f), 500);
 }
 
+// Mean brightness (0..255) of the pixels in [x0, x1) x [y0, y1), fractions of the image.
+double mean_brightness(const Png& png, float x0, float y0, float x1, float y1)
+{
+    double sum = 0.0;
+    long n = 0;
+    for (int y = static_cast<int>(y0 * png.h); y < static_cast<int>(y1 * png.h); ++y)
+        for (int x = static_cast<int>(x0 * png.w); x < static_cast<int>(x1 * png.w); ++x, ++n)
+        {
+            const Color32 c = png.at(x, y);
+            sum += ((c & 0xFF) + ((c >> 8) & 0xFF) + ((c >> 16) & 0xFF)) / 3.0;
+        }
+    return n > 0 ? sum / static_cast<double>(n) : 0.0;
+}
+
+TEST(Screenshot, ThemeOptionPicksLightOrDark)
+{
+    if (!have_xvfb())
+        GTEST_SKIP() << "xvfb-run is not installed";
+    const fs::path dir = work_dir("theme");
+    std::string out, err;
+    for (const char* theme : {"light", "dark"})
+    {
+        const fs::path png_path = dir / (std::string(theme) + ".png");
+        ASSERT_EQ(run_app(std::string("screenshot --theme ") + theme + " -o '" + png_path.string() + "'", dir,
+                          &out, &err),
+                  0)
+            << err;
+        // The Inspector's empty area (right, bottom) is the theme's background.
+        const double b = mean_brightness(load_png(png_path), 0.66f, 0.7f, 0.98f, 0.9f);
+        if (std::string(theme) == "light")
+            EXPECT_GT(b, 180.0) << theme;
+        else
+            EXPECT_LT(b, 60.0) << theme;
+    }
+    EXPECT_EQ(run_app("screenshot --theme blue -o '" + (dir / "x.png").string() + "'", dir, &out, &err), 2);
+    EXPECT_NE(err.find("--theme"), std::string::npos) << err;
+    EXPECT_FALSE(fs::exists(dir / "x.png"));
+}
+
 TEST(Screenshot, BenchFramesPrintsFigures)
 {
     if (!have_xvfb())

@@ -112,7 +112,7 @@ void packed_section(AppState& state, bool alone)
             ImGui::SameLine(0.0f, 8.0f);
         ImGui::PushID(j);
         ImGui::BeginGroup();
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(head_color(j)));
+        ImGui::PushStyleColor(ImGuiCol_Text, head_text_color(j));
         ImGui::Text("Q_%d", j + 1);
         ImGui::PopStyleColor();
         HeatmapOptions small;

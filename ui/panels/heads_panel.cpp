@@ -136,7 +136,7 @@ void draw_heads_panel(AppState& state)
         ImGui::BeginGroup();
         const Color32 c = head_color(j);
         const bool selected = j == state.sel.head;
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(c));
+        ImGui::PushStyleColor(ImGuiCol_Text, head_text_color(j));
         ref.head = j;
         // The title must not be wider than the map, or the grid's columns drift apart.
         char title[64];

@@ -30,8 +30,7 @@ void head_selector(AppState& state)
         const bool selected = j == state.sel.head;
         ImGui::PushStyleColor(ImGuiCol_Button, selected ? ImGui::ColorConvertU32ToFloat4(c)
                                                         : ImGui::GetStyle().Colors[ImGuiCol_FrameBg]);
-        ImGui::PushStyleColor(ImGuiCol_Text,
-                              selected ? ImVec4(0, 0, 0, 1) : ImGui::ColorConvertU32ToFloat4(c));
+        ImGui::PushStyleColor(ImGuiCol_Text, selected ? ImVec4(0, 0, 0, 1) : head_text_color(j));
         if (ImGui::SmallButton(std::to_string(j + 1).c_str()))
             state.sel.head = j;
         ImGui::PopStyleColor(2);
