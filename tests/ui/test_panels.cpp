@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <memory>
 #include <string>
@@ -307,6 +309,18 @@ TEST_F(PanelTest, ModelPanelExplainsEverySetting)
     for (const char* text : {"d_model", "h (heads)", "d_k", "d_v", "d_ff", "layers (N)", "mask", "positional",
                              "τ (temperature)", "seed", "recomputed in"})
         EXPECT_TRUE(contains(out.text, text)) << text << "\n" << out.text;
+    // Each setting's one-line explanation is on screen, not only in a tooltip. It is drawn smaller, and the
+    // text read back from the draw data loses some spaces at that size: compare without them.
+    auto squeeze = [](std::string t)
+    {
+        t.erase(std::remove(t.begin(), t.end(), ' '), t.end());
+        return t;
+    };
+    for (const char* text :
+         {"width of every token vector", "heads, each with its own", "query and key width",
+          "value width per head", "hidden width of the feed-forward", "encoder layers;",
+          "causal: query i sees keys 0..i", "word order", "below 1 sharper", "as in the paper", "same seed"})
+        EXPECT_TRUE(contains(squeeze(out.text), squeeze(text))) << text << "\n" << out.text;
 }
 
 TEST_F(PanelTest, ComparisonsShowPackedBlocksAndDifferences)

@@ -13,8 +13,16 @@ namespace attnlab
 namespace
 {
 
+// The one-line explanation under a setting, smaller and dimmed (the tooltip has the longer one).
+void explain(const char* line)
+{
+    ImGui::SetWindowFontScale(0.82f);
+    ImGui::TextDisabled("%s", line);
+    ImGui::SetWindowFontScale(1.0f);
+}
+
 // An integer field; 0 may mean "the paper's default" (shown beside it). Returns true when edited.
-bool int_field(const char* label, int* value, const char* tooltip, int resolved = -1)
+bool int_field(const char* label, int* value, const char* line, const char* tooltip, int resolved = -1)
 {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
     const bool changed = ImGui::InputInt(label, value, 1, 8);
@@ -24,6 +32,7 @@ bool int_field(const char* label, int* value, const char* tooltip, int resolved 
         ImGui::SameLine();
         ImGui::TextDisabled("= %d", resolved);
     }
+    explain(line);
     return changed;
 }
 
@@ -33,21 +42,21 @@ void draw_model_panel(AppState& state)
 {
     Config& c = state.session.config;
     bool edited = false;
-    edited |= int_field("d_model", &c.d_model,
+    edited |= int_field("d_model", &c.d_model, "width of every token vector: X and each output",
                         "Width of every token vector: the embedding, X, and the output of each sub-layer.");
-    edited |= int_field("h (heads)", &c.n_heads,
+    edited |= int_field("h (heads)", &c.n_heads, "heads, each with its own W^Q, W^K, W^V and map",
                         "Number of attention heads. Each head j has its own W_j^Q, W_j^K, W_j^V and its own "
                         "T×T attention map.");
     edited |=
-        int_field("d_k", &c.d_k,
+        int_field("d_k", &c.d_k, "query and key width per head: scores ÷ √d_k",
                   "Size of a query and a key per head (0: d_model / h). Scores are divided by √d_k, the "
                   "key dimension, not the sequence length.",
                   c.resolved_d_k());
-    edited |= int_field("d_v", &c.d_v, "Size of a value per head (0: d_model / h); head_out is T×d_v.",
-                        c.resolved_d_v());
-    edited |= int_field("d_ff", &c.d_ff, "Hidden width of the feed-forward network (0: 4·d_model).",
-                        c.resolved_d_ff());
-    edited |= int_field("layers (N)", &c.n_layers,
+    edited |= int_field("d_v", &c.d_v, "value width per head: head_out is T×d_v",
+                        "Size of a value per head (0: d_model / h); head_out is T×d_v.", c.resolved_d_v());
+    edited |= int_field("d_ff", &c.d_ff, "hidden width of the feed-forward network",
+                        "Hidden width of the feed-forward network (0: 4·d_model).", c.resolved_d_ff());
+    edited |= int_field("layers (N)", &c.n_layers, "encoder layers; each reads the previous norm2",
                         "Encoder layers stacked: each takes the previous layer's norm2 as its X.");
 
     const char* masks[] = {"none", "causal"};
@@ -60,6 +69,7 @@ void draw_model_panel(AppState& state)
     }
     item_tooltip("causal: query i may attend to keys 0..i only (the decoder's look-ahead mask), so the "
                  "masked scores above the diagonal are −∞. <pad> keys are always masked.");
+    explain("causal: query i sees keys 0..i only");
 
     const char* positionals[] = {"sinusoidal", "none"};
     int positional = c.positional == PositionalKind::None ? 1 : 0;
@@ -71,6 +81,7 @@ void draw_model_panel(AppState& state)
     }
     item_tooltip("sinusoidal: X = embedding + PE(pos), the paper's sin/cos encoding. none: X is the "
                  "embedding alone, and attention cannot tell word order apart.");
+    explain("word order, added to the embeddings");
 
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
     if (ImGui::SliderFloat("τ (temperature)", &c.temperature, Limits::min_temperature, 10.0f, "%.2f",
@@ -78,17 +89,20 @@ void draw_model_panel(AppState& state)
         edited = true;
     item_tooltip("weights = softmax(masked / τ). τ < 1 sharpens each row towards its largest score, τ > 1 "
                  "flattens it towards uniform; the paper uses τ = 1.");
+    explain("softmax(x / τ): below 1 sharper, above 1 flatter");
 
     if (ImGui::Checkbox("scale by √d_k", &c.scale))
         edited = true;
     item_tooltip("scaled = scores / √d_k, as in the paper. Switch it off to feed raw dot products to the "
                  "softmax: with a large d_k the rows saturate towards one key (watch the entropy).");
+    explain("as in the paper; off: the softmax saturates");
 
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
     if (ImGui::InputScalar("seed", ImGuiDataType_U64, &c.seed))
         edited = true;
     item_tooltip("Seeds the embeddings and the Xavier-initialised weights: the same seed gives the same "
                  "numbers on every machine.");
+    explain("same seed, same embeddings and weights");
 
     if (edited)
         state.edit();
