@@ -10,7 +10,7 @@ const std::array<StageInfo, kStageCount>& stage_table()
 {
     // clang-format off
     static const std::array<StageInfo, kStageCount> table = {{
-        {Stage::X,         "X",         "Input X",          "X = Embedding + PE (layer 1), previous norm2 after", false, false, "T", "d_model"},
+        {Stage::X,         "X",         "Input X",          "X = Embedding + PE, or the previous layer's norm2", false, false, "T", "d_model"},
         {Stage::Q,         "Q",         "Queries Q_h",      "Q_h = X W_h^Q",                                       true,  true,  "T", "d_k"},
         {Stage::K,         "K",         "Keys K_h",         "K_h = X W_h^K",                                       true,  true,  "T", "d_k"},
         {Stage::V,         "V",         "Values V_h",       "V_h = X W_h^V",                                       true,  true,  "T", "d_v"},

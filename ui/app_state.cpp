@@ -275,6 +275,9 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
             break;
         }
     }
+    else if (ref.stage == Stage::X)
+        v.equation = ref.layer == 0 ? "X = Embedding + PE"
+                                    : "X = norm2 of layer " + std::to_string(ref.layer) + " (its output)";
     if (ref.stage == Stage::scaled && !t.config.scale)
         v.equation = "Q_h K_hᵀ  (÷ √d_k switched off)";
     v.shape = stage_shape(t, ref.stage, cross);

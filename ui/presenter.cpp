@@ -91,74 +91,156 @@ void highlighted_stages(AppState& state, const LessonStep& step)
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const ImGuiStyle& style = ImGui::GetStyle();
     const float fs = ImGui::GetFontSize();
-    const float header_h = ImGui::GetTextLineHeightWithSpacing() * (wide ? 1.0f : 2.0f) + style.ItemSpacing.y;
     const float gap = fs * 1.5f;
-    const float slot_w = wide ? avail.x : (avail.x - gap * static_cast<float>(n - 1)) / static_cast<float>(n);
-    const float slot_h =
-        wide ? (avail.y - style.ItemSpacing.y * static_cast<float>(n)) / static_cast<float>(n) : avail.y;
-    // One cell size for all, so the maps compare at a glance.
-    // Wide maps may have flat cells (cell_h < cell), so they use the window's width.
-    float cell = fs * 6.0f, cell_h = fs * 6.0f;
-    float labels_w = 0.0f;
+    const float max_cell = fs * 6.0f;
+
+    // Each map's cell width and height.
+    std::vector<float> cell_w(static_cast<std::size_t>(n)), cell_h(static_cast<std::size_t>(n));
+    std::vector<HeatmapExtra> extra(static_cast<std::size_t>(n));
+    int per_row = n; // side by side: maps in a row
     for (int i = 0; i < n; ++i)
-        labels_w += heatmap_extra(views[static_cast<std::size_t>(i)], labels[static_cast<std::size_t>(i)]).w;
-    for (int i = 0; i < n; ++i)
+        extra[static_cast<std::size_t>(i)] =
+            heatmap_extra(views[static_cast<std::size_t>(i)], labels[static_cast<std::size_t>(i)]);
+    if (wide)
     {
-        const MatrixView& view = views[static_cast<std::size_t>(i)];
-        const HeatmapExtra e = heatmap_extra(view, labels[static_cast<std::size_t>(i)]);
-        // Side by side, the width left after every map's labels is shared in proportion to the columns.
-        int all_cols = 0;
-        for (const MatrixView& v : views)
-            all_cols += static_cast<int>(v.m->cols());
-        const float w_cell =
-            wide ? (slot_w - e.w) / static_cast<float>(view.m->cols())
-                 : (avail.x - gap * static_cast<float>(n - 1) - labels_w) / static_cast<float>(all_cols);
-        cell = std::min(cell, w_cell);
-        cell_h = std::min(cell_h, (slot_h - header_h - e.h) / static_cast<float>(view.m->rows()));
+        // Stacked, each as wide as the window. Wide maps (X, Q with a large d_k) take the height their
+        // square-ish cells need, up to 35% of the view together (flatter cells beyond); the other maps share
+        // what is left and keep square cells, each as large as its own share allows.
+        // Per map: its header line and the spacing ImGui puts after the line and after the group.
+        const float header_h = ImGui::GetTextLineHeightWithSpacing() + style.ItemSpacing.y * 2.0f;
+        auto is_wide = [&](int i)
+        {
+            const Mat& m = *views[static_cast<std::size_t>(i)].m;
+            return m.cols() > m.rows() * 3 / 2;
+        };
+        float wide_cells_h = 0.0f, wide_fixed_h = 0.0f; // the cells' height, and headers and labels
+        int n_square = 0;
+        for (int i = 0; i < n; ++i)
+        {
+            const auto k = static_cast<std::size_t>(i);
+            const Mat& m = *views[k].m;
+            cell_w[k] = std::min(max_cell, (avail.x - extra[k].w) / static_cast<float>(m.cols()));
+            if (is_wide(i))
+            {
+                cell_h[k] = cell_w[k];
+                wide_fixed_h += header_h + extra[k].h;
+                wide_cells_h += cell_h[k] * static_cast<float>(m.rows());
+            }
+            else
+                ++n_square;
+        }
+        const float wide_budget = n_square > 0 ? avail.y * 0.35f : avail.y;
+        // Only the cells shrink: the headers and labels keep their size.
+        const float room = std::max(wide_budget - wide_fixed_h, wide_cells_h * 0.1f);
+        const float shrink = wide_cells_h > room ? room / wide_cells_h : 1.0f;
+        float used = 0.0f;
+        for (int i = 0; i < n; ++i)
+            if (is_wide(i))
+            {
+                const auto k = static_cast<std::size_t>(i);
+                cell_h[k] = std::max(2.0f, cell_h[k] * shrink);
+                used += header_h + extra[k].h + cell_h[k] * static_cast<float>(views[k].m->rows());
+            }
+        const float share = n_square > 0 ? (avail.y - used) / static_cast<float>(n_square) : 0.0f;
+        for (int i = 0; i < n; ++i)
+            if (!is_wide(i))
+            {
+                const auto k = static_cast<std::size_t>(i);
+                const float by_height = (share - header_h - extra[k].h - style.ItemSpacing.y) /
+                                        static_cast<float>(views[k].m->rows());
+                cell_w[k] = std::max(4.0f, std::min(cell_w[k], by_height));
+                cell_h[k] = cell_w[k];
+            }
     }
-    cell = std::max(cell, 4.0f);
-    cell_h = std::max(std::min(wide ? cell : cell_h, cell_h), 2.0f);
-    if (!wide)
+    else
     {
-        cell = std::min(cell, cell_h);
-        float total = gap * static_cast<float>(n - 1) + labels_w;
-        for (const MatrixView& view : views)
-            total += cell * static_cast<float>(view.m->cols());
+        // Side by side with one square cell size for all, so the maps compare at a glance: in one row, or in
+        // two when that makes the cells larger (four small maps on a wide screen).
+        const float header_h = ImGui::GetTextLineHeightWithSpacing() * 2.5f + style.ItemSpacing.y;
+        auto cell_for = [&](int n_rows)
+        {
+            const int per_row = (n + n_rows - 1) / n_rows;
+            float cell = max_cell;
+            for (int first = 0; first < n; first += per_row)
+            {
+                float labels_w = 0.0f;
+                int cols = 0;
+                const int last = std::min(n, first + per_row);
+                for (int i = first; i < last; ++i)
+                {
+                    labels_w += extra[static_cast<std::size_t>(i)].w;
+                    cols += static_cast<int>(views[static_cast<std::size_t>(i)].m->cols());
+                }
+                cell = std::min(cell, (avail.x - gap * static_cast<float>(last - first - 1) - labels_w) /
+                                          static_cast<float>(cols));
+                for (int i = first; i < last; ++i)
+                {
+                    const auto k = static_cast<std::size_t>(i);
+                    cell = std::min(cell, (avail.y / static_cast<float>(n_rows) - header_h - extra[k].h -
+                                           style.ItemSpacing.y) /
+                                              static_cast<float>(views[k].m->rows()));
+                }
+            }
+            return cell;
+        };
+        const bool two_rows = n >= 3 && cell_for(2) > cell_for(1) * 1.15f;
+        per_row = two_rows ? (n + 1) / 2 : n;
+        const float cell = std::max(cell_for(two_rows ? 2 : 1), 4.0f);
+        std::fill(cell_w.begin(), cell_w.end(), cell);
+        std::fill(cell_h.begin(), cell_h.end(), cell);
+    }
+    // Centres the row of side-by-side maps starting at map `first`.
+    auto centre_row = [&](int first)
+    {
+        const int last = std::min(n, first + per_row);
+        float total = gap * static_cast<float>(last - first - 1);
+        for (int i = first; i < last; ++i)
+            total += cell_w[static_cast<std::size_t>(i)] *
+                         static_cast<float>(views[static_cast<std::size_t>(i)].m->cols()) +
+                     extra[static_cast<std::size_t>(i)].w;
         ImGui::SetCursorPosX(ImGui::GetCursorPosX() + std::max(0.0f, (avail.x - total) * 0.5f));
-    }
+    };
+
     for (int i = 0; i < n; ++i)
     {
-        const MatrixView& view = views[static_cast<std::size_t>(i)];
-        const HeatmapExtra e = heatmap_extra(view, labels[static_cast<std::size_t>(i)]);
-        const float used_w = cell * static_cast<float>(view.m->cols()) + e.w;
-        if (i > 0 && !wide)
+        const auto k = static_cast<std::size_t>(i);
+        const MatrixView& view = views[k];
+        const float used_w = cell_w[k] * static_cast<float>(view.m->cols()) + extra[k].w;
+        if (!wide && i % per_row == 0)
+            centre_row(i);
+        else if (!wide)
             ImGui::SameLine(0.0f, gap);
-        else if (wide)
-            ImGui::SetCursorPosX(ImGui::GetCursorPosX() + std::max(0.0f, (slot_w - used_w) * 0.5f));
+        else
+            ImGui::SetCursorPosX(ImGui::GetCursorPosX() + std::max(0.0f, (avail.x - used_w) * 0.5f));
         ImGui::PushID(i);
         ImGui::BeginGroup();
-        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + std::max(used_w, slot_w * 0.5f));
+        // Stacked maps have the window's width for their header; side by side, a map's own width. The title
+        // is one line; the shape and the equation follow, wrapped.
+        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + (wide ? avail.x : std::max(used_w, fs * 10.0f)));
         ImGui::PushStyleColor(ImGuiCol_Text, accent());
         ImGui::TextUnformatted(view.title.c_str());
         ImGui::PopStyleColor();
-        ImGui::SameLine(0.0f, fs);
-        ImGui::TextDisabled("%s", view.shape.c_str());
+        const MatrixRef& ref = refs[k];
+        std::string line = view.shape + "    " + view.equation;
+        if (ref.stage == Stage::weights && state.mean_entropy(ref) >= 0.0f)
+        {
+            char entropy[48];
+            std::snprintf(entropy, sizeof entropy, "    H = %.2f nats",
+                          static_cast<double>(state.mean_entropy(ref)));
+            line += entropy;
+        }
         if (wide)
             ImGui::SameLine(0.0f, fs);
-        const MatrixRef& ref = refs[static_cast<std::size_t>(i)];
-        if (ref.stage == Stage::weights && state.mean_entropy(ref) >= 0.0f)
-            ImGui::TextDisabled("%s    H = %.2f nats", view.equation.c_str(), state.mean_entropy(ref));
-        else
-            ImGui::TextDisabled("%s", view.equation.c_str());
+        ImGui::TextDisabled("%s", line.c_str());
         ImGui::PopTextWrapPos();
         HeatmapOptions options;
         options.width = used_w;
-        options.max_cell_px = cell;
-        options.max_height = cell_h * static_cast<float>(view.m->rows());
-        options.labels = labels[static_cast<std::size_t>(i)];
+        options.max_cell_px = cell_w[k];
+        options.max_height = cell_h[k] * static_cast<float>(view.m->rows());
+        options.labels = labels[k];
         options.frame_color = lesson_highlight_color();
         options.frame_thickness = 3.0f;
-        draw_heatmap(state, refs[static_cast<std::size_t>(i)], options);
+        draw_heatmap(state, ref, options);
         ImGui::EndGroup();
         ImGui::PopID();
     }
