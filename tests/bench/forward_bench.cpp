@@ -36,8 +36,7 @@ void BM_forward(benchmark::State& state)
     const double d_ff = engine.trace().d_ff;
     const double flops =
         2 * T * d * h * 3 * dk + 2.0 * T * T * h * 2 * dk + 2 * T * h * dk * d + 4 * T * d * d_ff;
-    state.counters["GFLOP"] =
-        benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["GFLOP"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
     state.counters["trace_MB"] = static_cast<double>(attnlab::trace_float_count(engine.trace())) * 4 / 1e6;
 }
 
