@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace attnlab
 {
@@ -83,10 +84,28 @@ float draw_colorbar(const ColorScale& scale, const ValueRange& range, float x0, 
         dl->AddText(ImVec2(tx, y), label_color(), text.c_str());
         used = std::max(used, ImGui::CalcTextSize(text.c_str()).x);
     };
-    label(y0 - 2.0f, format_value(scale.hi));
+    std::vector<float> label_ys = {y0 - 2.0f, y0 + h - fs + 2.0f};
+    label(label_ys[0], format_value(scale.hi));
     if (h > 3.0f * fs)
-        label(y0 + h * 0.5f - fs * 0.5f, format_value(0.5f * (scale.lo + scale.hi)));
-    label(y0 + h - fs + 2.0f, format_value(scale.lo));
+    {
+        label_ys.push_back(y0 + h * 0.5f - fs * 0.5f);
+        label(label_ys.back(), format_value(0.5f * (scale.lo + scale.hi)));
+    }
+    label(label_ys[1], format_value(scale.lo));
+    // The true min and max are labelled at their marks too, where they do not crowd another label: the
+    // scale's ends may be wider ([0, 1], or symmetric about 0).
+    if (range.finite_count > 0)
+        for (float v : {range.min, range.max})
+        {
+            const float y = y0 + h * (1.0f - scale_position(v, scale)) - fs * 0.5f;
+            bool crowded = false;
+            for (float other : label_ys)
+                crowded = crowded || std::fabs(other - y) < fs * 0.95f;
+            if (crowded)
+                continue;
+            label(y, format_value(v));
+            label_ys.push_back(y);
+        }
     if (range.has_neg_inf)
     {
         const float ys = y0 + h + 4.0f;
@@ -156,8 +175,8 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
     const float image_w_avail = std::max(8.0f, total_w - row_label_w - gap - bar_w - bar_label_w - 6.0f);
     // Cells may grow to fit a number at the current font size (presenter mode, larger fonts, HiDPI).
     const float numbers_cell = ImGui::CalcTextSize("-0.00").x + 10.0f;
-    float cell_w =
-        std::min(std::max(options.max_cell_px, numbers_cell), image_w_avail / static_cast<float>(cols));
+    float cell_w = std::min(options.max_cell_px > 0.0f ? options.max_cell_px : std::max(48.0f, numbers_cell),
+                            image_w_avail / static_cast<float>(cols));
     float cell_h = cell_w;
     if (options.max_height > 0.0f && cell_h * rows > options.max_height)
         cell_h = options.max_height / static_cast<float>(rows);

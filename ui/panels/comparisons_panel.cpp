@@ -44,7 +44,7 @@ void side_by_side(AppState& state, const MatrixRef& left, const MatrixRef& right
     HeatmapOptions options;
     options.width = w;
     options.max_height = max_height;
-    options.max_cell_px = std::max(options.max_cell_px, ImGui::GetFontSize() * 3.0f);
+    options.max_cell_px = std::max(48.0f, ImGui::GetFontSize() * 3.0f);
     for (int k = 0; k < 2; ++k)
     {
         const MatrixRef& ref = k == 0 ? left : right;

@@ -119,9 +119,11 @@ void draw_heads_panel(AppState& state)
     // frame.
     const int nrows = (h + ncols - 1) / ncols;
     const float side_h = (avail.y - static_cast<float>(nrows) * (title_h + gap)) / static_cast<float>(nrows);
-    const float side = std::max(48.0f, std::min((avail.x - gap * (ncols - 1)) / ncols, side_h));
+    // `side` is a grid cell's width (labels and map); the map's square image is at most side_h tall.
+    const float side = std::max(48.0f, (avail.x - gap * (ncols - 1)) / ncols);
+    const float image_max = std::max(32.0f, std::min(side, side_h));
     // Row (query) labels when they fit; keys are named in the tooltip and the Inspector.
-    const bool labels = T <= 24 && side / std::max(1, T) >= fs * 1.2f;
+    const bool labels = T <= 24 && image_max / std::max(1, T) >= fs * 1.2f;
 
     MatrixRef ref;
     ref.source = MatrixSource::Layer;
@@ -157,8 +159,8 @@ void draw_heads_panel(AppState& state)
         options.frame_thickness = selected ? 4.0f : 1.5f;
         options.highlight_row = state.heads_hover_row;
         options.pin_on_click = false;
-        options.max_cell_px = 1e6f;
-        options.max_height = side;
+        options.max_cell_px = image_max / static_cast<float>(std::max(1, T)); // square cells
+        options.max_height = image_max;
         const HeatmapResult r = draw_heatmap(state, ref, options);
         if (r.hovered)
             state.heads_hover_row_next = r.row;
