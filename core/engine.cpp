@@ -227,6 +227,15 @@ bool all_finite(const std::vector<Mat>& mats)
     return true;
 }
 
+// Every head's scores, weights and output are finite (masked holds −∞ by design, scaled follows scores).
+bool heads_finite(const AttentionTrace& attn)
+{
+    for (const HeadTrace& head : attn.heads)
+        if (!head.scores.allFinite() || !head.weights.allFinite() || !head.head_out.allFinite())
+            return false;
+    return true;
+}
+
 } // namespace
 
 Status forward(const Config& c, const TokenBatch& source, const TokenBatch& target,
@@ -265,7 +274,7 @@ Status forward(const Config& c, const TokenBatch& source, const TokenBatch& targ
                 layer.X[bi] = trace.layers[static_cast<size_t>(l - 1)].norm2[bi];
             encoder_layer_forward(c, lw, b, source.lengths[bi], layer);
         }
-        if (!all_finite(layer.norm2) || !all_finite(layer.attn.mha))
+        if (!all_finite(layer.norm2) || !all_finite(layer.attn.mha) || !heads_finite(layer.attn))
             return Status::error("layer " + std::to_string(l + 1) +
                                  " produced a NaN or infinite value: the weights are too large for float; "
                                  "scale them down or use seeded weights");
@@ -294,7 +303,7 @@ Status forward(const Config& c, const TokenBatch& source, const TokenBatch& targ
             attention_forward(cross.X_q[bi], cross.X_kv[bi], weights.cross, score_scale(c), c.temperature, b,
                               cross.attn);
         }
-        if (!all_finite(cross.attn.mha))
+        if (!all_finite(cross.attn.mha) || !heads_finite(cross.attn))
             return Status::error(
                 "cross-attention produced a NaN or infinite value: the weights are too large");
     }

@@ -197,3 +197,22 @@ TEST(Validation, NonFiniteResultIsAnErrorNotAPicture)
     EXPECT_NE(st.message().find("NaN or infinite"), std::string::npos) << st.message();
     EXPECT_TRUE(engine.trace().layers[0].norm2[0].allFinite());
 }
+
+TEST(Validation, WeightsThatOverflowTheScoresAreAnError)
+{
+    // Q and K so large that Q_h K_hᵀ overflows to ±∞. Where only −∞ appears in a row the softmax still gives
+    // finite weights, so the engine checks every head's scores, not only the layer's outputs.
+    Session s;
+    Engine engine;
+    ASSERT_TRUE(engine.run(s));
+    ModelWeights huge = init_weights(s.config);
+    for (Mat& w : huge.layers[0].attn.W_Q)
+        w *= 3e19f;
+    for (Mat& w : huge.layers[0].attn.W_K)
+        w *= 3e19f;
+    engine.set_imported_weights(huge);
+    const Status st = engine.run(s);
+    ASSERT_FALSE(st);
+    EXPECT_NE(st.message().find("NaN or infinite"), std::string::npos) << st.message();
+    EXPECT_TRUE(engine.trace().layers[0].attn.head(0, 0).scores.allFinite());
+}
