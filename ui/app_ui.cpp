@@ -533,12 +533,18 @@ void status_bar(AppState& state, float y, float height)
             }
             ImGui::SameLine();
         }
-        const std::string& text = !state.message.empty() ? state.message : state.font_message;
+        // An invalid session keeps the last good picture on screen: say so wherever the user is looking.
+        const std::string stale = state.status.is_ok() || !state.has_trace()
+                                      ? std::string()
+                                      : "showing the last valid result: " + state.status.message();
+        const std::string& text = !stale.empty()           ? stale
+                                  : !state.message.empty() ? state.message
+                                                           : state.font_message;
         if (!text.empty())
         {
             ImGui::TextUnformatted("   ");
             ImGui::SameLine();
-            if (state.message_is_error || state.message.empty())
+            if (!stale.empty() || state.message_is_error || state.message.empty())
                 error_text(text);
             else
                 ImGui::TextUnformatted(text.c_str());

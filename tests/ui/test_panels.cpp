@@ -104,6 +104,11 @@ TEST_F(PanelTest, InvalidConfigShowsTheMessageAndKeepsTheLastGoodTrace)
     EXPECT_EQ(state->trace().T(), T);
     EXPECT_EQ(state->trace().config.d_model, 16);
     EXPECT_TRUE(out.textures.count(texture_of(*state, "L0/b0/weights/h0"))); // the picture stays
+    // The Model panel shows no made-up default for d_k and d_v (10 / 4 is not whole).
+    EXPECT_FALSE(contains(out.text, "d_k = 2")) << out.text;
+    // The status bar says the picture is the last valid one, whatever panel has the focus.
+    EXPECT_TRUE(contains(out.text, "showing the last valid result: " + state->status.message().substr(0, 10)))
+        << out.text;
 }
 
 TEST_F(PanelTest, NoTokensIsAMessageNotACrash)

@@ -42,6 +42,8 @@ void draw_model_panel(AppState& state)
 {
     Config& c = state.session.config;
     bool edited = false;
+    // d_model / h shown as the default d_k and d_v only when it is a whole number (else the error says why).
+    const bool whole = c.n_heads > 0 && c.d_model % c.n_heads == 0;
     edited |= int_field("d_model", &c.d_model, "width of every token vector: X and each output",
                         "Width of every token vector: the embedding, X, and the output of each sub-layer.");
     edited |= int_field("h (heads)", &c.n_heads, "heads, each with its own W^Q, W^K, W^V and map",
@@ -51,9 +53,10 @@ void draw_model_panel(AppState& state)
         int_field("d_k", &c.d_k, "query and key width per head: scores ÷ √d_k",
                   "Size of a query and a key per head (0: d_model / h). Scores are divided by √d_k, the "
                   "key dimension, not the sequence length.",
-                  c.resolved_d_k());
+                  whole ? c.resolved_d_k() : -1);
     edited |= int_field("d_v", &c.d_v, "value width per head: head_out is T×d_v",
-                        "Size of a value per head (0: d_model / h); head_out is T×d_v.", c.resolved_d_v());
+                        "Size of a value per head (0: d_model / h); head_out is T×d_v.",
+                        whole ? c.resolved_d_v() : -1);
     edited |= int_field("d_ff", &c.d_ff, "hidden width of the feed-forward network",
                         "Hidden width of the feed-forward network (0: 4·d_model).", c.resolved_d_ff());
     edited |= int_field("layers (N)", &c.n_layers, "encoder layers; each reads the previous norm2",
