@@ -227,11 +227,13 @@ bool all_finite(const std::vector<Mat>& mats)
     return true;
 }
 
-// Every head's scores, weights and output are finite (masked holds −∞ by design, scaled follows scores).
+// Every head's scores are finite: scaled and masked follow them (masked adds −∞ by design), and with finite
+// scores the weights are too. An overflow in V or head_out reaches mha, which is checked separately. One
+// vectorised sum per head is enough (any ±∞ or NaN makes it non-finite) and costs far less than allFinite.
 bool heads_finite(const AttentionTrace& attn)
 {
     for (const HeadTrace& head : attn.heads)
-        if (!head.scores.allFinite() || !head.weights.allFinite() || !head.head_out.allFinite())
+        if (!std::isfinite(head.scores.sum()))
             return false;
     return true;
 }
@@ -345,7 +347,7 @@ Status Engine::run(const Session& session)
     const Config& c = session.config;
     if (imported_)
     {
-        if (Status s = check_weights(next_weights_, c); !s)
+        if (Status s = check_weights(*next_weights_, c); !s)
             return Status::error("the imported weights do not fit this model: " + s.message());
     }
     else
@@ -357,29 +359,23 @@ Status Engine::run(const Session& session)
                           w.n_layers == c.n_layers;
         if (!same)
         {
-            next_weights_ = init_weights(c);
-            ++next_weights_version_;
+            next_weights_ = std::make_shared<const ModelWeights>(init_weights(c));
             weights_config_ = c;
             weights_valid_ = true;
         }
     }
 
-    if (Status s = forward(c, source_, target_, next_weights_, *scratch_); !s)
+    if (Status s = forward(c, source_, target_, *next_weights_, *scratch_); !s)
         return s;
     std::swap(current_, scratch_);
-    if (weights_version_ != next_weights_version_)
-    {
-        weights_ = next_weights_; // the shown trace and its weights change together
-        weights_version_ = next_weights_version_;
-    }
+    weights_ = next_weights_; // the shown trace and its weights change together
     ++generation_;
     return Status::ok();
 }
 
 void Engine::set_imported_weights(ModelWeights weights)
 {
-    next_weights_ = std::move(weights);
-    ++next_weights_version_;
+    next_weights_ = std::make_shared<const ModelWeights>(std::move(weights));
     imported_ = true;
     weights_valid_ = false;
 }

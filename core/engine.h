@@ -15,7 +15,8 @@ namespace attnlab
 
 // Owns the weights and two traces (the one shown and a scratch one), so a recompute with unchanged shapes
 // reuses every buffer and an error leaves the last good trace in place. (Eigen's matrix products still take
-// scratch space from malloc for their blocking once a product is large, about one per product at d_model 512.)
+// scratch space from malloc for their blocking once a product is large, about one per product at d_model
+// 512.)
 class Engine
 {
 public:
@@ -32,17 +33,17 @@ public:
 
     const Trace& trace() const { return *current_; }
     // The weights trace() was computed with (imported weights set since then wait for the next good run).
-    const ModelWeights& weights() const { return weights_; }
+    const ModelWeights& weights() const { return *weights_; }
     // The imported weights the next run() uses; meaningful while has_imported_weights().
-    const ModelWeights& imported_weights() const { return next_weights_; }
+    const ModelWeights& imported_weights() const { return *next_weights_; }
     // Increases by one each time run() succeeds; the UI re-uploads textures when it changes.
     unsigned long long generation() const { return generation_; }
 
 private:
-    ModelWeights next_weights_;         // what the next run() uses: imported, or seeded for weights_config_
-    unsigned next_weights_version_ = 0; // bumped whenever next_weights_ changes
-    ModelWeights weights_;              // a copy of next_weights_ as it was at the last successful run
-    unsigned weights_version_ = 0;      // next_weights_version_ that weights_ holds
+    // What the next run() uses (imported, or seeded for weights_config_), and what the last successful run
+    // used. Never changed in place: new weights are a new object, so a good run shares it without a copy.
+    std::shared_ptr<const ModelWeights> next_weights_ = std::make_shared<const ModelWeights>();
+    std::shared_ptr<const ModelWeights> weights_ = next_weights_;
     Config weights_config_;
     bool weights_valid_ = false;
     bool imported_ = false;
