@@ -76,13 +76,14 @@ bool section_header(const char* title, bool alone)
 }
 
 // Height left for a section's maps: when a section is shown alone it fills the panel.
-float maps_height(bool alone, float rows_of_maps, float default_rows)
+// label_rows: the column labels' height in font sizes (2 for numbers, about 5 for tokens written upwards).
+float maps_height(bool alone, float rows_of_maps, float default_rows, float label_rows)
 {
     const float fs = ImGui::GetFontSize();
     if (!alone)
         return fs * default_rows;
     // Per row of maps: the title and equation lines (which may wrap) and the column labels under the map.
-    const float per_map_chrome = ImGui::GetTextLineHeightWithSpacing() * 3.0f + fs * 5.0f;
+    const float per_map_chrome = ImGui::GetTextLineHeightWithSpacing() * 3.0f + fs * label_rows;
     return std::max(fs * 4.0f, ImGui::GetContentRegionAvail().y / rows_of_maps - per_map_chrome);
 }
 
@@ -98,7 +99,7 @@ void packed_section(AppState& state, bool alone)
         "blocks (white lines); block j is exactly Q_j of head j, and each block makes its own "
         "T×T attention map. Largest difference between a block and Q_j: %s",
         format_value_long(c.packed_max_diff).c_str());
-    const float height = maps_height(alone, 2.0f, 14.0f);
+    const float height = maps_height(alone, 2.0f, 14.0f, 2.0f);
     HeatmapOptions options;
     options.max_height = height;
     ImGui::PushID("packed");
@@ -139,7 +140,7 @@ void two_step_section(AppState& state, bool alone)
         format_value_long(state.comparisons.two_step_max_diff).c_str());
     ImGui::PushID("collapse");
     side_by_side(state, comparison_ref(state, ComparisonMatrix::Q_two_step),
-                 comparison_ref(state, ComparisonMatrix::Q_collapsed), maps_height(alone, 1.0f, 16.0f));
+                 comparison_ref(state, ComparisonMatrix::Q_collapsed), maps_height(alone, 1.0f, 16.0f, 2.0f));
     ImGui::PopID();
 }
 
@@ -159,7 +160,7 @@ void single_head_section(AppState& state, bool alone)
             "from its own column block, and the softmax sits between. Across the softmax "
             "nothing collapses: the outputs differ by up to %s (not rounding).",
             format_value_long(diff).c_str());
-    const float height = maps_height(alone, 2.0f, 16.0f);
+    const float height = maps_height(alone, 2.0f, 16.0f, 5.0f);
     ImGui::PushID("single");
     side_by_side(state, comparison_ref(state, ComparisonMatrix::single_weights),
                  layer_ref(state, Stage::weights, state.sel.head), height);
