@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 
 namespace attnlab
@@ -58,6 +59,27 @@ Status read_int(const json& object, const char* key, int min, const Context& ctx
                          ", got " + it->dump());
     *out = it->get<int>();
     return Status::ok();
+}
+
+// One of a few names, mapped to its enum value; absent leaves *out as it is. The message lists the names.
+template <typename Enum>
+Status read_choice(const json& object, const char* key,
+                   std::initializer_list<std::pair<const char*, Enum>> choices, const Context& ctx, Enum* out)
+{
+    const auto it = object.find(key);
+    if (it == object.end())
+        return Status::ok();
+    std::string names;
+    for (const auto& [name, value] : choices)
+    {
+        if (*it == name)
+        {
+            *out = value;
+            return Status::ok();
+        }
+        names += (names.empty() ? "\"" : ", \"") + std::string(name) + "\"";
+    }
+    return ctx.error(std::string("\"") + key + "\" must be one of " + names + ", got " + it->dump());
 }
 
 Status read_stage(const json& value, const Context& ctx, Stage* out)
@@ -232,29 +254,22 @@ Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
              {std::pair{"layer", &step.layer}, {"sentence", &step.sentence}, {"head", &step.head}})
             if (Status s = read_int(js, key, 0, sctx, field); !s)
                 return s;
-        if (const auto view = js.find("view"); view != js.end())
+        if (Status s = read_choice(js, "view",
+                                   {{"pipeline", LessonView::Pipeline},
+                                    {"heads", LessonView::Heads},
+                                    {"comparisons", LessonView::Comparisons}},
+                                   sctx, &step.view);
+            !s)
+            return s;
+        if (js.contains("comparison"))
         {
-            if (*view == "pipeline")
-                step.view = LessonView::Pipeline;
-            else if (*view == "heads")
-                step.view = LessonView::Heads;
-            else if (*view == "comparisons")
-                step.view = LessonView::Comparisons;
-            else
-                return sctx.error("\"view\" must be \"pipeline\", \"heads\" or \"comparisons\", got " +
-                                  view->dump());
-        }
-        if (const auto which = js.find("comparison"); which != js.end())
-        {
-            if (*which == "packed")
-                step.comparison = ComparisonSection::Packed;
-            else if (*which == "two_step")
-                step.comparison = ComparisonSection::TwoStep;
-            else if (*which == "single_head")
-                step.comparison = ComparisonSection::SingleHead;
-            else
-                return sctx.error("\"comparison\" must be \"packed\", \"two_step\" or \"single_head\", got " +
-                                  which->dump());
+            if (Status s = read_choice(js, "comparison",
+                                       {{"packed", ComparisonSection::Packed},
+                                        {"two_step", ComparisonSection::TwoStep},
+                                        {"single_head", ComparisonSection::SingleHead}},
+                                       sctx, &step.comparison);
+                !s)
+                return s;
             step.view = LessonView::Comparisons;
         }
         if (Status s = check_step_against_engine(step, sctx); !s)

@@ -69,6 +69,15 @@ TEST(Lessons, StepSessionsMergeIntoTheLessonSession)
     ASSERT_EQ(lesson.steps[0].cells.size(), 1u);
     EXPECT_EQ(lesson.steps[0].cells[0].row, 2);
     EXPECT_EQ(lesson.steps[1].head, 1);
+    EXPECT_EQ(lesson.steps[0].view, LessonView::Pipeline);
+    EXPECT_EQ(lesson.steps[0].comparison, ComparisonSection::All);
+
+    // "comparison" names one comparison and brings the comparisons view with it.
+    ASSERT_TRUE(
+        parse(with(kMinimal, "{\"text\": \"first\",", "{\"text\": \"first\", \"comparison\": \"two_step\","),
+              &lesson));
+    EXPECT_EQ(lesson.steps[0].view, LessonView::Comparisons);
+    EXPECT_EQ(lesson.steps[0].comparison, ComparisonSection::TwoStep);
 }
 
 TEST(Lessons, BrokenLessonsAreRejectedWithFileStepAndField)
@@ -90,6 +99,10 @@ TEST(Lessons, BrokenLessonsAreRejectedWithFileStepAndField)
         {with(kMinimal, "{\"text\": \"first\",", "{\"txt\": \"first\","), "unknown key \"txt\""},
         {with(kMinimal, "\"text\": \"second\",", "\"text\": \"second\", \"cross\": true,"),
          "\"cross\" is true but the session has no target"},
+        {with(kMinimal, "{\"text\": \"first\",", "{\"text\": \"first\", \"view\": \"grid\","),
+         "step 1: \"view\" must be one of \"pipeline\", \"heads\", \"comparisons\", got \"grid\""},
+        {with(kMinimal, "{\"text\": \"first\",", "{\"text\": \"first\", \"comparison\": \"all\","),
+         "step 1: \"comparison\" must be one of \"packed\", \"two_step\", \"single_head\", got \"all\""},
     };
     for (const Bad& b : bad)
     {
