@@ -5,6 +5,7 @@
 #include "core/io/json_io.h"
 #include "core/io/session_file.h"
 #include "ui/export.h"
+#include "ui/heatmap_math.h"
 #include "ui/lessons.h"
 #include "ui/panels/panels.h"
 #include "ui/presenter.h"
@@ -544,10 +545,19 @@ void status_bar(AppState& state, float y, float height)
         {
             ImGui::TextUnformatted("   ");
             ImGui::SameLine();
-            if (!stale.empty() || state.message_is_error || state.message.empty())
-                error_text(text);
-            else
-                ImGui::TextUnformatted(text.c_str());
+            // One line: a long message is cut with "…" and shown whole in a tooltip.
+            const float room = ImGui::GetContentRegionAvail().x;
+            std::string shown = text;
+            for (int n = utf8_length(text); n > 8 && ImGui::CalcTextSize(shown.c_str()).x > room; n -= 4)
+                shown = truncate_utf8(text, n); // ends in "…"
+            const bool error = !stale.empty() || state.message_is_error || state.message.empty();
+            if (error)
+                ImGui::PushStyleColor(ImGuiCol_Text, error_color());
+            ImGui::TextUnformatted(shown.c_str());
+            if (error)
+                ImGui::PopStyleColor();
+            if (shown != text)
+                item_tooltip(text.c_str());
         }
     }
     ImGui::End();

@@ -69,13 +69,17 @@ ImVec4 head_text_color(int j)
     return c;
 }
 
-void error_text(const std::string& text)
+ImVec4 error_color()
 {
     // A light red on dark backgrounds, a dark red on light ones.
     const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
     const bool dark = bg.x + bg.y + bg.z < 1.5f;
-    ImGui::PushStyleColor(ImGuiCol_Text,
-                          dark ? ImVec4(1.0f, 0.45f, 0.38f, 1.0f) : ImVec4(0.72f, 0.05f, 0.0f, 1.0f));
+    return dark ? ImVec4(1.0f, 0.45f, 0.38f, 1.0f) : ImVec4(0.72f, 0.05f, 0.0f, 1.0f);
+}
+
+void error_text(const std::string& text)
+{
+    ImGui::PushStyleColor(ImGuiCol_Text, error_color());
     ImGui::TextWrapped("%s", text.c_str());
     ImGui::PopStyleColor();
 }

@@ -21,6 +21,8 @@ Color32 head_color(int j);
 // head_color(j) for text on the current theme's background: darkened on a light one, where yellow and sky
 // blue on white cannot be read.
 ImVec4 head_text_color(int j);
+// The theme's error colour (light red on dark, dark red on light).
+ImVec4 error_color();
 // Text in the theme's error colour, wrapped.
 void error_text(const std::string& text);
 
