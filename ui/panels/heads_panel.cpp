@@ -130,10 +130,12 @@ void draw_heads_panel(AppState& state)
     ref.stage = Stage::weights;
     ref.layer = state.sel.layer;
     ref.b = state.sel.b;
+    // Columns at fixed positions, so a title wider than its map cannot push the grid apart.
+    const float grid_x = ImGui::GetCursorPosX();
     for (int j = 0; j < h; ++j)
     {
         if (j % ncols != 0)
-            ImGui::SameLine(0.0f, gap);
+            ImGui::SameLine(grid_x + static_cast<float>(j % ncols) * (side + gap));
         ImGui::PushID(j);
         ImGui::BeginGroup();
         const Color32 c = head_color(j);
