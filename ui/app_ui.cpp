@@ -546,10 +546,23 @@ void status_bar(AppState& state, float y, float height)
             ImGui::TextUnformatted("   ");
             ImGui::SameLine();
             // One line: a long message is cut with "…" and shown whole in a tooltip.
+            // The longest cut that fits is found by halving, so a long message costs a few measurements a
+            // frame.
             const float room = ImGui::GetContentRegionAvail().x;
             std::string shown = text;
-            for (int n = utf8_length(text); n > 8 && ImGui::CalcTextSize(shown.c_str()).x > room; n -= 4)
-                shown = truncate_utf8(text, n); // ends in "…"
+            if (ImGui::CalcTextSize(text.c_str()).x > room)
+            {
+                int lo = 8, hi = utf8_length(text); // a cut to lo characters is shown even if it does not fit
+                while (hi - lo > 1)
+                {
+                    const int mid = (lo + hi) / 2;
+                    if (ImGui::CalcTextSize(truncate_utf8(text, mid).c_str()).x <= room)
+                        lo = mid;
+                    else
+                        hi = mid;
+                }
+                shown = truncate_utf8(text, lo); // ends in "…"
+            }
             const bool error = !stale.empty() || state.message_is_error || state.message.empty();
             if (error)
                 ImGui::PushStyleColor(ImGuiCol_Text, error_color());

@@ -183,9 +183,11 @@ void highlighted_stages(AppState& state, const LessonStep& step)
             }
             return cell;
         };
-        const bool two_rows = n >= 3 && cell_for(2) > cell_for(1) * 1.15f;
+        const float one_row = cell_for(1);
+        const float two_row = n >= 3 ? cell_for(2) : 0.0f;
+        const bool two_rows = two_row > one_row * 1.15f;
         per_row = two_rows ? (n + 1) / 2 : n;
-        const float cell = std::max(cell_for(two_rows ? 2 : 1), 4.0f);
+        const float cell = std::max(two_rows ? two_row : one_row, 4.0f);
         std::fill(cell_w.begin(), cell_w.end(), cell);
         std::fill(cell_h.begin(), cell_h.end(), cell);
     }
@@ -222,11 +224,10 @@ void highlighted_stages(AppState& state, const LessonStep& step)
         ImGui::PopStyleColor();
         const MatrixRef& ref = refs[k];
         std::string line = view.shape + "    " + view.equation;
-        if (ref.stage == Stage::weights && state.mean_entropy(ref) >= 0.0f)
+        if (const float H = ref.stage == Stage::weights ? state.mean_entropy(ref) : -1.0f; H >= 0.0f)
         {
             char entropy[48];
-            std::snprintf(entropy, sizeof entropy, "    H = %.2f nats",
-                          static_cast<double>(state.mean_entropy(ref)));
+            std::snprintf(entropy, sizeof entropy, "    H = %.2f nats", static_cast<double>(H));
             line += entropy;
         }
         if (wide)
