@@ -20,10 +20,14 @@ bool softmax_row(const float* x, Eigen::Index n, float inv_temperature, float* y
         return false;
     }
     // softmax(x / τ)_j = exp((x_j - max) / τ) / Σ_k exp((x_k - max) / τ); exp(-inf) = 0 for masked keys.
-    // Eigen's vectorised exp clamps its input near -88 and returns ~3e-39 there, even for -inf. Below -87 the
-    // true value is under float's normal range, so it is written as 0: masked keys get exactly 0 weight.
-    out = ((in - row_max) * inv_temperature);
-    out = (out < -87.0f).select(0.0f, out.exp());
+    // Eigen's vectorised exp clamps its input near -88 and returns ~3e-39 there, even for -inf. Such a value
+    // is under float's normal range, so it is written as 0: masked keys get exactly 0 weight.
+    // Eigen's select() is not vectorised (it would call the scalar expf per entry), so exp runs over the row
+    // in packets and a plain loop, which the compiler vectorises, flushes what fell below FLT_MIN to 0.
+    out = ((in - row_max) * inv_temperature).exp();
+    constexpr float smallest_normal = std::numeric_limits<float>::min();
+    for (Eigen::Index j = 0; j < n; ++j)
+        y[j] = y[j] < smallest_normal ? 0.0f : y[j];
     const float sum = out.sum(); // >= 1: the max entry contributes exp(0)
     out *= 1.0f / sum;
     return true;
