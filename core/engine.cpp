@@ -2,6 +2,7 @@
 #include "engine.h"
 
 #include "embedding.h"
+#include "gemm.h"
 #include "softmax.h"
 
 #include <cmath>
@@ -121,10 +122,10 @@ void attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& 
     {
         HeadTrace& head = attn.head(b, j);
         const auto hj = static_cast<size_t>(j);
-        head.Q.noalias() = X_q * w.W_Q[hj];                  // Q_h = X W_h^Q
-        head.K.noalias() = X_kv * w.W_K[hj];                 // K_h = X W_h^K
-        head.V.noalias() = X_kv * w.W_V[hj];                 // V_h = X W_h^V
-        head.scores.noalias() = head.Q * head.K.transpose(); // Q_h K_hᵀ
+        gemm(X_q, w.W_Q[hj], head.Q);         // Q_h = X W_h^Q
+        gemm(X_kv, w.W_K[hj], head.K);        // K_h = X W_h^K
+        gemm(X_kv, w.W_V[hj], head.V);        // V_h = X W_h^V
+        gemm_bt(head.Q, head.K, head.scores); // Q_h K_hᵀ
         head.scaled.resize(T_q, T_k);
         head.masked.resize(T_q, T_k);
         head.weights.resize(T_q, T_k);
@@ -138,10 +139,10 @@ void attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& 
                                         inv_temperature, head.weights.data() + i * T_k);
             head.fully_masked[static_cast<size_t>(i)] = ok ? 0 : 1;
         }
-        head.head_out.noalias() = head.weights * head.V; // A_h V_h
+        gemm(head.weights, head.V, head.head_out);       // A_h V_h
         concat.middleCols(j * d_v, d_v) = head.head_out; // Concat(head_1, ..., head_h)
     }
-    attn.mha[static_cast<size_t>(b)].noalias() = concat * w.W_O; // Concat(...) W^O
+    gemm(concat, w.W_O, attn.mha[static_cast<size_t>(b)]); // Concat(...) W^O
 }
 
 // [SECTION] Forward pass
@@ -157,9 +158,9 @@ void encoder_layer_forward(const Config& c, const LayerWeights& lw, int b, int k
     layer_norm_rows(layer.residual[bi], lw.gamma_1, lw.beta_1, layer.norm1[bi]);
     // FFN(x) = max(0, x W_1 + b_1) W_2 + b_2
     Mat& hidden = layer.ffn_hidden[bi];
-    hidden.noalias() = layer.norm1[bi] * lw.W_1;
+    gemm(layer.norm1[bi], lw.W_1, hidden);
     hidden = (hidden.rowwise() + lw.b_1).cwiseMax(0.0f);
-    layer.ffn[bi].noalias() = hidden * lw.W_2;
+    gemm(hidden, lw.W_2, layer.ffn[bi]);
     layer.ffn[bi].rowwise() += lw.b_2;
     layer.residual2[bi] = layer.norm1[bi] + layer.ffn[bi];
     layer_norm_rows(layer.residual2[bi], lw.gamma_2, lw.beta_2, layer.norm2[bi]);

@@ -2,12 +2,18 @@
 # Optional reference figures (needs Debian's python3-torch): PyTorch's nn.MultiheadAttention forward on one
 # thread at the shapes of `attnlab bench`, to compare with its attention_ms and forward_ms.
 #   /usr/bin/python3 tests/bench/torch_mha_bench.py [repeats]
+import os
 import statistics
 import sys
 import time
 
-import torch
-from torch import nn
+# torch.set_num_threads(1) does not reach OpenBLAS's own thread pool (Debian's libopenblas0-pthread), which
+# would otherwise run torch's matrix products on every core. These must be set before torch is imported.
+for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[variable] = "1"
+
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
 
 
 def main():
