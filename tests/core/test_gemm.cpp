@@ -1,0 +1,125 @@
+// The forward pass's matrix products against a double-precision reference, on shapes that exercise every
+// edge of the blocking: rows not a multiple of 6, columns not a multiple of 64 or past one block of 512,
+// depths past one block of 256 (where later blocks add to C instead of writing it). Built twice: with the
+// kernel this machine gets and with Eigen's kernel only (ATTNLAB_GEMM_EIGEN_ONLY).
+#include "core/gemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+using namespace attnlab;
+
+namespace
+{
+
+struct Shape
+{
+    int m, k, n;
+};
+
+const Shape kShapes[] = {{1, 1, 1},      {7, 5, 3},      {6, 64, 64},   {13, 300, 70}, {100, 700, 130},
+                         {37, 513, 600}, {200, 64, 512}, {64, 2, 1030}, {5, 1, 65}};
+
+// The exact product in double, to compare float results against.
+Eigen::MatrixXd reference(const Mat& A, const Mat& B)
+{
+    return A.cast<double>() * B.cast<double>();
+}
+
+// Entries of A and B are in [-1, 1], so each entry of C is a sum of k products of at most 1: float rounding
+// stays far under k * 1e-6.
+void expect_close(const Mat& C, const Eigen::MatrixXd& expected, int k)
+{
+    ASSERT_EQ(C.rows(), expected.rows());
+    ASSERT_EQ(C.cols(), expected.cols());
+    const double error = (C.cast<double>() - expected).cwiseAbs().maxCoeff();
+    EXPECT_LE(error, 1e-6 * k) << C.rows() << " x " << k << " x " << C.cols();
+}
+
+} // namespace
+
+TEST(Gemm, KernelIsTheOneThisBuildAsksFor)
+{
+#if defined(__AVX512F__) && !defined(ATTNLAB_GEMM_EIGEN_ONLY)
+    EXPECT_EQ(std::string(gemm_kernel()), "avx512-6x64");
+#else
+    EXPECT_EQ(std::string(gemm_kernel()), "eigen");
+#endif
+}
+
+TEST(Gemm, ProductMatchesADoublePrecisionReference)
+{
+    for (const Shape& s : kShapes)
+    {
+        const Mat A = Mat::Random(s.m, s.k), B = Mat::Random(s.k, s.n);
+        Mat C;
+        gemm(A, B, C);
+        expect_close(C, reference(A, B), s.k);
+    }
+}
+
+TEST(Gemm, ProductWithTransposeMatchesADoublePrecisionReference)
+{
+    for (const Shape& s : kShapes)
+    {
+        const Mat A = Mat::Random(s.m, s.k), B = Mat::Random(s.n, s.k); // C = A Bᵀ
+        Mat C;
+        gemm_bt(A, B, C);
+        expect_close(C, reference(A, Mat(B.transpose())), s.k);
+    }
+}
+
+TEST(Gemm, OldContentsOfTheResultDoNotLeakIn)
+{
+    // Same size as before, so the buffer is reused as is: a NaN left in it must not survive.
+    const Mat A = Mat::Random(37, 513), B = Mat::Random(513, 600);
+    Mat C = Mat::Constant(37, 600, std::numeric_limits<float>::quiet_NaN());
+    gemm(A, B, C);
+    EXPECT_TRUE(C.allFinite());
+    expect_close(C, reference(A, B), 513);
+    Mat D = Mat::Constant(37, 37, std::numeric_limits<float>::quiet_NaN());
+    gemm_bt(A, A, D);
+    EXPECT_TRUE(D.allFinite());
+}
+
+TEST(Gemm, EmptyDepthGivesZeros)
+{
+    const Mat A(4, 0), B(0, 3);
+    Mat C = Mat::Constant(4, 3, 7.0f);
+    gemm(A, B, C);
+    ASSERT_EQ(C.rows(), 4);
+    ASSERT_EQ(C.cols(), 3);
+    EXPECT_EQ(C.cwiseAbs().maxCoeff(), 0.0f);
+}
+
+TEST(Gemm, SplittingRowsBetweenThreadsGivesTheSameBits)
+{
+    // Each entry of C is summed in the same order whichever thread computes its row.
+    const Mat A = Mat::Random(300, 520), B = Mat::Random(520, 200);
+    const int threads = Eigen::nbThreads();
+    Eigen::setNbThreads(1);
+    Mat one, two;
+    gemm(A, B, one);
+    Eigen::setNbThreads(2);
+    gemm(A, B, two);
+    Eigen::setNbThreads(threads);
+    EXPECT_TRUE(one == two);
+}
+
+TEST(Gemm, PackingSpaceIsKeptAndDoesNotGrowWhenRepeated)
+{
+    const Mat A = Mat::Random(64, 512), B = Mat::Random(512, 512);
+    Mat C;
+    const int threads = Eigen::nbThreads();
+    Eigen::setNbThreads(1); // the scratch counted is this thread's
+    gemm(A, B, C);
+    const std::size_t held = gemm_scratch_floats();
+    EXPECT_GT(held, 0u);
+    gemm(A, B, C);
+    gemm_bt(A, A, C);
+    EXPECT_EQ(gemm_scratch_floats(), held);
+    Eigen::setNbThreads(threads);
+}
