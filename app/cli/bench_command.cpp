@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "core/engine.h"
+#include "core/gemm.h"
 #include "core/io/json_io.h"
 
 #include <CLI/CLI.hpp>
@@ -58,18 +59,19 @@ double layer_flops(double T, double d, double h, double d_k, double d_v, double 
     return projections + attention + output + ffn;
 }
 
-// The machine's own float GEMM rate (GFLOP/s) for a (T x d) x (d x d) product, the shape of a projection.
-double gemm_gflops(int T, int d, int repeats)
+// The machine's float GEMM rate (GFLOP/s) for a (T x d) x (d x d) product, the shape of a projection, with
+// the engine's own products (gemm) or, for reference, Eigen's operator*.
+template <class Product> double gemm_gflops(int T, int d, int repeats, Product product)
 {
     const Mat A = Mat::Random(T, d);
     const Mat B = Mat::Random(d, d);
     Mat C(T, d);
-    C.noalias() = A * B; // warm up
+    product(A, B, C); // warm up
     std::vector<double> times;
     for (int r = 0; r < std::max(repeats, 5); ++r)
     {
         const auto start = Clock::now();
-        C.noalias() = A * B;
+        product(A, B, C);
         times.push_back(elapsed_ms(start));
     }
     volatile float sink = C(0, 0);
@@ -132,7 +134,8 @@ int run_bench(const BenchArgs& args, std::ostream& out, std::ostream& err)
 
     Eigen::setNbThreads(args.threads);
     out << "threads=" << Eigen::nbThreads() << " (requested " << args.threads << ")"
-        << " repeats=" << args.repeats << " layers=1 B=1; forward = Engine::run, every intermediate kept\n";
+        << " repeats=" << args.repeats << " kernel=" << gemm_kernel()
+        << " layers=1 B=1; forward = Engine::run, every intermediate kept\n";
     for (const Shape& shape : shapes)
     {
         Session session;
@@ -169,15 +172,18 @@ int run_bench(const BenchArgs& args, std::ostream& out, std::ostream& err)
         const double flops =
             layer_flops(shape.T, shape.d_model, shape.heads, trace.d_k, trace.d_v, trace.d_ff);
         const double gflops = flops / (forward_ms * 1e6);
-        const double gemm = gemm_gflops(shape.T, shape.d_model, args.repeats);
+        const double gemm = gemm_gflops(shape.T, shape.d_model, args.repeats,
+                                        [](const Mat& A, const Mat& B, Mat& C) { attnlab::gemm(A, B, C); });
+        const double eigen = gemm_gflops(shape.T, shape.d_model, args.repeats,
+                                         [](const Mat& A, const Mat& B, Mat& C) { C.noalias() = A * B; });
         const double attn_ms = attention_ms(trace, engine.weights(), args.repeats);
         const double trace_mb = static_cast<double>(trace_float_count(trace)) * 4.0 / 1e6;
         char line[512];
         std::snprintf(line, sizeof line,
                       "T=%d d_model=%d h=%d forward_ms=%.3f gflops=%.2f gemm_gflops=%.2f ratio=%.2f "
-                      "attention_ms=%.3f trace_mb=%.1f engine_mb=%.1f\n",
+                      "attention_ms=%.3f trace_mb=%.1f engine_mb=%.1f eigen_gemm_gflops=%.2f\n",
                       shape.T, shape.d_model, shape.heads, forward_ms, gflops, gemm, gflops / gemm, attn_ms,
-                      trace_mb, 2 * trace_mb);
+                      trace_mb, 2 * trace_mb, eigen);
         out << line << std::flush;
     }
     return 0;
