@@ -130,15 +130,16 @@ void attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& 
         head.masked.resize(T_q, T_k);
         head.weights.resize(T_q, T_k);
         head.fully_masked.resize(static_cast<size_t>(T_q));
-        // One pass per row while it is in cache: scale, mask, softmax.
+        // One pass per row while it is in cache: / √d_k, + M, softmax(masked / τ).
         for (Eigen::Index i = 0; i < T_q; ++i)
         {
-            head.scaled.row(i) = head.scores.row(i) * scale;               // / √d_k
-            head.masked.row(i) = head.scaled.row(i) + mask.row(i);         // + M
-            const bool ok = softmax_row(head.masked.data() + i * T_k, T_k, // softmax(masked / τ)
-                                        inv_temperature, head.weights.data() + i * T_k);
+            const Eigen::Index at = i * T_k;
+            const bool ok =
+                attention_row(head.scores.data() + at, mask.data() + at, T_k, scale, inv_temperature,
+                              head.scaled.data() + at, head.masked.data() + at, head.weights.data() + at);
             head.fully_masked[static_cast<size_t>(i)] = ok ? 0 : 1;
         }
+        attention_rows_done();
         gemm(head.weights, head.V, head.head_out);       // A_h V_h
         concat.middleCols(j * d_v, d_v) = head.head_out; // Concat(head_1, ..., head_h)
     }

@@ -1,7 +1,13 @@
 // Row-wise softmax (max subtracted, fully masked rows flagged) and LayerNorm.
 #include "softmax.h"
 
+#ifdef __SSE2__
+#include <immintrin.h>
+#endif
+
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 namespace attnlab
@@ -31,6 +37,48 @@ bool softmax_row(const float* x, Eigen::Index n, float inv_temperature, float* y
     const float sum = out.sum(); // >= 1: the max entry contributes exp(0)
     out *= 1.0f / sum;
     return true;
+}
+
+namespace
+{
+
+// dst[0, n) = src[0, n), with non-temporal stores where dst is 16-byte aligned (x86-64).
+void stream_copy(const float* src, Eigen::Index n, float* dst)
+{
+#ifdef __SSE2__
+    Eigen::Index j = 0;
+    for (; j < n && (reinterpret_cast<std::uintptr_t>(dst + j) & 15) != 0; ++j)
+        dst[j] = src[j];
+    for (; j + 4 <= n; j += 4)
+        _mm_stream_ps(dst + j, _mm_loadu_ps(src + j));
+    for (; j < n; ++j)
+        dst[j] = src[j];
+#else
+    std::copy(src, src + n, dst);
+#endif
+}
+
+} // namespace
+
+bool attention_row(const float* scores, const float* mask, Eigen::Index n, float scale, float inv_temperature,
+                   float* scaled, float* masked, float* weights)
+{
+    using RowMap = Eigen::Map<Eigen::Array<float, 1, Eigen::Dynamic>>;
+    using ConstRowMap = Eigen::Map<const Eigen::Array<float, 1, Eigen::Dynamic>>;
+    // The weights row, written anyway and read next by A V, holds each stage in turn.
+    RowMap row(weights, n);
+    row = ConstRowMap(scores, n) * scale; // / √d_k
+    stream_copy(weights, n, scaled);
+    row += ConstRowMap(mask, n); // + M
+    stream_copy(weights, n, masked);
+    return softmax_row(weights, n, inv_temperature, weights); // softmax(masked / τ)
+}
+
+void attention_rows_done()
+{
+#ifdef __SSE2__
+    _mm_sfence();
+#endif
 }
 
 int softmax_rows(const Mat& in, float temperature, Mat& out, std::vector<std::uint8_t>& fully_masked)

@@ -13,6 +13,15 @@ namespace attnlab
 // every entry is -inf: a fully masked row has no distribution, and 0/0 would be NaN. y may alias x.
 bool softmax_row(const float* x, Eigen::Index n, float inv_temperature, float* y);
 
+// One row of attention's middle stages, done while the row is in cache: scaled = scores · scale,
+// masked = scaled + mask, weights = softmax(masked / τ). scaled and masked go to memory with non-temporal
+// stores (only the display reads them again, so they need not pass through the cache, and a plain store would
+// first read each line it writes). Returns false for a fully masked row (its weights are zeros).
+bool attention_row(const float* scores, const float* mask, Eigen::Index n, float scale, float inv_temperature,
+                   float* scaled, float* masked, float* weights);
+// Orders the non-temporal stores of attention_row before what follows (call once after a batch of rows).
+void attention_rows_done();
+
 // out(i, :) = softmax(in(i, :) / τ) over the columns (keys). fully_masked[i] = 1 when row i is all -inf
 // (then out(i, :) = 0). Returns the number of such rows. out may alias in.
 int softmax_rows(const Mat& in, float temperature, Mat& out, std::vector<std::uint8_t>& fully_masked);
