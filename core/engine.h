@@ -14,9 +14,8 @@ namespace attnlab
 {
 
 // Owns the weights and two traces (the one shown and a scratch one), so a recompute with unchanged shapes
-// reuses every buffer and an error leaves the last good trace in place. (Eigen's matrix products still take
-// scratch space from malloc for their blocking once a product is large, about one per product at d_model
-// 512.)
+// reuses every buffer and an error leaves the last good trace in place: once warm it makes no heap call at
+// all (the matrix products keep their packing space too, see gemm.h).
 class Engine
 {
 public:
@@ -67,8 +66,7 @@ double trace_floats(const Config& config, int B, int T, int T_target);
 // Floats of the model's weights (with the cross-attention block's when cross is true).
 double weight_floats(const Config& config, bool cross);
 
-// One forward pass into trace, reusing its buffers: with the same sizes and tokens no intermediate is
-// reallocated (see Engine about Eigen's own scratch space).
+// One forward pass into trace, reusing its buffers: with the same sizes and tokens nothing is allocated.
 // Inputs must have passed prepare_inputs and the weights check_weights. target may be empty (no
 // cross-attention). Returns an error only if a non-finite number appears (e.g. huge imported weights).
 Status forward(const Config& config, const TokenBatch& source, const TokenBatch& target,
