@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <Eigen/SVD>
+
 using namespace attnlab;
 
 namespace
@@ -200,8 +202,7 @@ TEST(Validation, NonFiniteResultIsAnErrorNotAPicture)
 
 TEST(Validation, WeightsThatOverflowTheScoresAreAnError)
 {
-    // Q and K so large that Q_h K_hᵀ overflows to ±∞. Where only −∞ appears in a row the softmax still gives
-    // finite weights, so the engine checks every head's scores, not only the layer's outputs.
+    // Q and K so large that Q_h K_hᵀ overflows to ±∞: NaN weights follow, and the layer's outputs with them.
     Session s;
     Engine engine;
     ASSERT_TRUE(engine.run(s));
@@ -215,4 +216,31 @@ TEST(Validation, WeightsThatOverflowTheScoresAreAnError)
     ASSERT_FALSE(st);
     EXPECT_NE(st.message().find("NaN or infinite"), std::string::npos) << st.message();
     EXPECT_TRUE(engine.trace().layers[0].attn.head(0, 0).scores.allFinite());
+}
+
+TEST(Validation, ScoresThatOverflowToMinusInfinityOnlyAreAnError)
+{
+    // Every score of head 1 is −c² with c² past float's range, so all of them are −∞ and nothing else is.
+    // The softmax then treats each row like a fully masked one: zero weights, a zero head_out, and finite
+    // outputs everywhere after it, so only the check of every head's scores can catch it.
+    Session s;
+    Engine engine;
+    ASSERT_TRUE(engine.run(s));
+    const Mat& X = engine.trace().layers[0].X[0]; // embedding + PE: the same whatever the weights
+    // u with X u = 1 on every token (T < d_model, so the least-squares solution is exact).
+    const Eigen::VectorXf u =
+        X.bdcSvd(Eigen::ComputeThinU | Eigen::ComputeThinV).solve(Eigen::VectorXf::Ones(X.rows()));
+    ASSERT_LT((X * u - Eigen::VectorXf::Ones(X.rows())).cwiseAbs().maxCoeff(), 1e-3f);
+    ModelWeights weights = init_weights(s.config);
+    const float c = 1e20f; // q = c, k = -c on every token, each finite; q k = -1e40 is not
+    Mat& W_Q = weights.layers[0].attn.W_Q[0];
+    Mat& W_K = weights.layers[0].attn.W_K[0];
+    W_Q.setZero();
+    W_K.setZero();
+    W_Q.col(0) = c * u;
+    W_K.col(0) = -c * u;
+    engine.set_imported_weights(weights);
+    const Status st = engine.run(s);
+    ASSERT_FALSE(st);
+    EXPECT_NE(st.message().find("NaN or infinite"), std::string::npos) << st.message();
 }
