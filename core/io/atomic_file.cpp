@@ -3,6 +3,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 
 namespace attnlab
 {
@@ -17,14 +19,24 @@ Status AtomicFile::open(const std::string& path)
     discard();
     if (path.empty())
         return Status::error("no output file given");
+    // Writing to a symbolic link writes the file it points to: the rename then replaces that file, in its own
+    // folder, and the link stays a link.
+    std::error_code ec;
     path_ = path;
-    temp_path_ = path + ".tmp";
+    if (std::filesystem::is_symlink(path, ec))
+    {
+        const std::filesystem::path target = std::filesystem::weakly_canonical(path, ec);
+        if (ec)
+            return Status::error("cannot write " + path + ": cannot follow the link (" + ec.message() + ")");
+        path_ = target.string();
+    }
+    temp_path_ = path_ + ".tmp";
     error_ = 0;
     buffer_.clear();
     buffer_.reserve(kFlushSize + 4096);
     file_ = std::fopen(temp_path_.c_str(), "wb");
     if (!file_)
-        return Status::error("cannot write " + path + ": " + std::strerror(errno));
+        return Status::error("cannot write " + path_ + ": " + std::strerror(errno));
     return Status::ok();
 }
 

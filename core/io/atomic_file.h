@@ -13,7 +13,8 @@ namespace attnlab
 
 // Buffered writer for one output file. Bytes go to "<path>.tmp"; commit() flushes, closes and renames it to
 // path. If commit() is never reached (an error, an early return) the destructor removes the temporary file,
-// so a failed write never leaves a partial file behind and never touches an existing file at path.
+// so a failed write never leaves a partial file behind and never touches an existing file at path. When path
+// is a symbolic link, the file it points to is the one written, and the link is kept.
 class AtomicFile
 {
 public:

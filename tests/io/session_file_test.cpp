@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 namespace attnlab
 {
@@ -160,6 +161,29 @@ TEST(SessionFile, WeightsPathIsAbsoluteInMemoryAndRelativeOnlyInsideTheSessionFo
     // Round trip: what is written resolves back to the same file.
     EXPECT_EQ(absolute_weights_path("/a/s.json", portable_weights_path("/a/s.json", "/a/models/w.json")),
               "/a/models/w.json");
+}
+
+TEST(SessionFile, SavingThroughASymbolicLinkWritesItsTargetAndKeepsTheLink)
+{
+    const fs::path dir = fs::temp_directory_path() / "attnlab_session_link_test";
+    fs::remove_all(dir);
+    fs::create_directories(dir / "real");
+    const fs::path target = dir / "real" / "lecture.json";
+    const fs::path link = dir / "lecture.json";
+    {
+        std::ofstream(target) << "old";
+    }
+    fs::create_symlink(fs::path("real") / "lecture.json", link);
+    Session s;
+    s.text = "through the link";
+    ASSERT_TRUE(save_session_file(s, link.string()).is_ok());
+    EXPECT_TRUE(fs::is_symlink(link));
+    Session loaded;
+    ASSERT_TRUE(load_session_file(target.string(), &loaded).is_ok());
+    EXPECT_EQ(loaded.text, "through the link");
+    EXPECT_FALSE(fs::exists(dir / "real" / "lecture.json.tmp"));
+    EXPECT_FALSE(fs::exists(dir / "lecture.json.tmp"));
+    fs::remove_all(dir);
 }
 
 } // namespace
