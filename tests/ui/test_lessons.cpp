@@ -174,6 +174,11 @@ TEST_F(LessonTest, EveryStepRendersWithItsHighlights)
             EXPECT_TRUE(drawn(shown, counter)) << shown.text;
             EXPECT_TRUE(drawn(shown, step.title)) << shown.text;
             EXPECT_TRUE(drawn(shown, first_words(step.text, 30))) << shown.text;
+            if (step.view == LessonView::Heads)
+            {
+                EXPECT_TRUE(drawn(shown, "weights A_h of layer")) << shown.text;
+                EXPECT_FALSE(drawn(shown, "stretch colours")) << shown.text; // a control, not for the audience
+            }
             if (step.view == LessonView::Pipeline && !step.stages.empty())
             {
                 for (Stage stage : step.stages)

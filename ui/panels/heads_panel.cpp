@@ -97,11 +97,15 @@ void draw_heads_panel(AppState& state)
         ImGui::Dummy(ImVec2(bw, fs));
         ImGui::SameLine();
         ImGui::TextDisabled(stretch ? "0 … p95   (grey: masked)" : "0 … 1   (grey: masked)");
-        ImGui::Checkbox("stretch colours", &state.prefs.stretch_weights);
-        if (!stretch && T >= 32)
+        // Presenter mode shows the maps, not the controls: the choice made before the lecture stays.
+        if (!state.presenter)
         {
-            ImGui::SameLine();
-            ImGui::TextDisabled("(T = %d: weights average 1/T, stretching shows them)", T);
+            ImGui::Checkbox("stretch colours", &state.prefs.stretch_weights);
+            if (!stretch && T >= 32)
+            {
+                ImGui::SameLine();
+                ImGui::TextDisabled("(T = %d: weights average 1/T, stretching shows them)", T);
+            }
         }
         item_tooltip(
             "Colour each map from 0 to its 95th percentile instead of 0 to 1 (larger weights saturate). "
