@@ -61,6 +61,43 @@ __mmask16 lane_mask(Index valid) // the first `valid` of 16 lanes
 // C[0, rows) x [0, cols) = (or +=, when accumulate) A[0, rows) x [0, kc) · Bp, with A's rows lda apart and Bp
 // one packed panel (kc x 64). Rows past `rows` read row 0 again and are not stored; columns past `cols` are
 // zeros in Bp and are masked out of the stores.
+// One row of the C tile: 64 floats in 4 registers.
+struct TileRow
+{
+    __m512 c0 = _mm512_setzero_ps(), c1 = c0, c2 = c0, c3 = c0;
+};
+
+// row += a · (b0 b1 b2 b3): one broadcast, 4 FMAs.
+inline void fma_row(TileRow& row, float a, __m512 b0, __m512 b1, __m512 b2, __m512 b3)
+{
+    const __m512 v = _mm512_set1_ps(a);
+    row.c0 = _mm512_fmadd_ps(v, b0, row.c0);
+    row.c1 = _mm512_fmadd_ps(v, b1, row.c1);
+    row.c2 = _mm512_fmadd_ps(v, b2, row.c2);
+    row.c3 = _mm512_fmadd_ps(v, b3, row.c3);
+}
+
+// C[0, cols) = (or +=, when Accumulate) row, the lanes past cols left alone.
+template <bool Accumulate> void store_row(float* c, TileRow row, Index cols)
+{
+    const __mmask16 m0 = lane_mask(cols), m1 = lane_mask(cols - 16), m2 = lane_mask(cols - 32),
+                    m3 = lane_mask(cols - 48);
+    if (Accumulate)
+    {
+        row.c0 = _mm512_add_ps(row.c0, _mm512_maskz_loadu_ps(m0, c));
+        row.c1 = _mm512_add_ps(row.c1, _mm512_maskz_loadu_ps(m1, c + 16));
+        row.c2 = _mm512_add_ps(row.c2, _mm512_maskz_loadu_ps(m2, c + 32));
+        row.c3 = _mm512_add_ps(row.c3, _mm512_maskz_loadu_ps(m3, c + 48));
+    }
+    _mm512_mask_storeu_ps(c, m0, row.c0);
+    _mm512_mask_storeu_ps(c + 16, m1, row.c1);
+    _mm512_mask_storeu_ps(c + 32, m2, row.c2);
+    _mm512_mask_storeu_ps(c + 48, m3, row.c3);
+}
+
+// C[0, rows) x [0, cols) = (or +=, when Accumulate) A[0, rows) x [0, kc) · Bp, with A's rows lda apart and Bp
+// one packed panel (kc x 64). Rows past `rows` read row 0 again and are not stored; columns past `cols` are
+// zeros in Bp and are masked out of the stores.
 template <bool Accumulate>
 void kernel_6x64(Index kc, const float* A, Index lda, const float* Bp, float* C, Index ldc, Index rows,
                  Index cols)
@@ -71,63 +108,31 @@ void kernel_6x64(Index kc, const float* A, Index lda, const float* Bp, float* C,
     const float* a3 = A + (rows > 3 ? 3 * lda : 0);
     const float* a4 = A + (rows > 4 ? 4 * lda : 0);
     const float* a5 = A + (rows > 5 ? 5 * lda : 0);
-    __m512 c00 = _mm512_setzero_ps(), c01 = c00, c02 = c00, c03 = c00;
-    __m512 c10 = c00, c11 = c00, c12 = c00, c13 = c00;
-    __m512 c20 = c00, c21 = c00, c22 = c00, c23 = c00;
-    __m512 c30 = c00, c31 = c00, c32 = c00, c33 = c00;
-    __m512 c40 = c00, c41 = c00, c42 = c00, c43 = c00;
-    __m512 c50 = c00, c51 = c00, c52 = c00, c53 = c00;
+    TileRow r0, r1, r2, r3, r4, r5; // 24 zmm registers
     for (Index k = 0; k < kc; ++k)
     {
         const float* b = Bp + k * NR;
         const __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
         const __m512 b2 = _mm512_load_ps(b + 32), b3 = _mm512_load_ps(b + 48);
-        __m512 a = _mm512_set1_ps(a0[k]);
-        c00 = _mm512_fmadd_ps(a, b0, c00), c01 = _mm512_fmadd_ps(a, b1, c01);
-        c02 = _mm512_fmadd_ps(a, b2, c02), c03 = _mm512_fmadd_ps(a, b3, c03);
-        a = _mm512_set1_ps(a1[k]);
-        c10 = _mm512_fmadd_ps(a, b0, c10), c11 = _mm512_fmadd_ps(a, b1, c11);
-        c12 = _mm512_fmadd_ps(a, b2, c12), c13 = _mm512_fmadd_ps(a, b3, c13);
-        a = _mm512_set1_ps(a2[k]);
-        c20 = _mm512_fmadd_ps(a, b0, c20), c21 = _mm512_fmadd_ps(a, b1, c21);
-        c22 = _mm512_fmadd_ps(a, b2, c22), c23 = _mm512_fmadd_ps(a, b3, c23);
-        a = _mm512_set1_ps(a3[k]);
-        c30 = _mm512_fmadd_ps(a, b0, c30), c31 = _mm512_fmadd_ps(a, b1, c31);
-        c32 = _mm512_fmadd_ps(a, b2, c32), c33 = _mm512_fmadd_ps(a, b3, c33);
-        a = _mm512_set1_ps(a4[k]);
-        c40 = _mm512_fmadd_ps(a, b0, c40), c41 = _mm512_fmadd_ps(a, b1, c41);
-        c42 = _mm512_fmadd_ps(a, b2, c42), c43 = _mm512_fmadd_ps(a, b3, c43);
-        a = _mm512_set1_ps(a5[k]);
-        c50 = _mm512_fmadd_ps(a, b0, c50), c51 = _mm512_fmadd_ps(a, b1, c51);
-        c52 = _mm512_fmadd_ps(a, b2, c52), c53 = _mm512_fmadd_ps(a, b3, c53);
+        fma_row(r0, a0[k], b0, b1, b2, b3);
+        fma_row(r1, a1[k], b0, b1, b2, b3);
+        fma_row(r2, a2[k], b0, b1, b2, b3);
+        fma_row(r3, a3[k], b0, b1, b2, b3);
+        fma_row(r4, a4[k], b0, b1, b2, b3);
+        fma_row(r5, a5[k], b0, b1, b2, b3);
     }
-    const __mmask16 m0 = lane_mask(cols), m1 = lane_mask(cols - 16), m2 = lane_mask(cols - 32),
-                    m3 = lane_mask(cols - 48);
-    auto store = [&](float* c, __m512 v0, __m512 v1, __m512 v2, __m512 v3)
-    {
-        if (Accumulate)
-        {
-            v0 = _mm512_add_ps(v0, _mm512_maskz_loadu_ps(m0, c));
-            v1 = _mm512_add_ps(v1, _mm512_maskz_loadu_ps(m1, c + 16));
-            v2 = _mm512_add_ps(v2, _mm512_maskz_loadu_ps(m2, c + 32));
-            v3 = _mm512_add_ps(v3, _mm512_maskz_loadu_ps(m3, c + 48));
-        }
-        _mm512_mask_storeu_ps(c, m0, v0);
-        _mm512_mask_storeu_ps(c + 16, m1, v1);
-        _mm512_mask_storeu_ps(c + 32, m2, v2);
-        _mm512_mask_storeu_ps(c + 48, m3, v3);
-    };
-    store(C, c00, c01, c02, c03);
+    // One call per row by name: an array of the rows would send them through the stack.
+    store_row<Accumulate>(C, r0, cols);
     if (rows > 1)
-        store(C + ldc, c10, c11, c12, c13);
+        store_row<Accumulate>(C + ldc, r1, cols);
     if (rows > 2)
-        store(C + 2 * ldc, c20, c21, c22, c23);
+        store_row<Accumulate>(C + 2 * ldc, r2, cols);
     if (rows > 3)
-        store(C + 3 * ldc, c30, c31, c32, c33);
+        store_row<Accumulate>(C + 3 * ldc, r3, cols);
     if (rows > 4)
-        store(C + 4 * ldc, c40, c41, c42, c43);
+        store_row<Accumulate>(C + 4 * ldc, r4, cols);
     if (rows > 5)
-        store(C + 5 * ldc, c50, c51, c52, c53);
+        store_row<Accumulate>(C + 5 * ldc, r5, cols);
 }
 
 // Packs op(B)[pc, pc + kc) x [jc, jc + nc) into panels of 64 columns, zero-padded. op(B) = B (k x n,
