@@ -10,15 +10,69 @@ namespace attnlab
 namespace
 {
 
-bool is_space(unsigned char c)
+enum class CharClass
 {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+    Space,
+    Word,
+    Punctuation,
+};
+
+// One character of UTF-8 text: its code point and byte length. A byte that does not start a valid sequence
+// counts as a one-byte character with a code point past Unicode's, which is part of a word, so a malformed
+// line still tokenizes (the engine refuses such text before it gets here).
+struct Char
+{
+    char32_t cp;
+    std::size_t length;
+};
+
+constexpr char32_t kNotUnicode = 0x110000;
+
+Char decode(std::string_view s, std::size_t i)
+{
+    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+    const unsigned c = b(0);
+    std::size_t length = c < 0x80                 ? 1
+                         : c >= 0xC2 && c <= 0xDF ? 2
+                         : c >= 0xE0 && c <= 0xEF ? 3
+                         : c >= 0xF0 && c <= 0xF4 ? 4
+                                                  : 0;
+    if (length == 0 || i + length > s.size())
+        return {kNotUnicode, 1};
+    char32_t cp = length == 1 ? c : length == 2 ? c & 0x1F : length == 3 ? c & 0x0F : c & 0x07;
+    for (std::size_t k = 1; k < length; ++k)
+    {
+        if ((b(k) & 0xC0) != 0x80)
+            return {kNotUnicode, 1};
+        cp = (cp << 6) | (b(k) & 0x3F);
+    }
+    return {cp, length};
 }
 
-// Letters, digits, apostrophes, and every byte of a multi-byte UTF-8 character (é, ü, 中) belong to words.
-bool is_word_byte(unsigned char c)
+// White space, punctuation (ASCII, Latin-1's ¡ ¿ « » ·, the General Punctuation block's dashes, curly
+// quotes, bullets and ellipsis, CJK and full-width punctuation), or part of a word: letters and digits of
+// any script, apostrophes (' and the typographic ’ of "didn’t"), '_', and everything else.
+CharClass classify(char32_t cp)
 {
-    return c >= 0x80 || std::isalnum(c) || c == '\'' || c == '_';
+    if (cp < 0x80)
+    {
+        if (cp == ' ' || cp == '\t' || cp == '\r' || cp == '\n' || cp == '\v' || cp == '\f')
+            return CharClass::Space;
+        return std::isalnum(static_cast<int>(cp)) || cp == '\'' || cp == '_' ? CharClass::Word
+                                                                             : CharClass::Punctuation;
+    }
+    if (cp == 0x00A0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200B) || cp == 0x2028 || cp == 0x2029 ||
+        cp == 0x202F || cp == 0x205F || cp == 0x3000 || cp == 0xFEFF)
+        return CharClass::Space;
+    if (cp == 0x2019) // ’ as an apostrophe
+        return CharClass::Word;
+    if (cp == 0x00A1 || cp == 0x00A7 || cp == 0x00AB || cp == 0x00B6 || cp == 0x00B7 || cp == 0x00BB ||
+        cp == 0x00BF || (cp >= 0x2010 && cp <= 0x2027) || (cp >= 0x2030 && cp <= 0x205E) ||
+        (cp >= 0x3001 && cp <= 0x3003) || (cp >= 0x3008 && cp <= 0x3011) || (cp >= 0x3014 && cp <= 0x301F) ||
+        (cp >= 0xFF01 && cp <= 0xFF0F) || (cp >= 0xFF1A && cp <= 0xFF20) || (cp >= 0xFF3B && cp <= 0xFF40) ||
+        (cp >= 0xFF5B && cp <= 0xFF65))
+        return CharClass::Punctuation;
+    return CharClass::Word;
 }
 
 } // namespace
@@ -26,26 +80,32 @@ bool is_word_byte(unsigned char c)
 std::vector<std::string> tokenize(std::string_view line)
 {
     std::vector<std::string> tokens;
-    size_t i = 0;
+    std::size_t i = 0;
     while (i < line.size())
     {
-        const auto c = static_cast<unsigned char>(line[i]);
-        if (is_space(c))
+        const Char c = decode(line, i);
+        const CharClass kind = classify(c.cp);
+        if (kind == CharClass::Space)
         {
-            ++i;
+            i += c.length;
         }
-        else if (is_word_byte(c))
+        else if (kind == CharClass::Punctuation)
         {
-            size_t j = i;
-            while (j < line.size() && is_word_byte(static_cast<unsigned char>(line[j])))
-                ++j;
-            tokens.emplace_back(line.substr(i, j - i));
-            i = j;
+            tokens.emplace_back(line.substr(i, c.length));
+            i += c.length;
         }
         else
         {
-            tokens.emplace_back(1, static_cast<char>(c));
-            ++i;
+            std::size_t j = i + c.length;
+            while (j < line.size())
+            {
+                const Char next = decode(line, j);
+                if (classify(next.cp) != CharClass::Word)
+                    break;
+                j += next.length;
+            }
+            tokens.emplace_back(line.substr(i, j - i));
+            i = j;
         }
     }
     return tokens;

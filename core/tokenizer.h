@@ -10,8 +10,9 @@ namespace attnlab
 
 inline constexpr const char* kPadToken = "<pad>";
 
-// Splits one line into tokens: runs of letters, digits, apostrophes and other non-ASCII bytes form a word;
-// each ASCII punctuation mark is a token of its own; white space separates. "Don't stop!" -> Don't stop !
+// Splits one line into tokens: runs of letters and digits of any script, apostrophes (' and ’) and '_' form
+// a word; each punctuation mark is a token of its own, ASCII or not (“ ” ‘ — … ¿ ¡ « » 。 ，); white space
+// separates, the no-break and other Unicode spaces included. "Don't stop!" -> Don't stop !
 std::vector<std::string> tokenize(std::string_view line);
 
 // A batch of sentences, each padded with <pad> to the longest.

@@ -21,6 +21,34 @@ TEST(Tokenizer, KeepsMultiByteCharactersInWords)
     EXPECT_EQ(tokenize("über 中文"), (Tokens{"über", "中文"}));
 }
 
+TEST(Tokenizer, UnicodePunctuationIsATokenOfItsOwn)
+{
+    // Text pasted from slides or a word processor: curly quotes, dashes, ellipses, Spanish and French marks.
+    EXPECT_EQ(tokenize("“Hello,” she said — ok…"),
+              (Tokens{"“", "Hello", ",", "”", "she", "said", "—", "ok", "…"}));
+    EXPECT_EQ(tokenize("¿Qué tal? ¡Hola!"), (Tokens{"¿", "Qué", "tal", "?", "¡", "Hola", "!"}));
+    EXPECT_EQ(tokenize("« Bonjour »"), (Tokens{"«", "Bonjour", "»"}));
+    EXPECT_EQ(tokenize("‘quoted’ text"), (Tokens{"‘", "quoted’", "text"})); // ’ is also the apostrophe
+    EXPECT_EQ(tokenize("我爱你。你好，世界"), (Tokens{"我爱你", "。", "你好", "，", "世界"}));
+}
+
+TEST(Tokenizer, TypographicApostropheStaysInTheWord)
+{
+    EXPECT_EQ(tokenize("The animal didn’t cross"), (Tokens{"The", "animal", "didn’t", "cross"}));
+}
+
+TEST(Tokenizer, UnicodeSpacesSeparate)
+{
+    EXPECT_EQ(tokenize("no\u00A0break\u2009thin\u3000wide"), (Tokens{"no", "break", "thin", "wide"}));
+    EXPECT_EQ(tokenize("\uFEFFbom"), (Tokens{"bom"})); // a byte-order mark at the start of a pasted file
+}
+
+TEST(Tokenizer, MalformedBytesStayInWordsWithoutReadingPastTheEnd)
+{
+    EXPECT_EQ(tokenize("ab\xC3"), (Tokens{"ab\xC3"}));            // a cut-off two-byte character
+    EXPECT_EQ(tokenize("\xE2\x80 x"), (Tokens{"\xE2\x80", "x"})); // a cut-off three-byte character
+}
+
 TEST(Tokenizer, EmptyAndBlankTextGiveNoTokens)
 {
     EXPECT_TRUE(tokenize("").empty());
