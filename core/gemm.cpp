@@ -49,8 +49,9 @@ float* scratch(Index floats)
 // each, so the kernel reads them in order), then every 6 rows of A meet every panel in the kernel, which
 // keeps a 6 x 64 tile of C in 24 zmm registers through the kc steps: 4 loads and 6 broadcasts for 24 FMAs. A
 // is read in place (6 rows at a time, each walked in order), so the narrow products of attention (n = d_k)
-// pay no packing for their large left operand. Measured on a 2-core AMD EPYC with AVX-512: 105-114 GFLOP/s
-// for the shapes of `attnlab bench` (97% of the core's FMA peak), against 82-90 for Eigen's kernel.
+// pay no packing for their large left operand. Measured on a 2-core AMD EPYC with AVX-512, whose FMA peak is
+// 116 GFLOP/s: 95-114 GFLOP/s on the products of `attnlab bench` (Q K^T, the transposed one, is the
+// slowest), against 72-90 for Eigen's kernel on the same products.
 constexpr Index MR = 6, NR = 64, KC = 256, NC = 512;
 
 __mmask16 lane_mask(Index valid) // the first `valid` of 16 lanes

@@ -9,7 +9,7 @@ namespace attnlab
 {
 
 // C = A B and C = A Bᵀ (C is resized; A, B and C must not overlap). The forward pass spends most of its
-// time here. Built with AVX-512 the products run a register-blocked kernel of this project (about 30% faster
+// time here. Built with AVX-512 the products run a register-blocked kernel of this project (20-30% faster
 // than Eigen's on the shapes of attention, see gemm.cpp); otherwise Eigen's own GEMM kernel. Either way the
 // packing space lives in a buffer per thread that only grows, where Eigen's operator* takes it from malloc
 // for every product over 128 KB (and, past glibc's mmap threshold, fresh zeroed pages each time). So a warm
