@@ -177,7 +177,8 @@ TEST_F(LessonTest, EveryStepRendersWithItsHighlights)
             if (step.view == LessonView::Heads)
             {
                 EXPECT_TRUE(drawn(shown, "weights A_h of layer")) << shown.text;
-                EXPECT_FALSE(drawn(shown, "stretch colours")) << shown.text; // a control, not for the audience
+                EXPECT_FALSE(drawn(shown, "stretch colours"))
+                    << shown.text; // a control, not for the audience
             }
             if (step.view == LessonView::Pipeline && !step.stages.empty())
             {
