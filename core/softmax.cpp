@@ -26,10 +26,9 @@ bool softmax_row(const float* x, Eigen::Index n, float inv_temperature, float* y
         return false;
     }
     // softmax(x / τ)_j = exp((x_j - max) / τ) / Σ_k exp((x_k - max) / τ); exp(-inf) = 0 for masked keys.
-    // Eigen's vectorised exp clamps its input near -88 and returns ~3e-39 there, even for -inf. Such a value
-    // is under float's normal range, so it is written as 0: masked keys get exactly 0 weight.
-    // Eigen's select() is not vectorised (it would call the scalar expf per entry), so exp runs over the row
-    // in packets and a plain loop, which the compiler vectorises, flushes what fell below FLT_MIN to 0.
+    // exp runs over the row in Eigen's packets (its select() is not vectorised and would call the scalar expf
+    // per entry). Near -88 the vectorised exp returns sub-normal values instead of 0, so a plain loop, which
+    // the compiler vectorises, flushes everything under FLT_MIN to 0: masked keys get exactly 0 weight.
     out = ((in - row_max) * inv_temperature).exp();
     constexpr float smallest_normal = std::numeric_limits<float>::min();
     for (Eigen::Index j = 0; j < n; ++j)
