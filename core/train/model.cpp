@@ -1,0 +1,218 @@
+// The model's config check, named tensors, shapes and seeded GPT-2-like initialisation.
+#include "model.h"
+
+#include "core/embedding.h"
+#include "core/matrix.h"
+#include "core/random.h"
+
+#include <cmath>
+
+namespace attnlab::train
+{
+
+Status validate(const ModelConfig& c)
+{
+    if (c.vocab_size < 2 || c.vocab_size > 65536)
+        return Status::error("vocab_size must be between 2 and 65536, not " + std::to_string(c.vocab_size));
+    if (c.T_max < 1 || c.T_max > 4096)
+        return Status::error("T_max must be between 1 and 4096, not " + std::to_string(c.T_max));
+    if (c.d_model < 1 || c.d_model > 4096)
+        return Status::error("d_model must be between 1 and 4096, not " + std::to_string(c.d_model));
+    if (c.n_heads < 1 || c.n_heads > c.d_model || c.d_model % c.n_heads != 0)
+        return Status::error("d_model (" + std::to_string(c.d_model) +
+                             ") must be a multiple of the number of heads (" + std::to_string(c.n_heads) +
+                             ")");
+    if (c.n_layers < 1 || c.n_layers > 24)
+        return Status::error("n_layers must be between 1 and 24, not " + std::to_string(c.n_layers));
+    if (c.d_ff < 0 || c.d_ff > 16384)
+        return Status::error("d_ff must be between 0 (4 d_model) and 16384, not " + std::to_string(c.d_ff));
+    return Status::ok();
+}
+
+namespace
+{
+
+template <typename S> void shape(MatT<S>& m, Eigen::Index rows, Eigen::Index cols)
+{
+    if (m.rows() != rows || m.cols() != cols)
+        m.setZero(rows, cols);
+}
+
+std::string layer_name(int l, const char* field)
+{
+    return "layers." + std::to_string(l) + "." + field;
+}
+
+} // namespace
+
+template <typename S> void size_params(const ModelConfig& c, ParamsT<S>& p)
+{
+    const int d = c.d_model, hd = c.n_heads * c.d_k(), ff = c.resolved_d_ff(), V = c.vocab_size;
+    shape(p.E, V, d);
+    shape(p.P, c.T_max, d);
+    p.layers.resize(static_cast<size_t>(c.n_layers));
+    for (LayerParamsT<S>& L : p.layers)
+    {
+        shape(L.ln1_gamma, 1, d);
+        shape(L.ln1_beta, 1, d);
+        shape(L.W_Q, d, hd);
+        shape(L.W_K, d, hd);
+        shape(L.W_V, d, hd);
+        shape(L.W_O, hd, d);
+        const int n = c.has_ffn() ? 1 : 0;
+        shape(L.ln2_gamma, n, n * d);
+        shape(L.ln2_beta, n, n * d);
+        shape(L.W_1, n * d, n * ff);
+        shape(L.b_1, n, n * ff);
+        shape(L.W_2, n * ff, n * d);
+        shape(L.b_2, n, n * d);
+    }
+    const int f = c.has_final_norm() ? 1 : 0;
+    shape(p.lnf_gamma, f, f * d);
+    shape(p.lnf_beta, f, f * d);
+    shape(p.W_U, d, V);
+    shape(p.b_U, 1, V);
+}
+
+template <typename S> void set_zero(ParamsT<S>& p)
+{
+    p.E.setZero();
+    p.P.setZero();
+    for (LayerParamsT<S>& L : p.layers)
+        for (MatT<S>* m : {&L.ln1_gamma, &L.ln1_beta, &L.W_Q, &L.W_K, &L.W_V, &L.W_O, &L.ln2_gamma,
+                           &L.ln2_beta, &L.W_1, &L.b_1, &L.W_2, &L.b_2})
+            m->setZero();
+    p.lnf_gamma.setZero();
+    p.lnf_beta.setZero();
+    p.W_U.setZero();
+    p.b_U.setZero();
+}
+
+// Weight decay (AdamW) goes to the matrices that multiply activations: W_Q, W_K, W_V, W_O, W_1, W_2, W_U.
+// Not to biases and LayerNorm's γ, β (decaying γ towards 0 would shrink the normalised signal, not make the
+// model simpler), and not to the embeddings E and P, as minGPT does: a token or position seen rarely would be
+// pulled to 0 between its few gradients.
+template <typename S> std::vector<NamedTensorT<S>> named_tensors(const ModelConfig& c, ParamsT<S>& p)
+{
+    std::vector<NamedTensorT<S>> out;
+    out.push_back({"E", &p.E, false});
+    if (c.positions == PositionKind::Learned)
+        out.push_back({"P", &p.P, false});
+    for (int l = 0; l < static_cast<int>(p.layers.size()); ++l)
+    {
+        LayerParamsT<S>& L = p.layers[static_cast<size_t>(l)];
+        out.push_back({layer_name(l, "ln1_gamma"), &L.ln1_gamma, false});
+        out.push_back({layer_name(l, "ln1_beta"), &L.ln1_beta, false});
+        out.push_back({layer_name(l, "W_Q"), &L.W_Q, true});
+        out.push_back({layer_name(l, "W_K"), &L.W_K, true});
+        out.push_back({layer_name(l, "W_V"), &L.W_V, true});
+        out.push_back({layer_name(l, "W_O"), &L.W_O, true});
+        if (c.has_ffn())
+        {
+            out.push_back({layer_name(l, "ln2_gamma"), &L.ln2_gamma, false});
+            out.push_back({layer_name(l, "ln2_beta"), &L.ln2_beta, false});
+            out.push_back({layer_name(l, "W_1"), &L.W_1, true});
+            out.push_back({layer_name(l, "b_1"), &L.b_1, false});
+            out.push_back({layer_name(l, "W_2"), &L.W_2, true});
+            out.push_back({layer_name(l, "b_2"), &L.b_2, false});
+        }
+    }
+    if (c.has_final_norm())
+    {
+        out.push_back({"lnf_gamma", &p.lnf_gamma, false});
+        out.push_back({"lnf_beta", &p.lnf_beta, false});
+    }
+    out.push_back({"W_U", &p.W_U, true});
+    out.push_back({"b_U", &p.b_U, false});
+    return out;
+}
+
+namespace
+{
+
+// N(0, std²), each entry from its own key: a hash of the seed and the tensor's name, plus the entry's index.
+void normal_init(std::uint64_t seed, const std::string& name, double std, Mat& m)
+{
+    const std::uint64_t key = mix64(mix64(seed ^ 0x747261696E6Eull) ^ hash_string(name)); // "trainn"
+    for (Eigen::Index i = 0; i < m.size(); ++i)
+        m.data()[i] = static_cast<float>(std * normal01(key + static_cast<std::uint64_t>(i)));
+}
+
+} // namespace
+
+void init_params(const ModelConfig& c, Params& p)
+{
+    size_params(c, p);
+    const double std = 0.02, residual_std = 0.02 / std::sqrt(2.0 * c.n_layers);
+    for (NamedTensor& t : named_tensors(c, p))
+    {
+        Mat& m = *t.value;
+        const std::string& n = t.name;
+        const auto ends_with = [&](const char* s)
+        {
+            const std::string suffix(s);
+            return n.size() >= suffix.size() &&
+                   n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0;
+        };
+        if (ends_with("gamma"))
+            m.setOnes();
+        else if (ends_with("beta") || ends_with("b_1") || ends_with("b_2") || n == "b_U")
+            m.setZero();
+        else
+            normal_init(c.seed, n, ends_with("W_O") || ends_with("W_2") ? residual_std : std, m);
+    }
+    if (c.positions == PositionKind::Sinusoidal)
+        positional_encoding(PositionalKind::Sinusoidal, c.T_max, c.d_model, p.P);
+}
+
+template <typename To, typename From> ParamsT<To> cast_params(const ParamsT<From>& p)
+{
+    ParamsT<To> out;
+    out.E = p.E.template cast<To>();
+    out.P = p.P.template cast<To>();
+    out.layers.resize(p.layers.size());
+    for (size_t l = 0; l < p.layers.size(); ++l)
+    {
+        const LayerParamsT<From>& a = p.layers[l];
+        LayerParamsT<To>& b = out.layers[l];
+        b.ln1_gamma = a.ln1_gamma.template cast<To>();
+        b.ln1_beta = a.ln1_beta.template cast<To>();
+        b.W_Q = a.W_Q.template cast<To>();
+        b.W_K = a.W_K.template cast<To>();
+        b.W_V = a.W_V.template cast<To>();
+        b.W_O = a.W_O.template cast<To>();
+        b.ln2_gamma = a.ln2_gamma.template cast<To>();
+        b.ln2_beta = a.ln2_beta.template cast<To>();
+        b.W_1 = a.W_1.template cast<To>();
+        b.b_1 = a.b_1.template cast<To>();
+        b.W_2 = a.W_2.template cast<To>();
+        b.b_2 = a.b_2.template cast<To>();
+    }
+    out.lnf_gamma = p.lnf_gamma.template cast<To>();
+    out.lnf_beta = p.lnf_beta.template cast<To>();
+    out.W_U = p.W_U.template cast<To>();
+    out.b_U = p.b_U.template cast<To>();
+    return out;
+}
+
+long long parameter_count(const ModelConfig& c)
+{
+    Params p;
+    size_params(c, p);
+    long long n = 0;
+    for (const NamedTensor& t : named_tensors(c, p))
+        n += t.value->size();
+    return n;
+}
+
+template void size_params(const ModelConfig&, ParamsT<float>&);
+template void size_params(const ModelConfig&, ParamsT<double>&);
+template void set_zero(ParamsT<float>&);
+template void set_zero(ParamsT<double>&);
+template std::vector<NamedTensorT<float>> named_tensors(const ModelConfig&, ParamsT<float>&);
+template std::vector<NamedTensorT<double>> named_tensors(const ModelConfig&, ParamsT<double>&);
+template ParamsT<double> cast_params(const ParamsT<float>&);
+template ParamsT<float> cast_params(const ParamsT<double>&);
+template ParamsT<float> cast_params(const ParamsT<float>&);
+
+} // namespace attnlab::train

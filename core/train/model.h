@@ -1,0 +1,130 @@
+// A small decoder-only transformer language model for training: its config and its named parameter tensors.
+#pragma once
+
+#include "core/status.h"
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attnlab::train
+{
+
+// Every tensor of the training engine: row-major, as core's Mat (MatT<float> is attnlab::Mat). Templated on
+// the scalar so the same code runs in double for the gradient check. Biases and gains are 1 x n rows.
+template <typename S> using MatT = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+// A column of per-row numbers (LayerNorm's mean and 1/σ, the loss per position).
+template <typename S> using ColT = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+
+enum class NormPlacement
+{
+    Pre,  // A = X + MHA(LN1(X)), Y = A + FFN(LN2(A)), LN_f before the unembedding (GPT-2)
+    Post, // A = LN1(X + MHA(X)), Y = LN2(A + FFN(A)) (the paper's)
+};
+
+enum class PositionKind
+{
+    Learned,    // P is a trained (T_max, d_model) table
+    Sinusoidal, // P is the paper's sinusoids (core's positional_encoding), not trained
+};
+
+// The model's shape. d_k = d_v = d_model / n_heads.
+struct ModelConfig
+{
+    int vocab_size = 0; // V
+    int T_max = 0;      // longest sequence the position table holds
+    int d_model = 64;
+    int n_heads = 4; // h
+    int n_layers = 2;
+    int d_ff = 0;                // 0: 4 d_model
+    bool attention_only = false; // no FFN sub-layer (and no LN2)
+    NormPlacement norm = NormPlacement::Pre;
+    PositionKind positions = PositionKind::Learned;
+    bool causal = true;     // query i sees keys 0..i only
+    std::uint64_t seed = 1; // the initial parameters
+
+    int d_k() const { return n_heads > 0 ? d_model / n_heads : 0; }
+    int d_v() const { return d_k(); }
+    int resolved_d_ff() const { return d_ff > 0 ? d_ff : 4 * d_model; }
+    bool has_ffn() const { return !attention_only; }
+    bool has_final_norm() const { return norm == NormPlacement::Pre; }
+};
+
+// Sizes in range, d_model divisible by h. The message says what to change.
+Status validate(const ModelConfig& config);
+
+// One layer's parameters. Per-head projections are stored side by side (as core's pack_heads does): head j
+// of W_Q is columns [j d_k, (j + 1) d_k), see head_cols().
+template <typename S> struct LayerParamsT
+{
+    MatT<S> ln1_gamma, ln1_beta; // (1, d_model) LayerNorm 1: γ, β
+    MatT<S> W_Q;                 // (d_model, h·d_k)  [W_1^Q | ... | W_h^Q]
+    MatT<S> W_K;                 // (d_model, h·d_k)  [W_1^K | ... | W_h^K]
+    MatT<S> W_V;                 // (d_model, h·d_v)  [W_1^V | ... | W_h^V]
+    MatT<S> W_O;                 // (h·d_v, d_model)  no attention biases
+    MatT<S> ln2_gamma, ln2_beta; // (1, d_model) LayerNorm 2 (0 x 0 when attention_only)
+    MatT<S> W_1;                 // (d_model, d_ff)   FFN(x) = max(0, x W_1 + b_1) W_2 + b_2
+    MatT<S> b_1;                 // (1, d_ff)
+    MatT<S> W_2;                 // (d_ff, d_model)
+    MatT<S> b_2;                 // (1, d_model)
+};
+
+// All parameters (and, with the same type, their gradients).
+template <typename S> struct ParamsT
+{
+    MatT<S> E; // (V, d_model) token embedding
+    MatT<S> P; // (T_max, d_model) positions: learned, or the fixed sinusoids (then not a trained tensor)
+    std::vector<LayerParamsT<S>> layers; // [n_layers]
+    MatT<S> lnf_gamma, lnf_beta;         // (1, d_model) final LayerNorm, pre-LN only (else 0 x 0)
+    MatT<S> W_U;                         // (d_model, V) unembedding, not tied to E
+    MatT<S> b_U;                         // (1, V)
+};
+using Params = ParamsT<float>;
+
+// One trained tensor by name, for the optimizer, save/load and the UI: "E", "P", "layers.0.W_Q",
+// "layers.1.ln2_gamma", "lnf_beta", "W_U", ... (the field names above). decay says whether AdamW's weight
+// decay applies (see adamw.h).
+template <typename S> struct NamedTensorT
+{
+    std::string name;
+    MatT<S>* value = nullptr;
+    bool decay = false;
+};
+using NamedTensor = NamedTensorT<float>;
+
+// The trained tensors of params in a fixed order (sinusoidal P, absent LN2/FFN/LN_f are left out). The
+// pointers stay valid while params is neither resized nor moved.
+template <typename S>
+std::vector<NamedTensorT<S>> named_tensors(const ModelConfig& config, ParamsT<S>& params);
+
+// Gives every tensor its shape for config. Values are left as they are for tensors already of that shape.
+template <typename S> void size_params(const ModelConfig& config, ParamsT<S>& params);
+// Sets every tensor to zero (the shapes stay).
+template <typename S> void set_zero(ParamsT<S>& params);
+
+// GPT-2-like seeded initialisation: matrices and embeddings N(0, 0.02²), the residual projections W_O and
+// W_2 N(0, (0.02 / √(2 n_layers))²), biases 0, γ = 1, β = 0. Each tensor's numbers depend only on
+// config.seed and its name, so the same seed gives bit-identical parameters.
+void init_params(const ModelConfig& config, Params& params);
+
+// A copy in another precision (the float model in double for the gradient check).
+template <typename To, typename From> ParamsT<To> cast_params(const ParamsT<From>& params);
+
+// Total number of trained scalars.
+long long parameter_count(const ModelConfig& config);
+
+// [SECTION] Views: per head, per sentence
+
+// Columns of head j in a (rows, h·d_k) matrix such as W_Q, Q or concat.
+template <typename Derived> auto head_cols(Eigen::MatrixBase<Derived>& m, int j, int d_k)
+{
+    return m.middleCols(static_cast<Eigen::Index>(j) * d_k, d_k);
+}
+template <typename Derived> auto head_cols(const Eigen::MatrixBase<Derived>& m, int j, int d_k)
+{
+    return m.middleCols(static_cast<Eigen::Index>(j) * d_k, d_k);
+}
+
+} // namespace attnlab::train

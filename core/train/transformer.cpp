@@ -1,0 +1,490 @@
+// Forward and backward pass of the training model, in float (training) and double (the gradient check).
+#include "transformer.h"
+
+#include "core/gemm.h"
+#include "core/softmax.h"
+
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace attnlab::train
+{
+
+namespace
+{
+
+using Index = Eigen::Index;
+
+// [SECTION] Products: the engine's GEMM in float (packing space kept, no heap call once warm), Eigen in
+// double
+
+void mm(const MatT<float>& A, const MatT<float>& B, MatT<float>& C) // C = A B
+{
+    gemm(A, B, C);
+}
+void mm(const MatT<double>& A, const MatT<double>& B, MatT<double>& C)
+{
+    C.noalias() = A * B;
+}
+void mm_bt(const MatT<float>& A, const MatT<float>& B, MatT<float>& C) // C = A Bᵀ
+{
+    gemm_bt(A, B, C);
+}
+void mm_bt(const MatT<double>& A, const MatT<double>& B, MatT<double>& C)
+{
+    C.noalias() = A * B.transpose();
+}
+// C = Aᵀ B through a transposed copy of A in scratch (its size is kept between calls of the same shape).
+template <typename S> void mm_at(const MatT<S>& A, const MatT<S>& B, MatT<S>& C, MatT<S>& scratch)
+{
+    scratch.resize(A.cols(), A.rows());
+    scratch.noalias() = A.transpose();
+    mm(scratch, B, C);
+}
+
+template <typename S> void shape(MatT<S>& m, Index rows, Index cols)
+{
+    if (m.rows() != rows || m.cols() != cols)
+        m.setZero(rows, cols);
+}
+template <typename S> void shape(ColT<S>& v, Index rows)
+{
+    if (v.rows() != rows)
+        v.setZero(rows);
+}
+
+// db = Σ_rows dy, row by row so the sum runs along contiguous memory in a fixed order.
+template <typename S> void column_sums(const MatT<S>& dy, MatT<S>& db)
+{
+    db.setZero();
+    for (Index i = 0; i < dy.rows(); ++i)
+        db += dy.row(i);
+}
+
+// y = softmax(x) over n entries; -inf entries get exactly 0; a row of only -inf gives zeros. y may alias x.
+void softmax(const float* x, Index n, float* y)
+{
+    softmax_row(x, n, 1.0f, y);
+}
+void softmax(const double* x, Index n, double* y)
+{
+    double max = -std::numeric_limits<double>::infinity();
+    for (Index j = 0; j < n; ++j)
+        max = std::max(max, x[j]);
+    if (!(max > -std::numeric_limits<double>::infinity()))
+    {
+        std::fill(y, y + n, 0.0);
+        return;
+    }
+    double sum = 0;
+    for (Index j = 0; j < n; ++j)
+    {
+        y[j] = std::exp(x[j] - max); // exp(-inf) = 0
+        sum += y[j];
+    }
+    for (Index j = 0; j < n; ++j)
+        y[j] /= sum;
+}
+
+// [SECTION] LayerNorm: y = (x − mean) / √(var + eps) · γ + β along each row
+
+template <typename S>
+void layer_norm(const MatT<S>& x, const MatT<S>& gamma, const MatT<S>& beta, MatT<S>& y, ColT<S>& mean,
+                ColT<S>& rstd)
+{
+    const S eps = static_cast<S>(kLayerNormEps);
+    for (Index i = 0; i < x.rows(); ++i)
+    {
+        const S m = x.row(i).mean();
+        const S var = (x.row(i).array() - m).square().mean();
+        const S r = S(1) / std::sqrt(var + eps);
+        mean(i) = m;
+        rstd(i) = r;
+        y.row(i).array() = (x.row(i).array() - m) * r * gamma.array() + beta.array();
+    }
+}
+
+// With x̂ = (x − mean)·r and g = dy ∘ γ: dγ = Σ dy ∘ x̂, dβ = Σ dy, and dx += r (g − mean(g) − x̂ mean(g ∘ x̂))
+// (the two row means). dgamma and dbeta are overwritten, dx is added to.
+template <typename S>
+void layer_norm_backward(const MatT<S>& dy, const MatT<S>& x, const ColT<S>& mean, const ColT<S>& rstd,
+                         const MatT<S>& gamma, MatT<S>& dx, MatT<S>& dgamma, MatT<S>& dbeta)
+{
+    dgamma.setZero();
+    dbeta.setZero();
+    const Index n = x.cols();
+    for (Index i = 0; i < x.rows(); ++i)
+    {
+        const S m = mean(i), r = rstd(i);
+        const auto xhat = (x.row(i).array() - m) * r;
+        const auto g = dy.row(i).array() * gamma.array();
+        dgamma.array() += dy.row(i).array() * xhat;
+        dbeta += dy.row(i);
+        const S mean_g = g.sum() / static_cast<S>(n);
+        const S mean_gx = (g * xhat).sum() / static_cast<S>(n);
+        dx.row(i).array() += r * (g - mean_g - xhat * mean_gx);
+    }
+}
+
+// [SECTION] Attention
+
+template <typename S>
+void attention_forward(const ModelConfig& c, const LayerParamsT<S>& w, const MatT<S>& x, int B, int T, int l,
+                       LayerActsT<S>& a, const WeightNudge<S>* nudge)
+{
+    const int h = c.n_heads, dk = c.d_k();
+    const S scale = S(1) / std::sqrt(static_cast<S>(dk));
+    const S minus_inf = -std::numeric_limits<S>::infinity();
+    mm(x, w.W_Q, a.Q); // Q = x W_Q, all heads at once
+    mm(x, w.W_K, a.K);
+    mm(x, w.W_V, a.V);
+    for (int b = 0; b < B; ++b)
+        for (int j = 0; j < h; ++j)
+        {
+            const Index r0 = (static_cast<Index>(b) * h + j) * T, t0 = static_cast<Index>(b) * T;
+            const auto Qh = a.Q.block(t0, j * dk, T, dk);
+            const auto Kh = a.K.block(t0, j * dk, T, dk);
+            const auto Vh = a.V.block(t0, j * dk, T, dk);
+            auto scores = a.scores.middleRows(r0, T);
+            auto weights = a.weights.middleRows(r0, T);
+            scores.noalias() = Qh * Kh.transpose(); // Q_h K_hᵀ
+            for (Index i = 0; i < T; ++i)
+            {
+                a.scaled.row(r0 + i) = scores.row(i) * scale; // / √d_k
+                auto masked = a.masked.row(r0 + i);
+                masked = a.scaled.row(r0 + i);
+                if (c.causal)
+                    masked.tail(T - 1 - i).setConstant(minus_inf); // + M
+                softmax(masked.data(), T, weights.row(i).data());
+            }
+            if (nudge != nullptr && nudge->layer == l && nudge->b == b && nudge->head == j)
+                weights(nudge->row, nudge->col) += nudge->delta;
+            a.concat.block(t0, j * dk, T, dk).noalias() = weights * Vh; // head_j = A_h V_h
+        }
+    mm(a.concat, w.W_O, a.mha); // Concat(...) W_O
+}
+
+// From dmha (∂L/∂mha) back to dx (∂L/∂x, overwritten), through W_O, every head and W_Q, W_K, W_V.
+template <typename S>
+void attention_backward(const ModelConfig& c, const LayerParamsT<S>& w, const MatT<S>& x, const MatT<S>& dmha,
+                        int B, int T, const LayerActsT<S>& a, LayerGradsT<S>& g, LayerParamsT<S>& dw,
+                        ActGradsT<S>& ag, MatT<S>& dx)
+{
+    const int h = c.n_heads, dk = c.d_k();
+    const S scale = S(1) / std::sqrt(static_cast<S>(dk));
+    mm_at(a.concat, dmha, dw.W_O, ag.xT_d); // dW_O = concatᵀ dmha
+    mm_bt(dmha, w.W_O, g.dconcat);          // dconcat = dmha W_Oᵀ
+    for (int b = 0; b < B; ++b)
+        for (int j = 0; j < h; ++j)
+        {
+            const Index r0 = (static_cast<Index>(b) * h + j) * T, t0 = static_cast<Index>(b) * T;
+            const auto Qh = a.Q.block(t0, j * dk, T, dk);
+            const auto Kh = a.K.block(t0, j * dk, T, dk);
+            const auto Vh = a.V.block(t0, j * dk, T, dk);
+            const auto A = a.weights.middleRows(r0, T);
+            const auto dO = g.dconcat.block(t0, j * dk, T, dk);
+            auto dA = g.dweights.middleRows(r0, T);
+            auto dS = g.dscores.middleRows(r0, T);
+            dA.noalias() = dO * Vh.transpose();                           // dA = dhead V_hᵀ
+            g.dV.block(t0, j * dk, T, dk).noalias() = A.transpose() * dO; // dV_h = Aᵀ dhead
+            for (Index i = 0; i < T; ++i)
+            {
+                const S dot = A.row(i).dot(dA.row(i)); // rowsum(dA ∘ A)
+                dS.row(i).array() = A.row(i).array() * (dA.row(i).array() - dot) * scale;
+            }
+            g.dQ.block(t0, j * dk, T, dk).noalias() = dS * Kh;             // dQ_h = dS K_h
+            g.dK.block(t0, j * dk, T, dk).noalias() = dS.transpose() * Qh; // dK_h = dSᵀ Q_h
+        }
+    mm_at(x, g.dQ, dw.W_Q, ag.xT_d); // dW_Q = xᵀ dQ
+    mm_at(x, g.dK, dw.W_K, ag.xT_d);
+    mm_at(x, g.dV, dw.W_V, ag.xT_d);
+    mm_bt(g.dQ, w.W_Q, dx); // dx = dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ
+    mm_bt(g.dK, w.W_K, ag.tmp_d);
+    dx += ag.tmp_d;
+    mm_bt(g.dV, w.W_V, ag.tmp_d);
+    dx += ag.tmp_d;
+}
+
+// [SECTION] FFN: max(0, f W_1 + b_1) W_2 + b_2
+
+template <typename S> void ffn_forward(const LayerParamsT<S>& w, const MatT<S>& f, LayerActsT<S>& a)
+{
+    mm(f, w.W_1, a.ffn_pre);
+    a.ffn_pre.rowwise() += w.b_1.row(0);
+    a.ffn_hidden.array() = a.ffn_pre.array().max(S(0));
+    mm(a.ffn_hidden, w.W_2, a.ffn);
+    a.ffn.rowwise() += w.b_2.row(0);
+}
+
+// From dffn (∂L/∂ffn) back to df (overwritten).
+template <typename S>
+void ffn_backward(const LayerParamsT<S>& w, const MatT<S>& f, const MatT<S>& dffn, const LayerActsT<S>& a,
+                  LayerGradsT<S>& g, LayerParamsT<S>& dw, ActGradsT<S>& ag, MatT<S>& df)
+{
+    mm_at(a.ffn_hidden, dffn, dw.W_2, ag.xT_ff); // dW_2 = hiddenᵀ dffn
+    column_sums(dffn, dw.b_2);
+    mm_bt(dffn, w.W_2, g.dffn_hidden);
+    g.dffn_pre.array() = (a.ffn_pre.array() > S(0)).select(g.dffn_hidden.array(), S(0)); // ReLU'
+    mm_at(f, g.dffn_pre, dw.W_1, ag.xT_d);
+    column_sums(g.dffn_pre, dw.b_1);
+    mm_bt(g.dffn_pre, w.W_1, df);
+}
+
+} // namespace
+
+// [SECTION] Sizes
+
+template <typename S> void size_activations(const ModelConfig& c, int B, int T, ActivationsT<S>& acts)
+{
+    assert(T >= 1 && T <= c.T_max && B >= 1);
+    const Index N = static_cast<Index>(B) * T, d = c.d_model, hd = c.n_heads * c.d_k(),
+                ff = c.has_ffn() ? c.resolved_d_ff() : 0, att = N * c.n_heads;
+    acts.B = B;
+    acts.T = T;
+    acts.layers.resize(static_cast<size_t>(c.n_layers));
+    for (LayerActsT<S>& a : acts.layers)
+    {
+        for (MatT<S>* m : {&a.X, &a.ln1, &a.mha, &a.residual})
+            shape(*m, N, d);
+        for (MatT<S>* m : {&a.Q, &a.K, &a.V, &a.concat})
+            shape(*m, N, hd);
+        for (MatT<S>* m : {&a.scores, &a.scaled, &a.masked, &a.weights})
+            shape(*m, att, T);
+        shape(a.ln1_mean, N);
+        shape(a.ln1_rstd, N);
+        const Index nf = c.has_ffn() ? N : 0;
+        for (MatT<S>* m : {&a.ln2, &a.ffn, &a.residual2})
+            shape(*m, nf, d);
+        shape(a.ffn_pre, nf, ff);
+        shape(a.ffn_hidden, nf, ff);
+        shape(a.ln2_mean, nf);
+        shape(a.ln2_rstd, nf);
+    }
+    const Index nl = c.has_final_norm() ? N : 0;
+    shape(acts.lnf, nl, d);
+    shape(acts.lnf_mean, nl);
+    shape(acts.lnf_rstd, nl);
+    shape(acts.logits, N, c.vocab_size);
+    shape(acts.probs, N, c.vocab_size);
+    shape(acts.loss, N);
+}
+
+template <typename S> void size_act_grads(const ModelConfig& c, int B, int T, ActGradsT<S>& g)
+{
+    const Index N = static_cast<Index>(B) * T, d = c.d_model, hd = c.n_heads * c.d_k(),
+                ff = c.has_ffn() ? c.resolved_d_ff() : 0, att = N * c.n_heads;
+    g.layers.resize(static_cast<size_t>(c.n_layers));
+    for (LayerGradsT<S>& a : g.layers)
+    {
+        for (MatT<S>* m : {&a.dX, &a.dln1, &a.dresidual})
+            shape(*m, N, d);
+        for (MatT<S>* m : {&a.dQ, &a.dK, &a.dV, &a.dconcat})
+            shape(*m, N, hd);
+        shape(a.dweights, att, T);
+        shape(a.dscores, att, T);
+        const Index nf = c.has_ffn() ? N : 0;
+        shape(a.dln2, nf, d);
+        shape(a.dresidual2, nf, d);
+        shape(a.dffn_pre, nf, ff);
+        shape(a.dffn_hidden, nf, ff);
+    }
+    shape(g.dout, N, d);
+    shape(g.dlnf, c.has_final_norm() ? N : 0, d);
+    shape(g.dlogits, N, c.vocab_size);
+    shape(g.xT_d, d, N);
+    shape(g.xT_ff, ff, N);
+    shape(g.tmp_d, N, d);
+}
+
+// [SECTION] Forward
+
+template <typename S>
+S forward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, ActivationsT<S>& acts,
+          const WeightNudge<S>* nudge)
+{
+    const int B = batch.B, T = batch.T, N = B * T, V = c.vocab_size;
+    assert(acts.B == B && acts.T == T);
+    // X_0 = E[tokens] + P[0..T)
+    MatT<S>& X0 = acts.layers[0].X;
+    for (int n = 0; n < N; ++n)
+    {
+        const int token = batch.tokens[static_cast<size_t>(n)];
+        assert(token >= 0 && token < V);
+        X0.row(n) = p.E.row(token) + p.P.row(n % T);
+    }
+    for (int l = 0; l < c.n_layers; ++l)
+    {
+        const LayerParamsT<S>& w = p.layers[static_cast<size_t>(l)];
+        LayerActsT<S>& a = acts.layers[static_cast<size_t>(l)];
+        if (l > 0)
+            a.X = layer_output(c, acts.layers[static_cast<size_t>(l - 1)]);
+        if (c.norm == NormPlacement::Pre)
+        {
+            layer_norm(a.X, w.ln1_gamma, w.ln1_beta, a.ln1, a.ln1_mean, a.ln1_rstd); // LN1(X)
+            attention_forward(c, w, a.ln1, B, T, l, a, nudge);
+            a.residual = a.X + a.mha; // A = X + MHA(LN1(X))
+            if (c.has_ffn())
+            {
+                layer_norm(a.residual, w.ln2_gamma, w.ln2_beta, a.ln2, a.ln2_mean, a.ln2_rstd);
+                ffn_forward(w, a.ln2, a);
+                a.residual2 = a.residual + a.ffn; // Y = A + FFN(LN2(A))
+            }
+        }
+        else
+        {
+            attention_forward(c, w, a.X, B, T, l, a, nudge);
+            a.residual = a.X + a.mha;
+            layer_norm(a.residual, w.ln1_gamma, w.ln1_beta, a.ln1, a.ln1_mean,
+                       a.ln1_rstd); // A = LN1(X + MHA(X))
+            if (c.has_ffn())
+            {
+                ffn_forward(w, a.ln1, a);
+                a.residual2 = a.ln1 + a.ffn;
+                layer_norm(a.residual2, w.ln2_gamma, w.ln2_beta, a.ln2, a.ln2_mean,
+                           a.ln2_rstd); // Y = LN2(A + FFN(A))
+            }
+        }
+    }
+    const MatT<S>& last = layer_output(c, acts.layers.back());
+    const MatT<S>* Z = &last;
+    if (c.has_final_norm())
+    {
+        layer_norm(last, p.lnf_gamma, p.lnf_beta, acts.lnf, acts.lnf_mean, acts.lnf_rstd);
+        Z = &acts.lnf;
+    }
+    mm(*Z, p.W_U, acts.logits); // logits = Z W_U + b_U
+    acts.logits.rowwise() += p.b_U.row(0);
+    double total = 0;
+    int counted = 0;
+    for (int n = 0; n < N; ++n)
+    {
+        S* probs = acts.probs.row(n).data();
+        softmax(acts.logits.row(n).data(), V, probs);
+        const int target = batch.targets[static_cast<size_t>(n)];
+        if (target < 0)
+        {
+            acts.loss(n) = 0;
+            continue;
+        }
+        // -log p_target = log Σ exp(l − max) − (l_target − max), and log Σ exp(l − max) = −log p_argmax
+        // (p_argmax >= 1/V, so the log never sees an underflowed probability).
+        Index argmax = 0;
+        const S max = acts.logits.row(n).maxCoeff(&argmax);
+        acts.loss(n) = -std::log(probs[argmax]) + (max - acts.logits(n, target));
+        if (batch.loss_mask[static_cast<size_t>(n)])
+        {
+            total += static_cast<double>(acts.loss(n));
+            ++counted;
+        }
+    }
+    acts.mean_loss = counted > 0 ? static_cast<S>(total / counted) : S(0);
+    return acts.mean_loss;
+}
+
+// [SECTION] Backward
+
+template <typename S>
+void backward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, ActivationsT<S>& acts,
+              ActGradsT<S>& ag, ParamsT<S>& dp)
+{
+    const int B = batch.B, T = batch.T, N = B * T;
+    int counted = 0;
+    for (int n = 0; n < N; ++n)
+        counted += batch.loss_mask[static_cast<size_t>(n)] && batch.targets[static_cast<size_t>(n)] >= 0;
+    const S inv_count = counted > 0 ? S(1) / static_cast<S>(counted) : S(0);
+    // dlogits = (probs − onehot(target)) / count at counted positions, 0 elsewhere
+    for (int n = 0; n < N; ++n)
+    {
+        const int target = batch.targets[static_cast<size_t>(n)];
+        if (!batch.loss_mask[static_cast<size_t>(n)] || target < 0)
+        {
+            ag.dlogits.row(n).setZero();
+            continue;
+        }
+        ag.dlogits.row(n) = acts.probs.row(n) * inv_count;
+        ag.dlogits(n, target) -= inv_count;
+    }
+    const MatT<S>& last = layer_output(c, acts.layers.back());
+    const MatT<S>& Z = c.has_final_norm() ? acts.lnf : last;
+    mm_at(Z, ag.dlogits, dp.W_U, ag.xT_d); // dW_U = Zᵀ dlogits
+    column_sums(ag.dlogits, dp.b_U);
+    if (c.has_final_norm())
+    {
+        mm_bt(ag.dlogits, p.W_U, ag.dlnf);
+        ag.dout.setZero();
+        layer_norm_backward(ag.dlnf, last, acts.lnf_mean, acts.lnf_rstd, p.lnf_gamma, ag.dout, dp.lnf_gamma,
+                            dp.lnf_beta);
+    }
+    else
+        mm_bt(ag.dlogits, p.W_U, ag.dout);
+
+    for (int l = c.n_layers - 1; l >= 0; --l)
+    {
+        const LayerParamsT<S>& w = p.layers[static_cast<size_t>(l)];
+        LayerParamsT<S>& dw = dp.layers[static_cast<size_t>(l)];
+        const LayerActsT<S>& a = acts.layers[static_cast<size_t>(l)];
+        LayerGradsT<S>& g = ag.layers[static_cast<size_t>(l)];
+        const MatT<S>& dY = l == c.n_layers - 1 ? ag.dout : ag.layers[static_cast<size_t>(l + 1)].dX;
+        if (c.norm == NormPlacement::Pre)
+        {
+            g.dresidual = dY;
+            if (c.has_ffn())
+            {
+                g.dresidual2 = dY;
+                ffn_backward(w, a.ln2, g.dresidual2, a, g, dw, ag, g.dln2);
+                layer_norm_backward(g.dln2, a.residual, a.ln2_mean, a.ln2_rstd, w.ln2_gamma, g.dresidual,
+                                    dw.ln2_gamma, dw.ln2_beta);
+            }
+            attention_backward(c, w, a.ln1, g.dresidual, B, T, a, g, dw, ag, g.dln1);
+            g.dX = g.dresidual;
+            layer_norm_backward(g.dln1, a.X, a.ln1_mean, a.ln1_rstd, w.ln1_gamma, g.dX, dw.ln1_gamma,
+                                dw.ln1_beta);
+        }
+        else
+        {
+            if (c.has_ffn())
+            {
+                g.dresidual2.setZero();
+                layer_norm_backward(dY, a.residual2, a.ln2_mean, a.ln2_rstd, w.ln2_gamma, g.dresidual2,
+                                    dw.ln2_gamma, dw.ln2_beta);
+                ffn_backward(w, a.ln1, g.dresidual2, a, g, dw, ag, g.dln1);
+                g.dln1 += g.dresidual2;
+            }
+            else
+                g.dln1 = dY;
+            g.dresidual.setZero();
+            layer_norm_backward(g.dln1, a.residual, a.ln1_mean, a.ln1_rstd, w.ln1_gamma, g.dresidual,
+                                dw.ln1_gamma, dw.ln1_beta);
+            attention_backward(c, w, a.X, g.dresidual, B, T, a, g, dw, ag, g.dX);
+            g.dX += g.dresidual;
+        }
+    }
+    // X_0 = E[tokens] + P[0..T): scatter the rows of dX_0
+    const MatT<S>& dX0 = ag.layers[0].dX;
+    dp.E.setZero();
+    dp.P.setZero();
+    const bool learned = c.positions == PositionKind::Learned;
+    for (int n = 0; n < N; ++n)
+    {
+        dp.E.row(batch.tokens[static_cast<size_t>(n)]) += dX0.row(n);
+        if (learned)
+            dp.P.row(n % T) += dX0.row(n);
+    }
+}
+
+template void size_activations(const ModelConfig&, int, int, ActivationsT<float>&);
+template void size_activations(const ModelConfig&, int, int, ActivationsT<double>&);
+template void size_act_grads(const ModelConfig&, int, int, ActGradsT<float>&);
+template void size_act_grads(const ModelConfig&, int, int, ActGradsT<double>&);
+template float forward(const ModelConfig&, const ParamsT<float>&, const Batch&, ActivationsT<float>&,
+                       const WeightNudge<float>*);
+template double forward(const ModelConfig&, const ParamsT<double>&, const Batch&, ActivationsT<double>&,
+                        const WeightNudge<double>*);
+template void backward(const ModelConfig&, const ParamsT<float>&, const Batch&, ActivationsT<float>&,
+                       ActGradsT<float>&, ParamsT<float>&);
+template void backward(const ModelConfig&, const ParamsT<double>&, const Batch&, ActivationsT<double>&,
+                       ActGradsT<double>&, ParamsT<double>&);
+
+} // namespace attnlab::train

@@ -1,0 +1,148 @@
+// Properties of the training model's forward pass: distributions sum to 1, masked weights are exactly 0, a
+// hand-computed loss, the named tensors and their shapes, seeded initialisation.
+#include "core/train/model.h"
+#include "core/train/transformer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+using namespace attnlab::train;
+
+namespace
+{
+
+ModelConfig config(NormPlacement norm, bool causal)
+{
+    ModelConfig c;
+    c.vocab_size = 5;
+    c.T_max = 7;
+    c.d_model = 12;
+    c.n_heads = 3;
+    c.n_layers = 2;
+    c.norm = norm;
+    c.causal = causal;
+    return c;
+}
+
+Batch counting_batch(int B, int T, int V)
+{
+    Batch batch;
+    batch.resize(B, T);
+    for (int n = 0; n < B * T; ++n)
+    {
+        batch.tokens[static_cast<size_t>(n)] = (n * 3 + 1) % V;
+        batch.targets[static_cast<size_t>(n)] = (n * 2) % V;
+        batch.loss_mask[static_cast<size_t>(n)] = 1;
+    }
+    return batch;
+}
+
+} // namespace
+
+TEST(TrainForward, ProbabilitiesSumToOneAndMaskedWeightsAreExactlyZero)
+{
+    for (bool causal : {true, false})
+    {
+        const ModelConfig c = config(NormPlacement::Pre, causal);
+        Params p;
+        init_params(c, p);
+        const Batch batch = counting_batch(3, 7, c.vocab_size);
+        Activations acts;
+        size_activations(c, batch.B, batch.T, acts);
+        const float loss = forward(c, p, batch, acts);
+        EXPECT_TRUE(std::isfinite(loss));
+        for (Eigen::Index n = 0; n < acts.probs.rows(); ++n)
+            EXPECT_NEAR(acts.probs.row(n).sum(), 1.0f, 1e-5f);
+        for (const LayerActsT<float>& a : acts.layers)
+            for (int b = 0; b < batch.B; ++b)
+                for (int j = 0; j < c.n_heads; ++j)
+                {
+                    const auto A = attention_block(a.weights, b, j, c.n_heads, batch.T);
+                    for (int i = 0; i < batch.T; ++i)
+                    {
+                        EXPECT_NEAR(A.row(i).sum(), 1.0f, 1e-5f);
+                        for (int k = 0; k < batch.T; ++k)
+                            if (causal && k > i)
+                                EXPECT_EQ(A(i, k), 0.0f) << "masked weight (" << i << ", " << k << ")";
+                            else
+                                EXPECT_GT(A(i, k), 0.0f);
+                    }
+                }
+    }
+}
+
+TEST(TrainForward, LossOfKnownLogitsIsHandComputed)
+{
+    // W_U = 0 and b_U = (0, ln 2, ln 3, 0, 0): every row's probabilities are (1, 2, 3, 1, 1) / 8, whatever
+    // the layers do. Targets 1 and 2 at the two counted positions: loss = (ln 4 + ln(8/3)) / 2.
+    const ModelConfig c = config(NormPlacement::Post, true);
+    Params p;
+    init_params(c, p);
+    p.W_U.setZero();
+    p.b_U << 0.0f, std::log(2.0f), std::log(3.0f), 0.0f, 0.0f;
+    Batch batch = counting_batch(1, 4, c.vocab_size);
+    batch.loss_mask = {0, 1, 0, 1};
+    batch.targets = {0, 1, 4, 2};
+    Activations acts;
+    size_activations(c, batch.B, batch.T, acts);
+    const float loss = forward(c, p, batch, acts);
+    EXPECT_NEAR(loss, (std::log(4.0) + std::log(8.0 / 3.0)) / 2, 1e-6);
+    EXPECT_NEAR(acts.loss(2), std::log(8.0), 1e-6); // every position has its loss, counted or not
+    EXPECT_NEAR(acts.probs(0, 2), 3.0f / 8, 1e-7);
+}
+
+TEST(TrainModel, NamedTensorsHaveThePapersShapes)
+{
+    ModelConfig c = config(NormPlacement::Pre, true);
+    c.d_ff = 20;
+    Params p;
+    init_params(c, p);
+    std::set<std::string> names;
+    for (const NamedTensor& t : named_tensors(c, p))
+        names.insert(t.name);
+    EXPECT_EQ(names.size(), 2 + 2 * 12 + 4u);
+    EXPECT_TRUE(names.count("layers.1.W_Q") && names.count("P") && names.count("lnf_gamma"));
+    EXPECT_EQ(p.layers[0].W_Q.rows(), 12);
+    EXPECT_EQ(p.layers[0].W_Q.cols(), 12); // h·d_k
+    EXPECT_EQ(p.layers[0].W_1.cols(), 20);
+    EXPECT_EQ(p.W_U.rows(), 12);
+    EXPECT_EQ(p.W_U.cols(), 5);
+    EXPECT_EQ(head_cols(p.layers[0].W_Q, 2, c.d_k()).cols(), 4);
+
+    c.attention_only = true;
+    c.norm = NormPlacement::Post;
+    c.positions = PositionKind::Sinusoidal;
+    Params q;
+    init_params(c, q);
+    for (const NamedTensor& t : named_tensors(c, q))
+        EXPECT_TRUE(t.name.find("W_1") == std::string::npos && t.name != "P" && t.name != "lnf_gamma")
+            << t.name;
+    EXPECT_EQ(parameter_count(c), 5 * 12 + 2 * (2 * 12 + 4 * 144) + 12 * 5 + 5);
+    EXPECT_FLOAT_EQ(q.P(1, 0), std::sin(1.0f)); // the paper's sinusoids
+}
+
+TEST(TrainModel, InitialisationIsSeeded)
+{
+    ModelConfig c = config(NormPlacement::Pre, true);
+    Params a, b, other;
+    init_params(c, a);
+    init_params(c, b);
+    c.seed = 2;
+    init_params(c, other);
+    EXPECT_EQ(a.layers[1].W_K, b.layers[1].W_K);
+    EXPECT_NE(a.layers[1].W_K, other.layers[1].W_K);
+    EXPECT_NEAR(std::sqrt(a.E.squaredNorm() / a.E.size()), 0.02, 0.004);
+    EXPECT_EQ(a.layers[0].ln1_gamma.sum(), 12.0f);
+    EXPECT_EQ(a.layers[0].b_1.squaredNorm(), 0.0f);
+}
+
+TEST(TrainModel, ValidateNamesTheProblem)
+{
+    ModelConfig c = config(NormPlacement::Pre, true);
+    EXPECT_TRUE(validate(c));
+    c.n_heads = 5;
+    EXPECT_FALSE(validate(c));
+    EXPECT_NE(validate(c).message().find("multiple"), std::string::npos);
+}
