@@ -4,10 +4,12 @@
 #include "core/gemm.h"
 #include "core/softmax.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 namespace attnlab::train
 {
@@ -36,12 +38,59 @@ void mm_bt(const MatT<double>& A, const MatT<double>& B, MatT<double>& C)
 {
     C.noalias() = A * B.transpose();
 }
-// C = Aᵀ B through a transposed copy of A in scratch (its size is kept between calls of the same shape).
-template <typename S> void mm_at(const MatT<S>& A, const MatT<S>& B, MatT<S>& C, MatT<S>& scratch)
+// C = Aᵀ B (the weight gradients, dW = xᵀ dy, summed over the B·T rows). Row-major A is Aᵀ in column-major
+// order, which Eigen's GEMM kernel packs as it is: no transposed copy. Its packing space is this thread's,
+// kept between calls (Eigen's operator* would take it from malloc past 128 KB), and it runs on this thread
+// alone. The same use of Eigen 3.4's internal interface as core/gemm.cpp.
+class AtBlocking : public Eigen::internal::level3_blocking<float, float>
 {
-    scratch.resize(A.cols(), A.rows());
-    scratch.noalias() = A.transpose();
-    mm(scratch, B, C);
+public:
+    AtBlocking(Index rows, Index cols, Index depth)
+    {
+        thread_local std::vector<float, Eigen::aligned_allocator<float>> space;
+        m_mc = rows;
+        m_nc = cols;
+        m_kc = depth;
+        Eigen::internal::computeProductBlockingSizes<float, float, 1>(m_kc, m_mc, m_nc, Index{1});
+        constexpr Index align = 16; // the second panel starts 64-byte aligned
+        const Index size_a = (m_kc * m_mc + align - 1) / align * align;
+        const size_t floats = static_cast<size_t>(size_a + m_kc * m_nc);
+        if (space.size() < floats)
+            space.resize(floats);
+        m_blockA = space.data();
+        m_blockB = m_blockA + size_a;
+    }
+};
+
+void mm_at(const MatT<float>& A, const MatT<float>& B, MatT<float>& C)
+{
+    assert(A.rows() == B.rows() && &C != &A && &C != &B);
+    const Index m = A.cols(), n = B.cols(), k = A.rows();
+    C.resize(m, n);
+    C.setZero(); // the kernel accumulates: C += Aᵀ B
+    if (m == 0 || n == 0 || k == 0)
+        return;
+    using Gemm = Eigen::internal::general_matrix_matrix_product<Index, float, Eigen::ColMajor, false, float,
+                                                                Eigen::RowMajor, false, Eigen::RowMajor, 1>;
+    AtBlocking blocking(n, m, k); // sizes of the column-major product Cᵀ = Bᵀ A that Eigen runs
+    Gemm::run(m, n, k, A.data(), m, B.data(), n, C.data(), 1, n, 1.0f, blocking);
+}
+void mm_at(const MatT<double>& A, const MatT<double>& B, MatT<double>& C)
+{
+    C.noalias() = A.transpose() * B;
+}
+
+// The products of one head run on rows of d_k numbers, each one contiguous: T is tens of tokens, too few for
+// a blocked GEMM to pay for its packing (Eigen's took over half of a training step at T = 11, d_k = 16).
+template <typename S> S dot(const S* a, const S* b, Index n) // Σ a ∘ b
+{
+    using Row = Eigen::Map<const Eigen::Matrix<S, 1, Eigen::Dynamic>>;
+    return Row(a, n).dot(Row(b, n));
+}
+template <typename S> void axpy(S alpha, const S* x, S* y, Index n) // y += alpha x
+{
+    Eigen::Map<Eigen::Matrix<S, 1, Eigen::Dynamic>>(y, n) +=
+        alpha * Eigen::Map<const Eigen::Matrix<S, 1, Eigen::Dynamic>>(x, n);
 }
 
 template <typename S> void shape(MatT<S>& m, Index rows, Index cols)
@@ -140,28 +189,39 @@ void attention_forward(const ModelConfig& c, const LayerParamsT<S>& w, const Mat
     mm(x, w.W_Q, a.Q); // Q = x W_Q, all heads at once
     mm(x, w.W_K, a.K);
     mm(x, w.W_V, a.V);
+    const Index hd = static_cast<Index>(h) * dk; // the row stride of Q, K, V and concat
     for (int b = 0; b < B; ++b)
         for (int j = 0; j < h; ++j)
         {
             const Index r0 = (static_cast<Index>(b) * h + j) * T, t0 = static_cast<Index>(b) * T;
-            const auto Qh = a.Q.block(t0, j * dk, T, dk);
-            const auto Kh = a.K.block(t0, j * dk, T, dk);
-            const auto Vh = a.V.block(t0, j * dk, T, dk);
-            auto scores = a.scores.middleRows(r0, T);
-            auto weights = a.weights.middleRows(r0, T);
-            scores.noalias() = Qh * Kh.transpose(); // Q_h K_hᵀ
+            const S* Qh = a.Q.data() + t0 * hd + j * dk; // row i of head j: Qh + i hd
+            const S* Kh = a.K.data() + t0 * hd + j * dk;
+            const S* Vh = a.V.data() + t0 * hd + j * dk;
+            S* out = a.concat.data() + t0 * hd + j * dk;
+            const bool nudged = nudge != nullptr && nudge->layer == l && nudge->b == b && nudge->head == j;
             for (Index i = 0; i < T; ++i)
             {
-                a.scaled.row(r0 + i) = scores.row(i) * scale; // / √d_k
-                auto masked = a.masked.row(r0 + i);
-                masked = a.scaled.row(r0 + i);
-                if (c.causal)
-                    masked.tail(T - 1 - i).setConstant(minus_inf); // + M
-                softmax(masked.data(), T, weights.row(i).data());
+                // keys 0..i when causal: the others have weight exactly 0 and are skipped below
+                const Index n_keys = c.causal ? i + 1 : T;
+                S* scores = a.scores.row(r0 + i).data();
+                S* scaled = a.scaled.row(r0 + i).data();
+                S* masked = a.masked.row(r0 + i).data();
+                S* weights = a.weights.row(r0 + i).data();
+                for (Index k = 0; k < T; ++k)
+                {
+                    scores[k] = dot(Qh + i * hd, Kh + k * hd, dk);  // Q_h K_hᵀ
+                    scaled[k] = scores[k] * scale;                  // / √d_k
+                    masked[k] = k < n_keys ? scaled[k] : minus_inf; // + M
+                }
+                softmax(masked, n_keys, weights); // A_h = softmax(masked), 0 on the masked keys
+                std::fill(weights + n_keys, weights + T, S(0));
+                if (nudged && nudge->row == i)
+                    weights[nudge->col] += nudge->delta;
+                S* out_i = out + i * hd;
+                std::fill(out_i, out_i + dk, S(0));
+                for (Index k = 0; k < (nudged ? T : n_keys); ++k) // head_j = A_h V_h
+                    axpy(weights[k], Vh + k * hd, out_i, dk);
             }
-            if (nudge != nullptr && nudge->layer == l && nudge->b == b && nudge->head == j)
-                weights(nudge->row, nudge->col) += nudge->delta;
-            a.concat.block(t0, j * dk, T, dk).noalias() = weights * Vh; // head_j = A_h V_h
         }
     mm(a.concat, w.W_O, a.mha); // Concat(...) W_O
 }
@@ -174,32 +234,54 @@ void attention_backward(const ModelConfig& c, const LayerParamsT<S>& w, const Ma
 {
     const int h = c.n_heads, dk = c.d_k();
     const S scale = S(1) / std::sqrt(static_cast<S>(dk));
-    mm_at(a.concat, dmha, dw.W_O, ag.xT_d); // dW_O = concatᵀ dmha
-    mm_bt(dmha, w.W_O, g.dconcat);          // dconcat = dmha W_Oᵀ
+    mm_at(a.concat, dmha, dw.W_O); // dW_O = concatᵀ dmha
+    mm_bt(dmha, w.W_O, g.dconcat); // dconcat = dmha W_Oᵀ
+    const Index hd = static_cast<Index>(h) * dk;
     for (int b = 0; b < B; ++b)
         for (int j = 0; j < h; ++j)
         {
-            const Index r0 = (static_cast<Index>(b) * h + j) * T, t0 = static_cast<Index>(b) * T;
-            const auto Qh = a.Q.block(t0, j * dk, T, dk);
-            const auto Kh = a.K.block(t0, j * dk, T, dk);
-            const auto Vh = a.V.block(t0, j * dk, T, dk);
-            const auto A = a.weights.middleRows(r0, T);
-            const auto dO = g.dconcat.block(t0, j * dk, T, dk);
-            auto dA = g.dweights.middleRows(r0, T);
-            auto dS = g.dscores.middleRows(r0, T);
-            dA.noalias() = dO * Vh.transpose();                           // dA = dhead V_hᵀ
-            g.dV.block(t0, j * dk, T, dk).noalias() = A.transpose() * dO; // dV_h = Aᵀ dhead
+            const Index r0 = (static_cast<Index>(b) * h + j) * T, t0 = static_cast<Index>(b) * T,
+                        at = t0 * hd + j * dk;
+            const S* Qh = a.Q.data() + at;
+            const S* Kh = a.K.data() + at;
+            const S* Vh = a.V.data() + at;
+            const S* dO = g.dconcat.data() + at; // ∂L/∂head_j
+            S* dQ = g.dQ.data() + at;
+            S* dK = g.dK.data() + at;
+            S* dV = g.dV.data() + at;
             for (Index i = 0; i < T; ++i)
             {
-                const S dot = A.row(i).dot(dA.row(i)); // rowsum(dA ∘ A)
-                dS.row(i).array() = A.row(i).array() * (dA.row(i).array() - dot) * scale;
+                std::fill(dK + i * hd, dK + i * hd + dk, S(0));
+                std::fill(dV + i * hd, dV + i * hd + dk, S(0));
             }
-            g.dQ.block(t0, j * dk, T, dk).noalias() = dS * Kh;             // dQ_h = dS K_h
-            g.dK.block(t0, j * dk, T, dk).noalias() = dS.transpose() * Qh; // dK_h = dSᵀ Q_h
+            for (Index i = 0; i < T; ++i)
+            {
+                const Index n_keys = c.causal ? i + 1 : T;
+                const S* A = a.weights.row(r0 + i).data();
+                S* dA = g.dweights.row(r0 + i).data();
+                S* dS = g.dscores.row(r0 + i).data();
+                for (Index k = 0; k < T;
+                     ++k) // dA = dhead V_hᵀ, masked keys included (what the head is pulled to)
+                    dA[k] = dot(dO + i * hd, Vh + k * hd, dk);
+                S row_dot = 0; // rowsum(dA ∘ A)
+                for (Index k = 0; k < n_keys; ++k)
+                    row_dot += A[k] * dA[k];
+                S* dQ_i = dQ + i * hd;
+                std::fill(dQ_i, dQ_i + dk, S(0));
+                for (Index k = 0; k < T; ++k)
+                {
+                    dS[k] = k < n_keys ? A[k] * (dA[k] - row_dot) * scale : S(0); // A ∘ (dA − rowsum) / √d_k
+                    if (k >= n_keys)
+                        continue;
+                    axpy(dS[k], Kh + k * hd, dQ_i, dk);        // dQ_h = dS K_h
+                    axpy(dS[k], Qh + i * hd, dK + k * hd, dk); // dK_h = dSᵀ Q_h
+                    axpy(A[k], dO + i * hd, dV + k * hd, dk);  // dV_h = Aᵀ dhead
+                }
+            }
         }
-    mm_at(x, g.dQ, dw.W_Q, ag.xT_d); // dW_Q = xᵀ dQ
-    mm_at(x, g.dK, dw.W_K, ag.xT_d);
-    mm_at(x, g.dV, dw.W_V, ag.xT_d);
+    mm_at(x, g.dQ, dw.W_Q); // dW_Q = xᵀ dQ
+    mm_at(x, g.dK, dw.W_K);
+    mm_at(x, g.dV, dw.W_V);
     mm_bt(g.dQ, w.W_Q, dx); // dx = dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ
     mm_bt(g.dK, w.W_K, ag.tmp_d);
     dx += ag.tmp_d;
@@ -221,13 +303,13 @@ template <typename S> void ffn_forward(const LayerParamsT<S>& w, const MatT<S>& 
 // From dffn (∂L/∂ffn) back to df (overwritten).
 template <typename S>
 void ffn_backward(const LayerParamsT<S>& w, const MatT<S>& f, const MatT<S>& dffn, const LayerActsT<S>& a,
-                  LayerGradsT<S>& g, LayerParamsT<S>& dw, ActGradsT<S>& ag, MatT<S>& df)
+                  LayerGradsT<S>& g, LayerParamsT<S>& dw, MatT<S>& df)
 {
-    mm_at(a.ffn_hidden, dffn, dw.W_2, ag.xT_ff); // dW_2 = hiddenᵀ dffn
+    mm_at(a.ffn_hidden, dffn, dw.W_2); // dW_2 = hiddenᵀ dffn
     column_sums(dffn, dw.b_2);
     mm_bt(dffn, w.W_2, g.dffn_hidden);
     g.dffn_pre.array() = (a.ffn_pre.array() > S(0)).select(g.dffn_hidden.array(), S(0)); // ReLU'
-    mm_at(f, g.dffn_pre, dw.W_1, ag.xT_d);
+    mm_at(f, g.dffn_pre, dw.W_1);
     column_sums(g.dffn_pre, dw.b_1);
     mm_bt(g.dffn_pre, w.W_1, df);
 }
@@ -293,8 +375,6 @@ template <typename S> void size_act_grads(const ModelConfig& c, int B, int T, Ac
     shape(g.dout, N, d);
     shape(g.dlnf, c.has_final_norm() ? N : 0, d);
     shape(g.dlogits, N, c.vocab_size);
-    shape(g.xT_d, d, N);
-    shape(g.xT_ff, ff, N);
     shape(g.tmp_d, N, d);
 }
 
@@ -408,7 +488,7 @@ void backward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Act
     }
     const MatT<S>& last = layer_output(c, acts.layers.back());
     const MatT<S>& Z = c.has_final_norm() ? acts.lnf : last;
-    mm_at(Z, ag.dlogits, dp.W_U, ag.xT_d); // dW_U = Zᵀ dlogits
+    mm_at(Z, ag.dlogits, dp.W_U); // dW_U = Zᵀ dlogits
     column_sums(ag.dlogits, dp.b_U);
     if (c.has_final_norm())
     {
@@ -433,7 +513,7 @@ void backward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Act
             if (c.has_ffn())
             {
                 g.dresidual2 = dY;
-                ffn_backward(w, a.ln2, g.dresidual2, a, g, dw, ag, g.dln2);
+                ffn_backward(w, a.ln2, g.dresidual2, a, g, dw, g.dln2);
                 layer_norm_backward(g.dln2, a.residual, a.ln2_mean, a.ln2_rstd, w.ln2_gamma, g.dresidual,
                                     dw.ln2_gamma, dw.ln2_beta);
             }
@@ -449,7 +529,7 @@ void backward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Act
                 g.dresidual2.setZero();
                 layer_norm_backward(dY, a.residual2, a.ln2_mean, a.ln2_rstd, w.ln2_gamma, g.dresidual2,
                                     dw.ln2_gamma, dw.ln2_beta);
-                ffn_backward(w, a.ln1, g.dresidual2, a, g, dw, ag, g.dln1);
+                ffn_backward(w, a.ln1, g.dresidual2, a, g, dw, g.dln1);
                 g.dln1 += g.dresidual2;
             }
             else

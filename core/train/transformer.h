@@ -69,8 +69,7 @@ template <typename S> struct ActGradsT
     MatT<S> dout;                       // (N, d) ∂L/∂(last layer's output)
     MatT<S> dlnf;                       // (N, d) ∂L/∂lnf (pre-LN)
     MatT<S> dlogits;                    // (N, V) (probs − onehot(target)) · loss_mask / Σ loss_mask
-    // Scratch: transposed inputs of the weight gradients (dW = xᵀ dy) and a product before it is added.
-    MatT<S> xT_d, xT_ff, tmp_d;
+    MatT<S> tmp_d;                      // (N, d) scratch: a product before it is added
 };
 using ActGrads = ActGradsT<float>;
 

@@ -1,0 +1,108 @@
+// Accuracy over counted positions and per-head attention scores (previous-token, induction, diagonals).
+#include "metrics.h"
+
+namespace attnlab::train
+{
+
+void Accuracy::add(const Batch& batch, const Activations& acts)
+{
+    for (int b = 0; b < batch.B; ++b)
+    {
+        bool all_right = true, any = false;
+        for (int t = 0; t < batch.T; ++t)
+        {
+            const int n = b * batch.T + t;
+            const size_t at = static_cast<size_t>(n);
+            if (batch.loss_mask[at] && batch.targets[at] >= 0)
+            {
+                loss_sum += static_cast<double>(acts.loss(n));
+                loss_counted += 1;
+            }
+            if (!batch.acc_mask[at] || batch.targets[at] < 0)
+                continue;
+            Eigen::Index argmax = 0;
+            acts.probs.row(n).maxCoeff(&argmax);
+            const bool right = argmax == batch.targets[at];
+            correct += right;
+            counted += 1;
+            all_right = all_right && right;
+            any = true;
+        }
+        if (any)
+        {
+            exact += all_right;
+            sequences += 1;
+        }
+    }
+}
+
+void HeadScoreSums::reset(const ModelConfig& c)
+{
+    n_heads_ = c.n_heads;
+    const size_t n = static_cast<size_t>(c.n_layers) * static_cast<size_t>(c.n_heads);
+    sums_.assign(n, HeadScores{});
+    rows_.assign(n, 0);
+    prev_rows_.assign(n, 0);
+    induction_rows_.assign(n, 0);
+}
+
+void HeadScoreSums::add(const ModelConfig& c, const Batch& batch, const Activations& acts)
+{
+    const int T = batch.T;
+    for (int l = 0; l < c.n_layers; ++l)
+        for (int j = 0; j < c.n_heads; ++j)
+        {
+            const size_t k = static_cast<size_t>(l) * static_cast<size_t>(c.n_heads) + static_cast<size_t>(j);
+            HeadScores& s = sums_[k];
+            for (int b = 0; b < batch.B; ++b)
+            {
+                const auto A =
+                    attention_block(acts.layers[static_cast<size_t>(l)].weights, b, j, c.n_heads, T);
+                const int* x = &batch.tokens[static_cast<size_t>(b) * static_cast<size_t>(T)];
+                const std::uint8_t* counted =
+                    &batch.acc_mask[static_cast<size_t>(b) * static_cast<size_t>(T)];
+                for (int i = 0; i < T; ++i)
+                {
+                    if (!counted[i])
+                        continue;
+                    rows_[k] += 1;
+                    s.diagonal += A(i, i);
+                    s.anti_diagonal += A(i, T - 1 - i);
+                    if (i >= 1)
+                    {
+                        s.previous_token += A(i, i - 1);
+                        prev_rows_[k] += 1;
+                    }
+                    double on_match = 0;
+                    bool any = false;
+                    for (int key = 1; key < T; ++key)
+                        if (x[key - 1] == x[i])
+                        {
+                            on_match += A(i, key);
+                            any = true;
+                        }
+                    if (any)
+                    {
+                        s.induction += on_match;
+                        induction_rows_[k] += 1;
+                    }
+                }
+            }
+        }
+}
+
+std::vector<HeadScores> HeadScoreSums::finish() const
+{
+    std::vector<HeadScores> out(sums_.size());
+    const auto mean = [](double sum, double n) { return n > 0 ? sum / n : 0.0; };
+    for (size_t k = 0; k < sums_.size(); ++k)
+    {
+        out[k].previous_token = mean(sums_[k].previous_token, prev_rows_[k]);
+        out[k].induction = mean(sums_[k].induction, induction_rows_[k]);
+        out[k].diagonal = mean(sums_[k].diagonal, rows_[k]);
+        out[k].anti_diagonal = mean(sums_[k].anti_diagonal, rows_[k]);
+    }
+    return out;
+}
+
+} // namespace attnlab::train

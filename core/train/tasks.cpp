@@ -1,0 +1,389 @@
+// The training tasks' generators, vocabularies and presets.
+#include "tasks.h"
+
+#include "core/random.h"
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+
+namespace attnlab::train
+{
+
+namespace
+{
+
+const std::array<TaskInfo, kTaskCount> kTaskTable = {{
+    {TaskKind::Copy, "copy", "Copy", "8 digits, a separator, then the same digits: one head looks 9 back."},
+    {TaskKind::Reverse, "reverse", "Reverse",
+     "8 digits, a separator, then the digits reversed: heads attend to the mirrored position."},
+    {TaskKind::Sort, "sort", "Sort", "minGPT's task: 6 symbols of {0, 1, 2}, then the same symbols sorted."},
+    {TaskKind::Induction, "induction", "Induction heads",
+     "32 random tokens repeating with a random period of 4 to 16: predict the repeat from the first period."},
+    {TaskKind::Brackets, "brackets", "Balanced brackets",
+     "12 brackets, then '=': are they balanced? Every position sees every other (no causal mask)."},
+    {TaskKind::Agreement, "agreement", "Subject-verb agreement",
+     "\"the keys to the old cabinet\" -> are: the verb agrees with the subject, not the nearest noun."},
+}};
+
+// A stream of random numbers from a key (core/random.h's mix).
+struct Rng
+{
+    std::uint64_t state;
+    std::uint64_t next() { return mix64(state++); }
+    int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
+};
+
+constexpr int kMaxSequence = 64; // tokens of one generated sequence (T + 1)
+
+// Whether a sequence of input tokens belongs to the held-out fifth.
+bool is_held_out(const int* tokens, int n)
+{
+    std::uint64_t h = 0x68656C646F7574ull; // "heldout"
+    for (int t = 0; t < n; ++t)
+        h = mix64(h ^ static_cast<std::uint64_t>(tokens[t]));
+    return h % 5 == 0;
+}
+
+// [SECTION] Agreement's grammar: token ids into the vocabulary below.
+const char* const kAgreementWords[] = {"<pad>", ".", "the", "that", "is", "are",
+                                       // adjectives (6)
+                                       "old", "small", "red", "big", "new", "happy",
+                                       // prepositions (7)
+                                       "to", "near", "behind", "of", "on", "with", "under",
+                                       // nouns: singular, plural (14 pairs)
+                                       "key", "keys", "cabinet", "cabinets", "dog", "dogs", "teacher",
+                                       "teachers", "book", "books", "car", "cars", "door", "doors", "girl",
+                                       "girls", "boy", "boys", "house", "houses", "table", "tables", "friend",
+                                       "friends", "bird", "birds", "farmer", "farmers",
+                                       // verbs of the relative clause: singular, plural (4 pairs)
+                                       "likes", "like", "sees", "see", "holds", "hold", "knows", "know"};
+constexpr int kPad = 0, kDot = 1, kThe = 2, kThat = 3, kIs = 4, kAre = 5, kAdj0 = 6, kAdjN = 6, kPrep0 = 12,
+              kPrepN = 7, kNoun0 = 19, kNounN = 14, kVerb0 = 47, kVerbN = 4;
+
+} // namespace
+
+const TaskInfo& task_info(TaskKind kind)
+{
+    assert(kind != TaskKind::Count);
+    return kTaskTable[static_cast<size_t>(kind)];
+}
+
+Status parse_task(std::string_view key, TaskKind* out)
+{
+    std::string names;
+    for (const TaskInfo& info : kTaskTable)
+    {
+        if (key == info.key)
+        {
+            *out = info.kind;
+            return Status::ok();
+        }
+        names += names.empty() ? "" : ", ";
+        names += info.key;
+    }
+    return Status::error("unknown task '" + std::string(key) + "' (tasks: " + names + ")");
+}
+
+Task::Task(TaskKind kind) : kind_(kind)
+{
+    switch (kind)
+    {
+    case TaskKind::Copy:
+    case TaskKind::Reverse:
+        for (int d = 0; d < 10; ++d)
+            vocabulary_.push_back(std::to_string(d));
+        vocabulary_.push_back("|");
+        T_ = 16;
+        break;
+    case TaskKind::Sort:
+        vocabulary_ = {"0", "1", "2"};
+        T_ = 11;
+        break;
+    case TaskKind::Induction:
+        for (int t = 0; t < 32; ++t)
+            vocabulary_.push_back(std::string(1, static_cast<char>(t < 26 ? 'A' + t : 'a' + (t - 26))));
+        T_ = 32;
+        break;
+    case TaskKind::Brackets:
+        vocabulary_ = {"(", ")", "=", "yes", "no"};
+        T_ = 13;
+        causal_ = false;
+        break;
+    case TaskKind::Agreement:
+        vocabulary_.assign(std::begin(kAgreementWords), std::end(kAgreementWords));
+        T_ = 10;
+        break;
+    case TaskKind::Count:
+        assert(false);
+        break;
+    }
+}
+
+Preset Task::preset() const
+{
+    Preset p;
+    ModelConfig& m = p.model;
+    TrainSettings& t = p.train;
+    m.vocab_size = vocab_size();
+    m.T_max = T_;
+    m.causal = causal_;
+    m.norm = NormPlacement::Pre;
+    m.positions = PositionKind::Learned;
+    OptimizerSettings& o = t.optimizer;
+    o.lr = 1e-3f;
+    o.beta1 = 0.9f;
+    o.beta2 = 0.95f;
+    o.weight_decay = 0.1f;
+    o.grad_clip = 1.0f;
+    switch (kind_)
+    {
+    case TaskKind::Copy: // TRAINING.md: 100% by step 100
+        m.n_layers = 1;
+        m.n_heads = 1;
+        m.d_model = 32;
+        t.batch_size = 64;
+        t.steps = 300;
+        break;
+    case TaskKind::Reverse: // 100% by step 100, anti-diagonal layer-0 heads
+        m.n_layers = 2;
+        m.n_heads = 2;
+        m.d_model = 48;
+        t.batch_size = 64;
+        t.steps = 500;
+        break;
+    case TaskKind::Sort: // minGPT's demo model (85.7k parameters), its lr and betas, no dropout
+        m.n_layers = 3;
+        m.n_heads = 3;
+        m.d_model = 48;
+        t.batch_size = 64;
+        t.steps = 2000;
+        o.lr = 5e-4f;
+        break;
+    case TaskKind::Induction: // attention-only, 2 layers: the smallest circuit that does it
+        m.n_layers = 2;
+        m.n_heads = 4;
+        m.d_model = 64;
+        m.attention_only = true;
+        t.batch_size = 32;
+        t.steps = 3000;
+        o.beta2 = 0.99f;
+        o.weight_decay = 0.01f;
+        break;
+    case TaskKind::Brackets:
+        m.n_layers = 2;
+        m.n_heads = 4;
+        m.d_model = 48;
+        t.batch_size = 64;
+        t.steps = 2000;
+        break;
+    case TaskKind::Agreement:
+        m.n_layers = 2;
+        m.n_heads = 2;
+        m.d_model = 32;
+        t.batch_size = 64;
+        t.steps = 1000;
+        break;
+    case TaskKind::Count:
+        break;
+    }
+    return p;
+}
+
+bool Task::generate(std::uint64_t key, int* tokens, int* targets, std::uint8_t* loss_mask,
+                    std::uint8_t* acc_mask) const
+{
+    Rng rng{key};
+    int seq[kMaxSequence + 1];
+    assert(T_ + 1 <= kMaxSequence);
+    std::fill(targets, targets + T_, -1);
+    std::fill(loss_mask, loss_mask + T_, std::uint8_t{0});
+    std::fill(acc_mask, acc_mask + T_, std::uint8_t{0});
+    // Next-token prediction: input seq[0, T), targets seq[1, T], counted where mark() says.
+    const auto shifted = [&]()
+    {
+        for (int t = 0; t < T_; ++t)
+        {
+            tokens[t] = seq[t];
+            targets[t] = seq[t + 1];
+        }
+    };
+    const auto mark = [&](int t, bool loss, bool acc)
+    {
+        loss_mask[t] = loss;
+        acc_mask[t] = acc;
+    };
+    switch (kind_)
+    {
+    case TaskKind::Copy:
+    case TaskKind::Reverse:
+    {
+        constexpr int L = 8, separator = 10;
+        for (int i = 0; i < L; ++i)
+            seq[i] = rng.below(10);
+        seq[L] = separator;
+        for (int i = 0; i < L; ++i)
+            seq[L + 1 + i] = kind_ == TaskKind::Copy ? seq[i] : seq[L - 1 - i];
+        shifted();
+        for (int t = L; t < 2 * L; ++t) // positions L..2L-1 predict the output digits
+            mark(t, true, true);
+        break;
+    }
+    case TaskKind::Sort:
+    {
+        constexpr int L = 6;
+        for (int i = 0; i < L; ++i)
+            seq[i] = rng.below(3);
+        std::copy(seq, seq + L, seq + L);
+        std::sort(seq + L, seq + 2 * L);
+        shifted();
+        for (int t = L - 1; t < 2 * L - 1; ++t)
+            mark(t, true, true);
+        break;
+    }
+    case TaskKind::Induction:
+    {
+        const int period = 4 + rng.below(13); // 4..16
+        int pool[32];
+        for (int i = 0; i < 32; ++i)
+            pool[i] = i;
+        for (int i = 0; i < period; ++i) // distinct tokens within a period (a partial Fisher-Yates shuffle)
+            std::swap(pool[i], pool[i + rng.below(32 - i)]);
+        for (int t = 0; t <= T_; ++t)
+            seq[t] = pool[t % period];
+        shifted();
+        for (int t = 0; t < T_; ++t) // the loss counts everywhere; accuracy where the repeat is predictable
+            mark(t, true, t + 1 >= period);
+        break;
+    }
+    case TaskKind::Brackets:
+    {
+        constexpr int L = 12, open = 0, close = 1, equals = 2, yes = 3, no = 4;
+        const int want = rng.below(2); // 1: balanced, 0: not; half of the unbalanced ones have 6 of each
+        const int style = rng.below(2);
+        for (;;)
+        {
+            if (want || style)
+            {
+                for (int i = 0; i < L; ++i)
+                    seq[i] = i < L / 2 ? open : close;
+                for (int i = L - 1; i > 0; --i)
+                    std::swap(seq[i], seq[rng.below(i + 1)]);
+            }
+            else
+                for (int i = 0; i < L; ++i)
+                    seq[i] = rng.below(2);
+            int depth = 0, lowest = 0;
+            for (int i = 0; i < L; ++i)
+            {
+                depth += seq[i] == open ? 1 : -1;
+                lowest = std::min(lowest, depth);
+            }
+            const bool balanced = depth == 0 && lowest == 0;
+            if (balanced == (want == 1))
+                break;
+        }
+        for (int i = 0; i < L; ++i)
+            tokens[i] = seq[i];
+        tokens[L] = equals;
+        targets[L] = want ? yes : no;
+        mark(L, true, true);
+        break;
+    }
+    case TaskKind::Agreement:
+    {
+        // the [adj] N1 (P the [adj] N2 | that the [adj] N2 V2 | that V1 the [adj] N2) is/are .
+        int n = 0;
+        const auto noun_phrase = [&](int noun, bool plural)
+        {
+            seq[n++] = kThe;
+            if (rng.below(2))
+                seq[n++] = kAdj0 + rng.below(kAdjN);
+            seq[n++] = kNoun0 + 2 * noun + plural;
+        };
+        const int n1 = rng.below(kNounN), n2 = (n1 + 1 + rng.below(kNounN - 1)) % kNounN;
+        const bool plural1 = rng.below(2), plural2 = rng.below(2);
+        noun_phrase(n1, plural1);
+        switch (rng.below(3))
+        {
+        case 0:
+            seq[n++] = kPrep0 + rng.below(kPrepN);
+            noun_phrase(n2, plural2);
+            break;
+        case 1:
+            seq[n++] = kThat;
+            noun_phrase(n2, plural2);
+            seq[n++] = kVerb0 + 2 * rng.below(kVerbN) + plural2;
+            break;
+        default:
+            seq[n++] = kThat;
+            seq[n++] = kVerb0 + 2 * rng.below(kVerbN) + plural1;
+            noun_phrase(n2, plural2);
+            break;
+        }
+        const int verb_at = n;
+        seq[n++] = plural1 ? kAre : kIs;
+        seq[n++] = kDot;
+        while (n <= T_)
+            seq[n++] = kPad;
+        shifted();
+        mark(verb_at - 1, true, true);
+        break;
+    }
+    case TaskKind::Count:
+        break;
+    }
+    return is_held_out(tokens, T_);
+}
+
+void Task::make_batch(std::uint64_t seed, std::uint64_t index, int B, Batch& batch) const
+{
+    if (batch.B != B || batch.T != T_)
+        batch.resize(B, T_);
+    const std::uint64_t base = mix64(mix64(seed ^ 0x747261696E696E67ull) + index); // "training"
+    for (int b = 0; b < B; ++b)
+    {
+        const size_t at = static_cast<size_t>(b) * static_cast<size_t>(T_);
+        for (std::uint64_t attempt = 0;; ++attempt)
+        {
+            const std::uint64_t key =
+                mix64(base + static_cast<std::uint64_t>(b) * 0x9E3779B97F4A7C15ull + attempt);
+            if (!generate(key, &batch.tokens[at], &batch.targets[at], &batch.loss_mask[at],
+                          &batch.acc_mask[at]))
+                break;
+        }
+    }
+}
+
+std::vector<Batch> Task::held_out(int n, int B) const
+{
+    std::vector<Batch> out(static_cast<size_t>((n + B - 1) / B));
+    std::uint64_t key = mix64(0x686F6C646F7574ull + static_cast<std::uint64_t>(kind_)); // "holdout"
+    for (Batch& batch : out)
+    {
+        batch.resize(B, T_);
+        for (int b = 0; b < B; ++b)
+        {
+            const size_t at = static_cast<size_t>(b) * static_cast<size_t>(T_);
+            while (!generate(key++, &batch.tokens[at], &batch.targets[at], &batch.loss_mask[at],
+                             &batch.acc_mask[at]))
+            {
+            }
+        }
+    }
+    return out;
+}
+
+std::string Task::to_text(const int* tokens, int n) const
+{
+    std::string text;
+    for (int t = 0; t < n; ++t)
+    {
+        if (t > 0)
+            text += ' ';
+        text += vocabulary_[static_cast<size_t>(tokens[t])];
+    }
+    return text;
+}
+
+} // namespace attnlab::train

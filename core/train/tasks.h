@@ -1,0 +1,95 @@
+// Training tasks: seeded batch generators with their vocabulary, counted positions and preset model.
+#pragma once
+
+#include "adamw.h"
+#include "batch.h"
+#include "model.h"
+
+#include "core/status.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnlab::train
+{
+
+enum class TaskKind
+{
+    Copy,      // 8 digits, '|', the same 8 digits: an offset-diagonal head
+    Reverse,   // 8 digits, '|', the 8 digits reversed: anti-diagonal heads
+    Sort,      // minGPT's: 6 symbols of {0, 1, 2}, then the same sorted
+    Induction, // 32 tokens of 32 repeating with a random period 4-16: previous-token and induction heads
+    Brackets,  // 12 of ( and ), '=', then yes / no: balanced? Read at one position, no causal mask
+    Agreement, // "the keys to the old cabinet" → are: the verb agrees with a subject across a distractor noun
+    Count
+};
+inline constexpr int kTaskCount = static_cast<int>(TaskKind::Count);
+
+// What training runs with besides the model.
+struct TrainSettings
+{
+    int batch_size = 64;
+    int steps = 1000; // the preset's suggested length of a run
+    OptimizerSettings optimizer;
+    std::uint64_t data_seed = 1; // the training batches (the held-out set does not depend on it)
+    int held_out_size = 512;     // sequences in the held-out set (rounded up to whole batches)
+};
+
+// A model and its training settings for a task.
+struct Preset
+{
+    ModelConfig model;
+    TrainSettings train;
+};
+
+// One row per task: its key for the command line ("reverse"), a title and a sentence for the UI.
+struct TaskInfo
+{
+    TaskKind kind;
+    const char* key;
+    const char* title;
+    const char* description;
+};
+const TaskInfo& task_info(TaskKind kind);
+// Parses a task key; an unknown name gives an error listing the valid ones.
+Status parse_task(std::string_view key, TaskKind* out);
+
+// A task: vocabulary, sequence length, mask and the generator. Sequences are split once by a hash of their
+// tokens into training (4 in 5) and held-out (1 in 5): training batches never contain a held-out sequence.
+class Task
+{
+public:
+    explicit Task(TaskKind kind);
+
+    TaskKind kind() const { return kind_; }
+    const TaskInfo& info() const { return task_info(kind_); }
+    // Token strings: vocabulary()[id].
+    const std::vector<std::string>& vocabulary() const { return vocabulary_; }
+    int vocab_size() const { return static_cast<int>(vocabulary_.size()); }
+    int T() const { return T_; } // the length of every input sequence
+    bool causal() const { return causal_; }
+    // The preset model (vocab_size, T_max and the mask set for this task) and training settings.
+    Preset preset() const;
+
+    // B training sequences, a pure function of (seed, index): the batch of step s is make_batch(seed, s,
+    // ...). No heap call when batch already has this size.
+    void make_batch(std::uint64_t seed, std::uint64_t index, int B, Batch& batch) const;
+    // The fixed held-out set, in batches of B sequences (n rounded up to a multiple of B).
+    std::vector<Batch> held_out(int n, int B) const;
+
+    // "3 1 4 | 4 1 3": a sequence of token ids as text, tokens separated by spaces.
+    std::string to_text(const int* tokens, int n) const;
+
+private:
+    bool generate(std::uint64_t key, int* tokens, int* targets, std::uint8_t* loss_mask,
+                  std::uint8_t* acc_mask) const;
+
+    TaskKind kind_;
+    std::vector<std::string> vocabulary_;
+    int T_ = 0;
+    bool causal_ = true;
+};
+
+} // namespace attnlab::train

@@ -1,0 +1,223 @@
+// The training tasks' generators: each sequence is what its task says, counted positions are the right ones,
+// batches are seeded, and no held-out sequence is ever a training sequence.
+#include "core/train/tasks.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace attnlab::train;
+
+namespace
+{
+
+std::vector<int> row(const std::vector<int>& v, int b, int T)
+{
+    return std::vector<int>(v.begin() + b * T, v.begin() + (b + 1) * T);
+}
+
+std::vector<int> counted(const Batch& batch, int b)
+{
+    std::vector<int> t;
+    for (int i = 0; i < batch.T; ++i)
+        if (batch.acc_mask[static_cast<size_t>(b * batch.T + i)])
+            t.push_back(i);
+    return t;
+}
+
+} // namespace
+
+TEST(TrainTasks, EveryTaskMakesValidBatches)
+{
+    for (int k = 0; k < kTaskCount; ++k)
+    {
+        const Task task(static_cast<TaskKind>(k));
+        const Preset p = task.preset();
+        EXPECT_EQ(p.model.vocab_size, task.vocab_size()) << task.info().key;
+        EXPECT_EQ(p.model.T_max, task.T());
+        EXPECT_TRUE(validate(p.model)) << task.info().key;
+        Batch batch;
+        task.make_batch(1, 0, 16, batch);
+        ASSERT_EQ(batch.size(), 16 * task.T());
+        int n_counted = 0;
+        for (int n = 0; n < batch.size(); ++n)
+        {
+            EXPECT_GE(batch.tokens[static_cast<size_t>(n)], 0);
+            EXPECT_LT(batch.tokens[static_cast<size_t>(n)], task.vocab_size());
+            EXPECT_LT(batch.targets[static_cast<size_t>(n)], task.vocab_size());
+            if (batch.acc_mask[static_cast<size_t>(n)])
+            {
+                ++n_counted;
+                EXPECT_TRUE(batch.loss_mask[static_cast<size_t>(n)])
+                    << "accuracy counts where the loss does not";
+                EXPECT_GE(batch.targets[static_cast<size_t>(n)], 0);
+            }
+        }
+        EXPECT_GT(n_counted, 0) << task.info().key;
+        TaskKind parsed = TaskKind::Count;
+        EXPECT_TRUE(parse_task(task.info().key, &parsed));
+        EXPECT_EQ(parsed, task.kind());
+    }
+    TaskKind parsed;
+    EXPECT_FALSE(parse_task("sorting", &parsed));
+}
+
+TEST(TrainTasks, CopyAndReverseAnswerAfterTheSeparator)
+{
+    for (TaskKind kind : {TaskKind::Copy, TaskKind::Reverse})
+    {
+        const Task task(kind);
+        Batch batch;
+        task.make_batch(7, 3, 8, batch);
+        for (int b = 0; b < 8; ++b)
+        {
+            const std::vector<int> x = row(batch.tokens, b, 16), y = row(batch.targets, b, 16);
+            EXPECT_EQ(x[8], 10); // '|'
+            EXPECT_EQ(counted(batch, b), (std::vector<int>{8, 9, 10, 11, 12, 13, 14, 15}));
+            for (int k = 0; k < 8; ++k)
+                EXPECT_EQ(y[8 + k], kind == TaskKind::Copy ? x[k] : x[7 - k]);
+        }
+    }
+}
+
+TEST(TrainTasks, SortIsMinGPTs)
+{
+    const Task task(TaskKind::Sort);
+    Batch batch;
+    task.make_batch(2, 0, 32, batch);
+    for (int b = 0; b < 32; ++b)
+    {
+        const std::vector<int> x = row(batch.tokens, b, 11), y = row(batch.targets, b, 11);
+        std::vector<int> sorted(x.begin(), x.begin() + 6);
+        std::sort(sorted.begin(), sorted.end());
+        EXPECT_EQ(std::vector<int>(y.begin() + 5, y.end()), sorted);
+        EXPECT_EQ(counted(batch, b), (std::vector<int>{5, 6, 7, 8, 9, 10}));
+    }
+}
+
+TEST(TrainTasks, InductionRepeatsARandomPeriodOfDistinctTokens)
+{
+    const Task task(TaskKind::Induction);
+    Batch batch;
+    task.make_batch(3, 0, 64, batch);
+    std::set<int> periods;
+    for (int b = 0; b < 64; ++b)
+    {
+        std::vector<int> x = row(batch.tokens, b, 32);
+        x.push_back(batch.targets[static_cast<size_t>(b * 32 + 31)]);
+        int period = 1;
+        while (period < 33 && !std::equal(x.begin() + period, x.end(), x.begin()))
+            ++period;
+        ASSERT_GE(period, 4);
+        ASSERT_LE(period, 16);
+        periods.insert(period);
+        EXPECT_EQ(std::set<int>(x.begin(), x.begin() + period).size(), static_cast<size_t>(period));
+        for (int i = 0; i < 32; ++i)
+        {
+            EXPECT_EQ(batch.acc_mask[static_cast<size_t>(b * 32 + i)], i + 1 >= period ? 1 : 0);
+            EXPECT_EQ(batch.loss_mask[static_cast<size_t>(b * 32 + i)], 1);
+        }
+    }
+    EXPECT_GE(periods.size(), 8u); // the period varies, or "look P back" would do
+}
+
+TEST(TrainTasks, BracketsAnswerWhetherBalanced)
+{
+    const Task task(TaskKind::Brackets);
+    EXPECT_FALSE(task.causal());
+    Batch batch;
+    task.make_batch(4, 0, 200, batch);
+    int yes = 0;
+    for (int b = 0; b < 200; ++b)
+    {
+        int depth = 0, lowest = 0;
+        for (int i = 0; i < 12; ++i)
+        {
+            depth +=
+                task.vocabulary()[static_cast<size_t>(batch.tokens[static_cast<size_t>(b * 13 + i)])] == "("
+                    ? 1
+                    : -1;
+            lowest = std::min(lowest, depth);
+        }
+        const std::string answer =
+            task.vocabulary()[static_cast<size_t>(batch.targets[static_cast<size_t>(b * 13 + 12)])];
+        EXPECT_EQ(answer, depth == 0 && lowest == 0 ? "yes" : "no");
+        EXPECT_EQ(counted(batch, b), std::vector<int>{12});
+        yes += answer == "yes";
+    }
+    EXPECT_GT(yes, 70);
+    EXPECT_LT(yes, 130);
+}
+
+TEST(TrainTasks, AgreementVerbMatchesTheSubject)
+{
+    const Task task(TaskKind::Agreement);
+    Batch batch;
+    task.make_batch(5, 0, 100, batch);
+    int attractors = 0;
+    const std::set<std::string> nouns = {
+        "key",   "keys",   "cabinet", "cabinets", "dog",  "dogs",  "teacher", "teachers", "book",  "books",
+        "car",   "cars",   "door",    "doors",    "girl", "girls", "boy",     "boys",     "house", "houses",
+        "table", "tables", "friend",  "friends",  "bird", "birds", "farmer",  "farmers"};
+    for (int b = 0; b < 100; ++b)
+    {
+        const std::vector<int> where = counted(batch, b);
+        ASSERT_EQ(where.size(), 1u);
+        const int t = where[0];
+        const std::string verb =
+            task.vocabulary()[static_cast<size_t>(batch.targets[static_cast<size_t>(b * task.T() + t)])];
+        // The subject is the first word after "the" that is no adjective: the second or third token.
+        const auto word = [&](int i) {
+            return task
+                .vocabulary()[static_cast<size_t>(batch.tokens[static_cast<size_t>(b * task.T() + i)])];
+        };
+        EXPECT_EQ(word(0), "the");
+        const std::set<std::string> adjectives = {"old", "small", "red", "big", "new", "happy"};
+        const std::string subject = adjectives.count(word(1)) ? word(2) : word(1);
+        const bool plural = subject.back() == 's';
+        EXPECT_EQ(verb, plural ? "are" : "is")
+            << task.to_text(&batch.tokens[static_cast<size_t>(b * task.T())], t + 1);
+        const std::string& last = word(t); // an attractor: a noun of the other number right before the verb
+        const bool noun = nouns.count(last) > 0;
+        attractors += noun && (last.back() == 's') != plural;
+    }
+    EXPECT_GT(attractors, 10);
+}
+
+TEST(TrainTasks, BatchesAreSeeded)
+{
+    const Task task(TaskKind::Reverse);
+    Batch a, b, c, d;
+    task.make_batch(9, 4, 32, a);
+    task.make_batch(9, 4, 32, b);
+    task.make_batch(9, 5, 32, c);
+    task.make_batch(10, 4, 32, d);
+    EXPECT_EQ(a.tokens, b.tokens);
+    EXPECT_NE(a.tokens, c.tokens);
+    EXPECT_NE(a.tokens, d.tokens);
+}
+
+TEST(TrainTasks, HeldOutSequencesNeverAppearInTraining)
+{
+    for (TaskKind kind : {TaskKind::Sort, TaskKind::Brackets, TaskKind::Agreement})
+    {
+        const Task task(kind);
+        std::set<std::vector<int>> held;
+        for (const Batch& batch : task.held_out(256, 64))
+            for (int b = 0; b < batch.B; ++b)
+                held.insert(row(batch.tokens, b, task.T()));
+        EXPECT_GT(held.size(), 20u);
+        Batch batch;
+        int seen = 0;
+        for (int step = 0; step < 50; ++step)
+        {
+            task.make_batch(1, static_cast<std::uint64_t>(step), 64, batch);
+            for (int b = 0; b < batch.B; ++b)
+                seen += held.count(row(batch.tokens, b, task.T())) > 0;
+        }
+        EXPECT_EQ(seen, 0) << task.info().key;
+    }
+}
