@@ -1,0 +1,208 @@
+// What a learner is promised: the presets learn their tasks, on several seeds, with the heads the lessons
+// show; a 1-layer model cannot do induction; training is bit-for-bit deterministic. Never timed.
+#include "core/train/trainer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+using namespace attnlab::train;
+
+namespace
+{
+
+Preset seeded(TaskKind kind, std::uint64_t seed)
+{
+    Preset p = Task(kind).preset();
+    p.model.seed = seed;
+    p.train.data_seed = seed;
+    return p;
+}
+
+// Trains up to max_steps, evaluating every eval_every steps, until done(evaluation) holds. Returns the last
+// evaluation; losses gets every step's training loss.
+template <typename Done>
+EvalStats train_until(Trainer& trainer, int max_steps, int eval_every, Done done,
+                      std::vector<float>* losses = nullptr)
+{
+    EvalStats e = trainer.evaluate();
+    while (trainer.steps_taken() < max_steps && !done(e))
+    {
+        trainer.run(eval_every,
+                    [&](const StepStats& s)
+                    {
+                        if (losses != nullptr)
+                            losses->push_back(s.loss);
+                        return true;
+                    });
+        e = trainer.evaluate();
+    }
+    return e;
+}
+
+double best(const EvalStats& e, int layer, int n_heads, double HeadScores::*score)
+{
+    double b = 0;
+    for (int j = 0; j < n_heads; ++j)
+        b = std::max(b, e.heads[static_cast<size_t>(layer * n_heads + j)].*score);
+    return b;
+}
+
+int heads_above(const EvalStats& e, int layer, int n_heads, double HeadScores::*score, double threshold)
+{
+    int n = 0;
+    for (int j = 0; j < n_heads; ++j)
+        n += e.heads[static_cast<size_t>(layer * n_heads + j)].*score >= threshold;
+    return n;
+}
+
+class Seeds : public ::testing::TestWithParam<int>
+{
+};
+
+} // namespace
+
+TEST_P(Seeds, ReverseIsExactWithin500StepsThroughMirroredHeads)
+{
+    Trainer trainer;
+    ASSERT_TRUE(trainer.init(TaskKind::Reverse, seeded(TaskKind::Reverse, GetParam())));
+    const EvalStats e =
+        train_until(trainer, 500, 50, [](const EvalStats& s) { return s.exact_match >= 0.99; });
+    std::printf("reverse seed %d: exact %.4f at step %d, layer-0 anti-diagonal %.2f %.2f\n", GetParam(),
+                e.exact_match, e.step, e.heads[0].anti_diagonal, e.heads[1].anti_diagonal);
+    EXPECT_GE(e.exact_match, 0.99) << "after " << e.step << " steps";
+    // A layer-0 head puts its weight on the mirrored position T − 1 − i, where the digit to output sits.
+    EXPECT_GE(best(e, 0, 2, &HeadScores::anti_diagonal), 0.8);
+}
+
+TEST_P(Seeds, SortIsExactOnHeldOutInputsWithin2000Steps)
+{
+    Trainer trainer;
+    ASSERT_TRUE(trainer.init(TaskKind::Sort, seeded(TaskKind::Sort, GetParam())));
+    const EvalStats e =
+        train_until(trainer, 2000, 100, [](const EvalStats& s) { return s.exact_match >= 0.99; });
+    std::printf("sort seed %d: held-out exact %.4f at step %d\n", GetParam(), e.exact_match, e.step);
+    EXPECT_GE(e.exact_match, 0.99) << "after " << e.step << " steps";
+}
+
+TEST_P(Seeds, InductionHeadsFormWithin3000Steps)
+{
+    Trainer trainer;
+    ASSERT_TRUE(trainer.init(TaskKind::Induction, seeded(TaskKind::Induction, GetParam())));
+    const EvalStats start = trainer.evaluate();
+    std::vector<float> losses;
+    const EvalStats e = train_until(
+        trainer, 3000, 100,
+        [](const EvalStats& s)
+        { return s.accuracy >= 0.97 && heads_above(s, 1, 4, &HeadScores::induction, 0.7) >= 2; },
+        &losses);
+    std::printf("induction seed %d: accuracy %.4f at step %d; layer-0 previous-token", GetParam(), e.accuracy,
+                e.step);
+    for (int j = 0; j < 4; ++j)
+        std::printf(" %.2f", e.heads[static_cast<size_t>(j)].previous_token);
+    std::printf("; layer-1 induction");
+    for (int j = 0; j < 4; ++j)
+        std::printf(" %.2f", e.heads[static_cast<size_t>(4 + j)].induction);
+    std::printf("\n");
+    EXPECT_GE(e.accuracy, 0.97) << "on predictable positions after " << e.step << " steps";
+    EXPECT_GE(heads_above(e, 1, 4, &HeadScores::induction, 0.7), 2)
+        << "layer-1 heads with prefix matching >= 0.7";
+    // Layer 0 leans to the previous token (the best head three times its share at the start), though here
+    // the lean is spread over the heads rather than one sharp previous-token head (see the report).
+    EXPECT_GE(best(e, 0, 4, &HeadScores::previous_token), 3 * best(start, 0, 4, &HeadScores::previous_token));
+
+    // The loss curve: a plateau (the first 100 steps lose little), then a drop of >= 0.5 nats within 200
+    // steps. Means over 20 steps smooth out the batches.
+    ASSERT_GE(losses.size(), 300u);
+    const auto mean = [&](size_t from)
+    {
+        double sum = 0;
+        for (size_t i = from; i < from + 20; ++i)
+            sum += losses[i];
+        return sum / 20;
+    };
+    EXPECT_LT(mean(0) - mean(80), 0.6) << "no plateau: the loss falls at once";
+    double drop = 0;
+    for (size_t s = 0; s + 220 <= losses.size(); s += 10)
+        drop = std::max(drop, mean(s) - mean(s + 200));
+    std::printf(
+        "induction seed %d: loss %.2f (steps 1-20), %.2f (81-100), largest drop in 200 steps %.2f nats\n",
+        GetParam(), mean(0), mean(80), drop);
+    EXPECT_GE(drop, 0.5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Train, Seeds, ::testing::Values(1, 2));
+
+TEST(TrainLearning, OneLayerCannotDoInduction)
+{
+    // The control: the same model with one layer has no previous-token head to compose with.
+    Preset p = seeded(TaskKind::Induction, 1);
+    p.model.n_layers = 1;
+    Trainer trainer;
+    ASSERT_TRUE(trainer.init(TaskKind::Induction, p));
+    trainer.run(3000);
+    const EvalStats e = trainer.evaluate();
+    std::printf("1-layer induction control: accuracy %.4f, best prefix matching %.2f after 3000 steps\n",
+                e.accuracy, best(e, 0, 4, &HeadScores::induction));
+    EXPECT_LT(e.accuracy, 0.5);
+    EXPECT_LT(best(e, 0, 4, &HeadScores::induction), 0.5);
+}
+
+TEST(TrainLearning, SameSeedsGiveBitIdenticalTraining)
+{
+    const Preset p = seeded(TaskKind::Sort, 5);
+    Trainer a, b, c;
+    ASSERT_TRUE(a.init(TaskKind::Sort, p));
+    ASSERT_TRUE(b.init(TaskKind::Sort, p));
+    Preset other = p;
+    other.train.data_seed = 6;
+    ASSERT_TRUE(c.init(TaskKind::Sort, other));
+    std::vector<float> la, lb, lc;
+    a.run(30, [&](const StepStats& s) { return la.push_back(s.loss), true; });
+    b.run(30, [&](const StepStats& s) { return lb.push_back(s.loss), true; });
+    c.run(30, [&](const StepStats& s) { return lc.push_back(s.loss), true; });
+    EXPECT_EQ(0, std::memcmp(la.data(), lb.data(), la.size() * sizeof(float)));
+    EXPECT_NE(la, lc);
+    const std::vector<NamedTensor> ta = a.tensors(), tb = b.tensors();
+    for (size_t i = 0; i < ta.size(); ++i)
+        EXPECT_EQ(0,
+                  std::memcmp(ta[i].value->data(), tb[i].value->data(), sizeof(float) * ta[i].value->size()))
+            << ta[i].name;
+    EXPECT_EQ(a.evaluate().loss, b.evaluate().loss);
+    // reset() starts again from the same initialisation.
+    a.reset();
+    std::vector<float> again;
+    a.run(30, [&](const StepStats& s) { return again.push_back(s.loss), true; });
+    EXPECT_EQ(again, la);
+}
+
+TEST(TrainLearning, ProbeSnapshotRestore)
+{
+    Trainer trainer;
+    ASSERT_TRUE(trainer.init(TaskKind::Copy, Task(TaskKind::Copy).preset()));
+    const Params before = trainer.snapshot();
+    trainer.run(20);
+    Batch probe;
+    trainer.task().make_batch(99, 0, 1, probe);
+    ASSERT_TRUE(trainer.probe(probe));
+    const Activations& acts = trainer.probe_activations();
+    EXPECT_EQ(acts.layers[0].weights.rows(), 16); // one sentence, one head: T x T
+    EXPECT_GT(trainer.probe_act_grads().layers[0].dweights.cwiseAbs().maxCoeff(), 0.0f);
+    EXPECT_GT(trainer.probe_grads().W_U.cwiseAbs().maxCoeff(), 0.0f);
+    EXPECT_NE(trainer.params().E, before.E);
+    ASSERT_TRUE(trainer.restore(before));
+    EXPECT_EQ(trainer.params().E, before.E);
+
+    Params wrong = before;
+    wrong.W_U.resize(3, 3);
+    EXPECT_FALSE(trainer.restore(wrong));
+    probe.tokens[0] = 99;
+    EXPECT_FALSE(trainer.probe(probe));
+    Preset bad = Task(TaskKind::Copy).preset();
+    bad.model.n_heads = 3; // 32 is no multiple of 3
+    EXPECT_FALSE(trainer.init(TaskKind::Copy, bad));
+    EXPECT_EQ(trainer.model().n_heads, 1); // unchanged
+}
