@@ -91,9 +91,9 @@ void HeadScoreSums::add(const ModelConfig& c, const Batch& batch, const Activati
         }
 }
 
-std::vector<HeadScores> HeadScoreSums::finish() const
+void HeadScoreSums::finish(std::vector<HeadScores>& out) const
 {
-    std::vector<HeadScores> out(sums_.size());
+    out.resize(sums_.size());
     const auto mean = [](double sum, double n) { return n > 0 ? sum / n : 0.0; };
     for (size_t k = 0; k < sums_.size(); ++k)
     {
@@ -102,7 +102,6 @@ std::vector<HeadScores> HeadScoreSums::finish() const
         out[k].diagonal = mean(sums_[k].diagonal, rows_[k]);
         out[k].anti_diagonal = mean(sums_[k].anti_diagonal, rows_[k]);
     }
-    return out;
 }
 
 } // namespace attnlab::train

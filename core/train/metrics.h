@@ -40,8 +40,8 @@ class HeadScoreSums
 public:
     void reset(const ModelConfig& config);
     void add(const ModelConfig& config, const Batch& batch, const Activations& acts);
-    // The means so far, [l·h + j].
-    std::vector<HeadScores> finish() const;
+    // The means so far, [l·h + j], into out (no heap call when out already has that size).
+    void finish(std::vector<HeadScores>& out) const;
 
 private:
     int n_heads_ = 0;

@@ -122,7 +122,7 @@ int Trainer::run(int n, const std::function<bool(const StepStats&)>& on_step)
     return n;
 }
 
-EvalStats Trainer::evaluate()
+const EvalStats& Trainer::evaluate()
 {
     OneThread one_thread;
     const ModelConfig& c = preset_.model;
@@ -134,13 +134,12 @@ EvalStats Trainer::evaluate()
         accuracy.add(batch, acts_);
         head_sums_.add(c, batch, acts_);
     }
-    EvalStats e;
-    e.step = step_;
-    e.loss = accuracy.mean_loss();
-    e.accuracy = accuracy.accuracy();
-    e.exact_match = accuracy.exact_match();
-    e.heads = head_sums_.finish();
-    return e;
+    eval_.step = step_;
+    eval_.loss = accuracy.mean_loss();
+    eval_.accuracy = accuracy.accuracy();
+    eval_.exact_match = accuracy.exact_match();
+    head_sums_.finish(eval_.heads);
+    return eval_;
 }
 
 Status Trainer::probe(const Batch& batch)

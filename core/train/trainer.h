@@ -61,8 +61,10 @@ public:
     StepStats step();
     // n steps; on_step (if set) after each; it returns false to stop early. Returns the steps taken.
     int run(int n, const std::function<bool(const StepStats&)>& on_step = {});
-    // Loss, accuracy, exact match and head scores over the held-out set (parameters unchanged).
-    EvalStats evaluate();
+    // Loss, accuracy, exact match and head scores over the held-out set (parameters unchanged). The result
+    // stays valid until the next evaluate(); it runs through the training buffers, so activations() then hold
+    // the last held-out batch.
+    const EvalStats& evaluate();
 
     // Forward and backward (no update) on any batch of the task's T (e.g. one probe sequence, B = 1). Reads:
     // probe_activations() (every intermediate), probe_act_grads() (∂L/∂A_h in layers[l].dweights, ...),
@@ -105,6 +107,7 @@ private:
     ActGrads act_grads_, probe_act_grads_;
     std::vector<Batch> held_out_;
     HeadScoreSums head_sums_;
+    EvalStats eval_;
     int step_ = 0;
 };
 
