@@ -166,7 +166,8 @@ void pack_b(const float* B, Index ldb, Index pc, Index kc, Index jc, Index nc, f
     }
 }
 
-template <bool TransB> void rows_product(const float* A, Index m, Index k, const float* B, Index n, float* C)
+template <bool TransB>
+void rows_product(const float* A, Index m, Index k, const float* B, Index n, float* C, Index /*m_whole*/)
 {
     const Index ldb = TransB ? k : n;
     float* Bp = scratch(KC * ((std::min(NC, n) + NR - 1) / NR * NR));
@@ -214,15 +215,18 @@ public:
     }
 };
 
-template <bool TransB> void rows_product(const float* A, Index m, Index k, const float* B, Index n, float* C)
+template <bool TransB>
+void rows_product(const float* A, Index m, Index k, const float* B, Index n, float* C, Index m_whole)
 {
     // op(B) = B (k x n, row-major) or Bᵀ of a row-major n x k B, which is column-major with leading dimension
-    // k.
+    // k. The block sizes come from the whole product's rows (m_whole), not this thread's share: Eigen picks
+    // kc from the sizes, and a different kc would sum each entry in another order, so the bits would depend
+    // on the number of threads.
     constexpr int RhsOrder = TransB ? Eigen::ColMajor : Eigen::RowMajor;
     using Gemm = Eigen::internal::general_matrix_matrix_product<Index, float, Eigen::RowMajor, false, float,
                                                                 RhsOrder, false, Eigen::RowMajor, 1>;
     std::fill(C, C + m * n, 0.0f); // Eigen's kernel accumulates: C += A op(B)
-    Blocking blocking(n, m, k);
+    Blocking blocking(n, m_whole, k);
     Gemm::run(m, n, k, A, k, B, TransB ? k : n, C, 1, n, 1.0f, blocking);
 }
 
@@ -252,7 +256,7 @@ template <bool TransB> void product(const Mat& A, const Mat& B, Index n, Mat& C)
 #endif
     if (threads <= 1)
     {
-        rows_product<TransB>(A.data(), m, k, B.data(), n, C.data());
+        rows_product<TransB>(A.data(), m, k, B.data(), n, C.data(), m);
         return;
     }
 #ifdef _OPENMP
@@ -260,8 +264,14 @@ template <bool TransB> void product(const Mat& A, const Mat& B, Index n, Mat& C)
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (int t = 0; t < threads; ++t)
     {
-        const Index r0 = m * t / threads, r1 = m * (t + 1) / threads;
-        rows_product<TransB>(A.data() + r0 * k, r1 - r0, k, B.data(), n, C.data() + r0 * n);
+        // Split points on multiples of 24 rows, a whole number of both kernels' row tiles (6 here, 4 or 8 in
+        // Eigen's): a tile cut short takes another code path, which sums in another order, so a split
+        // elsewhere would make the bits depend on the number of threads.
+        constexpr Index kRowGrain = 24;
+        const auto split = [&](int i)
+        { return i == threads ? m : std::min(m, m * i / threads / kRowGrain * kRowGrain); };
+        const Index r0 = split(t), r1 = split(t + 1);
+        rows_product<TransB>(A.data() + r0 * k, r1 - r0, k, B.data(), n, C.data() + r0 * n, m);
     }
 #endif
 }

@@ -97,16 +97,23 @@ TEST(Gemm, EmptyDepthGivesZeros)
 
 TEST(Gemm, SplittingRowsBetweenThreadsGivesTheSameBits)
 {
-    // Each entry of C is summed in the same order whichever thread computes its row.
-    const Mat A = Mat::Random(300, 520), B = Mat::Random(520, 200);
+    // Each entry of C is summed in the same order whichever thread computes its row: also with row counts
+    // whose halves are not whole kernel tiles (150 of 300 is not a multiple of Eigen's 4), and for A Bᵀ.
     const int threads = Eigen::nbThreads();
-    Eigen::setNbThreads(1);
-    Mat one, two;
-    gemm(A, B, one);
-    Eigen::setNbThreads(2);
-    gemm(A, B, two);
+    for (const Eigen::Index rows : {300, 301, 150, 97})
+    {
+        const Mat A = Mat::Random(rows, 520), B = Mat::Random(520, 200), Bt = B.transpose();
+        Eigen::setNbThreads(1);
+        Mat one, one_bt, two, two_bt;
+        gemm(A, B, one);
+        gemm_bt(A, Bt, one_bt);
+        Eigen::setNbThreads(2);
+        gemm(A, B, two);
+        gemm_bt(A, Bt, two_bt);
+        EXPECT_TRUE(one == two) << rows << " rows";
+        EXPECT_TRUE(one_bt == two_bt) << rows << " rows, A Bᵀ";
+    }
     Eigen::setNbThreads(threads);
-    EXPECT_TRUE(one == two);
 }
 
 TEST(Gemm, PackingSpaceIsKeptAndDoesNotGrowWhenRepeated)
