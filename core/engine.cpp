@@ -230,12 +230,14 @@ bool all_finite(const std::vector<Mat>& mats)
 }
 
 // Every head's scores are finite: scaled and masked follow them (masked adds −∞ by design), and with finite
-// scores the weights are too. An overflow in V or head_out reaches mha, which is checked separately. One
-// vectorised sum per head is enough (any ±∞ or NaN makes it non-finite) and costs far less than allFinite.
+// scores the weights are too. An overflow in V or head_out reaches mha, which is checked separately. Each
+// value is checked, not their sum (finite scores of 1e37 may sum to ∞): x − x is 0 for a finite x and NaN for
+// ±∞ or NaN, so the sum of the differences is 0 exactly when every score is finite. It vectorises, unlike
+// allFinite's comparisons.
 bool heads_finite(const AttentionTrace& attn)
 {
     for (const HeadTrace& head : attn.heads)
-        if (!std::isfinite(head.scores.sum()))
+        if ((head.scores.array() - head.scores.array()).sum() != 0.0f)
             return false;
     return true;
 }

@@ -124,10 +124,14 @@ void layer_norm_rows(const Mat& in, const RowVec& gamma, const RowVec& beta, Mat
         out.resize(rows, cols);
     for (Eigen::Index i = 0; i < rows; ++i)
     {
-        const float mean = in.row(i).mean();
-        const float var = (in.row(i).array() - mean).square().mean();
-        const float inv_std = 1.0f / std::sqrt(var + eps);
-        out.row(i) = (((in.row(i).array() - mean) * inv_std) * gamma.array() + beta.array()).matrix();
+        // The row's mean and variance in double: in float the squares of values past ~1.8e19 overflow, and
+        // 1/√∞ would silently make the whole row 0. In double every float row's statistics are exact enough.
+        const double mean = in.row(i).cast<double>().mean();
+        const double var = (in.row(i).cast<double>().array() - mean).square().mean();
+        const double inv_std = 1.0 / std::sqrt(var + static_cast<double>(eps));
+        out.row(i) = (((in.row(i).cast<double>().array() - mean) * inv_std).cast<float>() * gamma.array() +
+                      beta.array())
+                         .matrix();
     }
 }
 

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <Eigen/SVD>
 
 using namespace attnlab;
@@ -191,8 +193,10 @@ TEST(Validation, NonFiniteResultIsAnErrorNotAPicture)
     Engine engine;
     ASSERT_TRUE(engine.run(s));
     ModelWeights huge = init_weights(s.config);
-    huge.layers[0].attn.W_O *= 1e38f;
+    // The FFN's two products each scale by 1e38: its output is past float's range (3.4e38) whatever the
+    // LayerNorms do.
     huge.layers[0].W_1 *= 1e38f;
+    huge.layers[0].W_2 *= 1e38f;
     engine.set_imported_weights(huge);
     const Status st = engine.run(s);
     ASSERT_FALSE(st);
@@ -216,6 +220,69 @@ TEST(Validation, WeightsThatOverflowTheScoresAreAnError)
     ASSERT_FALSE(st);
     EXPECT_NE(st.message().find("NaN or infinite"), std::string::npos) << st.message();
     EXPECT_TRUE(engine.trace().layers[0].attn.head(0, 0).scores.allFinite());
+}
+
+TEST(Validation, LargeButFiniteScoresAreAccepted)
+{
+    // Every score of head 1 is c² = 2.25e38: each one finite, their sum over the head (T² c²) is not. The
+    // check looks at the values, so the run is accepted and every row of weights sums to 1.
+    Session s;
+    Engine engine;
+    ASSERT_TRUE(engine.run(s));
+    const Mat& X = engine.trace().layers[0].X[0];
+    const Eigen::VectorXf u =
+        X.bdcSvd(Eigen::ComputeThinU | Eigen::ComputeThinV).solve(Eigen::VectorXf::Ones(X.rows()));
+    ModelWeights weights = init_weights(s.config);
+    const float c = 1.5e19f; // q = k = c on every token
+    Mat& W_Q = weights.layers[0].attn.W_Q[0];
+    Mat& W_K = weights.layers[0].attn.W_K[0];
+    W_Q.setZero();
+    W_K.setZero();
+    W_Q.col(0) = c * u;
+    W_K.col(0) = c * u;
+    engine.set_imported_weights(weights);
+    const Status st = engine.run(s);
+    ASSERT_TRUE(st) << st.message();
+    const HeadTrace& head = engine.trace().layers[0].attn.head(0, 0);
+    ASSERT_TRUE(head.scores.allFinite());
+    EXPECT_FALSE(std::isfinite(head.scores.sum())) << "the case must be one whose sum overflows";
+    // The scores differ by ~1e35 from token to token (X u = 1 only to 1e-3), so each row is one-hot; what
+    // matters is that it is a distribution.
+    ASSERT_TRUE(head.weights.allFinite());
+    for (Eigen::Index i = 0; i < head.weights.rows(); ++i)
+        EXPECT_NEAR(head.weights.row(i).sum(), 1.0f, 1e-5f);
+}
+
+TEST(Validation, LayerNormOfHugeValuesIsRightNotZero)
+{
+    // W_O x 1e20: the residual's entries reach ~1e20, whose squares overflow float. LayerNorm must still give
+    // the row (x - mean) / σ computed in double, never a silent row of zeros.
+    Session s;
+    Engine engine;
+    ASSERT_TRUE(engine.run(s));
+    ModelWeights big = init_weights(s.config);
+    big.layers[0].attn.W_O *= 1e20f;
+    engine.set_imported_weights(big);
+    const Status st = engine.run(s);
+    ASSERT_TRUE(st) << st.message();
+    const LayerTrace& layer = engine.trace().layers[0];
+    const Mat& residual = layer.residual[0];
+    const Mat& norm1 = layer.norm1[0];
+    ASSERT_GT(residual.cwiseAbs().maxCoeff(), 1e19f) << "the case must overflow a float variance";
+    const RowVec& gamma = big.layers[0].gamma_1;
+    const RowVec& beta = big.layers[0].beta_1;
+    for (Eigen::Index i = 0; i < residual.rows(); ++i)
+    {
+        const Eigen::RowVectorXd x = residual.row(i).cast<double>();
+        const double mean = x.mean();
+        const double var = (x.array() - mean).square().mean();
+        const Eigen::RowVectorXd expected =
+            ((x.array() - mean) / std::sqrt(var + 1e-5)) * gamma.cast<double>().array() +
+            beta.cast<double>().array();
+        EXPECT_GT(norm1.row(i).cwiseAbs().maxCoeff(), 0.1f) << "row " << i << " is all zeros";
+        for (Eigen::Index j = 0; j < x.size(); ++j)
+            EXPECT_NEAR(norm1(i, j), expected(j), 1e-4) << "row " << i << ", column " << j;
+    }
 }
 
 TEST(Validation, ScoresThatOverflowToMinusInfinityOnlyAreAnError)
