@@ -60,11 +60,16 @@ void on_glfw_error(int code, const char* description)
     g_glfw_error = "GLFW error " + std::to_string(code) + ": " + (description ? description : "");
 }
 
-// [SECTION] Quick taps (ui/key_taps.h): our key callback sits in front of the ImGui backend's and holds back
-// a release that comes in the same frame as its press. GLFW's callbacks are plain C functions, hence globals.
+// [SECTION] Quick taps and fast typing (ui/key_taps.h): our key and character callbacks sit in front of the
+// ImGui backend's and keep events in order until a frame has seen them. GLFW's callbacks are plain C
+// functions, hence globals.
 
 KeyTaps g_taps;
 GLFWkeyfun g_backend_key_callback = nullptr;
+GLFWcharfun g_backend_char_callback = nullptr;
+static_assert(KeyTaps::Release == GLFW_RELEASE && KeyTaps::Press == GLFW_PRESS &&
+                  KeyTaps::Repeat == GLFW_REPEAT,
+              "KeyTaps takes GLFW's actions as they are");
 
 // [SECTION] Idle: after a while without input the loop waits for events instead of drawing flat out, so an
 // open window costs next to no CPU (a laptop on battery in a lecture). Any input wakes it at once.
@@ -82,19 +87,29 @@ void note_input()
 void on_key(GLFWwindow* window, int key, int scancode, int action, int mods)
 {
     note_input();
-    if (action == GLFW_PRESS)
-        g_taps.press(key);
-    else if (action == GLFW_RELEASE && !g_taps.release(key, scancode, mods))
-        return;
-    if (g_backend_key_callback != nullptr)
+    if (g_taps.key(key, scancode, action, mods) && g_backend_key_callback != nullptr)
         g_backend_key_callback(window, key, scancode, action, mods);
 }
 
-void pass_held_releases(GLFWwindow* window)
+void on_char(GLFWwindow* window, unsigned int codepoint)
 {
-    for (const KeyTaps::Release& r : g_taps.take_held())
-        if (g_backend_key_callback != nullptr)
-            g_backend_key_callback(window, r.key, r.scancode, GLFW_RELEASE, r.mods);
+    note_input();
+    if (g_taps.character(codepoint) && g_backend_char_callback != nullptr)
+        g_backend_char_callback(window, codepoint);
+}
+
+// Between frames only (see KeyTaps::take_ready).
+void pass_held_events(GLFWwindow* window)
+{
+    for (const KeyTaps::Event& e : g_taps.take_ready())
+    {
+        if (e.is_char && g_backend_char_callback != nullptr)
+            g_backend_char_callback(window, e.codepoint);
+        else if (!e.is_char && g_backend_key_callback != nullptr)
+            g_backend_key_callback(window, e.key, e.scancode, e.action, e.mods);
+    }
+    if (g_taps.pending() > 0)
+        note_input(); // keep drawing frames until every kept event has gone through
 }
 
 // Median and 95th percentile of a list of durations.
@@ -171,7 +186,10 @@ public:
         glfwSetCharCallback(window_, [](GLFWwindow*, unsigned int) { note_input(); });
         imgui_glfw_ = ImGui_ImplGlfw_InitForOpenGL(window_, true);
         if (imgui_glfw_)
+        {
             g_backend_key_callback = glfwSetKeyCallback(window_, on_key);
+            g_backend_char_callback = glfwSetCharCallback(window_, on_char);
+        }
         imgui_gl_ = ImGui_ImplOpenGL3_Init("#version 330 core");
         return imgui_glfw_ && imgui_gl_;
     }
@@ -261,10 +279,13 @@ void render_frame(Window& window, AppState& state, const std::string& capture_pa
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
-    pass_held_releases(window.get()); // this frame has seen the taps down; the next one sees them up
     state.begin_frame();
     draw_app(state);
     ImGui::Render();
+    // This frame has seen the taps down; the next one sees them up. Only between frames: ImGui reads the
+    // modifier keys once in NewFrame and asserts at EndFrame that they did not change in between, so a
+    // Shift or Ctrl release passed on mid-frame (fast typing, a macro tool) would abort the app.
+    pass_held_events(window.get());
     const auto t1 = Clock::now();
 
     int fb_w = 0, fb_h = 0;

@@ -1,4 +1,4 @@
-// Quick key taps, held down for one frame (see key_taps.h).
+// Quick key taps and fast typing: events kept in order until a frame has seen them (see key_taps.h).
 #include "ui/key_taps.h"
 
 #include <algorithm>
@@ -6,28 +6,54 @@
 namespace attnlab
 {
 
-void KeyTaps::press(int key)
+bool KeyTaps::changed_this_frame(int key) const
 {
-    if (std::find(pressed_.begin(), pressed_.end(), key) == pressed_.end())
-        pressed_.push_back(key);
+    return std::find(changed_.begin(), changed_.end(), key) != changed_.end();
 }
 
-bool KeyTaps::release(int key, int scancode, int mods)
+bool KeyTaps::key(int key, int scancode, int action, int mods)
 {
-    // Once one release waits, the later ones wait behind it: Ctrl+Q typed fast may send Ctrl's release in
-    // the same batch as Q's press and release, and the frame that sees Q down must still see Ctrl down.
-    if (held_.empty() && std::find(pressed_.begin(), pressed_.end(), key) == pressed_.end())
+    const Event event{false, key, scancode, action, mods, 0};
+    // Once one event waits, the later ones wait behind it: Ctrl+Q typed fast may send Ctrl's release in the
+    // same batch as Q's press and release, and the frame that sees Q down must still see Ctrl down; and the
+    // letters typed after a Shift release must not arrive while Shift still looks down.
+    // A key changes state at most once between two frames, or ImGui never sees one of the states.
+    if (!queue_.empty() || (action != Repeat && changed_this_frame(key)))
+    {
+        queue_.push_back(event);
+        return false;
+    }
+    if (action != Repeat)
+        changed_.push_back(key);
+    return true;
+}
+
+bool KeyTaps::character(unsigned codepoint)
+{
+    if (queue_.empty())
         return true;
-    held_.push_back(Release{key, scancode, mods});
+    Event event;
+    event.is_char = true;
+    event.codepoint = codepoint;
+    queue_.push_back(event);
     return false;
 }
 
-std::vector<KeyTaps::Release> KeyTaps::take_held()
+std::vector<KeyTaps::Event> KeyTaps::take_ready()
 {
-    pressed_.clear();
-    std::vector<Release> out;
-    out.swap(held_);
-    return out;
+    changed_.clear();
+    std::vector<Event> ready;
+    while (!queue_.empty())
+    {
+        const Event& e = queue_.front();
+        if (!e.is_char && e.action != Repeat && changed_this_frame(e.key))
+            break; // the next frame sees this key's state; its next change goes after that frame
+        if (!e.is_char && e.action != Repeat)
+            changed_.push_back(e.key);
+        ready.push_back(e);
+        queue_.pop_front();
+    }
+    return ready;
 }
 
 } // namespace attnlab

@@ -1,9 +1,12 @@
 // Quick key taps: Dear ImGui 1.86 reads each key as a down/up state once a frame, so a key pressed and
 // released between two frames is never seen. Presentation clickers do exactly that (their "next slide" is a
-// press and a release a millisecond apart), and so does a fast tap while a long sentence recomputes.
-// KeyTaps holds such a release back until one frame has seen the key down.
+// press and a release a millisecond apart), and so do fast typing, remote desktops and macro tools. KeyTaps
+// sits in front of the ImGui backend's key and character callbacks and keeps the events in order: a release
+// of a key the current frame has not yet seen down waits for the next frame, and every event after it (keys
+// and characters) waits behind it, so no frame sees a later key with an earlier modifier state.
 #pragma once
 
+#include <deque>
 #include <vector>
 
 namespace attnlab
@@ -12,24 +15,38 @@ namespace attnlab
 class KeyTaps
 {
 public:
-    struct Release
+    // GLFW's values (app/window.cpp checks them), so the window passes its callbacks' arguments as they are.
+    enum Action
     {
-        int key = 0, scancode = 0, mods = 0;
+        Release = 0,
+        Press = 1,
+        Repeat = 2,
     };
 
-    // A key went down: always passed on at once.
-    void press(int key);
-    // A key went up. Returns true when the release can be passed on now; false when the key went down
-    // since the last frame or another release is already waiting, in which case it is kept, in order, for
-    // take_held().
-    bool release(int key, int scancode, int mods);
-    // Call once a frame, after ImGui::NewFrame has read the keys: the releases held back, to be passed on
-    // now (the next frame sees the keys up).
-    std::vector<Release> take_held();
+    struct Event
+    {
+        bool is_char = false; // a text character (codepoint) rather than a key event
+        int key = 0, scancode = 0, action = 0, mods = 0;
+        unsigned codepoint = 0;
+    };
+
+    // A key event. Returns true when it can be passed on now; false when it is kept, in order, for
+    // take_ready().
+    bool key(int key, int scancode, int action, int mods);
+    // A text character, the same way (it must not overtake the keys before it: Ctrl held back would eat it).
+    bool character(unsigned codepoint);
+    // Call once a frame, after ImGui::Render (never between NewFrame and Render: ImGui asserts that the
+    // modifier keys do not change within a frame). Returns the kept events that may be passed on now, in
+    // order: up to the first event that would change a key's state a second time (it waits one more frame).
+    std::vector<Event> take_ready();
+    // Events still kept.
+    std::size_t pending() const { return queue_.size(); }
 
 private:
-    std::vector<int> pressed_; // keys that went down since the last frame
-    std::vector<Release> held_;
+    bool changed_this_frame(int key) const;
+
+    std::vector<int> changed_; // keys passed on as pressed or released since the last frame
+    std::deque<Event> queue_;
 };
 
 } // namespace attnlab

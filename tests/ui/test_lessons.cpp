@@ -1,5 +1,6 @@
 // Lessons in the app, headless: every step of every built-in lesson drawn with its counter, text, selection,
 // view and highlights; the keys; presenter mode; leaving gives the user's session back; broken files named.
+#include "core/io/json_io.h"
 #include "core/io/session_file.h"
 #include "ui/app_ui.h"
 #include "ui/heatmap_math.h"
@@ -246,63 +247,102 @@ TEST_F(LessonTest, AClickersTapBetweenTwoFramesStepsExactlyOnce)
     ui.frame(*state);
     ASSERT_EQ(state->lesson.step, 0);
 
-    // With KeyTaps in front, as the window's key callback has it: the release waits for one frame.
+    // With KeyTaps in front, as the window's callbacks have it: the release waits for one frame, and what
+    // was kept is passed on between frames (after Render), as the window does.
     KeyTaps taps;
+    constexpr int kLeftCtrl = 341; // GLFW_KEY_LEFT_CONTROL
+    auto apply = [&](const KeyTaps::Event& e)
+    {
+        if (e.is_char)
+            io.AddInputCharacter(e.codepoint);
+        else
+            io.KeysDown[e.key] = e.action != KeyTaps::Release;
+        io.KeyCtrl = io.KeysDown[kLeftCtrl];
+    };
+    auto send = [&](int key, int action)
+    {
+        if (taps.key(key, 0, action, 0))
+            apply(KeyTaps::Event{false, key, 0, action, 0, 0});
+    };
+    auto frame = [&]()
+    {
+        ui.frame(*state);
+        for (const KeyTaps::Event& e : taps.take_ready())
+            apply(e);
+    };
     auto tap = [&](int key)
     {
-        taps.press(key);
-        io.KeysDown[key] = true;
-        if (taps.release(key, 0, 0))
-            io.KeysDown[key] = false;
-    };
-    auto draw = [&](AppState& s)
-    {
-        for (const KeyTaps::Release& r : taps.take_held())
-            io.KeysDown[r.key] = false;
-        draw_app(s);
+        send(key, KeyTaps::Press);
+        send(key, KeyTaps::Release);
     };
     tap(keys::PageDown);
-    ui.frame(*state, draw);
+    frame();
     EXPECT_EQ(state->lesson.step, 1);
     EXPECT_FALSE(io.KeysDown[keys::PageDown]); // released once the frame had seen it
-    ui.frames(*state, 3, draw);
+    for (int i = 0; i < 3; ++i)
+        frame();
     EXPECT_EQ(state->lesson.step, 1); // one tap, one step
     tap(keys::PageDown);
-    ui.frame(*state, draw);
+    frame();
     tap(keys::Right);
-    ui.frame(*state, draw);
+    frame();
     EXPECT_EQ(state->lesson.step, 3);
     tap(keys::PageUp);
-    ui.frame(*state, draw);
+    frame();
     EXPECT_EQ(state->lesson.step, 2);
+    // Two taps of one key before a frame: two steps (down, up, down, up over four frames).
+    tap(keys::Right);
+    tap(keys::Right);
+    frame();
+    EXPECT_EQ(state->lesson.step, 3);
+    for (int i = 0; i < 3; ++i)
+        frame();
+    EXPECT_EQ(state->lesson.step, 4);
+    EXPECT_EQ(taps.pending(), 0u);
+    go_to_step(*state, 1);
 
     // A chord typed fast: Ctrl went down a frame earlier, and its release comes right after Q's press and
     // release. The frame after must still see Ctrl down with Q.
-    constexpr int kLeftCtrl = 341; // GLFW_KEY_LEFT_CONTROL
-    taps.press(kLeftCtrl);
-    io.KeysDown[kLeftCtrl] = true;
-    io.KeyCtrl = true;
-    ui.frame(*state, draw);
-    taps.press(keys::Q);
-    io.KeysDown[keys::Q] = true;
-    EXPECT_FALSE(taps.release(keys::Q, 0, 0));
-    EXPECT_FALSE(taps.release(kLeftCtrl, 0, 0)); // waits behind Q's
-    ui.frame(*state, draw);
+    send(kLeftCtrl, KeyTaps::Press);
+    frame();
+    send(keys::Q, KeyTaps::Press);
+    send(keys::Q, KeyTaps::Release);
+    send(kLeftCtrl, KeyTaps::Release); // waits behind Q's
+    EXPECT_EQ(taps.pending(), 2u);
+    frame();
     EXPECT_TRUE(state->request_quit);
-    const std::vector<KeyTaps::Release> none = taps.take_held();
-    EXPECT_TRUE(none.empty()); // both were passed on after that frame
+    EXPECT_EQ(taps.pending(), 0u); // both were passed on after that frame
     EXPECT_FALSE(io.KeysDown[kLeftCtrl]);
-    io.KeyCtrl = false;
     state->request_quit = false;
 
+    // Ctrl+A tapped, then letters, all before one frame: the letters must not arrive while Ctrl still looks
+    // down (Ctrl+O would open a file dialog, and ImGui drops typed characters while Ctrl is down).
+    send(kLeftCtrl, KeyTaps::Press);
+    send('A', KeyTaps::Press);
+    send('A', KeyTaps::Release);
+    send(kLeftCtrl, KeyTaps::Release);
+    send(keys::O, KeyTaps::Press);
+    EXPECT_FALSE(taps.character('o'));
+    send(keys::O, KeyTaps::Release);
+    int frames_with_ctrl_and_o = 0;
+    for (int i = 0; i < 4; ++i)
+    {
+        if (io.KeyCtrl && io.KeysDown[keys::O])
+            ++frames_with_ctrl_and_o;
+        frame();
+    }
+    EXPECT_EQ(frames_with_ctrl_and_o, 0);
+    EXPECT_EQ(taps.pending(), 0u);
+    EXPECT_EQ(state->file_dialog.action, FileAction::None);
+
     // A key held over several frames is released at once when it comes up.
-    taps.press(keys::Left);
-    io.KeysDown[keys::Left] = true;
-    ui.frames(*state, 2, draw);
-    EXPECT_TRUE(taps.release(keys::Left, 0, 0));
+    send(keys::Left, KeyTaps::Press);
+    frame();
+    frame();
+    EXPECT_TRUE(taps.key(keys::Left, 0, KeyTaps::Release, 0));
     io.KeysDown[keys::Left] = false;
-    ui.frame(*state, draw);
-    EXPECT_EQ(state->lesson.step, 1);
+    frame();
+    EXPECT_EQ(state->lesson.step, 0);
 }
 
 TEST_F(LessonTest, F5SwitchesPresenterMode)
