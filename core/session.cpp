@@ -55,7 +55,7 @@ Status validate_config(const Config& c)
     if (!std::isfinite(c.temperature) || c.temperature < Limits::min_temperature ||
         c.temperature > Limits::max_temperature)
         return Status::error("temperature τ must be between 0.01 and 100 (1 is the paper's softmax), got " +
-                             std::to_string(c.temperature));
+                             format_number(c.temperature));
     if (c.mask != MaskKind::None && c.mask != MaskKind::Causal)
         return Status::error("unknown mask kind: use none or causal");
     if (c.positional != PositionalKind::Sinusoidal && c.positional != PositionalKind::None)

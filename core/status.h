@@ -1,11 +1,24 @@
 // Status: a user error as a value (a message saying what is wrong and how to fix it), never an exception.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace attnlab
 {
+
+// Longest message a Status keeps; longer ones are cut with "…" and the number of bytes left out.
+inline constexpr std::size_t kMaxMessageBytes = 2000;
+
+// A message made safe to print: control characters (terminal escape sequences, C1 controls, NUL) from a
+// file or an argument are written as visible \x1b-style escapes, newlines and tabs are kept, and the text is
+// cut to kMaxMessageBytes on a UTF-8 boundary. Applying it twice changes nothing more.
+std::string printable_message(std::string_view text);
+
+// A number for messages: 6 significant digits, never "0.000000" for 1e-9 ("1e-09", "0.5", "100").
+std::string format_number(double value);
 
 class Status
 {
@@ -16,7 +29,7 @@ public:
     static Status error(std::string message)
     {
         Status s;
-        s.message_ = std::move(message);
+        s.message_ = printable_message(message);
         if (s.message_.empty())
             s.message_ = "unknown error";
         return s;
@@ -24,7 +37,7 @@ public:
 
     bool is_ok() const { return message_.empty(); }
     explicit operator bool() const { return is_ok(); }
-    // Empty when OK; otherwise one sentence (or two) meant for the user.
+    // Empty when OK; otherwise one sentence (or two) meant for the user, safe to print (printable_message).
     const std::string& message() const { return message_; }
 
 private:

@@ -99,35 +99,42 @@ const Mat& stage_matrix(const LayerTrace& layer, Stage stage, int b, int j)
     }
 }
 
-std::string stage_shape(const Trace& trace, Stage stage, bool cross)
+StageDims stage_dims(const Config& config, Stage stage, int T_q, int T_k, bool cross)
 {
     const StageInfo& info = stage_info(stage);
-    const int T_q = cross ? trace.cross.target.T : trace.T();
-    const int T_k = trace.T();
     const bool keys_side = stage == Stage::K || stage == Stage::V;
-    std::string rows = info.rows;
-    int n_rows = T_q;
+    StageDims d;
+    d.row_symbol = info.rows;
+    d.rows = T_q;
     if (cross)
     {
-        rows = keys_side ? "T_k" : "T_q";
-        n_rows = keys_side ? T_k : T_q;
+        d.row_symbol = keys_side ? "T_k" : "T_q";
+        d.rows = keys_side ? T_k : T_q;
     }
-    std::string cols = info.cols;
-    int n_cols = 0;
-    if (cols == "T")
+    else if (keys_side)
+        d.rows = T_k;
+    d.col_symbol = info.cols;
+    if (d.col_symbol == "T")
     {
-        cols = cross ? "T_k" : "T";
-        n_cols = T_k;
+        d.col_symbol = cross ? "T_k" : "T";
+        d.cols = T_k;
     }
-    else if (cols == "d_model")
-        n_cols = trace.config.d_model;
-    else if (cols == "d_k")
-        n_cols = trace.d_k;
-    else if (cols == "d_v")
-        n_cols = trace.d_v;
-    else if (cols == "h·d_v")
-        n_cols = trace.config.n_heads * trace.d_v;
-    return rows + "×" + cols + " = " + std::to_string(n_rows) + "×" + std::to_string(n_cols);
+    else if (d.col_symbol == "d_model")
+        d.cols = config.d_model;
+    else if (d.col_symbol == "d_k")
+        d.cols = config.resolved_d_k();
+    else if (d.col_symbol == "d_v")
+        d.cols = config.resolved_d_v();
+    else if (d.col_symbol == "h·d_v")
+        d.cols = config.n_heads * config.resolved_d_v();
+    return d;
+}
+
+std::string stage_shape(const Trace& trace, Stage stage, bool cross)
+{
+    const int T_q = cross ? trace.cross.target.T : trace.T();
+    const StageDims d = stage_dims(trace.config, stage, T_q, trace.T(), cross);
+    return d.row_symbol + "×" + d.col_symbol + " = " + std::to_string(d.rows) + "×" + std::to_string(d.cols);
 }
 
 } // namespace attnlab

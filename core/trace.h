@@ -135,6 +135,14 @@ Stage stage_from_key(const std::string& key);
 const Mat& stage_matrix(const LayerTrace& layer, Stage stage, int b, int j);
 // The same for an attention block (Q ... mha); X is not part of an AttentionTrace.
 const Mat& attention_stage_matrix(const AttentionTrace& attn, Stage stage, int b, int j);
+// The shape of a stage for one sentence, in symbols and numbers, from the config and the lengths alone (no
+// forward pass): T_q rows of queries, T_k keys (both T for self-attention).
+struct StageDims
+{
+    std::string row_symbol, col_symbol; // "T", "d_k"; "T_q", "T_k" in cross-attention
+    int rows = 0, cols = 0;
+};
+StageDims stage_dims(const Config& config, Stage stage, int T_q, int T_k, bool cross);
 // "T×d_k = 5×4": the shape of a stage for one sentence, in symbols and numbers.
 std::string stage_shape(const Trace& trace, Stage stage, bool cross = false);
 

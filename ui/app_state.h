@@ -173,6 +173,7 @@ struct LessonState
     Selection user_sel;
     ModelWeights user_weights;
     bool user_has_weights = false;
+    std::string step_weights_path; // the weights file the lesson's steps have loaded ("" : seeded weights)
     std::array<bool, kPanelCount> opened_panels{}; // panels the lesson opened (closed again when done)
 
     // Frames left in which the pipeline scrolls its first highlighted stage to the top: a few, because a

@@ -1,6 +1,8 @@
 // Lessons in the app: entering a step (its session, selection, view and highlights), stepping, leaving.
 #include "ui/lessons.h"
 
+#include "core/io/json_io.h"
+
 #include <algorithm>
 
 namespace attnlab
@@ -113,6 +115,26 @@ void go_to_step(AppState& state, int step)
         state.session = s.session;
         state.edit();
     }
+    // The step's weights: read when the step is shown (and kept while the next steps name the same file).
+    if (s.session.weights_path != l.step_weights_path)
+    {
+        l.step_weights_path = s.session.weights_path;
+        state.engine.clear_imported_weights();
+        if (!s.session.weights_path.empty())
+        {
+            ModelWeights weights;
+            if (Status loaded = load_any_weights_file(s.session.weights_path, s.session.config, &weights);
+                loaded)
+                state.engine.set_imported_weights(std::move(weights));
+            else
+            {
+                l.step_weights_path.clear();
+                state.set_message(
+                    "This step's weights did not load (seeded weights are shown): " + loaded.message(), true);
+            }
+        }
+        state.edit();
+    }
     state.sel.layer = s.layer;
     state.sel.b = s.sentence;
     state.sel.head = s.head;
@@ -155,6 +177,8 @@ void leave_lesson(AppState& state)
     state.session_path = l.user_session_path;
     state.sel = l.user_sel;
     state.pinned = CellRef{};
+    l.step_weights_path.clear();
+    state.engine.clear_imported_weights();
     if (l.user_has_weights)
         state.engine.set_imported_weights(std::move(l.user_weights));
     l.user_weights = ModelWeights{};

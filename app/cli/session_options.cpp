@@ -110,6 +110,10 @@ Status build_session(const SessionOptions& o, Session* out, std::string* session
     std::string from = given(o.session_option) ? o.session_path : std::string();
     if (given(o.weights_option))
     {
+        if (o.weights_path.empty())
+            return Status::error(
+                "--weights: the file path is empty; give a weights file, or leave the option "
+                "out for seeded weights");
         // A path given on the command line is relative to the working directory, not to the session file.
         session.weights_path = absolute_weights_path(std::string(), o.weights_path);
     }

@@ -1,13 +1,56 @@
-// AtomicFile: temporary file + rename, so a failed write leaves nothing behind.
+// AtomicFile: unique temporary file + rename, so a failed write leaves nothing behind; bounded reads.
 #include "atomic_file.h"
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace attnlab
 {
+
+namespace
+{
+
+std::string reason(int err)
+{
+    return std::strerror(err != 0 ? err : EIO);
+}
+
+// The process's umask, read without changing it for longer than two calls.
+mode_t current_umask()
+{
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    return mask;
+}
+
+bool write_all(int fd, const char* data, std::size_t size, int* error)
+{
+    while (size > 0)
+    {
+        const ssize_t n = ::write(fd, data, size);
+        if (n < 0)
+        {
+            if (errno == EINTR)
+                continue;
+            *error = errno != 0 ? errno : EIO;
+            return false;
+        }
+        data += n;
+        size -= static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+} // namespace
 
 AtomicFile::~AtomicFile()
 {
@@ -19,75 +62,112 @@ Status AtomicFile::open(const std::string& path)
     discard();
     if (path.empty())
         return Status::error("no output file given");
-    // Writing to a symbolic link writes the file it points to: the rename then replaces that file, in its own
-    // folder, and the link stays a link.
+    namespace fs = std::filesystem;
     std::error_code ec;
     path_ = path;
-    if (std::filesystem::is_symlink(path, ec))
+    // Writing to a symbolic link writes the file it points to: the rename then replaces that file, in its own
+    // folder, and the link stays a link.
+    if (fs::is_symlink(path, ec))
     {
-        const std::filesystem::path target = std::filesystem::weakly_canonical(path, ec);
+        const fs::path target = fs::weakly_canonical(path, ec);
         if (ec)
             return Status::error("cannot write " + path + ": cannot follow the link (" + ec.message() + ")");
         path_ = target.string();
     }
-    temp_path_ = path_ + ".tmp";
     error_ = 0;
     buffer_.clear();
+
+    struct stat st = {};
+    const bool exists = ::stat(path_.c_str(), &st) == 0;
+    if (exists && S_ISDIR(st.st_mode))
+        return Status::error("cannot write " + path_ + ": it is a folder; give a file name");
+    if (exists && !S_ISREG(st.st_mode))
+    {
+        // A device, FIFO or socket: write it in place. O_NONBLOCK so a FIFO without a reader fails at once
+        // (ENXIO) instead of hanging; the flag is cleared again for the writes.
+        fd_ = ::open(path_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fd_ < 0)
+            return Status::error(
+                "cannot write " + path_ + ": " +
+                (errno == ENXIO ? std::string("no program is reading this FIFO") : reason(errno)));
+        ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
+        direct_ = true;
+        buffer_.reserve(kFlushSize + 4096);
+        return Status::ok();
+    }
+
+    // A unique sibling ".name.XXXXXX.tmp": mkstemps creates it with O_EXCL, so it never follows a link and
+    // never touches a file of the user's.
+    const fs::path target(path_);
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::string templ = (dir / ("." + target.filename().string() + ".XXXXXX.tmp")).string();
+    std::vector<char> name(templ.begin(), templ.end());
+    name.push_back('\0');
+    fd_ = ::mkstemps(name.data(), 4);
+    if (fd_ < 0)
+    {
+        const int err = errno;
+        if (err == ENOENT)
+            return Status::error("cannot write " + path_ + ": the folder " + dir.string() +
+                                 " does not exist");
+        return Status::error("cannot write " + path_ + ": " + reason(err));
+    }
+    temp_path_ = name.data();
+    ::fcntl(fd_, F_SETFD, FD_CLOEXEC);
+    // mkstemps makes the file 0600; give it the replaced file's mode, or the usual one for a new file.
+    ::fchmod(fd_, exists ? (st.st_mode & 07777) : (0666 & ~current_umask()));
     buffer_.reserve(kFlushSize + 4096);
-    file_ = std::fopen(temp_path_.c_str(), "wb");
-    if (!file_)
-        return Status::error("cannot write " + path_ + ": " + std::strerror(errno));
     return Status::ok();
 }
 
 void AtomicFile::flush_buffer()
 {
-    if (!file_ || buffer_.empty())
+    if (fd_ < 0 || buffer_.empty())
     {
         buffer_.clear();
         return;
     }
-    if (error_ == 0 && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size())
-        error_ = errno != 0 ? errno : EIO;
+    if (error_ == 0)
+        write_all(fd_, buffer_.data(), buffer_.size(), &error_);
     buffer_.clear();
 }
 
 Status AtomicFile::commit()
 {
-    if (!file_)
+    if (fd_ < 0)
         return Status::error("cannot write " + path_ + ": the file is not open");
     flush_buffer();
-    if (error_ == 0 && std::fflush(file_) != 0)
-        error_ = errno != 0 ? errno : EIO;
-    const int close_result = std::fclose(file_);
-    file_ = nullptr;
+    // No fsync: the autosave runs on the UI thread every second while the user edits, and fsync can stall
+    // it for a long time on a busy disk. What this guards against is a crash of the app, which loses nothing
+    // the kernel already has; after a power loss ext4 flushes a file renamed over another before the rename.
+    const int close_result = ::close(fd_);
+    fd_ = -1;
     if (error_ == 0 && close_result != 0)
         error_ = errno != 0 ? errno : EIO;
-    if (error_ == 0 && std::rename(temp_path_.c_str(), path_.c_str()) != 0)
+    if (error_ == 0 && !direct_ && std::rename(temp_path_.c_str(), path_.c_str()) != 0)
         error_ = errno != 0 ? errno : EIO;
-    if (error_ != 0)
-    {
-        const int saved = error_;
-        std::remove(temp_path_.c_str());
-        temp_path_.clear();
-        return Status::error("cannot write " + path_ + ": " + std::strerror(saved));
-    }
+    if (!temp_path_.empty() && error_ != 0)
+        ::unlink(temp_path_.c_str());
     temp_path_.clear();
+    direct_ = false;
+    if (error_ != 0)
+        return Status::error("cannot write " + path_ + ": " + reason(error_));
     return Status::ok();
 }
 
 void AtomicFile::discard()
 {
-    if (file_)
+    if (fd_ >= 0)
     {
-        std::fclose(file_);
-        file_ = nullptr;
+        ::close(fd_);
+        fd_ = -1;
     }
     if (!temp_path_.empty())
     {
-        std::remove(temp_path_.c_str());
+        ::unlink(temp_path_.c_str());
         temp_path_.clear();
     }
+    direct_ = false;
     buffer_.clear();
 }
 
@@ -101,22 +181,77 @@ Status write_file_atomically(const std::string& path, std::string_view content)
     return file.commit();
 }
 
-Status read_file(const std::string& path, std::string* out)
+std::string format_bytes(double bytes)
 {
-    std::FILE* file = std::fopen(path.c_str(), "rb");
-    if (!file)
-        return Status::error("cannot read " + path + ": " + std::strerror(errno));
+    char text[32];
+    if (bytes >= 1e9)
+        std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
+    else if (bytes >= 1e6)
+        std::snprintf(text, sizeof text, "%.1f MB", bytes / 1e6);
+    else if (bytes >= 1e3)
+        std::snprintf(text, sizeof text, "%.1f KB", bytes / 1e3);
+    else
+        std::snprintf(text, sizeof text, "%.0f bytes", bytes);
+    return text;
+}
+
+Status read_file(const std::string& path, std::string* out, std::size_t max_bytes, const char* what)
+{
+    if (path.empty())
+        return Status::error(std::string("no ") + what + " given");
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; the type is checked before any read.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return Status::error("cannot read " + path + ": " + reason(errno));
+    struct stat st = {};
+    if (::fstat(fd, &st) != 0)
+    {
+        const int err = errno;
+        ::close(fd);
+        return Status::error("cannot read " + path + ": " + reason(err));
+    }
+    if (!S_ISREG(st.st_mode))
+    {
+        ::close(fd);
+        return Status::error(
+            "cannot read " + path + ": " +
+            (S_ISDIR(st.st_mode) ? "it is a folder" : "it is not a regular file (a device or a FIFO)") +
+            "; give the path of a " + what);
+    }
+    if (static_cast<unsigned long long>(st.st_size) > max_bytes)
+    {
+        ::close(fd);
+        return Status::error("cannot read " + path + ": it is " +
+                             format_bytes(static_cast<double>(st.st_size)) + ", over the " +
+                             format_bytes(static_cast<double>(max_bytes)) + " limit for a " + what);
+    }
     std::string content;
+    content.reserve(static_cast<std::size_t>(st.st_size));
     char chunk[1 << 16];
-    size_t n = 0;
-    errno = 0;
-    while ((n = std::fread(chunk, 1, sizeof chunk, file)) > 0)
-        content.append(chunk, n);
-    const bool failed = std::ferror(file) != 0;
-    const int saved = errno;
-    std::fclose(file);
-    if (failed)
-        return Status::error("cannot read " + path + ": " + std::strerror(saved != 0 ? saved : EIO));
+    int err = 0;
+    for (;;)
+    {
+        const ssize_t n = ::read(fd, chunk, sizeof chunk);
+        if (n < 0)
+        {
+            if (errno == EINTR)
+                continue;
+            err = errno != 0 ? errno : EIO;
+            break;
+        }
+        if (n == 0)
+            break;
+        content.append(chunk, static_cast<std::size_t>(n));
+        if (content.size() > max_bytes) // the file grew while it was read
+        {
+            ::close(fd);
+            return Status::error("cannot read " + path + ": it is over the " +
+                                 format_bytes(static_cast<double>(max_bytes)) + " limit for a " + what);
+        }
+    }
+    ::close(fd);
+    if (err != 0)
+        return Status::error("cannot read " + path + ": " + reason(err));
     *out = std::move(content);
     return Status::ok();
 }

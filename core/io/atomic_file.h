@@ -1,20 +1,32 @@
-// AtomicFile: writes a file through a temporary sibling and renames it at the end, so no partial file is
-// left.
+// AtomicFile: writes a file through a unique temporary sibling and renames it at the end, so no partial file
+// is left; read_file: reads a regular file no larger than a stated limit.
 #pragma once
 
 #include "core/status.h"
 
-#include <cstdio>
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace attnlab
 {
 
-// Buffered writer for one output file. Bytes go to "<path>.tmp"; commit() flushes, closes and renames it to
-// path. If commit() is never reached (an error, an early return) the destructor removes the temporary file,
-// so a failed write never leaves a partial file behind and never touches an existing file at path. When path
-// is a symbolic link, the file it points to is the one written, and the link is kept.
+// Size limits of the files Attention Lab reads (README.md, "Limits"). A file over its limit is refused before
+// any of it is read.
+inline constexpr std::size_t kMaxSessionFileBytes = std::size_t{16} << 20;  // sessions, lessons, recent lists
+inline constexpr std::size_t kMaxWeightsFileBytes = std::size_t{256} << 20; // weights, exports, models
+
+// Buffered writer for one output file.
+//
+// A regular file (or a new one) is written to a temporary file created next to it with a unique name
+// (O_CREAT | O_EXCL: never an existing file, never through a link planted at that name), and commit() renames
+// it onto path: readers see the old file or the whole new one, two writers to one path each leave a complete
+// file, and a failed write leaves nothing behind and the old file untouched. A new file gets the usual
+// permissions (0666 less the umask), a replaced one keeps its own.
+//
+// When path is a symbolic link, the file it points to is the one written, and the link is kept. When path is
+// a device, a FIFO or a socket (/dev/null, /dev/stdout), bytes are written to it directly: such a file is
+// never replaced by a regular one. A folder is refused.
 class AtomicFile
 {
 public:
@@ -23,7 +35,7 @@ public:
     AtomicFile(const AtomicFile&) = delete;
     AtomicFile& operator=(const AtomicFile&) = delete;
 
-    // Creates the temporary file. The error names the path and the system's reason.
+    // Creates the temporary file (or opens the device). The error names the path and the system's reason.
     Status open(const std::string& path);
 
     // Appends bytes (buffered; errors are remembered and reported by commit()).
@@ -48,7 +60,8 @@ private:
     void flush_buffer();
     void discard();
 
-    std::FILE* file_ = nullptr;
+    int fd_ = -1;
+    bool direct_ = false; // writing a device or FIFO in place: no temporary file, no rename
     std::string path_, temp_path_;
     std::string buffer_;
     int error_ = 0; // errno of the first failed write
@@ -57,7 +70,13 @@ private:
 // Writes a whole string to path through AtomicFile.
 Status write_file_atomically(const std::string& path, std::string_view content);
 
-// Reads a whole file. The error names the path and the system's reason.
-Status read_file(const std::string& path, std::string* out);
+// Reads a whole regular file of at most max_bytes. A device, FIFO, socket or folder is refused without
+// reading (it could be endless, or block forever), and so is a larger file, with its size and the limit in
+// the message; what names the kind of file ("session file"). The error names the path and the reason.
+Status read_file(const std::string& path, std::string* out, std::size_t max_bytes = kMaxSessionFileBytes,
+                 const char* what = "file");
+
+// "12.5 MB": a byte count for messages.
+std::string format_bytes(double bytes);
 
 } // namespace attnlab

@@ -1,17 +1,18 @@
 // Lesson files: parsing, validation against the engine's real shapes, and loading a folder of them.
 #include "lesson_file.h"
 
+#include "atomic_file.h"
 #include "core/engine.h"
+#include "json_parse.h"
 #include "session_file.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <initializer_list>
-#include <sstream>
 
 namespace attnlab
 {
@@ -27,7 +28,8 @@ struct Context
     Status error(const std::string& what) const { return Status::error(where + ": " + what); }
 };
 
-Status read_string(const json& object, const char* key, bool required, const Context& ctx, std::string* out)
+Status read_string_unchecked(const json& object, const char* key, bool required, const Context& ctx,
+                             std::string* out)
 {
     const auto it = object.find(key);
     if (it == object.end())
@@ -46,7 +48,33 @@ Status read_string(const json& object, const char* key, bool required, const Con
         *out = joined;
         return Status::ok();
     }
-    return ctx.error(std::string("\"") + key + "\" must be a string, got " + it->dump());
+    return ctx.error(std::string("\"") + key + "\" must be a string, got " + json_excerpt(*it));
+}
+
+// Lesson text is shown in the window and printed by `attnlab lessons`: a control character (a terminal
+// escape sequence, a bell) is refused rather than passed on to a terminal.
+Status check_plain_text(const std::string& text, const char* key, const Context& ctx)
+{
+    for (std::size_t i = 0; i < text.size(); ++i)
+    {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if ((c < 0x20 && c != '\n') || c == 0x7F)
+        {
+            char code[8];
+            std::snprintf(code, sizeof code, "U+%04X", c);
+            return ctx.error(std::string("\"") + key + "\" contains the control character " + code +
+                             " at byte " + std::to_string(i) + "; lesson text is plain text");
+        }
+    }
+    return Status::ok();
+}
+
+Status read_string(const json& object, const char* key, bool required, const Context& ctx, std::string* out)
+{
+    const Status status = read_string_unchecked(object, key, required, ctx, out);
+    if (!status)
+        return status;
+    return check_plain_text(*out, key, ctx);
 }
 
 Status read_int(const json& object, const char* key, int min, const Context& ctx, int* out)
@@ -56,7 +84,7 @@ Status read_int(const json& object, const char* key, int min, const Context& ctx
         return Status::ok();
     if (!it->is_number_integer() || it->get<long long>() < min || it->get<long long>() > 1000000)
         return ctx.error(std::string("\"") + key + "\" must be an integer >= " + std::to_string(min) +
-                         ", got " + it->dump());
+                         ", got " + json_excerpt(*it));
     *out = it->get<int>();
     return Status::ok();
 }
@@ -79,7 +107,7 @@ Status read_choice(const json& object, const char* key,
         }
         names += (names.empty() ? "\"" : ", \"") + std::string(name) + "\"";
     }
-    return ctx.error(std::string("\"") + key + "\" must be one of " + names + ", got " + it->dump());
+    return ctx.error(std::string("\"") + key + "\" must be one of " + names + ", got " + json_excerpt(*it));
 }
 
 Status read_stage(const json& value, const Context& ctx, Stage* out)
@@ -89,7 +117,7 @@ Status read_stage(const json& value, const Context& ctx, Stage* out)
         std::string keys;
         for (const StageInfo& info : stage_table())
             keys += (keys.empty() ? "" : ", ") + std::string(info.key);
-        return ctx.error("unknown stage " + value.dump() + ": use one of " + keys);
+        return ctx.error("unknown stage " + json_excerpt(value) + ": use one of " + keys);
     }
     *out = stage_from_key(value.get<std::string>());
     return Status::ok();
@@ -103,36 +131,39 @@ Status check_unknown(const json& object, std::initializer_list<const char*> know
     return Status::ok();
 }
 
-// Checks that what a step highlights exists in its session (shapes from a real forward pass).
-Status check_step_against_engine(const LessonStep& step, const Context& ctx)
+// Checks that what a step highlights exists in its session: the session is validated and tokenized, and the
+// shapes come from the config and the lengths, so loading a lesson computes no forward pass (a step at
+// T = 2048 costs its tokenizer, not seconds of attention). Whether its weights load is checked when the step
+// is shown.
+Status check_step_shapes(const LessonStep& step, const Context& ctx)
 {
-    Engine engine;
-    if (Status s = engine.run(step.session); !s)
+    TokenBatch source, target;
+    if (Status s = prepare_inputs(step.session, source, target); !s)
         return ctx.error("its session is invalid: " + s.message());
-    const Trace& t = engine.trace();
-    if (step.layer >= step.session.config.n_layers)
-        return ctx.error("\"layer\" " + std::to_string(step.layer) + " does not exist (layers: " +
-                         std::to_string(step.session.config.n_layers) + ", counted from 0)");
-    if (step.head >= step.session.config.n_heads)
-        return ctx.error("\"head\" " + std::to_string(step.head) + " does not exist (h = " +
-                         std::to_string(step.session.config.n_heads) + ", counted from 0)");
-    if (step.sentence >= t.batch_size())
+    const Config& c = step.session.config;
+    if (step.layer >= c.n_layers)
+        return ctx.error("\"layer\" " + std::to_string(step.layer) +
+                         " does not exist (layers: " + std::to_string(c.n_layers) + ", counted from 0)");
+    if (step.head >= c.n_heads)
+        return ctx.error("\"head\" " + std::to_string(step.head) +
+                         " does not exist (h = " + std::to_string(c.n_heads) + ", counted from 0)");
+    if (step.sentence >= source.batch_size())
         return ctx.error("\"sentence\" " + std::to_string(step.sentence) +
-                         " does not exist (B = " + std::to_string(t.batch_size()) + ", counted from 0)");
-    if (step.cross && !t.has_cross)
+                         " does not exist (B = " + std::to_string(source.batch_size()) + ", counted from 0)");
+    const bool has_cross = target.batch_size() > 0;
+    if (step.cross && !has_cross)
         return ctx.error("\"cross\" is true but the session has no target text");
     for (const LessonCell& cell : step.cells)
     {
         const StageInfo& info = stage_info(cell.stage);
         if (step.cross && !info.attention_block)
             return ctx.error(std::string("stage \"") + info.key + "\" is not part of cross-attention");
-        const Mat& m = step.cross ? attention_stage_matrix(t.cross.attn, cell.stage, step.sentence, step.head)
-                                  : stage_matrix(t.layers[static_cast<size_t>(step.layer)], cell.stage,
-                                                 step.sentence, step.head);
-        if (cell.row >= m.rows() || cell.col >= m.cols())
+        const StageDims d = step.cross ? stage_dims(c, cell.stage, target.T, source.T, true)
+                                       : stage_dims(c, cell.stage, source.T, source.T, false);
+        if (cell.row >= d.rows || cell.col >= d.cols)
             return ctx.error("cell (" + std::to_string(cell.row) + ", " + std::to_string(cell.col) +
-                             ") of \"" + info.key + "\" is outside its " + std::to_string(m.rows()) + "x" +
-                             std::to_string(m.cols()) + " matrix");
+                             ") of \"" + info.key + "\" is outside its " + std::to_string(d.rows) + "x" +
+                             std::to_string(d.cols) + " matrix");
     }
     return Status::ok();
 }
@@ -143,14 +174,8 @@ Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
 {
     Context ctx{file};
     json root;
-    try
-    {
-        root = json::parse(text);
-    }
-    catch (const json::exception& e)
-    {
-        return ctx.error(std::string("malformed JSON: ") + e.what());
-    }
+    if (Status parsed = parse_json_text(text, &root); !parsed)
+        return ctx.error(parsed.message());
     if (!root.is_object())
         return ctx.error("expected a JSON object with \"format\": \"attnlab-lesson\"");
     if (root.value("format", json()) != kLessonFormat)
@@ -159,7 +184,7 @@ Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
     if (!version.is_number_integer() || version.get<int>() < 1)
         return ctx.error("\"version\" must be a positive integer");
     if (version.get<int>() > kLessonVersion)
-        return ctx.error("version " + version.dump() + " is newer than this program reads (" +
+        return ctx.error("version " + json_excerpt(version) + " is newer than this program reads (" +
                          std::to_string(kLessonVersion) + ")");
     if (Status s = check_unknown(root, {"format", "version", "title", "summary", "session", "steps"}, ctx);
         !s)
@@ -272,7 +297,7 @@ Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
                 return s;
             step.view = LessonView::Comparisons;
         }
-        if (Status s = check_step_against_engine(step, sctx); !s)
+        if (Status s = check_step_shapes(step, sctx); !s)
             return s;
         lesson.steps.push_back(std::move(step));
     }
@@ -297,19 +322,33 @@ LessonLibrary load_lessons(const std::string& dir)
     std::sort(files.begin(), files.end());
     for (const auto& path : files)
     {
-        std::ifstream in(path, std::ios::binary);
-        std::stringstream text;
-        text << in.rdbuf();
         const std::string name = "lessons/" + path.filename().string();
-        Lesson lesson;
-        if (!in)
+        std::string text;
+        if (Status s = read_file(path.string(), &text, kMaxSessionFileBytes, "lesson file"); !s)
         {
-            library.errors.push_back(name + ": cannot be read");
+            library.errors.push_back(name + ": " + s.message());
             continue;
         }
-        if (Status s = parse_lesson(text.str(), name, &lesson); !s)
+        Lesson lesson;
+        if (Status s = parse_lesson(text, name, &lesson); !s)
         {
             library.errors.push_back(s.message());
+            continue;
+        }
+        // A step's weights file is named relative to the lesson file; it must be there (it is read when the
+        // step is shown, so a lesson with a large model does not slow the start).
+        std::string missing;
+        for (LessonStep& step : lesson.steps)
+        {
+            step.session.weights_path = absolute_weights_path(path.string(), step.session.weights_path);
+            std::error_code exists_ec;
+            if (!step.session.weights_path.empty() &&
+                !std::filesystem::is_regular_file(step.session.weights_path, exists_ec) && missing.empty())
+                missing = step.session.weights_path;
+        }
+        if (!missing.empty())
+        {
+            library.errors.push_back(name + ": its weights file " + missing + " is missing");
             continue;
         }
         if (find_lesson(library, lesson.id))

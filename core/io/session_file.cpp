@@ -2,6 +2,7 @@
 #include "session_file.h"
 
 #include "atomic_file.h"
+#include "json_parse.h"
 
 #include <nlohmann/json.hpp>
 
@@ -56,7 +57,7 @@ public:
     Status error(const std::string& what) const { return Status::error(source_ + ": " + what); }
     Status field_error(const char* key, const std::string& what, const json& got) const
     {
-        return error("\"" + std::string(key) + "\" " + what + ", got " + got.dump());
+        return error("\"" + std::string(key) + "\" " + what + ", got " + json_excerpt(got));
     }
 
     // Integer fields: min is the smallest valid value (1: positive, 0: non-negative).
@@ -115,7 +116,7 @@ Status unknown_keys(const Reader& reader, const json& object, const std::set<std
 Status read_config(const Reader& reader, const json& c, Config* out)
 {
     if (!c.is_object())
-        return reader.error("\"config\" must be an object, got " + c.dump());
+        return reader.error("\"config\" must be an object, got " + json_excerpt(c));
     ATTNLAB_TRY(unknown_keys(reader, c,
                              {"d_model", "heads", "d_k", "d_v", "d_ff", "layers", "mask", "positional",
                               "temperature", "scale", "seed", "resolved"},
@@ -205,34 +206,24 @@ Status session_from_json(std::string_view text, const std::string& source, Sessi
 {
     const Reader reader(source);
     json root;
-    try
-    {
-        root = json::parse(text.begin(), text.end());
-    }
-    catch (const json::exception& e)
-    {
-        std::string what = e.what();
-        const size_t bracket = what.find("] ");
-        if (what.rfind("[json.exception", 0) == 0 && bracket != std::string::npos)
-            what = what.substr(bracket + 2);
-        return reader.error("malformed JSON: " + what);
-    }
+    if (Status parsed = parse_json_text(text, &root); !parsed)
+        return reader.error(parsed.message());
     if (!root.is_object())
         return reader.error("expected a JSON object with \"format\": \"attnlab-session\"");
     const auto format = root.find("format");
     if (format == root.end())
         return reader.error("\"format\" is missing; expected \"attnlab-session\"");
     if (!format->is_string() || *format != kSessionFormat)
-        return reader.error("\"format\" is " + format->dump() + ", expected \"attnlab-session\"" +
+        return reader.error("\"format\" is " + json_excerpt(*format) + ", expected \"attnlab-session\"" +
                             (format->is_string() && *format == "attnlab-trace"
                                  ? " (a trace export is not a session file)"
                                  : ""));
     const auto version = root.find("version");
     if (version == root.end() || !version->is_number_integer() || version->get<long long>() < 1)
         return reader.error("\"version\" must be a positive integer" +
-                            (version == root.end() ? std::string() : ", got " + version->dump()));
+                            (version == root.end() ? std::string() : ", got " + json_excerpt(*version)));
     if (version->get<long long>() > kSessionVersion)
-        return reader.error("version " + version->dump() + " is newer than this program reads (" +
+        return reader.error("version " + json_excerpt(*version) + " is newer than this program reads (" +
                             std::to_string(kSessionVersion) + "); update Attention Lab");
     ATTNLAB_TRY(unknown_keys(reader, root, {"format", "version", "text", "target", "config", "weights"}, ""));
 
@@ -263,7 +254,7 @@ Status save_session_file(const Session& session, const std::string& path)
 Status load_session_file(const std::string& path, Session* out)
 {
     std::string text;
-    ATTNLAB_TRY(read_file(path, &text));
+    ATTNLAB_TRY(read_file(path, &text, kMaxSessionFileBytes, "session file"));
     return session_from_json(text, path, out);
 }
 

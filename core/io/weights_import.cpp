@@ -2,6 +2,7 @@
 #include "json_io.h"
 
 #include "atomic_file.h"
+#include "json_parse.h"
 
 #include <nlohmann/json.hpp>
 
@@ -144,28 +145,17 @@ private:
 
 // Parses JSON text; big arrays that are not weights (the stages of an exported trace) are skipped while
 // parsing, so reading the weights of a large trace does not build the whole document in memory.
-Status parse_json(std::string_view text, const Reader& reader, json* out)
+bool is_skipped_key(const std::string& key)
 {
     static const std::set<std::string> skipped = {"layers",     "cross",  "comparisons", "embedding",
                                                   "positional", "tokens", "stages",      "lengths"};
-    try
-    {
-        *out = json::parse(text.begin(), text.end(),
-                           [](int depth, json::parse_event_t event, json& parsed)
-                           {
-                               if (depth == 1 && event == json::parse_event_t::key && parsed.is_string())
-                                   return skipped.count(parsed.get_ref<const std::string&>()) == 0;
-                               return true;
-                           });
-    }
-    catch (const json::exception& e)
-    {
-        std::string what = e.what();
-        const size_t bracket = what.find("] ");
-        if (what.rfind("[json.exception", 0) == 0 && bracket != std::string::npos)
-            what = what.substr(bracket + 2);
-        return reader.error("malformed JSON: " + what);
-    }
+    return skipped.count(key) != 0;
+}
+
+Status parse_json(std::string_view text, const Reader& reader, json* out)
+{
+    if (Status parsed = parse_json_text(text, out, &is_skipped_key); !parsed)
+        return reader.error(parsed.message());
     return Status::ok();
 }
 
@@ -231,17 +221,17 @@ Status check_header(const Reader& reader, const json& root)
     if (format != root.end())
     {
         if (!format->is_string() || (*format != kTraceFormat && *format != kWeightsFormat))
-            return reader.error("\"format\" is " + format->dump() + ", expected \"" + kTraceFormat +
+            return reader.error("\"format\" is " + json_excerpt(*format) + ", expected \"" + kTraceFormat +
                                 "\" or \"" + kWeightsFormat + "\"");
         const auto version = root.find("version");
         if (version == root.end() || !version->is_number_integer())
             return reader.error("\"version\" must be an integer");
         const int newest = *format == kTraceFormat ? kTraceVersion : kWeightsVersion;
         if (version->get<long long>() > newest)
-            return reader.error("version " + version->dump() + " is newer than this program reads (" +
+            return reader.error("version " + json_excerpt(*version) + " is newer than this program reads (" +
                                 std::to_string(newest) + "); update Attention Lab");
         if (version->get<long long>() < 1)
-            return reader.error("\"version\" must be at least 1, got " + version->dump());
+            return reader.error("\"version\" must be at least 1, got " + json_excerpt(*version));
     }
     return Status::ok();
 }
@@ -294,7 +284,7 @@ std::string config_hint(const json& root)
     {
         const auto it = config->find(key);
         if (it != config->end() && it->is_number_integer() && it->get<long long>() != 0)
-            hint += std::string(hint.empty() ? "" : ", ") + key + " " + it->dump();
+            hint += std::string(hint.empty() ? "" : ", ") + key + " " + json_excerpt(*it);
     }
     return hint.empty() ? "" : " (the file was made with " + hint + ": use the same settings)";
 }
@@ -473,7 +463,7 @@ Status parse_weights_json(std::string_view text, const std::string& source, cons
 Status load_weights_file(const std::string& path, const Config& config, ModelWeights* out)
 {
     std::string text;
-    ATTNLAB_TRY(read_file(path, &text));
+    ATTNLAB_TRY(read_file(path, &text, kMaxWeightsFileBytes, "weights file"));
     return parse_weights_json(text, path, config, out);
 }
 
@@ -489,14 +479,14 @@ Status parse_torch_weights_json(std::string_view text, const std::string& source
 Status load_torch_weights_file(const std::string& path, const Config& config, ModelWeights* out)
 {
     std::string text;
-    ATTNLAB_TRY(read_file(path, &text));
+    ATTNLAB_TRY(read_file(path, &text, kMaxWeightsFileBytes, "weights file"));
     return parse_torch_weights_json(text, path, config, out);
 }
 
 Status load_any_weights_file(const std::string& path, const Config& config, ModelWeights* out)
 {
     std::string text;
-    ATTNLAB_TRY(read_file(path, &text));
+    ATTNLAB_TRY(read_file(path, &text, kMaxWeightsFileBytes, "weights file"));
     const Reader reader(path);
     json root;
     ATTNLAB_TRY(parse_json(text, reader, &root));

@@ -148,6 +148,11 @@ TEST(ExportCommand, BadInputs)
     expect_failure({"export", "--seed", "99999999999999999999999"}, 1, "--seed: ");
     expect_failure({"export", "--seed", "7x"}, 1, "--seed: ");
     expect_failure({"export", "--text", "caf\xe9 au lait"}, 1, "not valid UTF-8 (byte 3)");
+    // An empty path is not "seeded weights" in disguise; devices and FIFOs are not read (no endless read).
+    expect_failure({"export", "--weights", ""}, 1, "--weights: the file path is empty");
+    expect_failure({"export", "--weights", "/dev/zero"}, 1, "not a regular file");
+    expect_failure({"export", "--session", "/dev/zero"}, 1, "not a regular file");
+    expect_failure({"export", "--temperature", "1e-9"}, 1, "got 1e-09");
 }
 
 TEST(ExportCommand, MissingOutputIsAUsageError)

@@ -441,3 +441,59 @@ TEST_F(LessonTest, ABrokenLessonFileIsNamedInThePanelAndTheOthersLoad)
 
 } // namespace
 } // namespace attnlab
+
+namespace attnlab
+{
+namespace
+{
+
+// A lesson whose session names a weights file (relative to the lesson) shows those weights, not seeded ones;
+// a missing file is reported when the lessons load; leaving gives the user's seeded weights back.
+TEST(LessonWeights, AStepsWeightsFileIsUsedAndAMissingOneIsReported)
+{
+    const fs::path dir = fs::path(ATTNLAB_BINARY_DIR) / "tests" / "ui" / "lesson_weights";
+    fs::remove_all(dir);
+    fs::create_directories(dir / "models");
+    Config config;
+    config.d_model = 8;
+    config.n_heads = 2;
+    Config other = config;
+    other.seed = 99;
+    const ModelWeights trained = init_weights(other);
+    ASSERT_TRUE(write_weights_json(trained, config, (dir / "models" / "w.json").string()));
+    const std::string lesson = R"({"format": "attnlab-lesson", "version": 1, "title": "With weights",
+        "session": {"text": "a b c", "weights": "models/w.json", "config": {"d_model": 8, "heads": 2}},
+        "steps": [{"text": "trained"}, {"text": "seeded", "session": {"weights": ""}}]})";
+    std::ofstream(dir / "01_weights.json") << lesson;
+    std::ofstream(dir / "02_missing.json")
+        << R"({"format": "attnlab-lesson", "version": 1, "title": "Missing",
+        "session": {"text": "a b c", "weights": "models/gone.json", "config": {"d_model": 8, "heads": 2}},
+        "steps": [{"text": "x"}]})";
+
+    auto state = std::make_unique<AppState>();
+    load_lesson_library(*state, dir.string());
+    ASSERT_EQ(state->lesson.library.lessons.size(), 1u);
+    ASSERT_EQ(state->lesson.library.errors.size(), 1u);
+    EXPECT_NE(state->lesson.library.errors[0].find("gone.json is missing"), std::string::npos)
+        << state->lesson.library.errors[0];
+
+    state->update();
+    const Mat seeded_W_Q = state->engine.weights().layers[0].attn.W_Q[0];
+    enter_lesson(*state, 0, 0);
+    state->update();
+    EXPECT_EQ(state->engine.weights().layers[0].attn.W_Q[0], trained.layers[0].attn.W_Q[0]);
+    EXPECT_NE(state->engine.weights().layers[0].attn.W_Q[0], init_weights(config).layers[0].attn.W_Q[0]);
+    next_step(*state);
+    state->update();
+    EXPECT_EQ(state->engine.weights().layers[0].attn.W_Q[0], init_weights(config).layers[0].attn.W_Q[0]);
+    previous_step(*state);
+    state->update();
+    EXPECT_EQ(state->engine.weights().layers[0].attn.W_Q[0], trained.layers[0].attn.W_Q[0]);
+    leave_lesson(*state);
+    state->update();
+    EXPECT_EQ(state->engine.weights().layers[0].attn.W_Q[0], seeded_W_Q);
+    fs::remove_all(dir);
+}
+
+} // namespace
+} // namespace attnlab
