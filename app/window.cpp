@@ -528,6 +528,10 @@ int run_window(const WindowOptions& options)
             save_recent_files(state->recent_files_path, state->recent_files);
         }
         autosave.path = autosave_path();
+        state->autosave_path = autosave.path;
+        // A copy of the last run's autosave first: this run may start on another session and autosave it.
+        if (Status s = rotate_autosaves(autosave.path); !s.is_ok())
+            state->set_message(s.message(), true);
         if (!options.session_from_command_line)
             if (Status s = restore_autosave(*state, autosave); !s.is_ok())
                 state->set_message(s.message() + " (the built-in session is shown)", true);

@@ -234,6 +234,7 @@ struct AppState
     bool presenter = false; // presenter mode (F5): one large view, the step's text as a caption
     std::vector<std::string> recent_files; // session files, most recent first (File > Recent)
     std::string recent_files_path;         // where the list is kept ("" : not kept)
+    std::string autosave_path;             // the autosave, whose kept copies File > Recent offers too
     MatrixRef last_heatmap;                // the heatmap hovered most recently: Ctrl+E exports it
 
     // A one-line message for the status bar (export written, file not writable, ...).

@@ -16,7 +16,10 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <ctime>
 #include <iterator>
+
+#include <sys/stat.h>
 
 namespace attnlab
 {
@@ -213,12 +216,29 @@ void handle_shortcuts(AppState& state)
 
 // [SECTION] Menu bar
 
-// File > Recent: the session files opened or saved last; a file that is gone is dropped with a message.
+// "14:02:31" or "2026-11-20 14:02": when a file was last written, for the autosave entries.
+std::string modified_time(const std::string& path)
+{
+    struct stat st = {};
+    if (::stat(path.c_str(), &st) != 0)
+        return "?";
+    const std::time_t t = st.st_mtime;
+    const std::time_t now = std::time(nullptr);
+    std::tm local = {};
+    localtime_r(&t, &local);
+    char text[32];
+    std::strftime(text, sizeof text, now - t < 20 * 3600 ? "%H:%M:%S" : "%Y-%m-%d %H:%M", &local);
+    return text;
+}
+
+// File > Recent: the session files opened or saved last (a file that is gone is dropped with a message), then
+// the autosave and its kept copies, so an earlier run's work can always be opened again.
 void recent_menu(AppState& state)
 {
-    if (!ImGui::BeginMenu("Recent", !state.recent_files.empty()))
+    const std::vector<std::string> autosaves = autosave_files(state.autosave_path);
+    if (!ImGui::BeginMenu("Recent", !state.recent_files.empty() || !autosaves.empty()))
         return;
-    std::string chosen;
+    std::string chosen, chosen_autosave;
     for (std::size_t i = 0; i < state.recent_files.size(); ++i)
     {
         ImGui::PushID(static_cast<int>(i));
@@ -226,7 +246,31 @@ void recent_menu(AppState& state)
             chosen = state.recent_files[i];
         ImGui::PopID();
     }
+    if (!autosaves.empty())
+    {
+        if (!state.recent_files.empty())
+            ImGui::Separator();
+        ImGui::TextDisabled("Autosaved sessions");
+        for (std::size_t i = 0; i < autosaves.size(); ++i)
+        {
+            ImGui::PushID(1000 + static_cast<int>(i));
+            const std::string label =
+                (i == 0 ? std::string("This run's autosave") : "Earlier autosave " + std::to_string(i)) +
+                "  (" + modified_time(autosaves[i]) + ")";
+            if (ImGui::MenuItem(label.c_str()))
+                chosen_autosave = autosaves[i];
+            if (ImGui::IsItemHovered())
+                ImGui::SetTooltip("%s", autosaves[i].c_str());
+            ImGui::PopID();
+        }
+    }
     ImGui::EndMenu();
+    if (!chosen_autosave.empty())
+    {
+        if (Status s = open_autosave_file(state, chosen_autosave); !s.is_ok())
+            state.set_message(s.message() + " (the current session stays)", true);
+        return;
+    }
     if (chosen.empty())
         return;
     const Status s = open_session_file(state, chosen);

@@ -144,7 +144,7 @@ void load_recent_files_into(AppState& state)
 
 // [SECTION] Autosave
 
-bool autosave_tick(const AppState& state, Autosave& autosave, double now_s, bool force)
+bool autosave_tick(AppState& state, Autosave& autosave, double now_s, bool force)
 {
     if (autosave.path.empty())
         return false;
@@ -156,18 +156,115 @@ bool autosave_tick(const AppState& state, Autosave& autosave, double now_s, bool
     autosave.last_write_s = now_s;
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(autosave.path).parent_path(), ec);
-    if (!save_session_file(session, autosave.path).is_ok())
+    if (Status s = save_session_file(session, autosave.path); !s.is_ok())
+    {
+        if (s.message() != autosave.error)
+            state.set_message(
+                "Autosave failed: " + s.message() +
+                    "; your changes are not kept if the app closes (use File > Save session as)",
+                true);
+        autosave.error = s.message();
         return false;
+    }
+    if (!autosave.error.empty())
+        state.set_message("Autosave works again: " + autosave.path, false);
+    autosave.error.clear();
     autosave.written = session;
     autosave.has_written = true;
     ++autosave.writes;
     return true;
 }
 
+namespace
+{
+
+// "dir/last_session.2.json" for "dir/last_session.json" and 2.
+std::string kept_autosave_path(const std::string& path, int n)
+{
+    const std::filesystem::path p(path);
+    return (p.parent_path() / (p.stem().string() + "." + std::to_string(n) + p.extension().string()))
+        .string();
+}
+
+} // namespace
+
+Status rotate_autosaves(const std::string& path)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (path.empty() || !fs::is_regular_file(path, ec))
+        return Status();
+    std::string current, newest;
+    if (Status s = read_file(path, &current, kMaxSessionFileBytes, "session file"); !s.is_ok())
+        return Status::error("the autosave was not copied before this run: " + s.message());
+    if (read_file(kept_autosave_path(path, 1), &newest).is_ok() && newest == current)
+        return Status();
+    for (int n = kKeptAutosaves - 1; n >= 1; --n)
+    {
+        const std::string from = kept_autosave_path(path, n);
+        if (fs::is_regular_file(from, ec))
+            fs::rename(from, kept_autosave_path(path, n + 1), ec);
+    }
+    if (Status s = write_file_atomically(kept_autosave_path(path, 1), current); !s.is_ok())
+        return Status::error("the autosave was not copied before this run: " + s.message());
+    return Status();
+}
+
+std::vector<std::string> autosave_files(const std::string& path)
+{
+    std::vector<std::string> files;
+    if (path.empty())
+        return files;
+    std::error_code ec;
+    for (int n = 0; n <= kKeptAutosaves; ++n)
+    {
+        const std::string f = n == 0 ? path : kept_autosave_path(path, n);
+        if (std::filesystem::is_regular_file(f, ec))
+            files.push_back(f);
+    }
+    return files;
+}
+
 std::string unreadable_autosave_path(const std::string& path)
 {
     const std::filesystem::path p(path);
-    return (p.parent_path() / (p.stem().string() + "-unreadable" + p.extension().string())).string();
+    std::error_code ec;
+    for (int n = 1;; ++n)
+    {
+        const std::string suffix = n == 1 ? "-unreadable" : "-unreadable-" + std::to_string(n);
+        const std::filesystem::path candidate =
+            p.parent_path() / (p.stem().string() + suffix + p.extension().string());
+        if (!std::filesystem::exists(std::filesystem::symlink_status(candidate, ec)) || n >= 1000)
+            return candidate.string();
+    }
+}
+
+Status open_autosave_file(AppState& state, const std::string& path)
+{
+    Session loaded;
+    if (Status s = load_session_file(path, &loaded); !s.is_ok())
+        return s;
+    loaded.weights_path = absolute_weights_path(path, loaded.weights_path);
+    ModelWeights weights;
+    Status weights_status;
+    if (!loaded.weights_path.empty())
+        weights_status = load_any_weights_file(loaded.weights_path, loaded.config, &weights);
+    if (lesson_active(state))
+        leave_lesson(state);
+    state.session = loaded;
+    state.session_path.clear();
+    state.engine.clear_imported_weights();
+    if (!loaded.weights_path.empty() && weights_status.is_ok())
+        state.engine.set_imported_weights(std::move(weights));
+    state.edit();
+    if (!weights_status.is_ok())
+        state.set_message("Opened the autosave " + path +
+                              ", but its weights did not load: " + weights_status.message(),
+                          true);
+    else
+        state.set_message("Opened the autosave " + path + " (unsaved: File > Save session as keeps it)",
+                          false);
+    return Status();
 }
 
 Status restore_autosave(AppState& state, Autosave& autosave)

@@ -42,18 +42,33 @@ struct Autosave
     bool has_written = false;     // false: nothing written or restored yet
     double last_write_s = -1e300; // clock of the last write
     int writes = 0;
+    std::string error; // why the last write failed ("" : it did not)
 };
+
+// Earlier autosaves kept beside the file: last_session.1.json (the newest) to last_session.3.json.
+inline constexpr int kKeptAutosaves = 3;
 
 // Writes user_session(state) to autosave.path (atomically) when it differs from what the file holds and
 // min_interval_s has passed since the last write; `force` (at exit) skips the wait. Returns true when
-// written. A failed write is tried again after min_interval_s.
-bool autosave_tick(const AppState& state, Autosave& autosave, double now_s, bool force);
+// written. A failed write is tried again after min_interval_s; the status bar says so the first time (and
+// again when the reason changes), and says when autosave works again.
+bool autosave_tick(AppState& state, Autosave& autosave, double now_s, bool force);
+// Call once at start, before anything writes the autosave: copies the autosave to "<stem>.1.json", shifting
+// the older copies up to kKeptAutosaves (the oldest is dropped), unless .1 already holds the same bytes. So a
+// start with --text or --session, which then autosaves its own session, never loses the previous one.
+Status rotate_autosaves(const std::string& path);
+// The autosave and its kept copies that exist, newest first (File > Recent offers them).
+std::vector<std::string> autosave_files(const std::string& path);
 // Replaces state.session with the autosaved one when the file exists. A broken or newer file leaves the
 // session as it is and returns the error (for the status bar); the file is renamed to
 // unreadable_autosave_path() first, so later autosaves never write over it (when it cannot be renamed,
 // autosave.path is cleared instead). A missing file is not an error.
 Status restore_autosave(AppState& state, Autosave& autosave);
-// "dir/last_session-unreadable.json" for "dir/last_session.json".
+// Opens an autosave (or a kept copy) like a session file, but as an unsaved session: it does not become the
+// file Ctrl+S writes and does not enter the recent files.
+Status open_autosave_file(AppState& state, const std::string& path);
+// "dir/last_session-unreadable.json" for "dir/last_session.json", or "-unreadable-2.json", "-3", ... : the
+// first name not taken, so a second unreadable autosave never replaces the first one set aside.
 std::string unreadable_autosave_path(const std::string& path);
 
 } // namespace attnlab

@@ -92,7 +92,8 @@ TEST_F(SessionFilesTest, ABrokenOrNewerAutosaveLeavesTheSessionAndSaysWhy)
     EXPECT_EQ(state->session, before);
 
     // The unreadable file is kept aside, byte for byte, and the next autosave does not touch it.
-    const std::string kept = unreadable_autosave_path(autosave.path);
+    // (The broken file above went to last_session-unreadable.json; this second one must not replace it.)
+    const std::string kept = (home / "attnlab" / "last_session-unreadable-2.json").string();
     EXPECT_NE(s.message().find(kept), std::string::npos) << s.message();
     ASSERT_TRUE(fs::exists(kept));
     std::ifstream in(kept);
@@ -104,6 +105,77 @@ TEST_F(SessionFilesTest, ABrokenOrNewerAutosaveLeavesTheSessionAndSaysWhy)
     // No file at all (a first start) is not an error.
     fs::remove(autosave.path);
     EXPECT_TRUE(restore_autosave(*state, autosave).is_ok());
+}
+
+TEST_F(SessionFilesTest, ASecondUnreadableAutosaveDoesNotReplaceTheFirstOneSetAside)
+{
+    const std::string first = "{ \"format\": \"attnlab-session\", \"version\": 98, \"text\": \"a\" }";
+    const std::string second = "{ \"format\": \"attnlab-session\", \"version\": 99, \"text\": \"b\" }";
+    fs::create_directories(home / "attnlab");
+    std::ofstream(autosave.path) << first;
+    ASSERT_FALSE(restore_autosave(*state, autosave).is_ok());
+    std::ofstream(autosave.path) << second;
+    const Status s = restore_autosave(*state, autosave);
+    ASSERT_FALSE(s.is_ok());
+    const fs::path kept1 = home / "attnlab" / "last_session-unreadable.json";
+    const fs::path kept2 = home / "attnlab" / "last_session-unreadable-2.json";
+    EXPECT_NE(s.message().find(kept2.string()), std::string::npos) << s.message();
+    std::ifstream in1(kept1), in2(kept2);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in1), {}), first);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in2), {}), second);
+}
+
+TEST_F(SessionFilesTest, EachStartKeepsACopyOfTheLastAutosaveThreeDeep)
+{
+    // Four runs, each starting on its own session (as --text does) and autosaving it: the three before the
+    // current one stay, newest first, and a start with nothing new does not push them out.
+    for (const char* text : {"run one", "run two", "run three", "run four"})
+    {
+        ASSERT_TRUE(rotate_autosaves(autosave.path).is_ok());
+        Autosave fresh;
+        fresh.path = autosave.path;
+        state->session.text = text;
+        ASSERT_TRUE(autosave_tick(*state, fresh, 0.0, true));
+    }
+    ASSERT_TRUE(rotate_autosaves(autosave.path).is_ok());
+    ASSERT_TRUE(rotate_autosaves(autosave.path).is_ok()); // nothing new since: no shift
+    const std::vector<std::string> files = autosave_files(autosave.path);
+    ASSERT_EQ(files.size(), 4u);
+    const char* expected[] = {"run four", "run four", "run three", "run two"};
+    for (std::size_t i = 0; i < files.size(); ++i)
+    {
+        Session s;
+        ASSERT_TRUE(load_session_file(files[i], &s).is_ok()) << files[i];
+        EXPECT_EQ(s.text, expected[i]) << files[i];
+    }
+    EXPECT_EQ(files[1], (home / "attnlab" / "last_session.1.json").string());
+
+    // Opening a kept copy brings its session back as unsaved work: Ctrl+S does not write into the autosaves.
+    state->session_path = "/somewhere/mine.json";
+    ASSERT_TRUE(open_autosave_file(*state, files[3]).is_ok());
+    EXPECT_EQ(state->session.text, "run two");
+    EXPECT_TRUE(state->session_path.empty());
+    EXPECT_TRUE(std::find(state->recent_files.begin(), state->recent_files.end(), files[3]) ==
+                state->recent_files.end());
+}
+
+TEST_F(SessionFilesTest, AFailedAutosaveIsReportedOnceAndItsRecoveryToo)
+{
+    // The config folder's parent is a regular file: nothing can be written there (even as root).
+    std::ofstream(home / "not_a_folder") << "x";
+    autosave.path = (home / "not_a_folder" / "attnlab" / "last_session.json").string();
+    state->session.text = "unsaved words";
+    EXPECT_FALSE(autosave_tick(*state, autosave, 1.0, true));
+    EXPECT_TRUE(state->message_is_error);
+    EXPECT_NE(state->message.find("Autosave failed"), std::string::npos) << state->message;
+    EXPECT_FALSE(autosave.error.empty());
+    state->set_message("something else", false);
+    EXPECT_FALSE(autosave_tick(*state, autosave, 5.0, true)); // same reason: not said again
+    EXPECT_EQ(state->message, "something else");
+    autosave.path = (home / "attnlab" / "last_session.json").string();
+    EXPECT_TRUE(autosave_tick(*state, autosave, 9.0, true));
+    EXPECT_NE(state->message.find("Autosave works again"), std::string::npos) << state->message;
+    EXPECT_TRUE(autosave.error.empty());
 }
 
 TEST_F(SessionFilesTest, DuringALessonTheUsersOwnSessionIsAutosaved)
