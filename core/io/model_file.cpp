@@ -1,0 +1,989 @@
+// Trained model files ("attnlab-model") and traces of a trained model's pass ("attnlab-model-trace").
+#include "model_file.h"
+
+#include "json_parse.h"
+#include "json_writer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <climits>
+#include <cmath>
+#include <limits>
+
+namespace attnlab
+{
+
+using train::ModelConfig;
+using train::NormPlacement;
+using train::Params;
+using train::PositionKind;
+using train::Schedule;
+
+namespace
+{
+
+using json = nlohmann::json;
+
+const char* norm_name(NormPlacement norm)
+{
+    return norm == NormPlacement::Pre ? "pre" : "post";
+}
+const char* positions_name(PositionKind positions)
+{
+    return positions == PositionKind::Learned ? "learned" : "sinusoidal";
+}
+const char* schedule_name(Schedule schedule)
+{
+    return schedule == Schedule::Constant ? "constant" : "warmup_cosine";
+}
+
+// [SECTION] Writing
+
+// rows x n floats, row r at base + r·stride: [[...], ...].
+void write_rows(JsonWriter& w, const float* base, Eigen::Index rows, Eigen::Index stride, int n)
+{
+    w.begin_array(true);
+    for (Eigen::Index r = 0; r < rows; ++r)
+        w.row(base + r * stride, n);
+    w.end_array();
+}
+
+void write_row_vector(JsonWriter& w, const Mat& m)
+{
+    w.row(m.data(), static_cast<int>(m.size()));
+}
+
+// A (rows, h·d_k) matrix as h matrices (rows, d_k): [h][rows][d_k].
+void write_heads(JsonWriter& w, const Mat& m, int h, int d_k)
+{
+    w.begin_array(true);
+    for (int j = 0; j < h; ++j)
+        write_rows(w, m.data() + static_cast<Eigen::Index>(j) * d_k, m.rows(), m.cols(), d_k);
+    w.end_array();
+}
+
+void write_config(JsonWriter& w, const ModelConfig& c)
+{
+    w.begin_object();
+    w.key("vocab_size");
+    w.number(c.vocab_size);
+    w.key("T_max");
+    w.number(c.T_max);
+    w.key("d_model");
+    w.number(c.d_model);
+    w.key("heads");
+    w.number(c.n_heads);
+    w.key("layers");
+    w.number(c.n_layers);
+    w.key("d_ff");
+    w.number(c.d_ff);
+    w.key("attention_only");
+    w.boolean(c.attention_only);
+    w.key("norm");
+    w.string(norm_name(c.norm));
+    w.key("positions");
+    w.string(positions_name(c.positions));
+    w.key("causal");
+    w.boolean(c.causal);
+    w.key("seed");
+    w.number(static_cast<unsigned long long>(c.seed));
+    w.key("resolved");
+    w.begin_object();
+    w.key("d_k");
+    w.number(c.d_k());
+    w.key("d_v");
+    w.number(c.d_v());
+    w.key("d_ff");
+    w.number(c.resolved_d_ff());
+    w.end_object();
+    w.end_object();
+}
+
+void write_settings(JsonWriter& w, const train::TrainSettings& t)
+{
+    const train::OptimizerSettings& o = t.optimizer;
+    w.begin_object();
+    w.key("batch_size");
+    w.number(t.batch_size);
+    w.key("steps");
+    w.number(t.steps);
+    w.key("lr");
+    w.number(o.lr);
+    w.key("beta1");
+    w.number(o.beta1);
+    w.key("beta2");
+    w.number(o.beta2);
+    w.key("eps");
+    w.number(o.eps);
+    w.key("weight_decay");
+    w.number(o.weight_decay);
+    w.key("grad_clip");
+    w.number(o.grad_clip);
+    w.key("schedule");
+    w.string(schedule_name(o.schedule));
+    w.key("warmup_steps");
+    w.number(o.warmup_steps);
+    w.key("total_steps");
+    w.number(o.total_steps);
+    w.key("min_lr_ratio");
+    w.number(o.min_lr_ratio);
+    w.key("data_seed");
+    w.number(static_cast<unsigned long long>(t.data_seed));
+    w.key("held_out_size");
+    w.number(t.held_out_size);
+    w.end_object();
+}
+
+void write_history(JsonWriter& w, const std::vector<MetricRow>& history)
+{
+    w.begin_array(true);
+    for (const MetricRow& row : history)
+    {
+        w.begin_object();
+        w.key("step");
+        w.number(row.step);
+        w.key("loss");
+        w.number(row.loss);
+        w.key("held_out_loss");
+        w.number(row.held_out_loss);
+        w.key("accuracy");
+        w.number(row.accuracy);
+        w.key("previous_token");
+        w.row(row.previous_token.data(), static_cast<int>(row.previous_token.size()));
+        w.key("induction");
+        w.row(row.induction.data(), static_cast<int>(row.induction.size()));
+        w.end_object();
+    }
+    w.end_array();
+}
+
+// The "weights" object (also the layout of "gradients.weights" in a trace).
+void write_weights(JsonWriter& w, const ModelConfig& c, const Params& p)
+{
+    const int h = c.n_heads, d_k = c.d_k(), d_v = c.d_v();
+    w.begin_object();
+    w.key("embedding");
+    w.matrix(p.E);
+    if (c.positions == PositionKind::Learned)
+    {
+        w.key("positions");
+        w.matrix(p.P);
+    }
+    w.key("layers");
+    w.begin_array(true);
+    for (const train::LayerParamsT<float>& layer : p.layers)
+    {
+        w.begin_object();
+        w.key("W_Q");
+        write_heads(w, layer.W_Q, h, d_k);
+        w.key("W_K");
+        write_heads(w, layer.W_K, h, d_k);
+        w.key("W_V");
+        write_heads(w, layer.W_V, h, d_v);
+        w.key("W_O");
+        w.matrix(layer.W_O);
+        if (c.has_ffn())
+        {
+            w.key("W_1");
+            w.matrix(layer.W_1);
+            w.key("b_1");
+            write_row_vector(w, layer.b_1);
+            w.key("W_2");
+            w.matrix(layer.W_2);
+            w.key("b_2");
+            write_row_vector(w, layer.b_2);
+        }
+        w.key("gamma_1");
+        write_row_vector(w, layer.ln1_gamma);
+        w.key("beta_1");
+        write_row_vector(w, layer.ln1_beta);
+        if (c.has_ffn())
+        {
+            w.key("gamma_2");
+            write_row_vector(w, layer.ln2_gamma);
+            w.key("beta_2");
+            write_row_vector(w, layer.ln2_beta);
+        }
+        w.end_object();
+    }
+    w.end_array();
+    if (c.has_final_norm())
+    {
+        w.key("ln_f");
+        w.begin_object();
+        w.key("gamma");
+        write_row_vector(w, p.lnf_gamma);
+        w.key("beta");
+        write_row_vector(w, p.lnf_beta);
+        w.end_object();
+    }
+    w.key("W_U");
+    w.matrix(p.W_U);
+    w.key("b_U");
+    write_row_vector(w, p.b_U);
+    w.end_object();
+}
+
+void write_model(JsonWriter& w, const TrainedModel& m)
+{
+    w.begin_object();
+    w.key("format");
+    w.string(kModelFormat);
+    w.key("version");
+    w.number(kModelVersion);
+    w.key("task");
+    w.string(m.task);
+    w.key("config");
+    write_config(w, m.config);
+    w.key("vocabulary");
+    w.begin_array(false);
+    for (const std::string& token : m.vocabulary)
+        w.string(token);
+    w.end_array();
+    w.key("training");
+    write_settings(w, m.settings);
+    w.key("step");
+    w.number(m.steps_taken);
+    w.key("history");
+    write_history(w, m.history);
+    w.key("weights");
+    write_weights(w, m.config, m.params);
+    w.end_object();
+}
+
+// [SECTION] Reading helpers: every error names the file, the field and the expected shape.
+
+std::string dims(long long rows, long long cols)
+{
+    return std::to_string(rows) + "x" + std::to_string(cols);
+}
+
+// What a JSON value is, for messages ("8x3", "a list of 8 numbers", "a string").
+std::string describe(const json& j)
+{
+    if (j.is_array())
+    {
+        if (!j.empty() && j[0].is_array())
+            return dims(static_cast<long long>(j.size()), static_cast<long long>(j[0].size()));
+        return "a list of " + std::to_string(j.size()) + " values";
+    }
+    if (j.is_null())
+        return "null";
+    if (j.is_object())
+        return "an object";
+    if (j.is_string())
+        return "a string";
+    if (j.is_boolean())
+        return "a boolean";
+    return "the number " + json_excerpt(j);
+}
+
+// "config.d_model", or "step" at the top level.
+std::string join(const std::string& object_field, const char* key)
+{
+    return object_field.empty() ? std::string(key) : object_field + "." + key;
+}
+
+class Reader
+{
+public:
+    explicit Reader(std::string source) : source_(std::move(source)) {}
+
+    Status error(const std::string& field, const std::string& what) const
+    {
+        return Status::error(source_ + ": \"" + field + "\" " + what);
+    }
+    Status error(const std::string& what) const { return Status::error(source_ + ": " + what); }
+
+    // obj[key], or an error naming "<object_field>.<key>" when obj is not an object or the key is missing.
+    Status member(const json& obj, const std::string& object_field, const char* key, const json** out) const
+    {
+        const std::string field = join(object_field, key);
+        if (!obj.is_object())
+            return error(object_field, "must be an object, got " + describe(obj));
+        const auto it = obj.find(key);
+        if (it == obj.end())
+            return error(field, "is missing");
+        *out = &*it;
+        return Status::ok();
+    }
+
+    // A float; null (a NaN or infinity at writing) only when allow_null.
+    Status number(const json& j, const std::string& field, float* out, bool allow_null = false) const
+    {
+        if (allow_null && j.is_null())
+        {
+            *out = std::numeric_limits<float>::quiet_NaN();
+            return Status::ok();
+        }
+        if (!j.is_number())
+            return error(field, "must be a number, got " + describe(j));
+        const double value = j.get<double>();
+        if (!std::isfinite(value) || std::fabs(value) > std::numeric_limits<float>::max())
+            return error(field, "is out of the float range");
+        *out = static_cast<float>(value);
+        return Status::ok();
+    }
+
+    Status integer(const json& obj, const std::string& object_field, const char* key, long long lo,
+                   long long hi, int* out) const
+    {
+        const json* j = nullptr;
+        ATTNLAB_TRY(member(obj, object_field, key, &j));
+        const std::string field = join(object_field, key);
+        if (!j->is_number_integer())
+            return error(field, "must be an integer, got " + describe(*j));
+        const long long value = j->is_number_unsigned() && j->get<unsigned long long>() > LLONG_MAX
+                                    ? LLONG_MAX
+                                    : j->get<long long>();
+        if (value < lo || value > hi)
+            return error(field, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
+                                    ", got " + json_excerpt(*j));
+        *out = static_cast<int>(value);
+        return Status::ok();
+    }
+
+    Status seed(const json& obj, const std::string& object_field, const char* key, std::uint64_t* out) const
+    {
+        const json* j = nullptr;
+        ATTNLAB_TRY(member(obj, object_field, key, &j));
+        if (!j->is_number_unsigned())
+            return error(join(object_field, key),
+                         "must be an integer from 0 to 2^64 - 1, got " + describe(*j));
+        *out = j->get<std::uint64_t>();
+        return Status::ok();
+    }
+
+    Status real(const json& obj, const std::string& object_field, const char* key, float* out) const
+    {
+        const json* j = nullptr;
+        ATTNLAB_TRY(member(obj, object_field, key, &j));
+        return number(*j, join(object_field, key), out);
+    }
+
+    Status boolean(const json& obj, const std::string& object_field, const char* key, bool* out) const
+    {
+        const json* j = nullptr;
+        ATTNLAB_TRY(member(obj, object_field, key, &j));
+        if (!j->is_boolean())
+            return error(join(object_field, key), "must be true or false, got " + describe(*j));
+        *out = j->get<bool>();
+        return Status::ok();
+    }
+
+    // One of two strings: *is_first tells which.
+    Status choice(const json& obj, const std::string& object_field, const char* key, const char* first,
+                  const char* second, bool* is_first) const
+    {
+        const json* j = nullptr;
+        ATTNLAB_TRY(member(obj, object_field, key, &j));
+        if (j->is_string() && j->get_ref<const std::string&>() == first)
+            *is_first = true;
+        else if (j->is_string() && j->get_ref<const std::string&>() == second)
+            *is_first = false;
+        else
+            return error(join(object_field, key), std::string("must be \"") + first + "\" or \"" + second +
+                                                      "\", got " + json_excerpt(*j));
+        return Status::ok();
+    }
+
+    // rows x n floats into out's columns [col0, col0 + n): a list of rows.
+    Status rows(const json& j, const std::string& field, int n_rows, int n, const std::string& shape,
+                Mat& out, int col0) const
+    {
+        const std::string expected = "should be " + shape + " = " + dims(n_rows, n);
+        if (!j.is_array() || static_cast<long long>(j.size()) != n_rows || (n_rows > 0 && !j[0].is_array()))
+            return error(field, expected + ", got " + describe(j));
+        for (int r = 0; r < n_rows; ++r)
+        {
+            const json& row = j[static_cast<size_t>(r)];
+            if (!row.is_array() || static_cast<long long>(row.size()) != n)
+                return error(field, expected + ", but row " + std::to_string(r) + " is " +
+                                        (row.is_array() ? std::to_string(row.size()) + " numbers long"
+                                                        : describe(row)));
+            for (int c = 0; c < n; ++c)
+                ATTNLAB_TRY(number(row[static_cast<size_t>(c)],
+                                   field + "[" + std::to_string(r) + "][" + std::to_string(c) + "]",
+                                   &out(r, col0 + c)));
+        }
+        return Status::ok();
+    }
+
+    Status matrix(const json& obj, const std::string& object_field, const char* key, int n_rows, int n_cols,
+                  const std::string& shape, Mat& out) const
+    {
+        const json* j = nullptr;
+        ATTNLAB_TRY(member(obj, object_field, key, &j));
+        out.resize(n_rows, n_cols);
+        return rows(*j, join(object_field, key), n_rows, n_cols, shape, out, 0);
+    }
+
+    // A (1, n) row given as a list of n numbers.
+    Status vector(const json& obj, const std::string& object_field, const char* key, int n,
+                  const std::string& shape, Mat& out) const
+    {
+        const json* j = nullptr;
+        ATTNLAB_TRY(member(obj, object_field, key, &j));
+        const std::string field = join(object_field, key);
+        if (!j->is_array() || static_cast<long long>(j->size()) != n || (n > 0 && (*j)[0].is_array()))
+            return error(field, "should be a list of " + shape + " = " + std::to_string(n) +
+                                    " numbers, got " + describe(*j));
+        out.resize(1, n);
+        for (int i = 0; i < n; ++i)
+            ATTNLAB_TRY(
+                number((*j)[static_cast<size_t>(i)], field + "[" + std::to_string(i) + "]", &out(0, i)));
+        return Status::ok();
+    }
+
+    // h matrices (n_rows, d) packed side by side into a (n_rows, h·d) matrix: [h][n_rows][d].
+    Status heads(const json& obj, const std::string& object_field, const char* key, int h, int n_rows, int d,
+                 const std::string& shape, Mat& out) const
+    {
+        const json* j = nullptr;
+        ATTNLAB_TRY(member(obj, object_field, key, &j));
+        const std::string field = join(object_field, key);
+        if (!j->is_array() || static_cast<int>(j->size()) != h)
+            return error(field, "should hold h = " + std::to_string(h) + " matrices of " + shape + " = " +
+                                    dims(n_rows, d) + ", got " + describe(*j));
+        out.resize(n_rows, static_cast<Eigen::Index>(h) * d);
+        for (int i = 0; i < h; ++i)
+            ATTNLAB_TRY(rows((*j)[static_cast<size_t>(i)], field + "[" + std::to_string(i) + "]", n_rows, d,
+                             shape, out, i * d));
+        return Status::ok();
+    }
+
+    // A key that must not be there for this config (e.g. FFN weights of an attention-only model).
+    Status absent(const json& obj, const std::string& object_field, const char* key, const char* why) const
+    {
+        if (obj.is_object() && obj.contains(key))
+            return error(join(object_field, key), std::string("must not be there: ") + why);
+        return Status::ok();
+    }
+
+private:
+    std::string source_;
+};
+
+Status read_config(const Reader& r, const json& root, ModelConfig* out)
+{
+    const json* j = nullptr;
+    ATTNLAB_TRY(r.member(root, "", "config", &j));
+    const std::string f = "config";
+    ModelConfig c;
+    ATTNLAB_TRY(r.integer(*j, f, "vocab_size", INT_MIN, INT_MAX, &c.vocab_size));
+    ATTNLAB_TRY(r.integer(*j, f, "T_max", INT_MIN, INT_MAX, &c.T_max));
+    ATTNLAB_TRY(r.integer(*j, f, "d_model", INT_MIN, INT_MAX, &c.d_model));
+    ATTNLAB_TRY(r.integer(*j, f, "heads", INT_MIN, INT_MAX, &c.n_heads));
+    ATTNLAB_TRY(r.integer(*j, f, "layers", INT_MIN, INT_MAX, &c.n_layers));
+    ATTNLAB_TRY(r.integer(*j, f, "d_ff", INT_MIN, INT_MAX, &c.d_ff));
+    ATTNLAB_TRY(r.boolean(*j, f, "attention_only", &c.attention_only));
+    bool pre = true, learned = true;
+    ATTNLAB_TRY(r.choice(*j, f, "norm", "pre", "post", &pre));
+    c.norm = pre ? NormPlacement::Pre : NormPlacement::Post;
+    ATTNLAB_TRY(r.choice(*j, f, "positions", "learned", "sinusoidal", &learned));
+    c.positions = learned ? PositionKind::Learned : PositionKind::Sinusoidal;
+    ATTNLAB_TRY(r.boolean(*j, f, "causal", &c.causal));
+    ATTNLAB_TRY(r.seed(*j, f, "seed", &c.seed));
+    if (Status valid = train::validate(c); !valid)
+        return r.error("\"config\": " + valid.message());
+    *out = c;
+    return Status::ok();
+}
+
+Status read_settings(const Reader& r, const json& root, train::TrainSettings* out)
+{
+    const json* j = nullptr;
+    ATTNLAB_TRY(r.member(root, "", "training", &j));
+    const std::string f = "training";
+    train::TrainSettings t;
+    train::OptimizerSettings& o = t.optimizer;
+    ATTNLAB_TRY(r.integer(*j, f, "batch_size", 1, 4096, &t.batch_size));
+    ATTNLAB_TRY(r.integer(*j, f, "steps", 0, INT_MAX, &t.steps));
+    ATTNLAB_TRY(r.real(*j, f, "lr", &o.lr));
+    ATTNLAB_TRY(r.real(*j, f, "beta1", &o.beta1));
+    ATTNLAB_TRY(r.real(*j, f, "beta2", &o.beta2));
+    ATTNLAB_TRY(r.real(*j, f, "eps", &o.eps));
+    ATTNLAB_TRY(r.real(*j, f, "weight_decay", &o.weight_decay));
+    ATTNLAB_TRY(r.real(*j, f, "grad_clip", &o.grad_clip));
+    bool constant = true;
+    ATTNLAB_TRY(r.choice(*j, f, "schedule", "constant", "warmup_cosine", &constant));
+    o.schedule = constant ? Schedule::Constant : Schedule::WarmupCosine;
+    ATTNLAB_TRY(r.integer(*j, f, "warmup_steps", 0, INT_MAX, &o.warmup_steps));
+    ATTNLAB_TRY(r.integer(*j, f, "total_steps", 0, INT_MAX, &o.total_steps));
+    ATTNLAB_TRY(r.real(*j, f, "min_lr_ratio", &o.min_lr_ratio));
+    ATTNLAB_TRY(r.seed(*j, f, "data_seed", &t.data_seed));
+    ATTNLAB_TRY(r.integer(*j, f, "held_out_size", 1, 100000, &t.held_out_size));
+    *out = t;
+    return Status::ok();
+}
+
+Status read_vocabulary(const Reader& r, const json& root, int vocab_size, std::vector<std::string>* out)
+{
+    const json* j = nullptr;
+    ATTNLAB_TRY(r.member(root, "", "vocabulary", &j));
+    if (!j->is_array() || j->empty() || static_cast<long long>(j->size()) > vocab_size)
+        return r.error("vocabulary", "should be a list of 1 to vocab_size = " + std::to_string(vocab_size) +
+                                         " token strings, got " + describe(*j));
+    std::vector<std::string> vocabulary;
+    for (size_t i = 0; i < j->size(); ++i)
+    {
+        const json& token = (*j)[i];
+        const std::string field = "vocabulary[" + std::to_string(i) + "]";
+        if (!token.is_string())
+            return r.error(field, "must be a string, got " + describe(token));
+        const std::string& text = token.get_ref<const std::string&>();
+        if (text.empty() || text.find_first_of(" \t\r\n") != std::string::npos)
+            return r.error(field, "must be a token without spaces, got " + json_excerpt(token));
+        vocabulary.push_back(text);
+    }
+    *out = std::move(vocabulary);
+    return Status::ok();
+}
+
+Status read_history(const Reader& r, const json& root, int n_scores, std::vector<MetricRow>* out)
+{
+    const json* j = nullptr;
+    ATTNLAB_TRY(r.member(root, "", "history", &j));
+    if (!j->is_array())
+        return r.error("history", "must be a list of logged steps, got " + describe(*j));
+    std::vector<MetricRow> history(j->size());
+    for (size_t i = 0; i < j->size(); ++i)
+    {
+        const json& row = (*j)[i];
+        const std::string f = "history[" + std::to_string(i) + "]";
+        MetricRow& m = history[i];
+        ATTNLAB_TRY(r.integer(row, f, "step", 0, INT_MAX, &m.step));
+        const json* field = nullptr;
+        ATTNLAB_TRY(r.member(row, f, "loss", &field));
+        ATTNLAB_TRY(r.number(*field, f + ".loss", &m.loss, true));
+        ATTNLAB_TRY(r.member(row, f, "held_out_loss", &field));
+        ATTNLAB_TRY(r.number(*field, f + ".held_out_loss", &m.held_out_loss, true));
+        ATTNLAB_TRY(r.member(row, f, "accuracy", &field));
+        ATTNLAB_TRY(r.number(*field, f + ".accuracy", &m.accuracy, true));
+        for (const char* key : {"previous_token", "induction"})
+        {
+            std::vector<float>& scores = key[0] == 'p' ? m.previous_token : m.induction;
+            ATTNLAB_TRY(r.member(row, f, key, &field));
+            const std::string name = f + "." + key;
+            if (!field->is_array() || static_cast<int>(field->size()) != n_scores)
+                return r.error(name, "should be a list of layers·heads = " + std::to_string(n_scores) +
+                                         " numbers, got " + describe(*field));
+            scores.resize(static_cast<size_t>(n_scores));
+            for (int k = 0; k < n_scores; ++k)
+                ATTNLAB_TRY(r.number((*field)[static_cast<size_t>(k)], name + "[" + std::to_string(k) + "]",
+                                     &scores[static_cast<size_t>(k)], true));
+        }
+    }
+    *out = std::move(history);
+    return Status::ok();
+}
+
+// train::parameter_count without allocating the tensors.
+long long trained_scalars(const ModelConfig& c)
+{
+    const long long V = c.vocab_size, d = c.d_model, d_ff = c.resolved_d_ff(), hd = c.n_heads * c.d_k();
+    long long layer = 3 * d * hd + hd * d + 2 * d; // W_Q, W_K, W_V, W_O, LN1
+    if (c.has_ffn())
+        layer += d * d_ff + d_ff + d_ff * d + d + 2 * d;  // W_1, b_1, W_2, b_2, LN2
+    long long n = V * d + c.n_layers * layer + d * V + V; // E, layers, W_U, b_U
+    if (c.positions == PositionKind::Learned)
+        n += static_cast<long long>(c.T_max) * d;
+    if (c.has_final_norm())
+        n += 2 * d;
+    return n;
+}
+
+Status read_weights(const Reader& r, const json& root, const ModelConfig& c, size_t text_bytes, Params* out)
+{
+    const json* w = nullptr;
+    ATTNLAB_TRY(r.member(root, "", "weights", &w));
+    const std::string f = "weights";
+    // Every trained scalar takes at least two bytes of text: a config asking for more than the file can hold
+    // is refused before any tensor is allocated.
+    const long long count = trained_scalars(c);
+    if (count > static_cast<long long>(text_bytes) / 2)
+        return r.error("config", "asks for " + std::to_string(count) + " parameters, more than a file of " +
+                                     format_bytes(static_cast<double>(text_bytes)) + " can hold");
+    // init_params gives every tensor its shape and a sinusoidal P its sinusoids; the file sets the rest.
+    Params p;
+    train::init_params(c, p);
+    const int V = c.vocab_size, d = c.d_model, h = c.n_heads, d_k = c.d_k(), d_v = c.d_v();
+    const int d_ff = c.resolved_d_ff();
+    ATTNLAB_TRY(r.matrix(*w, f, "embedding", V, d, "V x d_model", p.E));
+    if (c.positions == PositionKind::Learned)
+        ATTNLAB_TRY(r.matrix(*w, f, "positions", c.T_max, d, "T_max x d_model", p.P));
+    else
+        ATTNLAB_TRY(r.absent(*w, f, "positions", "the model's positions are the fixed sinusoids"));
+    const json* layers = nullptr;
+    ATTNLAB_TRY(r.member(*w, f, "layers", &layers));
+    if (!layers->is_array() || static_cast<int>(layers->size()) != c.n_layers)
+        return r.error("weights.layers", "should be a list of layers = " + std::to_string(c.n_layers) +
+                                             " objects, got " + describe(*layers));
+    for (int l = 0; l < c.n_layers; ++l)
+    {
+        const json& j = (*layers)[static_cast<size_t>(l)];
+        const std::string lf = "weights.layers[" + std::to_string(l) + "]";
+        train::LayerParamsT<float>& L = p.layers[static_cast<size_t>(l)];
+        ATTNLAB_TRY(r.heads(j, lf, "W_Q", h, d, d_k, "d_model x d_k", L.W_Q));
+        ATTNLAB_TRY(r.heads(j, lf, "W_K", h, d, d_k, "d_model x d_k", L.W_K));
+        ATTNLAB_TRY(r.heads(j, lf, "W_V", h, d, d_v, "d_model x d_v", L.W_V));
+        ATTNLAB_TRY(r.matrix(j, lf, "W_O", h * d_v, d, "h·d_v x d_model", L.W_O));
+        ATTNLAB_TRY(r.vector(j, lf, "gamma_1", d, "d_model", L.ln1_gamma));
+        ATTNLAB_TRY(r.vector(j, lf, "beta_1", d, "d_model", L.ln1_beta));
+        if (c.has_ffn())
+        {
+            ATTNLAB_TRY(r.matrix(j, lf, "W_1", d, d_ff, "d_model x d_ff", L.W_1));
+            ATTNLAB_TRY(r.vector(j, lf, "b_1", d_ff, "d_ff", L.b_1));
+            ATTNLAB_TRY(r.matrix(j, lf, "W_2", d_ff, d, "d_ff x d_model", L.W_2));
+            ATTNLAB_TRY(r.vector(j, lf, "b_2", d, "d_model", L.b_2));
+            ATTNLAB_TRY(r.vector(j, lf, "gamma_2", d, "d_model", L.ln2_gamma));
+            ATTNLAB_TRY(r.vector(j, lf, "beta_2", d, "d_model", L.ln2_beta));
+        }
+        else
+        {
+            for (const char* key : {"W_1", "b_1", "W_2", "b_2", "gamma_2", "beta_2"})
+                ATTNLAB_TRY(r.absent(j, lf, key, "the model is attention-only (no FFN, no LayerNorm 2)"));
+        }
+    }
+    if (c.has_final_norm())
+    {
+        const json* ln_f = nullptr;
+        ATTNLAB_TRY(r.member(*w, f, "ln_f", &ln_f));
+        ATTNLAB_TRY(r.vector(*ln_f, "weights.ln_f", "gamma", d, "d_model", p.lnf_gamma));
+        ATTNLAB_TRY(r.vector(*ln_f, "weights.ln_f", "beta", d, "d_model", p.lnf_beta));
+    }
+    else
+    {
+        ATTNLAB_TRY(r.absent(*w, f, "ln_f", "a post-LN model has no final LayerNorm"));
+    }
+    ATTNLAB_TRY(r.matrix(*w, f, "W_U", d, V, "d_model x V", p.W_U));
+    ATTNLAB_TRY(r.vector(*w, f, "b_U", V, "V", p.b_U));
+    *out = std::move(p);
+    return Status::ok();
+}
+
+// [SECTION] Trace writing
+
+// The rows of sentence b, columns [col0, col0 + n), of an (B·T, cols) matrix: [T][n].
+void write_sentence_cols(JsonWriter& w, const Mat& m, int b, int T, int col0, int n)
+{
+    write_rows(w, m.data() + static_cast<Eigen::Index>(b) * T * m.cols() + col0, T, m.cols(), n);
+}
+
+// A whole (B·T, n) matrix as [B][T][n].
+void write_sentences(JsonWriter& w, const Mat& m, int B, int T)
+{
+    w.begin_array(true);
+    for (int b = 0; b < B; ++b)
+        write_sentence_cols(w, m, b, T, 0, static_cast<int>(m.cols()));
+    w.end_array();
+}
+
+// Head j's columns of a (B·T, h·d_k) matrix as [B][T][d_k].
+void write_head_cols(JsonWriter& w, const Mat& m, int B, int T, int j, int d_k)
+{
+    w.begin_array(true);
+    for (int b = 0; b < B; ++b)
+        write_sentence_cols(w, m, b, T, j * d_k, d_k);
+    w.end_array();
+}
+
+// Head j of a (B·h·T, T) attention matrix as [B][T][T].
+void write_attention(JsonWriter& w, const Mat& m, int B, int T, int j, int h)
+{
+    w.begin_array(true);
+    for (int b = 0; b < B; ++b)
+        write_rows(w, m.data() + ((static_cast<Eigen::Index>(b) * h + j) * T) * m.cols(), T, m.cols(), T);
+    w.end_array();
+}
+
+void write_model_trace(JsonWriter& w, const ModelPass& pass)
+{
+    const TrainedModel& model = *pass.model;
+    const ModelConfig& c = model.config;
+    const train::Batch& batch = *pass.batch;
+    const train::Activations& a = *pass.acts;
+    const int B = batch.B, T = batch.T, h = c.n_heads, d_k = c.d_k(), d_v = c.d_v();
+    const bool pre = c.norm == NormPlacement::Pre;
+
+    w.begin_object();
+    w.key("format");
+    w.string(kModelTraceFormat);
+    w.key("version");
+    w.number(kModelTraceVersion);
+    w.key("task");
+    w.string(model.task);
+    w.key("config");
+    write_config(w, c);
+    w.key("step");
+    w.number(model.steps_taken);
+    w.key("B");
+    w.number(B);
+    w.key("T");
+    w.number(T);
+    w.key("tokens");
+    w.begin_array(true);
+    for (int b = 0; b < B; ++b)
+    {
+        w.begin_array(false);
+        for (int t = 0; t < T; ++t)
+        {
+            const int id = batch.tokens[static_cast<size_t>(b * T + t)];
+            w.string(id < static_cast<int>(model.vocabulary.size())
+                         ? model.vocabulary[static_cast<size_t>(id)]
+                         : std::to_string(id));
+        }
+        w.end_array();
+    }
+    w.end_array();
+    w.key("token_ids");
+    w.begin_array(true);
+    for (int b = 0; b < B; ++b)
+    {
+        w.begin_array(false);
+        for (int t = 0; t < T; ++t)
+            w.number(batch.tokens[static_cast<size_t>(b * T + t)]);
+        w.end_array();
+    }
+    w.end_array();
+    w.key("weights");
+    write_weights(w, c, model.params);
+    w.key("positions");
+    write_rows(w, model.params.P.data(), T, model.params.P.cols(), c.d_model);
+
+    w.key("layers");
+    w.begin_array(true);
+    for (const train::LayerActsT<float>& L : a.layers)
+    {
+        w.begin_object();
+        w.key("X");
+        write_sentences(w, L.X, B, T);
+        if (pre)
+        {
+            w.key("ln1");
+            write_sentences(w, L.ln1, B, T);
+        }
+        w.key("heads");
+        w.begin_array(true);
+        for (int j = 0; j < h; ++j)
+        {
+            w.begin_object();
+            w.key("Q");
+            write_head_cols(w, L.Q, B, T, j, d_k);
+            w.key("K");
+            write_head_cols(w, L.K, B, T, j, d_k);
+            w.key("V");
+            write_head_cols(w, L.V, B, T, j, d_v);
+            w.key("scores");
+            write_attention(w, L.scores, B, T, j, h);
+            w.key("scaled");
+            write_attention(w, L.scaled, B, T, j, h);
+            w.key("masked");
+            write_attention(w, L.masked, B, T, j, h);
+            w.key("weights");
+            write_attention(w, L.weights, B, T, j, h);
+            w.key("head_out");
+            write_head_cols(w, L.concat, B, T, j, d_v);
+            w.end_object();
+        }
+        w.end_array();
+        w.key("concat");
+        write_sentences(w, L.concat, B, T);
+        w.key("mha");
+        write_sentences(w, L.mha, B, T);
+        w.key("residual");
+        write_sentences(w, L.residual, B, T);
+        if (!pre)
+        {
+            w.key("ln1");
+            write_sentences(w, L.ln1, B, T);
+        }
+        if (c.has_ffn())
+        {
+            if (pre)
+            {
+                w.key("ln2");
+                write_sentences(w, L.ln2, B, T);
+            }
+            w.key("ffn_pre");
+            write_sentences(w, L.ffn_pre, B, T);
+            w.key("ffn_hidden");
+            write_sentences(w, L.ffn_hidden, B, T);
+            w.key("ffn");
+            write_sentences(w, L.ffn, B, T);
+            w.key("residual2");
+            write_sentences(w, L.residual2, B, T);
+            if (!pre)
+            {
+                w.key("ln2");
+                write_sentences(w, L.ln2, B, T);
+            }
+        }
+        w.end_object();
+    }
+    w.end_array();
+    if (c.has_final_norm())
+    {
+        w.key("lnf");
+        write_sentences(w, a.lnf, B, T);
+    }
+    w.key("logits");
+    write_sentences(w, a.logits, B, T);
+    w.key("probs");
+    write_sentences(w, a.probs, B, T);
+    w.key("loss");
+    w.begin_array(true);
+    for (int b = 0; b < B; ++b)
+        w.row(a.loss.data() + static_cast<Eigen::Index>(b) * T, T - 1);
+    w.end_array();
+    w.key("mean_loss");
+    w.number(a.mean_loss);
+
+    if (pass.grads != nullptr && pass.act_grads != nullptr)
+    {
+        w.key("gradients");
+        w.begin_object();
+        w.key("weights");
+        write_weights(w, c, *pass.grads);
+        w.key("layers");
+        w.begin_array(true);
+        for (const train::LayerGradsT<float>& G : pass.act_grads->layers)
+        {
+            w.begin_object();
+            w.key("heads");
+            w.begin_array(true);
+            for (int j = 0; j < h; ++j)
+            {
+                w.begin_object();
+                w.key("weights");
+                write_attention(w, G.dweights, B, T, j, h);
+                w.end_object();
+            }
+            w.end_array();
+            w.end_object();
+        }
+        w.end_array();
+        w.end_object();
+    }
+    w.end_object();
+}
+
+} // namespace
+
+MetricRow metric_row(const train::StepStats& step, const train::EvalStats& eval)
+{
+    MetricRow row;
+    row.step = step.step;
+    row.loss = step.loss;
+    row.held_out_loss = static_cast<float>(eval.loss);
+    row.accuracy = static_cast<float>(eval.accuracy);
+    for (const train::HeadScores& head : eval.heads)
+    {
+        row.previous_token.push_back(static_cast<float>(head.previous_token));
+        row.induction.push_back(static_cast<float>(head.induction));
+    }
+    return row;
+}
+
+TrainedModel trained_model(const train::Trainer& trainer, std::vector<MetricRow> history)
+{
+    TrainedModel m;
+    m.task = trainer.task().info().key;
+    m.config = trainer.model();
+    m.vocabulary = trainer.task().vocabulary();
+    m.settings = trainer.settings();
+    m.steps_taken = trainer.steps_taken();
+    m.history = std::move(history);
+    m.params = trainer.params();
+    return m;
+}
+
+Status write_model_file(const TrainedModel& model, AtomicFile& file)
+{
+    JsonWriter writer(&file);
+    write_model(writer, model);
+    writer.flush();
+    return file.commit();
+}
+
+Status write_model_file(const TrainedModel& model, const std::string& path)
+{
+    AtomicFile file;
+    ATTNLAB_TRY(file.open(path));
+    return write_model_file(model, file);
+}
+
+std::string model_to_json(const TrainedModel& model)
+{
+    JsonWriter writer;
+    write_model(writer, model);
+    return std::move(writer.text());
+}
+
+Status load_model_file(const std::string& path, TrainedModel* out)
+{
+    std::string text;
+    ATTNLAB_TRY(read_file(path, &text, kMaxWeightsFileBytes, "model file"));
+    return parse_model_json(text, path, out);
+}
+
+Status parse_model_json(std::string_view text, const std::string& source, TrainedModel* out)
+{
+    const Reader r(source);
+    json root;
+    if (Status parsed = parse_json_text(text, &root); !parsed)
+        return r.error(parsed.message());
+    if (!root.is_object())
+        return r.error("is not an attnlab model (the file is not a JSON object)");
+    const auto format = root.find("format");
+    if (format == root.end() || !format->is_string() || format->get_ref<const std::string&>() != kModelFormat)
+        return r.error(std::string("is not an attnlab model: \"format\" should be \"") + kModelFormat +
+                       "\", got " + (format == root.end() ? std::string("nothing") : json_excerpt(*format)) +
+                       " (train one with: attnlab train --task reverse -o model.json)");
+    const auto version = root.find("version");
+    if (version == root.end() || !version->is_number_integer() || version->get<long long>() < 1)
+        return r.error("version", "must be a positive integer, got " +
+                                      (version == root.end() ? std::string("nothing") : describe(*version)));
+    if (version->is_number_unsigned() ? version->get<unsigned long long>() > kModelVersion
+                                      : version->get<long long>() > kModelVersion)
+        return r.error("was written by a newer Attention Lab (model version " + json_excerpt(*version) +
+                       "; this one reads version " + std::to_string(kModelVersion) +
+                       "): update Attention Lab to open it");
+
+    TrainedModel m;
+    const json* field = nullptr;
+    ATTNLAB_TRY(r.member(root, "", "task", &field));
+    train::TaskKind kind = train::TaskKind::Count;
+    if (!field->is_string())
+        return r.error("task", "must be a task key such as \"reverse\", got " + describe(*field));
+    if (Status s = train::parse_task(field->get_ref<const std::string&>(), &kind); !s)
+        return r.error("task", s.message());
+    m.task = field->get<std::string>();
+    ATTNLAB_TRY(read_config(r, root, &m.config));
+    ATTNLAB_TRY(read_vocabulary(r, root, m.config.vocab_size, &m.vocabulary));
+    ATTNLAB_TRY(read_settings(r, root, &m.settings));
+    ATTNLAB_TRY(r.integer(root, "", "step", 0, INT_MAX, &m.steps_taken));
+    ATTNLAB_TRY(read_history(r, root, m.config.n_layers * m.config.n_heads, &m.history));
+    ATTNLAB_TRY(read_weights(r, root, m.config, text.size(), &m.params));
+    *out = std::move(m);
+    return Status::ok();
+}
+
+Status write_model_trace_json(const ModelPass& pass, const std::string& path)
+{
+    AtomicFile file;
+    ATTNLAB_TRY(file.open(path));
+    JsonWriter writer(&file);
+    write_model_trace(writer, pass);
+    writer.flush();
+    return file.commit();
+}
+
+std::string model_trace_to_json(const ModelPass& pass)
+{
+    JsonWriter writer;
+    write_model_trace(writer, pass);
+    return std::move(writer.text());
+}
+
+} // namespace attnlab

@@ -1,0 +1,82 @@
+// Trained models as files: "attnlab-model" (config, task, vocabulary, settings, metric history, weights)
+// and "attnlab-model-trace" (every intermediate of one forward pass, and optionally the gradients).
+#pragma once
+
+#include "atomic_file.h"
+
+#include "core/status.h"
+#include "core/train/trainer.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnlab
+{
+
+inline constexpr const char* kModelFormat = "attnlab-model";
+inline constexpr int kModelVersion = 1;
+inline constexpr const char* kModelTraceFormat = "attnlab-model-trace";
+inline constexpr int kModelTraceVersion = 1;
+
+// One logged step of a training run.
+struct MetricRow
+{
+    int step = 0;
+    float loss = 0;          // the training batch's mean loss at this step (before the update)
+    float held_out_loss = 0; // Trainer::evaluate() after the step
+    float accuracy = 0;      // held-out accuracy after the step
+    std::vector<float> previous_token, induction; // [l·h + j] head scores on the held-out set
+};
+
+// A row from a step's figures and the evaluation made right after it.
+MetricRow metric_row(const train::StepStats& step, const train::EvalStats& eval);
+
+// Everything an "attnlab-model" file holds (core/io/FORMAT.md).
+struct TrainedModel
+{
+    std::string task;                    // the task's key ("reverse")
+    train::ModelConfig config;           // the model's shape, mask and initialisation seed
+    std::vector<std::string> vocabulary; // token strings by id (at most config.vocab_size of them)
+    train::TrainSettings settings;       // batch, steps asked for, optimizer, data seed, held-out size
+    int steps_taken = 0;                 // AdamW steps the weights have had
+    std::vector<MetricRow> history;      // one row per logged step, in order
+    train::Params params; // every tensor; a sinusoidal P holds the sinusoids (not written to the file)
+};
+
+// The trainer's model as it is now, with the rows logged so far.
+TrainedModel trained_model(const train::Trainer& trainer, std::vector<MetricRow> history);
+
+// [SECTION] attnlab-model
+
+// Writes the model as "attnlab-model" version 1 to an opened file (then commits it), or to path. Floats use
+// the shortest text that reads back to the same float: a saved then loaded model is bit-identical.
+Status write_model_file(const TrainedModel& model, AtomicFile& file);
+Status write_model_file(const TrainedModel& model, const std::string& path);
+std::string model_to_json(const TrainedModel& model);
+
+// Reads a model file (at most kMaxWeightsFileBytes). Every malformed field or shape mismatch is an error
+// naming the field and the expected shape; a file of a newer version is refused. On error out is unchanged.
+Status load_model_file(const std::string& path, TrainedModel* out);
+// The same from text; source names it in messages ("model.json").
+Status parse_model_json(std::string_view text, const std::string& source, TrainedModel* out);
+
+// [SECTION] attnlab-model-trace
+
+// One forward pass of a model on a batch (and, when grads is set, its backward pass): what
+// `attnlab export --model` writes. acts were filled by forward(model.config, model.params, batch, ...),
+// act_grads and grads by backward() of the same pass.
+struct ModelPass
+{
+    const TrainedModel* model = nullptr;
+    const train::Batch* batch = nullptr;
+    const train::Activations* acts = nullptr;
+    const train::ActGrads* act_grads = nullptr; // with grads: ∂L/∂A_h per layer
+    const train::Params* grads = nullptr;       // null: no "gradients" object
+};
+
+// Writes "attnlab-model-trace" version 1 (core/io/FORMAT.md). The file appears only when it is complete.
+Status write_model_trace_json(const ModelPass& pass, const std::string& path);
+std::string model_trace_to_json(const ModelPass& pass);
+
+} // namespace attnlab
