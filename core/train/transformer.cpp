@@ -80,19 +80,6 @@ void mm_at(const MatT<double>& A, const MatT<double>& B, MatT<double>& C)
     C.noalias() = A.transpose() * B;
 }
 
-// The products of one head run on rows of d_k numbers, each one contiguous: T is tens of tokens, too few for
-// a blocked GEMM to pay for its packing (Eigen's took over half of a training step at T = 11, d_k = 16).
-template <typename S> S dot(const S* a, const S* b, Index n) // Σ a ∘ b
-{
-    using Row = Eigen::Map<const Eigen::Matrix<S, 1, Eigen::Dynamic>>;
-    return Row(a, n).dot(Row(b, n));
-}
-template <typename S> void axpy(S alpha, const S* x, S* y, Index n) // y += alpha x
-{
-    Eigen::Map<Eigen::Matrix<S, 1, Eigen::Dynamic>>(y, n) +=
-        alpha * Eigen::Map<const Eigen::Matrix<S, 1, Eigen::Dynamic>>(x, n);
-}
-
 template <typename S> void shape(MatT<S>& m, Index rows, Index cols)
 {
     if (m.rows() != rows || m.cols() != cols)
@@ -179,13 +166,175 @@ void layer_norm_backward(const MatT<S>& dy, const MatT<S>& x, const ColT<S>& mea
 
 // [SECTION] Attention
 
+// [SECTION] The products of one head
+//
+// One sentence's head multiplies (T, d_k) by (d_k, T) and back, with T and d_k in the tens: too small for a
+// blocked GEMM or for Eigen's dynamic-size expressions (their set-up per call cost ~10x the arithmetic here).
+// So plain loops: those over d_k have a compile-time length (DK, 0 when it is only known at run time), so
+// they unroll into registers; those over the T keys run along contiguous rows of a transposed copy (K_hᵀ,
+// V_hᵀ), which the compiler vectorises without the horizontal sums short dot products would need.
+
+// out (d_k, T) = the head's (T, d_k) block of a (·, hd) matrix, transposed; and back.
+template <typename S> void transpose_head(const S* block, Index hd, Index T, Index dk, S* out)
+{
+    for (Index k = 0; k < T; ++k)
+        for (Index d = 0; d < dk; ++d)
+            out[d * T + k] = block[k * hd + d];
+}
+template <typename S> void untranspose_head(const S* in, Index hd, Index T, Index dk, S* block)
+{
+    for (Index k = 0; k < T; ++k)
+        for (Index d = 0; d < dk; ++d)
+            block[k * hd + d] = in[d * T + k];
+}
+
+// row[0, T) = Σ_d x[d] Mt[d, 0..T), Mt a (d_k, T) row-major matrix: one row of X Mᵀ.
+template <typename S, int DK>
+void row_times_t(const S* __restrict x, const S* __restrict Mt, Index T, Index dk, S* __restrict row)
+{
+    const Index n_d = DK > 0 ? DK : dk;
+    for (Index k = 0; k < T; ++k)
+        row[k] = x[0] * Mt[k];
+    for (Index d = 1; d < n_d; ++d)
+    {
+        const S xd = x[d];
+        const S* __restrict m = Mt + d * T;
+        for (Index k = 0; k < T; ++k)
+            row[k] += xd * m[k];
+    }
+}
+
+// out[0, d_k) = Σ_{k < n} w[k] M[k, 0..d_k), M's rows hd apart: one row of W M.
+template <typename S, int DK>
+void weighted_rows(const S* __restrict w, const S* __restrict M, Index n, Index hd, Index dk,
+                   S* __restrict out)
+{
+    const Index n_d = DK > 0 ? DK : dk;
+    S acc[DK > 0 ? DK : 1];
+    S* a = DK > 0 ? acc : out;
+    for (Index d = 0; d < n_d; ++d)
+        a[d] = 0;
+    for (Index k = 0; k < n; ++k)
+    {
+        const S wk = w[k];
+        const S* __restrict m = M + k * hd;
+        for (Index d = 0; d < n_d; ++d)
+            a[d] += wk * m[d];
+    }
+    if (DK > 0)
+        for (Index d = 0; d < n_d; ++d)
+            out[d] = a[d];
+}
+
+template <typename S, int DK>
+void head_forward(const ModelConfig& c, int T, Index hd, Index dk, S scale, const S* Qh, const S* Kh,
+                  const S* Vh, Index r0, LayerActsT<S>& a, S* Kt, S* out, const WeightNudge<S>* nudge)
+{
+    const S minus_inf = -std::numeric_limits<S>::infinity();
+    transpose_head(Kh, hd, T, dk, Kt); // K_hᵀ (d_k, T)
+    for (Index i = 0; i < T; ++i)
+    {
+        // keys 0..i when causal: the others have weight exactly 0 and are skipped
+        const Index n_keys = c.causal ? i + 1 : T;
+        S* scores = a.scores.row(r0 + i).data();
+        S* scaled = a.scaled.row(r0 + i).data();
+        S* masked = a.masked.row(r0 + i).data();
+        S* weights = a.weights.row(r0 + i).data();
+        row_times_t<S, DK>(Qh + i * hd, Kt, T, dk, scores); // Q_h K_hᵀ
+        for (Index k = 0; k < T; ++k)
+        {
+            scaled[k] = scores[k] * scale;                  // / √d_k
+            masked[k] = k < n_keys ? scaled[k] : minus_inf; // + M
+        }
+        softmax(masked, n_keys, weights); // A_h = softmax(masked), 0 on the masked keys
+        std::fill(weights + n_keys, weights + T, S(0));
+        Index n_used = n_keys;
+        if (nudge != nullptr && nudge->row == i)
+        {
+            weights[nudge->col] += nudge->delta;
+            n_used = T;
+        }
+        weighted_rows<S, DK>(weights, Vh, n_used, hd, dk, out + i * hd); // head_j = A_h V_h
+    }
+}
+
+template <typename S, int DK>
+void head_backward(const ModelConfig& c, int T, Index hd, Index dk, S scale, const S* Qh, const S* Kh,
+                   const S* Vh, const S* dO, Index r0, const LayerActsT<S>& a, LayerGradsT<S>& g,
+                   ActGradsT<S>& ag, S* dQ, S* dK, S* dV)
+{
+    S* Vt = ag.Vt.data();
+    S* dKt = ag.dKt.data();
+    S* dVt = ag.dVt.data();
+    transpose_head(Vh, hd, T, dk, Vt); // V_hᵀ (d_k, T)
+    std::fill(dKt, dKt + dk * T, S(0));
+    std::fill(dVt, dVt + dk * T, S(0));
+    const Index n_d = DK > 0 ? DK : dk;
+    for (Index i = 0; i < T; ++i)
+    {
+        const Index n = c.causal ? i + 1 : T; // keys with a weight
+        const S* A = a.weights.row(r0 + i).data();
+        S* dA = g.dweights.row(r0 + i).data();
+        S* dS = g.dscores.row(r0 + i).data();
+        const S* o = dO + i * hd;
+        const S* q = Qh + i * hd;
+        // dA = dhead V_hᵀ, the masked keys included (where the head is pulled to)
+        row_times_t<S, DK>(o, Vt, T, dk, dA);
+        S row_dot = 0; // rowsum(dA ∘ A)
+        for (Index k = 0; k < n; ++k)
+            row_dot += A[k] * dA[k];
+        for (Index k = 0; k < n; ++k)
+            dS[k] = A[k] * (dA[k] - row_dot) * scale; // A ∘ (dA − rowsum) / √d_k
+        std::fill(dS + n, dS + T, S(0));
+        weighted_rows<S, DK>(dS, Kh, n, hd, dk, dQ + i * hd); // dQ_h = dS K_h
+        for (Index d = 0; d < n_d; ++d)
+        {
+            const S qd = q[d], od = o[d];
+            S* __restrict kt = dKt + d * T;
+            S* __restrict vt = dVt + d * T;
+            for (Index k = 0; k < n; ++k)
+            {
+                kt[k] += qd * dS[k]; // dK_hᵀ = Q_hᵀ dS
+                vt[k] += od * A[k];  // dV_hᵀ = dheadᵀ A
+            }
+        }
+    }
+    untranspose_head(dKt, hd, T, dk, dK);
+    untranspose_head(dVt, hd, T, dk, dV);
+}
+
+// Calls F<S, DK> with DK = d_k for the usual head sizes, 0 (run-time d_k) otherwise.
+#define ATTNLAB_DISPATCH_DK(dk, call)                                                                        \
+    switch (dk)                                                                                              \
+    {                                                                                                        \
+    case 8:                                                                                                  \
+        call(8);                                                                                             \
+        break;                                                                                               \
+    case 16:                                                                                                 \
+        call(16);                                                                                            \
+        break;                                                                                               \
+    case 24:                                                                                                 \
+        call(24);                                                                                            \
+        break;                                                                                               \
+    case 32:                                                                                                 \
+        call(32);                                                                                            \
+        break;                                                                                               \
+    case 64:                                                                                                 \
+        call(64);                                                                                            \
+        break;                                                                                               \
+    default:                                                                                                 \
+        call(0);                                                                                             \
+        break;                                                                                               \
+    }
+
+// [SECTION] Attention
+
 template <typename S>
 void attention_forward(const ModelConfig& c, const LayerParamsT<S>& w, const MatT<S>& x, int B, int T, int l,
-                       LayerActsT<S>& a, const WeightNudge<S>* nudge)
+                       LayerActsT<S>& a, MatT<S>& Kt, const WeightNudge<S>* nudge)
 {
     const int h = c.n_heads, dk = c.d_k();
     const S scale = S(1) / std::sqrt(static_cast<S>(dk));
-    const S minus_inf = -std::numeric_limits<S>::infinity();
     mm(x, w.W_Q, a.Q); // Q = x W_Q, all heads at once
     mm(x, w.W_K, a.K);
     mm(x, w.W_V, a.V);
@@ -193,35 +342,14 @@ void attention_forward(const ModelConfig& c, const LayerParamsT<S>& w, const Mat
     for (int b = 0; b < B; ++b)
         for (int j = 0; j < h; ++j)
         {
-            const Index r0 = (static_cast<Index>(b) * h + j) * T, t0 = static_cast<Index>(b) * T;
-            const S* Qh = a.Q.data() + t0 * hd + j * dk; // row i of head j: Qh + i hd
-            const S* Kh = a.K.data() + t0 * hd + j * dk;
-            const S* Vh = a.V.data() + t0 * hd + j * dk;
-            S* out = a.concat.data() + t0 * hd + j * dk;
+            const Index r0 = (static_cast<Index>(b) * h + j) * T,
+                        at = static_cast<Index>(b) * T * hd + j * dk;
             const bool nudged = nudge != nullptr && nudge->layer == l && nudge->b == b && nudge->head == j;
-            for (Index i = 0; i < T; ++i)
-            {
-                // keys 0..i when causal: the others have weight exactly 0 and are skipped below
-                const Index n_keys = c.causal ? i + 1 : T;
-                S* scores = a.scores.row(r0 + i).data();
-                S* scaled = a.scaled.row(r0 + i).data();
-                S* masked = a.masked.row(r0 + i).data();
-                S* weights = a.weights.row(r0 + i).data();
-                for (Index k = 0; k < T; ++k)
-                {
-                    scores[k] = dot(Qh + i * hd, Kh + k * hd, dk);  // Q_h K_hᵀ
-                    scaled[k] = scores[k] * scale;                  // / √d_k
-                    masked[k] = k < n_keys ? scaled[k] : minus_inf; // + M
-                }
-                softmax(masked, n_keys, weights); // A_h = softmax(masked), 0 on the masked keys
-                std::fill(weights + n_keys, weights + T, S(0));
-                if (nudged && nudge->row == i)
-                    weights[nudge->col] += nudge->delta;
-                S* out_i = out + i * hd;
-                std::fill(out_i, out_i + dk, S(0));
-                for (Index k = 0; k < (nudged ? T : n_keys); ++k) // head_j = A_h V_h
-                    axpy(weights[k], Vh + k * hd, out_i, dk);
-            }
+#define ATTNLAB_HEAD_FORWARD(DK)                                                                             \
+    head_forward<S, DK>(c, T, hd, dk, scale, a.Q.data() + at, a.K.data() + at, a.V.data() + at, r0, a,       \
+                        Kt.data(), a.concat.data() + at, nudged ? nudge : nullptr)
+            ATTNLAB_DISPATCH_DK(dk, ATTNLAB_HEAD_FORWARD)
+#undef ATTNLAB_HEAD_FORWARD
         }
     mm(a.concat, w.W_O, a.mha); // Concat(...) W_O
 }
@@ -240,44 +368,14 @@ void attention_backward(const ModelConfig& c, const LayerParamsT<S>& w, const Ma
     for (int b = 0; b < B; ++b)
         for (int j = 0; j < h; ++j)
         {
-            const Index r0 = (static_cast<Index>(b) * h + j) * T, t0 = static_cast<Index>(b) * T,
-                        at = t0 * hd + j * dk;
-            const S* Qh = a.Q.data() + at;
-            const S* Kh = a.K.data() + at;
-            const S* Vh = a.V.data() + at;
-            const S* dO = g.dconcat.data() + at; // ∂L/∂head_j
-            S* dQ = g.dQ.data() + at;
-            S* dK = g.dK.data() + at;
-            S* dV = g.dV.data() + at;
-            for (Index i = 0; i < T; ++i)
-            {
-                std::fill(dK + i * hd, dK + i * hd + dk, S(0));
-                std::fill(dV + i * hd, dV + i * hd + dk, S(0));
-            }
-            for (Index i = 0; i < T; ++i)
-            {
-                const Index n_keys = c.causal ? i + 1 : T;
-                const S* A = a.weights.row(r0 + i).data();
-                S* dA = g.dweights.row(r0 + i).data();
-                S* dS = g.dscores.row(r0 + i).data();
-                for (Index k = 0; k < T;
-                     ++k) // dA = dhead V_hᵀ, masked keys included (what the head is pulled to)
-                    dA[k] = dot(dO + i * hd, Vh + k * hd, dk);
-                S row_dot = 0; // rowsum(dA ∘ A)
-                for (Index k = 0; k < n_keys; ++k)
-                    row_dot += A[k] * dA[k];
-                S* dQ_i = dQ + i * hd;
-                std::fill(dQ_i, dQ_i + dk, S(0));
-                for (Index k = 0; k < T; ++k)
-                {
-                    dS[k] = k < n_keys ? A[k] * (dA[k] - row_dot) * scale : S(0); // A ∘ (dA − rowsum) / √d_k
-                    if (k >= n_keys)
-                        continue;
-                    axpy(dS[k], Kh + k * hd, dQ_i, dk);        // dQ_h = dS K_h
-                    axpy(dS[k], Qh + i * hd, dK + k * hd, dk); // dK_h = dSᵀ Q_h
-                    axpy(A[k], dO + i * hd, dV + k * hd, dk);  // dV_h = Aᵀ dhead
-                }
-            }
+            const Index r0 = (static_cast<Index>(b) * h + j) * T,
+                        at = static_cast<Index>(b) * T * hd + j * dk;
+#define ATTNLAB_HEAD_BACKWARD(DK)                                                                            \
+    head_backward<S, DK>(c, T, hd, dk, scale, a.Q.data() + at, a.K.data() + at, a.V.data() + at,             \
+                         g.dconcat.data() + at, r0, a, g, ag, g.dQ.data() + at, g.dK.data() + at,            \
+                         g.dV.data() + at)
+            ATTNLAB_DISPATCH_DK(dk, ATTNLAB_HEAD_BACKWARD)
+#undef ATTNLAB_HEAD_BACKWARD
         }
     mm_at(x, g.dQ, dw.W_Q); // dW_Q = xᵀ dQ
     mm_at(x, g.dK, dw.W_K);
@@ -288,6 +386,8 @@ void attention_backward(const ModelConfig& c, const LayerParamsT<S>& w, const Ma
     mm_bt(g.dV, w.W_V, ag.tmp_d);
     dx += ag.tmp_d;
 }
+
+#undef ATTNLAB_DISPATCH_DK
 
 // [SECTION] FFN: max(0, f W_1 + b_1) W_2 + b_2
 
@@ -351,6 +451,7 @@ template <typename S> void size_activations(const ModelConfig& c, int B, int T, 
     shape(acts.logits, N, c.vocab_size);
     shape(acts.probs, N, c.vocab_size);
     shape(acts.loss, N);
+    shape(acts.Kt, c.d_k(), T);
 }
 
 template <typename S> void size_act_grads(const ModelConfig& c, int B, int T, ActGradsT<S>& g)
@@ -376,6 +477,8 @@ template <typename S> void size_act_grads(const ModelConfig& c, int B, int T, Ac
     shape(g.dlnf, c.has_final_norm() ? N : 0, d);
     shape(g.dlogits, N, c.vocab_size);
     shape(g.tmp_d, N, d);
+    for (MatT<S>* m : {&g.Vt, &g.dKt, &g.dVt})
+        shape(*m, c.d_k(), T);
 }
 
 // [SECTION] Forward
@@ -403,7 +506,7 @@ S forward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Activat
         if (c.norm == NormPlacement::Pre)
         {
             layer_norm(a.X, w.ln1_gamma, w.ln1_beta, a.ln1, a.ln1_mean, a.ln1_rstd); // LN1(X)
-            attention_forward(c, w, a.ln1, B, T, l, a, nudge);
+            attention_forward(c, w, a.ln1, B, T, l, a, acts.Kt, nudge);
             a.residual = a.X + a.mha; // A = X + MHA(LN1(X))
             if (c.has_ffn())
             {
@@ -414,7 +517,7 @@ S forward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Activat
         }
         else
         {
-            attention_forward(c, w, a.X, B, T, l, a, nudge);
+            attention_forward(c, w, a.X, B, T, l, a, acts.Kt, nudge);
             a.residual = a.X + a.mha;
             layer_norm(a.residual, w.ln1_gamma, w.ln1_beta, a.ln1, a.ln1_mean,
                        a.ln1_rstd); // A = LN1(X + MHA(X))

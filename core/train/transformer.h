@@ -43,6 +43,7 @@ template <typename S> struct ActivationsT
     MatT<S> probs;                     // (N, V) softmax(logits) along rows
     ColT<S> loss;                      // (N)    -log probs[target] at every position (counted or not)
     S mean_loss = 0;                   // Σ loss_mask·loss / Σ loss_mask
+    MatT<S> Kt;                        // (d_k, T) scratch: K_hᵀ of the head being computed
 };
 using Activations = ActivationsT<float>;
 
@@ -70,6 +71,7 @@ template <typename S> struct ActGradsT
     MatT<S> dlnf;                       // (N, d) ∂L/∂lnf (pre-LN)
     MatT<S> dlogits;                    // (N, V) (probs − onehot(target)) · loss_mask / Σ loss_mask
     MatT<S> tmp_d;                      // (N, d) scratch: a product before it is added
+    MatT<S> Vt, dKt, dVt; // (d_k, T) scratch for the head being computed: V_hᵀ, dK_hᵀ, dV_hᵀ
 };
 using ActGrads = ActGradsT<float>;
 

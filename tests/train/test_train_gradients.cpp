@@ -23,6 +23,7 @@ struct Case
     bool attention_only;
     PositionKind positions;
     bool causal;
+    int d_model = 8; // d_k = d_model / 2: 4 runs the per-head loops with a run-time d_k, 8 with a fixed one
 };
 
 // gtest prints the case by name instead of its bytes.
@@ -36,7 +37,7 @@ ModelConfig small_config(const Case& k)
     ModelConfig c;
     c.vocab_size = 7;
     c.T_max = 6;
-    c.d_model = 8;
+    c.d_model = k.d_model;
     c.n_heads = 2;
     c.n_layers = 2;
     c.d_ff = 12;
@@ -220,6 +221,8 @@ const Case kCases[] = {
     {"PostLN_AttentionOnly_Learned_Causal", NormPlacement::Post, true, PositionKind::Learned, true},
     {"PreLN_FFN_Sinusoidal_NoMask", NormPlacement::Pre, false, PositionKind::Sinusoidal, false},
     {"PostLN_FFN_Sinusoidal_NoMask", NormPlacement::Post, false, PositionKind::Sinusoidal, false},
+    {"PreLN_FFN_Learned_Causal_dk8", NormPlacement::Pre, false, PositionKind::Learned, true, 16},
+    {"PostLN_AttentionOnly_Learned_NoMask_dk8", NormPlacement::Post, true, PositionKind::Learned, false, 16},
 };
 
 INSTANTIATE_TEST_SUITE_P(Train, Gradients, ::testing::ValuesIn(kCases),
