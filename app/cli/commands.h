@@ -1,10 +1,12 @@
-// The headless subcommands (export, bench) and the command-line plumbing shared by attnlab and
-// attnlab-headless.
+// The headless subcommands (export, bench, lessons, tasks, train) and the command-line plumbing shared by
+// attnlab and attnlab-headless.
 #pragma once
 
 #include "session_options.h"
 
+#include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 
 namespace CLI
@@ -55,21 +57,60 @@ CLI::App* add_lessons_command(CLI::App& app, LessonsArgs& args);
 // after the others are listed.
 int run_lessons(const LessonsArgs& args, std::ostream& out, std::ostream& err);
 
+// [SECTION] tasks: the training tasks, one per line, id first, with their preset.
+
+struct TasksArgs
+{
+};
+
+CLI::App* add_tasks_command(CLI::App& app, TasksArgs& args);
+// Prints "<id>  layers=N heads=N d_model=N ... lr=X  <description>" per task. Returns 0.
+int run_tasks(const TasksArgs& args, std::ostream& out, std::ostream& err);
+
+// [SECTION] train: train a small transformer on a task and write the model (core/io/FORMAT.md).
+
+// An option left unset keeps the task's preset.
+struct TrainArgs
+{
+    std::string task;   // --task ID (attnlab tasks lists them)
+    std::string output; // -o MODEL
+    std::string log;    // --log FILE.csv: one row per logged step ("" = none)
+    std::optional<int> layers, heads, d_model, d_ff, steps, batch;
+    std::optional<bool> attention_only;
+    std::optional<std::string> norm;       // "pre" | "post"
+    std::optional<std::string> positional; // "learned" | "sinusoidal"
+    std::optional<float> lr, weight_decay;
+    std::optional<std::uint64_t> seed; // the initial parameters and the training batches
+    int threads = 1;                   // Eigen::setNbThreads
+};
+
+CLI::App* add_train_command(CLI::App& app, TrainArgs& args);
+// Trains, showing progress on out (redrawn in place when out is std::cout on a terminal, else a line every
+// ~2 s), writes the model to args.output (and the CSV log), and ends with the line
+// "steps=N ms_per_step=X loss=Y accuracy=Z" (held-out loss and accuracy). Returns 0; 1 after one line on err
+// (no file written); 130 when SIGINT stopped it (after writing the model trained so far).
+int run_train(const TrainArgs& args, std::ostream& out, std::ostream& err);
+
 // [SECTION] Plumbing
 
-// Both subcommands on one app, with their arguments.
+// The headless subcommands on one app, with their arguments.
 struct HeadlessCommands
 {
     ExportArgs export_args;
     BenchArgs bench_args;
     LessonsArgs lessons_args;
+    TasksArgs tasks_args;
+    TrainArgs train_args;
     CLI::App* export_command = nullptr;
     CLI::App* bench_command = nullptr;
     CLI::App* lessons_command = nullptr;
+    CLI::App* tasks_command = nullptr;
+    CLI::App* train_command = nullptr;
 };
 
 void add_headless_commands(CLI::App& app, HeadlessCommands& commands);
-// Runs the subcommand that was parsed; returns -1 when none of export, bench, lessons was given.
+// Runs the subcommand that was parsed; returns -1 when none of export, bench, lessons, tasks, train was
+// given.
 int run_headless_command(const HeadlessCommands& commands, std::ostream& out, std::ostream& err);
 
 // Parses the command line. Returns true when the program should go on; otherwise *exit_code is set: 0 after
@@ -80,7 +121,7 @@ bool parse_command_line(CLI::App& app, int argc, const char* const* argv, std::o
 // Prints "attnlab <what>: <message>" as one line (newlines in the message become spaces).
 void print_error(std::ostream& err, const std::string& what, const std::string& message);
 
-// The whole attnlab-headless program: export and bench only, no window.
+// The whole attnlab-headless program: the commands above, no window.
 int run_headless_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
 } // namespace attnlab

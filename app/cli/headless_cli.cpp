@@ -1,4 +1,5 @@
-// Command-line plumbing: registering export and bench, one-line usage errors, and attnlab-headless's main.
+// Command-line plumbing: registering the headless commands, one-line usage errors, and attnlab-headless's
+// main.
 #include "commands.h"
 
 #include <CLI/CLI.hpp>
@@ -22,6 +23,8 @@ void add_headless_commands(CLI::App& app, HeadlessCommands& commands)
     commands.export_command = add_export_command(app, commands.export_args);
     commands.bench_command = add_bench_command(app, commands.bench_args);
     commands.lessons_command = add_lessons_command(app, commands.lessons_args);
+    commands.tasks_command = add_tasks_command(app, commands.tasks_args);
+    commands.train_command = add_train_command(app, commands.train_args);
 }
 
 int run_headless_command(const HeadlessCommands& commands, std::ostream& out, std::ostream& err)
@@ -32,6 +35,10 @@ int run_headless_command(const HeadlessCommands& commands, std::ostream& out, st
         return run_bench(commands.bench_args, out, err);
     if (commands.lessons_command && commands.lessons_command->parsed())
         return run_lessons(commands.lessons_args, out, err);
+    if (commands.tasks_command && commands.tasks_command->parsed())
+        return run_tasks(commands.tasks_args, out, err);
+    if (commands.train_command && commands.train_command->parsed())
+        return run_train(commands.train_args, out, err);
     return -1;
 }
 
@@ -66,9 +73,10 @@ bool parse_command_line(CLI::App& app, int argc, const char* const* argv, std::o
 
 int run_headless_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
 {
-    CLI::App app{
-        "Attention Lab without a window: export every intermediate as JSON, or time the forward pass",
-        "attnlab-headless"};
+    CLI::App app{"Attention Lab without a window: export every intermediate as JSON, time the forward pass, "
+                 "or train a "
+                 "small transformer on a task",
+                 "attnlab-headless"};
     HeadlessCommands commands;
     add_headless_commands(app, commands);
     app.require_subcommand(1);

@@ -578,21 +578,6 @@ Status read_history(const Reader& r, const json& root, int n_scores, std::vector
     return Status::ok();
 }
 
-// train::parameter_count without allocating the tensors.
-long long trained_scalars(const ModelConfig& c)
-{
-    const long long V = c.vocab_size, d = c.d_model, d_ff = c.resolved_d_ff(), hd = c.n_heads * c.d_k();
-    long long layer = 3 * d * hd + hd * d + 2 * d; // W_Q, W_K, W_V, W_O, LN1
-    if (c.has_ffn())
-        layer += d * d_ff + d_ff + d_ff * d + d + 2 * d;  // W_1, b_1, W_2, b_2, LN2
-    long long n = V * d + c.n_layers * layer + d * V + V; // E, layers, W_U, b_U
-    if (c.positions == PositionKind::Learned)
-        n += static_cast<long long>(c.T_max) * d;
-    if (c.has_final_norm())
-        n += 2 * d;
-    return n;
-}
-
 Status read_weights(const Reader& r, const json& root, const ModelConfig& c, size_t text_bytes, Params* out)
 {
     const json* w = nullptr;
@@ -600,7 +585,7 @@ Status read_weights(const Reader& r, const json& root, const ModelConfig& c, siz
     const std::string f = "weights";
     // Every trained scalar takes at least two bytes of text: a config asking for more than the file can hold
     // is refused before any tensor is allocated.
-    const long long count = trained_scalars(c);
+    const long long count = trained_scalar_count(c);
     if (count > static_cast<long long>(text_bytes) / 2)
         return r.error("config", "asks for " + std::to_string(count) + " parameters, more than a file of " +
                                      format_bytes(static_cast<double>(text_bytes)) + " can hold");
@@ -869,6 +854,20 @@ void write_model_trace(JsonWriter& w, const ModelPass& pass)
 }
 
 } // namespace
+
+long long trained_scalar_count(const ModelConfig& c)
+{
+    const long long V = c.vocab_size, d = c.d_model, d_ff = c.resolved_d_ff(), hd = c.n_heads * c.d_k();
+    long long layer = 3 * d * hd + hd * d + 2 * d; // W_Q, W_K, W_V, W_O, LN1
+    if (c.has_ffn())
+        layer += d * d_ff + d_ff + d_ff * d + d + 2 * d;  // W_1, b_1, W_2, b_2, LN2
+    long long n = V * d + c.n_layers * layer + d * V + V; // E, layers, W_U, b_U
+    if (c.positions == PositionKind::Learned)
+        n += static_cast<long long>(c.T_max) * d;
+    if (c.has_final_norm())
+        n += 2 * d;
+    return n;
+}
 
 MetricRow metric_row(const train::StepStats& step, const train::EvalStats& eval)
 {

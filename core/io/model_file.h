@@ -44,6 +44,9 @@ struct TrainedModel
     train::Params params; // every tensor; a sinusoidal P holds the sinusoids (not written to the file)
 };
 
+// train::parameter_count(config) without allocating the tensors (for size checks before allocating).
+long long trained_scalar_count(const train::ModelConfig& config);
+
 // The trainer's model as it is now, with the rows logged so far.
 TrainedModel trained_model(const train::Trainer& trainer, std::vector<MetricRow> history);
 

@@ -1,0 +1,380 @@
+// attnlab train: trains a small transformer on a task, shows its progress, and writes the model and a CSV
+// log.
+#include "commands.h"
+
+#include "core/io/atomic_file.h"
+#include "core/io/model_file.h"
+#include "core/train/trainer.h"
+
+#include <CLI/CLI.hpp>
+#include <Eigen/Core>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <ostream>
+#include <sstream>
+
+namespace attnlab
+{
+
+namespace
+{
+
+using Clock = std::chrono::steady_clock;
+
+// Set by SIGINT; the step callback stops the run after the current step. A second SIGINT ends the program
+// (the handler puts the default action back).
+volatile std::sig_atomic_t g_interrupted = 0;
+
+extern "C" void on_sigint(int /*signal*/)
+{
+    g_interrupted = 1;
+    std::signal(SIGINT, SIG_DFL);
+}
+
+// Installs on_sigint for the lifetime of the object, then puts the previous action back.
+class SigintGuard
+{
+public:
+    SigintGuard()
+    {
+        g_interrupted = 0;
+        struct sigaction action = {};
+        action.sa_handler = on_sigint;
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGINT, &action, &previous_);
+    }
+    ~SigintGuard() { sigaction(SIGINT, &previous_, nullptr); }
+    SigintGuard(const SigintGuard&) = delete;
+    SigintGuard& operator=(const SigintGuard&) = delete;
+
+private:
+    struct sigaction previous_ = {};
+};
+
+// Largest estimate of memory a run may take (parameters, gradients, AdamW moments, activations).
+constexpr double kMaxTrainBytes = 4.0 * (1u << 30);
+constexpr int kMaxSteps = 10000000;
+
+// The shortest text that reads back to the same float ("nan" for NaN).
+void append_float(std::string& s, float value)
+{
+    char buffer[32];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    s.append(buffer, result.ptr);
+}
+
+std::string fixed(double value, int digits)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+    return buffer;
+}
+
+std::string duration_text(double seconds)
+{
+    if (!(seconds >= 0) || seconds > 1e7)
+        return "?";
+    const long long s = std::llround(seconds);
+    if (s < 60)
+        return std::to_string(s) + "s";
+    if (s < 3600)
+        return std::to_string(s / 60) + "m" + (s % 60 < 10 ? "0" : "") + std::to_string(s % 60) + "s";
+    return std::to_string(s / 3600) + "h" + (s / 60 % 60 < 10 ? "0" : "") + std::to_string(s / 60 % 60) + "m";
+}
+
+std::string csv_header(const train::ModelConfig& c)
+{
+    std::string s = "step,loss,held_out_loss,accuracy";
+    for (int l = 0; l < c.n_layers; ++l)
+        for (int j = 0; j < c.n_heads; ++j)
+        {
+            const std::string head = "L" + std::to_string(l) + "H" + std::to_string(j);
+            s += "," + head + "_prev," + head + "_induction";
+        }
+    return s + "\n";
+}
+
+std::string csv_row(const MetricRow& row)
+{
+    std::string s = std::to_string(row.step);
+    for (const float v : {row.loss, row.held_out_loss, row.accuracy})
+    {
+        s += ',';
+        append_float(s, v);
+    }
+    for (size_t k = 0; k < row.previous_token.size(); ++k)
+    {
+        s += ',';
+        append_float(s, row.previous_token[k]);
+        s += ',';
+        append_float(s, row.induction[k]);
+    }
+    return s + "\n";
+}
+
+// The preset of the task with the options given on top. Checks what Trainer::init does not say in terms of
+// the options.
+Status make_preset(const TrainArgs& args, train::TaskKind* kind, train::Preset* out)
+{
+    ATTNLAB_TRY(train::parse_task(args.task, kind));
+    train::Preset p = train::Task(*kind).preset();
+    train::ModelConfig& m = p.model;
+    if (args.layers)
+        m.n_layers = *args.layers;
+    if (args.heads)
+        m.n_heads = *args.heads;
+    if (args.d_model)
+        m.d_model = *args.d_model;
+    if (args.d_ff)
+        m.d_ff = *args.d_ff;
+    if (args.attention_only)
+        m.attention_only = *args.attention_only;
+    if (args.norm)
+    {
+        if (*args.norm != "pre" && *args.norm != "post")
+            return Status::error("--norm must be pre or post, not '" + *args.norm + "'");
+        m.norm = *args.norm == "pre" ? train::NormPlacement::Pre : train::NormPlacement::Post;
+    }
+    if (args.positional)
+    {
+        if (*args.positional != "learned" && *args.positional != "sinusoidal")
+            return Status::error("--positional must be learned or sinusoidal, not '" + *args.positional +
+                                 "'");
+        m.positions =
+            *args.positional == "learned" ? train::PositionKind::Learned : train::PositionKind::Sinusoidal;
+    }
+    if (args.seed)
+    {
+        m.seed = *args.seed;
+        p.train.data_seed = *args.seed;
+    }
+    if (args.steps)
+    {
+        if (*args.steps < 1 || *args.steps > kMaxSteps)
+            return Status::error("--steps must be between 1 and " + std::to_string(kMaxSteps) + ", not " +
+                                 std::to_string(*args.steps));
+        p.train.steps = *args.steps;
+    }
+    if (args.batch)
+    {
+        if (*args.batch < 1 || *args.batch > 4096)
+            return Status::error("--batch must be between 1 and 4096, not " + std::to_string(*args.batch));
+        p.train.batch_size = *args.batch;
+    }
+    if (args.lr)
+    {
+        if (!(*args.lr > 0 && *args.lr < 10))
+            return Status::error("--lr must be above 0 and below 10 (try 1e-3), not " +
+                                 format_number(*args.lr));
+        p.train.optimizer.lr = *args.lr;
+    }
+    if (args.weight_decay)
+    {
+        if (!(*args.weight_decay >= 0 && *args.weight_decay <= 10))
+            return Status::error("--weight-decay must be between 0 and 10 (try 0.1), not " +
+                                 format_number(*args.weight_decay));
+        p.train.optimizer.weight_decay = *args.weight_decay;
+    }
+    if (args.threads < 1 || args.threads > 256)
+        return Status::error("--threads must be between 1 and 256, not " + std::to_string(args.threads));
+    if (Status valid = train::validate(m); !valid)
+        return Status::error(valid.message() + " (--layers, --heads, --d-model, --d-ff)");
+    // Parameters, gradients and AdamW's two moments, then the activations and their gradients (about 14
+    // (N, d)-sized and 3 (N, d_ff)-sized buffers and 5 (B·h·T, T) ones per layer, twice: forward and
+    // backward).
+    const double N = static_cast<double>(p.train.batch_size) * m.T_max;
+    const double per_layer = N * (14.0 * m.d_model + 3.0 * m.resolved_d_ff()) +
+                             5.0 * p.train.batch_size * m.n_heads * static_cast<double>(m.T_max) * m.T_max;
+    const double bytes = 4.0 * (4.0 * static_cast<double>(trained_scalar_count(m)) +
+                                2.0 * (m.n_layers * per_layer + 3.0 * N * m.vocab_size));
+    if (bytes > kMaxTrainBytes)
+        return Status::error("this model would need about " + format_bytes(bytes) +
+                             " of memory, more than the " + format_bytes(kMaxTrainBytes) +
+                             " a training run may take: use fewer --layers, a smaller --d-model or --batch");
+    *out = p;
+    return Status::ok();
+}
+
+// Progress on out: one line redrawn in place on a terminal, else a line every ~2 s.
+class Progress
+{
+public:
+    Progress(std::ostream& out, bool terminal, int total)
+        : out_(out), terminal_(terminal), total_(total), start_(Clock::now()), last_(start_)
+    {
+    }
+
+    void update(const train::StepStats& s, double step_seconds)
+    {
+        const Clock::time_point now = Clock::now();
+        const double since = std::chrono::duration<double>(now - last_).count();
+        const bool last_step = s.step == total_;
+        if (s.step != 1 && !last_step && since < (terminal_ ? 0.1 : 2.0))
+            return;
+        last_ = now;
+        const double rate = step_seconds > 0 ? s.step / step_seconds : 0;
+        std::ostringstream line;
+        if (terminal_)
+        {
+            constexpr int width = 24;
+            const int filled = static_cast<int>(static_cast<long long>(width) * s.step / total_);
+            line << "\r[" << std::string(static_cast<size_t>(filled), '#')
+                 << std::string(static_cast<size_t>(width - filled), '.') << "] ";
+        }
+        line << "step " << s.step << "/" << total_ << " loss=" << fixed(s.loss, 4)
+             << " accuracy=" << fixed(s.accuracy, 3) << " steps/s=" << fixed(rate, 1)
+             << " eta=" << duration_text(rate > 0 ? (total_ - s.step) / rate : -1);
+        if (terminal_)
+            out_ << line.str() << "\x1b[K" << std::flush;
+        else
+            out_ << line.str() << "\n" << std::flush;
+        drawn_ = true;
+    }
+
+    // Ends the line redrawn in place.
+    void finish()
+    {
+        if (terminal_ && drawn_)
+            out_ << "\n";
+    }
+
+private:
+    std::ostream& out_;
+    bool terminal_;
+    int total_;
+    Clock::time_point start_, last_;
+    bool drawn_ = false;
+};
+
+} // namespace
+
+CLI::App* add_train_command(CLI::App& app, TrainArgs& args)
+{
+    CLI::App* cmd = app.add_subcommand(
+        "train", "Train a small transformer on a task (list them with: tasks) and write the model as JSON");
+    cmd->add_option("--task", args.task, "The task: copy, reverse, sort, induction, brackets, agreement")
+        ->required();
+    cmd->add_option("-o,--output", args.output, "Output model file (JSON)")->required();
+    cmd->add_option_function<int>(
+        "--layers", [&args](const int& v) { args.layers = v; }, "Layers (default: the task's preset)");
+    cmd->add_option_function<int>(
+        "--heads", [&args](const int& v) { args.heads = v; }, "Heads h per layer (must divide d_model)");
+    cmd->add_option_function<int>(
+        "--d-model", [&args](const int& v) { args.d_model = v; }, "Model width d_model");
+    cmd->add_option_function<int>(
+        "--d-ff", [&args](const int& v) { args.d_ff = v; }, "FFN inner width (0: 4 d_model)");
+    cmd->add_flag_function(
+        "--attention-only", [&args](std::int64_t count) { args.attention_only = count > 0; },
+        "No FFN sub-layer (--attention-only=false for one)");
+    cmd->add_option_function<std::string>(
+        "--norm", [&args](const std::string& v) { args.norm = v; }, "pre (GPT-2) or post (the paper's)");
+    cmd->add_option_function<std::string>(
+        "--positional", [&args](const std::string& v) { args.positional = v; }, "learned or sinusoidal");
+    cmd->add_option_function<int>(
+        "--steps", [&args](const int& v) { args.steps = v; }, "Training steps");
+    cmd->add_option_function<int>(
+        "--batch", [&args](const int& v) { args.batch = v; }, "Sequences per step");
+    cmd->add_option_function<float>(
+        "--lr", [&args](const float& v) { args.lr = v; }, "AdamW learning rate");
+    cmd->add_option_function<float>(
+        "--weight-decay", [&args](const float& v) { args.weight_decay = v; }, "AdamW decoupled weight decay");
+    cmd->add_option_function<std::uint64_t>(
+        "--seed", [&args](const std::uint64_t& v) { args.seed = v; },
+        "Seed of the initial weights and of the training batches");
+    cmd->add_option("--threads", args.threads, "Threads for the matrix products (default 1)");
+    cmd->add_option("--log", args.log, "Write a CSV row per logged step (loss, held-out loss, head scores)");
+    return cmd;
+}
+
+int run_train(const TrainArgs& args, std::ostream& out, std::ostream& err)
+{
+    train::TaskKind kind = train::TaskKind::Count;
+    train::Preset preset;
+    train::Trainer trainer;
+    Status status = make_preset(args, &kind, &preset);
+    if (status)
+        status = trainer.init(kind, preset);
+    // The output files are opened (as temporary files beside them) before any step, so a path that cannot be
+    // written is reported at once.
+    AtomicFile model_file, log_file;
+    if (status)
+        status = model_file.open(args.output);
+    if (status && !args.log.empty())
+        status = log_file.open(args.log);
+    if (!status)
+    {
+        print_error(err, "train", status.message());
+        return 1;
+    }
+
+    Eigen::setNbThreads(args.threads);
+    const train::ModelConfig& c = trainer.model();
+    const int total = trainer.settings().steps;
+    // A logged row every ~1% of the run, at least every 100 steps, and at the last step.
+    const int log_every = std::clamp(total / 100, 1, 100);
+    const bool terminal = &out == &std::cout && isatty(STDOUT_FILENO);
+    out << "train " << args.task << ": " << c.n_layers << " layers, " << c.n_heads << " heads, d_model "
+        << c.d_model << (c.attention_only ? ", attention-only" : "") << ", "
+        << (c.norm == train::NormPlacement::Pre ? "pre" : "post") << "-LN, "
+        << (c.positions == train::PositionKind::Learned ? "learned" : "sinusoidal") << " positions, "
+        << trained_scalar_count(c) << " parameters; " << total << " steps of "
+        << trainer.settings().batch_size << " sequences\n"
+        << std::flush;
+    if (!args.log.empty())
+        log_file.write(csv_header(c));
+
+    std::vector<MetricRow> history;
+    Progress progress(out, terminal, total);
+    double step_seconds = 0;
+    bool interrupted = false;
+    {
+        SigintGuard guard;
+        Clock::time_point step_start = Clock::now();
+        trainer.run(total,
+                    [&](const train::StepStats& s)
+                    {
+                        step_seconds += std::chrono::duration<double>(Clock::now() - step_start).count();
+                        interrupted = g_interrupted != 0;
+                        if (s.step % log_every == 0 || s.step == total || interrupted)
+                        {
+                            history.push_back(metric_row(s, trainer.evaluate()));
+                            if (!args.log.empty())
+                                log_file.write(csv_row(history.back()));
+                        }
+                        progress.update(s, step_seconds);
+                        step_start = Clock::now();
+                        return !interrupted;
+                    });
+    }
+    progress.finish();
+    const int steps = trainer.steps_taken();
+    interrupted = interrupted && steps < total;
+    if (interrupted)
+        err << "attnlab train: interrupted at step " << steps << "; writing the model trained so far to "
+            << args.output << " (Ctrl+C again to quit without it)\n"
+            << std::flush;
+
+    const train::EvalStats eval = trainer.evaluate();
+    status = write_model_file(trained_model(trainer, std::move(history)), model_file);
+    if (status && !args.log.empty())
+        status = log_file.commit();
+    if (!status)
+    {
+        print_error(err, "train", status.message());
+        return 1;
+    }
+    out << "wrote " << args.output << (args.log.empty() ? "" : " and " + args.log) << "\n";
+    out << "steps=" << steps << " ms_per_step=" << fixed(steps > 0 ? 1000.0 * step_seconds / steps : 0, 3)
+        << " loss=" << fixed(eval.loss, 4) << " accuracy=" << fixed(eval.accuracy, 4) << "\n";
+    return interrupted ? 130 : 0;
+}
+
+} // namespace attnlab
