@@ -22,7 +22,9 @@ namespace attnlab
 struct ExportArgs
 {
     SessionOptions session;
-    std::string output; // -o FILE
+    std::string output;     // -o FILE
+    std::string model;      // --model FILE: a trained model (attnlab train); --text is then its tokens
+    bool gradients = false; // --gradients (with --model): also ∂L/∂ every weight and ∂L/∂A_h
 };
 
 // Adds "export" to app. The returned subcommand is owned by app.
@@ -30,6 +32,10 @@ CLI::App* add_export_command(CLI::App& app, ExportArgs& args);
 // Builds the session, loads its weights, runs the engine and writes the file. Returns the exit code: 0, or
 // 1 after one line on err (and no output file).
 int run_export(const ExportArgs& args, std::ostream& out, std::ostream& err);
+// export --model: runs the trained model on --text (the model's tokens separated by spaces, one sentence per
+// line, all of one length; without --text the task's first held-out sequence) and writes
+// "attnlab-model-trace" (core/io/FORMAT.md). Same exit codes as run_export.
+int run_model_export(const ExportArgs& args, std::ostream& out, std::ostream& err);
 
 // [SECTION] bench: forward-pass timings beside the machine's own GEMM rate.
 

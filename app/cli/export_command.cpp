@@ -16,11 +16,22 @@ CLI::App* add_export_command(CLI::App& app, ExportArgs& args)
     CLI::App* command = app.add_subcommand("export", "Write every intermediate of the forward pass as JSON");
     add_session_options(*command, args.session);
     command->add_option("-o,--output", args.output, "Output JSON file")->required();
+    command->add_option("--model", args.model,
+                        "A trained model (attnlab train): --text is then its tokens separated by spaces");
+    command->add_flag("--gradients", args.gradients,
+                      "With --model: also the gradients of the next-token loss (every weight, every A_h)");
     return command;
 }
 
 int run_export(const ExportArgs& args, std::ostream& out, std::ostream& err)
 {
+    if (!args.model.empty())
+        return run_model_export(args, out, err);
+    if (args.gradients)
+    {
+        print_error(err, "export", "--gradients needs --model (a model trained with attnlab train)");
+        return 1;
+    }
     Session session;
     Status status = build_session(args.session, &session);
     ModelWeights weights;
