@@ -1,0 +1,143 @@
+// Writes the seed corpus that comes from files the app writes, with the same functions the app uses:
+//   make_seeds DIR   ->  DIR/session/*.json (save_session_file), DIR/weights/*.json (write_weights_json and
+//                        write_trace_json, i.e. attnlab-weights files and small `attnlab export` traces),
+//                        DIR/model/*.json (write_model_file: small models of each task, trained a few steps).
+// The hand-written files (assets/lessons, tests/data) are copied beside them by the script that runs the
+// fuzzers. Generated at each run, so the seeds follow the current file formats.
+#include "core/engine.h"
+#include "core/io/json_io.h"
+#include "core/io/model_file.h"
+#include "core/io/session_file.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+using namespace attnlab;
+
+namespace
+{
+
+int failures = 0;
+
+void report(const Status& status)
+{
+    if (!status)
+    {
+        std::fprintf(stderr, "make_seeds: %s\n", status.message().c_str());
+        ++failures;
+    }
+}
+
+std::vector<Session> sessions()
+{
+    std::vector<Session> out(6);
+    // 0: the app's default session.
+    out[1].text = "the cat sat on the mat\nthe dog sat";
+    out[1].config.mask = MaskKind::Causal;
+    out[1].config.n_layers = 2;
+    out[1].config.temperature = 0.5f;
+    out[2].text = "Jane visits Africa in September .";
+    out[2].target = "Jane visite l'Afrique en septembre";
+    out[2].config.d_model = 8;
+    out[2].config.n_heads = 2;
+    out[2].config.positional = PositionalKind::None;
+    out[2].config.scale = false;
+    out[2].weights_path = "weights.json";
+    out[3].text = "« Quoi ? » — dit-il… ¿Qué? 猫が座った。";
+    out[3].config.d_model = 12;
+    out[3].config.n_heads = 3;
+    out[3].config.d_k = 5;
+    out[3].config.d_v = 7;
+    out[3].config.d_ff = 20;
+    out[3].config.seed = 18446744073709551615ull;
+    out[4].text = "a b c d e f g h";
+    out[4].config.d_model = 32;
+    out[4].config.n_heads = 8;
+    out[4].config.temperature = 100.0f;
+    out[4].weights_path = "/tmp/attnlab/weights.json";
+    out[5].text = "x";
+    out[5].config.d_model = 1;
+    out[5].config.n_heads = 1;
+    out[5].config.temperature = 0.01f;
+    return out;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc != 2)
+    {
+        std::fprintf(stderr, "usage: make_seeds DIR\n");
+        return 2;
+    }
+    const std::filesystem::path dir = argv[1];
+    std::filesystem::create_directories(dir / "session");
+    std::filesystem::create_directories(dir / "weights");
+    std::filesystem::create_directories(dir / "model");
+
+    const std::vector<Session> all = sessions();
+    for (size_t i = 0; i < all.size(); ++i)
+        report(save_session_file(all[i], (dir / "session" / ("session-" + std::to_string(i) + ".json")).string()));
+
+    // Weights files and exports, small enough to be read whole (the fuzzers read at most 64 KB).
+    std::vector<Session> small(4);
+    small[0].text = "the cat sat";
+    small[0].config.d_model = 4;
+    small[0].config.n_heads = 2;
+    small[1].text = "the cat sat\nit sat";
+    small[1].config.d_model = 8;
+    small[1].config.n_heads = 2;
+    small[1].config.n_layers = 2;
+    small[1].config.d_ff = 8;
+    small[1].config.mask = MaskKind::Causal;
+    small[2].text = "Jane visits Africa";
+    small[2].target = "Jane visite";
+    small[2].config.d_model = 6;
+    small[2].config.n_heads = 3;
+    small[2].config.d_k = 2;
+    small[2].config.d_v = 3;
+    small[2].config.d_ff = 4;
+    small[2].weights_path = "weights.json";
+    small[3].text = "x";
+    small[3].config.d_model = 1;
+    small[3].config.n_heads = 1;
+    for (size_t i = 0; i < small.size(); ++i)
+    {
+        const Config& config = small[i].config;
+        const std::string n = std::to_string(i);
+        report(write_weights_json(init_weights(config), config, (dir / "weights" / ("weights-" + n + ".json")).string()));
+        Engine engine;
+        report(engine.run(small[i]));
+        report(write_trace_json(engine.trace(), engine.weights(), (dir / "weights" / ("export-" + n + ".json")).string(),
+                                small[i].weights_path));
+    }
+
+    // Trained models, one per task, as in tests/io/model_file_test.cpp but smaller.
+    for (int t = 0; t < train::kTaskCount; ++t)
+    {
+        const auto task = static_cast<train::TaskKind>(t);
+        train::Preset preset = train::Task(task).preset();
+        preset.model.d_model = 4;
+        preset.model.n_heads = 2;
+        preset.model.n_layers = t % 2 + 1;
+        preset.model.d_ff = 8;
+        preset.model.attention_only = t == 2;
+        preset.train.batch_size = 4;
+        preset.train.held_out_size = 8;
+        train::Trainer trainer;
+        report(trainer.init(task, preset));
+        std::vector<MetricRow> history;
+        trainer.run(2,
+                    [&](const train::StepStats& s)
+                    {
+                        history.push_back(metric_row(s, trainer.evaluate()));
+                        return true;
+                    });
+        report(write_model_file(trained_model(trainer, std::move(history)),
+                                (dir / "model" / ("model-" + std::to_string(t) + ".json")).string()));
+    }
+    return failures == 0 ? 0 : 1;
+}
