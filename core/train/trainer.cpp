@@ -35,6 +35,8 @@ private:
 #endif
 };
 
+constexpr const WeightNudge<float>* kNoNudge = nullptr;
+
 } // namespace
 
 Status Trainer::init(TaskKind kind, const Preset& preset)
@@ -100,11 +102,11 @@ StepStats Trainer::step()
     task_.make_batch(preset_.train.data_seed, static_cast<std::uint64_t>(step_), preset_.train.batch_size,
                      batch_);
     StepStats s;
-    s.loss = forward(c, params_, batch_, acts_);
+    s.loss = forward(c, params_, batch_, acts_, kNoNudge, Detail::Training);
     Accuracy accuracy;
     accuracy.add(batch_, acts_);
     s.accuracy = static_cast<float>(accuracy.accuracy());
-    backward(c, params_, batch_, acts_, act_grads_, grads_);
+    backward(c, params_, batch_, acts_, act_grads_, grads_, Detail::Training);
     s.learning_rate = learning_rate(o, adam_.steps_taken());
     s.grad_norm = adam_.step(param_list_, grad_list_, o);
     s.step = ++step_;
@@ -130,7 +132,7 @@ const EvalStats& Trainer::evaluate()
     head_sums_.reset(c);
     for (const Batch& batch : held_out_)
     {
-        forward(c, params_, batch, acts_);
+        forward(c, params_, batch, acts_, kNoNudge, Detail::Training);
         accuracy.add(batch, acts_);
         head_sums_.add(c, batch, acts_);
     }

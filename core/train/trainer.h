@@ -74,7 +74,9 @@ public:
     const ActGrads& probe_act_grads() const { return probe_act_grads_; }
     const Params& probe_grads() const { return probe_grads_; }
 
-    // The last training step's batch, intermediates and gradients.
+    // The last training step's batch, intermediates and gradients. Steps and evaluate() run with
+    // Detail::Training (transformer.h): scores, scaled, masked, dweights and dscores are not kept there; a
+    // probe() has them all.
     const Batch& batch() const { return batch_; }
     const Activations& activations() const { return acts_; }
     const ActGrads& act_grads() const { return act_grads_; }

@@ -174,33 +174,50 @@ void layer_norm_backward(const MatT<S>& dy, const MatT<S>& x, const ColT<S>& mea
 // they unroll into registers; those over the T keys run along contiguous rows of a transposed copy (K_hᵀ,
 // V_hᵀ), which the compiler vectorises without the horizontal sums short dot products would need.
 
-// out (d_k, T) = the head's (T, d_k) block of a (·, hd) matrix, transposed; and back.
-template <typename S> void transpose_head(const S* block, Index hd, Index T, Index dk, S* out)
+// Keys go in groups of 8 (a vector of floats): the scratch rows and K_hᵀ, V_hᵀ are Tp = T rounded up to 8
+// wide, their padding zero, so a group that runs past the last key adds exact zeros and changes no bit.
+inline Index padded(Index n)
 {
-    for (Index k = 0; k < T; ++k)
-        for (Index d = 0; d < dk; ++d)
-            out[d * T + k] = block[k * hd + d];
-}
-template <typename S> void untranspose_head(const S* in, Index hd, Index T, Index dk, S* block)
-{
-    for (Index k = 0; k < T; ++k)
-        for (Index d = 0; d < dk; ++d)
-            block[k * hd + d] = in[d * T + k];
+    return (n + 7) / 8 * 8;
 }
 
-// row[0, T) = Σ_d x[d] Mt[d, 0..T), Mt a (d_k, T) row-major matrix: one row of X Mᵀ.
+// out (d_k, Tp) = the head's (T, d_k) block of a (·, hd) matrix, transposed, columns T..Tp zero; and back.
+template <typename S> void transpose_head(const S* block, Index hd, Index T, Index Tp, Index dk, S* out)
+{
+    for (Index k = 0; k < T; ++k)
+        for (Index d = 0; d < dk; ++d)
+            out[d * Tp + k] = block[k * hd + d];
+    for (Index d = 0; d < dk; ++d)
+        std::fill(out + d * Tp + T, out + (d + 1) * Tp, S(0));
+}
+template <typename S> void untranspose_head(const S* in, Index hd, Index T, Index Tp, Index dk, S* block)
+{
+    for (Index k = 0; k < T; ++k)
+        for (Index d = 0; d < dk; ++d)
+            block[k * hd + d] = in[d * Tp + k];
+}
+
+// row[0, n8) = Σ_d x[d] Mt[d, 0..n8), Mt a (d_k, Tp) row-major matrix, n8 a multiple of 8: one row of X Mᵀ,
+// 8 keys at a time in registers.
 template <typename S, int DK>
-void row_times_t(const S* __restrict x, const S* __restrict Mt, Index T, Index dk, S* __restrict row)
+void row_times_t(const S* __restrict x, const S* __restrict Mt, Index Tp, Index n8, Index dk,
+                 S* __restrict row)
 {
     const Index n_d = DK > 0 ? DK : dk;
-    for (Index k = 0; k < T; ++k)
-        row[k] = x[0] * Mt[k];
-    for (Index d = 1; d < n_d; ++d)
+    for (Index k0 = 0; k0 < n8; k0 += 8)
     {
-        const S xd = x[d];
-        const S* __restrict m = Mt + d * T;
-        for (Index k = 0; k < T; ++k)
-            row[k] += xd * m[k];
+        S acc[8];
+        for (int u = 0; u < 8; ++u)
+            acc[u] = x[0] * Mt[k0 + u];
+        for (Index d = 1; d < n_d; ++d)
+        {
+            const S xd = x[d];
+            const S* __restrict m = Mt + d * Tp + k0;
+            for (int u = 0; u < 8; ++u)
+                acc[u] += xd * m[u];
+        }
+        for (int u = 0; u < 8; ++u)
+            row[k0 + u] = acc[u];
     }
 }
 
@@ -226,27 +243,37 @@ void weighted_rows(const S* __restrict w, const S* __restrict M, Index n, Index 
             out[d] = a[d];
 }
 
+// One head of one sentence. Full fills scores, scaled and masked (every key, the masked ones included);
+// Training computes the keys with a weight only and writes only the weights (see Detail).
 template <typename S, int DK>
 void head_forward(const ModelConfig& c, int T, Index hd, Index dk, S scale, const S* Qh, const S* Kh,
-                  const S* Vh, Index r0, LayerActsT<S>& a, S* Kt, S* out, const WeightNudge<S>* nudge)
+                  const S* Vh, Index r0, bool full, LayerActsT<S>& a, S* Kt, S* row, S* out,
+                  const WeightNudge<S>* nudge)
 {
     const S minus_inf = -std::numeric_limits<S>::infinity();
-    transpose_head(Kh, hd, T, dk, Kt); // K_hᵀ (d_k, T)
+    const Index Tp = padded(T);
+    transpose_head(Kh, hd, T, Tp, dk, Kt); // K_hᵀ (d_k, Tp)
     for (Index i = 0; i < T; ++i)
     {
         // keys 0..i when causal: the others have weight exactly 0 and are skipped
         const Index n_keys = c.causal ? i + 1 : T;
-        S* scores = a.scores.row(r0 + i).data();
-        S* scaled = a.scaled.row(r0 + i).data();
-        S* masked = a.masked.row(r0 + i).data();
         S* weights = a.weights.row(r0 + i).data();
-        row_times_t<S, DK>(Qh + i * hd, Kt, T, dk, scores); // Q_h K_hᵀ
-        for (Index k = 0; k < T; ++k)
+        row_times_t<S, DK>(Qh + i * hd, Kt, Tp, full ? Tp : padded(n_keys), dk, row); // Q_h K_hᵀ
+        if (full)
         {
-            scaled[k] = scores[k] * scale;                  // / √d_k
-            masked[k] = k < n_keys ? scaled[k] : minus_inf; // + M
+            S* scores = a.scores.row(r0 + i).data();
+            S* scaled = a.scaled.row(r0 + i).data();
+            S* masked = a.masked.row(r0 + i).data();
+            for (Index k = 0; k < T; ++k)
+            {
+                scores[k] = row[k];
+                scaled[k] = row[k] * scale;                     // / √d_k
+                masked[k] = k < n_keys ? scaled[k] : minus_inf; // + M
+            }
         }
-        softmax(masked, n_keys, weights); // A_h = softmax(masked), 0 on the masked keys
+        for (Index k = 0; k < n_keys; ++k)
+            row[k] *= scale;
+        softmax(row, n_keys, weights); // A_h = softmax(masked), 0 on the masked keys
         std::fill(weights + n_keys, weights + T, S(0));
         Index n_used = n_keys;
         if (nudge != nullptr && nudge->row == i)
@@ -258,49 +285,62 @@ void head_forward(const ModelConfig& c, int T, Index hd, Index dk, S scale, cons
     }
 }
 
+// rows: three scratch rows of Tp (A, dA, dS of the row being computed). Full also fills dweights (every key)
+// and dscores.
 template <typename S, int DK>
 void head_backward(const ModelConfig& c, int T, Index hd, Index dk, S scale, const S* Qh, const S* Kh,
-                   const S* Vh, const S* dO, Index r0, const LayerActsT<S>& a, LayerGradsT<S>& g,
+                   const S* Vh, const S* dO, Index r0, bool full, const LayerActsT<S>& a, LayerGradsT<S>& g,
                    ActGradsT<S>& ag, S* dQ, S* dK, S* dV)
 {
+    const Index Tp = padded(T);
     S* Vt = ag.Vt.data();
     S* dKt = ag.dKt.data();
     S* dVt = ag.dVt.data();
-    transpose_head(Vh, hd, T, dk, Vt); // V_hᵀ (d_k, T)
-    std::fill(dKt, dKt + dk * T, S(0));
-    std::fill(dVt, dVt + dk * T, S(0));
+    S* A = ag.rows.row(0).data();
+    S* dA = ag.rows.row(1).data();
+    S* dS = ag.rows.row(2).data();
+    transpose_head(Vh, hd, T, Tp, dk, Vt); // V_hᵀ (d_k, Tp)
+    std::fill(dKt, dKt + dk * Tp, S(0));
+    std::fill(dVt, dVt + dk * Tp, S(0));
+    std::fill(A, A + Tp, S(0));
     const Index n_d = DK > 0 ? DK : dk;
     for (Index i = 0; i < T; ++i)
     {
         const Index n = c.causal ? i + 1 : T; // keys with a weight
-        const S* A = a.weights.row(r0 + i).data();
-        S* dA = g.dweights.row(r0 + i).data();
-        S* dS = g.dscores.row(r0 + i).data();
+        const Index n8 = padded(n);           // A is 0 on keys n..n8, so dS is too
+        std::copy_n(a.weights.row(r0 + i).data(), n, A);
         const S* o = dO + i * hd;
         const S* q = Qh + i * hd;
-        // dA = dhead V_hᵀ, the masked keys included (where the head is pulled to)
-        row_times_t<S, DK>(o, Vt, T, dk, dA);
+        // dA = dhead V_hᵀ (Full: the masked keys included, where the head is pulled to)
+        row_times_t<S, DK>(o, Vt, Tp, full ? Tp : n8, dk, dA);
         S row_dot = 0; // rowsum(dA ∘ A)
         for (Index k = 0; k < n; ++k)
             row_dot += A[k] * dA[k];
-        for (Index k = 0; k < n; ++k)
+        for (Index k = 0; k < n8; ++k)
             dS[k] = A[k] * (dA[k] - row_dot) * scale; // A ∘ (dA − rowsum) / √d_k
-        std::fill(dS + n, dS + T, S(0));
+        if (full)
+        {
+            std::copy_n(dA, T, g.dweights.row(r0 + i).data());
+            S* dS_out = g.dscores.row(r0 + i).data();
+            std::copy_n(dS, n, dS_out);
+            std::fill(dS_out + n, dS_out + T, S(0));
+        }
         weighted_rows<S, DK>(dS, Kh, n, hd, dk, dQ + i * hd); // dQ_h = dS K_h
         for (Index d = 0; d < n_d; ++d)
         {
             const S qd = q[d], od = o[d];
-            S* __restrict kt = dKt + d * T;
-            S* __restrict vt = dVt + d * T;
-            for (Index k = 0; k < n; ++k)
-            {
-                kt[k] += qd * dS[k]; // dK_hᵀ = Q_hᵀ dS
-                vt[k] += od * A[k];  // dV_hᵀ = dheadᵀ A
-            }
+            S* __restrict kt = dKt + d * Tp;
+            S* __restrict vt = dVt + d * Tp;
+            for (Index k0 = 0; k0 < n8; k0 += 8)
+                for (int u = 0; u < 8; ++u)
+                {
+                    kt[k0 + u] += qd * dS[k0 + u]; // dK_hᵀ = Q_hᵀ dS
+                    vt[k0 + u] += od * A[k0 + u];  // dV_hᵀ = dheadᵀ A
+                }
         }
     }
-    untranspose_head(dKt, hd, T, dk, dK);
-    untranspose_head(dVt, hd, T, dk, dV);
+    untranspose_head(dKt, hd, T, Tp, dk, dK);
+    untranspose_head(dVt, hd, T, Tp, dk, dV);
 }
 
 // Calls F<S, DK> with DK = d_k for the usual head sizes, 0 (run-time d_k) otherwise.
@@ -309,6 +349,9 @@ void head_backward(const ModelConfig& c, int T, Index hd, Index dk, S scale, con
     {                                                                                                        \
     case 8:                                                                                                  \
         call(8);                                                                                             \
+        break;                                                                                               \
+    case 12:                                                                                                 \
+        call(12);                                                                                            \
         break;                                                                                               \
     case 16:                                                                                                 \
         call(16);                                                                                            \
@@ -331,10 +374,11 @@ void head_backward(const ModelConfig& c, int T, Index hd, Index dk, S scale, con
 
 template <typename S>
 void attention_forward(const ModelConfig& c, const LayerParamsT<S>& w, const MatT<S>& x, int B, int T, int l,
-                       LayerActsT<S>& a, MatT<S>& Kt, const WeightNudge<S>* nudge)
+                       LayerActsT<S>& a, ActivationsT<S>& acts, Detail detail, const WeightNudge<S>* nudge)
 {
     const int h = c.n_heads, dk = c.d_k();
     const S scale = S(1) / std::sqrt(static_cast<S>(dk));
+    const bool full = detail == Detail::Full;
     mm(x, w.W_Q, a.Q); // Q = x W_Q, all heads at once
     mm(x, w.W_K, a.K);
     mm(x, w.W_V, a.V);
@@ -346,8 +390,8 @@ void attention_forward(const ModelConfig& c, const LayerParamsT<S>& w, const Mat
                         at = static_cast<Index>(b) * T * hd + j * dk;
             const bool nudged = nudge != nullptr && nudge->layer == l && nudge->b == b && nudge->head == j;
 #define ATTNLAB_HEAD_FORWARD(DK)                                                                             \
-    head_forward<S, DK>(c, T, hd, dk, scale, a.Q.data() + at, a.K.data() + at, a.V.data() + at, r0, a,       \
-                        Kt.data(), a.concat.data() + at, nudged ? nudge : nullptr)
+    head_forward<S, DK>(c, T, hd, dk, scale, a.Q.data() + at, a.K.data() + at, a.V.data() + at, r0, full, a, \
+                        acts.Kt.data(), acts.row.data(), a.concat.data() + at, nudged ? nudge : nullptr)
             ATTNLAB_DISPATCH_DK(dk, ATTNLAB_HEAD_FORWARD)
 #undef ATTNLAB_HEAD_FORWARD
         }
@@ -358,10 +402,11 @@ void attention_forward(const ModelConfig& c, const LayerParamsT<S>& w, const Mat
 template <typename S>
 void attention_backward(const ModelConfig& c, const LayerParamsT<S>& w, const MatT<S>& x, const MatT<S>& dmha,
                         int B, int T, const LayerActsT<S>& a, LayerGradsT<S>& g, LayerParamsT<S>& dw,
-                        ActGradsT<S>& ag, MatT<S>& dx)
+                        ActGradsT<S>& ag, Detail detail, MatT<S>& dx)
 {
     const int h = c.n_heads, dk = c.d_k();
     const S scale = S(1) / std::sqrt(static_cast<S>(dk));
+    const bool full = detail == Detail::Full;
     mm_at(a.concat, dmha, dw.W_O); // dW_O = concatᵀ dmha
     mm_bt(dmha, w.W_O, g.dconcat); // dconcat = dmha W_Oᵀ
     const Index hd = static_cast<Index>(h) * dk;
@@ -372,7 +417,7 @@ void attention_backward(const ModelConfig& c, const LayerParamsT<S>& w, const Ma
                         at = static_cast<Index>(b) * T * hd + j * dk;
 #define ATTNLAB_HEAD_BACKWARD(DK)                                                                            \
     head_backward<S, DK>(c, T, hd, dk, scale, a.Q.data() + at, a.K.data() + at, a.V.data() + at,             \
-                         g.dconcat.data() + at, r0, a, g, ag, g.dQ.data() + at, g.dK.data() + at,            \
+                         g.dconcat.data() + at, r0, full, a, g, ag, g.dQ.data() + at, g.dK.data() + at,      \
                          g.dV.data() + at)
             ATTNLAB_DISPATCH_DK(dk, ATTNLAB_HEAD_BACKWARD)
 #undef ATTNLAB_HEAD_BACKWARD
@@ -451,7 +496,8 @@ template <typename S> void size_activations(const ModelConfig& c, int B, int T, 
     shape(acts.logits, N, c.vocab_size);
     shape(acts.probs, N, c.vocab_size);
     shape(acts.loss, N);
-    shape(acts.Kt, c.d_k(), T);
+    shape(acts.Kt, c.d_k(), padded(T));
+    shape(acts.row, 1, padded(T));
 }
 
 template <typename S> void size_act_grads(const ModelConfig& c, int B, int T, ActGradsT<S>& g)
@@ -478,14 +524,15 @@ template <typename S> void size_act_grads(const ModelConfig& c, int B, int T, Ac
     shape(g.dlogits, N, c.vocab_size);
     shape(g.tmp_d, N, d);
     for (MatT<S>* m : {&g.Vt, &g.dKt, &g.dVt})
-        shape(*m, c.d_k(), T);
+        shape(*m, c.d_k(), padded(T));
+    shape(g.rows, 3, padded(T));
 }
 
 // [SECTION] Forward
 
 template <typename S>
 S forward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, ActivationsT<S>& acts,
-          const WeightNudge<S>* nudge)
+          const WeightNudge<S>* nudge, Detail detail)
 {
     const int B = batch.B, T = batch.T, N = B * T, V = c.vocab_size;
     assert(acts.B == B && acts.T == T);
@@ -506,7 +553,7 @@ S forward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Activat
         if (c.norm == NormPlacement::Pre)
         {
             layer_norm(a.X, w.ln1_gamma, w.ln1_beta, a.ln1, a.ln1_mean, a.ln1_rstd); // LN1(X)
-            attention_forward(c, w, a.ln1, B, T, l, a, acts.Kt, nudge);
+            attention_forward(c, w, a.ln1, B, T, l, a, acts, detail, nudge);
             a.residual = a.X + a.mha; // A = X + MHA(LN1(X))
             if (c.has_ffn())
             {
@@ -517,7 +564,7 @@ S forward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Activat
         }
         else
         {
-            attention_forward(c, w, a.X, B, T, l, a, acts.Kt, nudge);
+            attention_forward(c, w, a.X, B, T, l, a, acts, detail, nudge);
             a.residual = a.X + a.mha;
             layer_norm(a.residual, w.ln1_gamma, w.ln1_beta, a.ln1, a.ln1_mean,
                        a.ln1_rstd); // A = LN1(X + MHA(X))
@@ -570,7 +617,7 @@ S forward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Activat
 
 template <typename S>
 void backward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, ActivationsT<S>& acts,
-              ActGradsT<S>& ag, ParamsT<S>& dp)
+              ActGradsT<S>& ag, ParamsT<S>& dp, Detail detail)
 {
     const int B = batch.B, T = batch.T, N = B * T;
     int counted = 0;
@@ -620,7 +667,7 @@ void backward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Act
                 layer_norm_backward(g.dln2, a.residual, a.ln2_mean, a.ln2_rstd, w.ln2_gamma, g.dresidual,
                                     dw.ln2_gamma, dw.ln2_beta);
             }
-            attention_backward(c, w, a.ln1, g.dresidual, B, T, a, g, dw, ag, g.dln1);
+            attention_backward(c, w, a.ln1, g.dresidual, B, T, a, g, dw, ag, detail, g.dln1);
             g.dX = g.dresidual;
             layer_norm_backward(g.dln1, a.X, a.ln1_mean, a.ln1_rstd, w.ln1_gamma, g.dX, dw.ln1_gamma,
                                 dw.ln1_beta);
@@ -640,7 +687,7 @@ void backward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Act
             g.dresidual.setZero();
             layer_norm_backward(g.dln1, a.residual, a.ln1_mean, a.ln1_rstd, w.ln1_gamma, g.dresidual,
                                 dw.ln1_gamma, dw.ln1_beta);
-            attention_backward(c, w, a.X, g.dresidual, B, T, a, g, dw, ag, g.dX);
+            attention_backward(c, w, a.X, g.dresidual, B, T, a, g, dw, ag, detail, g.dX);
             g.dX += g.dresidual;
         }
     }
@@ -662,12 +709,12 @@ template void size_activations(const ModelConfig&, int, int, ActivationsT<double
 template void size_act_grads(const ModelConfig&, int, int, ActGradsT<float>&);
 template void size_act_grads(const ModelConfig&, int, int, ActGradsT<double>&);
 template float forward(const ModelConfig&, const ParamsT<float>&, const Batch&, ActivationsT<float>&,
-                       const WeightNudge<float>*);
+                       const WeightNudge<float>*, Detail);
 template double forward(const ModelConfig&, const ParamsT<double>&, const Batch&, ActivationsT<double>&,
-                        const WeightNudge<double>*);
+                        const WeightNudge<double>*, Detail);
 template void backward(const ModelConfig&, const ParamsT<float>&, const Batch&, ActivationsT<float>&,
-                       ActGradsT<float>&, ParamsT<float>&);
+                       ActGradsT<float>&, ParamsT<float>&, Detail);
 template void backward(const ModelConfig&, const ParamsT<double>&, const Batch&, ActivationsT<double>&,
-                       ActGradsT<double>&, ParamsT<double>&);
+                       ActGradsT<double>&, ParamsT<double>&, Detail);
 
 } // namespace attnlab::train

@@ -43,7 +43,9 @@ template <typename S> struct ActivationsT
     MatT<S> probs;                     // (N, V) softmax(logits) along rows
     ColT<S> loss;                      // (N)    -log probs[target] at every position (counted or not)
     S mean_loss = 0;                   // Σ loss_mask·loss / Σ loss_mask
-    MatT<S> Kt;                        // (d_k, T) scratch: K_hᵀ of the head being computed
+    MatT<S> Kt;                        // (d_k, Tp) scratch: K_hᵀ of the head being computed (Tp: T rounded
+                                       // up to a multiple of 8)
+    MatT<S> row;                       // (1, Tp) scratch: the scores row being computed
 };
 using Activations = ActivationsT<float>;
 
@@ -71,7 +73,8 @@ template <typename S> struct ActGradsT
     MatT<S> dlnf;                       // (N, d) ∂L/∂lnf (pre-LN)
     MatT<S> dlogits;                    // (N, V) (probs − onehot(target)) · loss_mask / Σ loss_mask
     MatT<S> tmp_d;                      // (N, d) scratch: a product before it is added
-    MatT<S> Vt, dKt, dVt; // (d_k, T) scratch for the head being computed: V_hᵀ, dK_hᵀ, dV_hᵀ
+    MatT<S> Vt, dKt, dVt; // (d_k, Tp) scratch for the head being computed: V_hᵀ, dK_hᵀ, dV_hᵀ
+    MatT<S> rows;         // (3, Tp) scratch: the row of A, dA, dS being computed
 };
 using ActGrads = ActGradsT<float>;
 
@@ -86,17 +89,30 @@ template <typename S> struct WeightNudge
     S delta = 0;
 };
 
+// How much of the attention's intermediates a pass writes.
+//  - Full: everything named above: scores, scaled and masked with every key (the masked ones too), and in
+//    backward dweights (∂L/∂A_h on every key, also where the mask holds the weight at 0) and dscores. For
+//    probes, the display and the tests.
+//  - Training: only what backward, the loss and the head scores need: weights (masked keys exactly 0). A
+//    causal model's products skip the masked keys, and scores, scaled, masked, dweights and dscores keep
+//    what they held. Parameter gradients are bit-identical to Full's.
+enum class Detail
+{
+    Full,
+    Training,
+};
+
 // Runs the model on batch and fills acts (sized by size_activations for batch's B, T). Returns the mean
 // loss over the positions batch.loss_mask counts (0 when none counts).
 template <typename S>
 S forward(const ModelConfig& config, const ParamsT<S>& params, const Batch& batch, ActivationsT<S>& acts,
-          const WeightNudge<S>* nudge = nullptr);
+          const WeightNudge<S>* nudge = nullptr, Detail detail = Detail::Full);
 
 // Back-propagates the mean loss of the last forward(batch) into grads (every parameter, overwritten) and
 // act_grads (every named activation gradient). params must be those of the forward pass.
 template <typename S>
 void backward(const ModelConfig& config, const ParamsT<S>& params, const Batch& batch, ActivationsT<S>& acts,
-              ActGradsT<S>& act_grads, ParamsT<S>& grads);
+              ActGradsT<S>& act_grads, ParamsT<S>& grads, Detail detail = Detail::Full);
 
 // [SECTION] Views
 
