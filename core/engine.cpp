@@ -16,18 +16,22 @@ namespace attnlab
 
 double trace_floats(const Config& c, int B, int T, int T_target)
 {
-    const double h = c.n_heads, d = c.d_model, d_k = c.resolved_d_k(), d_v = c.resolved_d_v();
-    const double d_ff = c.resolved_d_ff();
-    auto block = [&](double T_q, double T_k)
+    // Every stage of the table, plus what a trace keeps besides them: the mask of each block, the FFN's inner
+    // activation, the token embeddings and positional encoding and, for cross-attention, its target
+    // embedding, X_q and X_kv. Equal to trace_float_count() of the trace a forward pass makes (a test holds
+    // it).
+    const double d = c.d_model, Tq = T_target, Tk = T;
+    double layer = Tk * Tk + Tk * c.resolved_d_ff();
+    double cross = Tq * Tk + 2.0 * Tq * d + Tk * d;
+    for (const StageInfo& info : stage_table())
     {
-        // Q; K, V; scores, scaled, masked, weights, mask; head_out; concat; mha
-        return h * (T_q * d_k + T_k * (d_k + d_v) + 4 * T_q * T_k + T_q * d_v) + T_q * T_k + T_q * h * d_v +
-               T_q * d;
-    };
-    const double per_layer = block(T, T) + 6 * T * d + T * d_ff;
-    double total = B * (c.n_layers * per_layer + T * d); // + embeddings
+        layer += stage_floats(c, info.id, T, T, false);
+        if (info.attention_block && T_target > 0)
+            cross += stage_floats(c, info.id, T_target, T, true);
+    }
+    double total = B * (c.n_layers * layer + Tk * d) + Tk * d;
     if (T_target > 0)
-        total += B * (block(T_target, T) + (T_target + T) * d);
+        total += B * cross + Tq * d;
     return total;
 }
 

@@ -113,17 +113,107 @@ enum class Stage
 };
 inline constexpr int kStageCount = static_cast<int>(Stage::Count);
 
+// How the Inspector explains one cell of a stage.
+enum class StageExplain
+{
+    Projection,     // Q, K, V: the dot product of X's row i with W's column c, term by term
+    AttentionChain, // scores, scaled, masked, weights: the whole chain for the cell, with the real numbers
+    Formula,        // every other stage: its cell_formula with the real numbers where they fit
+};
+
+// Every fact about a stage, in one row: a new stage is one row here plus its computation (the pipeline, the
+// Inspector, the export, the memory count, lesson validation and the tests all read this table).
 struct StageInfo
 {
     Stage id;
     const char* key;      // "scores": the name used in the JSON export and tests
     const char* name;     // "Scores": the display name
     const char* equation; // "Q_h K_hᵀ": in the paper's notation (UTF-8)
+    // The equation in a cross-attention block (queries from the target, keys and values from the encoder),
+    // or nullptr when it reads the same.
+    const char* cross_equation;
+    // The Inspector's line for one cell (with StageExplain::Formula), e.g. "mha[i, c] = concat_i · W^O[:,
+    // c]".
+    const char* cell_formula;
     bool per_head;        // one matrix per head
     bool attention_block; // part of an attention block (so also present in cross-attention)
     const char* rows;     // symbol of the row count: "T" (for cross-attention blocks, T_q / T_k apply)
+    bool rows_are_keys;   // one row per key (K, V): T_k rows in cross-attention, T_q for the others
     const char* cols;     // symbol of the column count: "d_model", "d_k", "T", "h·d_v", ...
+    StageExplain explain;
+    // Where the matrix lives: exactly one of the three is set (checked at compile time below).
+    Mat HeadTrace::*head_matrix;                      // per head: attn.head(b, j).*head_matrix
+    std::vector<Mat> AttentionTrace::*block_matrices; // per block: (attn.*block_matrices)[b]
+    std::vector<Mat> LayerTrace::*layer_matrices;     // per layer: (layer.*layer_matrices)[b]
+
+    // Columns are keys (the T×T stages): labelled with the key tokens.
+    constexpr bool cols_are_keys() const { return cols[0] == 'T' && cols[1] == '\0'; }
 };
+
+// clang-format off
+inline constexpr std::array<StageInfo, kStageCount> kStageTable = {{
+    {Stage::X, "X", "Input X", "X = Embedding + PE, or the previous layer's norm2",
+     "X_q = target embedding + PE", "X = token embedding + positional encoding",
+     false, false, "T", false, "d_model", StageExplain::Formula, nullptr, nullptr, &LayerTrace::X},
+    {Stage::Q, "Q", "Queries Q_h", "Q_h = X W_h^Q", "Q_h = X_q W_h^Q  (target)", nullptr,
+     true, true, "T", false, "d_k", StageExplain::Projection, &HeadTrace::Q, nullptr, nullptr},
+    {Stage::K, "K", "Keys K_h", "K_h = X W_h^K", "K_h = X_kv W_h^K  (encoder output)", nullptr,
+     true, true, "T", true, "d_k", StageExplain::Projection, &HeadTrace::K, nullptr, nullptr},
+    {Stage::V, "V", "Values V_h", "V_h = X W_h^V", "V_h = X_kv W_h^V  (encoder output)", nullptr,
+     true, true, "T", true, "d_v", StageExplain::Projection, &HeadTrace::V, nullptr, nullptr},
+    {Stage::scores, "scores", "Scores", "Q_h K_hᵀ", nullptr, nullptr,
+     true, true, "T", false, "T", StageExplain::AttentionChain, &HeadTrace::scores, nullptr, nullptr},
+    {Stage::scaled, "scaled", "Scaled scores", "Q_h K_hᵀ / √d_k", nullptr, nullptr,
+     true, true, "T", false, "T", StageExplain::AttentionChain, &HeadTrace::scaled, nullptr, nullptr},
+    {Stage::masked, "masked", "Masked scores", "Q_h K_hᵀ / √d_k + M   (M = −∞ where not allowed)", nullptr, nullptr,
+     true, true, "T", false, "T", StageExplain::AttentionChain, &HeadTrace::masked, nullptr, nullptr},
+    {Stage::weights, "weights", "Attention weights", "A_h = softmax(masked / τ), each row sums to 1", nullptr, nullptr,
+     true, true, "T", false, "T", StageExplain::AttentionChain, &HeadTrace::weights, nullptr, nullptr},
+    {Stage::head_out, "head_out", "Head output", "head_h = A_h V_h", nullptr, "head_out[i, c] = Σ_j A_h[i, j] · V_h[j, c]",
+     true, true, "T", false, "d_v", StageExplain::Formula, &HeadTrace::head_out, nullptr, nullptr},
+    {Stage::concat, "concat", "Concatenated heads", "Concat(head_1, …, head_h)", nullptr,
+     "concat[i, c] = head_out of head ⌊c / d_v⌋ + 1, column c mod d_v",
+     false, true, "T", false, "h·d_v", StageExplain::Formula, nullptr, &AttentionTrace::concat, nullptr},
+    {Stage::mha, "mha", "Multi-head output", "MultiHead(X) = Concat(head_1, …, head_h) W^O", nullptr,
+     "mha[i, c] = concat_i · W^O[:, c]",
+     false, true, "T", false, "d_model", StageExplain::Formula, nullptr, &AttentionTrace::mha, nullptr},
+    {Stage::residual, "residual", "Residual", "X + MultiHead(X)", nullptr,
+     "residual = X + MultiHead(X): the input is added back, so the layer only learns a change to X",
+     false, false, "T", false, "d_model", StageExplain::Formula, nullptr, nullptr, &LayerTrace::residual},
+    {Stage::norm1, "norm1", "Add & Norm", "LayerNorm(X + MultiHead(X))", nullptr,
+     "LayerNorm over row i: (x − mean_i) / √(var_i + ε) · γ + β",
+     false, false, "T", false, "d_model", StageExplain::Formula, nullptr, nullptr, &LayerTrace::norm1},
+    {Stage::ffn, "ffn", "Feed-forward", "FFN(x) = max(0, x W_1 + b_1) W_2 + b_2", nullptr,
+     "ffn = max(0, norm1 W_1 + b_1) W_2 + b_2, row by row",
+     false, false, "T", false, "d_model", StageExplain::Formula, nullptr, nullptr, &LayerTrace::ffn},
+    {Stage::residual2, "residual2", "Residual 2", "norm1 + FFN(norm1)", nullptr, "residual2 = norm1 + FFN(norm1)",
+     false, false, "T", false, "d_model", StageExplain::Formula, nullptr, nullptr, &LayerTrace::residual2},
+    {Stage::norm2, "norm2", "Add & Norm 2", "LayerNorm(norm1 + FFN(norm1))", nullptr,
+     "LayerNorm over row i: (x − mean_i) / √(var_i + ε) · γ + β",
+     false, false, "T", false, "d_model", StageExplain::Formula, nullptr, nullptr, &LayerTrace::norm2},
+}};
+// clang-format on
+
+// The table's promises, checked by the compiler: a row per stage in the enum's order, each with exactly one
+// place for its matrix, a per-head matrix exactly for per-head stages, and the attention block's stages in
+// an AttentionTrace.
+constexpr bool stage_table_is_consistent()
+{
+    for (int i = 0; i < kStageCount; ++i)
+    {
+        const StageInfo& s = kStageTable[static_cast<std::size_t>(i)];
+        const int places =
+            (s.head_matrix != nullptr) + (s.block_matrices != nullptr) + (s.layer_matrices != nullptr);
+        if (static_cast<int>(s.id) != i || places != 1 || s.per_head != (s.head_matrix != nullptr) ||
+            s.attention_block == (s.layer_matrices != nullptr) || s.key == nullptr || s.name == nullptr ||
+            s.equation == nullptr || s.rows == nullptr || s.cols == nullptr)
+            return false;
+        if (s.explain == StageExplain::Formula && s.cell_formula == nullptr)
+            return false;
+    }
+    return true;
+}
+static_assert(stage_table_is_consistent(), "kStageTable: one complete row per Stage, in the enum's order");
 
 // The table, in computation order.
 const std::array<StageInfo, kStageCount>& stage_table();
@@ -143,6 +233,8 @@ struct StageDims
     int rows = 0, cols = 0;
 };
 StageDims stage_dims(const Config& config, Stage stage, int T_q, int T_k, bool cross);
+// Floats of a stage for one sentence: every head's matrix when it is per head.
+double stage_floats(const Config& config, Stage stage, int T_q, int T_k, bool cross);
 // "T×d_k = 5×4": the shape of a stage for one sentence, in symbols and numbers.
 std::string stage_shape(const Trace& trace, Stage stage, bool cross = false);
 

@@ -106,8 +106,7 @@ namespace
 
 bool cols_are_keys(Stage stage)
 {
-    return stage == Stage::scores || stage == Stage::scaled || stage == Stage::masked ||
-           stage == Stage::weights;
+    return stage_info(stage).cols_are_keys();
 }
 
 std::string layer_key(const MatrixRef& ref)
@@ -257,23 +256,8 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
     {
         // Cross-attention: queries from the target's X_q, keys and values from the encoder's output.
         v.title = "Cross: " + v.title;
-        switch (ref.stage)
-        {
-        case Stage::X:
-            v.equation = "X_q = target embedding + PE";
-            break;
-        case Stage::Q:
-            v.equation = "Q_h = X_q W_h^Q  (target)";
-            break;
-        case Stage::K:
-            v.equation = "K_h = X_kv W_h^K  (encoder output)";
-            break;
-        case Stage::V:
-            v.equation = "V_h = X_kv W_h^V  (encoder output)";
-            break;
-        default:
-            break;
-        }
+        if (info.cross_equation != nullptr)
+            v.equation = info.cross_equation;
     }
     else if (ref.stage == Stage::X)
         v.equation = ref.layer == 0 ? "X = Embedding + PE"

@@ -320,13 +320,16 @@ size_t batch_floats(const std::vector<Mat>& mats)
     return n;
 }
 
+// The attention block's stages (walking the stage table) and its masks.
 size_t attention_floats(const AttentionTrace& attn)
 {
-    size_t n = batch_floats(attn.mask) + batch_floats(attn.concat) + batch_floats(attn.mha);
-    for (const HeadTrace& head : attn.heads)
-        n += static_cast<size_t>(head.Q.size() + head.K.size() + head.V.size() + head.scores.size() +
-                                 head.scaled.size() + head.masked.size() + head.weights.size() +
-                                 head.head_out.size());
+    size_t n = batch_floats(attn.mask);
+    const int B = static_cast<int>(attn.mask.size());
+    for (const StageInfo& info : stage_table())
+        if (info.attention_block)
+            for (int b = 0; b < B; ++b)
+                for (int j = 0; j < (info.per_head ? attn.n_heads : 1); ++j)
+                    n += static_cast<size_t>(attention_stage_matrix(attn, info.id, b, j).size());
     return n;
 }
 
@@ -377,9 +380,12 @@ size_t trace_float_count(const Trace& trace)
 {
     size_t n = batch_floats(trace.embedding) + static_cast<size_t>(trace.positional.size());
     for (const LayerTrace& layer : trace.layers)
-        n += batch_floats(layer.X) + attention_floats(layer.attn) + batch_floats(layer.residual) +
-             batch_floats(layer.norm1) + batch_floats(layer.ffn_hidden) + batch_floats(layer.ffn) +
-             batch_floats(layer.residual2) + batch_floats(layer.norm2);
+    {
+        n += attention_floats(layer.attn) + batch_floats(layer.ffn_hidden);
+        for (const StageInfo& info : stage_table())
+            if (info.layer_matrices != nullptr)
+                n += batch_floats(layer.*info.layer_matrices);
+    }
     if (trace.has_cross)
         n += batch_floats(trace.cross.embedding) + static_cast<size_t>(trace.cross.positional.size()) +
              batch_floats(trace.cross.X_q) + batch_floats(trace.cross.X_kv) +

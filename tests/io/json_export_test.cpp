@@ -270,6 +270,22 @@ TEST(TraceFloatCount, CountsEveryMatrix)
     // embedding 12 + PE 12; layer: X 12, head Q K V 3·12 + 4 T×T 36 + head_out 12, mask 9, concat 12, mha 12,
     // residual, norm1, ffn_hidden, ffn, residual2, norm2 6·12.
     EXPECT_EQ(trace_float_count(engine.trace()), 24u + 12 + 36 + 36 + 12 + 9 + 12 + 12 + 72);
+
+    // The memory check's formula (walking the stage table) counts exactly what a forward pass keeps, with a
+    // batch, several layers and cross-attention too.
+    Session big;
+    big.text = "the cat sat on the mat\nthe dog ran";
+    big.target = "le chat";
+    big.config.n_layers = 2;
+    big.config.d_ff = 24;
+    Engine engine2;
+    ASSERT_TRUE(engine2.run(big));
+    const Trace& t = engine2.trace();
+    EXPECT_EQ(trace_float_count(t),
+              static_cast<size_t>(trace_floats(big.config, t.batch_size(), t.T(), t.cross.target.T)));
+    EXPECT_EQ(trace_float_count(engine.trace()),
+              static_cast<size_t>(
+                  trace_floats(engine.trace().config, engine.trace().batch_size(), engine.trace().T(), 0)));
 }
 
 } // namespace

@@ -257,29 +257,8 @@ void generic_formula(const AppState& state, const CellRef& cell, const MatrixVie
                 c / d_v + 1, c % d_v);
         return;
     }
-    switch (ref.stage)
-    {
-    case Stage::mha:
-        ImGui::TextWrapped("mha[i, c] = concat_i · W^O[:, c]");
-        break;
-    case Stage::residual:
-        ImGui::TextWrapped("residual = X + MultiHead(X): the input is added back, so the "
-                           "layer only learns a change to X");
-        break;
-    case Stage::norm1:
-    case Stage::norm2:
-        ImGui::TextWrapped("LayerNorm over row i: (x − mean_i) / √(var_i + ε) · γ + β");
-        break;
-    case Stage::ffn:
-        ImGui::TextWrapped("ffn = max(0, norm1 W_1 + b_1) W_2 + b_2, row by row");
-        break;
-    case Stage::residual2:
-        ImGui::TextWrapped("residual2 = norm1 + FFN(norm1)");
-        break;
-    default:
-        ImGui::TextWrapped("%s", view.equation.c_str());
-        break;
-    }
+    ImGui::TextWrapped("%s", ref.source == MatrixSource::Cross ? view.equation.c_str()
+                                                               : stage_info(ref.stage).cell_formula);
 }
 
 } // namespace
@@ -327,20 +306,15 @@ void draw_inspector_panel(AppState& state)
 
     if (ref.source == MatrixSource::Comparison)
         return;
-    switch (ref.stage)
+    switch (stage_info(ref.stage).explain)
     {
-    case Stage::scores:
-    case Stage::scaled:
-    case Stage::masked:
-    case Stage::weights:
+    case StageExplain::AttentionChain:
         attention_chain(state, cell, view);
         break;
-    case Stage::Q:
-    case Stage::K:
-    case Stage::V:
+    case StageExplain::Projection:
         projection_formula(state, cell);
         break;
-    default:
+    case StageExplain::Formula:
         generic_formula(state, cell, view);
         break;
     }
