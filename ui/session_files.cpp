@@ -28,7 +28,12 @@ void remember(AppState& state, const std::string& path)
 
 // [SECTION] Open and save
 
-Status open_session_file(AppState& state, const std::string& path)
+namespace
+{
+
+// Loads a session file and its weights into state (leaving an open lesson first). On error nothing changes.
+// A weights file that does not load is reported in the status bar, and the session opens with seeded weights.
+Status load_into_state(AppState& state, const std::string& path, const std::string& opened_message)
 {
     Session loaded;
     if (Status s = load_session_file(path, &loaded); !s.is_ok())
@@ -42,17 +47,25 @@ Status open_session_file(AppState& state, const std::string& path)
     if (lesson_active(state))
         leave_lesson(state);
     state.session = loaded;
-    state.session_path = path;
     state.engine.clear_imported_weights();
     if (!loaded.weights_path.empty() && weights_status.is_ok())
         state.engine.set_imported_weights(std::move(weights));
     state.edit();
-    remember(state, path);
     if (!weights_status.is_ok())
-        state.set_message("Opened " + path + ", but its weights did not load: " + weights_status.message(),
+        state.set_message(opened_message + ", but its weights did not load: " + weights_status.message(),
                           true);
     else
-        state.set_message("Opened " + path, false);
+        state.set_message(opened_message, false);
+    return Status();
+}
+
+} // namespace
+
+Status open_session_file(AppState& state, const std::string& path)
+{
+    ATTNLAB_TRY(load_into_state(state, path, "Opened " + path));
+    state.session_path = path;
+    remember(state, path);
     return Status();
 }
 
@@ -241,29 +254,9 @@ std::string unreadable_autosave_path(const std::string& path)
 
 Status open_autosave_file(AppState& state, const std::string& path)
 {
-    Session loaded;
-    if (Status s = load_session_file(path, &loaded); !s.is_ok())
-        return s;
-    loaded.weights_path = absolute_weights_path(path, loaded.weights_path);
-    ModelWeights weights;
-    Status weights_status;
-    if (!loaded.weights_path.empty())
-        weights_status = load_any_weights_file(loaded.weights_path, loaded.config, &weights);
-    if (lesson_active(state))
-        leave_lesson(state);
-    state.session = loaded;
+    ATTNLAB_TRY(load_into_state(
+        state, path, "Opened the autosave " + path + " (unsaved: File > Save session as keeps it)"));
     state.session_path.clear();
-    state.engine.clear_imported_weights();
-    if (!loaded.weights_path.empty() && weights_status.is_ok())
-        state.engine.set_imported_weights(std::move(weights));
-    state.edit();
-    if (!weights_status.is_ok())
-        state.set_message("Opened the autosave " + path +
-                              ", but its weights did not load: " + weights_status.message(),
-                          true);
-    else
-        state.set_message("Opened the autosave " + path + " (unsaved: File > Save session as keeps it)",
-                          false);
     return Status();
 }
 

@@ -3,64 +3,13 @@
 // wrapped for this test binary only, counting calls from every thread (OpenMP's workers included).
 #include "core/engine.h"
 
+#include "support/heap_counter.h"
+
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
 
-#include <atomic>
-#include <cerrno>
 #include <cstddef>
-
-extern "C"
-{
-    void* __libc_malloc(std::size_t);
-    void* __libc_calloc(std::size_t, std::size_t);
-    void* __libc_realloc(void*, std::size_t);
-    void* __libc_memalign(std::size_t, std::size_t);
-}
-
-namespace
-{
-std::atomic<long> g_heap_calls{0};
-}
-
-extern "C"
-{
-    void* malloc(std::size_t n)
-    {
-        g_heap_calls.fetch_add(1, std::memory_order_relaxed);
-        return __libc_malloc(n);
-    }
-    void* calloc(std::size_t count, std::size_t n)
-    {
-        g_heap_calls.fetch_add(1, std::memory_order_relaxed);
-        return __libc_calloc(count, n);
-    }
-    void* realloc(void* p, std::size_t n)
-    {
-        g_heap_calls.fetch_add(1, std::memory_order_relaxed);
-        return __libc_realloc(p, n);
-    }
-    void* aligned_alloc(std::size_t alignment, std::size_t n)
-    {
-        g_heap_calls.fetch_add(1, std::memory_order_relaxed);
-        return __libc_memalign(alignment, n);
-    }
-    void* memalign(std::size_t alignment, std::size_t n)
-    {
-        g_heap_calls.fetch_add(1, std::memory_order_relaxed);
-        return __libc_memalign(alignment, n);
-    }
-    int posix_memalign(void** out, std::size_t alignment, std::size_t n)
-    {
-        g_heap_calls.fetch_add(1, std::memory_order_relaxed);
-        void* p = __libc_memalign(alignment, n);
-        if (p == nullptr)
-            return ENOMEM;
-        *out = p;
-        return 0;
-    }
-}
 
 using namespace attnlab;
 
@@ -95,10 +44,10 @@ void expect_warm_runs_allocate_nothing(Session s)
     ASSERT_TRUE(engine.run(s));
     const std::vector<const float*> before = buffers(engine.trace());
     s.config.temperature = 0.7f;
-    const long calls_before = g_heap_calls.load();
+    const long calls_before = test::heap_calls();
     ASSERT_TRUE(engine.run(s));
     ASSERT_TRUE(engine.run(s));
-    const long calls = g_heap_calls.load() - calls_before;
+    const long calls = test::heap_calls() - calls_before;
     EXPECT_EQ(calls, 0) << calls << " heap calls in two warm recomputes";
     EXPECT_EQ(buffers(engine.trace()), before); // same buffers: nothing was reallocated
 }
@@ -110,9 +59,9 @@ TEST(Allocations, TheCountCatchesAHeapCall)
     // The wrapper is in effect: an Eigen product over 128 KB takes its packing space from malloc.
     const Eigen::MatrixXf A = Eigen::MatrixXf::Random(256, 256), B = Eigen::MatrixXf::Random(256, 256);
     Eigen::MatrixXf C(256, 256);
-    const long before = g_heap_calls.load();
+    const long before = test::heap_calls();
     C.noalias() = A * B;
-    EXPECT_GT(g_heap_calls.load(), before);
+    EXPECT_GT(test::heap_calls(), before);
 }
 
 TEST(Allocations, WarmRecomputeAllocatesNothing)

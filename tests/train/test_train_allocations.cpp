@@ -3,62 +3,11 @@
 // glibc's allocator is wrapped for this test binary only, as in tests/core/test_allocations.cpp.
 #include "core/train/trainer.h"
 
+#include "support/heap_counter.h"
+
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cerrno>
 #include <cstddef>
-
-extern "C"
-{
-    void* __libc_malloc(std::size_t);
-    void* __libc_calloc(std::size_t, std::size_t);
-    void* __libc_realloc(void*, std::size_t);
-    void* __libc_memalign(std::size_t, std::size_t);
-}
-
-namespace
-{
-std::atomic<long> g_heap_calls{0};
-}
-
-extern "C"
-{
-    void* malloc(std::size_t n)
-    {
-        g_heap_calls.fetch_add(1, std::memory_order_relaxed);
-        return __libc_malloc(n);
-    }
-    void* calloc(std::size_t count, std::size_t n)
-    {
-        g_heap_calls.fetch_add(1, std::memory_order_relaxed);
-        return __libc_calloc(count, n);
-    }
-    void* realloc(void* p, std::size_t n)
-    {
-        g_heap_calls.fetch_add(1, std::memory_order_relaxed);
-        return __libc_realloc(p, n);
-    }
-    void* aligned_alloc(std::size_t alignment, std::size_t n)
-    {
-        g_heap_calls.fetch_add(1, std::memory_order_relaxed);
-        return __libc_memalign(alignment, n);
-    }
-    void* memalign(std::size_t alignment, std::size_t n)
-    {
-        g_heap_calls.fetch_add(1, std::memory_order_relaxed);
-        return __libc_memalign(alignment, n);
-    }
-    int posix_memalign(void** out, std::size_t alignment, std::size_t n)
-    {
-        g_heap_calls.fetch_add(1, std::memory_order_relaxed);
-        void* p = __libc_memalign(alignment, n);
-        if (p == nullptr)
-            return ENOMEM;
-        *out = p;
-        return 0;
-    }
-}
 
 using namespace attnlab::train;
 
@@ -88,11 +37,11 @@ void expect_warm_steps_allocate_nothing(TaskKind kind, int n_layers = 0)
     trainer.run(2);
     trainer.evaluate();
     const std::vector<const float*> before = buffers(trainer);
-    const long calls_before = g_heap_calls.load();
+    const long calls_before = attnlab::test::heap_calls();
     trainer.run(3);
     const EvalStats& e = trainer.evaluate();
     trainer.run(1, [](const StepStats& s) { return s.loss >= 0; });
-    const long calls = g_heap_calls.load() - calls_before;
+    const long calls = attnlab::test::heap_calls() - calls_before;
     EXPECT_EQ(calls, 0) << calls << " heap calls in warm training steps of " << task_info(kind).key;
     EXPECT_EQ(buffers(trainer), before);
     EXPECT_EQ(e.step, 5);
@@ -102,9 +51,9 @@ void expect_warm_steps_allocate_nothing(TaskKind kind, int n_layers = 0)
 
 TEST(TrainAllocations, TheCountCatchesAHeapCall)
 {
-    const long before = g_heap_calls.load();
+    const long before = attnlab::test::heap_calls();
     std::vector<float> v(1000);
-    EXPECT_GT(g_heap_calls.load(), before);
+    EXPECT_GT(attnlab::test::heap_calls(), before);
     EXPECT_EQ(v.size(), 1000u);
 }
 
@@ -126,7 +75,7 @@ TEST(TrainAllocations, WarmPostLNStepsAllocateNothing)
     Trainer trainer;
     ASSERT_TRUE(trainer.init(TaskKind::Sort, p));
     trainer.run(2);
-    const long calls_before = g_heap_calls.load();
+    const long calls_before = attnlab::test::heap_calls();
     trainer.run(3);
-    EXPECT_EQ(g_heap_calls.load() - calls_before, 0);
+    EXPECT_EQ(attnlab::test::heap_calls() - calls_before, 0);
 }
