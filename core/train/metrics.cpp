@@ -63,11 +63,12 @@ void HeadScoreSums::add(const ModelConfig& c, const Batch& batch, const Activati
                     &batch.acc_mask[static_cast<size_t>(b) * static_cast<size_t>(T)];
                 for (int i = 0; i < T; ++i)
                 {
-                    if (!counted[i])
-                        continue;
-                    rows_[k] += 1;
-                    s.diagonal += A(i, i);
-                    s.anti_diagonal += A(i, T - 1 - i);
+                    if (counted[i])
+                    {
+                        rows_[k] += 1;
+                        s.diagonal += A(i, i);
+                        s.anti_diagonal += A(i, T - 1 - i);
+                    }
                     if (i >= 1)
                     {
                         s.previous_token += A(i, i - 1);
@@ -75,7 +76,7 @@ void HeadScoreSums::add(const ModelConfig& c, const Batch& batch, const Activati
                     }
                     double on_match = 0;
                     bool any = false;
-                    for (int key = 1; key < T; ++key)
+                    for (int key = 1; key <= i; ++key)
                         if (x[key - 1] == x[i])
                         {
                             on_match += A(i, key);

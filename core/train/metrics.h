@@ -23,11 +23,20 @@ struct Accuracy
     double mean_loss() const { return loss_counted > 0 ? loss_sum / loss_counted : 0; }
 };
 
-// What one head attends to, as mean attention weight over the query rows batch.acc_mask counts:
-//  - previous_token: on key i − 1 (rows i >= 1);
-//  - induction (prefix matching, Olsson et al. 2022): summed over the keys j whose previous token x[j − 1]
-//    equals the query's token x[i] (rows that have such a key);
-//  - diagonal: on key i; anti_diagonal: on key T − 1 − i (the mirrored position of Reverse).
+// What one head attends to. A is the head's (T, T) attention matrix of one sequence (row i = query, column j
+// = key), x the sequence's input tokens. Each score is a mean over rows, pooled over every sequence of the
+// batch:
+//  - previous_token (Olsson et al. 2022, "In-context learning and induction heads": a previous-token head
+//    "attends to the previous token"): A[i, i − 1], averaged over every row i >= 1 of the input (all
+//    positions where i − 1 exists, whatever the task counts for accuracy);
+//  - induction, the paper's prefix matching ("the head attends back to previous tokens that were followed by
+//    the current and/or recent tokens ... the prefix matching score is the average attention weight on
+//    those tokens"): for a row i, the earlier keys j (1 <= j <= i, the keys a causal mask lets it see) whose
+//    previous token equals the query's, x[j − 1] == x[i]; the score of the row is Σ A[i, j] over those j,
+//    averaged over the rows that have at least one such key (a row whose only match lies ahead, such as the
+//    last token of the first period in Induction, is left out rather than counted as 0);
+//  - diagonal: A[i, i]; anti_diagonal: A[i, T − 1 − i] (the mirrored position of Reverse); both averaged
+//    over the query rows batch.acc_mask counts.
 struct HeadScores
 {
     double previous_token = 0, induction = 0, diagonal = 0, anti_diagonal = 0;

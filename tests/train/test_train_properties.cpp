@@ -1,5 +1,7 @@
 // Properties of the training model's forward pass: distributions sum to 1, masked weights are exactly 0, a
-// hand-computed loss, the named tensors and their shapes, seeded initialisation.
+// hand-computed loss, the named tensors and their shapes, seeded initialisation, head scores of a hand-made
+// attention matrix.
+#include "core/train/metrics.h"
 #include "core/train/model.h"
 #include "core/train/transformer.h"
 
@@ -145,4 +147,37 @@ TEST(TrainModel, ValidateNamesTheProblem)
     c.n_heads = 5;
     EXPECT_FALSE(validate(c));
     EXPECT_NE(validate(c).message().find("multiple"), std::string::npos);
+}
+
+TEST(TrainMetrics, HeadScoresFollowOlssonEtAlsDefinitions)
+{
+    // One sequence "0 1 0 1", one head, accuracy counted at positions 2 and 3 only.
+    ModelConfig c;
+    c.n_layers = 1;
+    c.n_heads = 1;
+    Batch batch;
+    batch.resize(1, 4);
+    batch.tokens = {0, 1, 0, 1};
+    batch.acc_mask = {0, 0, 1, 1};
+    Activations acts;
+    acts.layers.resize(1);
+    acts.layers[0].weights.resize(4, 4);
+    acts.layers[0].weights << 1.0f, 0, 0, 0, //
+        0.5f, 0.5f, 0, 0,                    //
+        0.2f, 0.3f, 0.5f, 0,                 //
+        0.1f, 0.6f, 0.2f, 0.1f;
+    HeadScoreSums sums;
+    sums.reset(c);
+    sums.add(c, batch, acts);
+    std::vector<HeadScores> s;
+    sums.finish(s);
+    ASSERT_EQ(s.size(), 1u);
+    // Previous token: A[i, i - 1] over every row i >= 1, counted for accuracy or not: (.5 + .3 + .2) / 3.
+    EXPECT_NEAR(s[0].previous_token, 1.0 / 3.0, 1e-6);
+    // Prefix matching: row 2 (token 0) has key 1 (after a 0): .3; row 3 (token 1) has key 2: .2. Row 1's only
+    // match, key 2, lies ahead of it (masked), so row 1 is not averaged in: (.3 + .2) / 2.
+    EXPECT_NEAR(s[0].induction, 0.25, 1e-6);
+    // Diagonal and anti-diagonal over the counted rows 2 and 3: (.5 + .1) / 2 and (A[2, 1] + A[3, 0]) / 2.
+    EXPECT_NEAR(s[0].diagonal, 0.3, 1e-6);
+    EXPECT_NEAR(s[0].anti_diagonal, 0.2, 1e-6);
 }
