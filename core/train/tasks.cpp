@@ -358,15 +358,19 @@ void Task::make_batch(std::uint64_t seed, std::uint64_t index, int B, Batch& bat
 std::vector<Batch> Task::held_out(int n, int B) const
 {
     std::vector<Batch> out(static_cast<size_t>((n + B - 1) / B));
-    std::uint64_t key = mix64(0x686F6C646F7574ull + static_cast<std::uint64_t>(kind_)); // "holdout"
+    // Every candidate gets a key of its own through mix64: generate() draws key, key + 1, ... (Rng), so
+    // consecutive keys would share their streams shifted by one, and a held-out sequence would repeat most of
+    // the one before it (Copy's 8 digits shifted by a place).
+    const std::uint64_t base = mix64(0x686F6C646F7574ull + static_cast<std::uint64_t>(kind_)); // "holdout"
+    std::uint64_t candidate = 0;
     for (Batch& batch : out)
     {
         batch.resize(B, T_);
         for (int b = 0; b < B; ++b)
         {
             const size_t at = static_cast<size_t>(b) * static_cast<size_t>(T_);
-            while (!generate(key++, &batch.tokens[at], &batch.targets[at], &batch.loss_mask[at],
-                             &batch.acc_mask[at]))
+            while (!generate(mix64(base + candidate++), &batch.tokens[at], &batch.targets[at],
+                             &batch.loss_mask[at], &batch.acc_mask[at]))
             {
             }
         }
