@@ -8,6 +8,7 @@
 #include "core/session.h"
 #include "core/trace.h"
 #include "ui/heatmap_cache.h"
+#include "ui/training_run.h"
 
 #include <array>
 #include <cstdint>
@@ -30,6 +31,7 @@ enum class PanelId
     Inspector,
     Comparisons,
     Lesson,
+    Training,
     Count
 };
 inline constexpr int kPanelCount = static_cast<int>(PanelId::Count);
@@ -105,7 +107,7 @@ struct ViewPrefs
     float font_size = 17.0f; // pixels at content scale 1
     bool numbers_in_cells = true;
     bool stretch_weights = false; // attention weights coloured on [0, largest weight] instead of [0, 1]
-    std::array<bool, kPanelCount> open = {true, true, true, true, true, false, false};
+    std::array<bool, kPanelCount> open = {true, true, true, true, true, false, false, false};
 
     bool operator==(const ViewPrefs& o) const;
     bool operator!=(const ViewPrefs& o) const { return !(*this == o); }
@@ -183,6 +185,17 @@ struct LessonState
     int cells_outlined = 0; // lesson cells outlined by the heatmaps this frame (for tests)
 };
 
+// [SECTION] Training
+
+// The Training panel: its fields and the snapshot it draws (the run itself is AppState::training_run).
+struct TrainingPanelState
+{
+    TrainingConfig edit;         // the panel's fields; Reset builds the run from them
+    TrainingSnapshot view;       // the latest snapshot copied from the run (TrainingRun::poll)
+    std::vector<float> log_loss; // (steps) ln(loss) for the plot, scratch reused each frame
+    std::string error;           // the last configure's message ("" : fine)
+};
+
 // [SECTION] AppState
 
 struct AppState
@@ -231,6 +244,9 @@ struct AppState
     ExportDialog export_dialog;
     FileDialog file_dialog;
     LessonState lesson;
+    TrainingPanelState training;
+    // The trainer on its worker thread (the worker touches nothing else; the destructor joins it).
+    TrainingRun training_run;
     bool presenter = false; // presenter mode (F5): one large view, the step's text as a caption
     std::vector<std::string> recent_files; // session files, most recent first (File > Recent)
     std::string recent_files_path;         // where the list is kept ("" : not kept)

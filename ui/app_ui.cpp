@@ -39,7 +39,8 @@ const ShortcutInfo kShortcuts[] = {
     {"[  /  ]", "Previous / next head"},
     {"Ctrl+=  /  Ctrl+-", "Larger / smaller font (for projectors)"},
     {"F11", "Fullscreen"},
-    {"Alt+1 … Alt+7", "Show / hide a panel (Input, Model, Pipeline, Heads, Inspector, Comparisons, Lesson)"},
+    {"Alt+1 … Alt+8",
+     "Show / hide a panel (Input, Model, Pipeline, Heads, Inspector, Comparisons, Lesson, Training)"},
     {"Click a cell", "Pin it in the Inspector (click again to unpin)"},
     {"Esc", "Unpin the pinned cell"},
     {"Right click a heatmap", "Export it as PNG or CSV"},
@@ -64,6 +65,7 @@ const std::array<PanelInfo, kPanelCount>& panel_table()
         {PanelId::Inspector, "Inspector", "Alt+5", draw_inspector_panel},
         {PanelId::Comparisons, "Comparisons", "Alt+6", draw_comparisons_panel},
         {PanelId::Lesson, "Lesson", "Alt+7", draw_lesson_panel},
+        {PanelId::Training, "Training", "Alt+8", draw_training_panel},
     }};
     return table;
 }
@@ -529,6 +531,8 @@ Rect default_rect(PanelId id)
         return {0.14f, 0.06f, 0.60f, 0.90f};
     case PanelId::Lesson:
         return {0.0f, 0.0f, 0.24f, 1.0f};
+    case PanelId::Training:
+        return {0.24f, 0.0f, 0.76f, 1.0f};
     case PanelId::Count:
         break;
     }

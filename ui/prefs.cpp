@@ -16,7 +16,7 @@ namespace
 {
 
 const char* const kPanelKeys[kPanelCount] = {"input",     "model",       "pipeline", "heads",
-                                             "inspector", "comparisons", "lesson"};
+                                             "inspector", "comparisons", "lesson",   "training"};
 
 std::string trim(const std::string& s)
 {

@@ -15,6 +15,11 @@ void draw_heads_panel(AppState& state);
 void draw_inspector_panel(AppState& state);
 void draw_comparisons_panel(AppState& state);
 void draw_lesson_panel(AppState& state);
+void draw_training_panel(AppState& state);
+
+// Opens the Training panel on task with its preset, trained synchronously for `steps` steps (for
+// `attnlab screenshot --train`). On error the panel shows the message.
+void open_training(AppState& state, train::TaskKind task, int steps);
 
 struct PanelInfo
 {
