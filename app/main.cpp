@@ -1,6 +1,7 @@
 // attnlab: opens the window (default), or runs export / bench / screenshot from the command line.
 #include "cli/commands.h"
 #include "core/io/lesson_file.h"
+#include "core/train/tasks.h"
 #include "window.h"
 
 #include <CLI/CLI.hpp>
@@ -25,6 +26,8 @@ struct WindowArgs
     std::string export_dir;
     int width = 1600, height = 1000;
     int bench_frames = 0;
+    std::string train_task; // screenshot --train TASK
+    int train_steps = 100;
 };
 
 void add_window_options(CLI::App& app, WindowArgs& args)
@@ -61,6 +64,17 @@ bool window_options(const WindowArgs& args, attnlab::WindowOptions* options)
     options->height = args.height;
     options->screenshot_path = args.screenshot_path;
     options->bench_frames = args.bench_frames;
+    if (!args.train_task.empty())
+    {
+        attnlab::train::TaskKind kind{};
+        if (attnlab::Status s = attnlab::train::parse_task(args.train_task, &kind); !s)
+        {
+            attnlab::print_error(std::cerr, "screenshot", s.message());
+            return false;
+        }
+        options->train_task = args.train_task;
+        options->train_steps = args.train_steps;
+    }
     return true;
 }
 
@@ -116,6 +130,10 @@ int main(int argc, char** argv)
     screenshot->add_option("-o,--output", shot.screenshot_path, "Output PNG file")->required();
     screenshot->add_option("--bench-frames", shot.bench_frames, "Also time this many frames (median, p95)")
         ->check(CLI::Range(0, 100000));
+    screenshot->add_option("--train", shot.train_task,
+                           "Open the Training panel on this task (list them with: attnlab tasks)");
+    screenshot->add_option("--steps", shot.train_steps, "With --train: steps to train before the picture")
+        ->check(CLI::Range(0, 1000000));
 
     WindowArgs lesson;
     CLI::App* lesson_command =

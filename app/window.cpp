@@ -11,6 +11,7 @@
 #include "ui/gl/gl_textures.h"
 #include "ui/key_taps.h"
 #include "ui/lessons.h"
+#include "ui/panels/panels.h"
 #include "ui/prefs.h"
 #include "ui/session_files.h"
 
@@ -556,6 +557,12 @@ int run_window(const WindowOptions& options)
             if (lessons[i].id == options.lesson_id)
                 enter_lesson(*state, static_cast<int>(i), std::max(0, options.lesson_step - 1));
     }
+    if (!options.train_task.empty())
+    {
+        train::TaskKind kind{};
+        if (train::parse_task(options.train_task, &kind).is_ok())
+            open_training(*state, kind, options.train_steps);
+    }
     state->presenter = options.presenter;
     if (!options.theme.empty())
         state->prefs.dark_theme = options.theme == "dark";
@@ -615,7 +622,8 @@ int run_window(const WindowOptions& options)
             const auto wait_start = Clock::now();
             // Work still pending (an edit to compute, a lesson's scroll settling) keeps the full rate.
             const bool pending = state->session_version != state->computed_version ||
-                                 state->lesson.scroll_request > 0 || !state->request_window_png.empty();
+                                 state->lesson.scroll_request > 0 || !state->request_window_png.empty() ||
+                                 state->training_run.running();
             if (!pending && ms_since(g_last_input) > kIdleAfterMs)
                 glfwWaitEventsTimeout(kIdleWaitS);
             else

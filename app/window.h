@@ -21,6 +21,10 @@ struct WindowOptions
     // Screenshot mode: render with the mouse ignored, write this PNG and exit (empty: interactive).
     std::string screenshot_path;
     int bench_frames = 0; // > 0: also time this many frames and print median / p95 ms
+    // screenshot --train TASK --steps N: the Training panel open on TASK's preset, trained for N steps on
+    // this thread before the first frame (train_task empty: no training).
+    std::string train_task;
+    int train_steps = 0;
     // Lesson export (attnlab lesson ID --export-dir DIR): one PNG per step (only --step when given),
     // DIR/<id>-01.png, ... written all at the end, or none on error. Like a screenshot, the mouse is ignored.
     std::string export_dir;

@@ -186,5 +186,35 @@ TEST(Screenshot, UnwritablePathFailsWithAMessage)
     EXPECT_NE(err.find("/nonexistent-dir/x.png"), std::string::npos) << err;
 }
 
+// screenshot --train: the Training panel, trained before the first frame, its maps in the sequential map.
+TEST(Screenshot, TrainReverseShowsTheTrainingPanel)
+{
+    if (!have_xvfb())
+        GTEST_SKIP() << "xvfb-run is not installed";
+    const fs::path dir = work_dir("train_reverse");
+    const fs::path png_path = dir / "train_reverse.png";
+    fs::remove(png_path);
+    std::string out, err;
+    ASSERT_EQ(
+        run_app("screenshot --train reverse --steps 150 -o '" + png_path.string() + "'", dir, &out, &err), 0)
+        << err;
+    EXPECT_NE(out.find(png_path.string()), std::string::npos) << out;
+    const Png png = load_png(png_path);
+    ASSERT_EQ(png.w, 1600);
+    ASSERT_EQ(png.h, 1000);
+    // The panel covers everything right of the Input / Model column; its maps are on its right side.
+    EXPECT_GT(colormap_pixels(png, Colormap::Sequential, 0.5f, 0.05f, 1.0f, 0.95f), 40000);
+}
+
+TEST(Screenshot, TrainUnknownTaskListsTheTasks)
+{
+    const fs::path dir = work_dir("train_unknown");
+    std::string out, err;
+    EXPECT_NE(
+        run_app("screenshot --train nope -o '" + (dir / "x.png").string() + "'", dir, &out, &err, false), 0);
+    EXPECT_NE(err.find("reverse"), std::string::npos) << err;
+    EXPECT_FALSE(fs::exists(dir / "x.png"));
+}
+
 } // namespace
 } // namespace attnlab
