@@ -79,6 +79,8 @@ TEST(TrainingPanel, OpenTrainingOpensThePanelTrained)
     auto state = std::make_unique<AppState>();
     open_training(*state, train::TaskKind::Copy, 3);
     EXPECT_TRUE(state->prefs.open[static_cast<std::size_t>(PanelId::Training)]);
+    EXPECT_FALSE(state->prefs.open[static_cast<std::size_t>(PanelId::Heads)]); // under it: closed
+    EXPECT_TRUE(state->prefs.open[static_cast<std::size_t>(PanelId::Input)]);
     const auto out = ui.frames(*state, 3);
     EXPECT_TRUE(contains(out.text, "trained for 3 steps")) << out.text;
     EXPECT_TRUE(contains(out.text, "Copy")) << out.text;

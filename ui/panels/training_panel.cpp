@@ -274,6 +274,10 @@ void open_training(AppState& state, train::TaskKind task, int steps)
         state.training_run.step_now(steps);
     state.training_run.poll(state.training.view);
     state.prefs.open[static_cast<std::size_t>(PanelId::Training)] = true;
+    // The panels under the Training panel's default place: hidden anyway, and a software renderer would still
+    // fill their pixels (3x the frame time under llvmpipe).
+    for (const PanelId id : {PanelId::Pipeline, PanelId::Heads, PanelId::Inspector, PanelId::Comparisons})
+        state.prefs.open[static_cast<std::size_t>(id)] = false;
 }
 
 void draw_training_panel(AppState& state)
