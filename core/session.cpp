@@ -1,6 +1,8 @@
 // Session and Config: equality, validation of the model's shape, and the names of masks and encodings.
 #include "session.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <string>
 
@@ -61,6 +63,15 @@ Status validate_config(const Config& c)
     if (c.positional != PositionalKind::Sinusoidal && c.positional != PositionalKind::None)
         return Status::error("unknown positional encoding: use sinusoidal or none");
     return Status::ok();
+}
+
+int next_head_count(int d_model, int h, int direction)
+{
+    const int top = std::min(d_model, Limits::max_heads);
+    for (int n = h + (direction > 0 ? 1 : -1); n >= 1 && n <= top; n += direction > 0 ? 1 : -1)
+        if (d_model % n == 0)
+            return n;
+    return h;
 }
 
 const char* to_string(MaskKind mask)

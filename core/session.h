@@ -79,6 +79,11 @@ struct Session
     bool operator!=(const Session& o) const { return !(*this == o); }
 };
 
+// The next number of heads after h in direction (+1 or -1) that divides d_model, so that the default
+// d_k = d_v = d_model / h stays whole (the Model panel's h buttons step through these): 16 gives 1, 2, 4, 8,
+// 16. Stays within 1 .. min(d_model, Limits::max_heads); h itself when there is none further that way.
+int next_head_count(int d_model, int h, int direction);
+
 // Checks the config alone (sizes, divisibility, limits). The message says what to change.
 Status validate_config(const Config& config);
 

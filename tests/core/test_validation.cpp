@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include <Eigen/SVD>
@@ -49,6 +50,30 @@ TEST(Validation, DModelNotDivisibleByHeads)
     s.config.d_k = 3;
     s.config.d_v = 2;
     EXPECT_TRUE(validate_session(s)) << validate_session(s).message();
+}
+
+TEST(Validation, HeadButtonsStepThroughTheDivisorsOfDModel)
+{
+    // At d_model 16, + from 4 goes to 8 (not 5, 6, 7), - from 4 to 2; the ends stay put.
+    EXPECT_EQ(next_head_count(16, 4, +1), 8);
+    EXPECT_EQ(next_head_count(16, 4, -1), 2);
+    EXPECT_EQ(next_head_count(16, 8, +1), 16);
+    EXPECT_EQ(next_head_count(16, 16, +1), 16);
+    EXPECT_EQ(next_head_count(16, 1, -1), 1);
+    EXPECT_EQ(next_head_count(12, 4, +1), 6);
+    EXPECT_EQ(next_head_count(12, 6, -1), 4);
+    EXPECT_EQ(next_head_count(13, 1, +1), 13);    // a prime: 1 or all of it
+    EXPECT_EQ(next_head_count(4096, 64, +1), 64); // never past the limit on h
+    // From an invalid h (typed), a step lands on a valid one either way.
+    EXPECT_EQ(next_head_count(16, 5, +1), 8);
+    EXPECT_EQ(next_head_count(16, 5, -1), 4);
+    for (int d = 1; d <= 96; ++d)
+        for (int h = 1; h <= std::min(d, 64); ++h)
+            for (int dir : {-1, +1})
+            {
+                const int n = next_head_count(d, h, dir);
+                EXPECT_TRUE(n == h || d % n == 0) << d << " " << h << " " << dir;
+            }
 }
 
 TEST(Validation, SizesOutOfRange)

@@ -46,9 +46,19 @@ void draw_model_panel(AppState& state)
     const bool whole = c.n_heads > 0 && c.d_model % c.n_heads == 0;
     edited |= int_field("d_model", &c.d_model, "width of every token vector: X and each output",
                         "Width of every token vector: the embedding, X, and the output of each sub-layer.");
-    edited |= int_field("h (heads)", &c.n_heads, "heads, each with its own W^Q, W^K, W^V and map",
-                        "Number of attention heads. Each head j has its own W_j^Q, W_j^K, W_j^V and its own "
-                        "T×T attention map.");
+    const int heads_before = c.n_heads;
+    if (int_field("h (heads)", &c.n_heads, "heads, each with its own W^Q, W^K, W^V and map",
+                  "Number of attention heads. Each head j has its own W_j^Q, W_j^K, W_j^V and its own "
+                  "T×T attention map. The - and + buttons step through the h that divide d_model."))
+    {
+        edited = true;
+        // A step of one (the buttons) with the default d_k and d_v goes on to the next h that divides
+        // d_model, instead of through values the engine must refuse; a typed value is kept as typed.
+        const int step = c.n_heads - heads_before;
+        if ((step == 1 || step == -1) && c.d_k == 0 && c.d_v == 0 && c.d_model > 0 &&
+            c.d_model % c.n_heads != 0)
+            c.n_heads = next_head_count(c.d_model, heads_before, step);
+    }
     edited |=
         int_field("d_k", &c.d_k, "query and key width per head: scores ÷ √d_k",
                   "Size of a query and a key per head (0: d_model / h). Scores are divided by √d_k, the "
