@@ -53,6 +53,12 @@ void draw_heads_panel(AppState& state)
 
     ImGui::Text("weights A_h of layer %d, sentence b = %d: one T×T map per head (T = %d)",
                 state.sel.layer + 1, state.sel.b, T);
+    // Honesty: seeded weights have learned nothing, so no pattern here is a head's "job".
+    if (!state.engine.has_imported_weights())
+        ImGui::TextWrapped(
+            "random weights (seed %llu), untrained: no head has learned anything yet. The Training "
+            "panel (Alt+8) trains a model and shows heads that have.",
+            static_cast<unsigned long long>(t.config.seed));
 
     // [SECTION] Query tokens: hovering one highlights its row in every head.
     if (T <= 48)
