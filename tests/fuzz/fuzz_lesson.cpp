@@ -18,7 +18,8 @@ namespace
 bool small_sessions(const json& root)
 {
     bool small = true;
-    fuzz::for_each_member(root, [&](const std::string& key, const json& value)
+    fuzz::for_each_member(root,
+                          [&](const std::string& key, const json& value)
                           {
                               if (key == "d_model" || key == "d_k" || key == "d_v" || key == "d_ff")
                                   small = small && !(value.is_number() && value.get<double>() > 64);

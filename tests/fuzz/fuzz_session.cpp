@@ -19,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const Status reloaded = session_from_json(saved, "saved.json", &again);
     if (!reloaded)
     {
-        std::fprintf(stderr, "a saved session does not load: %s\n%s\n", reloaded.message().c_str(), saved.c_str());
+        std::fprintf(stderr, "a saved session does not load: %s\n%s\n", reloaded.message().c_str(),
+                     saved.c_str());
         std::abort();
     }
     if (again != session || session_to_json(again) != saved)
@@ -30,6 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     // The path helpers the app applies to a loaded session's weights path.
     (void)absolute_weights_path("dir/fuzz.json", session.weights_path);
-    (void)portable_weights_path("/tmp/dir/fuzz.json", absolute_weights_path("/tmp/dir/fuzz.json", session.weights_path));
+    (void)portable_weights_path("/tmp/dir/fuzz.json",
+                                absolute_weights_path("/tmp/dir/fuzz.json", session.weights_path));
     return 0;
 }

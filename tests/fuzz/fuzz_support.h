@@ -60,8 +60,7 @@ inline bool peek_json(std::string_view text, nlohmann::json* out)
 }
 
 // Calls visit(key, value) for every member of every object in j, walking with an explicit stack.
-template <class Visit>
-void for_each_member(const nlohmann::json& j, Visit visit)
+template <class Visit> void for_each_member(const nlohmann::json& j, Visit visit)
 {
     std::vector<const nlohmann::json*> stack{&j};
     while (!stack.empty())

@@ -59,8 +59,8 @@ bool same(const RowVec& a, const RowVec& b)
 }
 bool same(const std::vector<Mat>& a, const std::vector<Mat>& b)
 {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
-                                              [](const Mat& x, const Mat& y) { return same(x, y); });
+    return a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [](const Mat& x, const Mat& y) { return same(x, y); });
 }
 bool same(const AttentionWeights& a, const AttentionWeights& b)
 {
@@ -83,7 +83,8 @@ bool same(const ModelWeights& a, const ModelWeights& b)
 
 using Reader = Status (*)(std::string_view, const std::string&, const Config&, ModelWeights*);
 
-void check(Reader read, const char* name, std::string_view text, const Config& config, const ModelWeights& seeded)
+void check(Reader read, const char* name, std::string_view text, const Config& config,
+           const ModelWeights& seeded)
 {
     ModelWeights weights = seeded;
     const Status status = read(text, "fuzz.json", config, &weights);
@@ -91,7 +92,8 @@ void check(Reader read, const char* name, std::string_view text, const Config& c
     {
         if (Status s = check_weights(weights, config); !s)
         {
-            std::fprintf(stderr, "%s loaded weights that do not fit the config: %s\n", name, s.message().c_str());
+            std::fprintf(stderr, "%s loaded weights that do not fit the config: %s\n", name,
+                         s.message().c_str());
             std::abort();
         }
     }

@@ -80,7 +80,8 @@ int main(int argc, char** argv)
 
     const std::vector<Session> all = sessions();
     for (size_t i = 0; i < all.size(); ++i)
-        report(save_session_file(all[i], (dir / "session" / ("session-" + std::to_string(i) + ".json")).string()));
+        report(save_session_file(all[i],
+                                 (dir / "session" / ("session-" + std::to_string(i) + ".json")).string()));
 
     // Weights files and exports, small enough to be read whole (the fuzzers read at most 64 KB).
     std::vector<Session> small(4);
@@ -108,10 +109,12 @@ int main(int argc, char** argv)
     {
         const Config& config = small[i].config;
         const std::string n = std::to_string(i);
-        report(write_weights_json(init_weights(config), config, (dir / "weights" / ("weights-" + n + ".json")).string()));
+        report(write_weights_json(init_weights(config), config,
+                                  (dir / "weights" / ("weights-" + n + ".json")).string()));
         Engine engine;
         report(engine.run(small[i]));
-        report(write_trace_json(engine.trace(), engine.weights(), (dir / "weights" / ("export-" + n + ".json")).string(),
+        report(write_trace_json(engine.trace(), engine.weights(),
+                                (dir / "weights" / ("export-" + n + ".json")).string(),
                                 small[i].weights_path));
     }
 
