@@ -237,9 +237,12 @@ std::string modified_time(const std::string& path)
 // the autosave and its kept copies, so an earlier run's work can always be opened again.
 void recent_menu(AppState& state)
 {
-    const std::vector<std::string> autosaves = autosave_files(state.autosave_path);
-    if (!ImGui::BeginMenu("Recent", !state.recent_files.empty() || !autosaves.empty()))
+    // The autosaves are looked up only while the menu is open, not every frame.
+    if (!ImGui::BeginMenu("Recent", !state.recent_files.empty() || !state.autosave_path.empty()))
         return;
+    const std::vector<std::string> autosaves = autosave_files(state.autosave_path);
+    if (state.recent_files.empty() && autosaves.empty())
+        ImGui::TextDisabled("(no session files yet)");
     std::string chosen, chosen_autosave;
     for (std::size_t i = 0; i < state.recent_files.size(); ++i)
     {
