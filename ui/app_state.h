@@ -8,6 +8,7 @@
 #include "core/session.h"
 #include "core/trace.h"
 #include "ui/heatmap_cache.h"
+#include "ui/training_probe.h"
 #include "ui/training_run.h"
 
 #include <array>
@@ -150,6 +151,9 @@ enum class FileAction
     SaveSession,
     ExportTraceJson,
     ExportWindowPng,
+    OpenModel,       // an attnlab-model file into the Training panel
+    SaveModel,       // the Training panel's model at its current step
+    ExportCurvesCsv, // the Training panel's curves
 };
 
 struct FileDialog
@@ -190,10 +194,30 @@ struct LessonState
 // The Training panel: its fields and the snapshot it draws (the run itself is AppState::training_run).
 struct TrainingPanelState
 {
-    TrainingConfig edit;         // the panel's fields; Reset builds the run from them
-    TrainingSnapshot view;       // the latest snapshot copied from the run (TrainingRun::poll)
-    std::vector<float> log_loss; // (steps) ln(loss) for the plot, scratch reused each frame
-    std::string error;           // the last configure's message ("" : fine)
+    TrainingConfig edit;    // the panel's fields; Play, Step or Reset builds the run from them when changed
+    TrainingSnapshot view;  // the latest snapshot copied from the run (TrainingRun::poll)
+    std::string error;      // the last configure's message ("" : fine)
+    std::string model_path; // the model file last opened or saved ("" : none)
+
+    // The probe: the sequence the maps show, typed in the task's vocabulary.
+    std::string probe_text;
+    std::vector<std::string> probe_vocabulary; // the vocabulary probe_text was checked against
+    bool probe_dirty = true;                   // probe_text changed since it was parsed
+    std::string probe_error;                   // why the text is not a probe ("" : it is)
+    train::Batch probe_batch;                  // the last good probe (B = 1)
+    unsigned long long probe_version = 0;      // bumped when probe_batch changes
+    TrainingProbe probe;                       // probe_batch through the shown step's weights
+
+    // The timeline: the newest weights, or the frame at or before shown_step.
+    bool follow_latest = true;
+    int shown_step = 0;
+
+    int map_kind = 0;   // 0: A_h; 1: A_h beside ∂L/∂A_h; 2: logits, probabilities and loss
+    int score_kind = 0; // the head-score curve: 0 previous-token, 1 induction, 2 diagonal, 3 anti-diagonal
+    float pace = 0.0f;  // at most this many steps a second (0: full speed)
+    bool stop_at_accuracy = false;
+    float stop_accuracy = 0.99f;
+    int step_count = 100; // Step N's N
 };
 
 // [SECTION] AppState
@@ -243,6 +267,7 @@ struct AppState
 
     ExportDialog export_dialog;
     FileDialog file_dialog;
+    FileAction request_file_action = FileAction::None; // a panel asks for the file dialog (next frame)
     LessonState lesson;
     TrainingPanelState training;
     // The trainer on its worker thread (the worker touches nothing else; the destructor joins it).

@@ -93,6 +93,15 @@ void open_file_dialog(AppState& state, FileAction action)
     case FileAction::ExportWindowPng:
         d.path = "attnlab-window.png";
         break;
+    case FileAction::OpenModel:
+    case FileAction::SaveModel:
+        d.path = state.training.model_path.empty()
+                     ? std::string(train::task_info(state.training.view.config.task).key) + "-model.json"
+                     : state.training.model_path;
+        break;
+    case FileAction::ExportCurvesCsv:
+        d.path = std::string(train::task_info(state.training.view.config.task).key) + "-curves.csv";
+        break;
     case FileAction::None:
         break;
     }
@@ -150,6 +159,17 @@ std::string run_file_action(AppState& state)
         // The window writes it after the next frame is drawn and reports the result in the status bar.
         state.request_window_png = d.path;
         return std::string();
+    case FileAction::OpenModel:
+        return open_model_file(state, d.path).message();
+    case FileAction::SaveModel:
+        return save_model_file(state, d.path).message();
+    case FileAction::ExportCurvesCsv:
+    {
+        const Status s = write_curves_csv(state.training.view, d.path);
+        if (s.is_ok())
+            state.set_message("Exported the training curves to " + d.path, false);
+        return s.message();
+    }
     case FileAction::None:
         break;
     }
@@ -278,7 +298,8 @@ void recent_menu(AppState& state)
     }
     if (chosen.empty())
         return;
-    const Status s = open_session_file(state, chosen);
+    const Status s =
+        looks_like_model_file(chosen) ? open_model_file(state, chosen) : open_session_file(state, chosen);
     if (s.is_ok())
         return;
     if (!drop_missing_files(state.recent_files).empty())
@@ -327,6 +348,14 @@ void main_menu(AppState& state)
         if (ImGui::MenuItem("Save session as…"))
             open_file_dialog(state, FileAction::SaveSession);
         recent_menu(state);
+        ImGui::Separator();
+        if (ImGui::MenuItem("Open trained model…"))
+            open_file_dialog(state, FileAction::OpenModel);
+        if (ImGui::MenuItem("Save trained model…", nullptr, false, state.training_run.configured()))
+            open_file_dialog(state, FileAction::SaveModel);
+        if (ImGui::MenuItem("Export training curves as CSV…", nullptr, false,
+                            state.training_run.configured()))
+            open_file_dialog(state, FileAction::ExportCurvesCsv);
         ImGui::Separator();
         if (ImGui::MenuItem("Export heatmap…", "Ctrl+E"))
             open_export_dialog(state, state.last_heatmap);
@@ -394,6 +423,9 @@ void file_popup(AppState& state)
     const char* what = d.action == FileAction::OpenSession       ? "Open session from"
                        : d.action == FileAction::SaveSession     ? "Save session to"
                        : d.action == FileAction::ExportTraceJson ? "Export the whole trace (JSON) to"
+                       : d.action == FileAction::OpenModel ? "Open a trained model (attnlab-model JSON) from"
+                       : d.action == FileAction::SaveModel ? "Save the trained model (attnlab-model JSON) to"
+                       : d.action == FileAction::ExportCurvesCsv ? "Export the training curves (CSV) to"
                                                                  : "Save a picture of the window (PNG) to";
     ImGui::TextUnformatted(what);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
@@ -644,6 +676,11 @@ void draw_app(AppState& state)
     }
     state.lesson.cells_outlined = 0;
     handle_shortcuts(state);
+    if (state.request_file_action != FileAction::None)
+    {
+        open_file_dialog(state, state.request_file_action);
+        state.request_file_action = FileAction::None;
+    }
     if (state.presenter)
     {
         draw_presenter(state);

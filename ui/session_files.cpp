@@ -4,8 +4,10 @@
 
 #include "core/io/atomic_file.h"
 #include "core/io/json_io.h"
+#include "core/io/model_file.h"
 #include "core/io/session_file.h"
 #include "ui/lessons.h"
+#include "ui/panels/panels.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -79,6 +81,82 @@ Status save_session_as(AppState& state, const std::string& path)
     remember(state, path);
     state.set_message("Saved " + path, false);
     return Status();
+}
+
+// [SECTION] Trained models and training curves
+
+Status open_model_file(AppState& state, const std::string& path)
+{
+    TrainedModel model;
+    ATTNLAB_TRY(load_model_file(path, &model));
+    ATTNLAB_TRY(open_trained_model(state, model));
+    state.training.model_path = path;
+    remember(state, path);
+    state.set_message("Opened the trained model " + path + " (" + model.task + ", step " +
+                          std::to_string(model.steps_taken) + ")",
+                      false);
+    return Status();
+}
+
+Status save_model_file(AppState& state, const std::string& path)
+{
+    // The snapshot is consistent even while the worker trains: it was published whole.
+    state.training_run.poll(state.training.view);
+    const TrainingSnapshot& v = state.training.view;
+    if (!v.params())
+        return Status::error("there is no trained model yet: pick a task in the Training panel first");
+    ATTNLAB_TRY(write_model_file(v.trained_model(), path));
+    state.training.model_path = path;
+    remember(state, path);
+    state.set_message("Saved the model at step " + std::to_string(v.step) + " to " + path, false);
+    return Status();
+}
+
+bool looks_like_model_file(const std::string& path)
+{
+    std::string text;
+    if (!read_file(path, &text, kMaxWeightsFileBytes, "model").is_ok())
+        return false;
+    const std::string head = text.substr(0, 4096);
+    return head.find("\"attnlab-model\"") != std::string::npos;
+}
+
+std::string curves_csv(const TrainingSnapshot& run)
+{
+    std::string out = "step,train_loss,held_out_loss,held_out_accuracy";
+    const int h = run.model.n_heads;
+    const int n = run.model.n_layers * h;
+    for (int k = 0; k < n; ++k)
+        for (const char* score : {"previous_token", "induction", "diagonal", "anti_diagonal"})
+            out += ",L" + std::to_string(k / h + 1) + "h" + std::to_string(k % h + 1) + "_" + score;
+    out += "\n";
+    for (const TrainingEval& e : run.evals)
+    {
+        out += std::to_string(e.step) + "," + format_number(static_cast<double>(e.train_loss)) + "," +
+               format_number(static_cast<double>(e.loss)) + "," +
+               format_number(static_cast<double>(e.accuracy));
+        for (int k = 0; k < n; ++k)
+        {
+            const train::HeadScores s = k < static_cast<int>(e.heads.size())
+                                            ? e.heads[static_cast<std::size_t>(k)]
+                                            : train::HeadScores{};
+            for (const double x : {s.previous_token, s.induction, s.diagonal, s.anti_diagonal})
+                out += "," + format_number(x);
+        }
+        out += "\n";
+    }
+    return out;
+}
+
+Status write_curves_csv(const TrainingSnapshot& run, const std::string& path)
+{
+    if (run.evals.empty())
+        return Status::error("no curves yet: train a few steps first (a point is taken every " +
+                             std::to_string(run.eval_every) + " steps)");
+    AtomicFile file;
+    ATTNLAB_TRY(file.open(path));
+    file.write(curves_csv(run));
+    return file.commit();
 }
 
 // [SECTION] Recent files

@@ -19,6 +19,20 @@ Status open_session_file(AppState& state, const std::string& path);
 // Saves the session on screen (during a lesson: the step's) to path and puts it first in the recent files.
 Status save_session_as(AppState& state, const std::string& path);
 
+// [SECTION] Trained models and training curves
+
+// Opens an attnlab-model file in the Training panel at its step and puts it first in the recent files. A
+// broken file is an error naming it and what is wrong; the run on screen stays.
+Status open_model_file(AppState& state, const std::string& path);
+// Saves the Training panel's model at its current step (with settings and metric history).
+Status save_model_file(AppState& state, const std::string& path);
+// True when the file starts like an attnlab-model file (File > Recent opens it as a model, not a session).
+bool looks_like_model_file(const std::string& path);
+// The training curves as CSV: one row per held-out point (step, training loss, held-out loss and accuracy,
+// then per head its previous-token, induction, diagonal and anti-diagonal scores).
+std::string curves_csv(const TrainingSnapshot& run);
+Status write_curves_csv(const TrainingSnapshot& run, const std::string& path);
+
 // [SECTION] Recent files: a text file in the config folder, one path per line, most recent first.
 
 inline constexpr int kMaxRecentFiles = 10;

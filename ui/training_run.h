@@ -1,20 +1,24 @@
-// TrainingRun: a Trainer stepped on a worker thread, publishing snapshots (loss, accuracy, probe maps) for
-// the Training panel. No ImGui here.
+// TrainingRun: a Trainer stepped on a worker thread, publishing snapshots (loss, held-out curves, head
+// scores, the parameters and a timeline of earlier parameters) for the Training panel. No ImGui here.
 //
 // Who owns what:
 //  - The trainer and the run's history belong to one thread at a time: the worker between play() and the
 //    join in pause(), otherwise the UI thread (configure, reset, step_now). join() is the hand-over.
-//  - The only state both threads touch is stop_ / finished_ (atomics) and published_ (under mutex_). The
-//    worker copies a finished snapshot in under the lock; the UI copies it out under the lock (poll()). Each
-//    copy is a few kilobytes, so the UI never waits for a training step.
+//  - The only state both threads touch is the atomics and published_ (under mutex_). The worker copies a
+//    snapshot in under the lock; the UI copies it out under the lock (poll()). Parameters are shared as
+//    immutable copies (shared_ptr<const Params>), so a copy of the snapshot costs a few kilobytes and the UI
+//    never waits for a training step.
+//  - The probe (the sequence the maps show) is not run here: the UI runs it from the published parameters
+//    (TrainingProbe), so it can show any step of the timeline and any sequence the user types.
 #pragma once
 
-#include "core/matrix.h"
+#include "core/io/model_file.h"
 #include "core/status.h"
 #include "core/train/trainer.h"
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -31,58 +35,124 @@ struct TrainingConfig
     int n_heads = 2; // h
     int d_model = 48;
     bool attention_only = false;
+    train::NormPlacement norm = train::NormPlacement::Pre;
     float lr = 1e-3f;
+    int batch_size = 64;
     std::uint64_t seed = 1; // the initial parameters and the training batches
     int target_steps = 500; // play() stops here
 
     // The task's preset model and settings.
     static TrainingConfig from_preset(train::TaskKind task);
+    // The fields as a Preset for the trainer.
+    train::Preset preset() const;
+    // "Reverse, 2 layers, h = 2, d_model = 48, lr 1e-03, seed 1": the legend of a run's curves.
+    std::string label() const;
     bool operator==(const TrainingConfig& o) const;
     bool operator!=(const TrainingConfig& o) const { return !(*this == o); }
+};
+
+// The held-out figures after a step (one point of the curves).
+struct TrainingEval
+{
+    int step = 0;
+    float train_loss = 0;                 // mean training-batch loss over the steps since the previous point
+    float loss = 0;                       // held-out loss
+    float accuracy = 0;                   // held-out accuracy on the counted positions
+    std::vector<train::HeadScores> heads; // [l·h + j] on the held-out set
+};
+
+// The parameters after a step: one stop of the timeline. Immutable once published.
+struct TrainingFrame
+{
+    int step = 0;
+    std::shared_ptr<const train::Params> params;
+};
+
+// An earlier run's curves, kept to compare with (2 layers against 1, h = 4 against h = 1, ...).
+struct PastRun
+{
+    std::string label;
+    std::vector<float> loss; // [step] training-batch loss
+    std::vector<TrainingEval> evals;
 };
 
 // What the UI draws: a copy of the run's state after some step.
 struct TrainingSnapshot
 {
     unsigned long long version = 0; // 0: nothing published yet
-    TrainingConfig config;          // the run's (what the maps were made with)
-    int step = 0;                   // steps taken
-    bool running = false;           // the worker was running when this was published
-    std::vector<float> loss;        // [step] the training batch's loss at each step
-    float accuracy = 0;             // mean training-batch accuracy over the last (up to) 20 steps
-    double steps_per_s = 0;         // over the last play() or step_now()
-    // The probe: the task's first held-out sequence (B = 1) run through the current parameters.
-    int T = 0;
-    std::vector<std::string> tokens; // (T) the probe's tokens
-    std::vector<Mat> weights;        // [l·h + j] (T, T) A_h = softmax(Q_h K_hᵀ / √d_k + M)
-    Mat mask;                        // (T, T) 0, or −∞ where a key is masked (causal), for the heatmap
-    std::vector<train::HeadScores> scores; // [l·h + j] on the probe
+    TrainingConfig config;          // the run's
+    train::ModelConfig model;       // its model (vocabulary size, T_max, causal, ...)
+    std::vector<std::string> vocabulary;
+    std::string probe_text;          // the task's first held-out sequence, the probe's default
+    int step = 0;                    // steps taken
+    int first_step = 0;              // the step the run started from (a model opened from a file: its steps)
+    bool running = false;            // the worker was running when this was published
+    std::vector<float> loss;         // [step − first_step] the training batch's loss at each step
+    float accuracy = 0;              // mean training-batch accuracy over the last (up to) 20 steps
+    double steps_per_s = 0;          // over the last play() or step_now()
+    std::vector<TrainingEval> evals; // the held-out curves, every eval_every steps
+    int eval_every = 1;
+    std::vector<TrainingFrame> timeline; // step order; the first is the run's start, the last the current
+    std::vector<PastRun> past;           // up to kKeptRuns earlier runs, oldest first
+    std::string stopped_because;         // why the worker stopped by itself ("" : it did not)
+    std::vector<MetricRow> history;      // the rows a saved model file keeps (one per evaluation)
+    train::TrainSettings settings;       // the run's training settings (saved with the model)
+
+    // The parameters at the current step (nullptr before configure).
+    const std::shared_ptr<const train::Params>& params() const;
+    // The last timeline frame at or before step (the first frame when step is earlier).
+    const TrainingFrame* frame_at(int step) const;
+    // The current step's model as a file's contents (TrainedModel), for File > Save model.
+    TrainedModel trained_model() const;
 };
+
+// The steepest fall of the training loss (the phase change): the window of steps over which its moving
+// mean falls most. The window is a thirtieth of the run, 10 to 200 steps.
+struct LossDrop
+{
+    int from_step = 0, to_step = 0; // the window's first and last step
+    float drop = 0;                 // the fall of the moving mean over it (nats)
+};
+// loss[i] is the loss of step first_step + i + 1. False when the run is too short to tell.
+bool steepest_drop(const std::vector<float>& loss, int first_step, LossDrop* out);
 
 class TrainingRun
 {
 public:
+    static constexpr int kKeptRuns = 3;      // earlier runs whose curves stay (the oldest goes first)
+    static constexpr int kMaxTimeline = 200; // frames kept; beyond it every other one goes (spacing doubles)
+
     TrainingRun() = default;
     ~TrainingRun(); // stops and joins the worker
     TrainingRun(const TrainingRun&) = delete;
     TrainingRun& operator=(const TrainingRun&) = delete;
 
-    // Stops the worker, builds a fresh model for config (step 0) and publishes it. On error the previous run
-    // stays (paused) and the message is returned.
+    // Stops the worker, builds a fresh model for config (step 0) and publishes it. The run so far (if it took
+    // a step) joins the past runs. On error the previous run stays (paused) and the message is returned.
     Status configure(const TrainingConfig& config);
+    // The same from a model file: its shape, settings and parameters at its step; Play goes on training it
+    // (with fresh optimizer moments). Its metric history becomes the curves' held-out points.
+    Status open(const TrainedModel& model);
     bool configured() const { return configured_; }
     // Starts the worker (no-op when running, not configured, or at the target step).
     void play();
     // Asks the worker to stop and joins it (waits for at most the step under way). No-op when not running.
     void pause();
-    // True from play() until the worker stops (paused, or reached the target).
+    // True from play() until the worker stops (paused, reached the target or the accuracy).
     bool running() const { return worker_.joinable() && !finished_.load(std::memory_order_acquire); }
-    // Pauses, then the same initial parameters (same seed: the same run again), step 0.
+    // Pauses, then the same initial parameters (same seed: the same run again), step 0. The run so far joins
+    // the past runs.
     void reset();
-    // Pauses, then n steps on the calling thread, then publishes (for tests and `screenshot --train`).
+    // Pauses, then n steps on the calling thread, then publishes (Step, Step N, tests, screenshots).
     void step_now(int n);
     // Changes the step play() stops at (the worker reads it at each step).
     void set_target_steps(int n) { target_.store(n, std::memory_order_relaxed); }
+    // Stops the worker once the held-out accuracy reaches this (0: never).
+    void set_stop_accuracy(float a) { stop_accuracy_.store(a, std::memory_order_relaxed); }
+    // At most this many steps per second (0: as fast as it goes): a slow-motion pace to watch the change.
+    void set_max_steps_per_s(float r) { max_steps_per_s_.store(r, std::memory_order_relaxed); }
+    // Forgets the past runs' curves.
+    void clear_past();
 
     // Copies the latest snapshot into out when it is newer than out.version. Returns true when it did.
     bool poll(TrainingSnapshot& out) const;
@@ -91,23 +161,30 @@ private:
     // On the thread that owns the run:
     void worker_loop();
     void record(const train::StepStats& s);
-    void publish(bool running); // probes, then copies work_ to published_ under the lock
+    const train::EvalStats& evaluate_now(); // the held-out figures, as the curves' next point
+    void add_frame();
+    void publish(bool running);
+    void keep_as_past(); // the run so far joins the past runs (when it took a step)
+    void start_fresh();  // history for a run at trainer_'s current step
     // On the UI thread: joins a worker that stopped by itself (reached the target).
     void join_finished();
 
     // Owned by the worker while it runs, by the UI thread otherwise.
     train::Trainer trainer_;
-    train::Batch probe_batch_;
-    train::HeadScoreSums score_sums_;
     TrainingSnapshot work_;       // the next snapshot, built here then copied under the lock
     std::vector<float> accuracy_; // the last steps' batch accuracy
-    bool configured_ = false;     // written by the UI thread only
+    double loss_since_eval_ = 0;  // sum of the batch losses since the last evaluation
+    int steps_since_eval_ = 0;
+    int frame_every_ = 1;     // steps between timeline frames (doubles when the timeline is full)
+    bool configured_ = false; // written by the UI thread only
 
     // Shared.
     std::thread worker_;
     std::atomic<bool> stop_{false};
     std::atomic<bool> finished_{true};
     std::atomic<int> target_{0};
+    std::atomic<float> stop_accuracy_{0.0f};
+    std::atomic<float> max_steps_per_s_{0.0f};
     mutable std::mutex mutex_;
     TrainingSnapshot published_; // under mutex_
     unsigned long long next_version_ = 1;

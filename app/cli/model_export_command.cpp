@@ -2,93 +2,18 @@
 #include "commands.h"
 
 #include "core/io/model_file.h"
+#include "core/train/token_text.h"
 #include "core/train/transformer.h"
 
 #include <CLI/CLI.hpp>
 
-#include <map>
 #include <ostream>
-#include <sstream>
 
 namespace attnlab
 {
 
 namespace
 {
-
-// The vocabulary for a message: "0 1 2 ... |", cut after about 300 characters.
-std::string vocabulary_text(const std::vector<std::string>& vocabulary)
-{
-    std::string s;
-    for (size_t i = 0; i < vocabulary.size(); ++i)
-    {
-        if (s.size() > 300)
-            return s + " … (" + std::to_string(vocabulary.size()) + " tokens in all)";
-        s += (i ? " " : "") + vocabulary[i];
-    }
-    return s;
-}
-
-// The batch of --text: one sentence per line, tokens separated by spaces, every line as long. Each position
-// t < T - 1 predicts token t + 1 and counts in the loss.
-Status make_batch(const std::string& text, const TrainedModel& model, train::Batch* out)
-{
-    std::map<std::string, int> ids;
-    for (size_t i = 0; i < model.vocabulary.size(); ++i)
-        ids.emplace(model.vocabulary[i], static_cast<int>(i));
-    std::vector<std::vector<int>> lines;
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line))
-    {
-        std::istringstream words(line);
-        std::vector<int> tokens;
-        std::string word;
-        while (words >> word)
-        {
-            const auto it = ids.find(word);
-            if (it == ids.end())
-                return Status::error("unknown token '" + word + "' on line " +
-                                     std::to_string(lines.size() + 1) +
-                                     "; the model's vocabulary (separate tokens by spaces): " +
-                                     vocabulary_text(model.vocabulary));
-            tokens.push_back(it->second);
-        }
-        if (!tokens.empty())
-            lines.push_back(std::move(tokens));
-    }
-    if (lines.empty())
-        return Status::error("--text has no tokens; the model's vocabulary: " +
-                             vocabulary_text(model.vocabulary));
-    const int T = static_cast<int>(lines[0].size());
-    for (size_t b = 1; b < lines.size(); ++b)
-        if (static_cast<int>(lines[b].size()) != T)
-            return Status::error("every line of --text must have as many tokens as the first (" +
-                                 std::to_string(T) + "), but line " + std::to_string(b + 1) + " has " +
-                                 std::to_string(lines[b].size()));
-    if (T > model.config.T_max)
-        return Status::error("the text has " + std::to_string(T) +
-                             " tokens per line, more than the model's T_max " +
-                             std::to_string(model.config.T_max));
-    if (lines.size() > 4096)
-        return Status::error("--text has " + std::to_string(lines.size()) + " lines; at most 4096");
-    train::Batch batch;
-    batch.resize(static_cast<int>(lines.size()), T);
-    for (int b = 0; b < batch.B; ++b)
-        for (int t = 0; t < T; ++t)
-        {
-            const size_t i = static_cast<size_t>(b) * static_cast<size_t>(T) + static_cast<size_t>(t);
-            batch.tokens[i] = lines[static_cast<size_t>(b)][static_cast<size_t>(t)];
-            if (t + 1 < T)
-            {
-                batch.targets[i] = lines[static_cast<size_t>(b)][static_cast<size_t>(t + 1)];
-                batch.loss_mask[i] = 1;
-                batch.acc_mask[i] = 1;
-            }
-        }
-    *out = std::move(batch);
-    return Status::ok();
-}
 
 // The task's first held-out sequence as text (the default when --text is not given).
 Status default_text(const TrainedModel& model, std::string* out)
@@ -128,7 +53,7 @@ int run_model_export(const ExportArgs& args, std::ostream& out, std::ostream& er
     if (status && text.empty())
         status = default_text(model, &text);
     if (status)
-        status = make_batch(text, model, &batch);
+        status = train::text_batch(text, model.vocabulary, model.config.T_max, &batch);
     if (status && args.gradients && batch.T < 2)
         status = Status::error("--gradients needs at least 2 tokens per line (each predicts the next one)");
     if (!status)

@@ -1,39 +1,13 @@
 // Trainer: the training loop (batches, forward, backward, AdamW), held-out evaluation and probes.
 #include "trainer.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "one_thread.h"
 
 namespace attnlab::train
 {
 
 namespace
 {
-
-// The matrix products run on the calling thread alone while this lives: tiny products are slower split
-// between threads (TRAINING.md: 67 against 8 ms a step), and the other core belongs to the window. It sets
-// this thread's OpenMP thread count, which is what Eigen::nbThreads() and so gemm() read, unless a program
-// fixed it for all threads with Eigen::setNbThreads.
-class OneThread
-{
-public:
-#ifdef _OPENMP
-    OneThread() : saved_(omp_get_max_threads())
-    {
-        omp_set_num_threads(1);
-    }
-    ~OneThread()
-    {
-        omp_set_num_threads(saved_);
-    }
-    OneThread(const OneThread&) = delete;
-    OneThread& operator=(const OneThread&) = delete;
-
-private:
-    int saved_;
-#endif
-};
 
 constexpr const WeightNudge<float>* kNoNudge = nullptr;
 

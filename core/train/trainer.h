@@ -88,6 +88,9 @@ public:
     // Optimizer settings may change between steps (learning rate, weight decay, clipping).
     OptimizerSettings& optimizer_settings() { return preset_.train.optimizer; }
     int steps_taken() const { return step_; }
+    // A model restored from a file goes on from its step: the next batch is that step's (the optimizer's
+    // moments start again from zero).
+    void set_steps_taken(int n) { step_ = n; }
 
     // The parameters, by name ("E", "layers.0.W_Q", ...; see named_tensors) for save/load and display.
     std::vector<NamedTensor> tensors() { return named_tensors(preset_.model, params_); }

@@ -241,7 +241,7 @@ TEST(ModelExport, BadInputGivesOneLineAndNoFile)
     const std::vector<Case> cases = {
         {{"--model", model, "--text", "1 2 3 4 5 6 7 8 | 8 7 6 5 4 3 2 1"}, "more than the model's T_max 16"},
         {{"--model", model, "--text", "1 2 3\n1 2"}, "line 2 has 2"},
-        {{"--model", model, "--text", " \n "}, "--text has no tokens"},
+        {{"--model", model, "--text", " \n "}, "the text has no tokens"},
         {{"--model", model, "--text", "1", "--gradients"}, "--gradients needs at least 2 tokens"},
         {{"--model", model, "--text", "1 2", "--d-model", "8"}, "--d-model does not go with --model"},
         {{"--model", model, "--text", "1 2", "--mask", "causal"}, "--mask does not go with --model"},

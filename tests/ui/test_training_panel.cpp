@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -42,35 +43,147 @@ bool wait_stopped(const TrainingRun& run)
 
 // [SECTION] The panel
 
-TEST(TrainingPanel, DrawsTaskComboButtonsAndMapsAfterSteps)
+TEST(TrainingPanel, DrawsTaskComboButtonsCurvesAndMapsAfterSteps)
 {
     HeadlessUi ui;
     auto state = std::make_unique<AppState>();
     auto out = ui.frames(*state, 2, panel_only(draw_training_panel));
     for (const char* text :
-         {"Reverse", "task", "preset: 2 layers, h = 2, d_model = 48", "Play", "Step", "Reset", "step 0 / 500",
-          "training loss", "trained for 0 steps", "layer 1, head 1", "layer 2, head 2", "anti-diag"})
+         {"Reverse", "task", "preset: 2 layers, h = 2, d_model = 48", "Play", "Step", "Reset", "New seed",
+          "step 0 / 500", "loss (log scale)", "held-out accuracy", "head scores",
+          "weights at step 0: random, untrained", "layer 1, head 1", "layer 2, head 2", "anti-diag", "probe"})
         EXPECT_TRUE(contains(out.text, text)) << text << "\n" << out.text;
     EXPECT_FALSE(state->training_run.running()); // nothing runs until Play
 
-    state->training_run.step_now(5);
+    state->training_run.step_now(20);
     out = ui.frames(*state, 2, panel_only(draw_training_panel));
-    EXPECT_TRUE(contains(out.text, "trained for 5 steps")) << out.text;
-    EXPECT_TRUE(contains(out.text, "step 5 / 500")) << out.text;
-    ASSERT_EQ(state->training.view.loss.size(), 5u);
-    // The loss plot is drawn (its overlay is the last loss).
-    char overlay[64];
-    std::snprintf(overlay, sizeof overlay, "loss %.4f",
-                  static_cast<double>(state->training.view.loss.back()));
-    EXPECT_TRUE(contains(out.text, overlay)) << overlay << "\n" << out.text;
-    // One texture per layer x head, each drawn.
+    EXPECT_TRUE(contains(out.text, "weights at step 20")) << out.text;
+    EXPECT_TRUE(contains(out.text, "step 20 / 500")) << out.text;
+    const TrainingSnapshot& v = state->training.view;
+    ASSERT_EQ(v.loss.size(), 20u);
+    // Held-out points every eval_every steps (10 for a 500-step run), each with every head's scores.
+    ASSERT_EQ(v.eval_every, 10);
+    ASSERT_EQ(v.evals.size(), 2u);
+    EXPECT_EQ(v.evals[1].step, 20);
+    EXPECT_EQ(v.evals[1].heads.size(), 4u);
+    EXPECT_TRUE(contains(out.text, "held-out: loss")) << out.text;
+    // One texture per layer x head, each drawn, for the probe's T.
     for (const char* key : {"train/L0/h0", "train/L0/h1", "train/L1/h0", "train/L1/h1"})
     {
         const HeatmapEntry* e = state->heatmaps.find(key);
         ASSERT_NE(e, nullptr) << key;
-        EXPECT_EQ(e->rows, state->training.view.T);
+        EXPECT_EQ(e->rows, state->training.probe.T());
         EXPECT_TRUE(out.textures.count(e->texture)) << key;
     }
+}
+
+// The maps at a past step of the timeline are a fresh forward pass of that step's parameters.
+TEST(TrainingPanel, ScrubberShowsEveryMapAsItWasAtThatStep)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    state->training_run.step_now(30);
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    TrainingPanelState& ts = state->training;
+    ASSERT_GE(ts.view.timeline.size(), 4u); // steps 0, 10, 20, 30
+    EXPECT_EQ(ts.view.timeline[0].step, 0);
+    EXPECT_EQ(ts.view.timeline[1].step, 10);
+    EXPECT_EQ(ts.view.timeline.back().step, 30);
+
+    ts.follow_latest = false;
+    ts.shown_step = 10;
+    auto out = ui.frames(*state, 1, panel_only(draw_training_panel));
+    EXPECT_TRUE(contains(out.text, "weights at step 10")) << out.text;
+
+    // A fresh model with the same seed, trained 10 steps: its probe must be what the panel shows.
+    train::Trainer fresh;
+    ASSERT_TRUE(fresh.init(ts.view.config.task, ts.view.config.preset()).is_ok());
+    fresh.run(10);
+    ASSERT_TRUE(fresh.probe(ts.probe_batch).is_ok());
+    const int h = ts.view.model.n_heads;
+    for (int l = 0; l < ts.view.model.n_layers; ++l)
+        for (int j = 0; j < h; ++j)
+        {
+            const Mat expected = train::attention_block(
+                fresh.probe_activations().layers[static_cast<std::size_t>(l)].weights, 0, j, h, ts.probe.T());
+            EXPECT_EQ(ts.probe.weights(l * h + j), expected) << "layer " << l << " head " << j;
+            const Mat expected_grad = train::attention_block(
+                fresh.probe_act_grads().layers[static_cast<std::size_t>(l)].dweights, 0, j, h, ts.probe.T());
+            EXPECT_EQ(ts.probe.dweights(l * h + j), expected_grad);
+        }
+    EXPECT_EQ(ts.probe.probs(), fresh.probe_activations().probs);
+
+    // Back to the latest: step 30's maps differ from step 10's.
+    const Mat at10 = ts.probe.weights(0);
+    ts.follow_latest = true;
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    EXPECT_NE(ts.probe.weights(0), at10);
+}
+
+TEST(TrainingPanel, ProbeIsEditableAndAWrongTokenIsAMessage)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    TrainingPanelState& ts = state->training;
+    const std::string default_probe = ts.probe_text;
+    EXPECT_FALSE(default_probe.empty());
+    EXPECT_EQ(ts.probe.T(), 16);
+
+    ts.probe_text = "1 2 3 | 3 2 1";
+    ts.probe_dirty = true;
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    EXPECT_TRUE(ts.probe_error.empty()) << ts.probe_error;
+    EXPECT_EQ(ts.probe.T(), 7);
+
+    ts.probe_text = "1 2 x";
+    ts.probe_dirty = true;
+    auto out = ui.frames(*state, 1, panel_only(draw_training_panel));
+    EXPECT_TRUE(contains(ts.probe_error, "unknown token 'x'")) << ts.probe_error;
+    EXPECT_TRUE(contains(out.text, "the maps show the last good probe")) << out.text;
+    EXPECT_EQ(ts.probe.T(), 7); // the last good probe stays
+
+    // Another task brings its own vocabulary and default probe.
+    ts.edit = TrainingConfig::from_preset(train::TaskKind::Sort);
+    ASSERT_TRUE(state->training_run.configure(ts.edit).is_ok());
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    EXPECT_NE(ts.probe_text, "1 2 x");
+    EXPECT_TRUE(ts.probe_error.empty()) << ts.probe_error;
+    EXPECT_EQ(ts.probe.T(), 11);
+}
+
+TEST(TrainingPanel, OutputStagesShowLogitsProbabilitiesAndLoss)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    state->training_run.step_now(5);
+    state->training.map_kind = 2;
+    const auto out = ui.frames(*state, 2, panel_only(draw_training_panel));
+    EXPECT_TRUE(contains(out.text, "next-token probabilities (T x V)")) << out.text;
+    EXPECT_TRUE(contains(out.text, "logits (T x V)")) << out.text;
+    const TrainingProbe& pr = state->training.probe;
+    ASSERT_EQ(pr.probs().rows(), 16);
+    ASSERT_EQ(pr.probs().cols(), 11);
+    for (int t = 0; t < 16; ++t)
+        EXPECT_NEAR(pr.probs().row(t).sum(), 1.0f, 1e-5f);
+    const HeatmapEntry* e = state->heatmaps.find("train/probs");
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->cols, 11);
+    // The loss at t is -log p(token t + 1), and the mean over t < T - 1 is the probe's loss.
+    double sum = 0;
+    for (int t = 0; t + 1 < 16; ++t)
+    {
+        const int next = state->training.probe_batch.tokens[static_cast<std::size_t>(t + 1)];
+        EXPECT_NEAR(pr.loss()[static_cast<std::size_t>(t)], -std::log(pr.probs()(t, next)), 1e-4);
+        sum += pr.loss()[static_cast<std::size_t>(t)];
+    }
+    EXPECT_NEAR(sum / 15.0, pr.mean_loss(), 1e-4);
+
+    state->training.map_kind = 1; // the gradient beside each map
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    EXPECT_NE(state->heatmaps.find("train/L1/h1/grad"), nullptr);
 }
 
 TEST(TrainingPanel, OpenTrainingOpensThePanelTrained)
@@ -82,7 +195,7 @@ TEST(TrainingPanel, OpenTrainingOpensThePanelTrained)
     EXPECT_FALSE(state->prefs.open[static_cast<std::size_t>(PanelId::Heads)]); // under it: closed
     EXPECT_TRUE(state->prefs.open[static_cast<std::size_t>(PanelId::Input)]);
     const auto out = ui.frames(*state, 3);
-    EXPECT_TRUE(contains(out.text, "trained for 3 steps")) << out.text;
+    EXPECT_TRUE(contains(out.text, "weights at step 3")) << out.text;
     EXPECT_TRUE(contains(out.text, "Copy")) << out.text;
 }
 
@@ -112,8 +225,9 @@ TEST(TrainingRun, ResetWithTheSameSeedIsTheSameRun)
     run.step_now(8);
     run.poll(b);
     EXPECT_EQ(a.loss, b.loss);
-    ASSERT_EQ(a.weights.size(), 4u);
-    EXPECT_EQ(a.weights[0], b.weights[0]);
+    ASSERT_NE(a.params(), nullptr);
+    EXPECT_EQ(a.params()->layers[0].W_Q, b.params()->layers[0].W_Q);
+    EXPECT_EQ(a.params()->W_U, b.params()->W_U);
 }
 
 TEST(TrainingRun, WorkerStopsAtTheTargetAndMatchesSynchronousSteps)
@@ -136,7 +250,9 @@ TEST(TrainingRun, WorkerStopsAtTheTargetAndMatchesSynchronousSteps)
     TrainingSnapshot direct;
     sync.poll(direct);
     EXPECT_EQ(threaded.loss, direct.loss); // same seed, same run, whichever thread stepped it
-    EXPECT_EQ(threaded.weights[0], direct.weights[0]);
+    EXPECT_EQ(threaded.params()->layers[1].W_O, direct.params()->layers[1].W_O);
+    EXPECT_EQ(threaded.evals.size(), direct.evals.size());
+    EXPECT_EQ(threaded.stopped_because, "reached the target of 40 steps");
     EXPECT_LT(direct.loss.back(), direct.loss.front());
 }
 
@@ -188,6 +304,107 @@ TEST(TrainingRun, InvalidShapeIsAMessage)
     EXPECT_FALSE(s.is_ok());
     EXPECT_FALSE(s.message().empty());
     EXPECT_FALSE(run.configured());
+}
+
+TEST(TrainingRun, ResetKeepsTheRunSoFarAsAPastRunToCompare)
+{
+    TrainingRun run;
+    ASSERT_TRUE(run.configure(small_reverse(100)).is_ok());
+    run.step_now(12);
+    run.reset(); // the 12-step run is kept
+    TrainingConfig one_layer = small_reverse(100);
+    one_layer.n_layers = 1;
+    ASSERT_TRUE(run.configure(one_layer).is_ok()); // a run at step 0 is not kept
+    run.step_now(3);
+    run.reset();
+    TrainingSnapshot s;
+    run.poll(s);
+    ASSERT_EQ(s.past.size(), 2u);
+    EXPECT_EQ(s.past[0].loss.size(), 12u);
+    EXPECT_EQ(s.past[0].evals.size(), 1u); // the point at step 10
+    EXPECT_TRUE(contains(s.past[0].label, "2 layers, h = 2")) << s.past[0].label;
+    EXPECT_EQ(s.past[1].loss.size(), 3u);
+    EXPECT_TRUE(contains(s.past[1].label, "1 layer, h = 2")) << s.past[1].label;
+    EXPECT_TRUE(s.loss.empty());
+    run.step_now(2);
+    run.reset();
+    run.step_now(2);
+    run.reset();
+    run.poll(s);
+    EXPECT_EQ(static_cast<int>(s.past.size()), TrainingRun::kKeptRuns); // the oldest went
+    EXPECT_EQ(s.past[0].loss.size(), 3u);
+}
+
+TEST(TrainingRun, StopsAtTheHeldOutAccuracyAndSaysWhy)
+{
+    TrainingRun run;
+    TrainingConfig c = TrainingConfig::from_preset(train::TaskKind::Copy);
+    c.target_steps = 3000;
+    ASSERT_TRUE(run.configure(c).is_ok());
+    run.set_stop_accuracy(0.5f);
+    run.play();
+    ASSERT_TRUE(wait_stopped(run));
+    TrainingSnapshot s;
+    run.poll(s);
+    ASSERT_FALSE(s.evals.empty());
+    EXPECT_GE(s.evals.back().accuracy, 0.5f);
+    EXPECT_LT(s.step, 3000);
+    EXPECT_EQ(s.step, s.evals.back().step);
+    EXPECT_TRUE(contains(s.stopped_because, "held-out accuracy at step")) << s.stopped_because;
+}
+
+TEST(TrainingRun, SlowMotionPaceStillStepsAndPausesPromptly)
+{
+    TrainingRun run;
+    ASSERT_TRUE(run.configure(small_reverse(1000)).is_ok());
+    run.set_max_steps_per_s(20.0f);
+    run.play();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    run.pause();
+    TrainingSnapshot s;
+    run.poll(s);
+    // At 20 steps/s, 0.3 s gives a handful of steps, far from the hundreds of full speed (no time asserted
+    // beyond "some, and at most what the pace allows" with a wide margin).
+    EXPECT_GE(s.step, 1);
+    EXPECT_LE(s.step, 20);
+}
+
+TEST(TrainingRun, TimelineThinsOutAndKeepsItsEnds)
+{
+    TrainingRun run;
+    TrainingConfig c = TrainingConfig::from_preset(train::TaskKind::Copy); // the smallest model
+    c.target_steps = 100;                                                   // a point every 10 steps
+    c.batch_size = 4;
+    ASSERT_TRUE(run.configure(c).is_ok());
+    run.step_now(TrainingRun::kMaxTimeline * 10 + 50);
+    TrainingSnapshot s;
+    run.poll(s);
+    ASSERT_LE(static_cast<int>(s.timeline.size()), TrainingRun::kMaxTimeline);
+    EXPECT_EQ(s.timeline.front().step, 0);
+    EXPECT_EQ(s.timeline.back().step, s.step);
+    for (std::size_t i = 1; i < s.timeline.size(); ++i)
+        EXPECT_LT(s.timeline[i - 1].step, s.timeline[i].step);
+    EXPECT_EQ(s.frame_at(s.timeline[1].step + 1)->step, s.timeline[1].step);
+    EXPECT_EQ(s.frame_at(-5), &s.timeline.front());
+}
+
+TEST(SteepestDrop, FindsTheCliffInAPlateauThenDrop)
+{
+    // 300 steps at 3.0, a fall to 1.0 over steps 301-340, then flat.
+    std::vector<float> loss;
+    for (int i = 0; i < 300; ++i)
+        loss.push_back(3.0f);
+    for (int i = 0; i < 40; ++i)
+        loss.push_back(3.0f - 2.0f * static_cast<float>(i + 1) / 40.0f);
+    for (int i = 0; i < 300; ++i)
+        loss.push_back(1.0f);
+    LossDrop d;
+    ASSERT_TRUE(steepest_drop(loss, 0, &d));
+    EXPECT_GE(d.to_step, 300);
+    EXPECT_LE(d.from_step, 345);
+    EXPECT_GT(d.drop, 1.0f);
+    std::vector<float> shorter(loss.begin(), loss.begin() + 20);
+    EXPECT_FALSE(steepest_drop(shorter, 0, &d));
 }
 
 } // namespace

@@ -20,6 +20,11 @@ void draw_training_panel(AppState& state);
 // Opens the Training panel on task with its preset, trained synchronously for `steps` steps (for
 // `attnlab screenshot --train`). On error the panel shows the message.
 void open_training(AppState& state, train::TaskKind task, int steps);
+// Shows the Training panel (and hides the panels its default place covers).
+void show_training_panel(AppState& state);
+// Opens a trained model (a loaded attnlab-model file) in the Training panel at its step. On error nothing
+// changes.
+Status open_trained_model(AppState& state, const TrainedModel& model);
 
 struct PanelInfo
 {

@@ -1,5 +1,9 @@
 // Training panel: pick a task, train a small transformer on a worker thread, watch the loss fall and the
-// attention maps of a held-out sequence take shape, one per layer and head.
+// attention maps of a probe sequence take shape, scrub back through the run, and look at the output stages
+// and the gradient of the loss with respect to each head's attention.
+#include "core/io/model_file.h"
+#include "core/session.h"
+#include "core/train/token_text.h"
 #include "ui/colormap.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets.h"
@@ -11,12 +15,15 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace attnlab
 {
 
 namespace
 {
+
+// [SECTION] Applying the fields
 
 // The fields that need a new model (everything but the target step count).
 bool same_model(const TrainingConfig& a, const TrainingConfig& b)
@@ -32,9 +39,120 @@ void apply(AppState& state)
     const Status s = state.training_run.configure(ts.edit);
     ts.error = s.is_ok() ? std::string() : s.message();
     state.training_run.poll(ts.view);
+    ts.follow_latest = true;
 }
 
-// [SECTION] Controls: task, model, Play / Pause, Step, Reset, progress
+// Keeps the probe in step with the run: a new task brings its own default sequence; an edited text is parsed
+// (a wrong token is a message and the last good probe stays).
+void sync_probe(TrainingPanelState& ts)
+{
+    const TrainingSnapshot& v = ts.view;
+    if (v.vocabulary != ts.probe_vocabulary)
+    {
+        ts.probe_vocabulary = v.vocabulary;
+        ts.probe_text = v.probe_text;
+        ts.probe_dirty = true;
+    }
+    if (!ts.probe_dirty)
+        return;
+    ts.probe_dirty = false;
+    train::Batch batch;
+    Status s = train::text_batch(ts.probe_text, v.vocabulary, v.model.T_max, &batch);
+    if (s && batch.B != 1)
+        s = Status::error("the probe is one sequence: write it on one line");
+    if (!s)
+    {
+        ts.probe_error = s.message();
+        return;
+    }
+    ts.probe_error.clear();
+    ts.probe_batch = std::move(batch);
+    ++ts.probe_version;
+}
+
+// The frame the maps show: the latest, or the one the timeline is on.
+const TrainingFrame* shown_frame(const TrainingPanelState& ts)
+{
+    const TrainingSnapshot& v = ts.view;
+    if (v.timeline.empty())
+        return nullptr;
+    return ts.follow_latest ? &v.timeline.back() : v.frame_at(ts.shown_step);
+}
+
+// [SECTION] Controls: task, model, Play / Pause, Step, Reset, pace, stop conditions, progress
+
+void play_pause(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    TrainingRun& run = state.training_run;
+    if (run.running())
+    {
+        run.pause();
+        return;
+    }
+    if (!same_model(ts.edit, ts.view.config) || !run.configured())
+        apply(state);
+    if (ts.view.step >= ts.edit.target_steps)
+    {
+        // Play at the end of a run goes on for as many steps again, as a student expects.
+        ts.edit.target_steps = ts.view.step + std::max(100, ts.edit.target_steps / 2);
+        run.set_target_steps(ts.edit.target_steps);
+    }
+    ts.follow_latest = true;
+    run.play();
+}
+
+void step_n(AppState& state, int n)
+{
+    TrainingPanelState& ts = state.training;
+    if (!same_model(ts.edit, ts.view.config) || !state.training_run.configured())
+        apply(state);
+    if (ts.error.empty())
+    {
+        state.training_run.step_now(n);
+        ts.follow_latest = true;
+    }
+}
+
+void model_fields(TrainingPanelState& ts)
+{
+    const float w = ImGui::GetFontSize() * 7.0f;
+    ImGui::SetNextItemWidth(w);
+    ImGui::InputInt("layers", &ts.edit.n_layers);
+    item_tooltip("N: transformer layers stacked (1 to 8). Induction needs 2: one layer cannot do it.");
+    ImGui::SetNextItemWidth(w);
+    int h = ts.edit.n_heads;
+    if (ImGui::InputInt("h (heads)", &h))
+    {
+        // The - and + buttons step through the h that divide d_model; a typed h is kept as typed.
+        const int d = h - ts.edit.n_heads;
+        ts.edit.n_heads = d == 1 || d == -1 ? next_head_count(ts.edit.d_model, ts.edit.n_heads, d) : h;
+    }
+    item_tooltip("Heads per layer; d_k = d_model / h, so h steps through the divisors of d_model.");
+    ImGui::SetNextItemWidth(w);
+    ImGui::InputInt("d_model", &ts.edit.d_model, 8, 32);
+    item_tooltip("The width of every token's vector (4 to 512).");
+    ImGui::Checkbox("attention-only (no FFN)", &ts.edit.attention_only);
+    item_tooltip("Leave out the feed-forward sub-layers: only attention moves information (the induction "
+                 "preset's choice, as in Olsson et al.).");
+    bool post = ts.edit.norm == train::NormPlacement::Post;
+    if (ImGui::Checkbox("post-LN (the paper's layer)", &post))
+        ts.edit.norm = post ? train::NormPlacement::Post : train::NormPlacement::Pre;
+    item_tooltip("Off: pre-LN, A = X + MHA(LN1(X)) (GPT-2, trains more steadily). On: A = LN1(X + MHA(X)).");
+    ImGui::SetNextItemWidth(w);
+    ImGui::InputFloat("learning rate", &ts.edit.lr, 0.0f, 0.0f, "%.1e");
+    item_tooltip("AdamW's step size after warm-up. 1e-3 suits most tasks here; 1e-2 and up often diverges.");
+    ImGui::SetNextItemWidth(w);
+    ImGui::InputInt("batch", &ts.edit.batch_size, 8, 32);
+    item_tooltip("Sequences per training step (1 to 1024).");
+    ImGui::SetNextItemWidth(w);
+    ImGui::InputScalar("seed", ImGuiDataType_U64, &ts.edit.seed);
+    item_tooltip("Seeds the initial weights and the training batches: the same seed gives the same run.");
+    ts.edit.n_layers = std::clamp(ts.edit.n_layers, 1, 8);
+    ts.edit.d_model = std::clamp(ts.edit.d_model, 4, 512);
+    ts.edit.n_heads = std::clamp(ts.edit.n_heads, 1, std::min(16, ts.edit.d_model));
+    ts.edit.batch_size = std::clamp(ts.edit.batch_size, 1, 1024);
+}
 
 void draw_controls(AppState& state)
 {
@@ -65,56 +183,39 @@ void draw_controls(AppState& state)
                         preset.attention_only ? ", attention-only" : ", with FFN", preset.target_steps);
     ImGui::PopTextWrapPos();
 
-    // Model fields: they build a new model, so they apply on Reset.
-    const float w = ImGui::GetFontSize() * 7.0f;
-    ImGui::SetNextItemWidth(w);
-    ImGui::InputInt("layers", &ts.edit.n_layers);
-    ImGui::SetNextItemWidth(w);
-    ImGui::InputInt("h (heads)", &ts.edit.n_heads);
-    ImGui::SetNextItemWidth(w);
-    ImGui::InputInt("d_model", &ts.edit.d_model, 8, 32);
-    ImGui::Checkbox("attention-only (no FFN)", &ts.edit.attention_only);
-    ImGui::SetNextItemWidth(w);
-    ImGui::InputFloat("learning rate", &ts.edit.lr, 0.0f, 0.0f, "%.1e");
-    ImGui::SetNextItemWidth(w);
-    ImGui::InputScalar("seed", ImGuiDataType_U64, &ts.edit.seed);
-    ts.edit.n_layers = std::clamp(ts.edit.n_layers, 1, 8);
-    ts.edit.n_heads = std::clamp(ts.edit.n_heads, 1, 16);
-    ts.edit.d_model = std::clamp(ts.edit.d_model, 4, 512);
-    ImGui::SetNextItemWidth(w);
-    if (ImGui::InputInt("target steps", &ts.edit.target_steps, 100, 1000))
+    if (ImGui::TreeNodeEx("Model and training", ImGuiTreeNodeFlags_DefaultOpen))
     {
-        ts.edit.target_steps = std::clamp(ts.edit.target_steps, 1, 1000000);
-        run.set_target_steps(ts.edit.target_steps);
+        model_fields(ts);
+        if (ImGui::Button("Preset"))
+        {
+            const std::uint64_t seed = ts.edit.seed;
+            ts.edit = TrainingConfig::from_preset(ts.edit.task);
+            ts.edit.seed = seed;
+        }
+        item_tooltip("Put the task's preset shape and settings back in the fields (the seed stays).");
+        ImGui::TreePop();
     }
     const bool changed = !same_model(ts.edit, v.config);
     if (changed)
-        ImGui::TextColored(error_color(), "Changed: Reset builds the new model.");
+        ImGui::TextColored(error_color(), "Changed: Play, Step or Reset starts the new model.");
     if (!ts.error.empty())
         error_text(ts.error);
 
     // [SECTION] Buttons
-    const bool running = run.running();
-    if (running)
-    {
-        if (ImGui::Button("Pause"))
-            run.pause();
-    }
-    else if (ImGui::Button("Play"))
-    {
-        if (changed)
-            apply(state);
-        run.play();
-    }
-    item_tooltip("Train on a worker thread until the target step (the window stays responsive).");
+    const float big = ImGui::GetFontSize() * 5.0f;
+    if (ImGui::Button(run.running() ? "Pause" : "Play", ImVec2(big, 0.0f)))
+        play_pause(state);
+    item_tooltip("Space: train on a worker thread until the target step (the window stays responsive).");
     ImGui::SameLine();
     if (ImGui::Button("Step"))
-    {
-        if (changed)
-            apply(state);
-        run.step_now(1);
-    }
-    item_tooltip("One training step (one batch of the task) on this thread.");
+        step_n(state, 1);
+    item_tooltip("Right arrow: one training step (one batch).");
+    ImGui::SameLine();
+    char label[32];
+    std::snprintf(label, sizeof label, "Step %d", ts.step_count);
+    if (ImGui::Button(label))
+        step_n(state, ts.step_count);
+    item_tooltip("Train this many steps at once (set the number below).");
     ImGui::SameLine();
     if (ImGui::Button("Reset"))
     {
@@ -122,146 +223,754 @@ void draw_controls(AppState& state)
             apply(state);
         else
             run.reset();
+        ts.follow_latest = true;
     }
-    item_tooltip("Back to step 0 with the same initial parameters: the same seed gives the same run.");
+    item_tooltip("Back to step 0 with the same initial weights: the same seed gives the same run again. The "
+                 "run so far stays in the curves, to compare.");
+    ImGui::SameLine();
+    if (ImGui::Button("New seed"))
+    {
+        ts.edit.seed = ts.edit.seed + 1;
+        apply(state);
+    }
+    item_tooltip("Step 0 again with other initial weights and batches (seed + 1).");
+
+    const float w = ImGui::GetFontSize() * 7.0f;
+    ImGui::SetNextItemWidth(w);
+    if (ImGui::InputInt("steps per Step N", &ts.step_count, 10, 100))
+        ts.step_count = std::clamp(ts.step_count, 1, 100000);
+    ImGui::SetNextItemWidth(w);
+    if (ImGui::InputInt("target steps", &ts.edit.target_steps, 100, 1000))
+    {
+        ts.edit.target_steps = std::clamp(ts.edit.target_steps, 1, 1000000);
+        run.set_target_steps(ts.edit.target_steps);
+    }
+    item_tooltip("Play stops here.");
+    ImGui::SetNextItemWidth(w);
+    const char* pace_format = ts.pace <= 0.0f ? "full speed" : "%.0f steps/s";
+    if (ImGui::SliderFloat("pace", &ts.pace, 0.0f, 60.0f, pace_format, ImGuiSliderFlags_AlwaysClamp))
+        run.set_max_steps_per_s(ts.pace);
+    item_tooltip("Slow motion: at most this many steps a second, to watch a pattern form (0: as fast as the "
+                 "machine goes). Reverse learns in under a second at full speed.");
+    if (ImGui::Checkbox("stop at held-out accuracy", &ts.stop_at_accuracy))
+        run.set_stop_accuracy(ts.stop_at_accuracy ? ts.stop_accuracy : 0.0f);
+    if (ts.stop_at_accuracy)
+    {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5.0f);
+        float percent = ts.stop_accuracy * 100.0f;
+        if (ImGui::SliderFloat("##stop", &percent, 10.0f, 100.0f, "%.0f %%", ImGuiSliderFlags_AlwaysClamp))
+        {
+            ts.stop_accuracy = percent / 100.0f;
+            run.set_stop_accuracy(ts.stop_accuracy);
+        }
+    }
 
     const int target = std::max(1, ts.edit.target_steps);
-    char overlay[96];
+    char overlay[128];
     // Screenshots leave the rate out: it is the machine's, and the picture should not change from run to run.
-    if (state.mouse_ignored)
+    if (state.mouse_ignored || v.steps_per_s <= 0.0)
         std::snprintf(overlay, sizeof overlay, "step %d / %d", v.step, target);
+    else if (run.running() && v.step < target)
+        std::snprintf(overlay, sizeof overlay, "step %d / %d   %.0f steps/s   %.0f s left", v.step, target,
+                      v.steps_per_s, (target - v.step) / v.steps_per_s);
     else
         std::snprintf(overlay, sizeof overlay, "step %d / %d   %.0f steps/s", v.step, target, v.steps_per_s);
     ImGui::ProgressBar(std::min(1.0f, static_cast<float>(v.step) / static_cast<float>(target)), ImVec2(-1, 0),
                        overlay);
+    if (!v.stopped_because.empty() && !run.running())
+        ImGui::TextDisabled("Stopped: %s.", v.stopped_because.c_str());
+    if (!v.evals.empty())
+    {
+        const TrainingEval& e = v.evals.back();
+        ImGui::Text("held-out: loss %.3f, accuracy %.1f %% (step %d)", static_cast<double>(e.loss),
+                    100.0 * static_cast<double>(e.accuracy), e.step);
+    }
+    ImGui::Text("training batches: accuracy %.1f %%", 100.0 * static_cast<double>(v.accuracy));
+    item_tooltip("The mean of the last 20 steps' batches, before each update.");
+    if (ImGui::Button("Save model…"))
+        state.request_file_action = FileAction::SaveModel;
+    item_tooltip("Write the model at this step, its settings and curves to an attnlab-model file.");
+    ImGui::SameLine();
+    if (ImGui::Button("Curves as CSV…"))
+        state.request_file_action = FileAction::ExportCurvesCsv;
+    item_tooltip("One row per held-out point: step, losses, accuracy and every head's scores.");
 }
 
-// [SECTION] Loss curve and accuracy
+// [SECTION] Curves
 
-void draw_curves(AppState& state)
+// One line of a plot: points (step, value).
+struct Series
+{
+    std::vector<ImVec2> points;
+    ImU32 color = 0;
+    std::string label;
+    float thickness = 1.5f;
+};
+
+struct PlotSpec
+{
+    const char* title = "";
+    bool log_y = false;
+    bool percent = false; // values in [0, 1] shown as %
+    float y_min = 0, y_max = 1;
+    bool fixed_y = false;
+    int x_min = 0, x_max = 1;
+    int cursor = -1;                // a vertical line at this step (-1: none)
+    const LossDrop* drop = nullptr; // the steepest drop, marked
+};
+
+// Past runs' colours: muted, distinct from the current run's.
+ImU32 past_color(std::size_t i, int alpha)
+{
+    static const ImU32 kColors[] = {IM_COL32(150, 150, 150, 255), IM_COL32(230, 159, 0, 255),
+                                    IM_COL32(0, 158, 115, 255)};
+    const ImU32 c = kColors[i % 3];
+    return (c & 0x00FFFFFFu) | (static_cast<ImU32>(alpha) << 24);
+}
+
+// At most one point per pixel column: the mean of the points that fall in it.
+std::vector<ImVec2> thin(const std::vector<ImVec2>& pts, int x_min, int x_max, float width_px)
+{
+    if (pts.size() <= static_cast<std::size_t>(width_px) || width_px < 2.0f)
+        return pts;
+    std::vector<ImVec2> out;
+    const float per = static_cast<float>(std::max(1, x_max - x_min)) / width_px;
+    std::size_t i = 0;
+    while (i < pts.size())
+    {
+        const int column = static_cast<int>((pts[i].x - static_cast<float>(x_min)) / per);
+        double sx = 0, sy = 0;
+        int n = 0;
+        while (i < pts.size() && static_cast<int>((pts[i].x - static_cast<float>(x_min)) / per) == column)
+        {
+            sx += pts[i].x;
+            sy += pts[i].y;
+            ++n;
+            ++i;
+        }
+        out.push_back(ImVec2(static_cast<float>(sx / n), static_cast<float>(sy / n)));
+    }
+    return out;
+}
+
+std::string value_text(float v, const PlotSpec& spec)
+{
+    char s[32];
+    if (spec.percent)
+        std::snprintf(s, sizeof s, "%.1f %%", 100.0 * static_cast<double>(v));
+    else
+        std::snprintf(s, sizeof s, "%.3g", static_cast<double>(v));
+    return s;
+}
+
+// Draws a plot with a y axis, step labels, a legend line, a cursor and hover values. Returns the step under
+// the mouse when the plot is clicked (-1 otherwise): clicking moves the timeline there.
+int draw_plot(const AppState& state, const PlotSpec& spec, const std::vector<Series>& series, ImVec2 size)
+{
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float fs = ImGui::GetFontSize();
+    const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
+    const ImU32 faint = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const ImU32 grid = ImGui::GetColorU32(ImGuiCol_Border);
+    ImGui::TextUnformatted(spec.title);
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float axis_w = fs * 3.2f;
+    const ImVec2 a(p.x + axis_w, p.y + fs * 0.3f);
+    const ImVec2 b(p.x + size.x - fs * 0.5f, p.y + size.y - fs * 1.4f);
+    ImGui::InvisibleButton(spec.title, size);
+    const bool hovered = ImGui::IsItemHovered() && !state.mouse_ignored;
+    const bool clicked = ImGui::IsItemClicked();
+
+    // The y range: fixed, or the data's.
+    float lo = spec.y_min, hi = spec.y_max;
+    if (!spec.fixed_y)
+    {
+        lo = FLT_MAX;
+        hi = -FLT_MAX;
+        for (const Series& s : series)
+            for (const ImVec2& q : s.points)
+                if (std::isfinite(q.y) && (!spec.log_y || q.y > 0.0f))
+                {
+                    lo = std::min(lo, q.y);
+                    hi = std::max(hi, q.y);
+                }
+        if (lo > hi)
+        {
+            lo = spec.log_y ? 0.1f : 0.0f;
+            hi = 1.0f;
+        }
+    }
+    const auto fy = [&](float v) { return spec.log_y ? std::log10(std::max(v, 1e-12f)) : v; };
+    float ylo = fy(lo), yhi = fy(hi);
+    if (yhi - ylo < 1e-6f)
+    {
+        ylo -= 0.5f;
+        yhi += 0.5f;
+    }
+    const float xspan = static_cast<float>(std::max(1, spec.x_max - spec.x_min));
+    const auto to_screen = [&](ImVec2 q)
+    {
+        return ImVec2(a.x + (q.x - static_cast<float>(spec.x_min)) / xspan * (b.x - a.x),
+                      b.y - (fy(q.y) - ylo) / (yhi - ylo) * (b.y - a.y));
+    };
+
+    dl->AddRect(a, b, grid);
+    // Y labels: the ends, and the decades between on a log axis.
+    const auto y_label = [&](float v)
+    {
+        const float y = b.y - (fy(v) - ylo) / (yhi - ylo) * (b.y - a.y);
+        const std::string t = value_text(v, spec);
+        const ImVec2 sz = ImGui::CalcTextSize(t.c_str());
+        dl->AddText(ImVec2(a.x - sz.x - fs * 0.25f, y - sz.y * 0.5f), faint, t.c_str());
+        dl->AddLine(ImVec2(a.x, y), ImVec2(b.x, y), (grid & 0x00FFFFFFu) | 0x50000000u);
+    };
+    y_label(lo);
+    y_label(hi);
+    if (spec.log_y)
+        for (float d = std::ceil(ylo); d < yhi - 0.15f; d += 1.0f)
+            if (d > ylo + 0.15f)
+                y_label(std::pow(10.0f, d));
+    // X labels: first and last step.
+    char xs[32];
+    std::snprintf(xs, sizeof xs, "%d", spec.x_min);
+    dl->AddText(ImVec2(a.x, b.y + fs * 0.1f), faint, xs);
+    std::snprintf(xs, sizeof xs, "step %d", spec.x_max);
+    dl->AddText(ImVec2(b.x - ImGui::CalcTextSize(xs).x, b.y + fs * 0.1f), faint, xs);
+
+    dl->PushClipRect(a, b, true);
+    if (spec.drop != nullptr)
+    {
+        const float x0 = to_screen(ImVec2(static_cast<float>(spec.drop->from_step), lo)).x;
+        const float x1 = to_screen(ImVec2(static_cast<float>(spec.drop->to_step), lo)).x;
+        dl->AddRectFilled(ImVec2(x0, a.y), ImVec2(std::max(x1, x0 + 2.0f), b.y), IM_COL32(230, 159, 0, 50));
+        dl->AddText(ImVec2(x0 + fs * 0.2f, a.y + fs * 0.1f), IM_COL32(230, 159, 0, 255), "steepest drop");
+    }
+    for (const Series& s : series)
+    {
+        const std::vector<ImVec2> pts = thin(s.points, spec.x_min, spec.x_max, b.x - a.x);
+        std::vector<ImVec2> screen;
+        screen.reserve(pts.size());
+        for (const ImVec2& q : pts)
+            if (std::isfinite(q.y))
+                screen.push_back(to_screen(q));
+        if (screen.size() == 1)
+            dl->AddCircleFilled(screen[0], s.thickness * 1.5f, s.color);
+        else if (screen.size() > 1)
+            dl->AddPolyline(screen.data(), static_cast<int>(screen.size()), s.color, 0, s.thickness);
+    }
+    if (spec.cursor >= spec.x_min)
+    {
+        const float x = to_screen(ImVec2(static_cast<float>(spec.cursor), lo)).x;
+        dl->AddLine(ImVec2(x, a.y), ImVec2(x, b.y), ink, 1.0f);
+    }
+    dl->PopClipRect();
+
+    if (!hovered)
+        return -1;
+    const float mx = ImGui::GetIO().MousePos.x;
+    const int step = spec.x_min + static_cast<int>(std::lround((mx - a.x) / (b.x - a.x) * xspan));
+    dl->AddLine(ImVec2(mx, a.y), ImVec2(mx, b.y), faint);
+    std::string tip = "step " + std::to_string(std::clamp(step, spec.x_min, spec.x_max));
+    for (const Series& s : series)
+    {
+        if (s.points.empty())
+            continue;
+        // The point nearest the mouse's step.
+        const auto it = std::lower_bound(s.points.begin(), s.points.end(), static_cast<float>(step),
+                                         [](const ImVec2& q, float x) { return q.x < x; });
+        const ImVec2 q = it == s.points.end() ? s.points.back() : *it;
+        tip += "\n" + s.label + ": " + value_text(q.y, spec) + " (step " +
+               std::to_string(static_cast<int>(q.x)) + ")";
+    }
+    ImGui::SetTooltip("%s", tip.c_str());
+    return clicked ? std::clamp(step, spec.x_min, spec.x_max) : -1;
+}
+
+// The legend of the runs: the current one, then the kept ones.
+void draw_legend(const TrainingSnapshot& v)
+{
+    const float fs = ImGui::GetFontSize();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const auto swatch = [&](ImU32 c)
+    {
+        const ImVec2 p = ImGui::GetCursorScreenPos();
+        dl->AddRectFilled(ImVec2(p.x, p.y + fs * 0.35f), ImVec2(p.x + fs * 1.2f, p.y + fs * 0.65f), c);
+        ImGui::Dummy(ImVec2(fs * 1.3f, fs));
+        ImGui::SameLine();
+    };
+    swatch(ImGui::GetColorU32(ImGuiCol_PlotLines));
+    ImGui::TextDisabled("this run: %s", v.config.label().c_str());
+    for (std::size_t i = v.past.size(); i-- > 0;)
+    {
+        swatch(past_color(i, 255));
+        ImGui::TextDisabled("earlier: %s (%d steps)", v.past[i].label.c_str(),
+                            static_cast<int>(v.past[i].loss.size()));
+    }
+}
+
+const char* score_name(int kind)
+{
+    static const char* kNames[] = {"previous-token", "induction (prefix matching)", "diagonal",
+                                   "anti-diagonal"};
+    return kNames[std::clamp(kind, 0, 3)];
+}
+
+float score_of(const train::HeadScores& s, int kind)
+{
+    switch (kind)
+    {
+    case 0:
+        return static_cast<float>(s.previous_token);
+    case 1:
+        return static_cast<float>(s.induction);
+    case 2:
+        return static_cast<float>(s.diagonal);
+    default:
+        return static_cast<float>(s.anti_diagonal);
+    }
+}
+
+void draw_curves(AppState& state, int cursor)
 {
     TrainingPanelState& ts = state.training;
     const TrainingSnapshot& v = ts.view;
-    ts.log_loss.resize(v.loss.size());
-    for (std::size_t i = 0; i < v.loss.size(); ++i)
-        ts.log_loss[i] = std::log(std::max(v.loss[i], 1e-8f));
-    char overlay[64];
-    if (v.loss.empty())
-        std::snprintf(overlay, sizeof overlay, "no steps yet");
-    else
-        std::snprintf(overlay, sizeof overlay, "loss %.4f", static_cast<double>(v.loss.back()));
-    ImGui::TextUnformatted("training loss (log scale)");
-    ImGui::PlotLines("##loss", ts.log_loss.data(), static_cast<int>(ts.log_loss.size()), 0, overlay, FLT_MAX,
-                     FLT_MAX, ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 7.0f));
-    ImGui::Text("accuracy %.1f %%", 100.0 * static_cast<double>(v.accuracy));
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("on the training batches, mean of the last 20 steps");
-    ImGui::PopTextWrapPos();
+    const float fs = ImGui::GetFontSize();
+    const int x_min = v.first_step;
+    int x_max = std::max({v.step, ts.edit.target_steps, x_min + 1});
+    for (const PastRun& r : v.past)
+        x_max = std::max(x_max, static_cast<int>(r.loss.size()));
+    const ImU32 main_color = ImGui::GetColorU32(ImGuiCol_PlotLines);
+
+    // Loss (log scale): training per step, held-out per point, earlier runs' training loss.
+    std::vector<Series> loss;
+    for (std::size_t i = 0; i < v.past.size(); ++i)
+    {
+        Series s{{}, past_color(i, 200), "earlier " + std::to_string(i + 1), 1.2f};
+        for (std::size_t k = 0; k < v.past[i].loss.size(); ++k)
+            s.points.push_back(ImVec2(static_cast<float>(k + 1), v.past[i].loss[k]));
+        loss.push_back(std::move(s));
+    }
+    Series train_loss{{}, (main_color & 0x00FFFFFFu) | 0x90000000u, "training loss", 1.2f};
+    for (std::size_t k = 0; k < v.loss.size(); ++k)
+        train_loss.points.push_back(ImVec2(static_cast<float>(x_min + static_cast<int>(k) + 1), v.loss[k]));
+    loss.push_back(std::move(train_loss));
+    Series held{{}, IM_COL32(213, 94, 0, 255), "held-out loss", 2.0f};
+    for (const TrainingEval& e : v.evals)
+        held.points.push_back(ImVec2(static_cast<float>(e.step), e.loss));
+    loss.push_back(std::move(held));
+
+    LossDrop drop;
+    const bool has_drop = steepest_drop(v.loss, v.first_step, &drop);
+    const float w = ImGui::GetContentRegionAvail().x;
+    const float plot_w = (w - fs) / 3.0f;
+    const float plot_h = fs * 8.0f;
+
+    ImGui::BeginGroup();
+    PlotSpec ls;
+    ls.title = "loss (log scale): training, held-out";
+    ls.log_y = true;
+    ls.x_min = x_min;
+    ls.x_max = x_max;
+    ls.cursor = cursor;
+    ls.drop = has_drop && drop.drop >= 0.2f ? &drop : nullptr;
+    int clicked = draw_plot(state, ls, loss, ImVec2(plot_w, plot_h));
+    ImGui::EndGroup();
+    if (ls.drop != nullptr)
+        item_tooltip("The shaded band is where the training loss falls fastest: the phase change.");
+
+    ImGui::SameLine();
+    ImGui::BeginGroup();
+    std::vector<Series> acc;
+    for (std::size_t i = 0; i < v.past.size(); ++i)
+    {
+        Series s{{}, past_color(i, 200), "earlier " + std::to_string(i + 1), 1.2f};
+        for (const TrainingEval& e : v.past[i].evals)
+            s.points.push_back(ImVec2(static_cast<float>(e.step), e.accuracy));
+        acc.push_back(std::move(s));
+    }
+    Series a{{}, main_color, "held-out accuracy", 2.0f};
+    for (const TrainingEval& e : v.evals)
+        a.points.push_back(ImVec2(static_cast<float>(e.step), e.accuracy));
+    acc.push_back(std::move(a));
+    PlotSpec as = ls;
+    as.title = "held-out accuracy";
+    as.log_y = false;
+    as.percent = true;
+    as.fixed_y = true;
+    as.y_min = 0.0f;
+    as.y_max = 1.0f;
+    as.drop = nullptr;
+    if (const int c = draw_plot(state, as, acc, ImVec2(plot_w, plot_h)); c >= 0)
+        clicked = c;
+    ImGui::EndGroup();
+
+    ImGui::SameLine();
+    ImGui::BeginGroup();
+    std::vector<Series> heads;
+    const int h = v.model.n_heads;
+    const int n = v.model.n_layers * h;
+    for (int k = 0; k < n; ++k)
+    {
+        char label[48];
+        std::snprintf(label, sizeof label, "layer %d head %d", k / h + 1, k % h + 1);
+        Series s{{}, head_color(k % h), label, k / h == 0 ? 1.2f : 2.4f};
+        for (const TrainingEval& e : v.evals)
+            if (k < static_cast<int>(e.heads.size()))
+                s.points.push_back(ImVec2(static_cast<float>(e.step),
+                                          score_of(e.heads[static_cast<std::size_t>(k)], ts.score_kind)));
+        heads.push_back(std::move(s));
+    }
+    char title[64];
+    std::snprintf(title, sizeof title, "head scores: %s", score_name(ts.score_kind));
+    PlotSpec hs = as;
+    hs.title = title;
+    hs.percent = false;
+    if (const int c = draw_plot(state, hs, heads, ImVec2(plot_w, plot_h - fs * 1.6f)); c >= 0)
+        clicked = c;
+    ImGui::SetNextItemWidth(plot_w * 0.6f);
+    ImGui::Combo("##score", &ts.score_kind, "previous-token\0induction\0diagonal\0anti-diagonal\0");
+    item_tooltip(
+        "Per head, on the held-out set: previous-token = mean weight on key i − 1; induction = weight "
+        "on keys whose previous token equals the query's token (Olsson et al.); diagonal = on key i; "
+        "anti-diagonal = on the mirrored key T − 1 − i. Thin lines: layer 1; thick: later layers.");
+    ImGui::EndGroup();
+    draw_legend(v);
+
+    if (clicked >= 0 && !v.timeline.empty())
+    {
+        ts.follow_latest = false;
+        ts.shown_step = clicked;
+    }
 }
 
-// [SECTION] The probe's attention maps, one per layer x head
+// [SECTION] Timeline and probe
+
+void draw_timeline(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    const TrainingSnapshot& v = ts.view;
+    if (v.timeline.empty())
+        return;
+    const int last = static_cast<int>(v.timeline.size()) - 1;
+    const TrainingFrame* f = shown_frame(ts);
+    int index = static_cast<int>(f - v.timeline.data());
+    char format[64];
+    std::snprintf(format, sizeof format, "step %d", f->step);
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 12.0f);
+    if (ImGui::SliderInt("##timeline", &index, 0, last, format, ImGuiSliderFlags_AlwaysClamp))
+    {
+        ts.follow_latest = index == last && !state.training_run.running() ? true : false;
+        ts.shown_step = v.timeline[static_cast<std::size_t>(index)].step;
+    }
+    item_tooltip(
+        "The timeline: the weights as they were every few steps. Drag back to see every map as it was "
+        "at that step (the probe stays editable); click a curve to jump to its step.");
+    ImGui::SameLine();
+    if (ImGui::Checkbox("latest", &ts.follow_latest) && !ts.follow_latest)
+        ts.shown_step = f->step;
+    item_tooltip("Follow the newest weights while training.");
+    ImGui::SameLine();
+    ImGui::TextDisabled("%d frames", last + 1);
+}
+
+void draw_probe_field(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    ImGui::TextUnformatted("probe");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 6.0f);
+    if (input_text("##probe", &ts.probe_text))
+        ts.probe_dirty = true;
+    item_tooltip("The sequence the maps show, in the task's vocabulary, tokens separated by spaces. Each "
+                 "position predicts the next token. Edit it at any step of the timeline.");
+    ImGui::SameLine();
+    if (ImGui::Button("Default"))
+    {
+        ts.probe_text = ts.view.probe_text;
+        ts.probe_dirty = true;
+    }
+    item_tooltip("The task's first held-out sequence (never trained on).");
+    if (!ts.probe_error.empty())
+        error_text(ts.probe_error + " (the maps show the last good probe)");
+}
+
+// [SECTION] Maps
+
+struct MapLabels
+{
+    const std::vector<std::string>* rows = nullptr;
+    const std::vector<std::string>* cols = nullptr;
+};
+
+// Draws one heatmap of size (w, h) cells area with row labels left and column labels on top when they fit.
+// Returns the hovered cell (row, col) or (-1, -1).
+std::pair<int, int> draw_map(AppState& state, const char* key, unsigned long long version, const Mat& m,
+                             bool probability, const Mat* mask, ImVec2 area, const MapLabels& labels,
+                             ImU32 frame_color)
+{
+    const float fs = ImGui::GetFontSize();
+    const int R = static_cast<int>(m.rows()), C = static_cast<int>(m.cols());
+    // Room for labels only where they fit: a cell at least 0.7 em high, every label within 2 em.
+    const auto cell_for = [&](float label_space)
+    {
+        const float cw = (area.x - label_space) / static_cast<float>(std::max(1, C));
+        const float ch = (area.y - label_space) / static_cast<float>(std::max(1, R));
+        return std::max(1.0f, std::min(cw, ch));
+    };
+    const auto short_labels = [&](const std::vector<std::string>* l)
+    {
+        if (l == nullptr)
+            return false;
+        for (const std::string& t : *l)
+            if (ImGui::CalcTextSize(t.c_str()).x > fs * 2.0f)
+                return false;
+        return true;
+    };
+    float label_w = fs * 2.2f;
+    if (cell_for(label_w) < fs * 0.7f || !(short_labels(labels.rows) || short_labels(labels.cols)))
+        label_w = fs * 0.2f;
+    const float cell = cell_for(label_w);
+    const HeatmapEntry& e = state.heatmaps.get(key, version, m, probability, mask);
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const ImVec2 img0(p.x + label_w, p.y + label_w);
+    const ImVec2 img1(img0.x + cell * static_cast<float>(C), img0.y + cell * static_cast<float>(R));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    if (e.texture != 0)
+        dl->AddImage(reinterpret_cast<ImTextureID>(e.texture), img0, img1);
+    dl->AddRect(ImVec2(img0.x - 1, img0.y - 1), ImVec2(img1.x + 1, img1.y + 1), frame_color);
+    const ImU32 col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const auto fits = [&](const std::vector<std::string>* l)
+    { return label_w > fs && cell >= fs * 0.7f && short_labels(l); };
+    if (fits(labels.rows))
+        for (int r = 0; r < R && r < static_cast<int>(labels.rows->size()); ++r)
+        {
+            const char* t = (*labels.rows)[static_cast<std::size_t>(r)].c_str();
+            const ImVec2 sz = ImGui::CalcTextSize(t);
+            dl->AddText(ImVec2(img0.x - sz.x - fs * 0.2f,
+                               img0.y + (static_cast<float>(r) + 0.5f) * cell - sz.y * 0.5f),
+                        col, t);
+        }
+    if (fits(labels.cols) && cell >= ImGui::CalcTextSize("00").x * 0.6f)
+        for (int c = 0; c < C && c < static_cast<int>(labels.cols->size()); ++c)
+        {
+            const char* t = (*labels.cols)[static_cast<std::size_t>(c)].c_str();
+            const ImVec2 sz = ImGui::CalcTextSize(t);
+            if (sz.x > cell * 1.05f)
+                continue;
+            dl->AddText(ImVec2(img0.x + (static_cast<float>(c) + 0.5f) * cell - sz.x * 0.5f,
+                               img0.y - sz.y - fs * 0.1f),
+                        col, t);
+        }
+    ImGui::Dummy(ImVec2(label_w + cell * static_cast<float>(C), label_w + cell * static_cast<float>(R)));
+    if (!ImGui::IsItemHovered() || state.mouse_ignored)
+        return {-1, -1};
+    const ImVec2 mp = ImGui::GetIO().MousePos;
+    const int r = static_cast<int>(std::floor((mp.y - img0.y) / cell));
+    const int c = static_cast<int>(std::floor((mp.x - img0.x) / cell));
+    if (r < 0 || r >= R || c < 0 || c >= C)
+        return {-1, -1};
+    return {r, c};
+}
 
 // The score that tells this task's heads apart, for the map titles.
-void head_score_text(const TrainingSnapshot& v, const train::HeadScores& s, char* out, std::size_t n)
+void head_score_text(train::TaskKind task, const train::HeadScores& s, char* out, std::size_t n)
 {
-    if (v.config.task == train::TaskKind::Reverse)
+    if (task == train::TaskKind::Reverse)
         std::snprintf(out, n, "anti-diag %.2f  prev %.2f", s.anti_diagonal, s.previous_token);
-    else if (v.config.task == train::TaskKind::Copy)
+    else if (task == train::TaskKind::Copy)
         std::snprintf(out, n, "diag %.2f  prev %.2f", s.diagonal, s.previous_token);
     else
         std::snprintf(out, n, "prev %.2f  ind %.2f", s.previous_token, s.induction);
 }
 
-void draw_maps(AppState& state)
+std::vector<std::string> probe_tokens(const TrainingPanelState& ts)
 {
-    const TrainingSnapshot& v = state.training.view;
-    const int h = v.config.n_heads;
-    const int L = static_cast<int>(v.weights.size()) / std::max(1, h);
-    const int T = v.T;
-    if (L == 0 || T == 0)
-    {
-        ImGui::TextDisabled("No model yet.");
-        return;
-    }
-    ImGui::Text("attention weights A_h, trained for %d step%s", v.step, v.step == 1 ? "" : "s");
-    std::string text;
-    for (const std::string& t : v.tokens)
-        text += (text.empty() ? "" : " ") + t;
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled("on the first held-out sequence: %s", text.c_str());
-    ImGui::PopTextWrapPos();
+    std::vector<std::string> out;
+    for (const int id : ts.probe_batch.tokens)
+        out.push_back(id >= 0 && id < static_cast<int>(ts.view.vocabulary.size())
+                          ? ts.view.vocabulary[static_cast<std::size_t>(id)]
+                          : "?");
+    return out;
+}
 
+void draw_attention(AppState& state, bool with_gradient)
+{
+    TrainingPanelState& ts = state.training;
+    const TrainingProbe& pr = ts.probe;
+    const int h = pr.n_heads(), L = pr.n_layers();
+    const std::vector<std::string> tokens = probe_tokens(ts);
     const float fs = ImGui::GetFontSize();
     const float gap = fs * 0.8f;
     const float title_h = ImGui::GetTextLineHeightWithSpacing() * 2.0f;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    // Square maps, as large as fit in h columns and L rows, with room for the labels.
-    const float label_w = fs * 1.6f;
-    const float side_w = (avail.x - static_cast<float>(h) * (label_w + gap)) / static_cast<float>(h);
-    const float side_h =
-        (avail.y - static_cast<float>(L) * (title_h + label_w + gap)) / static_cast<float>(L);
-    const float side = std::max(fs * 3.0f, std::min(side_w, side_h));
-    const float cell = side / static_cast<float>(T);
-    std::size_t longest = 0;
-    for (const std::string& t : v.tokens)
-        longest = std::max(longest, t.size());
-    const bool labels = cell >= fs * 0.75f && longest <= 3;
-
+    const int per_head = with_gradient ? 2 : 1;
+    const int cols = h * per_head;
+    const float side_w = (avail.x - static_cast<float>(cols) * gap) / static_cast<float>(cols);
+    const float side_h = (avail.y - static_cast<float>(L) * (title_h + gap)) / static_cast<float>(L);
+    const float side = std::max(fs * 4.0f, std::min(side_w, side_h));
     const float grid_x = ImGui::GetCursorPosX();
     for (int l = 0; l < L; ++l)
         for (int j = 0; j < h; ++j)
         {
-            const std::size_t k = static_cast<std::size_t>(l * h + j);
+            const int k = l * h + j;
             if (j != 0)
-                ImGui::SameLine(grid_x + static_cast<float>(j) * (side + label_w + gap));
-            ImGui::PushID(static_cast<int>(k));
+                ImGui::SameLine(grid_x + static_cast<float>(j * per_head) * (side + gap));
+            ImGui::PushID(k);
             ImGui::BeginGroup();
             ImGui::PushStyleColor(ImGuiCol_Text, head_text_color(j));
             ImGui::Text("layer %d, head %d", l + 1, j + 1);
             ImGui::PopStyleColor();
             char scores[96] = "";
-            if (k < v.scores.size())
-                head_score_text(v, v.scores[k], scores, sizeof scores);
-            ImGui::TextDisabled("%s", scores);
-
+            if (k < static_cast<int>(pr.scores().size()))
+                head_score_text(ts.view.config.task, pr.scores()[static_cast<std::size_t>(k)], scores,
+                                sizeof scores);
+            ImGui::TextDisabled("%s%s", with_gradient ? "A_h | ∂L/∂A_h   " : "", scores);
             char key[48];
             std::snprintf(key, sizeof key, "train/L%d/h%d", l, j);
-            const HeatmapEntry& e = state.heatmaps.get(key, v.version, v.weights[k], true, &v.mask);
-            const ImVec2 p = ImGui::GetCursorScreenPos();
-            const ImVec2 img0(p.x + label_w, p.y + label_w);
-            const ImVec2 img1(img0.x + side, img0.y + side);
-            ImDrawList* dl = ImGui::GetWindowDrawList();
-            if (e.texture != 0)
-                dl->AddImage(reinterpret_cast<ImTextureID>(e.texture), img0, img1);
-            dl->AddRect(ImVec2(img0.x - 1, img0.y - 1), ImVec2(img1.x + 1, img1.y + 1), head_color(j));
-            if (labels)
+            const auto [r, c] = draw_map(state, key, pr.version(), pr.weights(k), true, &pr.mask(),
+                                         ImVec2(side, side), {&tokens, &tokens}, head_color(j));
+            if (r >= 0)
+                ImGui::SetTooltip("query %d \"%s\" -> key %d \"%s\": A = %.3f%s", r,
+                                  tokens[static_cast<std::size_t>(r)].c_str(), c,
+                                  tokens[static_cast<std::size_t>(c)].c_str(),
+                                  static_cast<double>(pr.weights(k)(r, c)),
+                                  pr.mask()(r, c) < 0 ? " (masked: the key is in the future)" : "");
+            if (with_gradient)
             {
-                const ImU32 col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
-                for (int t = 0; t < T; ++t)
-                {
-                    const char* tok = v.tokens[static_cast<std::size_t>(t)].c_str();
-                    const ImVec2 sz = ImGui::CalcTextSize(tok);
-                    const float c = static_cast<float>(t) * cell + cell * 0.5f;
-                    // Queries down the left, keys along the top.
-                    dl->AddText(ImVec2(p.x + label_w - sz.x - fs * 0.2f, img0.y + c - sz.y * 0.5f), col, tok);
-                    dl->AddText(ImVec2(img0.x + c - sz.x * 0.5f, p.y + label_w - sz.y - fs * 0.1f), col, tok);
-                }
-            }
-            ImGui::Dummy(ImVec2(side + label_w, side + label_w));
-            if (ImGui::IsItemHovered() && !state.mouse_ignored)
-            {
-                const ImVec2 m = ImGui::GetIO().MousePos;
-                const int row = static_cast<int>((m.y - img0.y) / cell);
-                const int col = static_cast<int>((m.x - img0.x) / cell);
-                if (row >= 0 && row < T && col >= 0 && col < T)
-                    ImGui::SetTooltip("query %d \"%s\" -> key %d \"%s\": A = %.3f", row,
-                                      v.tokens[static_cast<std::size_t>(row)].c_str(), col,
-                                      v.tokens[static_cast<std::size_t>(col)].c_str(),
-                                      static_cast<double>(v.weights[k](row, col)));
+                ImGui::SameLine();
+                std::snprintf(key, sizeof key, "train/L%d/h%d/grad", l, j);
+                const auto [gr, gc] = draw_map(state, key, pr.version(), pr.dweights(k), false, &pr.mask(),
+                                               ImVec2(side, side), {&tokens, &tokens}, head_color(j));
+                if (gr >= 0)
+                    ImGui::SetTooltip("∂L/∂A_h at query %d, key %d: %.3g\nNegative (blue): more weight here "
+                                      "would lower the loss.",
+                                      gr, gc, static_cast<double>(pr.dweights(k)(gr, gc)));
             }
             ImGui::EndGroup();
             ImGui::PopID();
         }
+}
+
+void draw_output(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    const TrainingProbe& pr = ts.probe;
+    const TrainingSnapshot& v = ts.view;
+    const std::vector<std::string> tokens = probe_tokens(ts);
+    const int T = pr.T();
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled(
+        "logits = Z W_U + b_U and probs = softmax(logits) per position (T x V = %d x %d): row t "
+        "predicts token t + 1. Loss at t = −log probs[t, token t + 1]; mean %.3f.",
+        T, static_cast<int>(v.vocabulary.size()), static_cast<double>(pr.mean_loss()));
+    ImGui::PopTextWrapPos();
+    const float fs = ImGui::GetFontSize();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float table_w = fs * 12.0f;
+    const float map_w = (avail.x - table_w - fs * 2.0f) / 2.0f;
+    const ImVec2 area(map_w, avail.y - fs * 2.0f);
+
+    ImGui::BeginGroup();
+    ImGui::TextUnformatted("logits (T x V)");
+    const auto [r, c] = draw_map(state, "train/logits", pr.version(), pr.logits(), false, nullptr, area,
+                                 {&tokens, &v.vocabulary}, ImGui::GetColorU32(ImGuiCol_Border));
+    if (r >= 0)
+        ImGui::SetTooltip(
+            "after \"%s\" (position %d): logit of \"%s\" = %.3f", tokens[static_cast<std::size_t>(r)].c_str(),
+            r, v.vocabulary[static_cast<std::size_t>(c)].c_str(), static_cast<double>(pr.logits()(r, c)));
+    ImGui::EndGroup();
+    ImGui::SameLine();
+    ImGui::BeginGroup();
+    ImGui::TextUnformatted("next-token probabilities (T x V)");
+    const auto [pr_r, pr_c] = draw_map(state, "train/probs", pr.version(), pr.probs(), true, nullptr, area,
+                                       {&tokens, &v.vocabulary}, ImGui::GetColorU32(ImGuiCol_Border));
+    if (pr_r >= 0)
+        ImGui::SetTooltip("after \"%s\" (position %d): p(\"%s\") = %.3f",
+                          tokens[static_cast<std::size_t>(pr_r)].c_str(), pr_r,
+                          v.vocabulary[static_cast<std::size_t>(pr_c)].c_str(),
+                          static_cast<double>(pr.probs()(pr_r, pr_c)));
+    ImGui::EndGroup();
+    ImGui::SameLine();
+    ImGui::BeginGroup();
+    ImGui::TextUnformatted("predicted, loss");
+    if (ImGui::BeginTable("predictions", 4,
+                          ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY,
+                          ImVec2(table_w, area.y)))
+    {
+        ImGui::TableSetupScrollFreeze(0, 1);
+        ImGui::TableSetupColumn("t");
+        ImGui::TableSetupColumn("token");
+        ImGui::TableSetupColumn("next?");
+        ImGui::TableSetupColumn("loss");
+        ImGui::TableHeadersRow();
+        for (int t = 0; t < T; ++t)
+        {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", t);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(tokens[static_cast<std::size_t>(t)].c_str());
+            ImGui::TableNextColumn();
+            const int pred = pr.predicted()[static_cast<std::size_t>(t)];
+            const bool has_next = t + 1 < T;
+            const bool right = has_next && ts.probe_batch.tokens[static_cast<std::size_t>(t + 1)] == pred;
+            const char* word = v.vocabulary[static_cast<std::size_t>(pred)].c_str();
+            if (!has_next)
+                ImGui::TextDisabled("%s", word);
+            else if (right)
+                ImGui::Text("%s", word);
+            else
+                ImGui::TextColored(error_color(), "%s", word);
+            ImGui::TableNextColumn();
+            if (has_next)
+                ImGui::Text("%.2f", static_cast<double>(pr.loss()[static_cast<std::size_t>(t)]));
+        }
+        ImGui::EndTable();
+    }
+    ImGui::EndGroup();
+}
+
+void draw_maps(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    const TrainingSnapshot& v = ts.view;
+    const TrainingFrame* f = shown_frame(ts);
+    if (f == nullptr || ts.probe_batch.T == 0)
+    {
+        ImGui::TextDisabled("No model yet.");
+        return;
+    }
+    ts.probe.update(v.model, f->params, ts.probe_batch, ts.probe_version);
+    if (ts.probe.empty())
+        return;
+    ImGui::RadioButton("attention A_h", &ts.map_kind, 0);
+    item_tooltip("Each head's weights on the probe: row = query position, column = key position; hatched "
+                 "cells are masked (a key in the future).");
+    ImGui::SameLine();
+    ImGui::RadioButton("A_h and ∂L/∂A_h", &ts.map_kind, 1);
+    item_tooltip("Beside each head, the gradient of the probe's loss with respect to its weights: where more "
+                 "attention would lower (blue) or raise (red) the loss.");
+    ImGui::SameLine();
+    ImGui::RadioButton("output: logits, probabilities, loss", &ts.map_kind, 2);
+    ImGui::SameLine();
+    ImGui::TextDisabled("  weights at step %d%s", f->step, f->step == 0 ? ": random, untrained" : "");
+    if (ts.map_kind == 2)
+        draw_output(state);
+    else
+        draw_attention(state, ts.map_kind == 1);
+}
+
+// [SECTION] Keys
+
+void handle_keys(AppState& state)
+{
+    if (!ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) || ImGui::GetIO().WantTextInput)
+        return;
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space), false))
+        play_pause(state);
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow), true))
+        step_n(state, 1);
 }
 
 } // namespace
@@ -273,6 +982,11 @@ void open_training(AppState& state, train::TaskKind task, int steps)
     if (state.training.error.empty() && steps > 0)
         state.training_run.step_now(steps);
     state.training_run.poll(state.training.view);
+    show_training_panel(state);
+}
+
+void show_training_panel(AppState& state)
+{
     state.prefs.open[static_cast<std::size_t>(PanelId::Training)] = true;
     // The panels under the Training panel's default place: hidden anyway, and a software renderer would still
     // fill their pixels (3x the frame time under llvmpipe).
@@ -280,23 +994,42 @@ void open_training(AppState& state, train::TaskKind task, int steps)
         state.prefs.open[static_cast<std::size_t>(id)] = false;
 }
 
+Status open_trained_model(AppState& state, const TrainedModel& model)
+{
+    ATTNLAB_TRY(state.training_run.open(model));
+    TrainingPanelState& ts = state.training;
+    state.training_run.poll(ts.view);
+    ts.edit = ts.view.config;
+    ts.error.clear();
+    ts.follow_latest = true;
+    show_training_panel(state);
+    return Status::ok();
+}
+
 void draw_training_panel(AppState& state)
 {
-    if (!state.training_run.configured() && state.training.error.empty())
+    TrainingPanelState& ts = state.training;
+    if (!state.training_run.configured() && ts.error.empty())
     {
-        state.training.edit = TrainingConfig::from_preset(state.training.edit.task);
+        ts.edit = TrainingConfig::from_preset(ts.edit.task);
         apply(state);
     }
-    state.training_run.poll(state.training.view);
+    state.training_run.poll(ts.view);
+    sync_probe(ts);
+    handle_keys(state);
 
-    const float left_w = std::min(ImGui::GetFontSize() * 24.0f, ImGui::GetContentRegionAvail().x * 0.4f);
+    const TrainingFrame* f = shown_frame(ts);
+    const int cursor = f == nullptr ? -1 : f->step;
+    const float left_w = std::min(ImGui::GetFontSize() * 22.0f, ImGui::GetContentRegionAvail().x * 0.32f);
     ImGui::BeginChild("controls", ImVec2(left_w, 0.0f));
     draw_controls(state);
-    ImGui::Separator();
-    draw_curves(state);
     ImGui::EndChild();
     ImGui::SameLine();
-    ImGui::BeginChild("maps", ImVec2(0.0f, 0.0f));
+    ImGui::BeginChild("views", ImVec2(0.0f, 0.0f));
+    draw_curves(state, cursor);
+    draw_timeline(state);
+    draw_probe_field(state);
+    ImGui::Separator();
     draw_maps(state);
     ImGui::EndChild();
 }
