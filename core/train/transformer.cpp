@@ -1,7 +1,8 @@
 // Forward and backward pass of the training model, in float (training) and double (the gradient check).
 #include "transformer.h"
 
-#include "core/gemm.h"
+#include "products.h"
+
 #include "core/softmax.h"
 
 #include <algorithm>
@@ -19,12 +20,11 @@ namespace
 
 using Index = Eigen::Index;
 
-// [SECTION] Products: the engine's GEMM in float (packing space kept, no heap call once warm), Eigen in
-// double
+// [SECTION] Products: products.h's kernels in float (no heap call once warm), Eigen in double
 
 void mm(const MatT<float>& A, const MatT<float>& B, MatT<float>& C) // C = A B
 {
-    gemm(A, B, C);
+    product(A, B, C);
 }
 void mm(const MatT<double>& A, const MatT<double>& B, MatT<double>& C)
 {
@@ -32,48 +32,23 @@ void mm(const MatT<double>& A, const MatT<double>& B, MatT<double>& C)
 }
 void mm_bt(const MatT<float>& A, const MatT<float>& B, MatT<float>& C) // C = A Bᵀ
 {
-    gemm_bt(A, B, C);
+    product_bt(A, B, C);
 }
 void mm_bt(const MatT<double>& A, const MatT<double>& B, MatT<double>& C)
 {
     C.noalias() = A * B.transpose();
 }
-// C = Aᵀ B (the weight gradients, dW = xᵀ dy, summed over the B·T rows). Row-major A is Aᵀ in column-major
-// order, which Eigen's GEMM kernel packs as it is: no transposed copy. Its packing space is this thread's,
-// kept between calls (Eigen's operator* would take it from malloc past 128 KB), and it runs on this thread
-// alone. The same use of Eigen 3.4's internal interface as core/gemm.cpp.
-class AtBlocking : public Eigen::internal::level3_blocking<float, float>
+void mm_bt_add(const MatT<float>& A, const MatT<float>& B, MatT<float>& C) // C += A Bᵀ
 {
-public:
-    AtBlocking(Index rows, Index cols, Index depth)
-    {
-        thread_local std::vector<float, Eigen::aligned_allocator<float>> space;
-        m_mc = rows;
-        m_nc = cols;
-        m_kc = depth;
-        Eigen::internal::computeProductBlockingSizes<float, float, 1>(m_kc, m_mc, m_nc, Index{1});
-        constexpr Index align = 16; // the second panel starts 64-byte aligned
-        const Index size_a = (m_kc * m_mc + align - 1) / align * align;
-        const size_t floats = static_cast<size_t>(size_a + m_kc * m_nc);
-        if (space.size() < floats)
-            space.resize(floats);
-        m_blockA = space.data();
-        m_blockB = m_blockA + size_a;
-    }
-};
-
-void mm_at(const MatT<float>& A, const MatT<float>& B, MatT<float>& C)
+    product_bt(A, B, C, true);
+}
+void mm_bt_add(const MatT<double>& A, const MatT<double>& B, MatT<double>& C)
 {
-    assert(A.rows() == B.rows() && &C != &A && &C != &B);
-    const Index m = A.cols(), n = B.cols(), k = A.rows();
-    C.resize(m, n);
-    C.setZero(); // the kernel accumulates: C += Aᵀ B
-    if (m == 0 || n == 0 || k == 0)
-        return;
-    using Gemm = Eigen::internal::general_matrix_matrix_product<Index, float, Eigen::ColMajor, false, float,
-                                                                Eigen::RowMajor, false, Eigen::RowMajor, 1>;
-    AtBlocking blocking(n, m, k); // sizes of the column-major product Cᵀ = Bᵀ A that Eigen runs
-    Gemm::run(m, n, k, A.data(), m, B.data(), n, C.data(), 1, n, 1.0f, blocking);
+    C.noalias() += A * B.transpose();
+}
+void mm_at(const MatT<float>& A, const MatT<float>& B, MatT<float>& C) // C = Aᵀ B
+{
+    product_at(A, B, C);
 }
 void mm_at(const MatT<double>& A, const MatT<double>& B, MatT<double>& C)
 {
@@ -426,10 +401,8 @@ void attention_backward(const ModelConfig& c, const LayerParamsT<S>& w, const Ma
     mm_at(x, g.dK, dw.W_K);
     mm_at(x, g.dV, dw.W_V);
     mm_bt(g.dQ, w.W_Q, dx); // dx = dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ
-    mm_bt(g.dK, w.W_K, ag.tmp_d);
-    dx += ag.tmp_d;
-    mm_bt(g.dV, w.W_V, ag.tmp_d);
-    dx += ag.tmp_d;
+    mm_bt_add(g.dK, w.W_K, dx);
+    mm_bt_add(g.dV, w.W_V, dx);
 }
 
 #undef ATTNLAB_DISPATCH_DK
@@ -522,7 +495,6 @@ template <typename S> void size_act_grads(const ModelConfig& c, int B, int T, Ac
     shape(g.dout, N, d);
     shape(g.dlnf, c.has_final_norm() ? N : 0, d);
     shape(g.dlogits, N, c.vocab_size);
-    shape(g.tmp_d, N, d);
     for (MatT<S>* m : {&g.Vt, &g.dKt, &g.dVt})
         shape(*m, c.d_k(), padded(T));
     shape(g.rows, 3, padded(T));

@@ -72,7 +72,6 @@ template <typename S> struct ActGradsT
     MatT<S> dout;                       // (N, d) ∂L/∂(last layer's output)
     MatT<S> dlnf;                       // (N, d) ∂L/∂lnf (pre-LN)
     MatT<S> dlogits;                    // (N, V) (probs − onehot(target)) · loss_mask / Σ loss_mask
-    MatT<S> tmp_d;                      // (N, d) scratch: a product before it is added
     MatT<S> Vt, dKt, dVt; // (d_k, Tp) scratch for the head being computed: V_hᵀ, dK_hᵀ, dV_hᵀ
     MatT<S> rows;         // (3, Tp) scratch: the row of A, dA, dS being computed
 };
