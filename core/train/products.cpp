@@ -138,11 +138,14 @@ template <bool TransB> void pack_b(const float* B, Index ldb, Index k, Index n, 
         const Index width = std::min(NR, n - j0);
         if (!TransB)
         {
+            // 16 numbers a row, loaded and stored whole (a library copy call per row cost more than the
+            // copy); the lanes past n load as zeros.
+            const __m256i m0 = lane_mask(width), m1 = lane_mask(width - 8);
             for (Index p = 0; p < k; ++p)
             {
                 const float* src = B + p * ldb + j0;
-                std::copy(src, src + width, panel + p * NR);
-                std::fill(panel + p * NR + width, panel + (p + 1) * NR, 0.0f);
+                _mm256_store_ps(panel + p * NR, _mm256_maskload_ps(src, m0));
+                _mm256_store_ps(panel + p * NR + 8, _mm256_maskload_ps(src + 8, m1));
             }
             continue;
         }
@@ -193,8 +196,13 @@ void pack_at(const float* A, Index m, Index p0, Index kc, float* Ap)
         for (Index p = 0; p < kc; ++p)
         {
             const float* src = A + (p0 + p) * m + i0;
-            std::copy(src, src + width, tile + p * MR);
-            std::fill(tile + p * MR + width, tile + (p + 1) * MR, 0.0f);
+            float* dst = tile + p * MR;
+            if (width == MR)
+                for (Index r = 0; r < MR; ++r) // a fixed count: moves, not a library call
+                    dst[r] = src[r];
+            else
+                for (Index r = 0; r < MR; ++r)
+                    dst[r] = r < width ? src[r] : 0.0f;
         }
     }
 }
