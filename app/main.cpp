@@ -1,6 +1,7 @@
 // attnlab: opens the window (default), or runs export / bench / screenshot from the command line.
 #include "cli/commands.h"
 #include "core/io/lesson_file.h"
+#include "core/io/model_file.h"
 #include "core/train/tasks.h"
 #include "window.h"
 
@@ -28,6 +29,7 @@ struct WindowArgs
     int bench_frames = 0;
     std::string train_task; // screenshot --train TASK
     int train_steps = 100;
+    std::string model_path; // --model FILE
 };
 
 void add_window_options(CLI::App& app, WindowArgs& args)
@@ -41,6 +43,9 @@ void add_window_options(CLI::App& app, WindowArgs& args)
         ->check(CLI::IsMember({"dark", "light"}));
     app.add_option("--width", args.width, "Window width in pixels")->check(CLI::Range(320, 16384));
     app.add_option("--height", args.height, "Window height in pixels")->check(CLI::Range(240, 16384));
+    app.add_option(
+        "--model", args.model_path,
+        "Open a trained model (an attnlab-model file, e.g. from attnlab train) in the Training panel");
 }
 
 // The window's options from the command line; false (after one line on stderr) when the session is invalid.
@@ -74,6 +79,22 @@ bool window_options(const WindowArgs& args, attnlab::WindowOptions* options)
         }
         options->train_task = args.train_task;
         options->train_steps = args.train_steps;
+    }
+    if (!args.model_path.empty())
+    {
+        // Checked here, so a broken file is one line before any window opens.
+        attnlab::TrainedModel model;
+        if (attnlab::Status s = attnlab::load_model_file(args.model_path, &model); !s)
+        {
+            attnlab::print_error(std::cerr, args.screenshot_path.empty() ? "" : "screenshot", s.message());
+            return false;
+        }
+        if (!args.train_task.empty())
+        {
+            attnlab::print_error(std::cerr, "screenshot", "--model and --train do not go together: pick one");
+            return false;
+        }
+        options->model_path = args.model_path;
     }
     return true;
 }

@@ -412,6 +412,10 @@ std::string autosave_path()
 {
     return config_dir().empty() ? std::string() : config_dir() + "/last_session.json";
 }
+std::string model_autosave_path()
+{
+    return config_dir().empty() ? std::string() : config_dir() + "/last_model.json";
+}
 std::string recent_files_path()
 {
     return config_dir().empty() ? std::string() : config_dir() + "/recent_sessions.txt";
@@ -507,6 +511,7 @@ int run_window(const WindowOptions& options)
     state->session = options.session;
     state->session_path = options.session_path;
     Autosave autosave;
+    ModelAutosave model_autosave;
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = nullptr;
     if (screenshot)
@@ -536,6 +541,13 @@ int run_window(const WindowOptions& options)
         if (!options.session_from_command_line)
             if (Status s = restore_autosave(*state, autosave); !s.is_ok())
                 state->set_message(s.message() + " (the built-in session is shown)", true);
+        model_autosave.path = model_autosave_path();
+        // The model trained last time comes back in the Training panel (unless a model or task was asked
+        // for).
+        const bool show = state->prefs.open[static_cast<std::size_t>(PanelId::Training)];
+        if (options.model_path.empty() && options.train_task.empty())
+            if (Status s = restore_model_autosave(*state, model_autosave, show); !s.is_ok())
+                state->set_message(s.message(), true);
     }
     {
         ModelWeights weights;
@@ -563,6 +575,9 @@ int run_window(const WindowOptions& options)
         if (train::parse_task(options.train_task, &kind).is_ok())
             open_training(*state, kind, options.train_steps);
     }
+    if (!options.model_path.empty())
+        if (const Status s = open_model_file(*state, options.model_path); !s)
+            state->set_message(s.message(), true);
     state->presenter = options.presenter;
     if (!options.theme.empty())
         state->prefs.dark_theme = options.theme == "dark";
@@ -642,12 +657,14 @@ int run_window(const WindowOptions& options)
             }
             // The user's session is written at most once a second while it changes, and at exit.
             autosave_tick(*state, autosave, ms_since(t0) / 1000.0, false);
+            model_autosave_tick(*state, model_autosave, false);
             state->frame_ms = static_cast<float>(ms_since(last) - waited_ms); // the work, not the idle wait
             last = Clock::now();
         }
         if (!prefs_path().empty())
             save_prefs(prefs_path(), saved_prefs);
         autosave_tick(*state, autosave, ms_since(t0) / 1000.0, true);
+        model_autosave_tick(*state, model_autosave, true);
     }
     state->heatmaps.clear();
     state->heatmaps.set_provider(nullptr);

@@ -25,6 +25,8 @@ struct WindowOptions
     // this thread before the first frame (train_task empty: no training).
     std::string train_task;
     int train_steps = 0;
+    // --model FILE: a trained model opened in the Training panel (main() checked that it loads).
+    std::string model_path;
     // Lesson export (attnlab lesson ID --export-dir DIR): one PNG per step (only --step when given),
     // DIR/<id>-01.png, ... written all at the end, or none on error. Like a screenshot, the mouse is ignored.
     std::string export_dir;

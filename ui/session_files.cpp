@@ -159,6 +159,45 @@ Status write_curves_csv(const TrainingSnapshot& run, const std::string& path)
     return file.commit();
 }
 
+bool model_autosave_tick(AppState& state, ModelAutosave& autosave, bool force)
+{
+    if (autosave.path.empty() || !state.training_run.configured() || (state.training_run.running() && !force))
+        return false;
+    state.training_run.poll(state.training.view);
+    const TrainingSnapshot& v = state.training.view;
+    const std::string task = train::task_info(v.config.task).key;
+    if (!v.params() || v.step == v.first_step ||
+        (v.step == autosave.written_step && task == autosave.written_task))
+        return false;
+    const Status s = write_model_file(v.trained_model(), autosave.path);
+    if (!s.is_ok())
+    {
+        if (s.message() != autosave.error)
+            state.set_message("The trained model could not be kept: " + s.message(), true);
+        autosave.error = s.message();
+        autosave.written_step = v.step; // not again for this step: the next step tries again
+        autosave.written_task = task;
+        return false;
+    }
+    autosave.error.clear();
+    autosave.written_step = v.step;
+    autosave.written_task = task;
+    return true;
+}
+
+Status restore_model_autosave(AppState& state, ModelAutosave& autosave, bool show)
+{
+    if (autosave.path.empty() || !std::filesystem::exists(autosave.path))
+        return Status();
+    TrainedModel model;
+    if (Status s = load_model_file(autosave.path, &model); !s)
+        return Status::error("the last trained model did not open: " + s.message());
+    ATTNLAB_TRY(open_trained_model(state, model, show));
+    autosave.written_step = model.steps_taken;
+    autosave.written_task = model.task;
+    return Status();
+}
+
 // [SECTION] Recent files
 
 std::vector<std::string> load_recent_files(const std::string& path)

@@ -33,6 +33,22 @@ bool looks_like_model_file(const std::string& path);
 std::string curves_csv(const TrainingSnapshot& run);
 Status write_curves_csv(const TrainingSnapshot& run, const std::string& path);
 
+// The Training panel's model, kept beside the session autosave: written when a run pauses or stops at a new
+// step and when the window closes, opened again at the next start. A trained model is never lost.
+struct ModelAutosave
+{
+    std::string path;      // "" : none
+    int written_step = -1; // the step the file holds (-1: nothing written this run)
+    std::string written_task;
+    std::string error; // why the last write failed ("" : it did not)
+};
+// Writes the run's model when it is paused (or `force`, at exit) at a step the file does not hold yet, and
+// only once the run has taken a step. Returns true when written; a failure is said once in the status bar.
+bool model_autosave_tick(AppState& state, ModelAutosave& autosave, bool force);
+// Opens the autosaved model in the Training panel, showing the panel when `show` (no file: nothing happens,
+// no message).
+Status restore_model_autosave(AppState& state, ModelAutosave& autosave, bool show);
+
 // [SECTION] Recent files: a text file in the config folder, one path per line, most recent first.
 
 inline constexpr int kMaxRecentFiles = 10;

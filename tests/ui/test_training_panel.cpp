@@ -1,15 +1,20 @@
 // The Training panel headless (task combo, buttons, maps after synchronous steps) and TrainingRun's worker:
 // play, pause, target, reset and the hand-over of the trainer between threads.
 #include "ui/panels/panels.h"
+#include "ui/session_files.h"
 #include "ui/training_run.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -207,6 +212,131 @@ TEST(TrainingPanel, PanelTableHasTrainingWithAShortcut)
     EXPECT_STREQ(p.shortcut, "Alt+8");
 }
 
+// [SECTION] Model files and curves from the window
+
+std::string temp_path(const std::string& name)
+{
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "attnlab_training_panel_test";
+    std::filesystem::create_directories(dir);
+    return (dir / name).string();
+}
+
+TEST(TrainingFiles, SavedModelOpensAtItsStepWithTheSameWeightsMapsAndCurves)
+{
+    HeadlessUi ui;
+    auto a = std::make_unique<AppState>();
+    ui.frames(*a, 1, panel_only(draw_training_panel));
+    a->training_run.step_now(25);
+    ui.frames(*a, 1, panel_only(draw_training_panel));
+    const std::string path = temp_path("reverse-25.json");
+    ASSERT_TRUE(save_model_file(*a, path).is_ok());
+    EXPECT_TRUE(looks_like_model_file(path));
+    EXPECT_EQ(a->training.model_path, path);
+
+    auto b = std::make_unique<AppState>();
+    const Status s = open_model_file(*b, path);
+    ASSERT_TRUE(s.is_ok()) << s.message();
+    ui.frames(*b, 1, panel_only(draw_training_panel));
+    const TrainingSnapshot& v = b->training.view;
+    EXPECT_EQ(v.step, 25);
+    EXPECT_EQ(v.first_step, 25);
+    EXPECT_EQ(v.config.task, train::TaskKind::Reverse);
+    EXPECT_EQ(v.params()->W_U, a->training.view.params()->W_U); // bit-identical
+    EXPECT_EQ(v.params()->layers[1].W_V, a->training.view.params()->layers[1].W_V);
+    EXPECT_EQ(b->training.probe.weights(3), a->training.probe.weights(3));
+    ASSERT_EQ(v.evals.size(), 2u); // the file's history: the points at steps 10 and 20
+    EXPECT_EQ(v.evals[1].step, 20);
+    EXPECT_FLOAT_EQ(v.evals[1].loss, a->training.view.evals[1].loss);
+    EXPECT_TRUE(b->prefs.open[static_cast<std::size_t>(PanelId::Training)]);
+    // Training goes on from the file's step.
+    b->training_run.step_now(2);
+    b->training_run.poll(b->training.view);
+    EXPECT_EQ(b->training.view.step, 27);
+}
+
+TEST(TrainingFiles, ABrokenModelFileIsAMessageAndTheRunStays)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    state->training_run.step_now(3);
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    const std::string path = temp_path("broken-model.json");
+    {
+        std::ofstream f(path);
+        f << "{\"format\": \"attnlab-model\", \"version\": 1, \"config\": [";
+    }
+    const Status s = open_model_file(*state, path);
+    EXPECT_FALSE(s.is_ok());
+    EXPECT_TRUE(contains(s.message(), path)) << s.message();
+    state->training_run.poll(state->training.view);
+    EXPECT_EQ(state->training.view.step, 3);
+    EXPECT_EQ(state->training.view.config.task, train::TaskKind::Reverse);
+    EXPECT_FALSE(open_model_file(*state, temp_path("no-such-model.json")).is_ok());
+    const Status unwritable = save_model_file(*state, "/proc/attnlab-cannot-write-here.json");
+    EXPECT_FALSE(unwritable.is_ok());
+    EXPECT_TRUE(contains(unwritable.message(), "/proc/attnlab-cannot-write-here.json"))
+        << unwritable.message();
+}
+
+TEST(TrainingFiles, CurvesCsvHasAHeaderAndOneRowPerPoint)
+{
+    TrainingRun run;
+    ASSERT_TRUE(run.configure(small_reverse(100)).is_ok());
+    TrainingSnapshot s;
+    run.poll(s);
+    EXPECT_FALSE(write_curves_csv(s, temp_path("empty.csv")).is_ok()); // no points yet: a message
+    run.step_now(30);
+    run.poll(s);
+    const std::string csv = curves_csv(s);
+    std::istringstream in(csv);
+    std::string header, line;
+    std::getline(in, header);
+    EXPECT_EQ(header.rfind(
+                  "step,train_loss,held_out_loss,held_out_accuracy,L1h1_previous_token,L1h1_induction,", 0),
+              0u)
+        << header;
+    EXPECT_TRUE(contains(header, "L2h2_anti_diagonal")) << header;
+    int rows = 0;
+    while (std::getline(in, line))
+    {
+        ++rows;
+        // 4 columns, then 4 scores for each of the 4 heads.
+        EXPECT_EQ(std::count(line.begin(), line.end(), ','), 4 + 16 - 1) << line;
+    }
+    EXPECT_EQ(rows, 3);
+    EXPECT_EQ(csv.substr(header.size() + 1, 3), "10,");
+    EXPECT_TRUE(write_curves_csv(s, temp_path("curves.csv")).is_ok());
+}
+
+TEST(TrainingFiles, TheModelAutosaveKeepsATrainedModelForTheNextStart)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    ModelAutosave autosave;
+    autosave.path = temp_path("last_model.json");
+    std::filesystem::remove(autosave.path);
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    EXPECT_FALSE(model_autosave_tick(*state, autosave, false)); // step 0: nothing worth keeping
+    state->training_run.step_now(12);
+    EXPECT_TRUE(model_autosave_tick(*state, autosave, false));
+    EXPECT_FALSE(model_autosave_tick(*state, autosave, false)); // the same step: not again
+    state->training_run.step_now(1);
+    EXPECT_TRUE(model_autosave_tick(*state, autosave, true));
+
+    auto next = std::make_unique<AppState>();
+    ModelAutosave again;
+    again.path = autosave.path;
+    ASSERT_TRUE(restore_model_autosave(*next, again, false).is_ok());
+    next->training_run.poll(next->training.view);
+    EXPECT_EQ(next->training.view.step, 13);
+    EXPECT_FALSE(
+        next->prefs.open[static_cast<std::size_t>(PanelId::Training)]); // not shown when asked not to
+    ModelAutosave none;
+    none.path = temp_path("never-written.json");
+    EXPECT_TRUE(restore_model_autosave(*next, none, true).is_ok()); // no file: nothing, no error
+}
+
 // [SECTION] TrainingRun
 
 TEST(TrainingRun, ResetWithTheSameSeedIsTheSameRun)
@@ -373,7 +503,7 @@ TEST(TrainingRun, TimelineThinsOutAndKeepsItsEnds)
 {
     TrainingRun run;
     TrainingConfig c = TrainingConfig::from_preset(train::TaskKind::Copy); // the smallest model
-    c.target_steps = 100;                                                   // a point every 10 steps
+    c.target_steps = 100;                                                  // a point every 10 steps
     c.batch_size = 4;
     ASSERT_TRUE(run.configure(c).is_ok());
     run.step_now(TrainingRun::kMaxTimeline * 10 + 50);

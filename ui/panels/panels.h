@@ -22,9 +22,9 @@ void draw_training_panel(AppState& state);
 void open_training(AppState& state, train::TaskKind task, int steps);
 // Shows the Training panel (and hides the panels its default place covers).
 void show_training_panel(AppState& state);
-// Opens a trained model (a loaded attnlab-model file) in the Training panel at its step. On error nothing
-// changes.
-Status open_trained_model(AppState& state, const TrainedModel& model);
+// Opens a trained model (a loaded attnlab-model file) in the Training panel at its step, and shows the panel
+// when `show`. On error nothing changes.
+Status open_trained_model(AppState& state, const TrainedModel& model, bool show = true);
 
 struct PanelInfo
 {

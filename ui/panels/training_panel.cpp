@@ -286,8 +286,11 @@ void draw_controls(AppState& state)
         ImGui::Text("held-out: loss %.3f, accuracy %.1f %% (step %d)", static_cast<double>(e.loss),
                     100.0 * static_cast<double>(e.accuracy), e.step);
     }
-    ImGui::Text("training batches: accuracy %.1f %%", 100.0 * static_cast<double>(v.accuracy));
-    item_tooltip("The mean of the last 20 steps' batches, before each update.");
+    if (!v.loss.empty())
+    {
+        ImGui::Text("training batches: accuracy %.1f %%", 100.0 * static_cast<double>(v.accuracy));
+        item_tooltip("The mean of the last 20 steps' batches, before each update.");
+    }
     if (ImGui::Button("Save model…"))
         state.request_file_action = FileAction::SaveModel;
     item_tooltip("Write the model at this step, its settings and curves to an attnlab-model file.");
@@ -536,7 +539,8 @@ void draw_curves(AppState& state, int cursor)
     TrainingPanelState& ts = state.training;
     const TrainingSnapshot& v = ts.view;
     const float fs = ImGui::GetFontSize();
-    const int x_min = v.first_step;
+    // A model opened from a file brings its history: the curves start where it does.
+    const int x_min = !v.evals.empty() && v.evals.front().step < v.first_step ? 0 : v.first_step;
     int x_max = std::max({v.step, ts.edit.target_steps, x_min + 1});
     for (const PastRun& r : v.past)
         x_max = std::max(x_max, static_cast<int>(r.loss.size()));
@@ -552,6 +556,9 @@ void draw_curves(AppState& state, int cursor)
         loss.push_back(std::move(s));
     }
     Series train_loss{{}, (main_color & 0x00FFFFFFu) | 0x90000000u, "training loss", 1.2f};
+    for (const TrainingEval& e : v.evals)
+        if (e.step <= v.first_step) // from the file: the training loss at its logged steps
+            train_loss.points.push_back(ImVec2(static_cast<float>(e.step), e.train_loss));
     for (std::size_t k = 0; k < v.loss.size(); ++k)
         train_loss.points.push_back(ImVec2(static_cast<float>(x_min + static_cast<int>(k) + 1), v.loss[k]));
     loss.push_back(std::move(train_loss));
@@ -671,7 +678,7 @@ void draw_timeline(AppState& state)
         ts.shown_step = f->step;
     item_tooltip("Follow the newest weights while training.");
     ImGui::SameLine();
-    ImGui::TextDisabled("%d frames", last + 1);
+    ImGui::TextDisabled("%d frame%s", last + 1, last == 0 ? "" : "s");
 }
 
 void draw_probe_field(AppState& state)
@@ -994,7 +1001,7 @@ void show_training_panel(AppState& state)
         state.prefs.open[static_cast<std::size_t>(id)] = false;
 }
 
-Status open_trained_model(AppState& state, const TrainedModel& model)
+Status open_trained_model(AppState& state, const TrainedModel& model, bool show)
 {
     ATTNLAB_TRY(state.training_run.open(model));
     TrainingPanelState& ts = state.training;
@@ -1002,7 +1009,8 @@ Status open_trained_model(AppState& state, const TrainedModel& model)
     ts.edit = ts.view.config;
     ts.error.clear();
     ts.follow_latest = true;
-    show_training_panel(state);
+    if (show)
+        show_training_panel(state);
     return Status::ok();
 }
 
