@@ -160,13 +160,14 @@ template <bool TransB> void pack_b(const float* B, Index ldb, Index k, Index n, 
     }
 }
 
-// C (m x n, rows ldc apart) = (or +=) A (m x k) op(B).
+// C (m x n, rows ldc apart) = (or +=) A (m x k, rows lda apart) op(B), op(B) packed from B (rows ldb apart).
 template <bool TransB>
-void a_times_b(const float* A, Index m, Index k, const float* B, Index n, float* C, bool accumulate)
+void a_times_b(const float* A, Index lda, Index m, Index k, const float* B, Index ldb, Index n, float* C,
+               Index ldc, bool accumulate, Lower lower)
 {
     const Index panels = (n + NR - 1) / NR;
     float* Bp = scratch(panels * NR * std::max<Index>(k, 1));
-    pack_b<TransB>(B, TransB ? k : n, k, n, Bp);
+    pack_b<TransB>(B, ldb, k, n, Bp);
     for (Index i0 = 0; i0 < m; i0 += MC)
     {
         const Index i1 = std::min(m, i0 + MC);
@@ -176,18 +177,24 @@ void a_times_b(const float* A, Index m, Index k, const float* B, Index n, float*
             for (Index i = i0; i < i1; i += MR)
             {
                 const Index rows = std::min(MR, i1 - i);
+                if (lower == Lower::C && j0 >= i + rows)
+                    continue; // wholly above the diagonal
+                // Lower::A: the tile's rows have no weight past column i + rows - 1
+                const Index kk = lower == Lower::A ? std::min(k, i + rows) : k;
+                const float* a = A + i * lda;
+                float* c = C + i * ldc + j0;
                 if (accumulate)
-                    kernel<true, 1>(k, A + i * k, k, Bp + j0 * k, C + i * n + j0, n, rows, cols);
+                    kernel<true, 1>(kk, a, lda, Bp + j0 * k, c, ldc, rows, cols);
                 else
-                    kernel<false, 1>(k, A + i * k, k, Bp + j0 * k, C + i * n + j0, n, rows, cols);
+                    kernel<false, 1>(kk, a, lda, Bp + j0 * k, c, ldc, rows, cols);
             }
         }
     }
 }
 
-// Packs rows [p0, p0 + kc) of A (columns 0..m) as Aᵀ in tiles of 6 rows: tile i0/6 at Ap + i0·kc, holding
-// A(p0 + p, i0 + r) at p·6 + r, zero past column m.
-void pack_at(const float* A, Index m, Index p0, Index kc, float* Ap)
+// Packs rows [p0, p0 + kc) of A (columns 0..m, rows lda apart) as Aᵀ in tiles of 6 rows: tile i0/6 at
+// Ap + i0·kc, holding A(p0 + p, i0 + r) at p·6 + r, zero past column m.
+void pack_at(const float* A, Index lda, Index m, Index p0, Index kc, float* Ap)
 {
     for (Index i0 = 0; i0 < m; i0 += MR)
     {
@@ -195,7 +202,7 @@ void pack_at(const float* A, Index m, Index p0, Index kc, float* Ap)
         const Index width = std::min(MR, m - i0);
         for (Index p = 0; p < kc; ++p)
         {
-            const float* src = A + (p0 + p) * m + i0;
+            const float* src = A + (p0 + p) * lda + i0;
             float* dst = tile + p * MR;
             if (width == MR)
                 for (Index r = 0; r < MR; ++r) // a fixed count: moves, not a library call
@@ -211,30 +218,40 @@ void pack_at(const float* A, Index m, Index p0, Index kc, float* Ap)
 // cache.
 constexpr Index KC = 256;
 
-// C (m x n) = Aᵀ B, A (k x m), B (k x n): blocks of KC rows of A and B are packed (Aᵀ in tiles, B in
-// panels), then every tile meets every panel; the blocks after the first add to C.
-void at_times_b(const float* A, Index m, Index k, const float* B, Index n, float* C)
+// C (m x n) = Aᵀ B, A (k x m), B (k x n), rows lda, ldb, ldc apart: blocks of KC rows of A and B are packed
+// (Aᵀ in tiles, B in panels), then every tile meets every panel; each tile's first block writes C, the
+// others add to it. Lower::A: tile i's sum starts at row i of A and B (A is zero above it).
+void at_times_b(const float* A, Index lda, Index m, Index k, const float* B, Index ldb, Index n, float* C,
+                Index ldc, Lower lower)
 {
     const Index m6 = (m + MR - 1) / MR * MR, n16 = (n + NR - 1) / NR * NR;
-    float* Bp = scratch(m6 * KC + n16 * KC); // the panels first: aligned
-    float* Ap = Bp + n16 * KC;
-    if (k == 0)
-        std::fill(C, C + m * n, 0.0f);
+    const Index kc_max = std::max<Index>(1, std::min(KC, k));
+    float* Bp = scratch(m6 * kc_max + n16 * kc_max); // the panels first: aligned
+    float* Ap = Bp + n16 * kc_max;
+    for (Index i = 0; i < m && k == 0; ++i)
+        std::fill(C + i * ldc, C + i * ldc + n, 0.0f);
     for (Index p0 = 0; p0 < k; p0 += KC)
     {
         const Index kc = std::min(KC, k - p0);
-        pack_at(A, m, p0, kc, Ap);
-        pack_b<false>(B + p0 * n, n, kc, n, Bp);
+        pack_at(A, lda, m, p0, kc, Ap);
+        pack_b<false>(B + p0 * ldb, ldb, kc, n, Bp);
         for (Index j0 = 0; j0 < n; j0 += NR)
         {
             const Index cols = std::min(NR, n - j0);
             for (Index i = 0; i < m; i += MR)
             {
                 const Index rows = std::min(MR, m - i);
-                if (p0 == 0)
-                    kernel<false, MR>(kc, Ap + i * kc, 1, Bp + j0 * kc, C + i * n + j0, n, rows, cols);
+                const Index start = lower == Lower::A ? std::max<Index>(0, i - p0) : 0;
+                if (start >= kc)
+                    continue; // the tile's sum starts in a later block
+                const bool first = lower == Lower::A ? p0 <= i : p0 == 0;
+                const float* a = Ap + i * kc + start * MR;
+                const float* b = Bp + j0 * kc + start * NR;
+                float* c = C + i * ldc + j0;
+                if (first)
+                    kernel<false, MR>(kc - start, a, 1, b, c, ldc, rows, cols);
                 else
-                    kernel<true, MR>(kc, Ap + i * kc, 1, Bp + j0 * kc, C + i * n + j0, n, rows, cols);
+                    kernel<true, MR>(kc - start, a, 1, b, c, ldc, rows, cols);
             }
         }
     }
@@ -269,6 +286,39 @@ MatT<float>& sum_space()
 
 #endif
 
+// [SECTION] Plain loops: the blocks in double, and in float without AVX2
+
+template <typename S>
+void reference_product(const S* A, Index lda, const S* B, Index ldb, bool trans_b, S* C, Index ldc, Index m,
+                       Index n, Index k, bool accumulate, Lower lower)
+{
+    for (Index i = 0; i < m; ++i)
+        for (Index j = 0; j < n; ++j)
+        {
+            if (lower == Lower::C && j > i)
+                continue;
+            const Index kk = lower == Lower::A ? std::min(k, i + 1) : k;
+            S sum = 0;
+            for (Index p = 0; p < kk; ++p)
+                sum += A[i * lda + p] * (trans_b ? B[j * ldb + p] : B[p * ldb + j]);
+            C[i * ldc + j] = accumulate ? C[i * ldc + j] + sum : sum;
+        }
+}
+
+template <typename S>
+void reference_product_at(const S* A, Index lda, const S* B, Index ldb, S* C, Index ldc, Index m, Index n,
+                          Index k, Lower lower)
+{
+    for (Index i = 0; i < m; ++i)
+        for (Index j = 0; j < n; ++j)
+        {
+            S sum = 0;
+            for (Index p = lower == Lower::A ? i : 0; p < k; ++p)
+                sum += A[p * lda + i] * B[p * ldb + j];
+            C[i * ldc + j] = sum;
+        }
+}
+
 } // namespace
 
 void product(const MatT<float>& A, const MatT<float>& B, MatT<float>& C, bool accumulate)
@@ -277,7 +327,8 @@ void product(const MatT<float>& A, const MatT<float>& B, MatT<float>& C, bool ac
     assert(!accumulate || (C.rows() == A.rows() && C.cols() == B.cols()));
 #ifdef ATTNLAB_TRAIN_AVX2
     C.resize(A.rows(), B.cols());
-    a_times_b<false>(A.data(), A.rows(), A.cols(), B.data(), B.cols(), C.data(), accumulate);
+    a_times_b<false>(A.data(), A.cols(), A.rows(), A.cols(), B.data(), B.cols(), B.cols(), C.data(), C.cols(),
+                     accumulate, Lower::None);
 #else
     if (!accumulate)
     {
@@ -295,7 +346,8 @@ void product_bt(const MatT<float>& A, const MatT<float>& B, MatT<float>& C, bool
     assert(!accumulate || (C.rows() == A.rows() && C.cols() == B.rows()));
 #ifdef ATTNLAB_TRAIN_AVX2
     C.resize(A.rows(), B.rows());
-    a_times_b<true>(A.data(), A.rows(), A.cols(), B.data(), B.rows(), C.data(), accumulate);
+    a_times_b<true>(A.data(), A.cols(), A.rows(), A.cols(), B.data(), B.cols(), B.rows(), C.data(), C.cols(),
+                    accumulate, Lower::None);
 #else
     if (!accumulate)
     {
@@ -313,7 +365,7 @@ void product_at(const MatT<float>& A, const MatT<float>& B, MatT<float>& C)
     const Index m = A.cols(), n = B.cols(), k = A.rows();
     C.resize(m, n);
 #ifdef ATTNLAB_TRAIN_AVX2
-    at_times_b(A.data(), m, k, B.data(), n, C.data());
+    at_times_b(A.data(), m, m, k, B.data(), n, n, C.data(), n, Lower::None);
 #else
     C.setZero(); // the kernel accumulates: C += Aᵀ B
     if (m == 0 || n == 0 || k == 0)
@@ -324,6 +376,43 @@ void product_at(const MatT<float>& A, const MatT<float>& B, MatT<float>& C)
     AtBlocking blocking(n, m, k);
     Gemm::run(m, n, k, A.data(), m, B.data(), n, C.data(), 1, n, 1.0f, blocking);
 #endif
+}
+
+void block_product(const float* A, Index lda, const float* B, Index ldb, bool trans_b, float* C, Index ldc,
+                   Index m, Index n, Index k, bool accumulate, Lower lower)
+{
+#ifdef ATTNLAB_TRAIN_AVX2
+    if (trans_b)
+        a_times_b<true>(A, lda, m, k, B, ldb, n, C, ldc, accumulate, lower);
+    else
+        a_times_b<false>(A, lda, m, k, B, ldb, n, C, ldc, accumulate, lower);
+#else
+    reference_product(A, lda, B, ldb, trans_b, C, ldc, m, n, k, accumulate, lower);
+#endif
+}
+
+void block_product_at(const float* A, Index lda, const float* B, Index ldb, float* C, Index ldc, Index m,
+                      Index n, Index k, Lower lower)
+{
+    assert(lower != Lower::C);
+#ifdef ATTNLAB_TRAIN_AVX2
+    at_times_b(A, lda, m, k, B, ldb, n, C, ldc, lower);
+#else
+    reference_product_at(A, lda, B, ldb, C, ldc, m, n, k, lower);
+#endif
+}
+
+void block_product(const double* A, Index lda, const double* B, Index ldb, bool trans_b, double* C, Index ldc,
+                   Index m, Index n, Index k, bool accumulate, Lower lower)
+{
+    reference_product(A, lda, B, ldb, trans_b, C, ldc, m, n, k, accumulate, lower);
+}
+
+void block_product_at(const double* A, Index lda, const double* B, Index ldb, double* C, Index ldc, Index m,
+                      Index n, Index k, Lower lower)
+{
+    assert(lower != Lower::C);
+    reference_product_at(A, lda, B, ldb, C, ldc, m, n, k, lower);
 }
 
 const char* product_kernel()

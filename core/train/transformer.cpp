@@ -140,212 +140,83 @@ void layer_norm_backward(const MatT<S>& dy, const MatT<S>& x, const ColT<S>& mea
 }
 
 // [SECTION] Attention
-
-// [SECTION] The products of one head
 //
-// One sentence's head multiplies (T, d_k) by (d_k, T) and back, with T and d_k in the tens: too small for a
-// blocked GEMM or for Eigen's dynamic-size expressions (their set-up per call cost ~10x the arithmetic here).
-// So plain loops: those over d_k have a compile-time length (DK, 0 when it is only known at run time), so
-// they unroll into registers; those over the T keys run along contiguous rows of a transposed copy (K_hᵀ,
-// V_hᵀ), which the compiler vectorises without the horizontal sums short dot products would need.
-
-// Keys go in groups of 8 (a vector of floats): the scratch rows and K_hᵀ, V_hᵀ are Tp = T rounded up to 8
-// wide, their padding zero, so a group that runs past the last key adds exact zeros and changes no bit.
-inline Index padded(Index n)
-{
-    return (n + 7) / 8 * 8;
-}
-
-// out (d_k, Tp) = the head's (T, d_k) block of a (·, hd) matrix, transposed, columns T..Tp zero; and back.
-template <typename S> void transpose_head(const S* block, Index hd, Index T, Index Tp, Index dk, S* out)
-{
-    for (Index k = 0; k < T; ++k)
-        for (Index d = 0; d < dk; ++d)
-            out[d * Tp + k] = block[k * hd + d];
-    for (Index d = 0; d < dk; ++d)
-        std::fill(out + d * Tp + T, out + (d + 1) * Tp, S(0));
-}
-template <typename S> void untranspose_head(const S* in, Index hd, Index T, Index Tp, Index dk, S* block)
-{
-    for (Index k = 0; k < T; ++k)
-        for (Index d = 0; d < dk; ++d)
-            block[k * hd + d] = in[d * Tp + k];
-}
-
-// row[0, n8) = Σ_d x[d] Mt[d, 0..n8), Mt a (d_k, Tp) row-major matrix, n8 a multiple of 8: one row of X Mᵀ,
-// 8 keys at a time in registers.
-template <typename S, int DK>
-void row_times_t(const S* __restrict x, const S* __restrict Mt, Index Tp, Index n8, Index dk,
-                 S* __restrict row)
-{
-    const Index n_d = DK > 0 ? DK : dk;
-    for (Index k0 = 0; k0 < n8; k0 += 8)
-    {
-        S acc[8];
-        for (int u = 0; u < 8; ++u)
-            acc[u] = x[0] * Mt[k0 + u];
-        for (Index d = 1; d < n_d; ++d)
-        {
-            const S xd = x[d];
-            const S* __restrict m = Mt + d * Tp + k0;
-            for (int u = 0; u < 8; ++u)
-                acc[u] += xd * m[u];
-        }
-        for (int u = 0; u < 8; ++u)
-            row[k0 + u] = acc[u];
-    }
-}
-
-// out[0, d_k) = Σ_{k < n} w[k] M[k, 0..d_k), M's rows hd apart: one row of W M.
-template <typename S, int DK>
-void weighted_rows(const S* __restrict w, const S* __restrict M, Index n, Index hd, Index dk,
-                   S* __restrict out)
-{
-    const Index n_d = DK > 0 ? DK : dk;
-    S acc[DK > 0 ? DK : 1];
-    S* a = DK > 0 ? acc : out;
-    for (Index d = 0; d < n_d; ++d)
-        a[d] = 0;
-    for (Index k = 0; k < n; ++k)
-    {
-        const S wk = w[k];
-        const S* __restrict m = M + k * hd;
-        for (Index d = 0; d < n_d; ++d)
-            a[d] += wk * m[d];
-    }
-    if (DK > 0)
-        for (Index d = 0; d < n_d; ++d)
-            out[d] = a[d];
-}
+// One head of one sentence multiplies (T, d_k) by (d_k, T) and back, T and d_k in the tens. Each product is
+// one call of products.h's block kernels on strided views of Q, K, V (head j: columns [j d_k, +d_k) of
+// rows hd = h·d_k apart), A_h and the head's output; with a causal mask the tiles wholly above the diagonal
+// (Training) and the zero weights there (always) are skipped.
 
 // One head of one sentence. Full fills scores, scaled and masked (every key, the masked ones included);
-// Training computes the keys with a weight only and writes only the weights (see Detail).
-template <typename S, int DK>
+// Training writes only the weights (see Detail), the scores going through scratch (T, T).
+template <typename S>
 void head_forward(const ModelConfig& c, int T, Index hd, Index dk, S scale, const S* Qh, const S* Kh,
-                  const S* Vh, Index r0, bool full, LayerActsT<S>& a, S* Kt, S* row, S* out,
+                  const S* Vh, Index r0, bool full, LayerActsT<S>& a, S* scratch, S* out,
                   const WeightNudge<S>* nudge)
 {
     const S minus_inf = -std::numeric_limits<S>::infinity();
-    const Index Tp = padded(T);
-    transpose_head(Kh, hd, T, Tp, dk, Kt); // K_hᵀ (d_k, Tp)
+    S* scores = full ? a.scores.row(r0).data() : scratch;
+    S* weights = a.weights.row(r0).data();
+    // scores = Q_h K_hᵀ (T, T); only its lower triangle when causal and Training
+    block_product(Qh, hd, Kh, hd, true, scores, T, T, T, dk, false,
+                  c.causal && !full ? Lower::C : Lower::None);
     for (Index i = 0; i < T; ++i)
     {
         // keys 0..i when causal: the others have weight exactly 0 and are skipped
         const Index n_keys = c.causal ? i + 1 : T;
-        S* weights = a.weights.row(r0 + i).data();
-        row_times_t<S, DK>(Qh + i * hd, Kt, Tp, full ? Tp : padded(n_keys), dk, row); // Q_h K_hᵀ
+        const S* row = scores + i * T;
+        S* w = weights + i * T;
         if (full)
         {
-            S* scores = a.scores.row(r0 + i).data();
             S* scaled = a.scaled.row(r0 + i).data();
             S* masked = a.masked.row(r0 + i).data();
             for (Index k = 0; k < T; ++k)
             {
-                scores[k] = row[k];
                 scaled[k] = row[k] * scale;                     // / √d_k
                 masked[k] = k < n_keys ? scaled[k] : minus_inf; // + M
             }
         }
         for (Index k = 0; k < n_keys; ++k)
-            row[k] *= scale;
-        softmax(row, n_keys, weights); // A_h = softmax(masked), 0 on the masked keys
-        std::fill(weights + n_keys, weights + T, S(0));
-        Index n_used = n_keys;
-        if (nudge != nullptr && nudge->row == i)
-        {
-            weights[nudge->col] += nudge->delta;
-            n_used = T;
-        }
-        weighted_rows<S, DK>(weights, Vh, n_used, hd, dk, out + i * hd); // head_j = A_h V_h
+            w[k] = row[k] * scale;
+        softmax(w, n_keys, w); // A_h = softmax(masked), 0 on the masked keys
+        std::fill(w + n_keys, w + T, S(0));
     }
+    if (nudge != nullptr)
+        weights[nudge->row * T + nudge->col] += nudge->delta;
+    // head_j = A_h V_h (T, d_k); causal: A_h is lower triangular (unless nudged above the diagonal)
+    block_product(weights, T, Vh, hd, false, out, hd, T, dk, T, false,
+                  c.causal && nudge == nullptr ? Lower::A : Lower::None);
 }
 
-// rows: three scratch rows of Tp (A, dA, dS of the row being computed). Full also fills dweights (every key)
-// and dscores.
-template <typename S, int DK>
+// From the head's output gradient dO to dQ_h, dK_h, dV_h. Full also fills dweights (every key) and
+// dscores; Training goes through the scratch (T, T) matrices dA and dS.
+template <typename S>
 void head_backward(const ModelConfig& c, int T, Index hd, Index dk, S scale, const S* Qh, const S* Kh,
                    const S* Vh, const S* dO, Index r0, bool full, const LayerActsT<S>& a, LayerGradsT<S>& g,
                    ActGradsT<S>& ag, S* dQ, S* dK, S* dV)
 {
-    const Index Tp = padded(T);
-    S* Vt = ag.Vt.data();
-    S* dKt = ag.dKt.data();
-    S* dVt = ag.dVt.data();
-    S* A = ag.rows.row(0).data();
-    S* dA = ag.rows.row(1).data();
-    S* dS = ag.rows.row(2).data();
-    transpose_head(Vh, hd, T, Tp, dk, Vt); // V_hᵀ (d_k, Tp)
-    std::fill(dKt, dKt + dk * Tp, S(0));
-    std::fill(dVt, dVt + dk * Tp, S(0));
-    std::fill(A, A + Tp, S(0));
-    const Index n_d = DK > 0 ? DK : dk;
+    const S* A = a.weights.row(r0).data();
+    S* dA = full ? g.dweights.row(r0).data() : ag.head_dA.data();
+    S* dS = full ? g.dscores.row(r0).data() : ag.head_dS.data();
+    const Lower causal = c.causal ? Lower::A : Lower::None;
+    // dA = dhead V_hᵀ (Full: on every key, where the head is pulled to, masked or not)
+    block_product(dO, hd, Vh, hd, true, dA, T, T, T, dk, false, c.causal && !full ? Lower::C : Lower::None);
     for (Index i = 0; i < T; ++i)
     {
         const Index n = c.causal ? i + 1 : T; // keys with a weight
-        const Index n8 = padded(n);           // A is 0 on keys n..n8, so dS is too
-        std::copy_n(a.weights.row(r0 + i).data(), n, A);
-        const S* o = dO + i * hd;
-        const S* q = Qh + i * hd;
-        // dA = dhead V_hᵀ (Full: the masked keys included, where the head is pulled to)
-        row_times_t<S, DK>(o, Vt, Tp, full ? Tp : n8, dk, dA);
+        const S* a_row = A + i * T;
+        const S* da = dA + i * T;
+        S* ds = dS + i * T;
         S row_dot = 0; // rowsum(dA ∘ A)
         for (Index k = 0; k < n; ++k)
-            row_dot += A[k] * dA[k];
-        for (Index k = 0; k < n8; ++k)
-            dS[k] = A[k] * (dA[k] - row_dot) * scale; // A ∘ (dA − rowsum) / √d_k
-        if (full)
-        {
-            std::copy_n(dA, T, g.dweights.row(r0 + i).data());
-            S* dS_out = g.dscores.row(r0 + i).data();
-            std::copy_n(dS, n, dS_out);
-            std::fill(dS_out + n, dS_out + T, S(0));
-        }
-        weighted_rows<S, DK>(dS, Kh, n, hd, dk, dQ + i * hd); // dQ_h = dS K_h
-        for (Index d = 0; d < n_d; ++d)
-        {
-            const S qd = q[d], od = o[d];
-            S* __restrict kt = dKt + d * Tp;
-            S* __restrict vt = dVt + d * Tp;
-            for (Index k0 = 0; k0 < n8; k0 += 8)
-                for (int u = 0; u < 8; ++u)
-                {
-                    kt[k0 + u] += qd * dS[k0 + u]; // dK_hᵀ = Q_hᵀ dS
-                    vt[k0 + u] += od * A[k0 + u];  // dV_hᵀ = dheadᵀ A
-                }
-        }
+            row_dot += a_row[k] * da[k];
+        for (Index k = 0; k < n; ++k)
+            ds[k] = a_row[k] * (da[k] - row_dot) * scale; // A ∘ (dA − rowsum) / √d_k
+        std::fill(ds + n, ds + T, S(0));
     }
-    untranspose_head(dKt, hd, T, Tp, dk, dK);
-    untranspose_head(dVt, hd, T, Tp, dk, dV);
+    block_product(dS, T, Kh, hd, false, dQ, hd, T, dk, T, false, causal); // dQ_h = dS K_h
+    block_product_at(dS, T, Qh, hd, dK, hd, T, dk, T, causal);            // dK_h = dSᵀ Q_h
+    block_product_at(A, T, dO, hd, dV, hd, T, dk, T, causal);             // dV_h = A_hᵀ dhead
 }
-
-// Calls F<S, DK> with DK = d_k for the usual head sizes, 0 (run-time d_k) otherwise.
-#define ATTNLAB_DISPATCH_DK(dk, call)                                                                        \
-    switch (dk)                                                                                              \
-    {                                                                                                        \
-    case 8:                                                                                                  \
-        call(8);                                                                                             \
-        break;                                                                                               \
-    case 12:                                                                                                 \
-        call(12);                                                                                            \
-        break;                                                                                               \
-    case 16:                                                                                                 \
-        call(16);                                                                                            \
-        break;                                                                                               \
-    case 24:                                                                                                 \
-        call(24);                                                                                            \
-        break;                                                                                               \
-    case 32:                                                                                                 \
-        call(32);                                                                                            \
-        break;                                                                                               \
-    case 64:                                                                                                 \
-        call(64);                                                                                            \
-        break;                                                                                               \
-    default:                                                                                                 \
-        call(0);                                                                                             \
-        break;                                                                                               \
-    }
-
-// [SECTION] Attention
 
 template <typename S>
 void attention_forward(const ModelConfig& c, const LayerParamsT<S>& w, const MatT<S>& x, int B, int T, int l,
@@ -362,13 +233,10 @@ void attention_forward(const ModelConfig& c, const LayerParamsT<S>& w, const Mat
         for (int j = 0; j < h; ++j)
         {
             const Index r0 = (static_cast<Index>(b) * h + j) * T,
-                        at = static_cast<Index>(b) * T * hd + j * dk;
+                        at = static_cast<Index>(b) * T * hd + static_cast<Index>(j) * dk;
             const bool nudged = nudge != nullptr && nudge->layer == l && nudge->b == b && nudge->head == j;
-#define ATTNLAB_HEAD_FORWARD(DK)                                                                             \
-    head_forward<S, DK>(c, T, hd, dk, scale, a.Q.data() + at, a.K.data() + at, a.V.data() + at, r0, full, a, \
-                        acts.Kt.data(), acts.row.data(), a.concat.data() + at, nudged ? nudge : nullptr)
-            ATTNLAB_DISPATCH_DK(dk, ATTNLAB_HEAD_FORWARD)
-#undef ATTNLAB_HEAD_FORWARD
+            head_forward<S>(c, T, hd, dk, scale, a.Q.data() + at, a.K.data() + at, a.V.data() + at, r0, full,
+                            a, acts.head_scores.data(), a.concat.data() + at, nudged ? nudge : nullptr);
         }
     mm(a.concat, w.W_O, a.mha); // Concat(...) W_O
 }
@@ -389,13 +257,10 @@ void attention_backward(const ModelConfig& c, const LayerParamsT<S>& w, const Ma
         for (int j = 0; j < h; ++j)
         {
             const Index r0 = (static_cast<Index>(b) * h + j) * T,
-                        at = static_cast<Index>(b) * T * hd + j * dk;
-#define ATTNLAB_HEAD_BACKWARD(DK)                                                                            \
-    head_backward<S, DK>(c, T, hd, dk, scale, a.Q.data() + at, a.K.data() + at, a.V.data() + at,             \
-                         g.dconcat.data() + at, r0, full, a, g, ag, g.dQ.data() + at, g.dK.data() + at,      \
-                         g.dV.data() + at)
-            ATTNLAB_DISPATCH_DK(dk, ATTNLAB_HEAD_BACKWARD)
-#undef ATTNLAB_HEAD_BACKWARD
+                        at = static_cast<Index>(b) * T * hd + static_cast<Index>(j) * dk;
+            head_backward<S>(c, T, hd, dk, scale, a.Q.data() + at, a.K.data() + at, a.V.data() + at,
+                             g.dconcat.data() + at, r0, full, a, g, ag, g.dQ.data() + at, g.dK.data() + at,
+                             g.dV.data() + at);
         }
     mm_at(x, g.dQ, dw.W_Q); // dW_Q = xᵀ dQ
     mm_at(x, g.dK, dw.W_K);
@@ -404,8 +269,6 @@ void attention_backward(const ModelConfig& c, const LayerParamsT<S>& w, const Ma
     mm_bt_add(g.dK, w.W_K, dx);
     mm_bt_add(g.dV, w.W_V, dx);
 }
-
-#undef ATTNLAB_DISPATCH_DK
 
 // [SECTION] FFN: max(0, f W_1 + b_1) W_2 + b_2
 
@@ -469,8 +332,7 @@ template <typename S> void size_activations(const ModelConfig& c, int B, int T, 
     shape(acts.logits, N, c.vocab_size);
     shape(acts.probs, N, c.vocab_size);
     shape(acts.loss, N);
-    shape(acts.Kt, c.d_k(), padded(T));
-    shape(acts.row, 1, padded(T));
+    shape(acts.head_scores, T, T);
 }
 
 template <typename S> void size_act_grads(const ModelConfig& c, int B, int T, ActGradsT<S>& g)
@@ -495,9 +357,8 @@ template <typename S> void size_act_grads(const ModelConfig& c, int B, int T, Ac
     shape(g.dout, N, d);
     shape(g.dlnf, c.has_final_norm() ? N : 0, d);
     shape(g.dlogits, N, c.vocab_size);
-    for (MatT<S>* m : {&g.Vt, &g.dKt, &g.dVt})
-        shape(*m, c.d_k(), padded(T));
-    shape(g.rows, 3, padded(T));
+    shape(g.head_dA, T, T);
+    shape(g.head_dS, T, T);
 }
 
 // [SECTION] Forward

@@ -43,9 +43,7 @@ template <typename S> struct ActivationsT
     MatT<S> probs;                     // (N, V) softmax(logits) along rows
     ColT<S> loss;                      // (N)    -log probs[target] at every position (counted or not)
     S mean_loss = 0;                   // Σ loss_mask·loss / Σ loss_mask
-    MatT<S> Kt;                        // (d_k, Tp) scratch: K_hᵀ of the head being computed (Tp: T rounded
-                                       // up to a multiple of 8)
-    MatT<S> row;                       // (1, Tp) scratch: the scores row being computed
+    MatT<S> head_scores;               // (T, T) scratch: Q_h K_hᵀ of the head being computed (Training)
 };
 using Activations = ActivationsT<float>;
 
@@ -72,8 +70,7 @@ template <typename S> struct ActGradsT
     MatT<S> dout;                       // (N, d) ∂L/∂(last layer's output)
     MatT<S> dlnf;                       // (N, d) ∂L/∂lnf (pre-LN)
     MatT<S> dlogits;                    // (N, V) (probs − onehot(target)) · loss_mask / Σ loss_mask
-    MatT<S> Vt, dKt, dVt; // (d_k, Tp) scratch for the head being computed: V_hᵀ, dK_hᵀ, dV_hᵀ
-    MatT<S> rows;         // (3, Tp) scratch: the row of A, dA, dS being computed
+    MatT<S> head_dA, head_dS;           // (T, T) scratch: dA and dS of the head being computed (Training)
 };
 using ActGrads = ActGradsT<float>;
 
