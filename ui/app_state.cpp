@@ -26,7 +26,7 @@ bool MatrixRef::operator==(const MatrixRef& o) const
 bool ViewPrefs::operator==(const ViewPrefs& o) const
 {
     return dark_theme == o.dark_theme && font_size == o.font_size && numbers_in_cells == o.numbers_in_cells &&
-           stretch_weights == o.stretch_weights && open == o.open;
+           stretch_weights == o.stretch_weights && open == o.open && places == o.places;
 }
 
 // [SECTION] Frame and recompute

@@ -102,6 +102,21 @@ struct MatrixView
 
 // [SECTION] Preferences (saved in the user's config folder)
 
+// A panel the user moved or resized: its rectangle in fractions of the work area (the window under the menu
+// bar and above the status bar), so it keeps its proportions at any window size. Not placed: the panel takes
+// its default place (ui/layout.h).
+struct PanelPlace
+{
+    bool placed = false;
+    float x = 0.0f, y = 0.0f, w = 0.0f, h = 0.0f;
+
+    bool operator==(const PanelPlace& o) const
+    {
+        return placed == o.placed && (!placed || (x == o.x && y == o.y && w == o.w && h == o.h));
+    }
+    bool operator!=(const PanelPlace& o) const { return !(*this == o); }
+};
+
 struct ViewPrefs
 {
     bool dark_theme = true;
@@ -109,6 +124,7 @@ struct ViewPrefs
     bool numbers_in_cells = true;
     bool stretch_weights = false; // attention weights coloured on [0, largest weight] instead of [0, 1]
     std::array<bool, kPanelCount> open = {true, true, true, true, true, false, false, false};
+    std::array<PanelPlace, kPanelCount> places{}; // View > Reset layout forgets them
 
     bool operator==(const ViewPrefs& o) const;
     bool operator!=(const ViewPrefs& o) const { return !(*this == o); }
@@ -220,6 +236,17 @@ struct TrainingPanelState
     int step_count = 100; // Step N's N
 };
 
+// [SECTION] Panel layout at run time
+
+// What the frame last did with each panel's window (ui/layout.h).
+struct PanelLayoutState
+{
+    // The rectangle (x, y, w, h in pixels) last given to the window or last seen after the user moved it;
+    // w = 0: none yet, so the panel is placed on its next frame.
+    std::array<std::array<float, 4>, kPanelCount> applied{};
+    std::array<bool, kPanelCount> moving{}; // the user is dragging or resizing it (kept when the mouse is up)
+};
+
 // [SECTION] AppState
 
 struct AppState
@@ -275,6 +302,7 @@ struct AppState
     bool presenter = false; // presenter mode (F5): one large view, the step's text as a caption
     std::vector<std::string> recent_files; // session files, most recent first (File > Recent)
     std::string recent_files_path;         // where the list is kept ("" : not kept)
+    PanelLayoutState layout;
     std::string autosave_path;             // the autosave, whose kept copies File > Recent offers too
     MatrixRef last_heatmap;                // the heatmap hovered most recently: Ctrl+E exports it
 

@@ -6,6 +6,7 @@
 #include "core/io/session_file.h"
 #include "ui/export.h"
 #include "ui/heatmap_math.h"
+#include "ui/layout.h"
 #include "ui/lessons.h"
 #include "ui/panels/panels.h"
 #include "ui/presenter.h"
@@ -542,38 +543,6 @@ void help_windows(AppState& state)
 
 // [SECTION] Layout and status bar
 
-struct Rect
-{
-    float x, y, w, h;
-};
-
-// Default places in fractions of the area under the menu bar and above the status bar.
-Rect default_rect(PanelId id)
-{
-    switch (id)
-    {
-    case PanelId::Input:
-        return {0.0f, 0.0f, 0.24f, 0.40f};
-    case PanelId::Model:
-        return {0.0f, 0.40f, 0.24f, 0.60f};
-    case PanelId::Pipeline:
-        return {0.24f, 0.0f, 0.40f, 1.0f};
-    case PanelId::Heads:
-        return {0.64f, 0.0f, 0.36f, 0.56f};
-    case PanelId::Inspector:
-        return {0.64f, 0.56f, 0.36f, 0.44f};
-    case PanelId::Comparisons:
-        return {0.14f, 0.06f, 0.60f, 0.90f};
-    case PanelId::Lesson:
-        return {0.0f, 0.0f, 0.24f, 1.0f};
-    case PanelId::Training:
-        return {0.24f, 0.0f, 0.76f, 1.0f};
-    case PanelId::Count:
-        break;
-    }
-    return {0.2f, 0.2f, 0.5f, 0.5f};
-}
-
 // True when panel `index` overlapped another open panel last frame (or has no rectangle yet).
 bool overlaps_other_panel(const AppState& state, std::size_t index)
 {
@@ -694,8 +663,14 @@ void draw_app(AppState& state)
     const ImGuiIO& io = ImGui::GetIO();
     const float menu_h = ImGui::GetFrameHeight();
     const float status_h = ImGui::GetFrameHeight() + ImGui::GetStyle().WindowPadding.y * 2.0f;
-    const float area_h = std::max(100.0f, io.DisplaySize.y - menu_h - status_h);
-    const ImGuiCond cond = state.reset_layout ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+    if (state.reset_layout)
+        state.prefs.places = {};
+    state.reset_layout = false;
+    // Every panel's place follows the window's size: fractions of the area between the menu and the status
+    // bar.
+    const LayoutRect area = work_area(io.DisplaySize.x, io.DisplaySize.y, menu_h, status_h);
+    const std::array<LayoutRect, kPanelCount> defaults =
+        default_layout(state.prefs.open, lesson_view_panel(state));
     for (const PanelInfo& p : panel_table())
     {
         const auto index = static_cast<std::size_t>(p.id);
@@ -703,28 +678,19 @@ void draw_app(AppState& state)
         if (!open)
         {
             state.panel_rects[index] = {0.0f, 0.0f, 0.0f, 0.0f};
+            forget_panel_place(state, p.id);
             continue;
         }
-        const Rect r = default_rect(p.id);
-        ImGui::SetNextWindowPos(ImVec2(r.x * io.DisplaySize.x, menu_h + r.y * area_h), cond);
-        ImGui::SetNextWindowSize(ImVec2(r.w * io.DisplaySize.x, r.h * area_h), cond);
+        place_next_panel(state, p.id, place_in_area(panel_fraction(state.prefs, defaults, p.id), area));
         const ImGuiWindowFlags flags = overlaps_other_panel(state, index) ? 0 : ImGuiWindowFlags_NoBackground;
-        if (p.id == PanelId::Comparisons && state.lesson.focus_panel == static_cast<int>(p.id) &&
-            state.lesson.opened_panels[index])
-        {
-            // Opened by a lesson: beside the Lesson panel, over the pipeline, not over the lesson's text.
-            const Rect c = default_rect(PanelId::Pipeline);
-            ImGui::SetNextWindowPos(ImVec2(c.x * io.DisplaySize.x, menu_h), ImGuiCond_Always);
-            ImGui::SetNextWindowSize(ImVec2((1.0f - c.x) * io.DisplaySize.x, area_h), ImGuiCond_Always);
-        }
         if (ImGui::Begin(p.name, &open, flags))
             p.draw(state);
+        note_panel_place(state, p.id, area);
         const ImVec2 pos = ImGui::GetWindowPos();
         const ImVec2 size = ImGui::GetWindowSize();
         state.panel_rects[index] = {pos.x, pos.y, size.x, size.y};
         ImGui::End();
     }
-    state.reset_layout = false;
     if (state.lesson.focus_panel >= 0 && lesson_active(state))
     {
         // The lesson's text first, then the step's view on top of everything else.

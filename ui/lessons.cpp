@@ -208,6 +208,12 @@ bool lesson_highlights_stage(const AppState& state, Stage stage, bool cross)
     return std::find(s->stages.begin(), s->stages.end(), stage) != s->stages.end();
 }
 
+PanelId lesson_view_panel(const AppState& state)
+{
+    const LessonStep* s = current_step(state);
+    return s == nullptr ? PanelId::Count : view_panel(s->view);
+}
+
 std::vector<LessonCell> lesson_cells(const AppState& state, const MatrixRef& ref)
 {
     std::vector<LessonCell> cells;

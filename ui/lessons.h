@@ -39,6 +39,8 @@ std::string step_counter(const AppState& state);
 
 // Whether the current step highlights `stage` (of its cross-attention block when cross).
 bool lesson_highlights_stage(const AppState& state, Stage stage, bool cross);
+// The panel the current step shows (Pipeline, Heads or Comparisons); PanelId::Count when no lesson is open.
+PanelId lesson_view_panel(const AppState& state);
 // The cells the current step highlights in the matrix `ref` (same stage, block, layer, sentence and, for
 // per-head stages, head).
 std::vector<LessonCell> lesson_cells(const AppState& state, const MatrixRef& ref);

@@ -1,4 +1,5 @@
-// Preferences file: theme, font size, numbers in cells and open panels, in the user's config folder.
+// Preferences file: theme, font size, numbers in cells, open panels and the panels the user placed, in the
+// user's config folder.
 #include "ui/prefs.h"
 
 #include "core/io/atomic_file.h"
@@ -25,6 +26,23 @@ std::string trim(const std::string& s)
         return std::string();
     const auto b = s.find_last_not_of(" \t\r");
     return s.substr(a, b - a + 1);
+}
+
+// "x y w h" in fractions: inside 0..1, with a width and a height.
+bool parse_place(const std::string& v, PanelPlace* out)
+{
+    std::istringstream in(v);
+    PanelPlace p;
+    p.placed = true;
+    std::string rest;
+    if (!(in >> p.x >> p.y >> p.w >> p.h) || (in >> rest))
+        return false;
+    const float eps = 1e-4f; // rounding in the written text
+    if (!(p.x >= 0.0f && p.y >= 0.0f && p.w > 0.01f && p.h > 0.01f && p.x + p.w <= 1.0f + eps &&
+          p.y + p.h <= 1.0f + eps))
+        return false;
+    *out = p;
+    return true;
 }
 
 bool parse_bool(const std::string& v, bool* out)
@@ -62,6 +80,11 @@ std::string prefs_to_text(const ViewPrefs& prefs)
     for (int p = 0; p < kPanelCount; ++p)
         out << "panel." << kPanelKeys[p] << " = " << (prefs.open[static_cast<std::size_t>(p)] ? 1 : 0)
             << "\n";
+    // Panels the user moved or resized: x y w h in fractions of the area under the menu bar.
+    for (int p = 0; p < kPanelCount; ++p)
+        if (const PanelPlace& place = prefs.places[static_cast<std::size_t>(p)]; place.placed)
+            out << "place." << kPanelKeys[p] << " = " << place.x << " " << place.y << " " << place.w << " "
+                << place.h << "\n";
     return out.str();
 }
 
@@ -91,12 +114,16 @@ void prefs_from_text(const std::string& text, ViewPrefs& prefs)
             parse_bool(value, &prefs.stretch_weights);
         else
             for (int p = 0; p < kPanelCount; ++p)
+            {
                 if (key == std::string("panel.") + kPanelKeys[p])
                 {
                     bool open = false;
                     if (parse_bool(value, &open))
                         prefs.open[static_cast<std::size_t>(p)] = open;
                 }
+                else if (key == std::string("place.") + kPanelKeys[p])
+                    parse_place(value, &prefs.places[static_cast<std::size_t>(p)]);
+            }
     }
 }
 

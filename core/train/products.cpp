@@ -89,25 +89,37 @@ inline void fma_row(const float* a, __m256 b0, __m256 b1, __m256& lo, __m256& hi
     hi = _mm256_fmadd_ps(v, b1, hi);
 }
 
-// C[0, rows) x [0, cols) = (or +=) A[0, rows) x [0, k) · Bp, Bp one packed panel (k x 16, zero past the
-// product's last column). A(r, p) is at A + r·lda + p·PStep: rows of a row-major matrix read in place
-// (PStep 1), or a packed tile of Aᵀ (lda 1, PStep 6). Rows past `rows` read row 0 again and are not stored.
-template <bool Accumulate, Index PStep>
-void kernel(Index k, const float* A, Index lda, const float* __restrict Bp, float* C, Index ldc, Index rows,
-            Index cols)
+// Where a kernel finds A and B: A(r, p) at a + r·a_row + p·a_step (a row-major A read in place: a_row = lda,
+// a_step = 1; Aᵀ read in place: a_row = 1, a_step = lda), B(p, 0..16) at b + p·b_step (a packed panel:
+// b_step = 16; a row-major B read in place: b_step = ldb).
+struct Operands
 {
-    const float* a0 = A;
-    const float* a1 = A + (rows > 1 ? lda : 0);
-    const float* a2 = A + (rows > 2 ? 2 * lda : 0);
-    const float* a3 = A + (rows > 3 ? 3 * lda : 0);
-    const float* a4 = A + (rows > 4 ? 4 * lda : 0);
-    const float* a5 = A + (rows > 5 ? 5 * lda : 0);
+    const float* a;
+    Index a_row, a_step;
+    const float* b;
+    Index b_step;
+};
+
+// C[0, rows) x [0, cols) = (or +=, when Accumulate) Σ_{p < k} A[0, rows)(p) B(p)[0, cols). Rows past `rows`
+// read row 0 again and are not stored; columns past `cols` are zeros in a packed B, or masked out of the
+// loads of an unpacked one (MaskB), and are not stored.
+template <bool Accumulate, bool MaskB>
+void kernel(Index k, const Operands& o, float* C, Index ldc, Index rows, Index cols)
+{
+    const float* a0 = o.a;
+    const float* a1 = o.a + (rows > 1 ? o.a_row : 0);
+    const float* a2 = o.a + (rows > 2 ? 2 * o.a_row : 0);
+    const float* a3 = o.a + (rows > 3 ? 3 * o.a_row : 0);
+    const float* a4 = o.a + (rows > 4 ? 4 * o.a_row : 0);
+    const float* a5 = o.a + (rows > 5 ? 5 * o.a_row : 0);
+    const float* b = o.b;
+    const __m256i m0 = lane_mask(cols), m1 = lane_mask(cols - 8);
     __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
     __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
-    for (Index p = 0; p < k; ++p)
+    for (Index p = 0, at = 0; p < k; ++p, at += o.a_step, b += o.b_step)
     {
-        const __m256 b0 = _mm256_load_ps(Bp + p * NR), b1 = _mm256_load_ps(Bp + p * NR + 8);
-        const Index at = p * PStep;
+        const __m256 b0 = MaskB ? _mm256_maskload_ps(b, m0) : _mm256_loadu_ps(b);
+        const __m256 b1 = MaskB ? _mm256_maskload_ps(b + 8, m1) : _mm256_loadu_ps(b + 8);
         fma_row(a0 + at, b0, b1, c00, c01);
         fma_row(a1 + at, b0, b1, c10, c11);
         fma_row(a2 + at, b0, b1, c20, c21);
@@ -128,27 +140,25 @@ void kernel(Index k, const float* A, Index lda, const float* __restrict Bp, floa
         store_row<Accumulate>(C + 5 * ldc, c50, c51, cols);
 }
 
-// Packs op(B) (k x n) into panels of 16 columns, panel j0/16 at Bp + j0·k, each k x 16, zero past column n.
-// op(B) = B (k x n, rows ldb apart) or, when TransB, Bᵀ of a B stored n x k.
-template <bool TransB> void pack_b(const float* B, Index ldb, Index k, Index n, float* Bp)
+// One tile, the kernel picked by its flags.
+void tile(bool accumulate, bool mask_b, Index k, const Operands& o, float* C, Index ldc, Index rows,
+          Index cols)
+{
+    if (accumulate)
+        mask_b ? kernel<true, true>(k, o, C, ldc, rows, cols) : kernel<true, false>(k, o, C, ldc, rows, cols);
+    else
+        mask_b ? kernel<false, true>(k, o, C, ldc, rows, cols)
+               : kernel<false, false>(k, o, C, ldc, rows, cols);
+}
+
+// Bᵀ (k x n) of a B stored n x k (rows ldb apart) into panels of 16 columns, panel j0/16 at Bp + j0·k, each
+// k x 16, zero past column n.
+void pack_bt(const float* B, Index ldb, Index k, Index n, float* Bp)
 {
     for (Index j0 = 0; j0 < n; j0 += NR)
     {
         float* panel = Bp + j0 * k;
         const Index width = std::min(NR, n - j0);
-        if (!TransB)
-        {
-            // 16 numbers a row, loaded and stored whole (a library copy call per row cost more than the
-            // copy); the lanes past n load as zeros.
-            const __m256i m0 = lane_mask(width), m1 = lane_mask(width - 8);
-            for (Index p = 0; p < k; ++p)
-            {
-                const float* src = B + p * ldb + j0;
-                _mm256_store_ps(panel + p * NR, _mm256_maskload_ps(src, m0));
-                _mm256_store_ps(panel + p * NR + 8, _mm256_maskload_ps(src + 8, m1));
-            }
-            continue;
-        }
         if (width < NR)
             std::fill(panel, panel + k * NR, 0.0f);
         for (Index j = 0; j < width; ++j)
@@ -160,20 +170,25 @@ template <bool TransB> void pack_b(const float* B, Index ldb, Index k, Index n, 
     }
 }
 
-// C (m x n, rows ldc apart) = (or +=) A (m x k, rows lda apart) op(B), op(B) packed from B (rows ldb apart).
-template <bool TransB>
-void a_times_b(const float* A, Index lda, Index m, Index k, const float* B, Index ldb, Index n, float* C,
-               Index ldc, bool accumulate, Lower lower)
+// C (m x n, rows ldc apart) = (or +=) A (m x k, rows lda apart) op(B): B (k x n, rows ldb apart) read in
+// place, or Bᵀ of a B stored n x k packed first. Tiles of 6 rows by 16 columns, the rows in blocks of MC.
+void a_times_b(const float* A, Index lda, Index m, Index k, const float* B, Index ldb, bool trans_b, Index n,
+               float* C, Index ldc, bool accumulate, Lower lower)
 {
-    const Index panels = (n + NR - 1) / NR;
-    float* Bp = scratch(panels * NR * std::max<Index>(k, 1));
-    pack_b<TransB>(B, ldb, k, n, Bp);
+    const float* Bp = B;
+    if (trans_b)
+    {
+        float* packed = scratch((n + NR - 1) / NR * NR * std::max<Index>(k, 1));
+        pack_bt(B, ldb, k, n, packed);
+        Bp = packed;
+    }
     for (Index i0 = 0; i0 < m; i0 += MC)
     {
         const Index i1 = std::min(m, i0 + MC);
         for (Index j0 = 0; j0 < n; j0 += NR)
         {
             const Index cols = std::min(NR, n - j0);
+            const Operands o{nullptr, lda, 1, trans_b ? Bp + j0 * k : B + j0, trans_b ? NR : ldb};
             for (Index i = i0; i < i1; i += MR)
             {
                 const Index rows = std::min(MR, i1 - i);
@@ -181,60 +196,29 @@ void a_times_b(const float* A, Index lda, Index m, Index k, const float* B, Inde
                     continue; // wholly above the diagonal
                 // Lower::A: the tile's rows have no weight past column i + rows - 1
                 const Index kk = lower == Lower::A ? std::min(k, i + rows) : k;
-                const float* a = A + i * lda;
-                float* c = C + i * ldc + j0;
-                if (accumulate)
-                    kernel<true, 1>(kk, a, lda, Bp + j0 * k, c, ldc, rows, cols);
-                else
-                    kernel<false, 1>(kk, a, lda, Bp + j0 * k, c, ldc, rows, cols);
+                Operands oi = o;
+                oi.a = A + i * lda;
+                tile(accumulate, !trans_b && cols < NR, kk, oi, C + i * ldc + j0, ldc, rows, cols);
             }
         }
     }
 }
 
-// Packs rows [p0, p0 + kc) of A (columns 0..m, rows lda apart) as Aᵀ in tiles of 6 rows: tile i0/6 at
-// Ap + i0·kc, holding A(p0 + p, i0 + r) at p·6 + r, zero past column m.
-void pack_at(const float* A, Index lda, Index m, Index p0, Index kc, float* Ap)
-{
-    for (Index i0 = 0; i0 < m; i0 += MR)
-    {
-        float* tile = Ap + i0 * kc;
-        const Index width = std::min(MR, m - i0);
-        for (Index p = 0; p < kc; ++p)
-        {
-            const float* src = A + (p0 + p) * lda + i0;
-            float* dst = tile + p * MR;
-            if (width == MR)
-                for (Index r = 0; r < MR; ++r) // a fixed count: moves, not a library call
-                    dst[r] = src[r];
-            else
-                for (Index r = 0; r < MR; ++r)
-                    dst[r] = r < width ? src[r] : 0.0f;
-        }
-    }
-}
+// Rows of Aᵀ B's sum per block: the tile's slice of A and a panel's slice of B (KC x 16) stay in the
+// first-level cache while the tiles of a panel pass.
+constexpr Index KC = 128;
 
-// Rows of Aᵀ B's sum per block: a packed tile of Aᵀ (6 KB) and a panel of B (16 KB) fit the first-level
-// cache.
-constexpr Index KC = 256;
-
-// C (m x n) = Aᵀ B, A (k x m), B (k x n), rows lda, ldb, ldc apart: blocks of KC rows of A and B are packed
-// (Aᵀ in tiles, B in panels), then every tile meets every panel; each tile's first block writes C, the
-// others add to it. Lower::A: tile i's sum starts at row i of A and B (A is zero above it).
+// C (m x n) = Aᵀ B, A (k x m), B (k x n), rows lda, ldb, ldc apart, both read in place (A's row p gives a
+// tile's 6 rows side by side, B's row p its 16 columns). The sum runs in blocks of KC rows; each tile's
+// first block writes C, the others add to it. Lower::A: tile i's sum starts at row i (A is zero above it).
 void at_times_b(const float* A, Index lda, Index m, Index k, const float* B, Index ldb, Index n, float* C,
                 Index ldc, Lower lower)
 {
-    const Index m6 = (m + MR - 1) / MR * MR, n16 = (n + NR - 1) / NR * NR;
-    const Index kc_max = std::max<Index>(1, std::min(KC, k));
-    float* Bp = scratch(m6 * kc_max + n16 * kc_max); // the panels first: aligned
-    float* Ap = Bp + n16 * kc_max;
     for (Index i = 0; i < m && k == 0; ++i)
         std::fill(C + i * ldc, C + i * ldc + n, 0.0f);
     for (Index p0 = 0; p0 < k; p0 += KC)
     {
         const Index kc = std::min(KC, k - p0);
-        pack_at(A, lda, m, p0, kc, Ap);
-        pack_b<false>(B + p0 * ldb, ldb, kc, n, Bp);
         for (Index j0 = 0; j0 < n; j0 += NR)
         {
             const Index cols = std::min(NR, n - j0);
@@ -245,13 +229,9 @@ void at_times_b(const float* A, Index lda, Index m, Index k, const float* B, Ind
                 if (start >= kc)
                     continue; // the tile's sum starts in a later block
                 const bool first = lower == Lower::A ? p0 <= i : p0 == 0;
-                const float* a = Ap + i * kc + start * MR;
-                const float* b = Bp + j0 * kc + start * NR;
-                float* c = C + i * ldc + j0;
-                if (first)
-                    kernel<false, MR>(kc - start, a, 1, b, c, ldc, rows, cols);
-                else
-                    kernel<true, MR>(kc - start, a, 1, b, c, ldc, rows, cols);
+                const Index p = p0 + start;
+                const Operands o{A + p * lda + i, 1, lda, B + p * ldb + j0, ldb};
+                tile(!first, cols < NR, kc - start, o, C + i * ldc + j0, ldc, rows, cols);
             }
         }
     }
@@ -327,8 +307,8 @@ void product(const MatT<float>& A, const MatT<float>& B, MatT<float>& C, bool ac
     assert(!accumulate || (C.rows() == A.rows() && C.cols() == B.cols()));
 #ifdef ATTNLAB_TRAIN_AVX2
     C.resize(A.rows(), B.cols());
-    a_times_b<false>(A.data(), A.cols(), A.rows(), A.cols(), B.data(), B.cols(), B.cols(), C.data(), C.cols(),
-                     accumulate, Lower::None);
+    a_times_b(A.data(), A.cols(), A.rows(), A.cols(), B.data(), B.cols(), false, B.cols(), C.data(), C.cols(),
+              accumulate, Lower::None);
 #else
     if (!accumulate)
     {
@@ -346,8 +326,8 @@ void product_bt(const MatT<float>& A, const MatT<float>& B, MatT<float>& C, bool
     assert(!accumulate || (C.rows() == A.rows() && C.cols() == B.rows()));
 #ifdef ATTNLAB_TRAIN_AVX2
     C.resize(A.rows(), B.rows());
-    a_times_b<true>(A.data(), A.cols(), A.rows(), A.cols(), B.data(), B.cols(), B.rows(), C.data(), C.cols(),
-                    accumulate, Lower::None);
+    a_times_b(A.data(), A.cols(), A.rows(), A.cols(), B.data(), B.cols(), true, B.rows(), C.data(), C.cols(),
+              accumulate, Lower::None);
 #else
     if (!accumulate)
     {
@@ -382,10 +362,7 @@ void block_product(const float* A, Index lda, const float* B, Index ldb, bool tr
                    Index m, Index n, Index k, bool accumulate, Lower lower)
 {
 #ifdef ATTNLAB_TRAIN_AVX2
-    if (trans_b)
-        a_times_b<true>(A, lda, m, k, B, ldb, n, C, ldc, accumulate, lower);
-    else
-        a_times_b<false>(A, lda, m, k, B, ldb, n, C, ldc, accumulate, lower);
+    a_times_b(A, lda, m, k, B, ldb, trans_b, n, C, ldc, accumulate, lower);
 #else
     reference_product(A, lda, B, ldb, trans_b, C, ldc, m, n, k, accumulate, lower);
 #endif

@@ -154,6 +154,27 @@ FrameOutput HeadlessUi::frames(AppState& state, int n, const std::function<void(
     return out;
 }
 
+void HeadlessUi::resize(float width, float height)
+{
+    ImGui::GetIO().DisplaySize = ImVec2(width, height);
+}
+
+FrameOutput HeadlessUi::drag(AppState& state, float x0, float y0, float x1, float y1)
+{
+    mouse(x0, y0, false);
+    frame(state);
+    mouse(x0, y0, true);
+    frame(state);
+    for (int k = 1; k <= 4; ++k)
+    {
+        mouse(x0 + (x1 - x0) * static_cast<float>(k) / 4.0f, y0 + (y1 - y0) * static_cast<float>(k) / 4.0f,
+              true);
+        frame(state);
+    }
+    mouse(x1, y1, false);
+    return frame(state);
+}
+
 void HeadlessUi::mouse(float x, float y, bool down)
 {
     ImGuiIO& io = ImGui::GetIO();

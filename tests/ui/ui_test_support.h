@@ -79,8 +79,12 @@ public:
     // Runs n frames and returns the last one's output.
     FrameOutput frames(AppState& state, int n, const std::function<void(AppState&)>& draw = nullptr);
 
+    // The display size from the next frame on (a window resized).
+    void resize(float width, float height);
     // Mouse for the next frames.
     void mouse(float x, float y, bool down = false);
+    // Presses at (x0, y0), moves to (x1, y1) over a few frames, releases (a window dragged by its title bar).
+    FrameOutput drag(AppState& state, float x0, float y0, float x1, float y1);
     // Moves there, presses, releases (3 frames); returns the last frame.
     FrameOutput click(AppState& state, float x, float y);
     // Holds a key down for one frame (a KeysDown index), with modifiers.

@@ -132,8 +132,13 @@ void draw_heads_panel(AppState& state)
     // `side` is a grid cell's width (labels and map); the map's square image is at most side_h tall.
     const float side = std::max(48.0f, (avail.x - gap * (ncols - 1)) / ncols);
     const float image_max = std::max(32.0f, std::min(side, side_h));
-    // Row (query) labels when they fit; keys are named in the tooltip and the Inspector.
-    const bool labels = T <= 24 && image_max / std::max(1, T) >= fs * 1.2f;
+    // Row (query) labels when the map beside them keeps cells of 1.2 font sizes (labels take the map's width:
+    // "September" left 8 px maps in a 100 px column); keys are named in the tooltip and the Inspector.
+    float label_w = 0.0f;
+    if (T <= 24)
+        for (const std::string& token : tokens)
+            label_w = std::max(label_w, ImGui::CalcTextSize(token.c_str()).x + 6.0f);
+    const bool labels = T <= 24 && std::min(side - label_w, image_max) / std::max(1, T) >= fs * 1.2f;
 
     MatrixRef ref;
     ref.source = MatrixSource::Layer;
