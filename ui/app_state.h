@@ -234,6 +234,7 @@ struct TrainingPanelState
     bool stop_at_accuracy = false;
     float stop_accuracy = 0.99f;
     int step_count = 100; // Step N's N
+    std::string lesson_key; // the lesson runs the panel holds ("" : the user's own run)
 };
 
 // [SECTION] Panel layout at run time

@@ -2,6 +2,7 @@
 #include "ui/lessons.h"
 
 #include "core/io/json_io.h"
+#include "ui/panels/panels.h"
 
 #include <algorithm>
 
@@ -19,6 +20,8 @@ PanelId view_panel(LessonView view)
         return PanelId::Heads;
     case LessonView::Comparisons:
         return PanelId::Comparisons;
+    case LessonView::Training:
+        return PanelId::Training;
     case LessonView::Pipeline:
         break;
     }
@@ -147,6 +150,8 @@ void go_to_step(AppState& state, int step)
     const PanelId view = view_panel(s.view);
     close_opened_panels(state, static_cast<int>(view));
     open_panel(state, view);
+    if (s.training.on)
+        show_lesson_training(state, s.training);
     l.focus_panel = static_cast<int>(view);
     l.scroll_request = s.stages.empty() ? 0 : 3;
 }

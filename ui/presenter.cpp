@@ -309,7 +309,9 @@ void draw_presenter(AppState& state)
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.04f, 0.04f, 0.05f, 1.0f));
     if (ImGui::Begin("##presenter_view", nullptr, kFixed))
     {
-        if (!state.has_trace())
+        if (step != nullptr && step->view == LessonView::Training)
+            draw_training_panel(state);
+        else if (!state.has_trace())
             error_text(state.status.message());
         else if (step != nullptr && step->view == LessonView::Heads)
             draw_heads_panel(state);

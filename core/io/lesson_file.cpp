@@ -3,6 +3,7 @@
 
 #include "atomic_file.h"
 #include "core/engine.h"
+#include "core/train/token_text.h"
 #include "json_parse.h"
 #include "session_file.h"
 
@@ -168,7 +169,129 @@ Status check_step_shapes(const LessonStep& step, const Context& ctx)
     return Status::ok();
 }
 
+// The "training" object of a step (the lesson's, with the step's patched in).
+Status read_run(const json& j, const Context& ctx, const LessonRun& base, LessonRun* out)
+{
+    if (!j.is_object())
+        return ctx.error("a training run must be an object such as {\"task\": \"reverse\", \"steps\": 200}");
+    if (Status s = check_unknown(
+            j, {"task", "layers", "heads", "d_model", "attention_only", "lr", "seed", "steps"}, ctx);
+        !s)
+        return s;
+    LessonRun r = base;
+    if (const auto task = j.find("task"); task != j.end())
+    {
+        if (!task->is_string())
+            return ctx.error("\"task\" must be a task id (list them with: attnlab tasks)");
+        if (Status s = train::parse_task(task->get<std::string>(), &r.task); !s)
+            return ctx.error(s.message());
+    }
+    for (auto [key, field] : {std::pair{"layers", &r.n_layers},
+                              {"heads", &r.n_heads},
+                              {"d_model", &r.d_model},
+                              {"steps", &r.steps}})
+        if (Status s = read_int(j, key, 1, ctx, field); !s)
+            return s;
+    if (const auto a = j.find("attention_only"); a != j.end())
+    {
+        if (!a->is_boolean())
+            return ctx.error("\"attention_only\" must be true or false");
+        r.attention_only = a->get<bool>() ? 1 : 0;
+    }
+    if (const auto lr = j.find("lr"); lr != j.end())
+    {
+        if (!lr->is_number() || !(lr->get<double>() > 0.0 && lr->get<double>() < 1.0))
+            return ctx.error("\"lr\" must be a number between 0 and 1, got " + json_excerpt(*lr));
+        r.lr = lr->get<float>();
+    }
+    if (const auto seed = j.find("seed"); seed != j.end())
+    {
+        if (!seed->is_number_unsigned())
+            return ctx.error("\"seed\" must be a whole number >= 0");
+        r.seed = seed->get<std::uint64_t>();
+    }
+    if (r.steps < 1 || r.steps > 20000)
+        return ctx.error(
+            "a training run needs \"steps\" from 1 to 20000 (it is trained when the step is shown)");
+    train::Preset p = train::Task(r.task).preset();
+    if (r.n_layers > 0)
+        p.model.n_layers = r.n_layers;
+    if (r.n_heads > 0)
+        p.model.n_heads = r.n_heads;
+    if (r.d_model > 0)
+        p.model.d_model = r.d_model;
+    p.model.vocab_size = train::Task(r.task).vocab_size();
+    p.model.T_max = train::Task(r.task).T();
+    if (Status s = train::validate(p.model); !s)
+        return ctx.error("its training run is invalid: " + s.message());
+    *out = r;
+    return Status::ok();
+}
+
+Status read_training(const json& j, const Context& ctx, LessonTraining* out)
+{
+    if (!j.is_object())
+        return ctx.error("\"training\" must be an object");
+    if (Status s = check_unknown(j,
+                                 {"task", "layers", "heads", "d_model", "attention_only", "lr", "seed",
+                                  "steps", "compare", "show_step", "map", "score", "probe"},
+                                 ctx);
+        !s)
+        return s;
+    LessonTraining t;
+    t.on = true;
+    json run = j;
+    for (const char* key : {"compare", "show_step", "map", "score", "probe"})
+        run.erase(key);
+    if (Status s = read_run(run, ctx, LessonRun{}, &t.run); !s)
+        return s;
+    if (const auto compare = j.find("compare"); compare != j.end())
+    {
+        if (!compare->is_array() || compare->size() > 3)
+            return ctx.error(
+                "\"compare\" must be a list of at most 3 runs (fields that differ from the run)");
+        for (const json& c : *compare)
+        {
+            LessonRun r;
+            if (Status s = read_run(c, ctx, t.run, &r); !s)
+                return s;
+            t.compare.push_back(r);
+        }
+    }
+    if (Status s = read_int(j, "show_step", 0, ctx, &t.show_step); !s)
+        return s;
+    if (t.show_step > t.run.steps)
+        return ctx.error("\"show_step\" " + std::to_string(t.show_step) + " is after the run's last step " +
+                         std::to_string(t.run.steps));
+    if (Status s =
+            read_choice(j, "map", {{"attention", 0}, {"gradient", 1}, {"output", 2}}, ctx, &t.map_kind);
+        !s)
+        return s;
+    if (Status s = read_choice(
+            j, "score", {{"previous-token", 0}, {"induction", 1}, {"diagonal", 2}, {"anti-diagonal", 3}}, ctx,
+            &t.score_kind);
+        !s)
+        return s;
+    if (Status s = read_string(j, "probe", false, ctx, &t.probe); !s)
+        return s;
+    if (!t.probe.empty())
+    {
+        const train::Task task(t.run.task);
+        train::Batch batch;
+        if (Status s = train::text_batch(t.probe, task.vocabulary(), task.T(), &batch); !s)
+            return ctx.error("\"probe\": " + s.message());
+    }
+    *out = t;
+    return Status::ok();
+}
+
 } // namespace
+
+bool LessonRun::operator==(const LessonRun& o) const
+{
+    return task == o.task && n_layers == o.n_layers && n_heads == o.n_heads && d_model == o.d_model &&
+           attention_only == o.attention_only && lr == o.lr && seed == o.seed && steps == o.steps;
+}
 
 Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
 {
@@ -186,7 +309,8 @@ Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
     if (version.get<int>() > kLessonVersion)
         return ctx.error("version " + json_excerpt(version) + " is newer than this program reads (" +
                          std::to_string(kLessonVersion) + ")");
-    if (Status s = check_unknown(root, {"format", "version", "title", "summary", "session", "steps"}, ctx);
+    if (Status s = check_unknown(
+            root, {"format", "version", "title", "summary", "session", "training", "steps"}, ctx);
         !s)
         return s;
 
@@ -206,6 +330,9 @@ Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
     const json base = root.value("session", json::object());
     if (!base.is_object())
         return ctx.error("\"session\" must be an object (the fields of a session file)");
+    const json base_training = root.value("training", json());
+    if (!base_training.is_null() && !base_training.is_object())
+        return ctx.error("\"training\" must be an object (the run every step trains, patched by the steps)");
     const auto steps = root.find("steps");
     if (steps == root.end() || !steps->is_array() || steps->empty())
         return ctx.error("\"steps\" must be a non-empty list");
@@ -218,7 +345,7 @@ Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
             return sctx.error("each step must be an object");
         if (Status s = check_unknown(js,
                                      {"title", "text", "session", "stages", "cells", "cross", "layer",
-                                      "sentence", "head", "view", "comparison"},
+                                      "sentence", "head", "view", "comparison", "setting", "training"},
                                      sctx);
             !s)
             return s;
@@ -297,8 +424,36 @@ Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
                 return s;
             step.view = LessonView::Comparisons;
         }
+        if (Status s = read_string(js, "setting", false, sctx, &step.setting); !s)
+            return s;
+        if (!step.setting.empty() &&
+            std::find_if(std::begin(kLessonSettings), std::end(kLessonSettings),
+                         [&](const char* k) { return step.setting == k; }) == std::end(kLessonSettings))
+        {
+            std::string valid;
+            for (const char* k : kLessonSettings)
+                valid += (valid.empty() ? "" : ", ") + std::string(k);
+            return sctx.error("\"setting\" \"" + step.setting +
+                              "\" is not a Model panel setting; valid: " + valid);
+        }
         if (Status s = check_step_shapes(step, sctx); !s)
             return s;
+        // A training step: the lesson's run with the step's fields patched in.
+        json training = base_training;
+        if (const auto patch = js.find("training"); patch != js.end())
+        {
+            if (!patch->is_object())
+                return sctx.error("\"training\" must be an object");
+            if (training.is_null())
+                training = json::object();
+            training.merge_patch(*patch);
+        }
+        if (!training.is_null())
+        {
+            if (Status s = read_training(training, sctx, &step.training); !s)
+                return s;
+            step.view = LessonView::Training;
+        }
         lesson.steps.push_back(std::move(step));
     }
     *out = std::move(lesson);

@@ -4,6 +4,7 @@
 #include "core/session.h"
 #include "core/status.h"
 #include "core/trace.h"
+#include "core/train/tasks.h"
 
 #include <string>
 #include <string_view>
@@ -29,6 +30,33 @@ enum class LessonView
     Pipeline,    // the stages, in order
     Heads,       // the h attention maps side by side
     Comparisons, // packed vs per-head, two-step vs collapsed, single vs multi-head
+    Training,    // a model the lesson trains, in the Training panel
+};
+
+// One training run a lesson step asks for: the task's preset with these fields changed (0 or -1: the
+// preset's), trained for `steps` steps from `seed`. Deterministic: the same run on every machine.
+struct LessonRun
+{
+    train::TaskKind task = train::TaskKind::Reverse;
+    int n_layers = 0, n_heads = 0, d_model = 0;
+    int attention_only = -1; // -1: the preset's; 0 or 1
+    float lr = 0.0f;
+    std::uint64_t seed = 1;
+    int steps = 0;
+    bool operator==(const LessonRun& o) const;
+};
+
+// A step in the Training panel: the run (with runs trained before it, whose curves stay beside its own), the
+// step of the timeline shown, the maps and the head score in front, and the probe.
+struct LessonTraining
+{
+    bool on = false;
+    LessonRun run;
+    std::vector<LessonRun> compare; // trained first, in order; their curves are overlaid
+    int show_step = -1;             // the timeline at this step; -1: the run's last
+    int map_kind = 0;               // 0 attention, 1 attention and ∂L/∂A_h, 2 output stages
+    int score_kind = 0;             // 0 previous-token, 1 induction, 2 diagonal, 3 anti-diagonal
+    std::string probe;              // the probe's tokens; "": the task's default
 };
 
 // Which part of the comparisons view a step is about (the view shows only that part while the step is on).
@@ -39,6 +67,10 @@ enum class ComparisonSection
     TwoStep,    // (X W^Q) W_h^Q beside X (W^Q W_h^Q)
     SingleHead, // one T×T map from the packed matrices beside the h maps, and their outputs
 };
+
+// The Model panel's settings a step may point at ("setting"), by their key in a session file's "config".
+inline constexpr const char* kLessonSettings[] = {
+    "d_model", "heads", "d_k", "d_v", "d_ff", "layers", "mask", "positional", "temperature", "scale", "seed"};
 
 struct LessonStep
 {
@@ -51,6 +83,11 @@ struct LessonStep
     int layer = 0, sentence = 0, head = 0;
     LessonView view = LessonView::Pipeline;
     ComparisonSection comparison = ComparisonSection::All; // with view = comparisons
+    // A Model panel setting the text asks the student to change (a kLessonSettings key, "scale": the √d_k
+    // checkbox): the panel is opened, scrolled to it and the setting framed. "" : none.
+    std::string setting;
+    // A step about a trained model (view = Training): what to train and show.
+    LessonTraining training;
 };
 
 struct Lesson

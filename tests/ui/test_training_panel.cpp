@@ -1,5 +1,6 @@
 // The Training panel headless (task combo, buttons, maps after synchronous steps) and TrainingRun's worker:
 // play, pause, target, reset and the hand-over of the trainer between threads.
+#include "ui/lessons.h"
 #include "ui/panels/panels.h"
 #include "ui/session_files.h"
 #include "ui/training_run.h"
@@ -335,6 +336,84 @@ TEST(TrainingFiles, TheModelAutosaveKeepsATrainedModelForTheNextStart)
     ModelAutosave none;
     none.path = temp_path("never-written.json");
     EXPECT_TRUE(restore_model_autosave(*next, none, true).is_ok()); // no file: nothing, no error
+}
+
+// [SECTION] Lessons on trained models
+
+const char* kTrainingLesson = R"({
+    "format": "attnlab-lesson", "version": 1, "title": "t",
+    "training": {"task": "copy", "seed": 2, "steps": 30, "compare": [{"heads": 1, "d_model": 16, "steps": 20}]},
+    "steps": [
+        {"text": "step 0", "training": {"show_step": 0}},
+        {"text": "step 10, output", "training": {"show_step": 10, "map": "output", "probe": "1 2 3 4 5 6 7 8 | 1 2"}},
+        {"text": "the end", "training": {"score": "diagonal"}}
+    ]
+})";
+
+TEST(TrainingLessons, AStepTrainsItsRunsOnceAndShowsItsStepMapsAndProbe)
+{
+    Lesson lesson;
+    const Status parsed = parse_lesson(kTrainingLesson, "t.json", &lesson);
+    ASSERT_TRUE(parsed.is_ok()) << parsed.message();
+    ASSERT_EQ(lesson.steps.size(), 3u);
+    EXPECT_EQ(lesson.steps[0].view, LessonView::Training);
+    EXPECT_EQ(lesson.steps[1].training.run.steps, 30); // the lesson's run, patched by the step
+    EXPECT_EQ(lesson.steps[1].training.compare.size(), 1u);
+
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    state->mouse_ignored = true; // as for pictures: the runs are trained before the frame
+    state->lesson.library.lessons.push_back(lesson);
+    enter_lesson(*state, 0, 0);
+    ui.frames(*state, 1);
+    TrainingPanelState& ts = state->training;
+    EXPECT_TRUE(state->prefs.open[static_cast<std::size_t>(PanelId::Training)]);
+    EXPECT_EQ(ts.view.step, 30);
+    EXPECT_EQ(ts.view.config.task, train::TaskKind::Copy);
+    ASSERT_EQ(ts.view.past.size(), 1u); // the compared run, its curves kept beside this one
+    EXPECT_EQ(ts.view.past[0].loss.size(), 20u);
+    EXPECT_TRUE(contains(ts.view.past[0].label, "h = 1, d_model = 16")) << ts.view.past[0].label;
+    EXPECT_FALSE(ts.follow_latest);
+    EXPECT_EQ(ts.probe.T(), 16); // the task's default probe
+
+    const unsigned long long version = ts.view.version;
+    go_to_step(*state, 1);
+    auto out = ui.frames(*state, 1);
+    EXPECT_EQ(ts.view.version, version) << "the same runs are not trained again";
+    EXPECT_TRUE(contains(out.text, "weights at step 10")) << out.text;
+    EXPECT_EQ(ts.map_kind, 2);
+    EXPECT_EQ(ts.probe.T(), 11); // the step's own probe
+    EXPECT_TRUE(contains(out.text, "next-token probabilities")) << out.text;
+
+    go_to_step(*state, 2);
+    out = ui.frames(*state, 1);
+    EXPECT_TRUE(ts.follow_latest);
+    EXPECT_EQ(ts.score_kind, 2);
+    EXPECT_TRUE(contains(out.text, "weights at step 30")) << out.text;
+}
+
+TEST(TrainingLessons, ABadTrainingStepIsAMessageNamingTheStep)
+{
+    const std::pair<const char*, const char*> cases[] = {
+        {R"({"task": "nope", "steps": 5})", "nope"},
+        {R"({"task": "copy"})", "\"steps\" from 1 to 20000"},
+        {R"({"task": "copy", "steps": 5, "show_step": 9})", "after the run's last step 5"},
+        {R"({"task": "copy", "steps": 5, "heads": 3})", "must be a multiple of the number of heads"},
+        {R"({"task": "copy", "steps": 5, "probe": "1 2 x"})", "unknown token 'x'"},
+        {R"({"task": "copy", "steps": 5, "map": "sideways"})", "\"map\" must be one of"},
+        {R"({"task": "copy", "steps": 5, "speed": 3})", "unknown key \"speed\""},
+    };
+    for (const auto& [training, expected] : cases)
+    {
+        const std::string text = std::string(R"({"format": "attnlab-lesson", "version": 1, "title": "t",
+            "steps": [{"text": "a"}, {"text": "b", "training": )") +
+                                 training + "}]}";
+        Lesson lesson;
+        const Status s = parse_lesson(text, "bad.json", &lesson);
+        EXPECT_FALSE(s.is_ok()) << training;
+        EXPECT_TRUE(contains(s.message(), "bad.json, step 2")) << s.message();
+        EXPECT_TRUE(contains(s.message(), expected)) << training << ": " << s.message();
+    }
 }
 
 // [SECTION] TrainingRun

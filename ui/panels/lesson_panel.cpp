@@ -22,6 +22,8 @@ const char* view_name(LessonView view)
         return "Heads";
     case LessonView::Comparisons:
         return "Comparisons";
+    case LessonView::Training:
+        return "Training";
     case LessonView::Pipeline:
         break;
     }

@@ -20,6 +20,10 @@ void draw_training_panel(AppState& state);
 // Opens the Training panel on task with its preset, trained synchronously for `steps` steps (for
 // `attnlab screenshot --train`). On error the panel shows the message.
 void open_training(AppState& state, train::TaskKind task, int steps);
+// A lesson step's training: trains its runs (the compared ones first, on this thread; the step's own on the
+// worker, or on this thread for pictures) unless the panel already holds them, then shows the step's timeline
+// position, maps, score and probe.
+void show_lesson_training(AppState& state, const LessonTraining& training);
 // Shows the Training panel (and hides the panels its default place covers).
 void show_training_panel(AppState& state);
 // Opens a trained model (a loaded attnlab-model file) in the Training panel at its step, and shows the panel

@@ -36,6 +36,7 @@ bool same_model(const TrainingConfig& a, const TrainingConfig& b)
 void apply(AppState& state)
 {
     TrainingPanelState& ts = state.training;
+    ts.lesson_key.clear();
     const Status s = state.training_run.configure(ts.edit);
     ts.error = s.is_ok() ? std::string() : s.message();
     state.training_run.poll(ts.view);
@@ -323,10 +324,14 @@ struct PlotSpec
     const LossDrop* drop = nullptr; // the steepest drop, marked
 };
 
+// This run's held-out curves (Okabe–Ito vermilion); its per-step training loss is drawn fainter.
+constexpr ImU32 kThisRun = IM_COL32(213, 94, 0, 255);
+
 // Past runs' colours: muted, distinct from the current run's.
 ImU32 past_color(std::size_t i, int alpha)
 {
-    static const ImU32 kColors[] = {IM_COL32(150, 150, 150, 255), IM_COL32(230, 159, 0, 255),
+    // Okabe–Ito grey, reddish purple and bluish green: apart from this run's vermilion.
+    static const ImU32 kColors[] = {IM_COL32(150, 150, 150, 255), IM_COL32(204, 121, 167, 255),
                                     IM_COL32(0, 158, 115, 255)};
     const ImU32 c = kColors[i % 3];
     return (c & 0x00FFFFFFu) | (static_cast<ImU32>(alpha) << 24);
@@ -362,6 +367,8 @@ std::string value_text(float v, const PlotSpec& spec)
     char s[32];
     if (spec.percent)
         std::snprintf(s, sizeof s, "%.1f %%", 100.0 * static_cast<double>(v));
+    else if (v != 0.0f && std::fabs(v) < 0.01f)
+        std::snprintf(s, sizeof s, "%.1e", static_cast<double>(v)); // short enough for the axis
     else
         std::snprintf(s, sizeof s, "%.3g", static_cast<double>(v));
     return s;
@@ -502,7 +509,7 @@ void draw_legend(const TrainingSnapshot& v)
         ImGui::Dummy(ImVec2(fs * 1.3f, fs));
         ImGui::SameLine();
     };
-    swatch(ImGui::GetColorU32(ImGuiCol_PlotLines));
+    swatch(kThisRun);
     ImGui::TextDisabled("this run: %s", v.config.label().c_str());
     for (std::size_t i = v.past.size(); i-- > 0;)
     {
@@ -544,7 +551,6 @@ void draw_curves(AppState& state, int cursor)
     int x_max = std::max({v.step, ts.edit.target_steps, x_min + 1});
     for (const PastRun& r : v.past)
         x_max = std::max(x_max, static_cast<int>(r.loss.size()));
-    const ImU32 main_color = ImGui::GetColorU32(ImGuiCol_PlotLines);
 
     // Loss (log scale): training per step, held-out per point, earlier runs' training loss.
     std::vector<Series> loss;
@@ -555,14 +561,14 @@ void draw_curves(AppState& state, int cursor)
             s.points.push_back(ImVec2(static_cast<float>(k + 1), v.past[i].loss[k]));
         loss.push_back(std::move(s));
     }
-    Series train_loss{{}, (main_color & 0x00FFFFFFu) | 0x90000000u, "training loss", 1.2f};
+    Series train_loss{{}, (kThisRun & 0x00FFFFFFu) | 0x70000000u, "training loss", 1.0f};
     for (const TrainingEval& e : v.evals)
         if (e.step <= v.first_step) // from the file: the training loss at its logged steps
             train_loss.points.push_back(ImVec2(static_cast<float>(e.step), e.train_loss));
     for (std::size_t k = 0; k < v.loss.size(); ++k)
         train_loss.points.push_back(ImVec2(static_cast<float>(x_min + static_cast<int>(k) + 1), v.loss[k]));
     loss.push_back(std::move(train_loss));
-    Series held{{}, IM_COL32(213, 94, 0, 255), "held-out loss", 2.0f};
+    Series held{{}, kThisRun, "held-out loss", 2.0f};
     for (const TrainingEval& e : v.evals)
         held.points.push_back(ImVec2(static_cast<float>(e.step), e.loss));
     loss.push_back(std::move(held));
@@ -596,7 +602,7 @@ void draw_curves(AppState& state, int cursor)
             s.points.push_back(ImVec2(static_cast<float>(e.step), e.accuracy));
         acc.push_back(std::move(s));
     }
-    Series a{{}, main_color, "held-out accuracy", 2.0f};
+    Series a{{}, kThisRun, "held-out accuracy", 2.0f};
     for (const TrainingEval& e : v.evals)
         a.points.push_back(ImVec2(static_cast<float>(e.step), e.accuracy));
     acc.push_back(std::move(a));
@@ -981,6 +987,72 @@ void handle_keys(AppState& state)
 }
 
 } // namespace
+
+namespace
+{
+
+TrainingConfig lesson_config(const LessonRun& r)
+{
+    TrainingConfig c = TrainingConfig::from_preset(r.task);
+    if (r.n_layers > 0)
+        c.n_layers = r.n_layers;
+    if (r.n_heads > 0)
+        c.n_heads = r.n_heads;
+    if (r.d_model > 0)
+        c.d_model = r.d_model;
+    if (r.attention_only >= 0)
+        c.attention_only = r.attention_only != 0;
+    if (r.lr > 0.0f)
+        c.lr = r.lr;
+    c.seed = r.seed;
+    c.target_steps = r.steps;
+    return c;
+}
+
+std::string lesson_key(const LessonTraining& t)
+{
+    std::string key;
+    for (const LessonRun& r : t.compare)
+        key += lesson_config(r).label() + "/" + std::to_string(r.steps) + ";";
+    return key + lesson_config(t.run).label() + "/" + std::to_string(t.run.steps);
+}
+
+} // namespace
+
+void show_lesson_training(AppState& state, const LessonTraining& t)
+{
+    TrainingPanelState& ts = state.training;
+    TrainingRun& run = state.training_run;
+    const std::string key = lesson_key(t);
+    if (ts.lesson_key != key)
+    {
+        run.clear_past();
+        for (const LessonRun& c : t.compare)
+            if (run.configure(lesson_config(c)).is_ok())
+                run.step_now(c.steps);
+        ts.edit = lesson_config(t.run);
+        apply(state); // the compared runs become the curves' earlier runs
+        if (!ts.error.empty())
+            return;
+        if (state.mouse_ignored)
+            run.step_now(t.run.steps); // a picture: the run is trained before the frame
+        else
+            run.play(); // the window: the student watches it train
+        run.poll(ts.view);
+        ts.lesson_key = key;
+    }
+    sync_probe(ts);
+    const std::string probe = t.probe.empty() ? ts.view.probe_text : t.probe;
+    if (ts.probe_text != probe)
+    {
+        ts.probe_text = probe;
+        ts.probe_dirty = true;
+    }
+    ts.follow_latest = t.show_step < 0;
+    ts.shown_step = std::max(0, t.show_step);
+    ts.map_kind = t.map_kind;
+    ts.score_kind = t.score_kind;
+}
 
 void open_training(AppState& state, train::TaskKind task, int steps)
 {
