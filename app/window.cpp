@@ -326,6 +326,56 @@ void render_frame(Window& window, AppState& state, const std::string& capture_pa
 
 // [SECTION] Bench: frame times, edit latency, start-up
 
+// screenshot --train TASK --bench-frames N: the frames while the worker trains (the window's other core),
+// and the probe's edit-to-picture latency (a token changed: parse, forward and backward pass, upload, draw).
+void bench_training(Window& window, AppState& state, int frames)
+{
+    TrainingPanelState& ts = state.training;
+    const int start = ts.view.step;
+    state.training_run.set_target_steps(1000000);
+    state.training_run.play();
+    std::vector<double> frame_ms;
+    const auto t_start = Clock::now();
+    for (int i = 0; i < frames; ++i)
+    {
+        const auto t0 = Clock::now();
+        glfwPollEvents();
+        render_frame(window, state, std::string(), nullptr);
+        glFinish();
+        frame_ms.push_back(ms_since(t0));
+    }
+    const double seconds = ms_since(t_start) / 1000.0;
+    state.training_run.pause();
+    state.training_run.poll(ts.view);
+    const int steps = ts.view.step - start;
+    std::vector<double> probe_ms;
+    const std::string probe = ts.probe_text;
+    const std::size_t first_space = probe.find(' ');
+    for (int i = 0; i < 9 && first_space != std::string::npos; ++i)
+    {
+        // The first token replaced by the i-th vocabulary entry: a different probe each time.
+        const std::vector<std::string>& vocabulary = ts.view.vocabulary;
+        ts.probe_text = vocabulary[static_cast<std::size_t>(i) % vocabulary.size()] + probe.substr(first_space);
+        ts.probe_dirty = true;
+        const auto t0 = Clock::now();
+        glfwPollEvents();
+        render_frame(window, state, std::string(), nullptr);
+        glFinish();
+        probe_ms.push_back(ms_since(t0));
+    }
+    ts.probe_text = probe;
+    ts.probe_dirty = true;
+    double median = 0, p95 = 0, probe_median = 0, probe_p95 = 0;
+    percentiles(frame_ms, &median, &p95);
+    percentiles(probe_ms, &probe_median, &probe_p95);
+    std::printf("frame while training %s: median %.2f ms, p95 %.2f ms over %d frames; %d steps in %.2f s "
+                "(%.0f steps/s) on the worker\n",
+                train::task_info(ts.view.config.task).key, median, p95, frames, steps, seconds,
+                seconds > 0 ? steps / seconds : 0.0);
+    std::printf("probe edit to picture (a token changed): median %.2f ms, p95 %.2f ms\n", probe_median,
+                probe_p95);
+}
+
 void run_bench(Window& window, AppState& state, int frames, double startup_ms)
 {
     std::vector<double> frame_ms, ui_ms, gl_ms, swap_ms;
@@ -401,6 +451,8 @@ void run_bench(Window& window, AppState& state, int frames, double startup_ms)
     std::printf("edit to picture (new seed, new weights): median %.2f ms, p95 %.2f ms\n", seed_median,
                 seed_p95);
     std::printf("start-up to first frame: %.1f ms\n", startup_ms);
+    if (state.training_run.configured())
+        bench_training(window, state, frames);
     std::fflush(stdout);
 }
 
