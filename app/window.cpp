@@ -355,7 +355,8 @@ void bench_training(Window& window, AppState& state, int frames)
     {
         // The first token replaced by the i-th vocabulary entry: a different probe each time.
         const std::vector<std::string>& vocabulary = ts.view.vocabulary;
-        ts.probe_text = vocabulary[static_cast<std::size_t>(i) % vocabulary.size()] + probe.substr(first_space);
+        ts.probe_text =
+            vocabulary[static_cast<std::size_t>(i) % vocabulary.size()] + probe.substr(first_space);
         ts.probe_dirty = true;
         const auto t0 = Clock::now();
         glfwPollEvents();
@@ -675,6 +676,12 @@ int run_window(const WindowOptions& options)
         }
         else
             std::printf("%s\n", options.screenshot_path.c_str());
+        // What the pictured Training panel shows, for scripts and tests: the run's held-out figures.
+        const TrainingSnapshot& v = state->training.view;
+        if (state->training_run.configured() && !v.evals.empty())
+            std::printf("training: %s at step %d, held-out loss %.4f, accuracy %.4f\n",
+                        train::task_info(v.config.task).key, v.step, static_cast<double>(v.evals.back().loss),
+                        static_cast<double>(v.evals.back().accuracy));
         if (!state->status.is_ok())
             std::fprintf(stderr, "attnlab screenshot: the session is invalid: %s\n",
                          state->status.message().c_str());

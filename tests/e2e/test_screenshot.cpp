@@ -206,6 +206,60 @@ TEST(Screenshot, TrainReverseShowsTheTrainingPanel)
     EXPECT_GT(colormap_pixels(png, Colormap::Sequential, 0.5f, 0.05f, 1.0f, 0.95f), 40000);
 }
 
+// The induction preset trained in the real window past its jump (the plateau ends near step 200 on seed 1):
+// the held-out accuracy the picture shows is printed, and the picture has the maps.
+TEST(Screenshot, TrainInductionPastItsJump)
+{
+    if (!have_xvfb())
+        GTEST_SKIP() << "xvfb-run is not installed";
+    const fs::path dir = work_dir("train_induction");
+    const fs::path png_path = dir / "train_induction.png";
+    fs::remove(png_path);
+    std::string out, err;
+    ASSERT_EQ(
+        run_app("screenshot --train induction --steps 500 -o '" + png_path.string() + "'", dir, &out, &err),
+        0)
+        << err;
+    const std::size_t at = out.find("training: induction at step 500, held-out loss ");
+    ASSERT_NE(at, std::string::npos) << out;
+    const double accuracy = std::stod(out.substr(out.find("accuracy ", at) + 9));
+    EXPECT_GT(accuracy, 0.9) << out;
+    const Png png = load_png(png_path);
+    ASSERT_EQ(png.w, 1600);
+    EXPECT_GT(colormap_pixels(png, Colormap::Sequential, 0.5f, 0.05f, 1.0f, 0.95f), 40000);
+}
+
+// A model written by `attnlab train` opens in the window with --model.
+TEST(Screenshot, ModelFileFromTrainOpensInTheTrainingPanel)
+{
+    if (!have_xvfb())
+        GTEST_SKIP() << "xvfb-run is not installed";
+    const fs::path dir = work_dir("model_file");
+    const fs::path model = dir / "copy.json";
+    const fs::path png_path = dir / "copy.png";
+    std::string out, err;
+    ASSERT_EQ(run_app("train --task copy --steps 60 -o '" + model.string() + "'", dir, &out, &err, false), 0)
+        << err;
+    ASSERT_EQ(run_app("screenshot --model '" + model.string() + "' -o '" + png_path.string() + "'", dir, &out,
+                      &err),
+              0)
+        << err;
+    EXPECT_NE(out.find("training: copy at step 60"), std::string::npos) << out;
+    EXPECT_TRUE(fs::exists(png_path));
+    // A broken model file: one line, exit 1, no picture.
+    {
+        std::ofstream f(dir / "broken.json");
+        f << "{\"format\": \"attnlab-model\"";
+    }
+    fs::remove(dir / "x.png");
+    EXPECT_NE(run_app("screenshot --model '" + (dir / "broken.json").string() + "' -o '" +
+                          (dir / "x.png").string() + "'",
+                      dir, &out, &err, false),
+              0);
+    EXPECT_NE(err.find("broken.json"), std::string::npos) << err;
+    EXPECT_FALSE(fs::exists(dir / "x.png"));
+}
+
 TEST(Screenshot, TrainUnknownTaskListsTheTasks)
 {
     const fs::path dir = work_dir("train_unknown");
