@@ -385,7 +385,7 @@ int draw_plot(const AppState& state, const PlotSpec& spec, const std::vector<Ser
     const ImU32 grid = ImGui::GetColorU32(ImGuiCol_Border);
     ImGui::TextUnformatted(spec.title);
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    const float axis_w = fs * 3.2f;
+    const float axis_w = fs * 3.9f; // "5.7e-05" and "100.0 %" fit
     const ImVec2 a(p.x + axis_w, p.y + fs * 0.3f);
     const ImVec2 b(p.x + size.x - fs * 0.5f, p.y + size.y - fs * 1.4f);
     ImGui::InvisibleButton(spec.title, size);
