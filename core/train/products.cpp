@@ -151,6 +151,36 @@ void tile(bool accumulate, bool mask_b, Index k, const Operands& o, float* C, In
                : kernel<false, false>(k, o, C, ldc, rows, cols);
 }
 
+// out[c·ldo + r] = in[r·ldi + c] for an 8 x 8 block: eight rows in, eight columns out.
+inline void transpose8(const float* in, Index ldi, float* out, Index ldo)
+{
+    __m256 r0 = _mm256_loadu_ps(in), r1 = _mm256_loadu_ps(in + ldi), r2 = _mm256_loadu_ps(in + 2 * ldi),
+           r3 = _mm256_loadu_ps(in + 3 * ldi), r4 = _mm256_loadu_ps(in + 4 * ldi),
+           r5 = _mm256_loadu_ps(in + 5 * ldi), r6 = _mm256_loadu_ps(in + 6 * ldi),
+           r7 = _mm256_loadu_ps(in + 7 * ldi);
+    // pairs of rows interleaved, then pairs of pairs, then the 128-bit halves swapped into place
+    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+    const __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+    const __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+    r0 = _mm256_shuffle_ps(t0, t2, 0x44);
+    r1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    r2 = _mm256_shuffle_ps(t1, t3, 0x44);
+    r3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    r4 = _mm256_shuffle_ps(t4, t6, 0x44);
+    r5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    r6 = _mm256_shuffle_ps(t5, t7, 0x44);
+    r7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    _mm256_storeu_ps(out, _mm256_permute2f128_ps(r0, r4, 0x20));
+    _mm256_storeu_ps(out + ldo, _mm256_permute2f128_ps(r1, r5, 0x20));
+    _mm256_storeu_ps(out + 2 * ldo, _mm256_permute2f128_ps(r2, r6, 0x20));
+    _mm256_storeu_ps(out + 3 * ldo, _mm256_permute2f128_ps(r3, r7, 0x20));
+    _mm256_storeu_ps(out + 4 * ldo, _mm256_permute2f128_ps(r0, r4, 0x31));
+    _mm256_storeu_ps(out + 5 * ldo, _mm256_permute2f128_ps(r1, r5, 0x31));
+    _mm256_storeu_ps(out + 6 * ldo, _mm256_permute2f128_ps(r2, r6, 0x31));
+    _mm256_storeu_ps(out + 7 * ldo, _mm256_permute2f128_ps(r3, r7, 0x31));
+}
+
 // Bᵀ (k x n) of a B stored n x k (rows ldb apart) into panels of 16 columns, panel j0/16 at Bp + j0·k, each
 // k x 16, zero past column n.
 void pack_bt(const float* B, Index ldb, Index k, Index n, float* Bp)
@@ -161,7 +191,18 @@ void pack_bt(const float* B, Index ldb, Index k, Index n, float* Bp)
         const Index width = std::min(NR, n - j0);
         if (width < NR)
             std::fill(panel, panel + k * NR, 0.0f);
-        for (Index j = 0; j < width; ++j)
+        Index j = 0;
+        for (; j + 8 <= width; j += 8) // 8 x 8 blocks in registers
+        {
+            const float* src = B + (j0 + j) * ldb;
+            Index p = 0;
+            for (; p + 8 <= k; p += 8)
+                transpose8(src + p, ldb, panel + p * NR + j, NR);
+            for (; p < k; ++p)
+                for (Index u = 0; u < 8; ++u)
+                    panel[p * NR + j + u] = src[u * ldb + p];
+        }
+        for (; j < width; ++j)
         {
             const float* src = B + (j0 + j) * ldb;
             for (Index p = 0; p < k; ++p)

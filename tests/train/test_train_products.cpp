@@ -1,0 +1,140 @@
+// The training engine's float products against double products: every shape class the kernels split on
+// (rows past a tile of 6, columns past a panel of 16 or 8, ragged both), strided blocks, and the causal
+// triangles.
+#include "core/random.h"
+#include "core/train/products.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+using namespace attnlab;
+using namespace attnlab::train;
+
+namespace
+{
+
+using Index = Eigen::Index;
+using MatD = MatT<double>;
+using MatF = MatT<float>;
+
+// Entries in [-1, 1), seeded.
+MatF random_matrix(Index rows, Index cols, std::uint64_t seed)
+{
+    MatF m(rows, cols);
+    for (Index i = 0; i < m.size(); ++i)
+        m.data()[i] =
+            static_cast<float>(2.0 * uniform01(mix64(seed * 7919 + static_cast<std::uint64_t>(i))) - 1.0);
+    return m;
+}
+
+// A float sum of k products of numbers in [-1, 1) is off by at most ~k·2⁻²⁴ in each partial sum: 1e-6·k
+// leaves room for that and is far below what a wrong index or a dropped term does (an error of ~1).
+void expect_near(const MatF& ours, const MatD& expected, Index k, const std::string& what)
+{
+    ASSERT_EQ(ours.rows(), expected.rows()) << what;
+    ASSERT_EQ(ours.cols(), expected.cols()) << what;
+    const double tolerance = 1e-6 * static_cast<double>(std::max<Index>(k, 1));
+    EXPECT_LE((ours.cast<double>() - expected).cwiseAbs().maxCoeff(), tolerance) << what;
+}
+
+const Index kSizes[] = {1, 5, 6, 7, 8, 12, 16, 17, 24, 33, 48};
+
+std::string dims(Index m, Index n, Index k)
+{
+    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+TEST(TrainProducts, WholeMatricesMatchDouble)
+{
+    std::uint64_t seed = 1;
+    for (Index m : kSizes)
+        for (Index n : kSizes)
+            for (Index k : {Index{1}, Index{7}, Index{16}, Index{33}})
+            {
+                const MatF A = random_matrix(m, k, seed++), B = random_matrix(k, n, seed++);
+                const MatF Bt = random_matrix(n, k, seed++), D = random_matrix(m, n, seed++);
+                const MatF A2 = random_matrix(k, m, seed++); // Aᵀ B: A is k x m
+                MatF C;
+                product(A, B, C);
+                expect_near(C, A.cast<double>() * B.cast<double>(), k, "A B " + dims(m, n, k));
+                product_bt(A, Bt, C);
+                expect_near(C, A.cast<double>() * Bt.cast<double>().transpose(), k, "A Bt " + dims(m, n, k));
+                C = D;
+                product(A, B, C, true);
+                expect_near(C, D.cast<double>() + A.cast<double>() * B.cast<double>(), k + 1,
+                            "D + A B " + dims(m, n, k));
+                C = D;
+                product_bt(A, Bt, C, true);
+                expect_near(C, D.cast<double>() + A.cast<double>() * Bt.cast<double>().transpose(), k + 1,
+                            "D + A Bt " + dims(m, n, k));
+                product_at(A2, random_matrix(k, n, seed), C);
+                expect_near(C, A2.cast<double>().transpose() * random_matrix(k, n, seed).cast<double>(), k,
+                            "At B " + dims(m, n, k));
+                ++seed;
+            }
+}
+
+TEST(TrainProducts, LongSumsOfAtBRunInBlocks)
+{
+    // Aᵀ B sums over the B·T rows (a thousand and more) in blocks; a block boundary must neither drop nor
+    // repeat a row.
+    for (Index k : {Index{127}, Index{128}, Index{129}, Index{1000}})
+    {
+        const MatF A = random_matrix(k, 13, 40 + static_cast<std::uint64_t>(k));
+        const MatF B = random_matrix(k, 20, 41 + static_cast<std::uint64_t>(k));
+        MatF C;
+        product_at(A, B, C);
+        expect_near(C, A.cast<double>().transpose() * B.cast<double>(), k, "k = " + std::to_string(k));
+    }
+}
+
+// One head's blocks inside larger matrices: rows hd apart, columns from an offset, as the attention uses
+// them.
+TEST(TrainProducts, StridedBlocksAndCausalTriangles)
+{
+    std::uint64_t seed = 100;
+    for (Index T : {Index{1}, Index{5}, Index{11}, Index{16}, Index{17}, Index{32}})
+        for (Index dk : {Index{4}, Index{12}, Index{16}, Index{24}})
+        {
+            const Index hd = 3 * dk + 5, off = dk + 2; // the head's columns [off, off + dk) of rows hd apart
+            const MatF Q = random_matrix(T, hd, seed++), K = random_matrix(T, hd, seed++);
+            const MatD Qh = Q.cast<double>().middleCols(off, dk), Kh = K.cast<double>().middleCols(off, dk);
+            const std::string what = "T " + std::to_string(T) + " d_k " + std::to_string(dk);
+
+            // S = Q_h K_hᵀ, whole and lower triangle only
+            MatF S = MatF::Constant(T, T, 7.0f);
+            block_product(Q.data() + off, hd, K.data() + off, hd, true, S.data(), T, T, T, dk);
+            const MatD S_expected = Qh * Kh.transpose();
+            expect_near(S, S_expected, dk, "Q Kt " + what);
+            MatF S_lower = MatF::Constant(T, T, 7.0f);
+            block_product(Q.data() + off, hd, K.data() + off, hd, true, S_lower.data(), T, T, T, dk, false,
+                          Lower::C);
+            for (Index i = 0; i < T; ++i)
+                for (Index j = 0; j <= i; ++j)
+                    EXPECT_EQ(S_lower(i, j), S(i, j)) << "lower triangle of Q Kt, the same bits " << what;
+
+            // A lower triangular: A V (into a strided output) and Aᵀ V, with and without Lower::A
+            MatF A = random_matrix(T, T, seed++);
+            for (Index i = 0; i < T; ++i)
+                for (Index j = i + 1; j < T; ++j)
+                    A(i, j) = 0.0f;
+            const MatD Ad = A.cast<double>();
+            for (Lower lower : {Lower::None, Lower::A})
+            {
+                MatF out = MatF::Constant(T, hd, 7.0f);
+                block_product(A.data(), T, K.data() + off, hd, false, out.data() + off, hd, T, dk, T, false,
+                              lower);
+                expect_near(out.middleCols(off, dk), Ad * Kh, T, "A V " + what);
+                EXPECT_EQ(out.leftCols(off), MatF::Constant(T, off, 7.0f)) << "A V wrote outside its block";
+                MatF at = MatF::Constant(T, hd, 7.0f);
+                block_product_at(A.data(), T, Q.data() + off, hd, at.data() + off, hd, T, dk, T, lower);
+                expect_near(at.middleCols(off, dk), Ad.transpose() * Qh, T, "At Q " + what);
+                EXPECT_EQ(at.rightCols(hd - off - dk), MatF::Constant(T, hd - off - dk, 7.0f))
+                    << "At Q wrote outside its block";
+            }
+        }
+}
+
+} // namespace
