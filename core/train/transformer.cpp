@@ -8,9 +8,15 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <type_traits>
 #include <vector>
+
+#if defined(__AVX2__) && defined(__FMA__)
+#define ATTNLAB_TRAIN_SOFTMAX_AVX2 1
+#include <immintrin.h>
+#endif
 
 namespace attnlab::train
 {
@@ -74,10 +80,108 @@ template <typename S> void column_sums(const MatT<S>& dy, MatT<S>& db)
         db += dy.row(i);
 }
 
+#ifdef ATTNLAB_TRAIN_SOFTMAX_AVX2
+
+// exp(x) for x <= 0 in 8 lanes, Cephes' expf: x = k ln 2 + r with |r| <= ln 2 / 2, exp(r) by a degree-7
+// polynomial, 2^k put in the exponent bits; relative error ~1e-7 (a few float ulps). Below -88.37 (and for
+// -inf) k = -127 gives exponent bits 0: exactly 0.
+inline __m256 exp_nonpositive(__m256 x)
+{
+    x = _mm256_max_ps(x, _mm256_set1_ps(-88.3762626647949f));
+    const __m256 k =
+        _mm256_floor_ps(_mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f)));
+    __m256 r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0.693359375f), x); // ln 2 in two parts, hi exact in float
+    r = _mm256_fnmadd_ps(k, _mm256_set1_ps(-2.12194440e-4f), r);
+    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+    const __m256i bits =
+        _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(bits));
+}
+
+// The first `valid` of 8 lanes set (valid in [0, 8]).
+inline __m256i first_lanes(Index valid)
+{
+    alignas(32) static const std::int32_t table[16] = {-1, -1, -1, -1, -1, -1, -1, -1,
+                                                       0,  0,  0,  0,  0,  0,  0,  0};
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(table + 8 - valid));
+}
+
+// The sum of 8 lanes, in a fixed order.
+inline float lane_sum(__m256 v)
+{
+    const __m128 half = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    const __m128 pair = _mm_add_ps(half, _mm_movehl_ps(half, half));
+    return _mm_cvtss_f32(_mm_add_ss(pair, _mm_movehdup_ps(pair)));
+}
+
+#endif
+
 // y = softmax(x) over n entries; -inf entries get exactly 0; a row of only -inf gives zeros. y may alias x.
+// The rows are short (the keys of one query, the vocabulary) and there are tens of thousands a step: with
+// AVX2 the exponentials run 8 at a time, the last ones masked, instead of through the scalar expf.
 void softmax(const float* x, Index n, float* y)
 {
+#ifdef ATTNLAB_TRAIN_SOFTMAX_AVX2
+    const float minus_inf = -std::numeric_limits<float>::infinity();
+    __m256 vmax = _mm256_set1_ps(minus_inf);
+    for (Index j = 0; j < n; j += 8)
+    {
+        const Index valid = std::min<Index>(8, n - j);
+        const __m256i m = first_lanes(valid);
+        const __m256 v = _mm256_maskload_ps(x + j, m);
+        vmax = _mm256_max_ps(vmax, _mm256_blendv_ps(_mm256_set1_ps(minus_inf), v, _mm256_castsi256_ps(m)));
+    }
+    __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(vmax), _mm256_extractf128_ps(vmax, 1));
+    m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+    const float max = _mm_cvtss_f32(_mm_max_ss(m4, _mm_movehdup_ps(m4)));
+    if (!(max > minus_inf))
+    {
+        std::fill(y, y + n, 0.0f);
+        return;
+    }
+    // e_j = exp(x_j − max), flushed to 0 under the smallest normal float, as softmax_row does. Whole groups
+    // of 8 go through y; the last, partial group stays in a register and is stored lane by lane at the end (a
+    // masked store, and a load from it, are slow on some x86 cores).
+    const __m256 shift = _mm256_set1_ps(max), smallest = _mm256_set1_ps(std::numeric_limits<float>::min());
+    const auto exp_of = [&](__m256 v)
+    {
+        const __m256 e = exp_nonpositive(_mm256_sub_ps(v, shift));
+        return _mm256_and_ps(e, _mm256_cmp_ps(e, smallest, _CMP_GE_OQ));
+    };
+    __m256 vsum = _mm256_setzero_ps();
+    Index j = 0;
+    for (; j + 8 <= n; j += 8)
+    {
+        const __m256 e = exp_of(_mm256_loadu_ps(x + j));
+        vsum = _mm256_add_ps(vsum, e);
+        _mm256_storeu_ps(y + j, e);
+    }
+    const Index tail = n - j;
+    __m256 last = _mm256_setzero_ps();
+    if (tail > 0)
+    {
+        const __m256i m = first_lanes(tail);
+        last = _mm256_and_ps(exp_of(_mm256_maskload_ps(x + j, m)), _mm256_castsi256_ps(m));
+        vsum = _mm256_add_ps(vsum, last);
+    }
+    const __m256 inv = _mm256_set1_ps(1.0f / lane_sum(vsum)); // the sum is >= 1: exp(0) at the max
+    for (Index q = 0; q + 8 <= n; q += 8)
+        _mm256_storeu_ps(y + q, _mm256_mul_ps(_mm256_loadu_ps(y + q), inv));
+    if (tail > 0)
+    {
+        alignas(32) float lanes[8];
+        _mm256_store_ps(lanes, _mm256_mul_ps(last, inv));
+        std::copy_n(lanes, tail, y + j);
+    }
+#else
     softmax_row(x, n, 1.0f, y);
+#endif
 }
 void softmax(const double* x, Index n, double* y)
 {
