@@ -228,12 +228,13 @@ struct TrainingPanelState
     bool follow_latest = true;
     int shown_step = 0;
 
-    int map_kind = 0;   // 0: A_h; 1: A_h beside ∂L/∂A_h; 2: logits, probabilities and loss
+    int map_kind = 0; // 0: A_h; 1: A_h beside ∂L/∂A_h; 2: logits, probabilities and loss; 3: every stage
+    int stage_layer = 0, stage_head = 0; // the layer and head "every stage" shows
     int score_kind = 0; // the head-score curve: 0 previous-token, 1 induction, 2 diagonal, 3 anti-diagonal
     float pace = 0.0f;  // at most this many steps a second (0: full speed)
     bool stop_at_accuracy = false;
     float stop_accuracy = 0.99f;
-    int step_count = 100; // Step N's N
+    int step_count = 100;   // Step N's N
     std::string lesson_key; // the lesson runs the panel holds ("" : the user's own run)
 };
 
@@ -304,8 +305,8 @@ struct AppState
     std::vector<std::string> recent_files; // session files, most recent first (File > Recent)
     std::string recent_files_path;         // where the list is kept ("" : not kept)
     PanelLayoutState layout;
-    std::string autosave_path;             // the autosave, whose kept copies File > Recent offers too
-    MatrixRef last_heatmap;                // the heatmap hovered most recently: Ctrl+E exports it
+    std::string autosave_path; // the autosave, whose kept copies File > Recent offers too
+    MatrixRef last_heatmap;    // the heatmap hovered most recently: Ctrl+E exports it
 
     // A one-line message for the status bar (export written, file not writable, ...).
     std::string message;

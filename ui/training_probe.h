@@ -45,6 +45,9 @@ public:
     float mean_loss() const { return mean_loss_; }
     // [l·h + j] on this sequence.
     const std::vector<train::HeadScores>& scores() const { return scores_; }
+    // Every intermediate (B = 1) and every activation gradient of the last pass (transformer.h's names).
+    const train::Activations& acts() const { return acts_; }
+    const train::ActGrads& act_grads() const { return act_grads_; }
 
 private:
     std::shared_ptr<const train::Params> params_;

@@ -264,7 +264,7 @@ Status read_training(const json& j, const Context& ctx, LessonTraining* out)
         return ctx.error("\"show_step\" " + std::to_string(t.show_step) + " is after the run's last step " +
                          std::to_string(t.run.steps));
     if (Status s =
-            read_choice(j, "map", {{"attention", 0}, {"gradient", 1}, {"output", 2}}, ctx, &t.map_kind);
+            read_choice(j, "map", {{"attention", 0}, {"gradient", 1}, {"output", 2}, {"stages", 3}}, ctx, &t.map_kind);
         !s)
         return s;
     if (Status s = read_choice(

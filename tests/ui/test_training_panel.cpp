@@ -192,6 +192,37 @@ TEST(TrainingPanel, OutputStagesShowLogitsProbabilitiesAndLoss)
     EXPECT_NE(state->heatmaps.find("train/L1/h1/grad"), nullptr);
 }
 
+TEST(TrainingPanel, EveryStageOfALayerAndHeadInOrder)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    state->training_run.step_now(5);
+    state->training.map_kind = 3;
+    state->training.stage_layer = 1; // the last layer: its list ends with LN_f, the logits and probs
+    state->training.stage_head = 1;
+    const auto out = ui.frames(*state, 2, panel_only(draw_training_panel));
+    const std::size_t x = out.text.find("X (layer 2 input)");
+    const std::size_t q = out.text.find("Q_2");
+    ASSERT_NE(x, std::string::npos) << out.text;
+    EXPECT_LT(x, q);
+    EXPECT_TRUE(contains(out.text, "[16 x 24]")) << "Q_h is T x d_k\n" << out.text;
+    // Pre-LN with FFN, the last layer: X, LN1, Q, K, V, scores, scaled, masked, A, ∂L/∂A, head, concat, mha,
+    // A = X + mha, LN2, hidden, FFN, A + FFN, LN_f, logits, probs (those below the fold are made too).
+    const HeatmapEntry* last = state->heatmaps.find("train/stage/20");
+    ASSERT_NE(last, nullptr);
+    EXPECT_EQ(last->rows, 16);
+    EXPECT_EQ(last->cols, 11); // probs: T x V
+    EXPECT_EQ(state->heatmaps.find("train/stage/21"), nullptr);
+    const HeatmapEntry* hidden = state->heatmaps.find("train/stage/15");
+    ASSERT_NE(hidden, nullptr);
+    EXPECT_EQ(hidden->cols, 4 * 48); // d_ff
+    const HeatmapEntry* e = state->heatmaps.find("train/stage/0");
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->rows, 16);
+    EXPECT_EQ(e->cols, 48);
+}
+
 TEST(TrainingPanel, OpenTrainingOpensThePanelTrained)
 {
     HeadlessUi ui;
