@@ -197,12 +197,18 @@ struct LessonState
     bool user_has_weights = false;
     std::string step_weights_path; // the weights file the lesson's steps have loaded ("" : seeded weights)
     std::array<bool, kPanelCount> opened_panels{}; // panels the lesson opened (closed again when done)
+    // The user's folded pipeline stages, given back when the lesson is left (steps fold and unfold them).
+    std::array<bool, kStageCount> user_stage_collapsed{};
+    std::array<bool, kStageCount> user_cross_stage_collapsed{};
 
     // Frames left in which the pipeline scrolls its first highlighted stage to the top: a few, because a
     // window's layout settles over its first frames.
     int scroll_request = 0;
-    int focus_panel = -1;   // a PanelId to bring to the front on the next frame; -1: none
-    int cells_outlined = 0; // lesson cells outlined by the heatmaps this frame (for tests)
+    int focus_panel = -1; // a PanelId to bring to the front on the next frame; -1: none
+    // Frames left in which the Model panel scrolls the step's setting into view (as scroll_request).
+    int setting_scroll_request = 0;
+    float pipeline_height = 0.0f; // the Pipeline's visible height last frame: a change scrolls again
+    int cells_outlined = 0;       // lesson cells outlined by the heatmaps this frame (for tests)
 };
 
 // [SECTION] Training
@@ -286,6 +292,7 @@ struct AppState
     // without its background (the window is cleared to the same colour): a software renderer then fills
     // each pixel once instead of twice.
     std::array<std::array<float, 4>, kPanelCount> panel_rects{};
+    PanelLayoutState layout;
 
     HeatmapCache heatmaps;
     std::unordered_map<std::string, std::pair<unsigned long long, float>>
@@ -304,9 +311,8 @@ struct AppState
     bool presenter = false; // presenter mode (F5): one large view, the step's text as a caption
     std::vector<std::string> recent_files; // session files, most recent first (File > Recent)
     std::string recent_files_path;         // where the list is kept ("" : not kept)
-    PanelLayoutState layout;
-    std::string autosave_path; // the autosave, whose kept copies File > Recent offers too
-    MatrixRef last_heatmap;    // the heatmap hovered most recently: Ctrl+E exports it
+    std::string autosave_path;             // the autosave, whose kept copies File > Recent offers too
+    MatrixRef last_heatmap;                // the heatmap hovered most recently: Ctrl+E exports it
 
     // A one-line message for the status bar (export written, file not writable, ...).
     std::string message;

@@ -144,7 +144,7 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
     float row_label_w = 0.0f;
     float col_label_h = 0.0f;
     const bool col_tokens = view.col_tokens != nullptr;
-    const bool col_labels = options.labels && options.col_labels;
+    bool col_labels = options.labels && options.col_labels;
     if (options.labels)
     {
         // Measure only the labels that can be shown (at most ~64), so T = 512 costs little.
@@ -169,6 +169,20 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
         else
             col_label_h = fs + 4.0f;
     }
+    // A height for the whole widget: the image gives up what the labels and the colour bar's numbers need,
+    // and the column labels go when they would leave the image under 4 lines of text.
+    float max_image_h = options.max_height;
+    if (options.max_total_height > 0.0f)
+    {
+        const float below = options.colorbar ? fs : 0.0f;
+        if (col_labels && options.max_total_height - col_label_h - below < 4.0f * fs)
+        {
+            col_labels = false;
+            col_label_h = 0.0f;
+        }
+        const float fit = std::max(fs, options.max_total_height - col_label_h - below);
+        max_image_h = max_image_h > 0.0f ? std::min(max_image_h, fit) : fit;
+    }
     const float bar_w = options.colorbar ? std::max(10.0f, fs * 0.8f) : 0.0f;
     const float bar_label_w = options.colorbar ? ImGui::CalcTextSize("-0.00e+00").x * 0.75f + 8.0f : 0.0f;
     const float gap = options.colorbar ? fs * 0.6f : 0.0f;
@@ -178,8 +192,8 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
     float cell_w = std::min(options.max_cell_px > 0.0f ? options.max_cell_px : std::max(48.0f, numbers_cell),
                             image_w_avail / static_cast<float>(cols));
     float cell_h = cell_w;
-    if (options.max_height > 0.0f && cell_h * rows > options.max_height)
-        cell_h = options.max_height / static_cast<float>(rows);
+    if (max_image_h > 0.0f && cell_h * rows > max_image_h)
+        cell_h = max_image_h / static_cast<float>(rows);
     const float image_w = cell_w * cols;
     const float image_h = cell_h * rows;
     const float extra_h = (options.colorbar && image_h < 3.0f * fs) ? 3.0f * fs - image_h : 0.0f;

@@ -13,11 +13,14 @@ struct HeatmapOptions
     float max_cell_px = 0.0f; // cells never get larger than this; 0: large enough for numbers inside (48 px
                               // at the default font, more at larger ones)
     float max_height = 0.0f;  // > 0: cells get flatter rather than the image taller than this
-    bool labels = true;       // token / index labels on both axes
-    bool col_labels = true;   // with labels: also the column labels (the heads grid leaves them out)
-    bool colorbar = true;     // the colour bar with the true range
-    int highlight_row = -1;   // a row outlined across the whole map (the heads grid's hovered query)
-    Color32 frame_color = 0;  // > 0: a frame around the image in this colour (a head's own colour)
+    // > 0: the same for the whole widget, labels and colour bar included (column labels are left out when
+    // they would leave the image under 4 lines of text)
+    float max_total_height = 0.0f;
+    bool labels = true;      // token / index labels on both axes
+    bool col_labels = true;  // with labels: also the column labels (the heads grid leaves them out)
+    bool colorbar = true;    // the colour bar with the true range
+    int highlight_row = -1;  // a row outlined across the whole map (the heads grid's hovered query)
+    Color32 frame_color = 0; // > 0: a frame around the image in this colour (a head's own colour)
     float frame_thickness = 2.0f;
     bool pin_on_click = true; // false: a click only reports `clicked` (the heads grid selects a head)
 };

@@ -39,16 +39,31 @@ void open_panel(AppState& state, PanelId id)
     }
 }
 
-// Closes the panels the lesson opened, except `keep` (and the Lesson panel itself while a lesson is open).
-void close_opened_panels(AppState& state, int keep)
+// Closes the panels the lesson opened, except those in `keep` (and the Lesson panel itself while a lesson is
+// open).
+void close_opened_panels(AppState& state, const std::array<bool, kPanelCount>& keep)
 {
     for (std::size_t i = 0; i < state.lesson.opened_panels.size(); ++i)
-        if (state.lesson.opened_panels[i] && static_cast<int>(i) != keep &&
+        if (state.lesson.opened_panels[i] && !keep[i] &&
             !(lesson_active(state) && i == static_cast<std::size_t>(PanelId::Lesson)))
         {
             state.prefs.open[i] = false;
             state.lesson.opened_panels[i] = false;
         }
+}
+
+// Unfolds the step's stages and folds the others between them, so the highlighted heatmaps follow each other
+// in the Pipeline (Q, K and scores without V in between) and fit on screen together.
+void fold_for_step(AppState& state, const LessonStep& step)
+{
+    if (step.stages.empty())
+        return;
+    auto& collapsed = step.cross ? state.cross_stage_collapsed : state.stage_collapsed;
+    const auto [first, last] = std::minmax_element(step.stages.begin(), step.stages.end());
+    for (int s = static_cast<int>(*first); s <= static_cast<int>(*last); ++s)
+        collapsed[static_cast<std::size_t>(s)] = true;
+    for (Stage stage : step.stages)
+        collapsed[static_cast<std::size_t>(stage)] = false;
 }
 
 } // namespace
@@ -95,6 +110,8 @@ void enter_lesson(AppState& state, int index, int step)
         l.user_sel = state.sel;
         l.user_has_weights = state.engine.has_imported_weights();
         l.user_weights = l.user_has_weights ? state.engine.imported_weights() : ModelWeights{};
+        l.user_stage_collapsed = state.stage_collapsed;
+        l.user_cross_stage_collapsed = state.cross_stage_collapsed;
         state.engine.clear_imported_weights();
         // Ctrl+S while a lesson is open asks where to save, rather than overwriting the user's file.
         state.session_path.clear();
@@ -144,16 +161,22 @@ void go_to_step(AppState& state, int step)
     state.pinned = CellRef{};
     if (s.cross)
         state.show_cross = true;
-    auto& collapsed = s.cross ? state.cross_stage_collapsed : state.stage_collapsed;
-    for (Stage stage : s.stages)
-        collapsed[static_cast<std::size_t>(stage)] = false;
+    fold_for_step(state, s);
+    // The step's view, and the Model panel when the text asks to change a setting; the panels earlier steps
+    // opened close.
     const PanelId view = view_panel(s.view);
-    close_opened_panels(state, static_cast<int>(view));
+    std::array<bool, kPanelCount> keep{};
+    keep[static_cast<std::size_t>(view)] = true;
+    keep[static_cast<std::size_t>(PanelId::Model)] = !s.setting.empty();
+    close_opened_panels(state, keep);
     open_panel(state, view);
+    if (!s.setting.empty())
+        open_panel(state, PanelId::Model);
     if (s.training.on)
         show_lesson_training(state, s.training);
     l.focus_panel = static_cast<int>(view);
     l.scroll_request = s.stages.empty() ? 0 : 3;
+    l.setting_scroll_request = s.setting.empty() ? 0 : 3;
 }
 
 void next_step(AppState& state)
@@ -176,8 +199,11 @@ void leave_lesson(AppState& state)
     l.lesson = -1;
     l.step = 0;
     l.scroll_request = 0;
+    l.setting_scroll_request = 0;
     l.focus_panel = -1;
-    close_opened_panels(state, -1);
+    close_opened_panels(state, {});
+    state.stage_collapsed = l.user_stage_collapsed;
+    state.cross_stage_collapsed = l.user_cross_stage_collapsed;
     state.session = l.user_session;
     state.session_path = l.user_session_path;
     state.sel = l.user_sel;
@@ -217,6 +243,12 @@ PanelId lesson_view_panel(const AppState& state)
 {
     const LessonStep* s = current_step(state);
     return s == nullptr ? PanelId::Count : view_panel(s->view);
+}
+
+bool lesson_highlights_setting(const AppState& state, const char* key)
+{
+    const LessonStep* s = current_step(state);
+    return s != nullptr && s->setting == key;
 }
 
 std::vector<LessonCell> lesson_cells(const AppState& state, const MatrixRef& ref)

@@ -19,15 +19,17 @@ const LessonStep* current_step(const AppState& state);
 bool lesson_active(const AppState& state);
 
 // Opens lesson `index` (in state.lesson.library) at `step` (clamped). The user's own session, its path,
-// selection and imported weights are kept aside the first time, so leave_lesson() gives them back.
+// selection, imported weights and folded stages are kept aside the first time, so leave_lesson() gives them
+// back.
 void enter_lesson(AppState& state, int index, int step = 0);
 // Goes to step `step` of the open lesson (clamped): applies its session (the engine recomputes once on
-// the next update), selects its layer, sentence and head, opens and focuses its view, unfolds its stages
-// and asks the pipeline to scroll the first of them to its top (over the next few frames).
+// the next update), selects its layer, sentence and head, opens and focuses its view (and the Model panel
+// when it names a setting), unfolds its stages and folds those between them, and asks the pipeline to scroll
+// the first of them to its top (over the next few frames).
 void go_to_step(AppState& state, int step);
 void next_step(AppState& state);
 void previous_step(AppState& state);
-// Closes the lesson and restores what enter_lesson() kept aside.
+// Closes the lesson and restores what enter_lesson() kept aside (with the user's folded stages).
 void leave_lesson(AppState& state);
 
 // The session the user owns: the one kept aside while a lesson is open, else the current one. This is the
@@ -41,6 +43,9 @@ std::string step_counter(const AppState& state);
 bool lesson_highlights_stage(const AppState& state, Stage stage, bool cross);
 // The panel the current step shows (Pipeline, Heads or Comparisons); PanelId::Count when no lesson is open.
 PanelId lesson_view_panel(const AppState& state);
+// Whether the current step asks the student to change the Model panel's setting `key` (a kLessonSettings
+// key).
+bool lesson_highlights_setting(const AppState& state, const char* key);
 // The cells the current step highlights in the matrix `ref` (same stage, block, layer, sentence and, for
 // per-head stages, head).
 std::vector<LessonCell> lesson_cells(const AppState& state, const MatrixRef& ref);

@@ -1,15 +1,18 @@
 // Panel layout: the default places tile the window and give a closed panel's room to the others, every panel
-// follows a resize, and a layout saved at one window size (ours in fractions, or ImGui's old one in pixels)
-// fits inside another.
+// follows a resize, a layout saved at one window size (ours in fractions, or ImGui's old one in pixels) fits
+// inside another, and every lesson step shows what it talks about beside the Lesson panel.
 #include "ui/app_ui.h"
 #include "ui/layout.h"
+#include "ui/lessons.h"
 #include "ui/panels/panels.h"
 #include "ui/prefs.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace attnlab
@@ -122,6 +125,17 @@ TEST(DefaultLayout, TheLessonHasItsOwnPlaceAndAClosedPanelGivesItsRoomAway)
     r = default_layout(open);
     EXPECT_EQ(r[idx(PanelId::Pipeline)].x, 0.0f);
     EXPECT_NEAR(r[idx(PanelId::Pipeline)].w, 1.0f, 1e-6f);
+
+    // The Lesson panel beside Comparisons and Training, which cover the centre and the right.
+    for (PanelId over : {PanelId::Comparisons, PanelId::Training})
+    {
+        std::array<bool, kPanelCount> with = open;
+        with[idx(PanelId::Lesson)] = true;
+        with[idx(over)] = true;
+        const auto placed = default_layout(with, over);
+        EXPECT_FALSE(overlap(placed[idx(PanelId::Lesson)], placed[idx(over)], 1e-6f));
+        EXPECT_NEAR(placed[idx(over)].x + placed[idx(over)].w, 1.0f, 1e-6f);
+    }
 
     // Training alone beside the left column (the panels under it closed) still has its place.
     open = ViewPrefs{}.open;
@@ -273,6 +287,177 @@ TEST(LayoutFrames, TheHeadsGridAt1280x720ShowsMapsNotDots)
         const ImVec4 r = out.texture_rects.at(e->texture);
         EXPECT_GE(std::min(r.z - r.x, r.w - r.y), 64.0f) << "head " << j + 1;
     }
+}
+
+// [SECTION] Lessons: the Lesson panel beside what each step refers to
+
+LayoutRect quad(const ImVec4& r)
+{
+    return {r.x, r.y, r.z - r.x, r.w - r.y};
+}
+
+bool contains(const LayoutRect& outer, const LayoutRect& inner)
+{
+    return inner.x >= outer.x - 0.5f && inner.y >= outer.y - 0.5f &&
+           inner.x + inner.w <= outer.x + outer.w + 0.5f && inner.y + inner.h <= outer.y + outer.h + 0.5f;
+}
+
+// Where a heatmap of the last frame was drawn (nullopt: it was not drawn).
+std::optional<LayoutRect> drawn_rect(const AppState& state, const test::FrameOutput& out,
+                                     const MatrixRef& ref)
+{
+    const HeatmapEntry* e = state.heatmaps.find(resolve_matrix(state, ref).key);
+    if (e == nullptr || out.texture_rects.count(e->texture) == 0)
+        return std::nullopt;
+    return quad(out.texture_rects.at(e->texture));
+}
+
+MatrixRef stage_ref(const AppState& state, const LessonStep& step, Stage stage, int head)
+{
+    MatrixRef ref;
+    ref.source = step.cross ? MatrixSource::Cross : MatrixSource::Layer;
+    ref.stage = stage;
+    ref.layer = state.sel.layer;
+    ref.b = state.sel.b;
+    ref.head = head;
+    return ref;
+}
+
+// Every step of every built-in lesson at this window size, from the default layout: the Lesson panel does not
+// cover the step's view (or the Model panel when the step names a setting), the highlighted stages are all
+// inside the Pipeline together, the heads are maps rather than dots, and the setting is on screen.
+void check_every_step(float width, float height)
+{
+    HeadlessUi ui(width, height);
+    auto state = std::make_unique<AppState>();
+    load_lesson_library(*state, default_lessons_dir());
+    const auto& lessons = state->lesson.library.lessons;
+    ASSERT_FALSE(lessons.empty());
+    for (int i = 0; i < static_cast<int>(lessons.size()); ++i)
+    {
+        // Lessons that train models are the Training panel's (tests/ui/test_training_panel.cpp); its place
+        // beside the lesson is checked in DefaultLayout.
+        const auto& steps = lessons[static_cast<std::size_t>(i)].steps;
+        if (std::any_of(steps.begin(), steps.end(), [](const LessonStep& s) { return s.training.on; }))
+            continue;
+        for (int k = 0; k < static_cast<int>(steps.size()); ++k)
+        {
+            const LessonStep& step = lessons[static_cast<std::size_t>(i)].steps[static_cast<std::size_t>(k)];
+            SCOPED_TRACE(lessons[static_cast<std::size_t>(i)].id + " step " + std::to_string(k + 1) + " at " +
+                         std::to_string(width) + " x " + std::to_string(height));
+            if (k == 0)
+                enter_lesson(*state, i, 0);
+            else
+                next_step(*state);
+            const test::FrameOutput out = ui.frames(*state, 4);
+            expect_every_panel_inside(*state, width, height);
+            const PanelId view = step.view == LessonView::Heads         ? PanelId::Heads
+                                 : step.view == LessonView::Comparisons ? PanelId::Comparisons
+                                                                        : PanelId::Pipeline;
+            ASSERT_TRUE(state->prefs.open[idx(view)]);
+            expect_no_overlap(*state, {PanelId::Lesson, view});
+            if (!step.setting.empty())
+            {
+                ASSERT_TRUE(state->prefs.open[idx(PanelId::Model)]);
+                expect_no_overlap(*state, {PanelId::Lesson, view, PanelId::Model});
+                EXPECT_EQ(state->lesson.setting_scroll_request, 0)
+                    << "the Model panel never reached the setting";
+                if (step.setting == "scale")
+                    EXPECT_NE(out.text.find("scale by √d_k"), std::string::npos) << out.text;
+            }
+            const LayoutRect pipeline = rect_of(*state, PanelId::Pipeline);
+            if (step.view == LessonView::Pipeline)
+                for (Stage stage : step.stages)
+                {
+                    const auto r = drawn_rect(*state, out, stage_ref(*state, step, stage, step.head));
+                    ASSERT_TRUE(r.has_value()) << stage_info(stage).key << " was not drawn";
+                    EXPECT_TRUE(contains(pipeline, *r)) << stage_info(stage).key << " " << describe(*r)
+                                                        << " outside the Pipeline " << describe(pipeline);
+                }
+            if (step.view == LessonView::Heads)
+                for (int j = 0; j < state->heads(); ++j)
+                {
+                    const auto r = drawn_rect(*state, out, stage_ref(*state, step, Stage::weights, j));
+                    ASSERT_TRUE(r.has_value()) << "head " << j + 1;
+                    EXPECT_TRUE(contains(rect_of(*state, PanelId::Heads), *r)) << "head " << j + 1;
+                    EXPECT_GE(std::min(r->w, r->h), 64.0f) << "head " << j + 1 << " " << describe(*r);
+                }
+        }
+    }
+}
+
+TEST(LessonLayout, EveryStepShowsItsSubjectBesideTheLessonAt1280x720)
+{
+    check_every_step(1280.0f, 720.0f);
+}
+
+TEST(LessonLayout, EveryStepShowsItsSubjectBesideTheLessonAt1920x1080)
+{
+    check_every_step(1920.0f, 1080.0f);
+}
+
+TEST(LessonLayout, ModelOpenedDuringALessonAndInputAndModelAfterItAreNotCovered)
+{
+    HeadlessUi ui(1280.0f, 720.0f);
+    auto state = std::make_unique<AppState>();
+    load_lesson_library(*state, default_lessons_dir());
+    // The user opened the Lesson panel (View > Lesson) and closed Model, then picks a lesson.
+    state->prefs.open[idx(PanelId::Lesson)] = true;
+    state->prefs.open[idx(PanelId::Model)] = false;
+    enter_lesson(*state, 0, 0);
+    ui.frames(*state, 3);
+    // View > Model: in a place of its own, not under the lesson.
+    state->prefs.open[idx(PanelId::Model)] = true;
+    ui.frames(*state, 2);
+    expect_no_overlap(*state, {PanelId::Lesson, PanelId::Input, PanelId::Model, PanelId::Pipeline});
+    expect_every_panel_inside(*state, 1280.0f, 720.0f);
+    // Leaving the lesson keeps the user's Lesson panel, and Input and Model stay uncovered.
+    leave_lesson(*state);
+    ui.frames(*state, 2);
+    ASSERT_TRUE(state->prefs.open[idx(PanelId::Lesson)]);
+    expect_no_overlap(*state, {PanelId::Lesson, PanelId::Input, PanelId::Model, PanelId::Pipeline});
+}
+
+TEST(LessonLayout, AStepsStagesAreScrolledBackAfterTheWindowIsResized)
+{
+    HeadlessUi ui(1600.0f, 1000.0f);
+    auto state = std::make_unique<AppState>();
+    load_lesson_library(*state, default_lessons_dir());
+    enter_lesson(*state, 0, 7); // the tour's "Concatenate, then W^O"
+    const LessonStep& step = *current_step(*state);
+    ASSERT_EQ(step.stages.size(), 2u);
+    ui.frames(*state, 4);
+    for (auto [w, h] : {std::pair{1280.0f, 720.0f}, {1920.0f, 1080.0f}})
+    {
+        ui.resize(w, h);
+        const test::FrameOutput out = ui.frames(*state, 4);
+        for (Stage stage : step.stages)
+        {
+            const auto r = drawn_rect(*state, out, stage_ref(*state, step, stage, step.head));
+            ASSERT_TRUE(r.has_value()) << stage_info(stage).key;
+            EXPECT_TRUE(contains(rect_of(*state, PanelId::Pipeline), *r)) << stage_info(stage).key;
+        }
+    }
+}
+
+TEST(LessonLayout, TheModelPanelKnowsEverySettingAStepMayName)
+{
+    HeadlessUi ui(1280.0f, 720.0f);
+    auto state = std::make_unique<AppState>();
+    load_lesson_library(*state, default_lessons_dir());
+    Lesson& lesson = state->lesson.library.lessons.front();
+    for (const char* key : kLessonSettings)
+    {
+        lesson.steps.front().setting = key;
+        enter_lesson(*state, 0, 0);
+        EXPECT_GT(state->lesson.setting_scroll_request, 0);
+        ui.frames(*state, 4);
+        EXPECT_EQ(state->lesson.setting_scroll_request, 0) << key;
+        EXPECT_TRUE(state->prefs.open[idx(PanelId::Model)]) << key;
+    }
+    // Leaving closes the Model panel the lesson opened; the user had it open, so it stays.
+    leave_lesson(*state);
+    EXPECT_TRUE(state->prefs.open[idx(PanelId::Model)]);
 }
 
 } // namespace

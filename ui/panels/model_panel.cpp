@@ -1,4 +1,5 @@
 // Model panel: d_model, h, d_k, d_v, d_ff, layers, mask, positional encoding, τ and seed, each explained.
+#include "ui/lessons.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets.h"
 
@@ -21,9 +22,34 @@ void explain(const char* line)
     ImGui::SetWindowFontScale(1.0f);
 }
 
-// An integer field; 0 may mean "the paper's default" (shown beside it). Returns true when edited.
-bool int_field(const char* label, int* value, const char* line, const char* tooltip, int resolved = -1)
+// A setting and its explanation in one group. When the lesson's step asks to change it, the group is framed
+// in the highlight colour and scrolled into view (over the step's first frames, while the layout settles).
+void begin_setting()
 {
+    ImGui::BeginGroup();
+}
+
+void end_setting(AppState& state, const char* key)
+{
+    ImGui::EndGroup();
+    if (!lesson_highlights_setting(state, key))
+        return;
+    const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    ImGui::GetWindowDrawList()->AddRect(ImVec2(a.x - 3.0f, a.y - 3.0f), ImVec2(b.x + 3.0f, b.y + 3.0f),
+                                        lesson_highlight_color(), 0.0f, 0, 3.0f);
+    if (state.lesson.setting_scroll_request > 0)
+    {
+        ImGui::SetScrollHereY(0.5f);
+        --state.lesson.setting_scroll_request;
+    }
+}
+
+// An integer field (`key`: its name in a session file); 0 may mean "the paper's default" (shown beside it).
+// Returns true when edited.
+bool int_field(AppState& state, const char* key, const char* label, int* value, const char* line,
+               const char* tooltip, int resolved = -1)
+{
+    begin_setting();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
     const bool changed = ImGui::InputInt(label, value, 1, 8);
     item_tooltip(tooltip);
@@ -33,6 +59,7 @@ bool int_field(const char* label, int* value, const char* line, const char* tool
         ImGui::TextDisabled("= %d", resolved);
     }
     explain(line);
+    end_setting(state, key);
     return changed;
 }
 
@@ -44,10 +71,11 @@ void draw_model_panel(AppState& state)
     bool edited = false;
     // d_model / h shown as the default d_k and d_v only when it is a whole number (else the error says why).
     const bool whole = c.n_heads > 0 && c.d_model % c.n_heads == 0;
-    edited |= int_field("d_model", &c.d_model, "width of every token vector: X and each output",
-                        "Width of every token vector: the embedding, X, and the output of each sub-layer.");
+    edited |=
+        int_field(state, "d_model", "d_model", &c.d_model, "width of every token vector: X and each output",
+                  "Width of every token vector: the embedding, X, and the output of each sub-layer.");
     const int heads_before = c.n_heads;
-    if (int_field("h (heads)", &c.n_heads, "heads, each with its own W^Q, W^K, W^V and map",
+    if (int_field(state, "heads", "h (heads)", &c.n_heads, "heads, each with its own W^Q, W^K, W^V and map",
                   "Number of attention heads. Each head j has its own W_j^Q, W_j^K, W_j^V and its own "
                   "T×T attention map. The - and + buttons step through the h that divide d_model."))
     {
@@ -60,18 +88,20 @@ void draw_model_panel(AppState& state)
             c.n_heads = next_head_count(c.d_model, heads_before, step);
     }
     edited |=
-        int_field("d_k", &c.d_k, "query and key width per head: scores ÷ √d_k",
+        int_field(state, "d_k", "d_k", &c.d_k, "query and key width per head: scores ÷ √d_k",
                   "Size of a query and a key per head (0: d_model / h). Scores are divided by √d_k, the "
                   "key dimension, not the sequence length.",
                   whole ? c.resolved_d_k() : -1);
-    edited |= int_field("d_v", &c.d_v, "value width per head: head_out is T×d_v",
+    edited |= int_field(state, "d_v", "d_v", &c.d_v, "value width per head: head_out is T×d_v",
                         "Size of a value per head (0: d_model / h); head_out is T×d_v.",
                         whole ? c.resolved_d_v() : -1);
-    edited |= int_field("d_ff", &c.d_ff, "hidden width of the feed-forward network",
+    edited |= int_field(state, "d_ff", "d_ff", &c.d_ff, "hidden width of the feed-forward network",
                         "Hidden width of the feed-forward network (0: 4·d_model).", c.resolved_d_ff());
-    edited |= int_field("layers (N)", &c.n_layers, "encoder layers; each reads the previous norm2",
-                        "Encoder layers stacked: each takes the previous layer's norm2 as its X.");
+    edited |=
+        int_field(state, "layers", "layers (N)", &c.n_layers, "encoder layers; each reads the previous norm2",
+                  "Encoder layers stacked: each takes the previous layer's norm2 as its X.");
 
+    begin_setting();
     const char* masks[] = {"none", "causal"};
     int mask = c.mask == MaskKind::Causal ? 1 : 0;
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
@@ -83,7 +113,9 @@ void draw_model_panel(AppState& state)
     item_tooltip("causal: query i may attend to keys 0..i only (the decoder's look-ahead mask), so the "
                  "masked scores above the diagonal are −∞. <pad> keys are always masked.");
     explain("causal: query i sees keys 0..i only");
+    end_setting(state, "mask");
 
+    begin_setting();
     const char* positionals[] = {"sinusoidal", "none"};
     int positional = c.positional == PositionalKind::None ? 1 : 0;
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
@@ -95,7 +127,9 @@ void draw_model_panel(AppState& state)
     item_tooltip("sinusoidal: X = embedding + PE(pos), the paper's sin/cos encoding. none: X is the "
                  "embedding alone, and attention cannot tell word order apart.");
     explain("word order, added to the embeddings");
+    end_setting(state, "positional");
 
+    begin_setting();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
     if (ImGui::SliderFloat("τ (temperature)", &c.temperature, Limits::min_temperature, 10.0f, "%.2f",
                            ImGuiSliderFlags_Logarithmic))
@@ -103,19 +137,24 @@ void draw_model_panel(AppState& state)
     item_tooltip("weights = softmax(masked / τ). τ < 1 sharpens each row towards its largest score, τ > 1 "
                  "flattens it towards uniform; the paper uses τ = 1.");
     explain("softmax(x / τ): below 1 sharper, above 1 flatter");
+    end_setting(state, "temperature");
 
+    begin_setting();
     if (ImGui::Checkbox("scale by √d_k", &c.scale))
         edited = true;
     item_tooltip("scaled = scores / √d_k, as in the paper. Switch it off to feed raw dot products to the "
                  "softmax: with a large d_k the rows saturate towards one key (watch the entropy).");
     explain("as in the paper; off: the softmax saturates");
+    end_setting(state, "scale");
 
+    begin_setting();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
     if (ImGui::InputScalar("seed", ImGuiDataType_U64, &c.seed))
         edited = true;
     item_tooltip("Seeds the embeddings and the Xavier-initialised weights: the same seed gives the same "
                  "numbers on every machine.");
     explain("same seed, same embeddings and weights");
+    end_setting(state, "seed");
 
     if (edited)
         state.edit();

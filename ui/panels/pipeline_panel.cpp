@@ -40,37 +40,14 @@ void head_selector(AppState& state)
     }
 }
 
-// One stage: a collapsible header "name  equation  [shape]" and the heatmap. `scroll`: scroll to this stage
-// if the lesson highlights it (then cleared, so only the first one is).
-void stage_block(AppState& state, const MatrixRef& ref, const char* id, float max_height, bool& scroll)
+// Whether a stage has a line of explanation between its header and its heatmap (stage_note draws it).
+bool has_stage_note(Stage stage)
 {
-    const MatrixView view = resolve_matrix(state, ref);
-    const auto s = static_cast<std::size_t>(ref.stage);
-    auto& collapsed = ref.source == MatrixSource::Cross ? state.cross_stage_collapsed : state.stage_collapsed;
-    // The shape comes before the equation so the live numbers stay visible in a narrow panel.
-    // A stage the lesson's step talks about: an arrow, the header in the highlight colour, a frame around
-    // the heatmap, and (once per step) scrolled to the top of the panel.
-    const bool lit = lesson_highlights_stage(state, ref.stage, ref.source == MatrixSource::Cross);
-    if (lit && scroll)
-    {
-        ImGui::SetScrollHereY(0.0f);
-        scroll = false;
-    }
-    const std::string header =
-        (lit ? "→ " : "") + view.title + "    " + view.shape + "    " + view.equation + "###" + id;
-    if (lit)
-    {
-        const ImVec4 c = ImGui::ColorConvertU32ToFloat4(lesson_highlight_color());
-        ImGui::PushStyleColor(ImGuiCol_Header, ImVec4(c.x, c.y, c.z, 0.45f));
-        ImGui::PushStyleColor(ImGuiCol_HeaderHovered, ImVec4(c.x, c.y, c.z, 0.60f));
-    }
-    ImGui::SetNextItemOpen(!collapsed[s], ImGuiCond_Always);
-    const bool open = ImGui::CollapsingHeader(header.c_str());
-    if (lit)
-        ImGui::PopStyleColor(2);
-    collapsed[s] = !open;
-    if (!open)
-        return;
+    return stage == Stage::weights || stage == Stage::masked || stage == Stage::scaled;
+}
+
+void stage_note(AppState& state, const MatrixRef& ref, const MatrixView& view)
+{
     if (ref.stage == Stage::weights)
     {
         const int n_keys = view.m != nullptr ? static_cast<int>(view.m->cols()) : 0;
@@ -91,12 +68,89 @@ void stage_block(AppState& state, const MatrixRef& ref, const char* id, float ma
     else if (ref.stage == Stage::scaled)
         ImGui::TextDisabled("d_k = %d is the key size, so √d_k = %.3g", state.trace().d_k,
                             static_cast<double>(std::sqrt(static_cast<float>(state.trace().d_k))));
+}
+
+// Whether the block (encoder layer or cross-attention) draws this stage.
+bool block_has_stage(Stage stage, bool cross)
+{
+    return !cross || stage_info(stage).attention_block || stage == Stage::X;
+}
+
+// The height each heatmap a lesson step highlights in this block may take (labels and colour bar included),
+// so that all of them fit in the visible height `visible_h` together with the headers between them (the
+// first one is scrolled to the top). 0: no step highlights stages here.
+float lesson_heatmap_height(const AppState& state, bool cross, float visible_h)
+{
+    const LessonStep* step = current_step(state);
+    if (step == nullptr || step->stages.empty() || step->cross != cross)
+        return 0.0f;
+    const auto [first, last] = std::minmax_element(step->stages.begin(), step->stages.end());
+    const auto& collapsed = cross ? state.cross_stage_collapsed : state.stage_collapsed;
+    const ImGuiStyle& style = ImGui::GetStyle();
+    float fixed = 0.0f;
+    int lit = 0;
+    for (int s = static_cast<int>(*first); s <= static_cast<int>(*last); ++s)
+    {
+        const auto stage = static_cast<Stage>(s);
+        if (!block_has_stage(stage, cross))
+            continue;
+        fixed += ImGui::GetFrameHeight() + style.ItemSpacing.y; // the header
+        if (!lesson_highlights_stage(state, stage, cross) || collapsed[static_cast<std::size_t>(s)])
+            continue;
+        ++lit;
+        // The note, the spacing after the heatmap and ImGui::Spacing().
+        fixed += (has_stage_note(stage) ? ImGui::GetTextLineHeightWithSpacing() : 0.0f) +
+                 2.0f * style.ItemSpacing.y;
+    }
+    if (lit == 0)
+        return 0.0f;
+    // Never so small that the maps stop being readable: then the later ones are scrolled to.
+    return std::max(ImGui::GetFontSize() * 5.0f, (visible_h - fixed) / static_cast<float>(lit));
+}
+
+// One stage: a collapsible header "name  equation  [shape]" and the heatmap. `scroll`: scroll to this stage
+// if the lesson highlights it (then cleared, so only the first one is). `lesson_height`: > 0, the height of a
+// highlighted stage's heatmap (lesson_heatmap_height).
+void stage_block(AppState& state, const MatrixRef& ref, const char* id, float max_height, float lesson_height,
+                 bool& scroll)
+{
+    const MatrixView view = resolve_matrix(state, ref);
+    const auto s = static_cast<std::size_t>(ref.stage);
+    auto& collapsed = ref.source == MatrixSource::Cross ? state.cross_stage_collapsed : state.stage_collapsed;
+    // The shape comes before the equation so the live numbers stay visible in a narrow panel.
+    // A stage the lesson's step talks about: an arrow, the header in the highlight colour, a frame around
+    // the heatmap, and (once per step) scrolled to the top of the panel.
+    const bool lit = lesson_highlights_stage(state, ref.stage, ref.source == MatrixSource::Cross);
+    const std::string header =
+        (lit ? "→ " : "") + view.title + "    " + view.shape + "    " + view.equation + "###" + id;
+    if (lit)
+    {
+        const ImVec4 c = ImGui::ColorConvertU32ToFloat4(lesson_highlight_color());
+        ImGui::PushStyleColor(ImGuiCol_Header, ImVec4(c.x, c.y, c.z, 0.45f));
+        ImGui::PushStyleColor(ImGuiCol_HeaderHovered, ImVec4(c.x, c.y, c.z, 0.60f));
+    }
+    ImGui::SetNextItemOpen(!collapsed[s], ImGuiCond_Always);
+    const bool open = ImGui::CollapsingHeader(header.c_str());
+    if (lit)
+        ImGui::PopStyleColor(2);
+    if (lit && scroll)
+    {
+        // After the header: ImGui scrolls to the last item's line, which is then this header (before it, a
+        // folded stage above would be).
+        ImGui::SetScrollHereY(0.0f);
+        scroll = false;
+    }
+    collapsed[s] = !open;
+    if (!open)
+        return;
+    stage_note(state, ref, view);
     HeatmapOptions options;
     options.max_height = max_height;
     if (lit)
     {
         options.frame_color = lesson_highlight_color();
         options.frame_thickness = 3.0f;
+        options.max_total_height = lesson_height;
     }
     draw_heatmap(state, ref, options);
     ImGui::Spacing();
@@ -155,11 +209,18 @@ void draw_pipeline_panel(AppState& state)
 
     // [SECTION] Stages, in the order of the stage table
     ImGui::BeginChild("##stages");
-    // A lesson step's first stage is scrolled to the top (only the first: the flag is cleared there).
+    // A lesson step's first stage is scrolled to the top (only the first: the flag is cleared there), again
+    // when the panel's height changed (window resized, layout reset).
+    const float visible_h = ImGui::GetWindowHeight();
+    if (lesson_active(state) && std::fabs(visible_h - state.lesson.pipeline_height) > 0.5f)
+        state.lesson.scroll_request = std::max(state.lesson.scroll_request, 3);
+    state.lesson.pipeline_height = visible_h;
     bool scroll = state.lesson.scroll_request > 0;
     if (scroll)
         --state.lesson.scroll_request;
-    const float max_height = std::max(240.0f, ImGui::GetContentRegionAvail().y * 0.75f);
+    const float max_height = std::max(240.0f, visible_h * 0.75f);
+    const float lesson_height = lesson_heatmap_height(state, false, visible_h);
+    const float cross_lesson_height = lesson_heatmap_height(state, true, visible_h);
     for (const StageInfo& info : stage_table())
     {
         MatrixRef ref;
@@ -169,7 +230,7 @@ void draw_pipeline_panel(AppState& state)
         ref.b = state.sel.b;
         ref.head = state.sel.head;
         ImGui::PushID(static_cast<int>(info.id));
-        stage_block(state, ref, info.key, max_height, scroll);
+        stage_block(state, ref, info.key, max_height, lesson_height, scroll);
         ImGui::PopID();
     }
     if (t.has_cross && state.show_cross)
@@ -189,7 +250,7 @@ void draw_pipeline_panel(AppState& state)
             ref.b = state.sel.b;
             ref.head = state.sel.head;
             ImGui::PushID(static_cast<int>(info.id));
-            stage_block(state, ref, info.key, max_height, scroll);
+            stage_block(state, ref, info.key, max_height, cross_lesson_height, scroll);
             ImGui::PopID();
         }
         ImGui::PopID();
