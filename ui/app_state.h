@@ -170,6 +170,7 @@ enum class FileAction
     OpenModel,       // an attnlab-model file into the Training panel
     SaveModel,       // the Training panel's model at its current step
     ExportCurvesCsv, // the Training panel's curves
+    ExportCurvesPng, // the same as a picture
 };
 
 struct FileDialog
@@ -240,7 +241,7 @@ struct TrainingPanelState
     float pace = 0.0f;  // at most this many steps a second (0: full speed)
     bool stop_at_accuracy = false;
     float stop_accuracy = 0.99f;
-    int step_count = 100;   // Step N's N
+    int step_count = 100; // Step N's N
     std::string lesson_key; // the lesson runs the panel holds ("" : the user's own run)
 };
 

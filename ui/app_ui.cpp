@@ -103,6 +103,9 @@ void open_file_dialog(AppState& state, FileAction action)
     case FileAction::ExportCurvesCsv:
         d.path = std::string(train::task_info(state.training.view.config.task).key) + "-curves.csv";
         break;
+    case FileAction::ExportCurvesPng:
+        d.path = std::string(train::task_info(state.training.view.config.task).key) + "-curves.png";
+        break;
     case FileAction::None:
         break;
     }
@@ -169,6 +172,14 @@ std::string run_file_action(AppState& state)
         const Status s = write_curves_csv(state.training.view, d.path);
         if (s.is_ok())
             state.set_message("Exported the training curves to " + d.path, false);
+        return s.message();
+    }
+    case FileAction::ExportCurvesPng:
+    {
+        const Status s = export_curves_png(state.training.view, state.training.edit.target_steps,
+                                           state.training.score_kind, d.path);
+        if (s.is_ok())
+            state.set_message("Exported a picture of the training curves to " + d.path, false);
         return s.message();
     }
     case FileAction::None:
@@ -357,6 +368,9 @@ void main_menu(AppState& state)
         if (ImGui::MenuItem("Export training curves as CSV…", nullptr, false,
                             state.training_run.configured()))
             open_file_dialog(state, FileAction::ExportCurvesCsv);
+        if (ImGui::MenuItem("Export training curves as PNG…", nullptr, false,
+                            state.training_run.configured()))
+            open_file_dialog(state, FileAction::ExportCurvesPng);
         ImGui::Separator();
         if (ImGui::MenuItem("Export heatmap…", "Ctrl+E"))
             open_export_dialog(state, state.last_heatmap);
@@ -427,7 +441,9 @@ void file_popup(AppState& state)
                        : d.action == FileAction::OpenModel ? "Open a trained model (attnlab-model JSON) from"
                        : d.action == FileAction::SaveModel ? "Save the trained model (attnlab-model JSON) to"
                        : d.action == FileAction::ExportCurvesCsv ? "Export the training curves (CSV) to"
-                                                                 : "Save a picture of the window (PNG) to";
+                       : d.action == FileAction::ExportCurvesPng
+                           ? "Save a picture of the training curves (PNG) to"
+                           : "Save a picture of the window (PNG) to";
     ImGui::TextUnformatted(what);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
     if (ImGui::IsWindowAppearing())

@@ -5,11 +5,13 @@
 #include "ui/colormap.h"
 #include "ui/fonts.h"
 #include "ui/heatmap_math.h"
+#include "ui/training_curves.h"
 
 #include <stb_image_write.h>
 #include <stb_truetype.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -409,6 +411,200 @@ Status export_heatmap_png(const MatrixView& view, const std::string& path, int c
     if (view.m == nullptr)
         return Status::error("nothing to export: the matrix is not available");
     return write_png(render_heatmap_image(view, cell_px), path);
+}
+
+// [SECTION] The training curves picture
+
+namespace
+{
+
+// A round dot of radius r, blended by the colour's alpha.
+void blend_dot(Image& img, float cx, float cy, float r, Color32 color)
+{
+    const float a = static_cast<float>((color >> 24) & 0xFF) / 255.0f;
+    for (int y = static_cast<int>(std::floor(cy - r)); y <= static_cast<int>(std::ceil(cy + r)); ++y)
+        for (int x = static_cast<int>(std::floor(cx - r)); x <= static_cast<int>(std::ceil(cx + r)); ++x)
+        {
+            if (x < 0 || y < 0 || x >= img.width || y >= img.height)
+                continue;
+            const float dx = static_cast<float>(x) - cx, dy = static_cast<float>(y) - cy;
+            if (dx * dx + dy * dy > r * r)
+                continue;
+            Color32& p = img.pixels[static_cast<std::size_t>(y) * static_cast<std::size_t>(img.width) +
+                                    static_cast<std::size_t>(x)];
+            Color32 out = 0xFF000000u;
+            for (int shift = 0; shift < 24; shift += 8)
+            {
+                const float under = static_cast<float>((p >> shift) & 0xFF);
+                const float over = static_cast<float>((color >> shift) & 0xFF);
+                out |= static_cast<Color32>(std::lround(under + (over - under) * a)) << shift;
+            }
+            p = out;
+        }
+}
+
+void draw_line(Image& img, float x0, float y0, float x1, float y1, float width, Color32 color)
+{
+    const float n = std::max({std::fabs(x1 - x0), std::fabs(y1 - y0), 1.0f});
+    // Dots half a pixel apart: the blend darkens overlaps a little, which reads as a solid line.
+    for (float t = 0.0f; t <= n; t += 0.5f)
+        blend_dot(img, x0 + (x1 - x0) * t / n, y0 + (y1 - y0) * t / n, width * 0.5f, color);
+}
+
+std::string axis_text(float v, const CurvePlot& plot)
+{
+    char s[32];
+    if (plot.percent)
+        std::snprintf(s, sizeof s, "%.0f %%", 100.0 * static_cast<double>(v));
+    else if (v != 0.0f && std::fabs(v) < 0.01f)
+        std::snprintf(s, sizeof s, "%.1e", static_cast<double>(v));
+    else
+        std::snprintf(s, sizeof s, "%.3g", static_cast<double>(v));
+    return s;
+}
+
+void draw_curve_plot(Image& img, const TextRasterizer& text, const CurvePlot& plot, const TrainingCurves& c,
+                     int x, int y, int w, int h)
+{
+    const float label_px = 17.0f;
+    text.draw(img, static_cast<float>(x), static_cast<float>(y), 20.0f, kInk, plot.title);
+    const int ax = x + 74, ay = y + 34, bx = x + w, by = y + h - 28;
+    float lo = plot.y_min, hi = plot.y_max;
+    if (!plot.fixed_y)
+    {
+        lo = FLT_MAX;
+        hi = -FLT_MAX;
+        for (const CurveSeries& s : plot.series)
+            for (const auto& [sx, sy] : s.points)
+                if (std::isfinite(sy) && (!plot.log_y || sy > 0.0f))
+                {
+                    lo = std::min(lo, sy);
+                    hi = std::max(hi, sy);
+                }
+        if (lo > hi)
+        {
+            lo = plot.log_y ? 0.1f : 0.0f;
+            hi = 1.0f;
+        }
+    }
+    const auto fy = [&](float v) { return plot.log_y ? std::log10(std::max(v, 1e-12f)) : v; };
+    float ylo = fy(lo), yhi = fy(hi);
+    if (yhi - ylo < 1e-6f)
+    {
+        ylo -= 0.5f;
+        yhi += 0.5f;
+    }
+    const float span = static_cast<float>(std::max(1, c.x_max - c.x_min));
+    const auto sx = [&](float step)
+    {
+        return static_cast<float>(ax) +
+               (step - static_cast<float>(c.x_min)) / span * static_cast<float>(bx - ax);
+    };
+    const auto sy = [&](float v)
+    { return static_cast<float>(by) - (fy(v) - ylo) / (yhi - ylo) * static_cast<float>(by - ay); };
+    const auto y_label = [&](float v)
+    {
+        const std::string t = axis_text(v, plot);
+        const float yy = sy(v);
+        text.draw(img, static_cast<float>(ax) - text.width(t, label_px) - 6.0f, yy - label_px * 0.6f,
+                  label_px, kGreyInk, t);
+        fill_rect(img, ax, static_cast<int>(yy), bx, static_cast<int>(yy) + 1, pack_rgba(225, 225, 230));
+    };
+    y_label(lo);
+    y_label(hi);
+    if (plot.log_y)
+        for (float d = std::ceil(ylo); d < yhi - 0.15f; d += 1.0f)
+            if (d > ylo + 0.15f)
+                y_label(std::pow(10.0f, d));
+    if (&plot == &c.loss && c.has_drop)
+    {
+        fill_rect(img, static_cast<int>(sx(static_cast<float>(c.drop.from_step))), ay,
+                  std::max(static_cast<int>(sx(static_cast<float>(c.drop.to_step))),
+                           static_cast<int>(sx(static_cast<float>(c.drop.from_step))) + 2),
+                  by, pack_rgba(252, 232, 200));
+        text.draw(img, sx(static_cast<float>(c.drop.from_step)) + 4.0f, static_cast<float>(ay) + 4.0f,
+                  label_px, pack_rgba(200, 120, 0), "steepest drop");
+    }
+    for (const CurveSeries& s : plot.series)
+    {
+        bool has_prev = false;
+        float px = 0, py = 0;
+        for (const auto& [stp, v] : s.points)
+        {
+            if (!std::isfinite(v) || (plot.log_y && v <= 0.0f))
+                continue;
+            const float qx = sx(stp), qy = std::clamp(sy(v), static_cast<float>(ay), static_cast<float>(by));
+            if (has_prev)
+                draw_line(img, px, py, qx, qy, s.width * 1.6f, s.color);
+            else
+                blend_dot(img, qx, qy, s.width, s.color);
+            px = qx;
+            py = qy;
+            has_prev = true;
+        }
+    }
+    frame_rect(img, ax, ay, bx + 1, by + 1, kGreyInk);
+    const std::string first = std::to_string(c.x_min), last = "step " + std::to_string(c.x_max);
+    text.draw(img, static_cast<float>(ax), static_cast<float>(by) + 4.0f, label_px, kGreyInk, first);
+    text.draw(img, static_cast<float>(bx) - text.width(last, label_px), static_cast<float>(by) + 4.0f,
+              label_px, kGreyInk, last);
+}
+
+} // namespace
+
+Image render_curves_image(const TrainingSnapshot& run, int target_steps, int score_kind, std::string* note)
+{
+    TextRasterizer text;
+    const std::string font = find_font_file();
+    if ((font.empty() || !text.load(font)) && note != nullptr)
+        *note = "DejaVuSans.ttf not found: the picture has no text";
+    const TrainingCurves c = training_curves(run, target_steps, score_kind);
+    const int n_legend = 1 + static_cast<int>(run.past.size());
+    Image img;
+    img.width = 1800;
+    img.height = 110 + 420 + 16 + 26 * n_legend + 20;
+    img.pixels.assign(static_cast<std::size_t>(img.width) * static_cast<std::size_t>(img.height), kPaper);
+    const int margin = 28;
+    char heading[256];
+    std::snprintf(heading, sizeof heading, "%s: step %d", run.config.label().c_str(), run.step);
+    text.draw(img, margin, margin, 28.0f, kInk, heading);
+    if (!run.evals.empty())
+    {
+        char sub[128];
+        std::snprintf(sub, sizeof sub,
+                      "held-out (sequences never trained on) at step %d: loss %.3f, accuracy %.1f %%",
+                      run.evals.back().step, static_cast<double>(run.evals.back().loss),
+                      100.0 * static_cast<double>(run.evals.back().accuracy));
+        text.draw(img, margin, margin + 38.0f, 19.0f, kGreyInk, sub);
+    }
+    const int plot_w = (img.width - 2 * margin - 2 * 40) / 3;
+    const int top = 110;
+    draw_curve_plot(img, text, c.loss, c, margin, top, plot_w, 420);
+    draw_curve_plot(img, text, c.accuracy, c, margin + plot_w + 40, top, plot_w, 420);
+    draw_curve_plot(img, text, c.heads, c, margin + 2 * (plot_w + 40), top, plot_w, 420);
+    // Legend: this run, then the earlier ones; the heads' colours are those of the window's head chips.
+    int ly = top + 420 + 16;
+    const auto legend = [&](Color32 color, const std::string& label)
+    {
+        fill_rect(img, margin, ly + 9, margin + 30, ly + 13, color | 0xFF000000u);
+        text.draw(img, margin + 40.0f, static_cast<float>(ly), 18.0f, kInk, label);
+        ly += 26;
+    };
+    legend(kThisRunColor,
+           "this run (thin: training loss per step; thick: held-out); head scores: thin = layer 1, "
+           "thick = later layers, coloured by head");
+    for (std::size_t i = run.past.size(); i-- > 0;)
+        legend(past_run_color(i),
+               "earlier: " + run.past[i].label + " (" + std::to_string(run.past[i].loss.size()) + " steps)");
+    return img;
+}
+
+Status export_curves_png(const TrainingSnapshot& run, int target_steps, int score_kind,
+                         const std::string& path)
+{
+    if (run.evals.empty() && run.loss.empty())
+        return Status::error("no curves yet: train a few steps first");
+    return write_png(render_curves_image(run, target_steps, score_kind), path);
 }
 
 void run_export_dialog(AppState& state)

@@ -37,6 +37,13 @@ Status export_matrix_csv(const MatrixView& view, const std::string& path);
 // Renders and writes the PNG.
 Status export_heatmap_png(const MatrixView& view, const std::string& path, int cell_px);
 
+// The Training panel's curves as a slide: the run's settings and step, held-out figures, the loss (log
+// scale, its steepest drop marked), accuracy and head-score plots, earlier runs overlaid, and a legend.
+Image render_curves_image(const TrainingSnapshot& run, int target_steps, int score_kind,
+                          std::string* note = nullptr);
+Status export_curves_png(const TrainingSnapshot& run, int target_steps, int score_kind,
+                         const std::string& path);
+
 // Runs the export the dialog describes; the result goes to state.message.
 void run_export_dialog(AppState& state);
 

@@ -1,5 +1,6 @@
 // The Training panel headless (task combo, buttons, maps after synchronous steps) and TrainingRun's worker:
 // play, pause, target, reset and the hand-over of the trainer between threads.
+#include "ui/export.h"
 #include "ui/lessons.h"
 #include "ui/panels/panels.h"
 #include "ui/session_files.h"
@@ -339,6 +340,36 @@ TEST(TrainingFiles, CurvesCsvHasAHeaderAndOneRowPerPoint)
     EXPECT_EQ(rows, 3);
     EXPECT_EQ(csv.substr(header.size() + 1, 3), "10,");
     EXPECT_TRUE(write_curves_csv(s, temp_path("curves.csv")).is_ok());
+}
+
+TEST(TrainingFiles, CurvesPictureHasTheRunsCurvesOnWhite)
+{
+    TrainingRun run;
+    ASSERT_TRUE(run.configure(small_reverse(100)).is_ok());
+    TrainingSnapshot s;
+    run.poll(s);
+    EXPECT_FALSE(export_curves_png(s, 100, 3, temp_path("none.png")).is_ok()); // nothing trained yet
+    run.step_now(40);
+    run.reset(); // an earlier run, overlaid
+    run.step_now(60);
+    run.poll(s);
+    const Image img = render_curves_image(s, 100, 3);
+    ASSERT_EQ(img.width, 1800);
+    // Title, three plots and a legend of two runs.
+    EXPECT_EQ(img.height, 110 + 420 + 16 + 26 * 2 + 20);
+    long vermilion = 0, white = 0;
+    for (const Color32 p : img.pixels)
+    {
+        const int r = static_cast<int>(p & 0xFF), g = static_cast<int>((p >> 8) & 0xFF),
+                  b = static_cast<int>((p >> 16) & 0xFF);
+        vermilion += r > 190 && g > 70 && g < 130 && b < 60;
+        white += r == 255 && g == 255 && b == 255;
+    }
+    EXPECT_GT(vermilion, 500) << "this run's held-out curves";
+    EXPECT_GT(white, static_cast<long>(img.pixels.size()) / 2);
+    const std::string path = temp_path("curves.png");
+    ASSERT_TRUE(export_curves_png(s, 100, 3, path).is_ok());
+    EXPECT_GT(std::filesystem::file_size(path), 1000u);
 }
 
 TEST(TrainingFiles, TheModelAutosaveKeepsATrainedModelForTheNextStart)

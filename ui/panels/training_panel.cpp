@@ -6,6 +6,7 @@
 #include "core/train/token_text.h"
 #include "ui/colormap.h"
 #include "ui/panels/panels.h"
+#include "ui/training_curves.h"
 #include "ui/widgets.h"
 
 #include <imgui.h>
@@ -299,6 +300,10 @@ void draw_controls(AppState& state)
     if (ImGui::Button("Curves as CSV…"))
         state.request_file_action = FileAction::ExportCurvesCsv;
     item_tooltip("One row per held-out point: step, losses, accuracy and every head's scores.");
+    ImGui::SameLine();
+    if (ImGui::Button("PNG…"))
+        state.request_file_action = FileAction::ExportCurvesPng;
+    item_tooltip("The three plots as a picture for slides: white background, title, legend.");
 }
 
 // [SECTION] Curves
@@ -324,18 +329,7 @@ struct PlotSpec
     const LossDrop* drop = nullptr; // the steepest drop, marked
 };
 
-// This run's held-out curves (Okabe–Ito vermilion); its per-step training loss is drawn fainter.
-constexpr ImU32 kThisRun = IM_COL32(213, 94, 0, 255);
-
-// Past runs' colours: muted, distinct from the current run's.
-ImU32 past_color(std::size_t i, int alpha)
-{
-    // Okabe–Ito grey, reddish purple and bluish green: apart from this run's vermilion.
-    static const ImU32 kColors[] = {IM_COL32(150, 150, 150, 255), IM_COL32(204, 121, 167, 255),
-                                    IM_COL32(0, 158, 115, 255)};
-    const ImU32 c = kColors[i % 3];
-    return (c & 0x00FFFFFFu) | (static_cast<ImU32>(alpha) << 24);
-}
+constexpr ImU32 kThisRun = kThisRunColor;
 
 // At most one point per pixel column: the mean of the points that fall in it.
 std::vector<ImVec2> thin(const std::vector<ImVec2>& pts, int x_min, int x_max, float width_px)
@@ -513,32 +507,40 @@ void draw_legend(const TrainingSnapshot& v)
     ImGui::TextDisabled("this run: %s", v.config.label().c_str());
     for (std::size_t i = v.past.size(); i-- > 0;)
     {
-        swatch(past_color(i, 255));
+        swatch(past_run_color(i));
         ImGui::TextDisabled("earlier: %s (%d steps)", v.past[i].label.c_str(),
                             static_cast<int>(v.past[i].loss.size()));
     }
 }
 
-const char* score_name(int kind)
+// The shared curve data as the plot's series.
+std::vector<Series> to_series(const CurvePlot& plot)
 {
-    static const char* kNames[] = {"previous-token", "induction (prefix matching)", "diagonal",
-                                   "anti-diagonal"};
-    return kNames[std::clamp(kind, 0, 3)];
+    std::vector<Series> out;
+    for (const CurveSeries& c : plot.series)
+    {
+        Series s{{}, c.color, c.label, c.width};
+        s.points.reserve(c.points.size());
+        for (const auto& [x, y] : c.points)
+            s.points.push_back(ImVec2(x, y));
+        out.push_back(std::move(s));
+    }
+    return out;
 }
 
-float score_of(const train::HeadScores& s, int kind)
+PlotSpec to_spec(const CurvePlot& plot, const TrainingCurves& c, int cursor)
 {
-    switch (kind)
-    {
-    case 0:
-        return static_cast<float>(s.previous_token);
-    case 1:
-        return static_cast<float>(s.induction);
-    case 2:
-        return static_cast<float>(s.diagonal);
-    default:
-        return static_cast<float>(s.anti_diagonal);
-    }
+    PlotSpec spec;
+    spec.title = plot.title.c_str();
+    spec.log_y = plot.log_y;
+    spec.percent = plot.percent;
+    spec.fixed_y = plot.fixed_y;
+    spec.y_min = plot.y_min;
+    spec.y_max = plot.y_max;
+    spec.x_min = c.x_min;
+    spec.x_max = c.x_max;
+    spec.cursor = cursor;
+    return spec;
 }
 
 void draw_curves(AppState& state, int cursor)
@@ -546,101 +548,33 @@ void draw_curves(AppState& state, int cursor)
     TrainingPanelState& ts = state.training;
     const TrainingSnapshot& v = ts.view;
     const float fs = ImGui::GetFontSize();
-    // A model opened from a file brings its history: the curves start where it does.
-    const int x_min = !v.evals.empty() && v.evals.front().step < v.first_step ? 0 : v.first_step;
-    int x_max = std::max({v.step, ts.edit.target_steps, x_min + 1});
-    for (const PastRun& r : v.past)
-        x_max = std::max(x_max, static_cast<int>(r.loss.size()));
-
-    // Loss (log scale): training per step, held-out per point, earlier runs' training loss.
-    std::vector<Series> loss;
-    for (std::size_t i = 0; i < v.past.size(); ++i)
-    {
-        Series s{{}, past_color(i, 200), "earlier " + std::to_string(i + 1), 1.2f};
-        for (std::size_t k = 0; k < v.past[i].loss.size(); ++k)
-            s.points.push_back(ImVec2(static_cast<float>(k + 1), v.past[i].loss[k]));
-        loss.push_back(std::move(s));
-    }
-    Series train_loss{{}, (kThisRun & 0x00FFFFFFu) | 0x70000000u, "training loss", 1.0f};
-    for (const TrainingEval& e : v.evals)
-        if (e.step <= v.first_step) // from the file: the training loss at its logged steps
-            train_loss.points.push_back(ImVec2(static_cast<float>(e.step), e.train_loss));
-    for (std::size_t k = 0; k < v.loss.size(); ++k)
-        train_loss.points.push_back(ImVec2(static_cast<float>(x_min + static_cast<int>(k) + 1), v.loss[k]));
-    loss.push_back(std::move(train_loss));
-    Series held{{}, kThisRun, "held-out loss", 2.0f};
-    for (const TrainingEval& e : v.evals)
-        held.points.push_back(ImVec2(static_cast<float>(e.step), e.loss));
-    loss.push_back(std::move(held));
-
-    LossDrop drop;
-    const bool has_drop = steepest_drop(v.loss, v.first_step, &drop);
+    const TrainingCurves c = training_curves(v, ts.edit.target_steps, ts.score_kind);
     const float w = ImGui::GetContentRegionAvail().x;
     const float plot_w = (w - fs) / 3.0f;
     const float plot_h = fs * 8.0f;
 
     ImGui::BeginGroup();
-    PlotSpec ls;
-    ls.title = "loss (log scale): training, held-out";
-    ls.log_y = true;
-    ls.x_min = x_min;
-    ls.x_max = x_max;
-    ls.cursor = cursor;
-    ls.drop = has_drop && drop.drop >= 0.2f ? &drop : nullptr;
-    int clicked = draw_plot(state, ls, loss, ImVec2(plot_w, plot_h));
+    PlotSpec ls = to_spec(c.loss, c, cursor);
+    ls.drop = c.has_drop ? &c.drop : nullptr;
+    int clicked = draw_plot(state, ls, to_series(c.loss), ImVec2(plot_w, plot_h));
     ImGui::EndGroup();
     if (ls.drop != nullptr)
         item_tooltip("The shaded band is where the training loss falls fastest: the phase change.");
 
     ImGui::SameLine();
     ImGui::BeginGroup();
-    std::vector<Series> acc;
-    for (std::size_t i = 0; i < v.past.size(); ++i)
-    {
-        Series s{{}, past_color(i, 200), "earlier " + std::to_string(i + 1), 1.2f};
-        for (const TrainingEval& e : v.past[i].evals)
-            s.points.push_back(ImVec2(static_cast<float>(e.step), e.accuracy));
-        acc.push_back(std::move(s));
-    }
-    Series a{{}, kThisRun, "held-out accuracy", 2.0f};
-    for (const TrainingEval& e : v.evals)
-        a.points.push_back(ImVec2(static_cast<float>(e.step), e.accuracy));
-    acc.push_back(std::move(a));
-    PlotSpec as = ls;
-    as.title = "held-out accuracy";
-    as.log_y = false;
-    as.percent = true;
-    as.fixed_y = true;
-    as.y_min = 0.0f;
-    as.y_max = 1.0f;
-    as.drop = nullptr;
-    if (const int c = draw_plot(state, as, acc, ImVec2(plot_w, plot_h)); c >= 0)
-        clicked = c;
+    if (const int k =
+            draw_plot(state, to_spec(c.accuracy, c, cursor), to_series(c.accuracy), ImVec2(plot_w, plot_h));
+        k >= 0)
+        clicked = k;
     ImGui::EndGroup();
 
     ImGui::SameLine();
     ImGui::BeginGroup();
-    std::vector<Series> heads;
-    const int h = v.model.n_heads;
-    const int n = v.model.n_layers * h;
-    for (int k = 0; k < n; ++k)
-    {
-        char label[48];
-        std::snprintf(label, sizeof label, "layer %d head %d", k / h + 1, k % h + 1);
-        Series s{{}, head_color(k % h), label, k / h == 0 ? 1.2f : 2.4f};
-        for (const TrainingEval& e : v.evals)
-            if (k < static_cast<int>(e.heads.size()))
-                s.points.push_back(ImVec2(static_cast<float>(e.step),
-                                          score_of(e.heads[static_cast<std::size_t>(k)], ts.score_kind)));
-        heads.push_back(std::move(s));
-    }
-    char title[64];
-    std::snprintf(title, sizeof title, "head scores: %s", score_name(ts.score_kind));
-    PlotSpec hs = as;
-    hs.title = title;
-    hs.percent = false;
-    if (const int c = draw_plot(state, hs, heads, ImVec2(plot_w, plot_h - fs * 1.6f)); c >= 0)
-        clicked = c;
+    if (const int k = draw_plot(state, to_spec(c.heads, c, cursor), to_series(c.heads),
+                                ImVec2(plot_w, plot_h - fs * 1.6f));
+        k >= 0)
+        clicked = k;
     ImGui::SetNextItemWidth(plot_w * 0.6f);
     ImGui::Combo("##score", &ts.score_kind, "previous-token\0induction\0diagonal\0anti-diagonal\0");
     item_tooltip(
