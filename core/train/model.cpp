@@ -159,7 +159,11 @@ void init_params(const ModelConfig& c, Params& p)
         else if (ends_with("beta") || ends_with("b_1") || ends_with("b_2") || n == "b_U")
             m.setZero();
         else
-            normal_init(c.seed, n, ends_with("W_O") || ends_with("W_2") ? residual_std : std, m);
+            normal_init(c.seed, n,
+                        n == "E" || n == "P"                   ? c.embedding_std
+                        : ends_with("W_O") || ends_with("W_2") ? residual_std
+                                                               : std,
+                        m);
     }
     if (c.positions == PositionKind::Sinusoidal)
         positional_encoding(PositionalKind::Sinusoidal, c.T_max, c.d_model, p.P);

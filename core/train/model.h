@@ -42,8 +42,9 @@ struct ModelConfig
     bool attention_only = false; // no FFN sub-layer (and no LN2)
     NormPlacement norm = NormPlacement::Pre;
     PositionKind positions = PositionKind::Learned;
-    bool causal = true;     // query i sees keys 0..i only
-    std::uint64_t seed = 1; // the initial parameters
+    bool causal = true;          // query i sees keys 0..i only
+    std::uint64_t seed = 1;      // the initial parameters
+    float embedding_std = 0.02f; // E and P start as N(0, embedding_std²) (GPT-2: 0.02)
 
     int d_k() const { return n_heads > 0 ? d_model / n_heads : 0; }
     int d_v() const { return d_k(); }
@@ -104,9 +105,10 @@ template <typename S> void size_params(const ModelConfig& config, ParamsT<S>& pa
 // Sets every tensor to zero (the shapes stay).
 template <typename S> void set_zero(ParamsT<S>& params);
 
-// GPT-2-like seeded initialisation: matrices and embeddings N(0, 0.02²), the residual projections W_O and
-// W_2 N(0, (0.02 / √(2 n_layers))²), biases 0, γ = 1, β = 0. Each tensor's numbers depend only on
-// config.seed and its name, so the same seed gives bit-identical parameters.
+// GPT-2-like seeded initialisation: matrices N(0, 0.02²), the residual projections W_O and W_2
+// N(0, (0.02 / √(2 n_layers))²), the embeddings E and learned P N(0, config.embedding_std²) (0.02 unless a
+// preset sets it), biases 0, γ = 1, β = 0. Each tensor's numbers depend only on config.seed and its name, so
+// the same seed gives bit-identical parameters.
 void init_params(const ModelConfig& config, Params& params);
 
 // A copy in another precision (the float model in double for the gradient check).

@@ -140,6 +140,19 @@ TEST(TrainModel, InitialisationIsSeeded)
     EXPECT_EQ(a.layers[0].b_1.squaredNorm(), 0.0f);
 }
 
+TEST(TrainModel, EmbeddingsStartAtTheirOwnSpread)
+{
+    ModelConfig c = config(NormPlacement::Pre, true);
+    c.embedding_std = 0.05f;
+    Params p;
+    init_params(c, p);
+    const auto rms = [](const MatT<float>& m)
+    { return std::sqrt(m.squaredNorm() / static_cast<float>(m.size())); };
+    EXPECT_NEAR(rms(p.E), 0.05, 0.01);
+    EXPECT_NEAR(rms(p.P), 0.05, 0.01);
+    EXPECT_NEAR(rms(p.layers[0].W_Q), 0.02, 0.004); // the matrices keep GPT-2's 0.02
+}
+
 TEST(TrainModel, ValidateNamesTheProblem)
 {
     ModelConfig c = config(NormPlacement::Pre, true);
