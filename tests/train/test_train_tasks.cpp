@@ -98,12 +98,13 @@ TEST(TrainTasks, SortIsMinGPTs)
     }
 }
 
-TEST(TrainTasks, InductionRepeatsARandomPeriodOfDistinctTokens)
+TEST(TrainTasks, InductionRepeatsARandomPeriodThatMayHoldATokenTwice)
 {
     const Task task(TaskKind::Induction);
     Batch batch;
     task.make_batch(3, 0, 64, batch);
     std::set<int> periods;
+    int with_a_repeat = 0;
     for (int b = 0; b < 64; ++b)
     {
         std::vector<int> x = row(batch.tokens, b, 32);
@@ -114,7 +115,7 @@ TEST(TrainTasks, InductionRepeatsARandomPeriodOfDistinctTokens)
         ASSERT_GE(period, 4);
         ASSERT_LE(period, 16);
         periods.insert(period);
-        EXPECT_EQ(std::set<int>(x.begin(), x.begin() + period).size(), static_cast<size_t>(period));
+        with_a_repeat += std::set<int>(x.begin(), x.begin() + period).size() < static_cast<size_t>(period);
         for (int i = 0; i < 32; ++i)
         {
             EXPECT_EQ(batch.acc_mask[static_cast<size_t>(b * 32 + i)], i + 1 >= period ? 1 : 0);
@@ -122,6 +123,10 @@ TEST(TrainTasks, InductionRepeatsARandomPeriodOfDistinctTokens)
         }
     }
     EXPECT_GE(periods.size(), 8u); // the period varies, or "look P back" would do
+    // Tokens are drawn independently: about 70% of the periods hold a token twice (so the token alone does
+    // not tell what comes next), the others none.
+    EXPECT_GE(with_a_repeat, 32);
+    EXPECT_LT(with_a_repeat, 64);
 }
 
 TEST(TrainTasks, BracketsAnswerWhetherBalanced)
