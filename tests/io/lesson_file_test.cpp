@@ -41,8 +41,16 @@ TEST(Lessons, AllBuiltInLessonsLoad)
     const LessonLibrary library = load_lessons(kLessons);
     for (const std::string& e : library.errors)
         ADD_FAILURE() << e;
-    const std::vector<std::string> ids = {"tour",         "typo",        "multi_head",     "two_linear_maps",
-                                          "shapes_masks", "why_sqrt_dk", "cross_attention"};
+    const std::vector<std::string> ids = {"tour",
+                                          "typo",
+                                          "multi_head",
+                                          "two_linear_maps",
+                                          "shapes_masks",
+                                          "why_sqrt_dk",
+                                          "cross_attention",
+                                          "watch_attention_learn",
+                                          "induction_heads",
+                                          "sort"};
     ASSERT_EQ(library.lessons.size(), ids.size());
     for (size_t i = 0; i < ids.size(); ++i)
     {
