@@ -469,24 +469,8 @@ void draw_curve_plot(Image& img, const TextRasterizer& text, const CurvePlot& pl
     const float label_px = 17.0f;
     text.draw(img, static_cast<float>(x), static_cast<float>(y), 20.0f, kInk, plot.title);
     const int ax = x + 74, ay = y + 34, bx = x + w, by = y + h - 28;
-    float lo = plot.y_min, hi = plot.y_max;
-    if (!plot.fixed_y)
-    {
-        lo = FLT_MAX;
-        hi = -FLT_MAX;
-        for (const CurveSeries& s : plot.series)
-            for (const auto& [sx, sy] : s.points)
-                if (std::isfinite(sy) && (!plot.log_y || sy > 0.0f))
-                {
-                    lo = std::min(lo, sy);
-                    hi = std::max(hi, sy);
-                }
-        if (lo > hi)
-        {
-            lo = plot.log_y ? 0.1f : 0.0f;
-            hi = 1.0f;
-        }
-    }
+    float lo = 0, hi = 1;
+    plot_y_range(plot, &lo, &hi);
     const auto fy = [&](float v) { return plot.log_y ? std::log10(std::max(v, 1e-12f)) : v; };
     float ylo = fy(lo), yhi = fy(hi);
     if (yhi - ylo < 1e-6f)

@@ -4,6 +4,8 @@
 #include "ui/widgets.h"
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <cstdio>
 
 namespace attnlab
@@ -36,6 +38,28 @@ Color32 past_run_color(std::size_t i, int alpha)
     static const Color32 kColors[] = {pack_rgba(150, 150, 150), pack_rgba(204, 121, 167),
                                       pack_rgba(0, 158, 115)};
     return (kColors[i % 3] & 0x00FFFFFFu) | (static_cast<Color32>(alpha) << 24);
+}
+
+void plot_y_range(const CurvePlot& plot, float* lo, float* hi)
+{
+    *lo = plot.y_min;
+    *hi = plot.y_max;
+    if (plot.fixed_y)
+        return;
+    *lo = FLT_MAX;
+    *hi = -FLT_MAX;
+    for (const CurveSeries& s : plot.series)
+        for (const auto& [x, y] : s.points)
+            if (std::isfinite(y) && (!plot.log_y || y > 0.0f))
+            {
+                *lo = std::min(*lo, y);
+                *hi = std::max(*hi, y);
+            }
+    if (*lo > *hi)
+    {
+        *lo = plot.log_y ? 0.1f : 0.0f;
+        *hi = 1.0f;
+    }
 }
 
 TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int score_kind)

@@ -47,6 +47,10 @@ float head_score(const train::HeadScores& s, int kind);
 // The colour of an earlier run's curves (grey, reddish purple, bluish green), with alpha.
 Color32 past_run_color(std::size_t i, int alpha = 255);
 
+// The y range a plot shows: [y_min, y_max] when fixed, else its data's (positive values only on a log axis;
+// [0.1 or 0, 1] when it has none).
+void plot_y_range(const CurvePlot& plot, float* lo, float* hi);
+
 // The curves of run v on a step axis up to at least target_steps; score_kind picks the head score.
 TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int score_kind);
 

@@ -40,7 +40,11 @@ int eval_spacing(int target)
 
 TrainingConfig TrainingConfig::from_preset(train::TaskKind task)
 {
-    const train::Preset p = train::Task(task).preset();
+    return from_model(task, train::Task(task).preset());
+}
+
+TrainingConfig TrainingConfig::from_model(train::TaskKind task, const train::Preset& p)
+{
     TrainingConfig c;
     c.task = task;
     c.n_layers = p.model.n_layers;
@@ -200,18 +204,9 @@ Status TrainingRun::open(const TrainedModel& model)
     }
     trainer_.set_steps_taken(model.steps_taken);
     keep_as_past();
-    TrainingConfig& c = work_.config;
-    c.task = kind;
-    c.n_layers = model.config.n_layers;
-    c.n_heads = model.config.n_heads;
-    c.d_model = model.config.d_model;
-    c.attention_only = model.config.attention_only;
-    c.norm = model.config.norm;
-    c.lr = model.settings.optimizer.lr;
-    c.batch_size = model.settings.batch_size;
-    c.seed = model.config.seed;
-    c.target_steps = std::max(model.settings.steps, model.steps_taken);
-    target_.store(c.target_steps, std::memory_order_relaxed);
+    work_.config = TrainingConfig::from_model(kind, preset);
+    work_.config.target_steps = std::max(model.settings.steps, model.steps_taken);
+    target_.store(work_.config.target_steps, std::memory_order_relaxed);
     start_fresh();
     // The file's history as the held-out curves (it keeps the two scores a file has per head).
     const int n_heads_total = model.config.n_layers * model.config.n_heads;

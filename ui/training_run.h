@@ -43,6 +43,8 @@ struct TrainingConfig
 
     // The task's preset model and settings.
     static TrainingConfig from_preset(train::TaskKind task);
+    // The fields of a model's shape and settings (a model file's).
+    static TrainingConfig from_model(train::TaskKind task, const train::Preset& preset);
     // The fields as a Preset for the trainer.
     train::Preset preset() const;
     // "Reverse, 2 layers, h = 2, d_model = 48, lr 1e-03, seed 1": the legend of a run's curves.

@@ -34,9 +34,27 @@ bool same_model(const TrainingConfig& a, const TrainingConfig& b)
     return x == b;
 }
 
+// The head score that tells a task's heads apart (the curve shown first).
+int task_score_kind(train::TaskKind task)
+{
+    switch (task)
+    {
+    case train::TaskKind::Reverse:
+        return 3; // anti-diagonal
+    case train::TaskKind::Copy:
+        return 2; // diagonal
+    case train::TaskKind::Induction:
+        return 1; // induction
+    default:
+        return 0; // previous-token
+    }
+}
+
 void apply(AppState& state)
 {
     TrainingPanelState& ts = state.training;
+    if (ts.edit.task != ts.view.config.task || !state.training_run.configured())
+        ts.score_kind = task_score_kind(ts.edit.task);
     ts.lesson_key.clear();
     const Status s = state.training_run.configure(ts.edit);
     ts.error = s.is_ok() ? std::string() : s.message();
@@ -321,9 +339,8 @@ struct PlotSpec
 {
     const char* title = "";
     bool log_y = false;
-    bool percent = false; // values in [0, 1] shown as %
-    float y_min = 0, y_max = 1;
-    bool fixed_y = false;
+    bool percent = false;       // values in [0, 1] shown as %
+    float y_min = 0, y_max = 1; // the y range shown
     int x_min = 0, x_max = 1;
     int cursor = -1;                // a vertical line at this step (-1: none)
     const LossDrop* drop = nullptr; // the steepest drop, marked
@@ -386,25 +403,7 @@ int draw_plot(const AppState& state, const PlotSpec& spec, const std::vector<Ser
     const bool hovered = ImGui::IsItemHovered() && !state.mouse_ignored;
     const bool clicked = ImGui::IsItemClicked();
 
-    // The y range: fixed, or the data's.
-    float lo = spec.y_min, hi = spec.y_max;
-    if (!spec.fixed_y)
-    {
-        lo = FLT_MAX;
-        hi = -FLT_MAX;
-        for (const Series& s : series)
-            for (const ImVec2& q : s.points)
-                if (std::isfinite(q.y) && (!spec.log_y || q.y > 0.0f))
-                {
-                    lo = std::min(lo, q.y);
-                    hi = std::max(hi, q.y);
-                }
-        if (lo > hi)
-        {
-            lo = spec.log_y ? 0.1f : 0.0f;
-            hi = 1.0f;
-        }
-    }
+    const float lo = spec.y_min, hi = spec.y_max; // the curve data's range (plot_y_range)
     const auto fy = [&](float v) { return spec.log_y ? std::log10(std::max(v, 1e-12f)) : v; };
     float ylo = fy(lo), yhi = fy(hi);
     if (yhi - ylo < 1e-6f)
@@ -534,9 +533,7 @@ PlotSpec to_spec(const CurvePlot& plot, const TrainingCurves& c, int cursor)
     spec.title = plot.title.c_str();
     spec.log_y = plot.log_y;
     spec.percent = plot.percent;
-    spec.fixed_y = plot.fixed_y;
-    spec.y_min = plot.y_min;
-    spec.y_max = plot.y_max;
+    plot_y_range(plot, &spec.y_min, &spec.y_max);
     spec.x_min = c.x_min;
     spec.x_max = c.x_max;
     spec.cursor = cursor;
