@@ -496,10 +496,18 @@ void draw_curve_plot(Image& img, const TextRasterizer& text, const CurvePlot& pl
     };
     y_label(lo);
     y_label(hi);
+    float last_y = static_cast<float>(by);
     if (plot.log_y)
-        for (float d = std::ceil(ylo); d < yhi - 0.15f; d += 1.0f)
-            if (d > ylo + 0.15f)
+        for (float d = std::ceil(ylo); d < yhi; d += 1.0f)
+        {
+            const float yy = sy(std::pow(10.0f, d));
+            if (yy < static_cast<float>(by) - 2.0f * label_px &&
+                yy > static_cast<float>(ay) + 2.0f * label_px && yy < last_y - 2.0f * label_px)
+            {
                 y_label(std::pow(10.0f, d));
+                last_y = yy;
+            }
+        }
     if (&plot == &c.loss && c.has_drop)
     {
         fill_rect(img, static_cast<int>(sx(static_cast<float>(c.drop.from_step))), ay,

@@ -216,6 +216,7 @@ void leave_lesson(AppState& state)
     l.user_has_weights = false;
     state.edit();
     state.set_message("Left the lesson: your own session is back", false);
+    restore_user_training(state);
 }
 
 const Session& user_session(const AppState& state)

@@ -78,7 +78,7 @@ TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int 
     c.loss.log_y = true;
     for (std::size_t i = 0; i < v.past.size(); ++i)
     {
-        CurveSeries s{{}, past_run_color(i, 200), "earlier " + std::to_string(i + 1), 1.2f};
+        CurveSeries s{{}, past_run_color(i, 200), "earlier: " + v.past[i].label, 1.2f};
         for (std::size_t k = 0; k < v.past[i].loss.size(); ++k)
             s.points.push_back(at(static_cast<int>(k) + 1, v.past[i].loss[k]));
         c.loss.series.push_back(std::move(s));
@@ -101,7 +101,7 @@ TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int 
     c.accuracy.fixed_y = true;
     for (std::size_t i = 0; i < v.past.size(); ++i)
     {
-        CurveSeries s{{}, past_run_color(i, 200), "earlier " + std::to_string(i + 1), 1.2f};
+        CurveSeries s{{}, past_run_color(i, 200), "earlier: " + v.past[i].label, 1.2f};
         for (const TrainingEval& e : v.past[i].evals)
             s.points.push_back(at(e.step, e.accuracy));
         c.accuracy.series.push_back(std::move(s));

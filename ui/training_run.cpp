@@ -174,7 +174,8 @@ Status TrainingRun::configure(const TrainingConfig& config)
 {
     pause();
     if (!(config.lr > 0.0f && config.lr < 1.0f))
-        return Status::error("the learning rate must be between 0 and 1 (0.001 is a good start)");
+        return Status::error(
+            "the learning rate must be greater than 0 and less than 1 (0.001 is a good start)");
     if (config.batch_size < 1 || config.batch_size > 1024)
         return Status::error("the batch must be 1 to 1024 sequences");
     if (Status s = trainer_.init(config.task, config.preset()); !s)

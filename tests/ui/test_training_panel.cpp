@@ -454,6 +454,55 @@ TEST(TrainingLessons, AStepTrainsItsRunsOnceAndShowsItsStepMapsAndProbe)
     EXPECT_TRUE(contains(out.text, "weights at step 30")) << out.text;
 }
 
+TEST(TrainingLessons, LeavingTheLessonGivesTheUsersOwnRunBack)
+{
+    Lesson lesson;
+    ASSERT_TRUE(parse_lesson(kTrainingLesson, "t.json", &lesson).is_ok());
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    state->mouse_ignored = true;
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    state->training_run.step_now(7); // the user's own reverse run
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    const Mat user_W_U = state->training.view.params()->W_U;
+    state->lesson.library.lessons.push_back(lesson);
+    enter_lesson(*state, 0, 0);
+    ui.frames(*state, 1);
+    EXPECT_EQ(state->training.view.config.task, train::TaskKind::Copy);
+    leave_lesson(*state);
+    ui.frames(*state, 1);
+    const TrainingSnapshot& v = state->training.view;
+    EXPECT_EQ(v.config.task, train::TaskKind::Reverse);
+    EXPECT_EQ(v.step, 7);
+    EXPECT_EQ(v.params()->W_U, user_W_U);
+    EXPECT_FALSE(state->training.user_run_kept);
+}
+
+TEST(TrainingPanel, RefusedFieldsTrainNothingAndTheMessageGoesWhenTheyChange)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    TrainingPanelState& ts = state->training;
+    ts.edit.lr = 0.0f;
+    ts.edit.target_steps = 3;
+    auto out = ui.frames(*state, 1, panel_only(draw_training_panel));
+    EXPECT_TRUE(contains(out.text, "Changed: Play, Step or Reset")) << out.text;
+    state->training.step_count = 3;
+    // Step with a refused learning rate: a message, and no step on the old model.
+    ts.edit.n_heads = 5; // 48 is not a multiple of 5
+    ts.edit.lr = 1e-3f;
+    ASSERT_FALSE(state->training_run.configure(ts.edit).is_ok());
+    ts.error = "refused";
+    ts.error_for = ts.edit;
+    out = ui.frames(*state, 1, panel_only(draw_training_panel));
+    EXPECT_TRUE(contains(out.text, "refused (the run on screen")) << out.text;
+    ts.edit.n_heads = 4; // fixed: the stale message goes
+    out = ui.frames(*state, 1, panel_only(draw_training_panel));
+    EXPECT_FALSE(contains(out.text, "refused")) << out.text;
+    EXPECT_TRUE(ts.error.empty());
+}
+
 TEST(TrainingLessons, ABadTrainingStepIsAMessageNamingTheStep)
 {
     const std::pair<const char*, const char*> cases[] = {

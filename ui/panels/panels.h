@@ -24,6 +24,9 @@ void open_training(AppState& state, train::TaskKind task, int steps);
 // worker, or on this thread for pictures) unless the panel already holds them, then shows the step's timeline
 // position, maps, score and probe.
 void show_lesson_training(AppState& state, const LessonTraining& training);
+// After a lesson: the user's own run (kept aside when the lesson trained its runs) back in the Training
+// panel.
+void restore_user_training(AppState& state);
 // Shows the Training panel (and hides the panels its default place covers).
 void show_training_panel(AppState& state);
 // Opens a trained model (a loaded attnlab-model file) in the Training panel at its step, and shows the panel

@@ -5,6 +5,7 @@
 #include "core/session.h"
 #include "core/train/token_text.h"
 #include "ui/colormap.h"
+#include "ui/lessons.h"
 #include "ui/panels/panels.h"
 #include "ui/training_curves.h"
 #include "ui/widgets.h"
@@ -58,6 +59,7 @@ void apply(AppState& state)
     ts.lesson_key.clear();
     const Status s = state.training_run.configure(ts.edit);
     ts.error = s.is_ok() ? std::string() : s.message();
+    ts.error_for = ts.edit;
     state.training_run.poll(ts.view);
     ts.follow_latest = true;
 }
@@ -112,6 +114,8 @@ void play_pause(AppState& state)
     }
     if (!same_model(ts.edit, ts.view.config) || !run.configured())
         apply(state);
+    if (!ts.error.empty())
+        return; // the fields are refused (the message says why): nothing trains
     if (ts.view.step >= ts.edit.target_steps)
     {
         // Play at the end of a run goes on for as many steps again, as a student expects.
@@ -216,20 +220,20 @@ void draw_controls(AppState& state)
         ImGui::TreePop();
     }
     const bool changed = !same_model(ts.edit, v.config);
-    if (changed)
-        ImGui::TextColored(error_color(), "Changed: Play, Step or Reset starts the new model.");
-    if (!ts.error.empty())
-        error_text(ts.error);
+    // A message about fields the user has since changed is stale.
+    if (!ts.error.empty() && ts.edit != ts.error_for)
+        ts.error.clear();
 
     // [SECTION] Buttons
     const float big = ImGui::GetFontSize() * 5.0f;
     if (ImGui::Button(run.running() ? "Pause" : "Play", ImVec2(big, 0.0f)))
         play_pause(state);
-    item_tooltip("Space: train on a worker thread until the target step (the window stays responsive).");
+    item_tooltip("Space (outside lessons): train on a worker thread until the target step (the window stays "
+                 "responsive).");
     ImGui::SameLine();
     if (ImGui::Button("Step"))
         step_n(state, 1);
-    item_tooltip("Right arrow: one training step (one batch).");
+    item_tooltip("Right arrow (outside lessons): one training step (one batch).");
     ImGui::SameLine();
     char label[32];
     std::snprintf(label, sizeof label, "Step %d", ts.step_count);
@@ -243,7 +247,7 @@ void draw_controls(AppState& state)
             apply(state);
         else
             run.reset();
-        ts.follow_latest = true;
+        ts.follow_latest = ts.error.empty() || ts.follow_latest;
     }
     item_tooltip("Back to step 0 with the same initial weights: the same seed gives the same run again. The "
                  "run so far stays in the curves, to compare.");
@@ -254,6 +258,11 @@ void draw_controls(AppState& state)
         apply(state);
     }
     item_tooltip("Step 0 again with other initial weights and batches (seed + 1).");
+    // Messages under the buttons, so that the buttons do not move when one appears.
+    if (!ts.error.empty())
+        error_text(ts.error + " (the run on screen is unchanged)");
+    else if (changed)
+        error_text("Changed: Play, Step or Reset starts the new model.");
 
     const float w = ImGui::GetFontSize() * 7.0f;
     ImGui::SetNextItemWidth(w);
@@ -430,10 +439,18 @@ int draw_plot(const AppState& state, const PlotSpec& spec, const std::vector<Ser
     };
     y_label(lo);
     y_label(hi);
+    // The decades between, where they do not crowd the ends or each other.
+    float last_y = b.y;
     if (spec.log_y)
-        for (float d = std::ceil(ylo); d < yhi - 0.15f; d += 1.0f)
-            if (d > ylo + 0.15f)
+        for (float d = std::ceil(ylo); d < yhi; d += 1.0f)
+        {
+            const float y = b.y - (d - ylo) / (yhi - ylo) * (b.y - a.y);
+            if (y < b.y - fs * 1.1f && y > a.y + fs * 1.1f && y < last_y - fs * 1.1f)
+            {
                 y_label(std::pow(10.0f, d));
+                last_y = y;
+            }
+        }
     // X labels: first and last step.
     char xs[32];
     std::snprintf(xs, sizeof xs, "%d", spec.x_min);
@@ -769,7 +786,15 @@ void draw_attention(AppState& state, bool with_gradient)
             if (k < static_cast<int>(pr.scores().size()))
                 head_score_text(ts.view.config.task, pr.scores()[static_cast<std::size_t>(k)], scores,
                                 sizeof scores);
-            ImGui::TextDisabled("%s%s", with_gradient ? "A_h | ∂L/∂A_h   " : "", scores);
+            char line[128];
+            std::snprintf(line, sizeof line, "%s%s", with_gradient ? "A_h | ∂L/∂A_h   " : "", scores);
+            // Only what fits above the map (at 1280x720 the full line would run into the next head).
+            if (ImGui::CalcTextSize(line).x > side * static_cast<float>(per_head))
+                std::snprintf(line, sizeof line, "%s", scores);
+            if (ImGui::CalcTextSize(line).x <= side * static_cast<float>(per_head))
+                ImGui::TextDisabled("%s", line);
+            else
+                ImGui::TextDisabled(" ");
             char key[48];
             std::snprintf(key, sizeof key, "train/L%d/h%d", l, j);
             const auto [r, c] = draw_map(state, key, pr.version(), pr.weights(k), true, &pr.mask(),
@@ -1020,8 +1045,7 @@ void draw_maps(AppState& state)
     item_tooltip(
         "Every intermediate of one layer and head on the probe, from X to the probabilities, with its "
         "equation and shape: what the trained model computes, step by step.");
-    ImGui::SameLine();
-    ImGui::TextDisabled("  weights at step %d%s", f->step, f->step == 0 ? ": random, untrained" : "");
+    ImGui::TextDisabled("weights at step %d%s", f->step, f->step == 0 ? ": random, untrained" : "");
     if (ts.map_kind == 2)
         draw_output(state);
     else if (ts.map_kind == 3)
@@ -1034,7 +1058,9 @@ void draw_maps(AppState& state)
 
 void handle_keys(AppState& state)
 {
-    if (!ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) || ImGui::GetIO().WantTextInput)
+    // During a lesson Space and the arrows step the lesson.
+    if (!ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) || ImGui::GetIO().WantTextInput ||
+        lesson_active(state))
         return;
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space), false))
         play_pause(state);
@@ -1082,6 +1108,14 @@ void show_lesson_training(AppState& state, const LessonTraining& t)
     const std::string key = lesson_key(t);
     if (ts.lesson_key != key)
     {
+        if (ts.lesson_key.empty() && !ts.user_run_kept && run.configured() &&
+            ts.view.step > ts.view.first_step)
+        {
+            run.pause();
+            run.poll(ts.view);
+            ts.user_run = ts.view.trained_model();
+            ts.user_run_kept = true;
+        }
         run.clear_past();
         for (const LessonRun& c : t.compare)
             if (run.configure(lesson_config(c)).is_ok())
@@ -1108,6 +1142,17 @@ void show_lesson_training(AppState& state, const LessonTraining& t)
     ts.shown_step = std::max(0, t.show_step);
     ts.map_kind = t.map_kind;
     ts.score_kind = t.score_kind;
+}
+
+void restore_user_training(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    if (!ts.user_run_kept)
+        return;
+    ts.user_run_kept = false;
+    if (open_trained_model(state, ts.user_run, false).is_ok())
+        state.set_message("Left the lesson: your own session and trained model are back", false);
+    ts.user_run = TrainedModel{};
 }
 
 void open_training(AppState& state, train::TaskKind task, int steps)
