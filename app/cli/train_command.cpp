@@ -260,7 +260,8 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args)
 {
     CLI::App* cmd = app.add_subcommand(
         "train", "Train a small transformer on a task (list them with: tasks) and write the model as JSON");
-    cmd->add_option("--task", args.task, "The task: copy, reverse, sort, induction, brackets, agreement")
+    cmd->add_option("--task", args.task,
+                    "The task: copy, reverse, sort, induction, brackets, agreement, tally")
         ->required();
     cmd->add_option("-o,--output", args.output, "Output model file (JSON)")->required();
     cmd->add_option_function<int>(

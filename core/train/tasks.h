@@ -23,6 +23,7 @@ enum class TaskKind
     Induction, // 32 tokens of 32 repeating with a random period 4-16: previous-token and induction heads
     Brackets,  // 12 of ( and ), '=', then yes / no: balanced? Read at one position, no causal mask
     Agreement, // "the keys to the old cabinet" → are: the verb agrees with a subject across a distractor noun
+    Tally,     // 24 votes A / B; at each the vote before and who leads: one sharp head and one even head
     Count
 };
 inline constexpr int kTaskCount = static_cast<int>(TaskKind::Count);

@@ -192,6 +192,47 @@ TEST(TrainTasks, AgreementVerbMatchesTheSubject)
     EXPECT_GT(attractors, 10);
 }
 
+TEST(TrainTasks, TallyAnswersTheVoteBeforeAndTheLeader)
+{
+    const Task task(TaskKind::Tally);
+    EXPECT_EQ(task.vocabulary(), (std::vector<std::string>{"A", "B", "AA", "AB", "A=", "BA", "BB", "B="}));
+    ASSERT_EQ(task.T(), 24);
+    EXPECT_TRUE(task.causal());
+    Batch batch, again, other;
+    task.make_batch(6, 0, 100, batch);
+    task.make_batch(6, 0, 100, again);
+    task.make_batch(7, 0, 100, other);
+    EXPECT_EQ(batch.tokens, again.tokens);
+    EXPECT_EQ(batch.targets, again.targets);
+    EXPECT_NE(batch.tokens, other.tokens);
+    std::vector<int> after_first;
+    for (int i = 1; i < 24; ++i)
+        after_first.push_back(i);
+    std::set<std::string> answers;
+    for (int b = 0; b < 100; ++b)
+    {
+        EXPECT_EQ(counted(batch, b), after_first); // every position that has a vote before it
+        EXPECT_EQ(batch.loss_mask[static_cast<size_t>(b * 24)], 0);
+        int for_a = 0, for_b = 0;
+        for (int i = 0; i < 24; ++i)
+        {
+            const size_t at = static_cast<size_t>(b * 24 + i);
+            const std::string vote = task.vocabulary()[static_cast<size_t>(batch.tokens[at])];
+            ASSERT_TRUE(vote == "A" || vote == "B");
+            (vote == "A" ? for_a : for_b) += 1;
+            if (i == 0)
+                continue;
+            EXPECT_TRUE(batch.loss_mask[at]);
+            const std::string before = task.vocabulary()[static_cast<size_t>(batch.tokens[at - 1])];
+            const std::string want = before + (for_a > for_b ? "A" : for_a < for_b ? "B" : "=");
+            EXPECT_EQ(task.vocabulary()[static_cast<size_t>(batch.targets[at])], want)
+                << task.to_text(&batch.tokens[static_cast<size_t>(b * 24)], i + 1);
+            answers.insert(want);
+        }
+    }
+    EXPECT_EQ(answers.size(), 6u); // both votes before, and A ahead, B ahead and ties, all occur
+}
+
 TEST(TrainTasks, BatchesAreSeeded)
 {
     const Task task(TaskKind::Reverse);
@@ -207,7 +248,7 @@ TEST(TrainTasks, BatchesAreSeeded)
 
 TEST(TrainTasks, HeldOutSequencesNeverAppearInTraining)
 {
-    for (TaskKind kind : {TaskKind::Sort, TaskKind::Brackets, TaskKind::Agreement})
+    for (TaskKind kind : {TaskKind::Sort, TaskKind::Brackets, TaskKind::Agreement, TaskKind::Tally})
     {
         const Task task(kind);
         std::set<std::vector<int>> held;
