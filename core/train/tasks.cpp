@@ -84,6 +84,15 @@ const TaskInfo& task_info(TaskKind kind)
     return kTaskTable[static_cast<size_t>(kind)];
 }
 
+AgreementNouns agreement_nouns(const int* tokens, int n)
+{
+    AgreementNouns where;
+    for (int t = 0; t < n; ++t)
+        if (tokens[t] >= kNoun0 && tokens[t] < kNoun0 + 2 * kNounN)
+            (where.subject < 0 ? where.subject : where.distractor) = t;
+    return where;
+}
+
 Status parse_task(std::string_view key, TaskKind* out)
 {
     std::string names;

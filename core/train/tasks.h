@@ -57,6 +57,14 @@ const TaskInfo& task_info(TaskKind kind);
 // Parses a task key; an unknown name gives an error listing the valid ones.
 Status parse_task(std::string_view key, TaskKind* out);
 
+// Where the two nouns of an Agreement sentence (its token ids) are: the subject (the first noun, whose number
+// the verb takes) and the distractor (the second, nearer the verb, which the verb ignores); -1 if missing.
+struct AgreementNouns
+{
+    int subject = -1, distractor = -1;
+};
+AgreementNouns agreement_nouns(const int* tokens, int n);
+
 // A task: vocabulary, sequence length, mask and the generator. Sequences are split once by a hash of their
 // tokens into training (4 in 5) and held-out (1 in 5): training batches never contain a held-out sequence.
 class Task

@@ -181,8 +181,16 @@ TEST(TrainTasks, AgreementVerbMatchesTheSubject)
         };
         EXPECT_EQ(word(0), "the");
         const std::set<std::string> adjectives = {"old", "small", "red", "big", "new", "happy"};
-        const std::string subject = adjectives.count(word(1)) ? word(2) : word(1);
+        const int subject_at = adjectives.count(word(1)) ? 2 : 1;
+        const std::string subject = word(subject_at);
         const bool plural = subject.back() == 's';
+        const AgreementNouns found =
+            agreement_nouns(&batch.tokens[static_cast<size_t>(b * task.T())], task.T());
+        EXPECT_EQ(found.subject, subject_at);
+        ASSERT_GT(found.distractor, found.subject);
+        EXPECT_LE(found.distractor, t); // the query row t is the distractor itself or the verb right after it
+        EXPECT_GE(found.distractor, t - 1);
+        EXPECT_TRUE(nouns.count(word(found.distractor)));
         EXPECT_EQ(verb, plural ? "are" : "is")
             << task.to_text(&batch.tokens[static_cast<size_t>(b * task.T())], t + 1);
         const std::string& last = word(t); // an attractor: a noun of the other number right before the verb
