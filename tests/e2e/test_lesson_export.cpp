@@ -121,7 +121,7 @@ TEST(LessonExport, FirstStepOfEveryLesson)
         GTEST_SKIP() << "xvfb-run is not installed";
     const LessonLibrary library = load_lessons(default_lessons_dir());
     ASSERT_TRUE(library.errors.empty());
-    ASSERT_EQ(library.lessons.size(), 10u);
+    ASSERT_EQ(library.lessons.size(), 11u);
     const fs::path dir = work_dir("lesson_first_steps");
     for (const Lesson& lesson : library.lessons)
     {

@@ -206,8 +206,9 @@ TEST(Screenshot, TrainReverseShowsTheTrainingPanel)
     EXPECT_GT(colormap_pixels(png, Colormap::Sequential, 0.5f, 0.05f, 1.0f, 0.95f), 40000);
 }
 
-// The induction preset trained in the real window past its jump (the plateau ends near step 200 on seed 1):
-// the held-out accuracy the picture shows is printed, and the picture has the maps.
+// The induction preset trained in the real window past its jump (seed 1: about 0.2 held-out accuracy on the
+// plateau until step 150, 0.79 at step 250, 0.91 at 500): the accuracy the picture shows is printed, and the
+// picture has the maps.
 TEST(Screenshot, TrainInductionPastItsJump)
 {
     if (!have_xvfb())
@@ -223,7 +224,7 @@ TEST(Screenshot, TrainInductionPastItsJump)
     const std::size_t at = out.find("training: induction at step 500, held-out loss ");
     ASSERT_NE(at, std::string::npos) << out;
     const double accuracy = std::stod(out.substr(out.find("accuracy ", at) + 9));
-    EXPECT_GT(accuracy, 0.9) << out;
+    EXPECT_GT(accuracy, 0.8) << out;
     const Png png = load_png(png_path);
     ASSERT_EQ(png.w, 1600);
     EXPECT_GT(colormap_pixels(png, Colormap::Sequential, 0.5f, 0.05f, 1.0f, 0.95f), 40000);

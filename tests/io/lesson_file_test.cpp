@@ -50,7 +50,8 @@ TEST(Lessons, AllBuiltInLessonsLoad)
                                           "cross_attention",
                                           "watch_attention_learn",
                                           "induction_heads",
-                                          "sort"};
+                                          "sort",
+                                          "why_multi_head_experiment"};
     ASSERT_EQ(library.lessons.size(), ids.size());
     for (size_t i = 0; i < ids.size(); ++i)
     {

@@ -77,7 +77,7 @@ TEST_F(LessonTest, EveryBuiltInLessonLoads)
     const LessonLibrary& library = state->lesson.library;
     for (const std::string& e : library.errors)
         ADD_FAILURE() << e;
-    ASSERT_EQ(library.lessons.size(), 10u);
+    ASSERT_EQ(library.lessons.size(), 11u);
     for (const Lesson& lesson : library.lessons)
         EXPECT_GE(lesson.steps.size(), 2u) << lesson.id;
 }
