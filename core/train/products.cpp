@@ -4,8 +4,7 @@
 // product and accumulates into a C it needs zeroed first; here both are read in place and only a transposed
 // operand is packed (Bᵀ: a weight matrix, or one head's K_h or V_h), so the products spend their time in the
 // multiply-adds: 82-98 GFLOP/s on the preset shapes (1024 rows, warm caches) on one core of an AVX2 EPYC,
-// against 51-67 for Eigen's. Every
-// sum runs in a fixed order: the same inputs give the same bits.
+// against 51-67 for Eigen's. Every sum runs in a fixed order: the same inputs give the same bits.
 #include "products.h"
 
 #include "core/gemm.h"
