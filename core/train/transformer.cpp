@@ -14,7 +14,7 @@
 #include <vector>
 
 #if defined(__AVX2__) && defined(__FMA__)
-#define ATTNLAB_TRAIN_SOFTMAX_AVX2 1
+#define ATTNLAB_TRAIN_ROWS_AVX2 1
 #include <immintrin.h>
 #endif
 
@@ -80,7 +80,7 @@ template <typename S> void column_sums(const MatT<S>& dy, MatT<S>& db)
         db += dy.row(i);
 }
 
-#ifdef ATTNLAB_TRAIN_SOFTMAX_AVX2
+#ifdef ATTNLAB_TRAIN_ROWS_AVX2
 
 // exp(x) for x <= 0 in 8 lanes, Cephes' expf: x = k ln 2 + r with |r| <= ln 2 / 2, exp(r) by a degree-7
 // polynomial, 2^k put in the exponent bits; relative error ~1e-7 (a few float ulps). Below -88.37 (and for
@@ -127,7 +127,7 @@ inline float lane_sum(__m256 v)
 // AVX2 the exponentials run 8 at a time, the last ones masked, instead of through the scalar expf.
 void softmax(const float* x, Index n, float* y)
 {
-#ifdef ATTNLAB_TRAIN_SOFTMAX_AVX2
+#ifdef ATTNLAB_TRAIN_ROWS_AVX2
     const float minus_inf = -std::numeric_limits<float>::infinity();
     __m256 vmax = _mm256_set1_ps(minus_inf);
     for (Index j = 0; j < n; j += 8)
@@ -242,6 +242,113 @@ void layer_norm_backward(const MatT<S>& dy, const MatT<S>& x, const ColT<S>& mea
         dx.row(i).array() += r * (g - mean_g - xhat * mean_gx);
     }
 }
+
+#ifdef ATTNLAB_TRAIN_ROWS_AVX2
+
+// The float rows run 8 lanes at a time (the d_model of the presets is a multiple of 8; the rest of a row
+// goes one by one); the row sums add the lanes in a fixed order, so the bits are the same on every run.
+// Eigen's expressions per row cost more in set-up than in arithmetic at d_model 32-64.
+
+void layer_norm(const MatT<float>& x, const MatT<float>& gamma, const MatT<float>& beta, MatT<float>& y,
+                ColT<float>& mean, ColT<float>& rstd)
+{
+    const Index n = x.cols(), n8 = n / 8 * 8;
+    const float eps = static_cast<float>(kLayerNormEps), inv_n = 1.0f / static_cast<float>(n);
+    const float* g = gamma.data();
+    const float* b = beta.data();
+    for (Index i = 0; i < x.rows(); ++i)
+    {
+        const float* xi = x.row(i).data();
+        float* yi = y.row(i).data();
+        __m256 vsum = _mm256_setzero_ps();
+        float tail = 0;
+        for (Index j = 0; j < n8; j += 8)
+            vsum = _mm256_add_ps(vsum, _mm256_loadu_ps(xi + j));
+        for (Index j = n8; j < n; ++j)
+            tail += xi[j];
+        const float m = (lane_sum(vsum) + tail) * inv_n;
+        const __m256 vm = _mm256_set1_ps(m);
+        __m256 vvar = _mm256_setzero_ps();
+        tail = 0;
+        for (Index j = 0; j < n8; j += 8)
+        {
+            const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(xi + j), vm);
+            vvar = _mm256_fmadd_ps(d, d, vvar);
+        }
+        for (Index j = n8; j < n; ++j)
+            tail += (xi[j] - m) * (xi[j] - m);
+        const float r = 1.0f / std::sqrt((lane_sum(vvar) + tail) * inv_n + eps);
+        mean(i) = m;
+        rstd(i) = r;
+        const __m256 vr = _mm256_set1_ps(r);
+        for (Index j = 0; j < n8; j += 8)
+        {
+            const __m256 xhat = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(xi + j), vm), vr);
+            _mm256_storeu_ps(yi + j, _mm256_fmadd_ps(xhat, _mm256_loadu_ps(g + j), _mm256_loadu_ps(b + j)));
+        }
+        for (Index j = n8; j < n; ++j)
+            yi[j] = (xi[j] - m) * r * g[j] + b[j];
+    }
+}
+
+void layer_norm_backward(const MatT<float>& dy, const MatT<float>& x, const ColT<float>& mean,
+                         const ColT<float>& rstd, const MatT<float>& gamma, MatT<float>& dx,
+                         MatT<float>& dgamma, MatT<float>& dbeta)
+{
+    dgamma.setZero();
+    dbeta.setZero();
+    const Index n = x.cols(), n8 = n / 8 * 8;
+    const float inv_n = 1.0f / static_cast<float>(n);
+    const float* ga = gamma.data();
+    float* dga = dgamma.data();
+    float* dbe = dbeta.data();
+    for (Index i = 0; i < x.rows(); ++i)
+    {
+        const float* xi = x.row(i).data();
+        const float* dyi = dy.row(i).data();
+        float* dxi = dx.row(i).data();
+        const float m = mean(i), r = rstd(i);
+        const __m256 vm = _mm256_set1_ps(m), vr = _mm256_set1_ps(r);
+        // x̂ = (x − mean) r, g = dy ∘ γ: dγ += dy ∘ x̂, dβ += dy, and the sums of g and g ∘ x̂
+        __m256 vg = _mm256_setzero_ps(), vgx = _mm256_setzero_ps();
+        float tail_g = 0, tail_gx = 0;
+        for (Index j = 0; j < n8; j += 8)
+        {
+            const __m256 xhat = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(xi + j), vm), vr);
+            const __m256 d = _mm256_loadu_ps(dyi + j);
+            const __m256 g = _mm256_mul_ps(d, _mm256_loadu_ps(ga + j));
+            _mm256_storeu_ps(dga + j, _mm256_fmadd_ps(d, xhat, _mm256_loadu_ps(dga + j)));
+            _mm256_storeu_ps(dbe + j, _mm256_add_ps(d, _mm256_loadu_ps(dbe + j)));
+            vg = _mm256_add_ps(vg, g);
+            vgx = _mm256_fmadd_ps(g, xhat, vgx);
+        }
+        for (Index j = n8; j < n; ++j)
+        {
+            const float xhat = (xi[j] - m) * r, g = dyi[j] * ga[j];
+            dga[j] += dyi[j] * xhat;
+            dbe[j] += dyi[j];
+            tail_g += g;
+            tail_gx += g * xhat;
+        }
+        const float mean_g = (lane_sum(vg) + tail_g) * inv_n, mean_gx = (lane_sum(vgx) + tail_gx) * inv_n;
+        // dx += r (g − mean(g) − x̂ mean(g ∘ x̂))
+        const __m256 vmg = _mm256_set1_ps(mean_g), vmgx = _mm256_set1_ps(mean_gx);
+        for (Index j = 0; j < n8; j += 8)
+        {
+            const __m256 xhat = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(xi + j), vm), vr);
+            const __m256 g = _mm256_mul_ps(_mm256_loadu_ps(dyi + j), _mm256_loadu_ps(ga + j));
+            const __m256 inner = _mm256_fnmadd_ps(xhat, vmgx, _mm256_sub_ps(g, vmg));
+            _mm256_storeu_ps(dxi + j, _mm256_fmadd_ps(vr, inner, _mm256_loadu_ps(dxi + j)));
+        }
+        for (Index j = n8; j < n; ++j)
+        {
+            const float xhat = (xi[j] - m) * r, g = dyi[j] * ga[j];
+            dxi[j] += r * (g - mean_g - xhat * mean_gx);
+        }
+    }
+}
+
+#endif
 
 // [SECTION] Attention
 //

@@ -266,6 +266,8 @@ const Case kCases[] = {
     // T = 6 with d_k = 12: keys in groups of 8 run past T into the zero padding; d_k 12 has its own loops
     {"PreLN_AttentionOnly_Learned_Causal_dk12", NormPlacement::Pre, true, PositionKind::Learned, true, 24},
     {"PreLN_FFN_Learned_NoMask_dk12", NormPlacement::Pre, false, PositionKind::Learned, false, 24},
+    // d_model 12: rows that are not a whole number of 8-float groups (LayerNorm's and the products' tails)
+    {"PreLN_FFN_Learned_Causal_d12", NormPlacement::Pre, false, PositionKind::Learned, true, 12},
 };
 
 INSTANTIATE_TEST_SUITE_P(Train, Gradients, ::testing::ValuesIn(kCases),
