@@ -483,24 +483,30 @@ void attention_backward(const ModelConfig& c, const LayerParamsT<S>& w, const Ma
 
 // [SECTION] FFN: max(0, f W_1 + b_1) W_2 + b_2
 
-template <typename S> void ffn_forward(const LayerParamsT<S>& w, const MatT<S>& f, LayerActsT<S>& a)
+// Full keeps ffn_pre; Training applies the ReLU in place in ffn_hidden (backward reads ReLU' from
+// hidden > 0, which is pre > 0): one (N, d_ff) matrix less to write and read back.
+template <typename S>
+void ffn_forward(const LayerParamsT<S>& w, const MatT<S>& f, LayerActsT<S>& a, Detail detail)
 {
-    mm(f, w.W_1, a.ffn_pre);
-    a.ffn_pre.rowwise() += w.b_1.row(0);
-    a.ffn_hidden.array() = a.ffn_pre.array().max(S(0));
+    MatT<S>& pre = detail == Detail::Full ? a.ffn_pre : a.ffn_hidden;
+    mm(f, w.W_1, pre);
+    pre.rowwise() += w.b_1.row(0);
+    a.ffn_hidden.array() = pre.array().max(S(0));
     mm(a.ffn_hidden, w.W_2, a.ffn);
     a.ffn.rowwise() += w.b_2.row(0);
 }
 
-// From dffn (∂L/∂ffn) back to df (overwritten).
+// From dffn (∂L/∂ffn) back to df (overwritten). Full keeps dffn_hidden; Training masks it in place into
+// dffn_pre.
 template <typename S>
 void ffn_backward(const LayerParamsT<S>& w, const MatT<S>& f, const MatT<S>& dffn, const LayerActsT<S>& a,
-                  LayerGradsT<S>& g, LayerParamsT<S>& dw, MatT<S>& df)
+                  LayerGradsT<S>& g, LayerParamsT<S>& dw, MatT<S>& df, Detail detail)
 {
     mm_at(a.ffn_hidden, dffn, dw.W_2); // dW_2 = hiddenᵀ dffn
     column_sums(dffn, dw.b_2);
-    mm_bt(dffn, w.W_2, g.dffn_hidden);
-    g.dffn_pre.array() = (a.ffn_pre.array() > S(0)).select(g.dffn_hidden.array(), S(0)); // ReLU'
+    MatT<S>& dhidden = detail == Detail::Full ? g.dffn_hidden : g.dffn_pre;
+    mm_bt(dffn, w.W_2, dhidden);
+    g.dffn_pre.array() = (a.ffn_hidden.array() > S(0)).select(dhidden.array(), S(0)); // ReLU'
     mm_at(f, g.dffn_pre, dw.W_1);
     column_sums(g.dffn_pre, dw.b_1);
     mm_bt(g.dffn_pre, w.W_1, df);
@@ -602,7 +608,7 @@ S forward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Activat
             if (c.has_ffn())
             {
                 layer_norm(a.residual, w.ln2_gamma, w.ln2_beta, a.ln2, a.ln2_mean, a.ln2_rstd);
-                ffn_forward(w, a.ln2, a);
+                ffn_forward(w, a.ln2, a, detail);
                 a.residual2 = a.residual + a.ffn; // Y = A + FFN(LN2(A))
             }
         }
@@ -614,7 +620,7 @@ S forward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Activat
                        a.ln1_rstd); // A = LN1(X + MHA(X))
             if (c.has_ffn())
             {
-                ffn_forward(w, a.ln1, a);
+                ffn_forward(w, a.ln1, a, detail);
                 a.residual2 = a.ln1 + a.ffn;
                 layer_norm(a.residual2, w.ln2_gamma, w.ln2_beta, a.ln2, a.ln2_mean,
                            a.ln2_rstd); // Y = LN2(A + FFN(A))
@@ -707,7 +713,7 @@ void backward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Act
             if (c.has_ffn())
             {
                 g.dresidual2 = dY;
-                ffn_backward(w, a.ln2, g.dresidual2, a, g, dw, g.dln2);
+                ffn_backward(w, a.ln2, g.dresidual2, a, g, dw, g.dln2, detail);
                 layer_norm_backward(g.dln2, a.residual, a.ln2_mean, a.ln2_rstd, w.ln2_gamma, g.dresidual,
                                     dw.ln2_gamma, dw.ln2_beta);
             }
@@ -723,7 +729,7 @@ void backward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Act
                 g.dresidual2.setZero();
                 layer_norm_backward(dY, a.residual2, a.ln2_mean, a.ln2_rstd, w.ln2_gamma, g.dresidual2,
                                     dw.ln2_gamma, dw.ln2_beta);
-                ffn_backward(w, a.ln1, g.dresidual2, a, g, dw, g.dln1);
+                ffn_backward(w, a.ln1, g.dresidual2, a, g, dw, g.dln1, detail);
                 g.dln1 += g.dresidual2;
             }
             else

@@ -90,8 +90,9 @@ template <typename S> struct WeightNudge
 //    backward dweights (∂L/∂A_h on every key, also where the mask holds the weight at 0) and dscores. For
 //    probes, the display and the tests.
 //  - Training: only what backward, the loss and the head scores need: weights (masked keys exactly 0). A
-//    causal model's products skip the masked keys, and scores, scaled, masked, dweights and dscores keep
-//    what they held. Parameter gradients are bit-identical to Full's.
+//    causal model's products skip the masked keys, and scores, scaled, masked, ffn_pre (the ReLU runs in
+//    place in ffn_hidden), dweights, dscores and dffn_hidden keep what they held. Parameter gradients are
+//    bit-identical to Full's.
 enum class Detail
 {
     Full,
