@@ -263,8 +263,8 @@ Status read_training(const json& j, const Context& ctx, LessonTraining* out)
     if (t.show_step > t.run.steps)
         return ctx.error("\"show_step\" " + std::to_string(t.show_step) + " is after the run's last step " +
                          std::to_string(t.run.steps));
-    if (Status s =
-            read_choice(j, "map", {{"attention", 0}, {"gradient", 1}, {"output", 2}, {"stages", 3}}, ctx, &t.map_kind);
+    if (Status s = read_choice(j, "map", {{"attention", 0}, {"gradient", 1}, {"output", 2}, {"stages", 3}},
+                               ctx, &t.map_kind);
         !s)
         return s;
     if (Status s = read_choice(

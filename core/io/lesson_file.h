@@ -54,9 +54,9 @@ struct LessonTraining
     LessonRun run;
     std::vector<LessonRun> compare; // trained first, in order; their curves are overlaid
     int show_step = -1;             // the timeline at this step; -1: the run's last
-    int map_kind = 0;               // 0 attention, 1 attention and ∂L/∂A_h, 2 output stages, 3 every stage
-    int score_kind = 0;             // 0 previous-token, 1 induction, 2 diagonal, 3 anti-diagonal
-    std::string probe;              // the probe's tokens; "": the task's default
+    int map_kind = 0;   // 0 attention, 1 attention and ∂L/∂A_h, 2 output stages, 3 every stage
+    int score_kind = 0; // 0 previous-token, 1 induction, 2 diagonal, 3 anti-diagonal
+    std::string probe;  // the probe's tokens; "": the task's default
 };
 
 // Which part of the comparisons view a step is about (the view shows only that part while the step is on).
