@@ -30,6 +30,7 @@ struct WindowArgs
     std::string train_task; // screenshot --train TASK
     int train_steps = 100;
     std::string model_path; // --model FILE
+    bool trained_view = false;
 };
 
 void add_window_options(CLI::App& app, WindowArgs& args)
@@ -46,6 +47,8 @@ void add_window_options(CLI::App& app, WindowArgs& args)
     app.add_option(
         "--model", args.model_path,
         "Open a trained model (an attnlab-model file, e.g. from attnlab train) in the Training panel");
+    app.add_flag("--trained-view", args.trained_view,
+                 "With --model (or screenshot --train): show the trained model in the main panels");
 }
 
 // The window's options from the command line; false (after one line on stderr) when the session is invalid.
@@ -96,6 +99,13 @@ bool window_options(const WindowArgs& args, attnlab::WindowOptions* options)
         }
         options->model_path = args.model_path;
     }
+    if (args.trained_view && args.model_path.empty() && args.train_task.empty())
+    {
+        attnlab::print_error(std::cerr, args.screenshot_path.empty() ? "" : "screenshot",
+                             "--trained-view needs a trained model: add --model FILE (or --train TASK)");
+        return false;
+    }
+    options->trained_view = args.trained_view;
     return true;
 }
 

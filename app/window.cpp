@@ -631,6 +631,11 @@ int run_window(const WindowOptions& options)
     if (!options.model_path.empty())
         if (const Status s = open_model_file(*state, options.model_path); !s)
             state->set_message(s.message(), true);
+    if (options.trained_view && state->training_run.configured())
+    {
+        set_trained_view(*state, true);
+        state->prefs.open[static_cast<std::size_t>(PanelId::Training)] = false;
+    }
     state->presenter = options.presenter;
     if (!options.theme.empty())
         state->prefs.dark_theme = options.theme == "dark";

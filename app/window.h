@@ -27,6 +27,9 @@ struct WindowOptions
     int train_steps = 0;
     // --model FILE: a trained model opened in the Training panel (main() checked that it loads).
     std::string model_path;
+    // --trained-view: with --model or --train, the main panels show the trained model (the Training panel
+    // closed so they have the room).
+    bool trained_view = false;
     // Lesson export (attnlab lesson ID --export-dir DIR): one PNG per step (only --step when given),
     // DIR/<id>-01.png, ... written all at the end, or none on error. Like a screenshot, the mouse is ignored.
     std::string export_dir;

@@ -19,7 +19,8 @@ void compute_comparisons(const Trace& trace, const ModelWeights& weights, int la
     assert(b >= 0 && b < trace.batch_size() && head >= 0 && head < trace.config.n_heads);
     const LayerTrace& lt = trace.layers[static_cast<size_t>(layer)];
     const AttentionWeights& w = weights.layers[static_cast<size_t>(layer)].attn;
-    const Mat& X = lt.X[static_cast<size_t>(b)];
+    // What the heads project: X, or LN1(X) in a pre-LN layer (a trained model's).
+    const Mat& X = trace.pre_ln ? lt.ln1[static_cast<size_t>(b)] : lt.X[static_cast<size_t>(b)];
     const int h = trace.config.n_heads, d_k = trace.d_k;
     out.layer = layer;
     out.b = b;

@@ -25,6 +25,8 @@ double trace_floats(const Config& c, int B, int T, int T_target)
     double cross = Tq * Tk + 2.0 * Tq * d + Tk * d;
     for (const StageInfo& info : stage_table())
     {
+        if (!engine_layer_stage(info))
+            continue;
         layer += stage_floats(c, info.id, T, T, false);
         if (info.attention_block && T_target > 0)
             cross += stage_floats(c, info.id, T_target, T, true);

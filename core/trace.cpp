@@ -42,7 +42,51 @@ const Mat& stage_matrix(const LayerTrace& layer, Stage stage, int b, int j)
     return attention_stage_matrix(layer.attn, stage, b, j);
 }
 
-StageDims stage_dims(const Config& config, Stage stage, int T_q, int T_k, bool cross)
+const Mat* find_stage_matrix(const Trace& trace, Stage stage, int layer, int b, int j)
+{
+    const StageInfo& info = stage_info(stage);
+    if (b < 0 || b >= trace.batch_size())
+        return nullptr;
+    const auto bi = static_cast<std::size_t>(b);
+    const Mat* m = nullptr;
+    if (info.shared_matrix != nullptr)
+        m = &(trace.*info.shared_matrix);
+    else if (info.model_matrices != nullptr)
+        m = bi < (trace.*info.model_matrices).size() ? &(trace.*info.model_matrices)[bi] : nullptr;
+    else if (layer >= 0 && layer < static_cast<int>(trace.layers.size()))
+    {
+        const LayerTrace& lt = trace.layers[static_cast<std::size_t>(layer)];
+        if (info.layer_matrices != nullptr)
+            m = bi < (lt.*info.layer_matrices).size() ? &(lt.*info.layer_matrices)[bi] : nullptr;
+        else if (info.block_matrices != nullptr)
+            m = bi < (lt.attn.*info.block_matrices).size() ? &(lt.attn.*info.block_matrices)[bi] : nullptr;
+        else if (j >= 0 && j < lt.attn.n_heads &&
+                 lt.attn.heads.size() == static_cast<std::size_t>(trace.batch_size() * lt.attn.n_heads))
+            m = &(lt.attn.head(b, j).*info.head_matrix);
+    }
+    return m != nullptr && m->size() > 0 ? m : nullptr;
+}
+
+bool stage_present(const Trace& trace, Stage stage, int layer)
+{
+    return find_stage_matrix(trace, stage, layer, 0, 0) != nullptr;
+}
+
+const char* stage_equation(const Trace& trace, Stage stage, bool cross)
+{
+    const StageInfo& info = stage_info(stage);
+    if (cross && info.cross_equation != nullptr)
+        return info.cross_equation;
+    if (!cross && trace.pre_ln && info.pre_ln_equation != nullptr)
+        return info.pre_ln_equation;
+    if (stage == Stage::positional && trace.trained)
+        return "P[0..T): one trained row per position (or the fixed sinusoids), the same for every sentence";
+    if (stage == Stage::embedding && trace.trained)
+        return "E[tokens]: one trained row of E (V×d_model) per token";
+    return info.equation;
+}
+
+StageDims stage_dims(const Config& config, Stage stage, int T_q, int T_k, bool cross, int vocab)
 {
     const StageInfo& info = stage_info(stage);
     const bool keys_side = info.rows_are_keys;
@@ -70,6 +114,10 @@ StageDims stage_dims(const Config& config, Stage stage, int T_q, int T_k, bool c
         d.cols = config.resolved_d_v();
     else if (d.col_symbol == "h·d_v")
         d.cols = config.n_heads * config.resolved_d_v();
+    else if (d.col_symbol == "V")
+        d.cols = vocab;
+    else if (d.col_symbol == "1")
+        d.cols = 1;
     return d;
 }
 
@@ -83,7 +131,8 @@ double stage_floats(const Config& config, Stage stage, int T_q, int T_k, bool cr
 std::string stage_shape(const Trace& trace, Stage stage, bool cross)
 {
     const int T_q = cross ? trace.cross.target.T : trace.T();
-    const StageDims d = stage_dims(trace.config, stage, T_q, trace.T(), cross);
+    const StageDims d =
+        stage_dims(trace.config, stage, T_q, trace.T(), cross, static_cast<int>(trace.vocabulary.size()));
     return d.row_symbol + "×" + d.col_symbol + " = " + std::to_string(d.rows) + "×" + std::to_string(d.cols);
 }
 

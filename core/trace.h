@@ -24,6 +24,8 @@ struct HeadTrace
     Mat masked;   // (T_q, T_k)  scaled + M, -inf where a key is not allowed
     Mat weights;  // (T_q, T_k)  A_h = softmax(masked / τ) along each row (over the keys)
     Mat head_out; // (T_q, d_v)  A_h V_h
+    // (T_q, T_k) ∂L/∂A_h: only in the trace of a trained model run with its loss (else empty).
+    Mat dweights;
     // (T_q) 1 where every key of row i is masked: that row of weights is all zeros (never NaN).
     std::vector<std::uint8_t> fully_masked;
 };
@@ -58,6 +60,10 @@ struct LayerTrace
     std::vector<Mat> ffn;        // [B] max(0, norm1 W_1 + b_1) W_2 + b_2
     std::vector<Mat> residual2;  // [B] norm1 + FFN(norm1)
     std::vector<Mat> norm2;      // [B] LayerNorm(residual2)
+    // Pre-LN layers only (a trained model's GPT-2 layer), else empty: the attention reads ln1 = LN1(X) and
+    // the FFN ln2 = LN2(residual); residual2 = residual + FFN(ln2) is the output; norm1 and norm2 are empty.
+    std::vector<Mat> ln1; // [B]
+    std::vector<Mat> ln2; // [B]
 };
 
 // Cross-attention: queries from the target sentence, keys and values from the encoder's output.
@@ -83,6 +89,16 @@ struct Trace
     bool has_cross = false;
     CrossTrace cross;
 
+    // A trained language model's trace (core/train/model_trace.h) also has these; the seeded engine leaves
+    // them empty. A model without a final norm (post-LN) leaves lnf empty.
+    bool trained = false;
+    bool pre_ln = false;                 // layers are pre-LN: see LayerTrace::ln1
+    std::vector<std::string> vocabulary; // [V] the tokens: the columns of logits and probs
+    std::vector<Mat> lnf;                // [B] (T, d_model) LN_f(last layer's output)
+    std::vector<Mat> logits;             // [B] (T, V) Z W_U + b_U
+    std::vector<Mat> probs; // [B] (T, V) softmax(logits) along rows: p(next token | tokens ≤ t)
+    std::vector<Mat> loss;  // [B] (T, 1) −log p(token t + 1); the last position has none (0)
+
     int batch_size() const { return tokens.batch_size(); }
     int T() const { return tokens.T; }
     // True once a forward pass has filled it.
@@ -93,7 +109,10 @@ struct Trace
 
 enum class Stage
 {
+    embedding,
+    positional,
     X,
+    ln1,
     Q,
     K,
     V,
@@ -101,17 +120,31 @@ enum class Stage
     scaled,
     masked,
     weights,
+    dweights,
     head_out,
     concat,
     mha,
     residual,
     norm1,
+    ln2,
     ffn,
     residual2,
     norm2,
+    lnf,
+    logits,
+    probs,
+    loss,
     Count
 };
 inline constexpr int kStageCount = static_cast<int>(Stage::Count);
+
+// Where a stage sits in the pipeline: before the layers (once per sentence), in every layer, after them.
+enum class StageScope
+{
+    Input,
+    Layer,
+    Output,
+};
 
 // How the Inspector explains one cell of a stage.
 enum class StageExplain
@@ -135,16 +168,23 @@ struct StageInfo
     // The Inspector's line for one cell (with StageExplain::Formula), e.g. "mha[i, c] = concat_i · W^O[:,
     // c]".
     const char* cell_formula;
+    // The equation in a pre-LN layer (a trained model's), or nullptr when it reads the same.
+    const char* pre_ln_equation;
+    StageScope scope;
+    // The seeded engine computes it for every session; false: only a trained model's trace has it.
+    bool seeded;
     bool per_head;        // one matrix per head
     bool attention_block; // part of an attention block (so also present in cross-attention)
     const char* rows;     // symbol of the row count: "T" (for cross-attention blocks, T_q / T_k apply)
     bool rows_are_keys;   // one row per key (K, V): T_k rows in cross-attention, T_q for the others
-    const char* cols;     // symbol of the column count: "d_model", "d_k", "T", "h·d_v", ...
+    const char* cols;     // symbol of the column count: "d_model", "d_k", "T", "h·d_v", "V", "1", ...
     StageExplain explain;
-    // Where the matrix lives: exactly one of the three is set (checked at compile time below).
+    // Where the matrix lives: exactly one of the five is set (checked at compile time below).
     Mat HeadTrace::*head_matrix;                      // per head: attn.head(b, j).*head_matrix
     std::vector<Mat> AttentionTrace::*block_matrices; // per block: (attn.*block_matrices)[b]
     std::vector<Mat> LayerTrace::*layer_matrices;     // per layer: (layer.*layer_matrices)[b]
+    std::vector<Mat> Trace::*model_matrices;          // once per sentence: (trace.*model_matrices)[b]
+    Mat Trace::*shared_matrix;                        // once for every sentence: trace.*shared_matrix
 
     // Columns are keys (the T×T stages): labelled with the key tokens.
     constexpr bool cols_are_keys() const { return cols[0] == 'T' && cols[1] == '\0'; }
@@ -152,60 +192,150 @@ struct StageInfo
 
 // clang-format off
 inline constexpr std::array<StageInfo, kStageCount> kStageTable = {{
-    {Stage::X, "X", "Input X", "X = Embedding + PE, or the previous layer's norm2",
-     "X_q = target embedding + PE", "X = token embedding + positional encoding",
-     false, false, "T", false, "d_model", StageExplain::Formula, nullptr, nullptr, &LayerTrace::X},
-    {Stage::Q, "Q", "Queries Q_h", "Q_h = X W_h^Q", "Q_h = X_q W_h^Q  (target)", nullptr,
-     true, true, "T", false, "d_k", StageExplain::Projection, &HeadTrace::Q, nullptr, nullptr},
-    {Stage::K, "K", "Keys K_h", "K_h = X W_h^K", "K_h = X_kv W_h^K  (encoder output)", nullptr,
-     true, true, "T", true, "d_k", StageExplain::Projection, &HeadTrace::K, nullptr, nullptr},
-    {Stage::V, "V", "Values V_h", "V_h = X W_h^V", "V_h = X_kv W_h^V  (encoder output)", nullptr,
-     true, true, "T", true, "d_v", StageExplain::Projection, &HeadTrace::V, nullptr, nullptr},
-    {Stage::scores, "scores", "Scores", "Q_h K_hᵀ", nullptr, nullptr,
-     true, true, "T", false, "T", StageExplain::AttentionChain, &HeadTrace::scores, nullptr, nullptr},
-    {Stage::scaled, "scaled", "Scaled scores", "Q_h K_hᵀ / √d_k", nullptr, nullptr,
-     true, true, "T", false, "T", StageExplain::AttentionChain, &HeadTrace::scaled, nullptr, nullptr},
-    {Stage::masked, "masked", "Masked scores", "Q_h K_hᵀ / √d_k + M   (M = −∞ where not allowed)", nullptr, nullptr,
-     true, true, "T", false, "T", StageExplain::AttentionChain, &HeadTrace::masked, nullptr, nullptr},
-    {Stage::weights, "weights", "Attention weights", "A_h = softmax(masked / τ), each row sums to 1", nullptr, nullptr,
-     true, true, "T", false, "T", StageExplain::AttentionChain, &HeadTrace::weights, nullptr, nullptr},
-    {Stage::head_out, "head_out", "Head output", "head_h = A_h V_h", nullptr, "head_out[i, c] = Σ_j A_h[i, j] · V_h[j, c]",
-     true, true, "T", false, "d_v", StageExplain::Formula, &HeadTrace::head_out, nullptr, nullptr},
+    {Stage::embedding, "embedding", "Token embedding", "E[tokens]: one row of the embedding table per token", nullptr,
+     "embedding[i, c] = E[token i, c]: row i is the token's learned or seeded vector",
+     nullptr,
+     StageScope::Input, true, false, false, "T", false, "d_model", StageExplain::Formula,
+     nullptr, nullptr, nullptr, &Trace::embedding, nullptr},
+    {Stage::positional, "positional", "Positional encoding", "P[0..T): sinusoids PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(…)", nullptr,
+     "positional[i, c] = P[i, c]: the same for every sentence, it tells the layers where token i sits",
+     nullptr,
+     StageScope::Input, true, false, false, "T", false, "d_model", StageExplain::Formula,
+     nullptr, nullptr, nullptr, nullptr, &Trace::positional},
+    {Stage::X, "X", "Input X", "X = Embedding + PE, or the previous layer's norm2", "X_q = target embedding + PE",
+     "X = token embedding + positional encoding",
+     "X = E[tokens] + P, or the previous layer's residual2",
+     StageScope::Layer, true, false, false, "T", false, "d_model", StageExplain::Formula,
+     nullptr, nullptr, &LayerTrace::X, nullptr, nullptr},
+    {Stage::ln1, "ln1", "LayerNorm 1", "LN1(X): each row to mean 0, variance 1, then · γ_1 + β_1", nullptr,
+     "LayerNorm over row i: (x − mean_i) / √(var_i + ε) · γ + β",
+     nullptr,
+     StageScope::Layer, false, false, false, "T", false, "d_model", StageExplain::Formula,
+     nullptr, nullptr, &LayerTrace::ln1, nullptr, nullptr},
+    {Stage::Q, "Q", "Queries Q_h", "Q_h = X W_h^Q", "Q_h = X_q W_h^Q  (target)",
+     nullptr,
+     "Q_h = LN1(X) W_h^Q",
+     StageScope::Layer, true, true, true, "T", false, "d_k", StageExplain::Projection,
+     &HeadTrace::Q, nullptr, nullptr, nullptr, nullptr},
+    {Stage::K, "K", "Keys K_h", "K_h = X W_h^K", "K_h = X_kv W_h^K  (encoder output)",
+     nullptr,
+     "K_h = LN1(X) W_h^K",
+     StageScope::Layer, true, true, true, "T", true, "d_k", StageExplain::Projection,
+     &HeadTrace::K, nullptr, nullptr, nullptr, nullptr},
+    {Stage::V, "V", "Values V_h", "V_h = X W_h^V", "V_h = X_kv W_h^V  (encoder output)",
+     nullptr,
+     "V_h = LN1(X) W_h^V",
+     StageScope::Layer, true, true, true, "T", true, "d_v", StageExplain::Projection,
+     &HeadTrace::V, nullptr, nullptr, nullptr, nullptr},
+    {Stage::scores, "scores", "Scores", "Q_h K_hᵀ", nullptr,
+     nullptr,
+     nullptr,
+     StageScope::Layer, true, true, true, "T", false, "T", StageExplain::AttentionChain,
+     &HeadTrace::scores, nullptr, nullptr, nullptr, nullptr},
+    {Stage::scaled, "scaled", "Scaled scores", "Q_h K_hᵀ / √d_k", nullptr,
+     nullptr,
+     nullptr,
+     StageScope::Layer, true, true, true, "T", false, "T", StageExplain::AttentionChain,
+     &HeadTrace::scaled, nullptr, nullptr, nullptr, nullptr},
+    {Stage::masked, "masked", "Masked scores", "Q_h K_hᵀ / √d_k + M   (M = −∞ where not allowed)", nullptr,
+     nullptr,
+     nullptr,
+     StageScope::Layer, true, true, true, "T", false, "T", StageExplain::AttentionChain,
+     &HeadTrace::masked, nullptr, nullptr, nullptr, nullptr},
+    {Stage::weights, "weights", "Attention weights", "A_h = softmax(masked / τ), each row sums to 1", nullptr,
+     nullptr,
+     nullptr,
+     StageScope::Layer, true, true, true, "T", false, "T", StageExplain::AttentionChain,
+     &HeadTrace::weights, nullptr, nullptr, nullptr, nullptr},
+    {Stage::dweights, "dweights", "Gradient ∂L/∂A_h", "∂L/∂A_h: how the loss changes as each attention weight grows", nullptr,
+     "∂L/∂A_h[i, j] > 0: more weight on key j would raise the loss; < 0: lower it",
+     nullptr,
+     StageScope::Layer, false, true, true, "T", false, "T", StageExplain::Formula,
+     &HeadTrace::dweights, nullptr, nullptr, nullptr, nullptr},
+    {Stage::head_out, "head_out", "Head output", "head_h = A_h V_h", nullptr,
+     "head_out[i, c] = Σ_j A_h[i, j] · V_h[j, c]",
+     nullptr,
+     StageScope::Layer, true, true, true, "T", false, "d_v", StageExplain::Formula,
+     &HeadTrace::head_out, nullptr, nullptr, nullptr, nullptr},
     {Stage::concat, "concat", "Concatenated heads", "Concat(head_1, …, head_h)", nullptr,
      "concat[i, c] = head_out of head ⌊c / d_v⌋ + 1, column c mod d_v",
-     false, true, "T", false, "h·d_v", StageExplain::Formula, nullptr, &AttentionTrace::concat, nullptr},
+     nullptr,
+     StageScope::Layer, true, false, true, "T", false, "h·d_v", StageExplain::Formula,
+     nullptr, &AttentionTrace::concat, nullptr, nullptr, nullptr},
     {Stage::mha, "mha", "Multi-head output", "MultiHead(X) = Concat(head_1, …, head_h) W^O", nullptr,
      "mha[i, c] = concat_i · W^O[:, c]",
-     false, true, "T", false, "d_model", StageExplain::Formula, nullptr, &AttentionTrace::mha, nullptr},
+     "MultiHead(LN1(X)) = Concat(head_1, …, head_h) W^O",
+     StageScope::Layer, true, false, true, "T", false, "d_model", StageExplain::Formula,
+     nullptr, &AttentionTrace::mha, nullptr, nullptr, nullptr},
     {Stage::residual, "residual", "Residual", "X + MultiHead(X)", nullptr,
      "residual = X + MultiHead(X): the input is added back, so the layer only learns a change to X",
-     false, false, "T", false, "d_model", StageExplain::Formula, nullptr, nullptr, &LayerTrace::residual},
+     "X + MultiHead(LN1(X))",
+     StageScope::Layer, true, false, false, "T", false, "d_model", StageExplain::Formula,
+     nullptr, nullptr, &LayerTrace::residual, nullptr, nullptr},
     {Stage::norm1, "norm1", "Add & Norm", "LayerNorm(X + MultiHead(X))", nullptr,
      "LayerNorm over row i: (x − mean_i) / √(var_i + ε) · γ + β",
-     false, false, "T", false, "d_model", StageExplain::Formula, nullptr, nullptr, &LayerTrace::norm1},
+     nullptr,
+     StageScope::Layer, true, false, false, "T", false, "d_model", StageExplain::Formula,
+     nullptr, nullptr, &LayerTrace::norm1, nullptr, nullptr},
+    {Stage::ln2, "ln2", "LayerNorm 2", "LN2(residual): each row to mean 0, variance 1, then · γ_2 + β_2", nullptr,
+     "LayerNorm over row i: (x − mean_i) / √(var_i + ε) · γ + β",
+     nullptr,
+     StageScope::Layer, false, false, false, "T", false, "d_model", StageExplain::Formula,
+     nullptr, nullptr, &LayerTrace::ln2, nullptr, nullptr},
     {Stage::ffn, "ffn", "Feed-forward", "FFN(x) = max(0, x W_1 + b_1) W_2 + b_2", nullptr,
      "ffn = max(0, norm1 W_1 + b_1) W_2 + b_2, row by row",
-     false, false, "T", false, "d_model", StageExplain::Formula, nullptr, nullptr, &LayerTrace::ffn},
-    {Stage::residual2, "residual2", "Residual 2", "norm1 + FFN(norm1)", nullptr, "residual2 = norm1 + FFN(norm1)",
-     false, false, "T", false, "d_model", StageExplain::Formula, nullptr, nullptr, &LayerTrace::residual2},
+     "FFN(LN2(residual)) = max(0, ln2 W_1 + b_1) W_2 + b_2",
+     StageScope::Layer, true, false, false, "T", false, "d_model", StageExplain::Formula,
+     nullptr, nullptr, &LayerTrace::ffn, nullptr, nullptr},
+    {Stage::residual2, "residual2", "Residual 2", "norm1 + FFN(norm1)", nullptr,
+     "residual2 = norm1 + FFN(norm1)",
+     "residual + FFN(LN2(residual)): the layer's output",
+     StageScope::Layer, true, false, false, "T", false, "d_model", StageExplain::Formula,
+     nullptr, nullptr, &LayerTrace::residual2, nullptr, nullptr},
     {Stage::norm2, "norm2", "Add & Norm 2", "LayerNorm(norm1 + FFN(norm1))", nullptr,
      "LayerNorm over row i: (x − mean_i) / √(var_i + ε) · γ + β",
-     false, false, "T", false, "d_model", StageExplain::Formula, nullptr, nullptr, &LayerTrace::norm2},
+     nullptr,
+     StageScope::Layer, true, false, false, "T", false, "d_model", StageExplain::Formula,
+     nullptr, nullptr, &LayerTrace::norm2, nullptr, nullptr},
+    {Stage::lnf, "lnf", "Final LayerNorm", "Z = LN_f(last layer's output)", nullptr,
+     "LayerNorm over row i: (x − mean_i) / √(var_i + ε) · γ + β",
+     nullptr,
+     StageScope::Output, false, false, false, "T", false, "d_model", StageExplain::Formula,
+     nullptr, nullptr, nullptr, &Trace::lnf, nullptr},
+    {Stage::logits, "logits", "Logits", "logits = Z W_U + b_U: a score for every token of the vocabulary", nullptr,
+     "logits[i, v] = Z_i · W_U[:, v] + b_U[v]",
+     nullptr,
+     StageScope::Output, false, false, false, "T", false, "V", StageExplain::Formula,
+     nullptr, nullptr, nullptr, &Trace::logits, nullptr},
+    {Stage::probs, "probs", "Next-token probabilities", "p = softmax(logits) along each row: p(next token | tokens 0..i)", nullptr,
+     "probs[i, v] = exp(logits[i, v]) / Σ_u exp(logits[i, u])",
+     nullptr,
+     StageScope::Output, false, false, false, "T", false, "V", StageExplain::Formula,
+     nullptr, nullptr, nullptr, &Trace::probs, nullptr},
+    {Stage::loss, "loss", "Loss per position", "−log p(token i + 1 | tokens 0..i): cross-entropy of the next token", nullptr,
+     "loss[i] = −log probs[i, token i + 1]; the last position has no next token",
+     nullptr,
+     StageScope::Output, false, false, false, "T", false, "1", StageExplain::Formula,
+     nullptr, nullptr, nullptr, &Trace::loss, nullptr},
 }};
 // clang-format on
 
 // The table's promises, checked by the compiler: a row per stage in the enum's order, each with exactly one
-// place for its matrix, a per-head matrix exactly for per-head stages, and the attention block's stages in
-// an AttentionTrace.
+// place for its matrix, a per-head matrix exactly for per-head stages, the attention block's stages in an
+// AttentionTrace, and a layer's stages, and only they, in a layer.
 constexpr bool stage_table_is_consistent()
 {
     for (int i = 0; i < kStageCount; ++i)
     {
         const StageInfo& s = kStageTable[static_cast<std::size_t>(i)];
-        const int places =
-            (s.head_matrix != nullptr) + (s.block_matrices != nullptr) + (s.layer_matrices != nullptr);
+        const int places = (s.head_matrix != nullptr) + (s.block_matrices != nullptr) +
+                           (s.layer_matrices != nullptr) + (s.model_matrices != nullptr) +
+                           (s.shared_matrix != nullptr);
+        const bool in_layer =
+            s.head_matrix != nullptr || s.block_matrices != nullptr || s.layer_matrices != nullptr;
         if (static_cast<int>(s.id) != i || places != 1 || s.per_head != (s.head_matrix != nullptr) ||
-            s.attention_block == (s.layer_matrices != nullptr) || s.key == nullptr || s.name == nullptr ||
+            s.attention_block != (s.head_matrix != nullptr || s.block_matrices != nullptr) ||
+            in_layer != (s.scope == StageScope::Layer) || s.key == nullptr || s.name == nullptr ||
             s.equation == nullptr || s.rows == nullptr || s.cols == nullptr)
             return false;
         if (s.explain == StageExplain::Formula && s.cell_formula == nullptr)
@@ -221,8 +351,21 @@ const StageInfo& stage_info(Stage stage);
 // Stage from its key ("weights"); Stage::Count if unknown.
 Stage stage_from_key(const std::string& key);
 
-// The matrix of a stage of a layer for sentence b (and head j when the stage is per head).
+// The matrix of a stage of a layer for sentence b (and head j when the stage is per head). Layer stages only.
 const Mat& stage_matrix(const LayerTrace& layer, Stage stage, int b, int j);
+// Any stage: `layer` matters for layer stages only. nullptr when the trace does not have it (a stage only
+// trained models have, b, j or layer out of range).
+const Mat* find_stage_matrix(const Trace& trace, Stage stage, int layer, int b, int j);
+// Whether the trace has the stage (in layer `layer` for layer stages): the pipeline shows only these.
+bool stage_present(const Trace& trace, Stage stage, int layer = 0);
+// The seeded engine's layer stages (what its LayerTrace holds for every session): the export and the
+// memory count walk these.
+constexpr bool engine_layer_stage(const StageInfo& info)
+{
+    return info.seeded && info.scope == StageScope::Layer;
+}
+// The stage's equation for this trace: pre-LN and cross-attention blocks read differently.
+const char* stage_equation(const Trace& trace, Stage stage, bool cross);
 // The same for an attention block (Q ... mha); X is not part of an AttentionTrace.
 const Mat& attention_stage_matrix(const AttentionTrace& attn, Stage stage, int b, int j);
 // The shape of a stage for one sentence, in symbols and numbers, from the config and the lengths alone (no
@@ -232,7 +375,8 @@ struct StageDims
     std::string row_symbol, col_symbol; // "T", "d_k"; "T_q", "T_k" in cross-attention
     int rows = 0, cols = 0;
 };
-StageDims stage_dims(const Config& config, Stage stage, int T_q, int T_k, bool cross);
+// vocab: V, the column count of logits and probs (0 when there is no vocabulary).
+StageDims stage_dims(const Config& config, Stage stage, int T_q, int T_k, bool cross, int vocab = 0);
 // Floats of a stage for one sentence: every head's matrix when it is per head.
 double stage_floats(const Config& config, Stage stage, int T_q, int T_k, bool cross);
 // "T×d_k = 5×4": the shape of a stage for one sentence, in symbols and numbers.

@@ -39,20 +39,24 @@ bool AppState::update()
     status = engine.run(session);
     recompute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     computed_version = session_version;
-    if (has_trace())
-    {
-        const Trace& t = trace();
-        sel.layer = std::clamp(sel.layer, 0, std::max(0, static_cast<int>(t.layers.size()) - 1));
-        sel.b = std::clamp(sel.b, 0, std::max(0, t.batch_size() - 1));
-        sel.head = std::clamp(sel.head, 0, std::max(0, heads() - 1));
-        if (pinned.valid)
-        {
-            const MatrixView v = resolve_matrix(*this, pinned.matrix);
-            if (v.m == nullptr || pinned.row >= v.m->rows() || pinned.col >= v.m->cols())
-                pinned.valid = false;
-        }
-    }
+    clamp_selection();
     return true;
+}
+
+void AppState::clamp_selection()
+{
+    if (!has_trace())
+        return;
+    const Trace& t = trace();
+    sel.layer = std::clamp(sel.layer, 0, std::max(0, static_cast<int>(t.layers.size()) - 1));
+    sel.b = std::clamp(sel.b, 0, std::max(0, t.batch_size() - 1));
+    sel.head = std::clamp(sel.head, 0, std::max(0, heads() - 1));
+    if (pinned.valid)
+    {
+        const MatrixView v = resolve_matrix(*this, pinned.matrix);
+        if (v.m == nullptr || pinned.row >= v.m->rows() || pinned.col >= v.m->cols())
+            pinned.valid = false;
+    }
 }
 
 void AppState::begin_frame()
@@ -88,13 +92,14 @@ void AppState::ensure_comparisons()
 {
     if (!has_trace())
         return;
-    const std::uint64_t key = (static_cast<std::uint64_t>(engine.generation()) << 32) ^
+    // An odd multiplier keeps distinct generations (seeded or trained) apart in the high bits.
+    const std::uint64_t key = (static_cast<std::uint64_t>(trace_generation()) * 0x9E3779B97F4A7C15ull) ^
                               (static_cast<std::uint64_t>(sel.layer) << 24) ^
                               (static_cast<std::uint64_t>(sel.b) << 12) ^
                               static_cast<std::uint64_t>(sel.head);
     if (key == comparisons_key)
         return;
-    compute_comparisons(trace(), engine.weights(), sel.layer, sel.b, sel.head, comparisons);
+    compute_comparisons(trace(), weights(), sel.layer, sel.b, sel.head, comparisons);
     comparisons_key = key;
     ++comparisons_version;
 }
@@ -242,39 +247,42 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
     }
     else
     {
-        if (ref.layer < 0 || ref.layer >= static_cast<int>(t.layers.size()))
+        // Input and output stages (embedding, logits, ...) belong to no layer; a stage the trace does not
+        // have (a trained model's, in a seeded session) resolves to nothing.
+        v.m = find_stage_matrix(t, ref.stage, ref.layer, ref.b, ref.head);
+        if (v.m == nullptr)
             return v;
-        v.m = &stage_matrix(t.layers[static_cast<std::size_t>(ref.layer)], ref.stage, ref.b, ref.head);
         v.row_tokens = source_tokens;
         v.col_tokens = cols_are_keys(ref.stage) ? source_tokens : nullptr;
+        if (info.cols[0] == 'V' && t.vocabulary.size() == static_cast<std::size_t>(v.m->cols()))
+            v.col_tokens = &t.vocabulary;
         v.title = info.name;
     }
     if (info.per_head)
         v.title += "  (head " + std::to_string(ref.head + 1) + ")";
-    v.equation = info.equation;
+    v.equation = stage_equation(t, ref.stage, cross);
     if (cross)
-    {
-        // Cross-attention: queries from the target's X_q, keys and values from the encoder's output.
-        v.title = "Cross: " + v.title;
-        if (info.cross_equation != nullptr)
-            v.equation = info.cross_equation;
-    }
+        v.title = "Cross: " + v.title; // queries from the target's X_q, keys and values from the encoder
+    else if (ref.stage == Stage::X && ref.layer == 0)
+        v.equation = t.trained ? "X = E[tokens] + P" : "X = Embedding + PE";
     else if (ref.stage == Stage::X)
-        v.equation = ref.layer == 0 ? "X = Embedding + PE"
-                                    : "X = norm2 of layer " + std::to_string(ref.layer) + " (its output)";
+        v.equation = "X = " +
+                     std::string(t.pre_ln ? (t.d_ff > 0 ? "residual2" : "residual")
+                                          : (t.d_ff > 0 ? "norm2" : "norm1")) +
+                     " of layer " + std::to_string(ref.layer) + " (its output)";
     if (ref.stage == Stage::scaled && !t.config.scale)
         v.equation = "Q_h K_hᵀ  (÷ √d_k switched off)";
     v.shape = stage_shape(t, ref.stage, cross);
-    v.probability = ref.stage == Stage::weights;
-    v.stretch = v.probability && state.prefs.stretch_weights;
-    if (ref.stage == Stage::weights)
+    v.probability = ref.stage == Stage::weights || ref.stage == Stage::probs;
+    v.stretch = ref.stage == Stage::weights && state.prefs.stretch_weights;
+    if (ref.stage == Stage::weights || ref.stage == Stage::dweights)
     {
         const AttentionTrace& attn =
             cross ? t.cross.attn : t.layers[static_cast<std::size_t>(ref.layer)].attn;
         v.mask = &attn.head(ref.b, ref.head).masked;
     }
     v.key = layer_key(ref);
-    v.version = state.engine.generation();
+    v.version = state.trace_generation();
     if (v.m->size() == 0)
         v.m = nullptr;
     return v;

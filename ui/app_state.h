@@ -250,6 +250,18 @@ struct TrainingPanelState
     TrainedModel user_run;
 };
 
+// The main panels (Pipeline, Heads, Inspector, Comparisons) show the trained model instead of the session:
+// the Training panel's probe through the weights at its shown step, in the engine's Trace layout.
+struct TrainedView
+{
+    bool on = false;                      // the user chose to show the trained model (and there is one)
+    Trace trace;                          // empty until a model has run the probe
+    ModelWeights weights;                 // the model's attention and FFN matrices in core's layout
+    unsigned long long probe_version = 0; // TrainingProbe::version() the trace was copied from
+    unsigned long long generation = 0;    // bumped at each copy (the heatmaps' version)
+    std::string label;                    // "reverse · step 300"
+};
+
 // [SECTION] Panel layout at run time
 
 // What the frame last did with each panel's window (ui/layout.h).
@@ -314,6 +326,7 @@ struct AppState
     TrainingPanelState training;
     // The trainer on its worker thread (the worker touches nothing else; the destructor joins it).
     TrainingRun training_run;
+    TrainedView trained_view;
     bool presenter = false; // presenter mode (F5): one large view, the step's text as a caption
     std::vector<std::string> recent_files; // session files, most recent first (File > Recent)
     std::string recent_files_path;         // where the list is kept ("" : not kept)
@@ -339,10 +352,27 @@ struct AppState
     bool update();
     // Called at the start of each frame: last frame's hover becomes this frame's.
     void begin_frame();
-    const Trace& trace() const { return engine.trace(); }
-    bool has_trace() const { return !engine.trace().empty(); }
+    // What the main panels show: the trained model when the user chose it, else the session's pass.
+    // A lesson's steps show their own sessions, so a lesson hides the trained model.
+    bool showing_trained() const
+    {
+        return trained_view.on && !trained_view.trace.empty() && lesson.lesson < 0;
+    }
+    const Trace& trace() const { return showing_trained() ? trained_view.trace : engine.trace(); }
+    const ModelWeights& weights() const
+    {
+        return showing_trained() ? trained_view.weights : engine.weights();
+    }
+    bool has_trace() const { return !trace().empty(); }
+    // Changes whenever trace() may hold other numbers (the heatmaps' and the comparisons' version).
+    unsigned long long trace_generation() const
+    {
+        return showing_trained() ? (1ull << 62) + trained_view.generation : engine.generation();
+    }
     int heads() const;
     void select_head(int j);
+    // Keeps the layer, sentence, head and pinned cell inside trace() (after it changed shape).
+    void clamp_selection();
     void set_message(std::string text, bool is_error);
     // Mean row entropy (nats) of the matrix ref resolves to (meant for weights: 0 one-hot, ln T uniform),
     // cached per matrix and trace generation because it costs O(T²). Negative when it does not resolve.

@@ -153,7 +153,9 @@ std::string run_file_action(AppState& state)
         if (!state.has_trace())
             return "nothing to export yet";
         const Status s =
-            write_trace_json(state.trace(), state.engine.weights(), d.path, state.session.weights_path);
+            // The session's pass (a trained model's is written by `attnlab export --model`).
+            write_trace_json(state.engine.trace(), state.engine.weights(), d.path,
+                             state.session.weights_path);
         if (!s.is_ok())
             return s.message();
         state.set_message("Exported the trace to " + d.path, false);
@@ -209,6 +211,8 @@ void handle_shortcuts(AppState& state)
             open_export_dialog(state, state.last_heatmap);
         if (key_pressed(keys::Q))
             state.request_quit = true;
+        if (key_pressed(keys::T) && state.training_run.configured())
+            set_trained_view(state, !state.trained_view.on);
         if (key_pressed(keys::Equal))
             change_font_size(state, 1.0f);
         if (key_pressed(keys::Minus))
@@ -391,6 +395,9 @@ void main_menu(AppState& state)
         ImGui::MenuItem("Dark theme", nullptr, &state.prefs.dark_theme);
         ImGui::MenuItem("Numbers in cells", nullptr, &state.prefs.numbers_in_cells);
         ImGui::MenuItem("Stretch weight colours", nullptr, &state.prefs.stretch_weights);
+        if (ImGui::MenuItem("Trained model in the main panels", "Ctrl+T", state.trained_view.on,
+                            state.training_run.configured()))
+            set_trained_view(state, !state.trained_view.on);
         if (ImGui::MenuItem("Larger font", "Ctrl+="))
             change_font_size(state, 1.0f);
         if (ImGui::MenuItem("Smaller font", "Ctrl+-"))
@@ -661,6 +668,7 @@ void draw_app(AppState& state)
     }
     state.lesson.cells_outlined = 0;
     handle_shortcuts(state);
+    update_trained_view(state);
     if (state.request_file_action != FileAction::None)
     {
         open_file_dialog(state, state.request_file_action);

@@ -12,7 +12,7 @@ namespace attnlab
 // against GLFW's constants).
 namespace keys
 {
-inline constexpr int O = 'O', S = 'S', E = 'E', Q = 'Q';
+inline constexpr int O = 'O', S = 'S', E = 'E', Q = 'Q', T = 'T';
 inline constexpr int LeftBracket = '[', RightBracket = ']', Equal = '=', Minus = '-';
 inline constexpr int Digit1 = '1';
 inline constexpr int F11 = 300;

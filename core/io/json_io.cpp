@@ -148,7 +148,7 @@ void write_heads(JsonWriter& w, const AttentionTrace& attn, int B)
         w.begin_object();
         for (const StageInfo& info : stage_table())
         {
-            if (!info.per_head)
+            if (!info.per_head || !engine_layer_stage(info))
                 continue;
             for (int b = 0; b < B; ++b)
                 stack[static_cast<size_t>(b)] = &attention_stage_matrix(attn, info.id, b, j);
@@ -179,6 +179,8 @@ void write_layer(JsonWriter& w, const LayerTrace& layer, int B)
     std::vector<const Mat*> stack(static_cast<size_t>(B));
     for (const StageInfo& info : stage_table())
     {
+        if (!engine_layer_stage(info))
+            continue;
         if (info.per_head)
         {
             if (!heads_written)
@@ -207,7 +209,7 @@ void write_cross(JsonWriter& w, const CrossTrace& cross, int B)
     std::vector<const Mat*> stack(static_cast<size_t>(B));
     for (const StageInfo& info : stage_table())
     {
-        if (!info.attention_block)
+        if (!info.attention_block || !engine_layer_stage(info))
             continue;
         if (info.per_head)
         {
@@ -230,6 +232,8 @@ void write_stage_table(JsonWriter& w)
     w.begin_array(true);
     for (const StageInfo& info : stage_table())
     {
+        if (!engine_layer_stage(info))
+            continue;
         w.begin_array(false);
         w.string(info.key);
         w.string(info.name);
@@ -326,7 +330,7 @@ size_t attention_floats(const AttentionTrace& attn)
     size_t n = batch_floats(attn.mask);
     const int B = static_cast<int>(attn.mask.size());
     for (const StageInfo& info : stage_table())
-        if (info.attention_block)
+        if (info.attention_block && engine_layer_stage(info))
             for (int b = 0; b < B; ++b)
                 for (int j = 0; j < (info.per_head ? attn.n_heads : 1); ++j)
                     n += static_cast<size_t>(attention_stage_matrix(attn, info.id, b, j).size());
@@ -383,7 +387,7 @@ size_t trace_float_count(const Trace& trace)
     {
         n += attention_floats(layer.attn) + batch_floats(layer.ffn_hidden);
         for (const StageInfo& info : stage_table())
-            if (info.layer_matrices != nullptr)
+            if (info.layer_matrices != nullptr && engine_layer_stage(info))
                 n += batch_floats(layer.*info.layer_matrices);
     }
     if (trace.has_cross)

@@ -113,11 +113,14 @@ Status read_choice(const json& object, const char* key,
 
 Status read_stage(const json& value, const Context& ctx, Stage* out)
 {
-    if (!value.is_string() || stage_from_key(value.get<std::string>()) == Stage::Count)
+    // A step's session runs on seeded weights: only the stages the seeded engine computes can be shown.
+    const Stage stage = value.is_string() ? stage_from_key(value.get<std::string>()) : Stage::Count;
+    if (stage == Stage::Count || !stage_info(stage).seeded)
     {
         std::string keys;
         for (const StageInfo& info : stage_table())
-            keys += (keys.empty() ? "" : ", ") + std::string(info.key);
+            if (info.seeded)
+                keys += (keys.empty() ? "" : ", ") + std::string(info.key);
         return ctx.error("unknown stage " + json_excerpt(value) + ": use one of " + keys);
     }
     *out = stage_from_key(value.get<std::string>());

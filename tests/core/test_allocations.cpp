@@ -21,7 +21,7 @@ std::vector<const float*> buffers(const Trace& t)
     std::vector<const float*> out;
     for (const LayerTrace& layer : t.layers)
         for (const StageInfo& info : stage_table())
-            for (int b = 0; b < t.batch_size(); ++b)
+            for (int b = 0; b < (engine_layer_stage(info) ? t.batch_size() : 0); ++b)
                 for (int j = 0; j < (info.per_head ? t.config.n_heads : 1); ++j)
                     out.push_back(stage_matrix(layer, info.id, b, j).data());
     return out;

@@ -128,6 +128,79 @@ TEST(TrainingPanel, ScrubberShowsEveryMapAsItWasAtThatStep)
     EXPECT_NE(ts.probe.weights(0), at10);
 }
 
+// The main panels on the trained model: every stage of its pass on the probe, at the timeline's step, and
+// back to the session with one switch.
+TEST(TrainingPanel, MainPanelsShowTheTrainedModelAtTheShownStep)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    state->training_run.step_now(30);
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    const Trace* session_trace = &state->engine.trace();
+    EXPECT_FALSE(state->showing_trained());
+
+    set_trained_view(*state, true);
+    auto out = ui.frames(*state, 2);
+    ASSERT_TRUE(state->showing_trained());
+    const Trace& t = state->trace();
+    EXPECT_NE(&t, session_trace);
+    EXPECT_TRUE(t.trained && t.pre_ln);
+    TrainingPanelState& ts = state->training;
+    const int h = ts.view.model.n_heads;
+    ASSERT_EQ(static_cast<int>(t.layers.size()), ts.view.model.n_layers);
+    for (int l = 0; l < ts.view.model.n_layers; ++l)
+        for (int j = 0; j < h; ++j)
+        {
+            EXPECT_EQ(t.layers[static_cast<std::size_t>(l)].attn.head(0, j).weights,
+                      ts.probe.weights(l * h + j));
+            EXPECT_EQ(t.layers[static_cast<std::size_t>(l)].attn.head(0, j).dweights,
+                      ts.probe.dweights(l * h + j));
+        }
+    EXPECT_EQ(t.probs[0], ts.probe.probs());
+    EXPECT_TRUE(contains(out.text, "Trained model: reverse · step 30")) << out.text;
+    EXPECT_FALSE(contains(out.text, "random weights (seed")) << "the trained model is not untrained";
+    out = ui.frames(*state, 1, panel_only(draw_input_panel));
+    EXPECT_TRUE(contains(out.text, "The probe")) << out.text;
+    state->stage_collapsed.fill(true); // headers only: every stage fits
+    out = ui.frames(*state, 1, panel_only(draw_pipeline_panel));
+    for (const char* text : {"Token embedding", "LayerNorm 1", "LN1(X)", "show the session"})
+        EXPECT_TRUE(contains(out.text, text)) << text;
+    EXPECT_FALSE(contains(out.text, "Add & Norm")) << "a pre-LN layer has no Add & Norm";
+
+    // The comparisons run on the trained weights: one packed matmul is the h heads.
+    state->ensure_comparisons();
+    EXPECT_LT(state->comparisons.packed_max_diff, 1e-5f);
+
+    // The last layer: the model's output stages, logits and probabilities over the vocabulary.
+    state->sel.layer = ts.view.model.n_layers - 1;
+    out = ui.frames(*state, 1, panel_only(draw_pipeline_panel));
+    EXPECT_TRUE(contains(out.text, "Next-token probabilities")) << out.text;
+    EXPECT_TRUE(
+        contains(out.text, "T×V = " + std::to_string(t.T()) + "×" + std::to_string(t.vocabulary.size())));
+    EXPECT_FALSE(contains(out.text, "Token embedding")) << "input stages only above layer 1";
+
+    // The timeline at step 10: the main panels show that step's weights.
+    ts.follow_latest = false;
+    ts.shown_step = 10;
+    out = ui.frames(*state, 1);
+    EXPECT_TRUE(contains(out.text, "step 10")) << out.text;
+    train::Trainer fresh;
+    ASSERT_TRUE(fresh.init(ts.view.config.task, ts.view.config.preset()).is_ok());
+    fresh.run(10);
+    ASSERT_TRUE(fresh.probe(ts.probe_batch).is_ok());
+    EXPECT_EQ(state->trace().layers[0].attn.head(0, 1).weights,
+              train::attention_block(fresh.probe_activations().layers[0].weights, 0, 1, h, ts.probe.T()));
+
+    // Ctrl+T: back to the session, whose trace never changed.
+    ui.press_key(*state, 'T', true);
+    EXPECT_FALSE(state->showing_trained());
+    EXPECT_EQ(&state->trace(), session_trace);
+    out = ui.frames(*state, 1, panel_only(draw_pipeline_panel));
+    EXPECT_TRUE(contains(out.text, "show the trained model")) << out.text;
+    EXPECT_TRUE(contains(out.text, "Add & Norm"));
+}
+
 TEST(TrainingPanel, ProbeIsEditableAndAWrongTokenIsAMessage)
 {
     HeadlessUi ui;

@@ -178,6 +178,7 @@ void draw_comparisons_panel(AppState& state)
         ImGui::TextDisabled("No result yet.");
         return;
     }
+    trained_view_banner(state);
     state.ensure_comparisons();
     const LessonStep* step = current_step(state);
     const ComparisonSection only =

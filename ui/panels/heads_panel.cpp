@@ -53,8 +53,9 @@ void draw_heads_panel(AppState& state)
 
     ImGui::Text("weights A_h of layer %d, sentence b = %d: one T×T map per head (T = %d)",
                 state.sel.layer + 1, state.sel.b, T);
+    trained_view_banner(state);
     // Honesty: seeded weights have learned nothing, so no pattern here is a head's "job".
-    if (!state.engine.has_imported_weights())
+    if (!state.showing_trained() && !state.engine.has_imported_weights())
         ImGui::TextWrapped(
             "random weights (seed %llu), untrained: no head has learned anything yet. The Training "
             "panel (Alt+8) trains a model and shows heads that have.",

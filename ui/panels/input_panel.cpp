@@ -64,6 +64,16 @@ void token_chips(AppState& state, const std::vector<std::string>& tokens, int b,
 
 void draw_input_panel(AppState& state)
 {
+    trained_view_banner(state);
+    if (state.showing_trained())
+    {
+        // The main panels run the trained model's probe: that is the input to edit here.
+        ImGui::TextWrapped("The probe: one sequence in the task's vocabulary, tokens separated by spaces.");
+        draw_trained_probe_input(state);
+        ImGui::Separator();
+        ImGui::TextDisabled("The session's sentences wait until you show the session again.");
+        return;
+    }
     const float w = ImGui::GetContentRegionAvail().x;
     const float line = ImGui::GetTextLineHeightWithSpacing();
     ImGui::TextUnformatted("Sentences (one per line = a batch)");

@@ -193,6 +193,8 @@ void projection_formula(const AppState& state, const CellRef& cell)
     if (cross)
         X = query ? &t.cross.X_q[static_cast<std::size_t>(ref.b)]
                   : &t.cross.X_kv[static_cast<std::size_t>(ref.b)];
+    else if (t.pre_ln) // a pre-LN layer's heads project LN1(X)
+        X = &t.layers[static_cast<std::size_t>(ref.layer)].ln1[static_cast<std::size_t>(ref.b)];
     else
         X = &t.layers[static_cast<std::size_t>(ref.layer)].X[static_cast<std::size_t>(ref.b)];
     const std::vector<Mat>& W = ref.stage == Stage::Q ? w->W_Q : ref.stage == Stage::K ? w->W_K : w->W_V;
@@ -208,9 +210,13 @@ void projection_formula(const AppState& state, const CellRef& cell)
                        hj.c_str(), name, hj.c_str(), name);
     ImGui::TextWrapped("x_i = %s", vector_text(X->row(cell.row).data(), d_model).c_str());
     ImGui::TextWrapped("W_%s^%s[:, c] = %s", hj.c_str(), name, vector_text(column.data(), d_model).c_str());
-    ImGui::TextWrapped(
-        "(x_i is the token's embedding + positional encoding: the heads project X itself, there "
-        "is no separate q before W_h^Q)");
+    if (t.pre_ln && !cross)
+        ImGui::TextWrapped("(x_i is row i of LN1(X), the layer's input normalised: the heads project it "
+                           "directly, there is no separate q before W_h^Q)");
+    else
+        ImGui::TextWrapped(
+            "(x_i is the token's embedding + positional encoding: the heads project X itself, there "
+            "is no separate q before W_h^Q)");
 }
 
 void generic_formula(const AppState& state, const CellRef& cell, const MatrixView& view)
@@ -224,14 +230,17 @@ void generic_formula(const AppState& state, const CellRef& cell, const MatrixVie
     {
         const float e = t.embedding[static_cast<std::size_t>(ref.b)](i, c);
         const float p = t.positional(i, c);
-        ImGui::TextWrapped("X[i, c] = embedding[i, c] + PE[i, c] = %s + %s = %s",
+        ImGui::TextWrapped(t.trained ? "X[i, c] = E[token i, c] + P[i, c] = %s + %s = %s"
+                                     : "X[i, c] = embedding[i, c] + PE[i, c] = %s + %s = %s",
                            format_value_long(e).c_str(), format_value_long(p).c_str(),
                            format_value_long(e + p).c_str());
         return;
     }
     if (ref.source == MatrixSource::Layer && ref.stage == Stage::X)
     {
-        ImGui::TextWrapped("X of layer %d is norm2 of layer %d.", ref.layer + 1, ref.layer);
+        ImGui::TextWrapped("X of layer %d is the output of layer %d (%s).", ref.layer + 1, ref.layer,
+                           t.pre_ln ? "residual + FFN, nothing normalised: LN1 of the next layer does that"
+                                    : "its last Add & Norm");
         return;
     }
     const AttentionTrace* attn = attention_of(state, ref);

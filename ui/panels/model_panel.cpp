@@ -67,6 +67,17 @@ bool int_field(AppState& state, const char* key, const char* label, int* value, 
 
 void draw_model_panel(AppState& state)
 {
+    trained_view_banner(state);
+    if (state.showing_trained())
+    {
+        // The trained model's shape is the Training panel's: editing the session's here would change nothing
+        // that shows.
+        ImGui::TextWrapped("Model: %s.", state.training.view.config.label().c_str());
+        ImGui::TextWrapped("d_k = d_v = d_model / h = %d. Its shape and training settings are set in the "
+                           "Training panel (Alt+8); the session's settings wait until you show the session.",
+                           state.trace().d_k);
+        return;
+    }
     Config& c = state.session.config;
     bool edited = false;
     // d_model / h shown as the default d_k and d_v only when it is a whole number (else the error says why).

@@ -33,6 +33,17 @@ void show_training_panel(AppState& state);
 // when `show`. On error nothing changes.
 Status open_trained_model(AppState& state, const TrainedModel& model, bool show = true);
 
+// The main panels and the trained model: once a frame, copies the Training panel's probe through the weights
+// at its shown step into AppState::trained_view when the user shows the trained model (cheap when nothing
+// changed). set_trained_view switches it on or off (on also opens Pipeline and Heads).
+void update_trained_view(AppState& state);
+void set_trained_view(AppState& state, bool on);
+// The trained model's probe field (the Training panel's), for the Input panel while the trained model shows.
+void draw_trained_probe_input(AppState& state);
+// A line at the top of a main panel: which model it shows, with a button to switch. Draws nothing when the
+// session shows and there is no trained model.
+void trained_view_banner(AppState& state);
+
 struct PanelInfo
 {
     PanelId id;

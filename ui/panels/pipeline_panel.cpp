@@ -70,10 +70,20 @@ void stage_note(AppState& state, const MatrixRef& ref, const MatrixView& view)
                             static_cast<double>(std::sqrt(static_cast<float>(state.trace().d_k))));
 }
 
-// Whether the block (encoder layer or cross-attention) draws this stage.
-bool block_has_stage(Stage stage, bool cross)
+// Whether the pipeline draws this stage with the selected layer: the input stages above layer 1, the output
+// stages below the last layer, and of a layer's stages those the trace has (a pre-LN model has LN1 where the
+// paper's layer has Add & Norm). In cross-attention: X_q and the attention block.
+bool block_has_stage(const AppState& state, Stage stage, bool cross)
 {
-    return !cross || stage_info(stage).attention_block || stage == Stage::X;
+    const StageInfo& info = stage_info(stage);
+    if (cross)
+        return (info.attention_block || stage == Stage::X) && info.seeded;
+    const int n_layers = static_cast<int>(state.trace().layers.size());
+    if (info.scope == StageScope::Input && state.sel.layer != 0)
+        return false;
+    if (info.scope == StageScope::Output && state.sel.layer != n_layers - 1)
+        return false;
+    return stage_present(state.trace(), stage, state.sel.layer);
 }
 
 // The height each heatmap a lesson step highlights in this block may take (labels and colour bar included),
@@ -92,7 +102,7 @@ float lesson_heatmap_height(const AppState& state, bool cross, float visible_h)
     for (int s = static_cast<int>(*first); s <= static_cast<int>(*last); ++s)
     {
         const auto stage = static_cast<Stage>(s);
-        if (!block_has_stage(stage, cross))
+        if (!block_has_stage(state, stage, cross))
             continue;
         fixed += ImGui::GetFrameHeight() + style.ItemSpacing.y; // the header
         if (!lesson_highlights_stage(state, stage, cross) || collapsed[static_cast<std::size_t>(s)])
@@ -160,7 +170,8 @@ void stage_block(AppState& state, const MatrixRef& ref, const char* id, float ma
 
 void draw_pipeline_panel(AppState& state)
 {
-    if (!state.status.is_ok())
+    trained_view_banner(state);
+    if (!state.status.is_ok() && !state.showing_trained())
         error_text(state.status.message() + (state.has_trace() ? "  (showing the last valid result)" : ""));
     if (!state.has_trace())
     {
@@ -221,8 +232,21 @@ void draw_pipeline_panel(AppState& state)
     const float max_height = std::max(240.0f, visible_h * 0.75f);
     const float lesson_height = lesson_heatmap_height(state, false, visible_h);
     const float cross_lesson_height = lesson_heatmap_height(state, true, visible_h);
+    StageScope scope = StageScope::Input;
     for (const StageInfo& info : stage_table())
     {
+        if (!block_has_stage(state, info.id, false))
+            continue;
+        if (info.scope != scope)
+        {
+            // A line between the model's input, the layer and the model's output.
+            scope = info.scope;
+            ImGui::Spacing();
+            if (scope == StageScope::Layer)
+                ImGui::TextDisabled("Layer %d of %d", state.sel.layer + 1, n_layers);
+            else
+                ImGui::TextDisabled("After the last layer: the model's output");
+        }
         MatrixRef ref;
         ref.source = MatrixSource::Layer;
         ref.stage = info.id;
@@ -242,7 +266,7 @@ void draw_pipeline_panel(AppState& state)
         ImGui::PushID("cross");
         for (const StageInfo& info : stage_table())
         {
-            if (!info.attention_block && info.id != Stage::X)
+            if (!block_has_stage(state, info.id, true))
                 continue;
             MatrixRef ref;
             ref.source = MatrixSource::Cross;

@@ -3,6 +3,7 @@
 // and the gradient of the loss with respect to each head's attention.
 #include "core/io/model_file.h"
 #include "core/session.h"
+#include "core/train/model_trace.h"
 #include "core/train/token_text.h"
 #include "ui/colormap.h"
 #include "ui/lessons.h"
@@ -1046,6 +1047,15 @@ void draw_maps(AppState& state)
         "Every intermediate of one layer and head on the probe, from X to the probabilities, with its "
         "equation and shape: what the trained model computes, step by step.");
     ImGui::TextDisabled("weights at step %d%s", f->step, f->step == 0 ? ": random, untrained" : "");
+    if (!lesson_active(state))
+    {
+        ImGui::SameLine();
+        bool on = state.trained_view.on;
+        if (ImGui::Checkbox("in the main panels (Ctrl+T)", &on))
+            set_trained_view(state, on);
+        item_tooltip("Pipeline, Heads, Inspector and Comparisons show this model on the probe, every stage "
+                     "with its numbers, at the step the timeline shows.");
+    }
     if (ts.map_kind == 2)
         draw_output(state);
     else if (ts.map_kind == 3)
@@ -1185,6 +1195,87 @@ Status open_trained_model(AppState& state, const TrainedModel& model, bool show)
     if (show)
         show_training_panel(state);
     return Status::ok();
+}
+
+void update_trained_view(AppState& state)
+{
+    TrainedView& tv = state.trained_view;
+    TrainingPanelState& ts = state.training;
+    if (!tv.on || !state.training_run.configured())
+        return;
+    state.training_run.poll(ts.view);
+    sync_probe(ts);
+    const TrainingFrame* f = shown_frame(ts);
+    if (f == nullptr || ts.probe_batch.T == 0)
+        return;
+    ts.probe.update(ts.view.model, f->params, ts.probe_batch, ts.probe_version);
+    if (ts.probe.empty() || ts.probe.version() == tv.probe_version)
+        return;
+    train::fill_trace(ts.view.model, *f->params, ts.probe_batch, ts.probe.acts(), &ts.probe.act_grads(),
+                      ts.view.vocabulary, tv.trace);
+    train::to_model_weights(ts.view.model, *f->params, tv.weights);
+    tv.probe_version = ts.probe.version();
+    ++tv.generation;
+    tv.label = std::string(train::task_info(ts.view.config.task).key) + " · step " + std::to_string(f->step) +
+               (f->step == 0 ? " (random weights: untrained)" : "");
+    state.clamp_selection();
+}
+
+void draw_trained_probe_input(AppState& state)
+{
+    draw_probe_field(state);
+}
+
+void set_trained_view(AppState& state, bool on)
+{
+    state.trained_view.on = on;
+    if (on)
+    {
+        state.prefs.open[static_cast<std::size_t>(PanelId::Pipeline)] = true;
+        state.prefs.open[static_cast<std::size_t>(PanelId::Heads)] = true;
+        update_trained_view(state);
+    }
+    state.pinned.valid = false;
+    state.clamp_selection();
+}
+
+void trained_view_banner(AppState& state)
+{
+    if (lesson_active(state))
+        return;
+    const bool trained = state.showing_trained();
+    if (!trained && !state.training_run.configured())
+        return;
+    ImGui::PushID("trained_view");
+    const auto button_fits = [](const char* label)
+    {
+        return ImGui::GetContentRegionAvail().x >
+               ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2.0f + ImGui::GetFontSize();
+    };
+    if (trained)
+    {
+        ImGui::TextColored(ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram], "Trained model: %s",
+                           state.trained_view.label.c_str());
+        item_tooltip(
+            "The Training panel's model at the step its timeline shows, run on its probe sequence "
+            "(edit the probe there). The session's own text and settings wait until you switch back.");
+        ImGui::SameLine();
+        if (!button_fits("show the session"))
+            ImGui::NewLine();
+        if (ImGui::SmallButton("show the session"))
+            set_trained_view(state, false);
+    }
+    else
+    {
+        ImGui::TextDisabled("Seeded random weights: untrained.");
+        ImGui::SameLine();
+        if (!button_fits("show the trained model"))
+            ImGui::NewLine();
+        if (ImGui::SmallButton("show the trained model"))
+            set_trained_view(state, true);
+        item_tooltip("Show the Training panel's model here: every stage of its pass on the probe.");
+    }
+    ImGui::PopID();
 }
 
 void draw_training_panel(AppState& state)

@@ -1,0 +1,188 @@
+// Copies a trained model's intermediates into the engine's Trace layout (see model_trace.h).
+#include "model_trace.h"
+
+#include <limits>
+
+namespace attnlab::train
+{
+
+namespace
+{
+
+// Sizes v to n matrices and copies src into entry b (Eigen reuses the storage when the shape is the same).
+template <typename Block> void put(std::vector<Mat>& v, int n, int b, const Block& src)
+{
+    v.resize(static_cast<std::size_t>(n));
+    v[static_cast<std::size_t>(b)] = src;
+}
+
+void fill_layer(const ModelConfig& config, const LayerActsT<float>& la, const LayerGradsT<float>* lg, int B,
+                int T, LayerTrace& lt)
+{
+    const int h = config.n_heads, d_k = config.d_k();
+    const bool pre = config.norm == NormPlacement::Pre, ffn = config.has_ffn();
+    AttentionTrace& attn = lt.attn;
+    attn.n_heads = h;
+    attn.heads.resize(static_cast<std::size_t>(B * h));
+    // Stages a model does not have stay empty: the pipeline leaves them out.
+    for (std::vector<Mat>* v :
+         {&lt.ln1, &lt.ln2, &lt.norm1, &lt.norm2, &lt.ffn, &lt.ffn_hidden, &lt.residual2})
+        v->clear();
+    Mat mask = Mat::Zero(T, T);
+    if (config.causal)
+        for (int i = 0; i < T; ++i)
+            for (int j = i + 1; j < T; ++j)
+                mask(i, j) = -std::numeric_limits<float>::infinity();
+    for (int b = 0; b < B; ++b)
+    {
+        put(lt.X, B, b, sentence_rows(la.X, b, T));
+        put(pre ? lt.ln1 : lt.norm1, B, b, sentence_rows(la.ln1, b, T));
+        for (int j = 0; j < h; ++j)
+        {
+            HeadTrace& hd = attn.head(b, j);
+            hd.Q = head_cols(sentence_rows(la.Q, b, T), j, d_k);
+            hd.K = head_cols(sentence_rows(la.K, b, T), j, d_k);
+            hd.V = head_cols(sentence_rows(la.V, b, T), j, d_k);
+            hd.scores = attention_block(la.scores, b, j, h, T);
+            hd.scaled = attention_block(la.scaled, b, j, h, T);
+            hd.masked = attention_block(la.masked, b, j, h, T);
+            hd.weights = attention_block(la.weights, b, j, h, T);
+            hd.head_out = head_cols(sentence_rows(la.concat, b, T), j, d_k);
+            if (lg != nullptr)
+                hd.dweights = attention_block(lg->dweights, b, j, h, T);
+            else
+                hd.dweights.resize(0, 0);
+            hd.fully_masked.assign(static_cast<std::size_t>(T), 0); // causal or none: every row sees a key
+        }
+        put(attn.mask, B, b, mask);
+        put(attn.concat, B, b, sentence_rows(la.concat, b, T));
+        put(attn.mha, B, b, sentence_rows(la.mha, b, T));
+        put(lt.residual, B, b, sentence_rows(la.residual, b, T));
+        if (ffn)
+        {
+            put(pre ? lt.ln2 : lt.norm2, B, b, sentence_rows(la.ln2, b, T));
+            put(lt.ffn_hidden, B, b, sentence_rows(la.ffn_hidden, b, T));
+            put(lt.ffn, B, b, sentence_rows(la.ffn, b, T));
+            put(lt.residual2, B, b, sentence_rows(la.residual2, b, T));
+        }
+    }
+}
+
+} // namespace
+
+Config engine_config(const ModelConfig& config)
+{
+    Config c;
+    c.d_model = config.d_model;
+    c.n_heads = config.n_heads;
+    c.d_ff = config.resolved_d_ff();
+    c.n_layers = config.n_layers;
+    c.mask = config.causal ? MaskKind::Causal : MaskKind::None;
+    c.positional = PositionalKind::Sinusoidal;
+    c.temperature = 1.0f;
+    c.scale = true;
+    c.seed = config.seed;
+    return c;
+}
+
+void fill_trace(const ModelConfig& config, const ParamsT<float>& params, const Batch& batch,
+                const Activations& acts, const ActGrads* grads, const std::vector<std::string>& vocabulary,
+                Trace& trace)
+{
+    const int B = batch.B, T = batch.T;
+    trace.config = engine_config(config);
+    trace.d_k = config.d_k();
+    trace.d_v = config.d_v();
+    trace.d_ff = config.has_ffn() ? config.resolved_d_ff() : 0;
+    trace.trained = true;
+    trace.pre_ln = config.norm == NormPlacement::Pre;
+    trace.vocabulary = vocabulary;
+    trace.has_cross = false;
+
+    trace.tokens.T = T;
+    trace.tokens.tokens.resize(static_cast<std::size_t>(B));
+    trace.tokens.lengths.assign(static_cast<std::size_t>(B), T);
+    for (int b = 0; b < B; ++b)
+    {
+        auto& row = trace.tokens.tokens[static_cast<std::size_t>(b)];
+        row.resize(static_cast<std::size_t>(T));
+        for (int t = 0; t < T; ++t)
+        {
+            const int id = batch.tokens[static_cast<std::size_t>(b * T + t)];
+            row[static_cast<std::size_t>(t)] = id >= 0 && id < static_cast<int>(vocabulary.size())
+                                                   ? vocabulary[static_cast<std::size_t>(id)]
+                                                   : "#" + std::to_string(id);
+        }
+    }
+
+    trace.positional = params.P.topRows(T);
+    trace.layers.resize(static_cast<std::size_t>(config.n_layers));
+    for (int l = 0; l < config.n_layers; ++l)
+        fill_layer(config, acts.layers[static_cast<std::size_t>(l)],
+                   grads != nullptr ? &grads->layers[static_cast<std::size_t>(l)] : nullptr, B, T,
+                   trace.layers[static_cast<std::size_t>(l)]);
+
+    trace.lnf.clear();
+    for (int b = 0; b < B; ++b)
+    {
+        // The token lookup: row t is E's row of token t (X of layer 0 adds the positions to it).
+        trace.embedding.resize(static_cast<std::size_t>(B));
+        Mat& e = trace.embedding[static_cast<std::size_t>(b)];
+        e.resize(T, config.d_model);
+        for (int t = 0; t < T; ++t)
+            e.row(t) = params.E.row(batch.tokens[static_cast<std::size_t>(b * T + t)]);
+        if (config.has_final_norm())
+            put(trace.lnf, B, b, sentence_rows(acts.lnf, b, T));
+        put(trace.logits, B, b, sentence_rows(acts.logits, b, T));
+        put(trace.probs, B, b, sentence_rows(acts.probs, b, T));
+        Mat loss(T, 1);
+        for (int t = 0; t < T; ++t)
+        {
+            const auto i = static_cast<std::size_t>(b * T + t);
+            loss(t, 0) = batch.loss_mask[i] != 0 ? acts.loss(static_cast<Eigen::Index>(i)) : 0.0f;
+        }
+        put(trace.loss, B, b, loss);
+    }
+}
+
+void to_model_weights(const ModelConfig& config, const ParamsT<float>& params, ModelWeights& weights)
+{
+    const int h = config.n_heads, d_k = config.d_k();
+    weights.layers.resize(static_cast<std::size_t>(config.n_layers));
+    weights.cross = AttentionWeights{};
+    for (int l = 0; l < config.n_layers; ++l)
+    {
+        const LayerParamsT<float>& p = params.layers[static_cast<std::size_t>(l)];
+        LayerWeights& w = weights.layers[static_cast<std::size_t>(l)];
+        w.attn.W_Q.resize(static_cast<std::size_t>(h));
+        w.attn.W_K.resize(static_cast<std::size_t>(h));
+        w.attn.W_V.resize(static_cast<std::size_t>(h));
+        for (int j = 0; j < h; ++j)
+        {
+            w.attn.W_Q[static_cast<std::size_t>(j)] = head_cols(p.W_Q, j, d_k);
+            w.attn.W_K[static_cast<std::size_t>(j)] = head_cols(p.W_K, j, d_k);
+            w.attn.W_V[static_cast<std::size_t>(j)] = head_cols(p.W_V, j, d_k);
+        }
+        w.attn.W_O = p.W_O;
+        w.gamma_1 = p.ln1_gamma;
+        w.beta_1 = p.ln1_beta;
+        if (!config.has_ffn())
+        {
+            w.W_1.resize(0, 0);
+            w.W_2.resize(0, 0);
+            w.b_1.resize(0);
+            w.b_2.resize(0);
+            w.gamma_2.resize(0);
+            w.beta_2.resize(0);
+            continue;
+        }
+        w.W_1 = p.W_1;
+        w.b_1 = p.b_1;
+        w.W_2 = p.W_2;
+        w.b_2 = p.b_2;
+        w.gamma_2 = p.ln2_gamma;
+        w.beta_2 = p.ln2_beta;
+    }
+}
+
+} // namespace attnlab::train
