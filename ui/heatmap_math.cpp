@@ -126,6 +126,43 @@ std::string format_value_long(float v)
     return format_with(v, "%.6g");
 }
 
+NumberFormat choose_number_format(float max_abs)
+{
+    NumberFormat f;
+    if (!(max_abs > 0.0f) || !std::isfinite(max_abs))
+        return f; // nothing but zeros (or nothing): "0.00"
+    if (max_abs < 0.01f || max_abs >= 10000.0f)
+        f.scientific = true;
+    else
+        f.decimals = max_abs >= 100.0f ? 0 : max_abs >= 10.0f ? 1 : 2;
+    return f;
+}
+
+float shown_max_abs(const float* values, std::size_t count, const float* mask)
+{
+    float m = 0.0f;
+    for (std::size_t i = 0; i < count; ++i)
+        if (std::isfinite(values[i]) && (mask == nullptr || !std::isinf(mask[i])))
+            m = std::max(m, std::fabs(values[i]));
+    return m;
+}
+
+std::string format_number(float v, NumberFormat format)
+{
+    if (format.scientific)
+    {
+        // Rounds to zero in this format: written as zero, never as "-0.0e+00".
+        return format_with(std::fabs(v) < 5e-39f ? 0.0f : v, "%.1e");
+    }
+    char fmt[8];
+    std::snprintf(fmt, sizeof fmt, "%%.%df", std::clamp(format.decimals, 0, 6));
+    std::string s = format_with(v, fmt);
+    // "-0.00", "-0.0" and "-0": a value that rounds to zero carries no sign.
+    if (s.size() > 1 && s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos)
+        s.erase(0, 1);
+    return s;
+}
+
 int utf8_length(const std::string& s)
 {
     int n = 0;

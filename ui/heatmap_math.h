@@ -38,6 +38,22 @@ std::string format_value(float v);
 // The same with more digits, for the inspector: "0.123457".
 std::string format_value_long(float v);
 
+// One number format for every number of a picture (cells and colour bar), so a reader never compares
+// "9.0e-10" with "0.00": fixed with the same decimals for all, or scientific for all when the largest
+// magnitude is below 0.01 or from 10000 on.
+struct NumberFormat
+{
+    bool scientific = false; // "%.1e": "1.4e-05", "0.0e+00"
+    int decimals = 2;        // fixed: digits after the point ("0.25", "12.5", "310")
+};
+// From the largest finite magnitude shown: 2 decimals below 10, 1 below 100, 0 below 10000.
+NumberFormat choose_number_format(float max_abs);
+// max_abs over the finite values of a row-major matrix, leaving out cells where mask (same size, optional)
+// is −∞: masked cells show no number.
+float shown_max_abs(const float* values, std::size_t count, const float* mask = nullptr);
+// v in that format; −∞ as "−∞", NaN as "NaN", and never "-0.00".
+std::string format_number(float v, NumberFormat format);
+
 // The first max_chars code points of a UTF-8 string, with "…" when cut.
 std::string truncate_utf8(const std::string& s, int max_chars);
 // Number of code points in a UTF-8 string.
