@@ -158,6 +158,7 @@ void resolve_comparison(const AppState& state, const MatrixRef& ref, MatrixView&
     v.key = std::string("cmp/") + comparison_key(ref.comparison);
     const int T = t.T();
     const int h = state.heads();
+    v.row_axis = "position";
     auto shape = [](const char* sym, long r, long cols)
     { return std::string(sym) + " = " + std::to_string(r) + "×" + std::to_string(cols); };
     switch (ref.comparison)
@@ -167,6 +168,7 @@ void resolve_comparison(const AppState& state, const MatrixRef& ref, MatrixView&
         v.title = "X W^Q (packed)";
         v.equation = "X [W_1^Q | … | W_h^Q]: column block j is Q_j";
         v.shape = shape("T×h·d_k", T, c.Q_packed.cols());
+        v.col_axis = "feature (h·d_k)";
         v.column_blocks = h > 0 ? static_cast<int>(c.Q_packed.cols()) / h : 0;
         break;
     case ComparisonMatrix::Q_two_step:
@@ -174,12 +176,14 @@ void resolve_comparison(const AppState& state, const MatrixRef& ref, MatrixView&
         v.title = "Two steps: (X W^Q) W_h^Q";
         v.equation = "q = x W^Q, then q W_h^Q";
         v.shape = shape("T×d_k", T, c.Q_two_step.cols());
+        v.col_axis = "feature (d_k)";
         break;
     case ComparisonMatrix::Q_collapsed:
         v.m = &c.Q_collapsed;
         v.title = "Collapsed: X (W^Q W_h^Q)";
         v.equation = "one matrix W^Q W_h^Q";
         v.shape = shape("T×d_k", T, c.Q_collapsed.cols());
+        v.col_axis = "feature (d_k)";
         break;
     case ComparisonMatrix::W_collapsed:
         v.m = &c.W_collapsed;
@@ -187,6 +191,8 @@ void resolve_comparison(const AppState& state, const MatrixRef& ref, MatrixView&
         v.title = "W^Q W_h^Q";
         v.equation = "the product of two linear maps is one linear map";
         v.shape = shape("d_model×d_k", c.W_collapsed.rows(), c.W_collapsed.cols());
+        v.row_axis = "feature (d_model)";
+        v.col_axis = "feature (d_k)";
         break;
     case ComparisonMatrix::single_weights:
         v.m = &c.single_weights;
@@ -196,12 +202,15 @@ void resolve_comparison(const AppState& state, const MatrixRef& ref, MatrixView&
         v.title = "Single-head weights";
         v.equation = "softmax(X W^Q (X W^K)ᵀ / √(h·d_k) + M)";
         v.shape = shape("T×T", T, T);
+        v.row_axis = "query";
+        v.col_axis = "key";
         break;
     case ComparisonMatrix::single_out:
         v.m = &c.single_out;
         v.title = "Single-head output";
         v.equation = "A (X W^V) W^O";
         v.shape = shape("T×d_model", T, c.single_out.cols());
+        v.col_axis = "feature (d_model)";
         break;
     case ComparisonMatrix::Count:
         break;
@@ -273,6 +282,12 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
     if (ref.stage == Stage::scaled && !t.config.scale)
         v.equation = "Q_h K_hᵀ  (÷ √d_k switched off)";
     v.shape = stage_shape(t, ref.stage, cross);
+    // T×T maps are read "query i looks at key j"; the others have a token per row and a feature (or, for
+    // logits and probabilities, a vocabulary token) per column.
+    v.row_axis = cols_are_keys(ref.stage) ? "query" : "position";
+    v.col_axis = cols_are_keys(ref.stage)   ? "key"
+                 : info.cols[0] == 'V'      ? "next token"
+                                            : std::string("feature (") + info.cols + ")";
     v.probability = ref.stage == Stage::weights || ref.stage == Stage::probs;
     v.stretch = ref.stage == Stage::weights && state.prefs.stretch_weights;
     if (ref.stage == Stage::weights || ref.stage == Stage::dweights)
@@ -322,15 +337,13 @@ std::string col_label(const MatrixView& view, int col)
 
 std::string matrix_file_stem(const MatrixRef& ref)
 {
+    const bool comparison = ref.source == MatrixSource::Comparison;
     std::string s = "attnlab-";
-    if (ref.source == MatrixSource::Comparison)
-        return s + comparison_key(ref.comparison) + "-b" + std::to_string(ref.b) + "-h" +
-               std::to_string(ref.head + 1);
-    s += stage_info(ref.stage).key;
-    s += ref.source == MatrixSource::Cross ? std::string("-cross") : "-L" + std::to_string(ref.layer);
-    s += "-b" + std::to_string(ref.b);
-    if (stage_info(ref.stage).per_head)
-        s += "-h" + std::to_string(ref.head + 1);
+    s += comparison ? comparison_key(ref.comparison) : stage_info(ref.stage).key;
+    s += ref.source == MatrixSource::Cross ? std::string("-cross") : "-layer" + std::to_string(ref.layer + 1);
+    s += "-sentence" + std::to_string(ref.b + 1);
+    if (comparison || stage_info(ref.stage).per_head)
+        s += "-head" + std::to_string(ref.head + 1);
     return s;
 }
 

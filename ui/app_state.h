@@ -96,6 +96,8 @@ struct MatrixView
     bool stretch = false;           // probability on [0, max] (ViewPrefs::stretch_weights)
     const Mat* mask = nullptr;      // weights: the masked scores, whose −∞ cells are drawn as masked
     int column_blocks = 0;          // > 0: a separator every this many columns
+    std::string row_axis;           // what a row is: "query" (T×T maps), "position", "feature (d_model)"
+    std::string col_axis;           // what a column is: "key" (T×T maps), "feature (d_k)", ...
     std::string key;                // the texture cache key
     unsigned long long version = 0; // changes when the matrix may have changed
 };
@@ -387,9 +389,10 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref);
 // Token of row / column of a cell ("" when the axis is numbered), index shown as "i=3".
 std::string row_label(const MatrixView& view, int row);
 std::string col_label(const MatrixView& view, int col);
-// "weights[L0 b0 h2]": a short, file-name friendly name of a matrix.
+// "attnlab-weights-layer1-sentence1-head2": a file-name friendly name of a matrix. Layers, sentences and
+// heads count from 1, as in the picture's title.
 std::string matrix_file_stem(const MatrixRef& ref);
-// A default path for an export: "attnlab-weights-L0-b0-h2.png" in the current directory.
+// A default path for an export: "attnlab-weights-layer1-sentence1-head2.png" in the current directory.
 std::string default_export_path(const MatrixRef& ref, ExportFormat format);
 
 } // namespace attnlab

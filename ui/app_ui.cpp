@@ -485,7 +485,8 @@ void export_popup(AppState& state)
     }
     if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize))
         return;
-    ImGui::Text("%s", view.title.c_str());
+    // The picture's own title, so the dialog names exactly what the file will say.
+    ImGui::TextUnformatted(heatmap_picture(state, d.matrix).title.c_str());
     ImGui::TextDisabled("%s   [%s]", view.equation.c_str(), view.shape.c_str());
     int format = d.format == ExportFormat::Png ? 0 : 1;
     if (ImGui::RadioButton("PNG picture (for slides)", &format, 0) |

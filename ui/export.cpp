@@ -3,19 +3,14 @@
 
 #include "core/io/atomic_file.h"
 #include "ui/colormap.h"
-#include "ui/fonts.h"
 #include "ui/heatmap_math.h"
 #include "ui/training_curves.h"
 
 #include <stb_image_write.h>
-#include <stb_truetype.h>
 
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 
 namespace attnlab
 {
@@ -26,131 +21,449 @@ int default_export_scale(int rows, int cols)
     return std::clamp(640 / n, 2, 64);
 }
 
-// [SECTION] Text on the CPU
+// [SECTION] What a heatmap picture says
 
 namespace
 {
 
-constexpr Color32 kInk = pack_rgba(20, 20, 24);
-constexpr Color32 kGreyInk = pack_rgba(100, 100, 110);
-constexpr Color32 kPaper = pack_rgba(255, 255, 255);
-
-// Decodes one UTF-8 code point starting at s[i]; advances i.
-int next_code_point(const std::string& s, std::size_t& i)
+// "T×T = 6×6" style joins: " · " between the parts of a title.
+void append_part(std::string& s, const std::string& part)
 {
-    const auto c = static_cast<unsigned char>(s[i++]);
-    if (c < 0x80)
-        return c;
-    int extra = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : 1;
-    int cp = c & (0x3F >> extra);
-    while (extra-- > 0 && i < s.size())
-        cp = (cp << 6) | (static_cast<unsigned char>(s[i++]) & 0x3F);
-    return cp;
+    if (part.empty())
+        return;
+    if (!s.empty())
+        s += " · ";
+    s += part;
 }
 
-class TextRasterizer
+// Every "_h" of a symbol ("Q_h", "A_h") with the head's number from 1: "Q_2".
+std::string with_head(std::string s, int head)
 {
-public:
-    bool load(const std::string& path)
-    {
-        std::ifstream f(path, std::ios::binary);
-        if (!f)
-            return false;
-        data_.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-        const auto* bytes = reinterpret_cast<const unsigned char*>(data_.data());
-        ok_ = !data_.empty() && stbtt_InitFont(&font_, bytes, stbtt_GetFontOffsetForIndex(bytes, 0)) != 0;
-        return ok_;
-    }
-    bool ok() const { return ok_; }
+    const std::string j = "_" + std::to_string(head + 1);
+    for (std::size_t at = s.find("_h"); at != std::string::npos; at = s.find("_h", at + j.size()))
+        s.replace(at, 2, j);
+    return s;
+}
 
-    float width(const std::string& text, float px) const
-    {
-        if (!ok_)
-            return 0.0f;
-        const float scale = stbtt_ScaleForPixelHeight(&font_, px);
-        float x = 0.0f;
-        for (std::size_t i = 0; i < text.size();)
-        {
-            int advance = 0, lsb = 0;
-            stbtt_GetCodepointHMetrics(&font_, next_code_point(text, i), &advance, &lsb);
-            x += static_cast<float>(advance) * scale;
-        }
-        return x;
-    }
+bool has_padding(const std::vector<std::string>* tokens)
+{
+    return tokens != nullptr && std::find(tokens->begin(), tokens->end(), "<pad>") != tokens->end();
+}
 
-    // Draws text with its top-left at (x, y); rotated: reading upwards, starting at (x, y) = bottom-left.
-    void draw(Image& img, float x, float y, float px, Color32 color, const std::string& text,
-              bool rotated = false) const
-    {
-        if (!ok_)
-            return;
-        const float scale = stbtt_ScaleForPixelHeight(&font_, px);
-        int ascent = 0, descent = 0, gap = 0;
-        stbtt_GetFontVMetrics(&font_, &ascent, &descent, &gap);
-        const float baseline = static_cast<float>(ascent) * scale;
-        float pen = 0.0f;
-        for (std::size_t i = 0; i < text.size();)
-        {
-            const int cp = next_code_point(text, i);
-            int advance = 0, lsb = 0;
-            stbtt_GetCodepointHMetrics(&font_, cp, &advance, &lsb);
-            int w = 0, h = 0, xoff = 0, yoff = 0;
-            unsigned char* bitmap = stbtt_GetCodepointBitmap(&font_, scale, scale, cp, &w, &h, &xoff, &yoff);
-            for (int by = 0; by < h; ++by)
-                for (int bx = 0; bx < w; ++bx)
-                {
-                    const int a = bitmap[by * w + bx];
-                    if (a == 0)
-                        continue;
-                    // Glyph-space point (u, v) with v down from the line's top.
-                    const float u = pen + static_cast<float>(xoff + bx);
-                    const float v = baseline + static_cast<float>(yoff + by);
-                    const int px_x =
-                        rotated ? static_cast<int>(std::lround(x + v)) : static_cast<int>(std::lround(x + u));
-                    const int px_y =
-                        rotated ? static_cast<int>(std::lround(y - u)) : static_cast<int>(std::lround(y + v));
-                    blend(img, px_x, px_y, color, a);
-                }
-            stbtt_FreeBitmap(bitmap, nullptr);
-            pen += static_cast<float>(advance) * scale;
-        }
-    }
+std::string temperature_text(float tau)
+{
+    char s[32];
+    std::snprintf(s, sizeof s, "τ = %g", static_cast<double>(tau));
+    return s;
+}
 
-private:
-    static void blend(Image& img, int x, int y, Color32 color, int alpha)
-    {
-        if (x < 0 || y < 0 || x >= img.width || y >= img.height)
-            return;
-        Color32& p = img.pixels[static_cast<std::size_t>(y) * img.width + x];
-        auto mix = [alpha](int dst, int src)
-        { return static_cast<std::uint8_t>((src * alpha + dst * (255 - alpha)) / 255); };
-        p = pack_rgba(mix(red_of(p), red_of(color)), mix(green_of(p), green_of(color)),
-                      mix(blue_of(p), blue_of(color)));
-    }
+} // namespace
 
-    std::vector<char> data_;
-    stbtt_fontinfo font_{};
-    bool ok_ = false;
+std::string matrix_name(const AppState& state, const MatrixRef& ref)
+{
+    if (ref.source == MatrixSource::Comparison)
+    {
+        const MatrixView view = resolve_matrix(state, ref);
+        const bool per_head = ref.comparison == ComparisonMatrix::Q_two_step ||
+                              ref.comparison == ComparisonMatrix::Q_collapsed ||
+                              ref.comparison == ComparisonMatrix::W_collapsed;
+        return per_head ? with_head(view.title, ref.head) : view.title;
+    }
+    const StageInfo& info = stage_info(ref.stage);
+    std::string name = ref.source == MatrixSource::Cross && ref.stage == Stage::X ? "Target X_q" : info.name;
+    if (!info.per_head)
+        return name;
+    if (name.find("_h") != std::string::npos)
+        return with_head(name, ref.head);
+    // The equation's left side when it is one symbol ("A_h = softmax(…)", "head_h = A_h V_h").
+    const std::string eq = info.equation;
+    const std::size_t eq_at = eq.find(" = ");
+    if (eq_at != std::string::npos && eq.substr(0, eq_at).find(' ') == std::string::npos &&
+        eq.find("_h") < eq_at)
+        return name + " " + with_head(eq.substr(0, eq_at), ref.head);
+    return name + " · head " + std::to_string(ref.head + 1);
+}
+
+std::string matrix_context(const AppState& state, const MatrixRef& ref)
+{
+    std::string s;
+    if (!state.has_trace())
+        return s;
+    const Trace& t = state.trace();
+    const bool comparison = ref.source == MatrixSource::Comparison;
+    const bool cross = ref.source == MatrixSource::Cross;
+    append_part(s, cross ? std::string("cross-attention") : "layer " + std::to_string(ref.layer + 1));
+    append_part(s, "sentence " + std::to_string(ref.b + 1));
+    // Where the mask and τ change the numbers: from the masked scores (mask) and the weights (τ) to the
+    // block's output, and the single-head comparison built the same way.
+    const int order = static_cast<int>(ref.stage);
+    const bool single = comparison && (ref.comparison == ComparisonMatrix::single_weights ||
+                                       ref.comparison == ComparisonMatrix::single_out);
+    const bool block = !comparison && stage_info(ref.stage).attention_block;
+    const bool shows_mask = single || (block && order >= static_cast<int>(Stage::masked));
+    const bool shows_tau = single || (block && order >= static_cast<int>(Stage::weights));
+    if (shows_mask && ref.b >= 0 && ref.b < t.batch_size())
+    {
+        const bool causal = !cross && state.session.config.mask == MaskKind::Causal;
+        const bool padding = has_padding(&t.tokens.tokens[static_cast<std::size_t>(ref.b)]);
+        append_part(s, causal && padding ? "causal + padding mask"
+                       : causal          ? "causal mask"
+                       : padding         ? "padding mask"
+                                         : "no mask");
+    }
+    if (shows_tau)
+        append_part(s, temperature_text(state.session.config.temperature));
+    return s;
+}
+
+HeatmapPicture heatmap_picture(const MatrixView& view)
+{
+    HeatmapPicture p;
+    p.view = view;
+    p.title = view.title;
+    p.subtitle = view.equation;
+    if (!view.shape.empty())
+    {
+        // The shape never breaks across lines: its spaces are no-break spaces.
+        std::string shape;
+        for (char ch : view.shape)
+            shape += ch == ' ' ? std::string("\u00a0") : std::string(1, ch);
+        p.subtitle += (p.subtitle.empty() ? "" : "  ·  ") + shape;
+    }
+    p.row_axis = view.row_axis;
+    p.col_axis = view.col_axis;
+    return p;
+}
+
+HeatmapPicture heatmap_picture(const AppState& state, const MatrixRef& ref)
+{
+    HeatmapPicture p = heatmap_picture(resolve_matrix(state, ref));
+    p.title = matrix_name(state, ref);
+    append_part(p.title, matrix_context(state, ref));
+    return p;
+}
+
+// [SECTION] The heatmap picture
+
+namespace
+{
+
+// Where everything of a heatmap picture goes, relative to its top-left corner. Measuring and drawing share
+// it, so a slide's layout is exactly what gets drawn.
+struct HeatmapLayout
+{
+    int width = 0, height = 0;
+    int rows = 0, cols = 0, cell = 1;
+    float title_y = 0, subtitle_y = 0;
+    std::vector<std::string> subtitle_lines; // wrapped to the map's width (or the title's, when wider)
+    int x_img = 0, y_img = 0, image_w = 0, image_h = 0;
+    float row_axis_x = 0;   // the rotated row axis title's left edge
+    float col_labels_h = 0; // the column labels' height under the image
+    int x_bar = 0, bar_w = 0, bar_h = 0;
+    int rstride = 1, cstride = 1;
+    bool col_tokens = false;
+    std::vector<std::string> row_labels, col_labels;
+    NumberFormat format;
+    float number_px = 0.0f; // 0: no numbers in the cells
+    bool has_masked = false;
+    ColorScale scale;
+    ValueRange range;
 };
 
-void fill_rect(Image& img, int x0, int y0, int x1, int y1, Color32 color)
+bool cell_masked(const MatrixView& view, int r, int c)
 {
-    x0 = std::max(0, x0);
-    y0 = std::max(0, y0);
-    x1 = std::min(img.width, x1);
-    y1 = std::min(img.height, y1);
-    for (int y = y0; y < y1; ++y)
-        std::fill(img.pixels.begin() + static_cast<std::ptrdiff_t>(y) * img.width + x0,
-                  img.pixels.begin() + static_cast<std::ptrdiff_t>(y) * img.width + x1, color);
+    const float v = (*view.m)(r, c);
+    if (std::isinf(v) && v < 0)
+        return true;
+    return view.mask != nullptr && view.mask->rows() == view.m->rows() &&
+           view.mask->cols() == view.m->cols() && std::isinf((*view.mask)(r, c));
 }
 
-void frame_rect(Image& img, int x0, int y0, int x1, int y1, Color32 color)
+// Beside the hatched swatch under the colour bar (the subtitle says what the mask does: −∞ or weight 0).
+constexpr const char* kMaskedLegend = "masked";
+
+HeatmapLayout layout_heatmap(const HeatmapPicture& p, const TextRasterizer& text, const PictureFonts& f,
+                             int cell_px)
 {
-    fill_rect(img, x0, y0, x1, y0 + 1, color);
-    fill_rect(img, x0, y1 - 1, x1, y1, color);
-    fill_rect(img, x0, y0, x0 + 1, y1, color);
-    fill_rect(img, x1 - 1, y0, x1, y1, color);
+    HeatmapLayout L;
+    const MatrixView& view = p.view;
+    const Mat& m = *view.m;
+    L.rows = static_cast<int>(m.rows());
+    L.cols = static_cast<int>(m.cols());
+    L.cell = std::clamp(cell_px, 1, 256);
+    const std::size_t n = static_cast<std::size_t>(m.size());
+    const bool mask_fits =
+        view.mask != nullptr && view.mask->rows() == m.rows() && view.mask->cols() == m.cols();
+    for (int r = 0; r < L.rows && !L.has_masked; ++r)
+        for (int c = 0; c < L.cols && !L.has_masked; ++c)
+            L.has_masked = cell_masked(view, r, c);
+
+    // Labels, thinned so they never overlap.
+    L.col_tokens = view.col_tokens != nullptr;
+    L.rstride = label_stride(L.rows, static_cast<float>(L.cell), f.label * 1.15f);
+    L.cstride =
+        label_stride(L.cols, static_cast<float>(L.cell), L.col_tokens ? f.label * 1.15f : f.label * 2.4f);
+    L.row_labels.assign(static_cast<std::size_t>(L.rows), std::string());
+    L.col_labels.assign(static_cast<std::size_t>(L.cols), std::string());
+    float row_w = 0.0f, col_h = L.col_tokens ? 0.0f : f.label * 1.3f;
+    for (int r = 0; r < L.rows; r += L.rstride)
+    {
+        auto& s = L.row_labels[static_cast<std::size_t>(r)];
+        s = truncate_utf8(row_label(view, r), 14);
+        row_w = std::max(row_w, text.width(s, f.label));
+    }
+    for (int c = 0; c < L.cols; c += L.cstride)
+    {
+        auto& s = L.col_labels[static_cast<std::size_t>(c)];
+        s = truncate_utf8(col_label(view, c), 14);
+        if (L.col_tokens)
+            col_h = std::max(col_h, text.width(s, f.label));
+    }
+    L.col_labels_h = col_h;
+    const float axis_h = f.label * 1.35f; // a line of axis title
+    L.row_axis_x = 0.0f;
+    const float row_axis_w = p.row_axis.empty() ? 0.0f : axis_h + 4.0f;
+    L.x_img = static_cast<int>(std::ceil(row_axis_w + row_w + 10.0f));
+    L.image_w = L.cols * L.cell;
+    L.image_h = L.rows * L.cell;
+    const float below = 6.0f + col_h + (p.col_axis.empty() ? 0.0f : 4.0f + axis_h);
+
+    // Numbers and the colour bar in one format, chosen from the largest number shown.
+    L.range = value_range(m.data(), n);
+    L.scale = choose_scale(L.range, view.probability, view.stretch ? stretch_top(m.data(), n) : 0.0f);
+    L.format = choose_number_format(shown_max_abs(m.data(), n, mask_fits ? view.mask->data() : nullptr));
+    float bar_label_w = 0.0f;
+    if (p.colorbar)
+    {
+        for (float v : {L.scale.lo, L.scale.hi, 0.5f * (L.scale.lo + L.scale.hi), L.range.min, L.range.max})
+            bar_label_w = std::max(bar_label_w, text.width(format_number(v, L.format), f.body));
+        if (L.has_masked)
+            bar_label_w = std::max(bar_label_w, text.width(kMaskedLegend, f.body));
+        L.bar_w = std::max(14, static_cast<int>(f.body * 1.1f));
+        L.bar_h = std::max(L.image_h, static_cast<int>(f.body * 4.5f));
+        L.x_bar = L.x_img + L.image_w + static_cast<int>(f.body);
+    }
+    float number_px = std::min(f.body, static_cast<float>(L.cell) * 0.42f);
+    if (text.ok() && number_px >= 10.0f && L.rows * L.cols <= 4096)
+    {
+        float widest = 0.0f;
+        for (int r = 0; r < L.rows; ++r)
+            for (int c = 0; c < L.cols; ++c)
+                if (!cell_masked(view, r, c))
+                    widest = std::max(widest, text.width(format_number(m(r, c), L.format), number_px));
+        while (number_px >= 10.0f && widest > static_cast<float>(L.cell) - 4.0f)
+        {
+            widest *= 0.9f;
+            number_px *= 0.9f;
+        }
+        L.number_px = number_px >= 10.0f ? number_px : 0.0f;
+    }
+
+    const int right = p.colorbar ? L.x_bar + L.bar_w + 8 + static_cast<int>(std::ceil(bar_label_w))
+                                 : L.x_img + L.image_w + 2;
+    const int col_axis_w = static_cast<int>(L.x_img + text.width(p.col_axis, f.label));
+    const int body_w = std::max(right, col_axis_w);
+
+    // Header: the title on one line, the subtitle wrapped to the map's width; the body goes under them.
+    const float title_w = text.width(p.title, f.title);
+    L.subtitle_lines = text.wrap(p.subtitle, f.body, std::max(static_cast<float>(body_w), title_w));
+    float subtitle_w = 0.0f;
+    for (const std::string& line : L.subtitle_lines)
+        subtitle_w = std::max(subtitle_w, text.width(line, f.body));
+    float y = 0.0f;
+    L.title_y = y;
+    if (!p.title.empty())
+        y += f.title * 1.35f;
+    L.subtitle_y = y;
+    y += static_cast<float>(L.subtitle_lines.size()) * f.body * 1.3f;
+    if (y > 0.0f)
+        y += 10.0f;
+    L.y_img = static_cast<int>(std::ceil(y));
+    L.width =
+        std::max({body_w, static_cast<int>(std::ceil(title_w)), static_cast<int>(std::ceil(subtitle_w))}) + 2;
+    const int legend_h = p.colorbar && L.has_masked ? static_cast<int>(f.body * 2.0f) + 8 : 0;
+    L.height = L.y_img + std::max(L.image_h + static_cast<int>(std::ceil(below)), L.bar_h + legend_h) + 2;
+    return L;
 }
+
+} // namespace
+
+void measure_heatmap_picture(const HeatmapPicture& p, const TextRasterizer& text, const PictureFonts& fonts,
+                             int cell_px, int* width, int* height)
+{
+    *width = *height = 0;
+    if (p.view.m == nullptr || p.view.m->size() == 0)
+        return;
+    const HeatmapLayout L = layout_heatmap(p, text, fonts, cell_px);
+    *width = L.width;
+    *height = L.height;
+}
+
+void draw_heatmap_picture(Image& img, int x, int y, const HeatmapPicture& p, const TextRasterizer& text,
+                          const PictureFonts& f, const Palette& palette, int cell_px)
+{
+    if (p.view.m == nullptr || p.view.m->size() == 0)
+        return;
+    const MatrixView& view = p.view;
+    const Mat& m = *view.m;
+    const HeatmapLayout L = layout_heatmap(p, text, f, cell_px);
+    const float fx = static_cast<float>(x), fy = static_cast<float>(y);
+    text.draw(img, fx, fy + L.title_y, f.title, palette.ink, p.title);
+    for (std::size_t i = 0; i < L.subtitle_lines.size(); ++i)
+        text.draw(img, fx, fy + L.subtitle_y + static_cast<float>(i) * f.body * 1.3f, f.body,
+                  palette.grey_ink, L.subtitle_lines[i]);
+
+    // Cells: the colour map, masked ones hatched as in the window.
+    const int xi = x + L.x_img, yi = y + L.y_img, cell = L.cell;
+    std::vector<Color32> colors;
+    fill_heatmap_pixels(m.data(), L.rows, L.cols, L.scale, 1, colors);
+    for (int r = 0; r < L.rows; ++r)
+        for (int c = 0; c < L.cols; ++c)
+        {
+            const int x0 = xi + c * cell, y0 = yi + r * cell;
+            if (cell_masked(view, r, c))
+                hatch_rect(img, x0, y0, x0 + cell, y0 + cell);
+            else
+                fill_rect(img, x0, y0, x0 + cell, y0 + cell,
+                          colors[static_cast<std::size_t>(r) * L.cols + c]);
+        }
+    if (view.column_blocks > 0)
+        for (int c = view.column_blocks; c < L.cols; c += view.column_blocks)
+            fill_rect(img, xi + c * cell - 1, yi - 4, xi + c * cell + 1, yi + L.image_h + 4, palette.ink);
+    frame_rect(img, xi - 1, yi - 1, xi + L.image_w + 1, yi + L.image_h + 1, palette.frame);
+    if (L.number_px > 0.0f)
+        for (int r = 0; r < L.rows; ++r)
+            for (int c = 0; c < L.cols; ++c)
+            {
+                if (cell_masked(view, r, c))
+                    continue;
+                const std::string s = format_number(m(r, c), L.format);
+                const float w = text.width(s, L.number_px);
+                text.draw(img, static_cast<float>(xi + c * cell) + (static_cast<float>(cell) - w) * 0.5f,
+                          static_cast<float>(yi + r * cell) +
+                              (static_cast<float>(cell) - L.number_px * 1.15f) * 0.5f,
+                          L.number_px, text_color_on(colors[static_cast<std::size_t>(r) * L.cols + c]), s);
+            }
+    for (const auto& [r, c] : p.outlined)
+        if (r >= 0 && r < L.rows && c >= 0 && c < L.cols)
+        {
+            const int t = std::max(2, cell / 12);
+            frame_rect(img, xi + c * cell - t, yi + r * cell - t, xi + (c + 1) * cell + t,
+                       yi + (r + 1) * cell + t, p.outline_color, t);
+        }
+
+    // Labels: tokens in ink (<pad> in grey), numbered rows and columns in grey.
+    for (int r = 0; r < L.rows; r += L.rstride)
+    {
+        const std::string& s = L.row_labels[static_cast<std::size_t>(r)];
+        const float w = text.width(s, f.label);
+        const bool grey = view.row_tokens == nullptr || s == "<pad>";
+        text.draw(img, static_cast<float>(xi) - 8.0f - w,
+                  static_cast<float>(yi) + (r + 0.5f) * cell - f.label * 0.6f, f.label,
+                  grey ? palette.grey_ink : palette.ink, s);
+    }
+    for (int c = 0; c < L.cols; c += L.cstride)
+    {
+        const std::string& s = L.col_labels[static_cast<std::size_t>(c)];
+        const float w = text.width(s, f.label);
+        if (L.col_tokens)
+            text.draw(img, static_cast<float>(xi) + (c + 0.5f) * cell - f.label * 0.6f,
+                      static_cast<float>(yi + L.image_h) + 6.0f + w, f.label,
+                      s == "<pad>" ? palette.grey_ink : palette.ink, s, true);
+        else
+            text.draw(img, static_cast<float>(xi) + (c + 0.5f) * cell - w * 0.5f,
+                      static_cast<float>(yi + L.image_h) + 4.0f, f.label, palette.grey_ink, s);
+    }
+    // Axis titles: the column axis centred under its labels, the row axis reading upwards beside its labels.
+    if (!p.col_axis.empty())
+    {
+        const float w = text.width(p.col_axis, f.label);
+        text.draw(img, static_cast<float>(xi) + (static_cast<float>(L.image_w) - w) * 0.5f,
+                  static_cast<float>(yi + L.image_h) + 10.0f + L.col_labels_h, f.label, palette.grey_ink,
+                  p.col_axis);
+    }
+    if (!p.row_axis.empty())
+    {
+        const float w = text.width(p.row_axis, f.label);
+        text.draw(img, fx + L.row_axis_x, static_cast<float>(yi) + (static_cast<float>(L.image_h) + w) * 0.5f,
+                  f.label, palette.grey_ink, p.row_axis, true);
+    }
+    if (!p.colorbar)
+        return;
+
+    // Colour bar: high at the top, marks at the true min and max, labels in the cells' number format.
+    const auto& table = colormap_table(L.scale.map());
+    const int xb = x + L.x_bar, bar_h = L.bar_h;
+    for (int r = 0; r < bar_h; ++r)
+    {
+        const auto idx = static_cast<std::size_t>(std::lround(
+            (1.0f - static_cast<float>(r) / static_cast<float>(std::max(1, bar_h - 1))) * 255.0f));
+        fill_rect(img, xb, yi + r, xb + L.bar_w, yi + r + 1, table[idx]);
+    }
+    frame_rect(img, xb - 1, yi - 1, xb + L.bar_w + 1, yi + bar_h + 1, palette.frame);
+    const float tx = static_cast<float>(xb + L.bar_w + 8);
+    const auto bar_y = [&](float v)
+    { return static_cast<float>(yi) + (1.0f - scale_position(v, L.scale)) * static_cast<float>(bar_h - 1); };
+    std::vector<float> label_ys;
+    const auto bar_label = [&](float v, float text_y)
+    {
+        text.draw(img, tx, text_y, f.body, palette.ink, format_number(v, L.format));
+        label_ys.push_back(text_y);
+    };
+    bar_label(L.scale.hi, static_cast<float>(yi) - 4.0f);
+    bar_label(L.scale.lo, static_cast<float>(yi + bar_h) - f.body);
+    if (bar_h > f.body * 4.0f)
+        bar_label(0.5f * (L.scale.lo + L.scale.hi), static_cast<float>(yi) + bar_h * 0.5f - f.body * 0.6f);
+    if (L.range.finite_count > 0)
+        for (float v : {L.range.min, L.range.max})
+        {
+            const float yy = bar_y(v);
+            fill_rect(img, xb - 5, static_cast<int>(yy) - 1, xb + L.bar_w + 5, static_cast<int>(yy) + 2,
+                      palette.ink);
+            // The true min and max are labelled where they do not crowd a label (the scale may be wider).
+            const float ty = yy - f.body * 0.6f;
+            bool crowded = false;
+            for (float other : label_ys)
+                crowded = crowded || std::fabs(other - ty) < f.body * 1.05f;
+            if (!crowded)
+                bar_label(v, ty);
+        }
+    if (L.has_masked)
+    {
+        const int ys = yi + bar_h + 14;
+        const int sw = static_cast<int>(f.body * 1.3f);
+        hatch_rect(img, xb, ys, xb + L.bar_w, ys + sw);
+        text.draw(img, tx, static_cast<float>(ys) + (static_cast<float>(sw) - f.body * 1.15f) * 0.5f, f.body,
+                  palette.ink, kMaskedLegend);
+    }
+}
+
+Image render_heatmap_image(const HeatmapPicture& p, int cell_px, bool dark, std::string* note)
+{
+    Image img;
+    if (p.view.m == nullptr || p.view.m->size() == 0)
+        return img;
+    TextRasterizer text;
+    text.load_default(note);
+    const PictureFonts fonts;
+    const Palette palette = picture_palette(dark);
+    const int margin = 28;
+    int w = 0, h = 0;
+    measure_heatmap_picture(p, text, fonts, cell_px, &w, &h);
+    img.reset(w + 2 * margin, h + 2 * margin, palette.paper);
+    draw_heatmap_picture(img, margin, margin, p, text, fonts, palette, cell_px);
+    return img;
+}
+
+Image render_heatmap_image(const MatrixView& view, int cell_px, std::string* note)
+{
+    return render_heatmap_image(heatmap_picture(view), cell_px, false, note);
+}
+
+// [SECTION] Files
+
+namespace
+{
 
 void write_to_string(void* context, void* data, int size)
 {
@@ -168,182 +481,6 @@ Status write_bytes(const std::string& bytes, const std::string& path)
 }
 
 } // namespace
-
-// [SECTION] The heatmap picture
-
-Image render_heatmap_image(const MatrixView& view, int cell_px, std::string* note)
-{
-    Image img;
-    if (view.m == nullptr || view.m->size() == 0)
-        return img;
-    const Mat& m = *view.m;
-    const int rows = static_cast<int>(m.rows());
-    const int cols = static_cast<int>(m.cols());
-    cell_px = std::clamp(cell_px, 1, 256);
-
-    TextRasterizer text;
-    const std::string font = find_font_file();
-    if (font.empty() || !text.load(font))
-    {
-        if (note != nullptr)
-            *note = "DejaVuSans.ttf not found: the picture has no text";
-    }
-    const float title_px = 30.0f, body_px = 20.0f, label_px = 18.0f;
-    const int margin = 28;
-
-    std::vector<std::string> row_labels(static_cast<std::size_t>(rows)),
-        col_labels(static_cast<std::size_t>(cols));
-    float row_w = 0.0f, col_h = 0.0f;
-    const int rstride = label_stride(rows, static_cast<float>(cell_px), label_px * 1.15f);
-    const bool col_tokens = view.col_tokens != nullptr;
-    const int cstride =
-        label_stride(cols, static_cast<float>(cell_px), col_tokens ? label_px * 1.15f : label_px * 2.4f);
-    for (int r = 0; r < rows; r += rstride)
-    {
-        row_labels[static_cast<std::size_t>(r)] = truncate_utf8(row_label(view, r), 14);
-        row_w = std::max(row_w, text.width(row_labels[static_cast<std::size_t>(r)], label_px));
-    }
-    for (int c = 0; c < cols; c += cstride)
-    {
-        col_labels[static_cast<std::size_t>(c)] = truncate_utf8(col_label(view, c), 14);
-        if (col_tokens)
-            col_h = std::max(col_h, text.width(col_labels[static_cast<std::size_t>(c)], label_px));
-    }
-    if (!col_tokens)
-        col_h = label_px * 1.3f;
-
-    ValueRange range = value_range(m.data(), static_cast<std::size_t>(m.size()));
-    const ColorScale scale =
-        choose_scale(range, view.probability,
-                     view.stretch ? stretch_top(m.data(), static_cast<std::size_t>(m.size())) : 0.0f);
-
-    const int image_w = cols * cell_px, image_h = rows * cell_px;
-    const int header_h = static_cast<int>(title_px * 1.4f + body_px * 1.5f) + 12;
-    const int x_img = margin + static_cast<int>(row_w) + 10;
-    const int y_img = margin + header_h;
-    const int bar_w = 22;
-    const int bar_h = std::max(image_h, 160);
-    const int x_bar = x_img + image_w + 24;
-    const float bar_label_w =
-        std::max({text.width(format_value(scale.hi), body_px), text.width(format_value(scale.lo), body_px),
-                  text.width("−∞", body_px), text.width("max 0.000", body_px)});
-    const std::string heading = view.title;
-    const std::string subheading = view.equation + "      " + view.shape;
-    img.width = std::max(x_bar + bar_w + 10 + static_cast<int>(bar_label_w) + margin,
-                         margin * 2 + static_cast<int>(std::max(text.width(heading, title_px),
-                                                                text.width(subheading, body_px))));
-    img.height = y_img +
-                 std::max(image_h + static_cast<int>(col_h) + 12, bar_h + (range.has_neg_inf ? 40 : 0)) +
-                 margin;
-    img.pixels.assign(static_cast<std::size_t>(img.width) * img.height, kPaper);
-
-    text.draw(img, margin, margin, title_px, kInk, heading);
-    text.draw(img, margin, margin + title_px * 1.4f, body_px, kGreyInk, subheading);
-
-    // Cells (stripes on −∞ when they are large enough to show them).
-    std::vector<Color32> cells;
-    const int k = std::min(cell_px, 8);
-    fill_heatmap_pixels(m.data(), rows, cols, scale, 1, cells);
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c)
-        {
-            const Color32 color = cells[static_cast<std::size_t>(r) * cols + c];
-            const int x0 = x_img + c * cell_px, y0 = y_img + r * cell_px;
-            fill_rect(img, x0, y0, x0 + cell_px, y0 + cell_px, color);
-            const float v = m(r, c);
-            if (std::isinf(v) && v < 0 && k >= 4)
-                for (int d = 0; d < cell_px; ++d)
-                    for (int e = 0; e < cell_px; ++e)
-                        if ((d + e) % std::max(4, cell_px / 4) == 0)
-                            img.pixels[static_cast<std::size_t>(y0 + e) * img.width + x0 + d] = kNegInfStripe;
-        }
-    if (view.column_blocks > 0)
-        for (int c = view.column_blocks; c < cols; c += view.column_blocks)
-            fill_rect(img, x_img + c * cell_px - 1, y_img - 4, x_img + c * cell_px + 1, y_img + image_h + 4,
-                      kInk);
-    frame_rect(img, x_img - 1, y_img - 1, x_img + image_w + 1, y_img + image_h + 1, kGreyInk);
-
-    // Numbers inside the cells when they fit: one size for all, shrunk until the widest fits.
-    float number_px = std::min(body_px, cell_px * 0.42f);
-    if (text.ok() && number_px >= 10.0f && rows * cols <= 4096)
-    {
-        float widest = 0.0f;
-        for (int r = 0; r < rows; ++r)
-            for (int c = 0; c < cols; ++c)
-                widest = std::max(widest, text.width(format_value(m(r, c)), number_px));
-        while (number_px >= 10.0f && widest > cell_px - 4)
-        {
-            widest *= 0.9f;
-            number_px *= 0.9f;
-        }
-        if (number_px >= 10.0f)
-            for (int r = 0; r < rows; ++r)
-                for (int c = 0; c < cols; ++c)
-                {
-                    const std::string s = format_value(m(r, c));
-                    const float w = text.width(s, number_px);
-                    const Color32 color = text_color_on(cells[static_cast<std::size_t>(r) * cols + c]);
-                    text.draw(img, x_img + c * cell_px + (cell_px - w) * 0.5f,
-                              y_img + r * cell_px + (cell_px - number_px * 1.15f) * 0.5f, number_px, color,
-                              s);
-                }
-    }
-
-    // Labels.
-    for (int r = 0; r < rows; r += rstride)
-    {
-        const std::string& s = row_labels[static_cast<std::size_t>(r)];
-        const float w = text.width(s, label_px);
-        text.draw(img, x_img - 8 - w, y_img + (r + 0.5f) * cell_px - label_px * 0.6f, label_px,
-                  s == "<pad>" ? kGreyInk : kInk, s);
-    }
-    for (int c = 0; c < cols; c += cstride)
-    {
-        const std::string& s = col_labels[static_cast<std::size_t>(c)];
-        if (col_tokens)
-        {
-            const float w = text.width(s, label_px);
-            text.draw(img, x_img + (c + 0.5f) * cell_px - label_px * 0.6f, y_img + image_h + 8 + w, label_px,
-                      s == "<pad>" ? kGreyInk : kInk, s, true);
-        }
-        else
-        {
-            const float w = text.width(s, label_px);
-            text.draw(img, x_img + (c + 0.5f) * cell_px - w * 0.5f, y_img + image_h + 4, label_px, kGreyInk,
-                      s);
-        }
-    }
-
-    // Colour bar: high at the top, marks at the true min and max.
-    const auto& table = colormap_table(scale.map());
-    for (int y = 0; y < bar_h; ++y)
-    {
-        const auto idx =
-            static_cast<std::size_t>(std::lround((1.0f - static_cast<float>(y) / (bar_h - 1)) * 255.0f));
-        fill_rect(img, x_bar, y_img + y, x_bar + bar_w, y_img + y + 1, table[idx]);
-    }
-    frame_rect(img, x_bar - 1, y_img - 1, x_bar + bar_w + 1, y_img + bar_h + 1, kGreyInk);
-    const int tx = x_bar + bar_w + 8;
-    text.draw(img, tx, y_img - 4, body_px, kInk, format_value(scale.hi));
-    text.draw(img, tx, y_img + bar_h * 0.5f - body_px * 0.6f, body_px, kInk,
-              format_value(0.5f * (scale.lo + scale.hi)));
-    text.draw(img, tx, y_img + bar_h - body_px, body_px, kInk, format_value(scale.lo));
-    if (range.finite_count > 0)
-        for (float v : {range.min, range.max})
-        {
-            const int y = y_img + static_cast<int>((1.0f - scale_position(v, scale)) * (bar_h - 1));
-            fill_rect(img, x_bar - 5, y - 1, x_bar + bar_w + 5, y + 2, kInk);
-        }
-    if (range.has_neg_inf)
-    {
-        const int ys = y_img + bar_h + 12;
-        fill_rect(img, x_bar, ys, x_bar + bar_w, ys + 20, kNegInfColor);
-        text.draw(img, tx, ys - 2, body_px, kInk, "−∞");
-    }
-    return img;
-}
-
-// [SECTION] Files
 
 Status write_png(const Image& image, const std::string& path)
 {
@@ -406,11 +543,16 @@ Status export_matrix_csv(const MatrixView& view, const std::string& path)
     return write_bytes(out, path);
 }
 
+Status export_heatmap_png(const HeatmapPicture& p, const std::string& path, int cell_px)
+{
+    if (p.view.m == nullptr)
+        return Status::error("nothing to export: the matrix is not available");
+    return write_png(render_heatmap_image(p, cell_px), path);
+}
+
 Status export_heatmap_png(const MatrixView& view, const std::string& path, int cell_px)
 {
-    if (view.m == nullptr)
-        return Status::error("nothing to export: the matrix is not available");
-    return write_png(render_heatmap_image(view, cell_px), path);
+    return export_heatmap_png(heatmap_picture(view), path, cell_px);
 }
 
 // [SECTION] The training curves picture
@@ -463,11 +605,11 @@ std::string axis_text(float v, const CurvePlot& plot)
     return s;
 }
 
-void draw_curve_plot(Image& img, const TextRasterizer& text, const CurvePlot& plot, const TrainingCurves& c,
-                     int x, int y, int w, int h)
+void draw_curve_plot(Image& img, const TextRasterizer& text, const Palette& palette, const CurvePlot& plot,
+                     const TrainingCurves& c, int x, int y, int w, int h, int cursor_step)
 {
     const float label_px = 17.0f;
-    text.draw(img, static_cast<float>(x), static_cast<float>(y), 20.0f, kInk, plot.title);
+    text.draw(img, static_cast<float>(x), static_cast<float>(y), 20.0f, palette.ink, plot.title);
     const int ax = x + 74, ay = y + 34, bx = x + w, by = y + h - 28;
     float lo = 0, hi = 1;
     plot_y_range(plot, &lo, &hi);
@@ -491,8 +633,9 @@ void draw_curve_plot(Image& img, const TextRasterizer& text, const CurvePlot& pl
         const std::string t = axis_text(v, plot);
         const float yy = sy(v);
         text.draw(img, static_cast<float>(ax) - text.width(t, label_px) - 6.0f, yy - label_px * 0.6f,
-                  label_px, kGreyInk, t);
-        fill_rect(img, ax, static_cast<int>(yy), bx, static_cast<int>(yy) + 1, pack_rgba(225, 225, 230));
+                  label_px, palette.grey_ink, t);
+        fill_rect(img, ax, static_cast<int>(yy), bx, static_cast<int>(yy) + 1,
+                  palette.dark ? pack_rgba(60, 60, 68) : pack_rgba(225, 225, 230));
     };
     y_label(lo);
     y_label(hi);
@@ -513,9 +656,15 @@ void draw_curve_plot(Image& img, const TextRasterizer& text, const CurvePlot& pl
         fill_rect(img, static_cast<int>(sx(static_cast<float>(c.drop.from_step))), ay,
                   std::max(static_cast<int>(sx(static_cast<float>(c.drop.to_step))),
                            static_cast<int>(sx(static_cast<float>(c.drop.from_step))) + 2),
-                  by, pack_rgba(252, 232, 200));
+                  by, palette.dark ? pack_rgba(80, 58, 30) : pack_rgba(252, 232, 200));
         text.draw(img, sx(static_cast<float>(c.drop.from_step)) + 4.0f, static_cast<float>(ay) + 4.0f,
                   label_px, pack_rgba(200, 120, 0), "steepest drop");
+    }
+    if (cursor_step >= c.x_min && cursor_step <= c.x_max)
+    {
+        // The step the maps show (the window's timeline cursor).
+        const int cx = static_cast<int>(sx(static_cast<float>(cursor_step)));
+        fill_rect(img, cx - 1, ay, cx + 1, by, palette.grey_ink);
     }
     for (const CurveSeries& s : plot.series)
     {
@@ -535,31 +684,39 @@ void draw_curve_plot(Image& img, const TextRasterizer& text, const CurvePlot& pl
             has_prev = true;
         }
     }
-    frame_rect(img, ax, ay, bx + 1, by + 1, kGreyInk);
+    frame_rect(img, ax, ay, bx + 1, by + 1, palette.frame);
     const std::string first = std::to_string(c.x_min), last = "step " + std::to_string(c.x_max);
-    text.draw(img, static_cast<float>(ax), static_cast<float>(by) + 4.0f, label_px, kGreyInk, first);
+    text.draw(img, static_cast<float>(ax), static_cast<float>(by) + 4.0f, label_px, palette.grey_ink, first);
     text.draw(img, static_cast<float>(bx) - text.width(last, label_px), static_cast<float>(by) + 4.0f,
-              label_px, kGreyInk, last);
+              label_px, palette.grey_ink, last);
 }
 
 } // namespace
 
+void draw_curve_plots(Image& img, const TextRasterizer& text, const Palette& palette,
+                      const TrainingSnapshot& run, int target_steps, int score_kind, int x, int y, int w,
+                      int h, int cursor_step)
+{
+    const TrainingCurves c = training_curves(run, target_steps, score_kind);
+    const int gap = 40;
+    const int plot_w = (w - 2 * gap) / 3;
+    draw_curve_plot(img, text, palette, c.loss, c, x, y, plot_w, h, cursor_step);
+    draw_curve_plot(img, text, palette, c.accuracy, c, x + plot_w + gap, y, plot_w, h, cursor_step);
+    draw_curve_plot(img, text, palette, c.heads, c, x + 2 * (plot_w + gap), y, plot_w, h, cursor_step);
+}
+
 Image render_curves_image(const TrainingSnapshot& run, int target_steps, int score_kind, std::string* note)
 {
     TextRasterizer text;
-    const std::string font = find_font_file();
-    if ((font.empty() || !text.load(font)) && note != nullptr)
-        *note = "DejaVuSans.ttf not found: the picture has no text";
-    const TrainingCurves c = training_curves(run, target_steps, score_kind);
+    text.load_default(note);
+    const Palette palette = picture_palette(false);
     const int n_legend = 1 + static_cast<int>(run.past.size());
     Image img;
-    img.width = 1800;
-    img.height = 110 + 420 + 16 + 26 * n_legend + 20;
-    img.pixels.assign(static_cast<std::size_t>(img.width) * static_cast<std::size_t>(img.height), kPaper);
+    img.reset(1800, 110 + 420 + 16 + 26 * n_legend + 20, palette.paper);
     const int margin = 28;
     char heading[256];
     std::snprintf(heading, sizeof heading, "%s: step %d", run.config.label().c_str(), run.step);
-    text.draw(img, margin, margin, 28.0f, kInk, heading);
+    text.draw(img, margin, margin, 28.0f, palette.ink, heading);
     if (!run.evals.empty())
     {
         char sub[128];
@@ -567,19 +724,17 @@ Image render_curves_image(const TrainingSnapshot& run, int target_steps, int sco
                       "held-out (sequences never trained on) at step %d: loss %.3f, accuracy %.1f %%",
                       run.evals.back().step, static_cast<double>(run.evals.back().loss),
                       100.0 * static_cast<double>(run.evals.back().accuracy));
-        text.draw(img, margin, margin + 38.0f, 19.0f, kGreyInk, sub);
+        text.draw(img, margin, margin + 38.0f, 19.0f, palette.grey_ink, sub);
     }
-    const int plot_w = (img.width - 2 * margin - 2 * 40) / 3;
     const int top = 110;
-    draw_curve_plot(img, text, c.loss, c, margin, top, plot_w, 420);
-    draw_curve_plot(img, text, c.accuracy, c, margin + plot_w + 40, top, plot_w, 420);
-    draw_curve_plot(img, text, c.heads, c, margin + 2 * (plot_w + 40), top, plot_w, 420);
+    draw_curve_plots(img, text, palette, run, target_steps, score_kind, margin, top, img.width - 2 * margin,
+                     420);
     // Legend: this run, then the earlier ones; the heads' colours are those of the window's head chips.
     int ly = top + 420 + 16;
     const auto legend = [&](Color32 color, const std::string& label)
     {
         fill_rect(img, margin, ly + 9, margin + 30, ly + 13, color | 0xFF000000u);
-        text.draw(img, margin + 40.0f, static_cast<float>(ly), 18.0f, kInk, label);
+        text.draw(img, margin + 40.0f, static_cast<float>(ly), 18.0f, palette.ink, label);
         ly += 26;
     };
     legend(kThisRunColor,
@@ -602,11 +757,11 @@ Status export_curves_png(const TrainingSnapshot& run, int target_steps, int scor
 void run_export_dialog(AppState& state)
 {
     const ExportDialog& d = state.export_dialog;
-    const MatrixView view = resolve_matrix(state, d.matrix);
-    const Status s = d.format == ExportFormat::Png ? export_heatmap_png(view, d.path, d.scale)
-                                                   : export_matrix_csv(view, d.path);
+    const HeatmapPicture picture = heatmap_picture(state, d.matrix);
+    const Status s = d.format == ExportFormat::Png ? export_heatmap_png(picture, d.path, d.scale)
+                                                   : export_matrix_csv(picture.view, d.path);
     if (s.is_ok())
-        state.set_message("Exported " + view.title + " to " + d.path, false);
+        state.set_message("Exported " + picture.title + " to " + d.path, false);
     else
         state.set_message("Export failed: " + s.message(), true);
 }
