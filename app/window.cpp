@@ -276,6 +276,8 @@ void render_frame(Window& window, AppState& state, const std::string& capture_pa
     }
     const auto t0 = Clock::now();
     state.update();
+    // File > Export window as PNG: a frame without the dialog, drawn with the mouse off (ui/app_ui.h).
+    const bool capture_window = capture_path.empty() && begin_window_capture(state);
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
@@ -305,16 +307,14 @@ void render_frame(Window& window, AppState& state, const std::string& capture_pa
         result->gl_ms = ms_since(t1);
     }
 
-    const std::string path = !capture_path.empty() ? capture_path : state.request_window_png;
+    const std::string path = !capture_path.empty() ? capture_path
+                             : capture_window      ? state.request_window_png
+                                                   : std::string();
     if (!path.empty())
     {
         const Status s = write_framebuffer_png(fb_w, fb_h, path);
-        if (capture_path.empty())
-        {
-            state.set_message(s.is_ok() ? "Saved the window to " + path : "Window PNG failed: " + s.message(),
-                              !s.is_ok());
-            state.request_window_png.clear();
-        }
+        if (capture_window)
+            end_window_capture(state, s);
         else if (result != nullptr && !s.is_ok())
             result->capture_error = s.message();
     }

@@ -343,7 +343,12 @@ struct AppState
     bool request_quit = false;
     bool request_fullscreen_toggle = false;
     bool request_font_rebuild = false;
-    std::string request_window_png; // non-empty: write the next frame to this PNG
+    // Non-empty: write a picture of the window to this PNG, on a frame without the file dialog or any other
+    // popup (ui/app_ui.h, begin_window_capture).
+    std::string request_window_png;
+    int window_png_clean_frames = 0;   // frames in a row drawn without any popup since the request
+    bool window_png_capturing = false; // the frame being drawn is the one captured (the mouse is off)
+    bool window_png_mouse_was_ignored = false;
 
     // [SECTION] Methods
 

@@ -656,7 +656,58 @@ void status_bar(AppState& state, float y, float height)
 
 // [SECTION] The frame
 
+namespace
+{
+
+bool any_popup_open()
+{
+    return ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel);
+}
+
+void draw_frame(AppState& state);
+
+} // namespace
+
+bool begin_window_capture(AppState& state)
+{
+    if (state.request_window_png.empty() || state.window_png_clean_frames < 1)
+        return false;
+    ImGuiIO& io = ImGui::GetIO();
+    state.window_png_capturing = true;
+    state.window_png_mouse_was_ignored = (io.ConfigFlags & ImGuiConfigFlags_NoMouse) != 0;
+    io.ConfigFlags |= ImGuiConfigFlags_NoMouse;
+    return true;
+}
+
+void end_window_capture(AppState& state, const Status& written)
+{
+    if (!state.window_png_capturing)
+        return;
+    if (!state.window_png_mouse_was_ignored)
+        ImGui::GetIO().ConfigFlags &= ~ImGuiConfigFlags_NoMouse;
+    state.set_message(written.is_ok() ? "Saved the window to " + state.request_window_png
+                                      : "Window PNG failed: " + written.message(),
+                      !written.is_ok());
+    state.request_window_png.clear();
+    state.window_png_clean_frames = 0;
+    state.window_png_capturing = false;
+}
+
 void draw_app(AppState& state)
+{
+    const bool popup_before = any_popup_open();
+    draw_frame(state);
+    // A frame counts as clean for the window's picture when no popup was open at its start or its end.
+    if (state.request_window_png.empty() || popup_before || any_popup_open())
+        state.window_png_clean_frames = 0;
+    else
+        ++state.window_png_clean_frames;
+}
+
+namespace
+{
+
+void draw_frame(AppState& state)
 {
     const int theme = state.presenter ? 2 : state.prefs.dark_theme ? 1 : 0;
     if (theme != state.applied_theme)
@@ -728,5 +779,7 @@ void draw_app(AppState& state)
     export_popup(state);
     status_bar(state, io.DisplaySize.y - status_h, status_h);
 }
+
+} // namespace
 
 } // namespace attnlab

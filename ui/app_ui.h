@@ -24,6 +24,15 @@ inline constexpr int PageUp = 266, PageDown = 267; // what most presentation cli
 // then the panels of the table in order. Does not recompute: call state.update() before NewFrame.
 void draw_app(AppState& state);
 
+// File > Export window as PNG pictures the window as it is without the dialog: not the frame in which the
+// dialog closes, but one after a whole frame without any popup (dialog, menu, context menu). That frame is
+// drawn with the mouse ignored, so no tooltip or hover outline gets into the picture either.
+// Before NewFrame: true when the coming frame is the one to capture (then the mouse is switched off for it).
+bool begin_window_capture(AppState& state);
+// After that frame is drawn and written (or not): reports the result in the status bar, clears the request
+// and gives the mouse back.
+void end_window_capture(AppState& state, const Status& written);
+
 // The shortcut list shown in Help (and in the README): pairs of keys and what they do.
 struct ShortcutInfo
 {
