@@ -50,6 +50,8 @@ void fill_rect(Image& img, int x0, int y0, int x1, int y1, Color32 color)
     y0 = std::max(0, y0);
     x1 = std::min(img.width, x1);
     y1 = std::min(img.height, y1);
+    if (x0 >= x1 || y0 >= y1)
+        return; // outside the image
     for (int y = y0; y < y1; ++y)
         std::fill(img.pixels.begin() + static_cast<std::ptrdiff_t>(y) * img.width + x0,
                   img.pixels.begin() + static_cast<std::ptrdiff_t>(y) * img.width + x1, color);
