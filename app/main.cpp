@@ -168,7 +168,7 @@ int main(int argc, char** argv)
 
     WindowArgs lesson;
     CLI::App* lesson_command =
-        app.add_subcommand("lesson", "Render each step of a lesson in the window and write one PNG per step");
+        app.add_subcommand("lesson", "Render each step of a lesson as a slide and write one PNG per step");
     lesson_command->add_option("id", lesson.lesson_id, "The lesson (list them with: attnlab lessons)")
         ->required();
     lesson_command->add_option("--export-dir", lesson.export_dir, "Write DIR/<id>-01.png, -02.png, ...")
@@ -179,7 +179,13 @@ int main(int argc, char** argv)
         ->check(CLI::Range(240, 16384));
     lesson_command->add_option("--step", lesson.lesson_step, "Only this step (1 = the first)")
         ->check(CLI::Range(1, 1000));
-    lesson_command->add_flag("--presenter", lesson.presenter, "Render in presenter mode");
+    lesson_command->add_flag(
+        "--presenter", lesson.presenter,
+        "Capture the window in presenter mode (default: clean slides, the step's maps and "
+        "its text as caption)");
+    lesson_command
+        ->add_option("--theme", lesson.theme, "Slide colours: dark or light (default: the saved preference)")
+        ->check(CLI::IsMember({"dark", "light"}));
 
     int exit_code = 0;
     if (!attnlab::parse_command_line(app, argc, argv, std::cout, std::cerr, &exit_code))

@@ -6,6 +6,7 @@
 #include "core/io/session_file.h"
 #include "ui/app_state.h"
 #include "ui/app_ui.h"
+#include "ui/export.h"
 #include "ui/fonts.h"
 #include "ui/gl/framebuffer_png.h"
 #include "ui/gl/gl_textures.h"
@@ -14,6 +15,7 @@
 #include "ui/panels/panels.h"
 #include "ui/prefs.h"
 #include "ui/session_files.h"
+#include "ui/slides.h"
 
 #include <glad/gl.h>
 #define GLFW_INCLUDE_NONE
@@ -507,14 +509,29 @@ int export_lesson(Window& window, AppState& state, const WindowOptions& options)
         char name[64];
         std::snprintf(name, sizeof(name), "-%02d.png", k + 1);
         names.push_back(lesson->id + name);
-        // New windows and scrolling settle over the first frames; the fourth is captured.
+        // New windows and scrolling settle over the first frames (a training step's run and probe are brought
+        // up to the step by them too); the fourth is captured in presenter mode, else the step is drawn as a
+        // slide (ui/slides.h).
         for (int i = 0; i < 3; ++i)
         {
             glfwPollEvents();
             render_frame(window, state, std::string(), nullptr);
         }
         FrameResult result;
-        render_frame(window, state, (temp / names.back()).string(), &result);
+        const std::string path = (temp / names.back()).string();
+        if (state.presenter)
+            render_frame(window, state, path, &result);
+        else
+        {
+            render_frame(window, state, std::string(), nullptr);
+            std::string note;
+            const Image slide =
+                render_lesson_slide(state, options.width, options.height, state.prefs.dark_theme, &note);
+            if (const Status s = write_png(slide, path); !s.is_ok())
+                result.capture_error = s.message();
+            else if (!note.empty() && k == first)
+                std::fprintf(stderr, "attnlab lesson: %s\n", note.c_str());
+        }
         if (!result.capture_error.empty() || !state.status.is_ok())
         {
             std::fprintf(
@@ -639,6 +656,13 @@ int run_window(const WindowOptions& options)
     state->presenter = options.presenter;
     if (!options.theme.empty())
         state->prefs.dark_theme = options.theme == "dark";
+    else if (!options.export_dir.empty() && !prefs_path().empty())
+    {
+        // Lesson slides follow the theme chosen in the window (View > Dark theme), unless --theme says.
+        ViewPrefs saved;
+        load_prefs(prefs_path(), saved);
+        state->prefs.dark_theme = saved.dark_theme;
+    }
 
     rebuild_fonts(*state, window);
     if (!state->font_message.empty())
