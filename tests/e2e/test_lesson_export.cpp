@@ -1,5 +1,6 @@
 // End to end: `attnlab lesson ID --export-dir` under Xvfb writes one PNG per step (each lesson's first step,
-// the whole tour, presenter mode); `--lesson` with an unknown id and an unwritable folder fail clearly.
+// the whole tour, presenter mode), as slides in the theme asked for or saved; `--lesson` with an unknown id
+// and an unwritable folder fail clearly.
 #include "core/io/lesson_file.h"
 #include "ui/colormap.h"
 
@@ -46,11 +47,13 @@ fs::path work_dir(const std::string& name)
 }
 
 // Runs the app under Xvfb (or with no display at all); returns the exit status and fills stdout / stderr.
+// config: the XDG_CONFIG_HOME it runs with ("": the caller's).
 int run_app(const std::string& args, const fs::path& dir, std::string* out, std::string* err,
-            bool xvfb = true)
+            bool xvfb = true, const std::string& config = "")
 {
+    const std::string env = config.empty() ? std::string() : "env XDG_CONFIG_HOME='" + config + "' ";
     const std::string prefix =
-        xvfb ? "xvfb-run -a -s '-screen 0 1920x1080x24' " : "env -u DISPLAY -u WAYLAND_DISPLAY ";
+        env + (xvfb ? "xvfb-run -a -s '-screen 0 1920x1080x24' " : "env -u DISPLAY -u WAYLAND_DISPLAY ");
     const std::string cmd = prefix + "'" + ATTNLAB_APP + "' " + args + " >'" + (dir / "stdout.txt").string() +
                             "' 2>'" + (dir / "stderr.txt").string() + "'";
     const int status = std::system(cmd.c_str());
@@ -162,6 +165,60 @@ TEST(LessonExport, EveryStepOfTheTourInPresenterMode)
         EXPECT_EQ(names[k], expected);
         expect_picture(dir / names[k], 1920, 1080);
     }
+}
+
+// Share of the pixels in rows [y0, y1) that are exactly this colour.
+double share(const Png& png, Color32 c, int y0, int y1)
+{
+    int n = 0;
+    for (int y = y0; y < y1; ++y)
+        for (int x = 0; x < png.w; ++x)
+            n += png.px[static_cast<std::size_t>(y) * static_cast<std::size_t>(png.w) +
+                        static_cast<std::size_t>(x)] == c;
+    return static_cast<double>(n) / static_cast<double>((y1 - y0) * png.w);
+}
+
+TEST(LessonExport, SlidesFollowThemeOptionOrTheSavedPreferenceWithoutWindowChrome)
+{
+    if (!have_xvfb())
+        GTEST_SKIP() << "xvfb-run is not installed";
+    const fs::path dir = work_dir("lesson_theme");
+    const Color32 white = pack_rgba(255, 255, 255), dark_page = pack_rgba(22, 22, 26);
+    struct Case
+    {
+        const char* saved;  // the prefs file's theme
+        const char* option; // --theme ("": none)
+        bool light;         // the page expected
+    };
+    for (const Case& c : {Case{"light", "", true}, Case{"dark", "", false}, Case{"light", "dark", false},
+                          Case{"dark", "light", true}})
+    {
+        SCOPED_TRACE(std::string("saved ") + c.saved + ", --theme " + c.option);
+        const fs::path config = dir / (std::string("config_") + c.saved + "_" + c.option);
+        fs::create_directories(config / "attnlab");
+        std::ofstream(config / "attnlab" / "prefs.ini") << "theme = " << c.saved << "\n";
+        const fs::path out_dir = dir / (std::string("out_") + c.saved + "_" + c.option);
+        std::string out, err;
+        const std::string theme = *c.option != '\0' ? std::string(" --theme ") + c.option : std::string();
+        ASSERT_EQ(run_app("lesson tour --step 3 --width 1280 --height 720" + theme + " --export-dir '" +
+                              out_dir.string() + "'",
+                          dir, &out, &err, true, config.string()),
+                  0)
+            << err;
+        const Png png = load_png(out_dir / "tour-03.png");
+        ASSERT_EQ(png.w, 1280);
+        ASSERT_EQ(png.h, 720);
+        const Color32 page = c.light ? white : dark_page;
+        EXPECT_GT(share(png, page, 0, png.h), 0.5);
+        // No menu bar, no panel title bars: the top rows are the page (and the small header's text).
+        EXPECT_GT(share(png, page, 0, 12), 0.95);
+        EXPECT_GT(heatmap_pixels(png), png.w * png.h / 50); // the scores map
+    }
+    // --theme takes only dark or light, before any window opens.
+    std::string out, err;
+    EXPECT_NE(
+        run_app("lesson tour --theme purple --export-dir '" + dir.string() + "'", dir, &out, &err, false), 0);
+    EXPECT_NE(err.find("purple"), std::string::npos) << err;
 }
 
 TEST(LessonExport, UnknownLessonIsOneLineListingTheValidIds)

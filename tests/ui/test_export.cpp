@@ -1,17 +1,26 @@
-// Export: the heatmap PNG (read back with stb_image), CSV text, unwritable paths, and the prefs file.
+// Export: the heatmap PNG (read back with stb_image: masked cells hatched, one number format, titles and
+// axis titles), file names, CSV text, unwritable paths, lesson slides (caption, theme, no window hints), the
+// window's picture taken without its dialog, and the prefs file.
 #include "ui/app_state.h"
+#include "ui/app_ui.h"
 #include "ui/export.h"
 #include "ui/fonts.h"
+#include "ui/heatmap_math.h"
+#include "ui/lessons.h"
 #include "ui/prefs.h"
+#include "ui/slides.h"
+#include "ui_test_support.h"
 
 #include <stb_image.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <regex>
 #include <sstream>
 
 namespace attnlab
@@ -86,6 +95,167 @@ TEST_F(ExportTest, HeatmapPngHasTheMatrixColoursTitleAndColourBar)
     }
 }
 
+// [SECTION] Slide-ready heatmaps
+
+// The first pixel (row by row) of exactly this colour, or (-1, -1).
+std::pair<int, int> first_pixel(const Image& img, Color32 c)
+{
+    for (int y = 0; y < img.height; ++y)
+        for (int x = 0; x < img.width; ++x)
+            if (img.at(x, y) == c)
+                return {x, y};
+    return {-1, -1};
+}
+
+TEST_F(ExportTest, MaskedWeightsAreHatchedNotAZeroCell)
+{
+    // Causal mask: query 0 sees only key 0 (weight exactly 1), keys 1.. are masked (weight 0).
+    const MatrixView view = resolve_matrix(*state, ref(Stage::weights));
+    ASSERT_NE(view.m, nullptr);
+    ASSERT_EQ((*view.m)(0, 0), 1.0f);
+    const int cell = 40;
+    const Image img = render_heatmap_image(view, cell);
+    const ColorScale scale = choose_scale(value_range(view.m->data(), view.m->size()), true);
+    // Cell (0, 0) is the first pixel of the top colour (the colour bar's top is to its right).
+    const auto [x0, y0] = first_pixel(img, value_to_color(1.0f, scale));
+    ASSERT_GE(x0, 0);
+    const Color32 zero = value_to_color(0.0f, scale);
+    for (int c = 1; c < 6; ++c)
+    {
+        SCOPED_TRACE("cell (0, " + std::to_string(c) + ")");
+        int stripe = 0, base = 0, other = 0;
+        for (int y = y0 + 1; y < y0 + cell - 1; ++y)
+            for (int x = x0 + c * cell + 1; x < x0 + (c + 1) * cell - 1; ++x)
+            {
+                const Color32 p = img.at(x, y);
+                stripe += p == kNegInfStripe;
+                base += p == kNegInfColor;
+                other += p != kNegInfStripe && p != kNegInfColor;
+                EXPECT_NE(p, zero);
+            }
+        // The window's hatching (both colours, stripes a quarter or less) and nothing else: no "0" in it.
+        EXPECT_GT(stripe, cell * 4);
+        EXPECT_GT(base, stripe);
+        EXPECT_EQ(other, 0);
+    }
+    // An allowed cell keeps its colour: (1, 0) is a real weight.
+    EXPECT_EQ(img.at(x0 + cell / 8, y0 + cell + cell / 8), value_to_color((*view.m)(1, 0), scale));
+}
+
+// Every number a picture writes (cells and colour bar): the texts made only of digits, signs, points and
+// exponents.
+std::vector<std::string> numbers_drawn(const HeatmapPicture& p, int cell_px)
+{
+    TextRasterizer text;
+    text.load_default();
+    std::vector<std::string> drawn;
+    text.record(&drawn);
+    Image img;
+    img.reset(2000, 2000, 0);
+    draw_heatmap_picture(img, 0, 0, p, text, PictureFonts{}, picture_palette(false), cell_px);
+    std::vector<std::string> numbers;
+    for (const std::string& s : drawn)
+        if (s.find_first_not_of("-+.0123456789e") == std::string::npos)
+            numbers.push_back(s);
+    return numbers;
+}
+
+TEST(ExportNumbers, OnePictureHasOneNumberFormat)
+{
+    if (find_font_file().empty())
+        GTEST_SKIP() << "no font: the picture has no text";
+    const std::vector<std::string> tokens = {"a", "b", "c"};
+    Mat tiny(3, 3), mixed(3, 3);
+    // What one exported map used to show as "9.0e-10", "1.4e-05", "0.00" and "0".
+    tiny << 9e-10f, 1.4e-5f, 0.0f, -3e-4f, 0.0042f, 2e-7f, 0.0f, 1e-6f, -0.0f;
+    mixed << 9e-10f, 1.4e-5f, 0.0f, 0.5f, 0.25f, -0.0f, 12.5f, 3.0f, 0.001f;
+    for (const Mat* m : {&tiny, &mixed})
+    {
+        MatrixView view;
+        view.m = m;
+        view.row_tokens = &tokens;
+        view.col_tokens = &tokens;
+        const std::vector<std::string> numbers = numbers_drawn(heatmap_picture(view), 80);
+        ASSERT_GE(numbers.size(), 9u + 3u); // every cell, and the colour bar
+        const std::regex scientific(R"(-?\d\.\de[+-]\d\d)"), one_decimal(R"(-?\d+\.\d)");
+        const std::regex& expected = m == &tiny ? scientific : one_decimal; // largest 0.0042; 12.5
+        for (const std::string& s : numbers)
+            EXPECT_TRUE(std::regex_match(s, expected)) << "\"" << s << "\" in a picture of the other format";
+    }
+}
+
+TEST(ExportNumbers, FormatFollowsTheLargestMagnitude)
+{
+    EXPECT_EQ(format_number(0.0f, choose_number_format(0.0f)), "0.00");
+    EXPECT_EQ(format_number(-0.0f, choose_number_format(1.0f)), "0.00");
+    EXPECT_EQ(format_number(-0.001f, choose_number_format(1.0f)), "0.00");
+    EXPECT_EQ(format_number(0.25f, choose_number_format(1.0f)), "0.25");
+    EXPECT_EQ(format_number(3.14159f, choose_number_format(12.0f)), "3.1");
+    EXPECT_EQ(format_number(42.4f, choose_number_format(310.0f)), "42");
+    EXPECT_EQ(format_number(0.0f, choose_number_format(0.004f)), "0.0e+00");
+    EXPECT_EQ(format_number(1.4e-5f, choose_number_format(0.004f)), "1.4e-05");
+    EXPECT_EQ(format_number(-1.0f / 0.0f, choose_number_format(1.0f)), "−∞");
+    const float values[] = {0.5f, -7.0f, 3.0f};
+    const float mask[] = {0.0f, -1.0f / 0.0f, 0.0f};
+    EXPECT_EQ(shown_max_abs(values, 3, mask), 3.0f); // the masked −7 shows no number
+}
+
+TEST_F(ExportTest, TitleSaysWhatAndWhereAxesSayQueryAndKey)
+{
+    const HeatmapPicture w = heatmap_picture(*state, ref(Stage::weights));
+    EXPECT_EQ(w.title, "Attention weights A_2 · layer 1 · sentence 1 · causal mask · τ = 1");
+    EXPECT_EQ(w.row_axis, "query");
+    EXPECT_EQ(w.col_axis, "key");
+    const HeatmapPicture q = heatmap_picture(*state, ref(Stage::Q));
+    EXPECT_EQ(q.title, "Queries Q_2 · layer 1 · sentence 1"); // no mask or τ before they apply
+    EXPECT_EQ(q.row_axis, "position");
+    EXPECT_EQ(q.col_axis, "feature (d_k)");
+    EXPECT_EQ(heatmap_picture(*state, ref(Stage::scores)).title, "Scores · head 2 · layer 1 · sentence 1");
+    EXPECT_EQ(heatmap_picture(*state, ref(Stage::X)).col_axis, "feature (d_model)");
+    state->session.config.temperature = 0.5f;
+    state->session.config.mask = MaskKind::None;
+    state->edit();
+    state->update();
+    EXPECT_EQ(heatmap_picture(*state, ref(Stage::masked)).title,
+              "Masked scores · head 2 · layer 1 · sentence 1 · no mask");
+    EXPECT_EQ(heatmap_picture(*state, ref(Stage::head_out)).title,
+              "Head output head_2 · layer 1 · sentence 1 · no mask · τ = 0.5");
+    // The picture writes them: title, axis titles.
+    if (!find_font_file().empty())
+    {
+        TextRasterizer text;
+        text.load_default();
+        std::vector<std::string> drawn;
+        text.record(&drawn);
+        Image img;
+        img.reset(1500, 1500, 0);
+        draw_heatmap_picture(img, 0, 0, w, text, PictureFonts{}, picture_palette(false), 40);
+        for (const char* s :
+             {"query", "key", "Attention weights A_2 · layer 1 · sentence 1 · causal mask · τ = 1"})
+            EXPECT_NE(std::find(drawn.begin(), drawn.end(), s), drawn.end()) << s;
+    }
+}
+
+TEST(ExportNames, FileNamesCountLayersSentencesAndHeadsFromOne)
+{
+    MatrixRef r;
+    r.stage = Stage::weights;
+    r.layer = 0;
+    r.b = 0;
+    r.head = 1;
+    EXPECT_EQ(matrix_file_stem(r), "attnlab-weights-layer1-sentence1-head2");
+    r.stage = Stage::mha;
+    r.layer = 1;
+    r.b = 2;
+    EXPECT_EQ(default_export_path(r, ExportFormat::Csv), "attnlab-mha-layer2-sentence3.csv");
+    r.source = MatrixSource::Cross;
+    r.stage = Stage::scores;
+    EXPECT_EQ(matrix_file_stem(r), "attnlab-scores-cross-sentence3-head2");
+    r.source = MatrixSource::Comparison;
+    r.comparison = ComparisonMatrix::single_weights;
+    EXPECT_EQ(matrix_file_stem(r), "attnlab-single_weights-layer2-sentence3-head2");
+}
+
 TEST_F(ExportTest, PngWithoutFontStillHasCells)
 {
     const MatrixView view = resolve_matrix(*state, ref(Stage::weights));
@@ -128,6 +298,159 @@ TEST_F(ExportTest, UnwritablePathIsAMessageAndLeavesNothing)
     run_export_dialog(*state);
     EXPECT_FALSE(state->message_is_error) << state->message;
     EXPECT_TRUE(std::filesystem::exists(dir / "ok.png"));
+}
+
+// [SECTION] Lesson slides
+
+TEST(SlideCaption, LeavesOutWhatOnlyTheWindowCanDo)
+{
+    EXPECT_EQ(
+        slide_caption("Entry (i, j) is a dot product. The highlighted cell is query \"visits\" against key "
+                      "\"Africa\"; hover it to see the sum written out."),
+        "Entry (i, j) is a dot product. The highlighted cell is query \"visits\" against key \"Africa\".");
+    EXPECT_EQ(
+        slide_caption("Head h multiplies X. Use [ and ] to step through the heads: each differs. Done."),
+        "Head h multiplies X. Done.");
+    EXPECT_EQ(
+        slide_caption("Each row sums to 1. Hover a weight to see its row's sum. Drag the timeline to go "
+                      "back. Toggle “scale by √d_k” in the Model panel to see both."),
+        "Each row sums to 1.");
+    // An exercise for the student is all instructions: it stays whole.
+    const std::string exercise = "Type your own probe: six symbols. Then try fewer layers and Play again.";
+    EXPECT_EQ(slide_caption(exercise), exercise);
+    const std::string all_window = "Hover a row to see it in every head.";
+    EXPECT_EQ(slide_caption(all_window), all_window);
+}
+
+class SlideTest : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        load_lesson_library(*state, default_lessons_dir());
+        const auto& lessons = state->lesson.library.lessons;
+        for (std::size_t i = 0; i < lessons.size(); ++i)
+            if (lessons[i].id == "tour")
+                tour = static_cast<int>(i);
+        ASSERT_GE(tour, 0);
+    }
+    // Share of the slide's pixels that are exactly this colour.
+    static double share(const Image& img, Color32 c)
+    {
+        return static_cast<double>(std::count(img.pixels.begin(), img.pixels.end(), c)) /
+               static_cast<double>(img.pixels.size());
+    }
+    std::unique_ptr<AppState> state = std::make_unique<AppState>();
+    int tour = -1;
+};
+
+TEST_F(SlideTest, AStepIsItsTitleMapsAndCaptionWithoutWindowHints)
+{
+    enter_lesson(*state, tour, 2); // scores, one highlighted cell, "hover it" in the text
+    state->update();
+    ASSERT_TRUE(state->status.is_ok());
+    std::vector<std::string> texts;
+    const Image light = render_lesson_slide(*state, 1280, 720, false, nullptr, &texts);
+    ASSERT_EQ(light.width, 1280);
+    ASSERT_EQ(light.height, 720);
+    EXPECT_GT(share(light, picture_palette(false).paper), 0.5); // a white page
+    // The scores map's colours are on it, with its cell outlined in the lesson colour.
+    const MatrixView scores = resolve_matrix(*state,
+                                             [&]
+                                             {
+                                                 MatrixRef r;
+                                                 r.stage = Stage::scores;
+                                                 return r;
+                                             }());
+    const ColorScale scale = choose_scale(value_range(scores.m->data(), scores.m->size()), false);
+    EXPECT_GT(share(light, value_to_color((*scores.m)(0, 0), scale)), 0.001);
+    EXPECT_GT(share(light, lesson_highlight_color()), 0.0005);
+    const Image dark = render_lesson_slide(*state, 1280, 720, true);
+    EXPECT_GT(share(dark, picture_palette(true).paper), 0.5);
+    if (find_font_file().empty())
+        return;
+    std::string all;
+    for (const std::string& t : texts)
+        all += t + "\n";
+    for (const char* expected : {"Scores: every query against every key", "3 / 11", "Scores · head 1",
+                                 "query", "key", "A tour: from words to attention"})
+        EXPECT_NE(all.find(expected), std::string::npos) << expected << " in\n" << all;
+    for (const char* hint : {"hover", "Hover", "click", "right click", "Alt+", "F5"})
+        EXPECT_EQ(all.find(hint), std::string::npos) << hint << " in\n" << all;
+}
+
+TEST_F(SlideTest, HeadsStepShowsEveryHead)
+{
+    enter_lesson(*state, tour, 10); // the heads view
+    state->update();
+    std::vector<std::string> texts;
+    render_lesson_slide(*state, 1920, 1080, false, nullptr, &texts);
+    if (find_font_file().empty())
+        return;
+    for (int j = 1; j <= state->heads(); ++j)
+        EXPECT_NE(std::find(texts.begin(), texts.end(), "Attention weights A_" + std::to_string(j)),
+                  texts.end())
+            << j;
+}
+
+// [SECTION] The window's picture without its dialog
+
+TEST(WindowPicture, IsTakenOnAFrameWithoutTheDialogOrAnyPopup)
+{
+    test::HeadlessUi ui(1280, 720);
+    ImGui::GetIO().KeyMap[ImGuiKey_Enter] = 257; // as GLFW_KEY_ENTER
+    auto state = std::make_unique<AppState>();
+    const char* dialog = "Save a picture of the window (PNG) to";
+    state->request_file_action = FileAction::ExportWindowPng;
+    test::FrameOutput out = ui.frames(*state, 3);
+    ASSERT_NE(out.text.find(dialog), std::string::npos) << out.text;
+    EXPECT_FALSE(begin_window_capture(*state)); // nothing asked yet
+    // Enter in the path field: the same frame asks for the picture and closes the dialog, which it still
+    // drew.
+    ImGui::GetIO().KeysDown[257] = true;
+    out = ui.frame(*state);
+    ImGui::GetIO().KeysDown[257] = false;
+    ASSERT_EQ(state->request_window_png, "attnlab-window.png");
+    EXPECT_NE(out.text.find(dialog), std::string::npos);
+    int captured_at = -1;
+    for (int i = 0; i < 4 && captured_at < 0; ++i)
+    {
+        const bool capture = begin_window_capture(*state);
+        if (capture)
+        {
+            EXPECT_NE(ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NoMouse, 0); // no tooltip, no hover
+        }
+        out = ui.frame(*state);
+        if (!capture)
+            continue;
+        captured_at = i;
+        EXPECT_EQ(out.text.find(dialog), std::string::npos) << out.text;
+        EXPECT_NE(out.text.find("Pipeline"), std::string::npos); // the window itself is there
+        end_window_capture(*state, Status::ok());
+    }
+    EXPECT_EQ(captured_at, 1); // one clean frame drawn first, the next is captured
+    EXPECT_TRUE(state->request_window_png.empty());
+    EXPECT_EQ(ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NoMouse, 0); // the mouse is back
+    EXPECT_EQ(state->message, "Saved the window to attnlab-window.png");
+
+    // Asked while another popup is open: nothing is captured until it has gone.
+    state->request_window_png = "later.png";
+    state->export_dialog.open_request = true;
+    for (int i = 0; i < 5; ++i)
+    {
+        EXPECT_FALSE(begin_window_capture(*state)) << i;
+        out = ui.frame(*state);
+        // (An auto-sized popup is laid out, not drawn, on its first frame.)
+        EXPECT_TRUE(i == 0 || out.text.find("Export heatmap") != std::string::npos) << i;
+    }
+    ui.press_key(*state, 256); // Escape closes it
+    out = ui.frame(*state);
+    EXPECT_TRUE(begin_window_capture(*state));
+    out = ui.frame(*state);
+    EXPECT_EQ(out.text.find("Export heatmap"), std::string::npos);
+    end_window_capture(*state, Status::error("disk full"));
+    EXPECT_TRUE(state->message_is_error);
+    EXPECT_NE(state->message.find("disk full"), std::string::npos);
 }
 
 TEST(Prefs, RoundTripAndTolerateJunk)
