@@ -243,7 +243,8 @@ HeatmapLayout layout_heatmap(const HeatmapPicture& p, const TextRasterizer& text
         L.bar_h = std::max(L.image_h, static_cast<int>(f.body * 4.5f));
         L.x_bar = L.x_img + L.image_w + static_cast<int>(f.body);
     }
-    float number_px = std::min(f.body, static_cast<float>(L.cell) * 0.42f);
+    // Numbers grow with large cells (a slide read from the back of a room), up to 1.4 times the body text.
+    float number_px = std::min(f.body * 1.4f, static_cast<float>(L.cell) * 0.38f);
     if (text.ok() && number_px >= 10.0f && L.rows * L.cols <= 4096)
     {
         float widest = 0.0f;
@@ -289,14 +290,18 @@ HeatmapLayout layout_heatmap(const HeatmapPicture& p, const TextRasterizer& text
 } // namespace
 
 void measure_heatmap_picture(const HeatmapPicture& p, const TextRasterizer& text, const PictureFonts& fonts,
-                             int cell_px, int* width, int* height)
+                             int cell_px, int* width, int* height, int* image_top)
 {
     *width = *height = 0;
+    if (image_top != nullptr)
+        *image_top = 0;
     if (p.view.m == nullptr || p.view.m->size() == 0)
         return;
     const HeatmapLayout L = layout_heatmap(p, text, fonts, cell_px);
     *width = L.width;
     *height = L.height;
+    if (image_top != nullptr)
+        *image_top = L.y_img;
 }
 
 void draw_heatmap_picture(Image& img, int x, int y, const HeatmapPicture& p, const TextRasterizer& text,

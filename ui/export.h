@@ -54,9 +54,10 @@ struct PictureFonts
     float label = 18.0f; // token labels and axis titles
 };
 
-// The size the picture of p takes at cell_px pixels per cell.
+// The size the picture of p takes at cell_px pixels per cell; image_top (optional): where its cells start
+// under the title and subtitle (maps side by side line up their cells with it).
 void measure_heatmap_picture(const HeatmapPicture& p, const TextRasterizer& text, const PictureFonts& fonts,
-                             int cell_px, int* width, int* height);
+                             int cell_px, int* width, int* height, int* image_top = nullptr);
 // Draws it with its top-left corner at (x, y): title, subtitle, row and column labels with their axis
 // titles, cells (masked ones hatched as in the window, numbers inside when they fit, all in one format),
 // column-block separators, outlined cells, and the colour bar with its range and the masked swatch.

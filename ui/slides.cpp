@@ -325,19 +325,25 @@ PictureFonts scaled(const PictureFonts& f, float k)
     return {f.title * k, f.body * k, f.label * k};
 }
 
-// The size of maps [first, last) side by side at `cell`.
+// The size of maps [first, last) side by side at `cell`, their cells on one line: a map with a shorter
+// header moves down by the difference (image_top: the row's cells' top).
 void row_size(const std::vector<HeatmapPicture>& maps, std::size_t first, std::size_t last,
-              const TextRasterizer& text, const PictureFonts& fonts, int cell, int gap, int* w, int* h)
+              const TextRasterizer& text, const PictureFonts& fonts, int cell, int gap, int* w, int* h,
+              int* image_top = nullptr)
 {
     *w = 0;
-    *h = 0;
+    int top = 0, below = 0;
     for (std::size_t i = first; i < last; ++i)
     {
-        int mw = 0, mh = 0;
-        measure_heatmap_picture(maps[i], text, fonts, cell, &mw, &mh);
+        int mw = 0, mh = 0, mt = 0;
+        measure_heatmap_picture(maps[i], text, fonts, cell, &mw, &mh, &mt);
         *w += mw + (i > first ? gap : 0);
-        *h = std::max(*h, mh);
+        top = std::max(top, mt);
+        below = std::max(below, mh - mt);
     }
+    *h = top + below;
+    if (image_top != nullptr)
+        *image_top = top;
 }
 
 bool grid_fits(const std::vector<HeatmapPicture>& maps, int per_row, const TextRasterizer& text,
@@ -495,15 +501,16 @@ Image render_lesson_slide(AppState& state, int width, int height, bool dark, std
     const std::vector<HeatmapPicture> maps = arranged(content->maps, per_row, content->shared_scale);
 
     // Rows of maps, each row centred; the block centred in the area.
-    std::vector<int> row_w, row_h;
+    std::vector<int> row_w, row_h, row_top;
     int total_h = 0;
     for (std::size_t first = 0; first < maps.size(); first += per_row)
     {
-        int w = 0, h = 0;
+        int w = 0, h = 0, t = 0;
         row_size(maps, first, std::min(maps.size(), first + per_row), text, map_fonts, fit.cell, map_gap, &w,
-                 &h);
+                 &h, &t);
         row_w.push_back(w);
         row_h.push_back(h);
+        row_top.push_back(t);
         total_h += h + (first > 0 ? map_gap : 0);
     }
     int ry = top + std::max(0, (area_h - total_h) / 2);
@@ -512,9 +519,9 @@ Image render_lesson_slide(AppState& state, int width, int height, bool dark, std
         int x = margin + std::max(0, (area_w - row_w[r]) / 2);
         for (std::size_t i = first; i < std::min(maps.size(), first + per_row); ++i)
         {
-            int mw = 0, mh = 0;
-            measure_heatmap_picture(maps[i], text, map_fonts, fit.cell, &mw, &mh);
-            draw_heatmap_picture(img, x, ry, maps[i], text, map_fonts, palette, fit.cell);
+            int mw = 0, mh = 0, mt = 0;
+            measure_heatmap_picture(maps[i], text, map_fonts, fit.cell, &mw, &mh, &mt);
+            draw_heatmap_picture(img, x, ry + row_top[r] - mt, maps[i], text, map_fonts, palette, fit.cell);
             x += mw + map_gap;
         }
         ry += row_h[r] + map_gap;
