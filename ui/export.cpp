@@ -92,7 +92,12 @@ std::string matrix_context(const AppState& state, const MatrixRef& ref)
     const Trace& t = state.trace();
     const bool comparison = ref.source == MatrixSource::Comparison;
     const bool cross = ref.source == MatrixSource::Cross;
-    append_part(s, cross ? std::string("cross-attention") : "layer " + std::to_string(ref.layer + 1));
+    if (t.trained)
+        append_part(s, "trained model");
+    if (cross)
+        append_part(s, "cross-attention");
+    else if (comparison || stage_info(ref.stage).scope == StageScope::Layer) // the embedding is in no layer
+        append_part(s, "layer " + std::to_string(ref.layer + 1));
     append_part(s, "sentence " + std::to_string(ref.b + 1));
     // Where the mask and τ change the numbers: from the masked scores (mask) and the weights (τ) to the
     // block's output, and the single-head comparison built the same way.
@@ -104,7 +109,7 @@ std::string matrix_context(const AppState& state, const MatrixRef& ref)
     const bool shows_tau = single || (block && order >= static_cast<int>(Stage::weights));
     if (shows_mask && ref.b >= 0 && ref.b < t.batch_size())
     {
-        const bool causal = !cross && state.session.config.mask == MaskKind::Causal;
+        const bool causal = !cross && t.config.mask == MaskKind::Causal;
         const bool padding = has_padding(&t.tokens.tokens[static_cast<std::size_t>(ref.b)]);
         append_part(s, causal && padding ? "causal + padding mask"
                        : causal          ? "causal mask"
