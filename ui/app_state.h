@@ -250,6 +250,12 @@ struct TrainingPanelState
     // is left (its model at its step; the curves of earlier runs are not kept).
     bool user_run_kept = false;
     TrainedModel user_run;
+    // Replaying an opened model's run from its seed to get its timeline back (a run is bit-identical for the
+    // same seed and settings): the weights the replay must end on, and the model to fall back to when it
+    // does not.
+    std::shared_ptr<const train::Params> replay_expect;
+    int replay_target = 0;
+    TrainedModel replay_model;
 };
 
 // The main panels (Pipeline, Heads, Inspector, Comparisons) show the trained model instead of the session:

@@ -10,6 +10,7 @@
 #include "ui/panels/panels.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <sstream>
 
@@ -105,7 +106,7 @@ Status save_model_file(AppState& state, const std::string& path)
     const TrainingSnapshot& v = state.training.view;
     if (!v.params())
         return Status::error("there is no trained model yet: pick a task in the Training panel first");
-    ATTNLAB_TRY(write_model_file(v.trained_model(), path));
+    ATTNLAB_TRY(write_model_file(model_with_view(state), path));
     state.training.model_path = path;
     remember(state, path);
     state.set_message("Saved the model at step " + std::to_string(v.step) + " to " + path, false);
@@ -159,17 +160,55 @@ Status write_curves_csv(const TrainingSnapshot& run, const std::string& path)
     return file.commit();
 }
 
+TrainedModel model_with_view(const AppState& state)
+{
+    const TrainingPanelState& ts = state.training;
+    TrainedModel m = ts.view.trained_model();
+    m.has_view = true;
+    m.view_step = ts.follow_latest ? ts.view.step : std::clamp(ts.shown_step, 0, ts.view.step);
+    m.view_main_panels = state.trained_view.on;
+    m.view_probe = ts.probe_text == ts.view.probe_text ? std::string() : ts.probe_text;
+    return m;
+}
+
+namespace
+{
+
+std::string view_key(const TrainedModel& m)
+{
+    return std::to_string(m.view_step) + (m.view_main_panels ? "/main/" : "/panel/") + m.view_probe;
+}
+
+double seconds_now()
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+} // namespace
+
 bool model_autosave_tick(AppState& state, ModelAutosave& autosave, bool force)
 {
-    if (autosave.path.empty() || !state.training_run.configured() || (state.training_run.running() && !force))
+    if (autosave.path.empty() || !state.training_run.configured() ||
+        (state.training_run.running() && !force) || state.training.replay_expect != nullptr ||
+        lesson_active(state))
         return false;
     state.training_run.poll(state.training.view);
     const TrainingSnapshot& v = state.training.view;
     const std::string task = train::task_info(v.config.task).key;
-    if (!v.params() || v.step == v.first_step ||
-        (v.step == autosave.written_step && task == autosave.written_task))
+    if (!v.params() || (v.step == v.first_step && v.first_step == 0))
         return false;
-    const Status s = write_model_file(v.trained_model(), autosave.path);
+    const bool new_step = v.step != autosave.written_step || task != autosave.written_task;
+    // Where the user is on the model (timeline, main panels, probe) is kept too, at most every 2 s while it
+    // changes (scrubbing), and always at exit.
+    const TrainedModel model = model_with_view(state);
+    const double now = seconds_now();
+    const bool new_view =
+        view_key(model) != autosave.written_view && (force || now - autosave.last_write_s > 2.0);
+    if (!new_step && !new_view)
+        return false;
+    autosave.last_write_s = now;
+    autosave.written_view = view_key(model);
+    const Status s = write_model_file(model, autosave.path);
     if (!s.is_ok())
     {
         if (s.message() != autosave.error)
@@ -195,6 +234,7 @@ Status restore_model_autosave(AppState& state, ModelAutosave& autosave, bool sho
     ATTNLAB_TRY(open_trained_model(state, model, show));
     autosave.written_step = model.steps_taken;
     autosave.written_task = model.task;
+    autosave.written_view = model.has_view ? view_key(model) : std::string();
     return Status();
 }
 

@@ -40,8 +40,13 @@ struct ModelAutosave
     std::string path;      // "" : none
     int written_step = -1; // the step the file holds (-1: nothing written this run)
     std::string written_task;
+    std::string written_view; // the "view" the file holds (timeline step, main panels, probe), as a key
+    double last_write_s = -1e300;
     std::string error; // why the last write failed ("" : it did not)
 };
+// The Training panel's model at its current step with where the window is on it (the timeline's step, the
+// main panels, the probe): what Save model and the autosave write.
+TrainedModel model_with_view(const AppState& state);
 // Writes the run's model when it is paused (or `force`, at exit) at a step the file does not hold yet, and
 // only once the run has taken a step. Returns true when written; a failure is said once in the status bar.
 bool model_autosave_tick(AppState& state, ModelAutosave& autosave, bool force);

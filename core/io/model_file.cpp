@@ -246,6 +246,18 @@ void write_model(JsonWriter& w, const TrainedModel& m)
     w.number(m.steps_taken);
     w.key("history");
     write_history(w, m.history);
+    if (m.has_view)
+    {
+        w.key("view");
+        w.begin_object();
+        w.key("step");
+        w.number(m.view_step);
+        w.key("main_panels");
+        w.boolean(m.view_main_panels);
+        w.key("probe");
+        w.string(m.view_probe);
+        w.end_object();
+    }
     w.key("weights");
     write_weights(w, m.config, m.params);
     w.end_object();
@@ -963,6 +975,20 @@ Status parse_model_json(std::string_view text, const std::string& source, Traine
     ATTNLAB_TRY(read_settings(r, root, &m.settings));
     ATTNLAB_TRY(r.integer(root, "", "step", 0, INT_MAX, &m.steps_taken));
     ATTNLAB_TRY(read_history(r, root, m.config.n_layers * m.config.n_heads, &m.history));
+    if (const auto view = root.find("view"); view != root.end())
+    {
+        if (!view->is_object())
+            return r.error("view", "must be an object {\"step\", \"main_panels\", \"probe\"}, got " +
+                                       describe(*view));
+        m.has_view = true;
+        ATTNLAB_TRY(r.integer(*view, "view", "step", 0, m.steps_taken, &m.view_step));
+        ATTNLAB_TRY(r.boolean(*view, "view", "main_panels", &m.view_main_panels));
+        const json* probe = nullptr;
+        ATTNLAB_TRY(r.member(*view, "view", "probe", &probe));
+        if (!probe->is_string())
+            return r.error("view.probe", "must be a string of tokens, got " + describe(*probe));
+        m.view_probe = probe->get<std::string>();
+    }
     ATTNLAB_TRY(read_weights(r, root, m.config, text.size(), &m.params));
     *out = std::move(m);
     return Status::ok();

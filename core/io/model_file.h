@@ -42,6 +42,13 @@ struct TrainedModel
     int steps_taken = 0;                 // AdamW steps the weights have had
     std::vector<MetricRow> history;      // one row per logged step, in order
     train::Params params; // every tensor; a sinusoidal P holds the sinusoids (not written to the file)
+
+    // Where the window was on this model (optional "view" object; the command line neither writes nor needs
+    // it): the timeline's step, whether the main panels showed the model, the probe typed.
+    bool has_view = false;
+    int view_step = 0; // 0..steps_taken
+    bool view_main_panels = false;
+    std::string view_probe; // "" : the task's default
 };
 
 // train::parameter_count(config) without allocating the tensors (for size checks before allocating).

@@ -332,6 +332,38 @@ TEST(ModelFile, WrongTypesAndValuesAreRefusedByName)
     expect_error(json::array(), "not a JSON object");
 }
 
+// The window's "view" (timeline step, main panels, probe) is optional, round-trips, and a bad one is refused
+// by name like every other field.
+TEST(ModelFile, TheWindowsViewRoundTripsAndABadOneIsNamed)
+{
+    TrainedModel model = small_model(TaskKind::Reverse);
+    EXPECT_FALSE(json::parse(model_to_json(model)).contains("view")) << "the command line writes none";
+    model.has_view = true;
+    model.view_step = 2;
+    model.view_main_panels = true;
+    model.view_probe = "1 2 | 2 1";
+    round_trip(model);
+    TrainedModel loaded;
+    ASSERT_TRUE(parse_model_json(model_to_json(model), "m.json", &loaded).is_ok());
+    EXPECT_TRUE(loaded.has_view);
+    EXPECT_EQ(loaded.view_step, 2);
+    EXPECT_TRUE(loaded.view_main_panels);
+    EXPECT_EQ(loaded.view_probe, "1 2 | 2 1");
+
+    const json good = json::parse(model_to_json(model));
+    const std::pair<const char*, json> cases[] = {
+        {"/view/step", 4}, // after the weights' step 3
+        {"/view/step", -1}, {"/view/main_panels", "yes"}, {"/view/probe", 3}, {"/view", json::array()},
+    };
+    for (const auto& [pointer, value] : cases)
+    {
+        SCOPED_TRACE(pointer);
+        json doc = good;
+        doc.at(json::json_pointer(pointer)) = value;
+        expect_error(doc, "view");
+    }
+}
+
 TEST(ModelFile, FieldsTheConfigRulesOutAreRefused)
 {
     json attention_only = json::parse(model_to_json(small_model(TaskKind::Induction, true)));

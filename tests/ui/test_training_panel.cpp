@@ -360,6 +360,59 @@ TEST(TrainingFiles, SavedModelOpensAtItsStepWithTheSameWeightsMapsAndCurves)
     EXPECT_EQ(b->training.view.step, 27);
 }
 
+// Where the user was on a model comes back with it: the main panels, the probe, and an earlier timeline step,
+// whose frames are rebuilt by replaying the run from its seed and checked against the saved weights.
+TEST(TrainingFiles, TheTimelinePositionComesBackByAReplayCheckedBitForBit)
+{
+    HeadlessUi ui;
+    auto a = std::make_unique<AppState>();
+    ui.frames(*a, 1, panel_only(draw_training_panel));
+    a->training_run.step_now(40);
+    ui.frames(*a, 1, panel_only(draw_training_panel));
+    a->training.follow_latest = false;
+    a->training.shown_step = 20;
+    a->training.probe_text = "1 2 3 4 5 6 7 8 | 8 7 6 5 4 3 2";
+    a->training.probe_dirty = true;
+    set_trained_view(*a, true);
+    ui.frames(*a, 1);
+    ASSERT_EQ(a->training.probe_error, "");
+    const Mat weights_at_20 = a->trace().layers[1].attn.head(0, 0).weights;
+    const std::string path = temp_path("reverse-40-view.json");
+    ASSERT_TRUE(save_model_file(*a, path).is_ok());
+
+    auto b = std::make_unique<AppState>();
+    ASSERT_TRUE(open_model_file(*b, path).is_ok());
+    EXPECT_TRUE(b->training.replay_expect != nullptr) << "step 20 < 40: the run replays";
+    ASSERT_TRUE(wait_stopped(b->training_run));
+    ui.frames(*b, 2);
+    EXPECT_TRUE(b->training.replay_expect == nullptr);
+    EXPECT_FALSE(b->message_is_error) << b->message;
+    EXPECT_TRUE(contains(b->message, "bit for bit")) << b->message;
+    EXPECT_EQ(b->training.view.step, 40);
+    EXPECT_GE(b->training.view.timeline.size(), 5u); // steps 0, 10, 20, 30, 40
+    EXPECT_FALSE(b->training.follow_latest);
+    EXPECT_EQ(b->training.shown_step, 20);
+    EXPECT_EQ(b->training.probe_text, "1 2 3 4 5 6 7 8 | 8 7 6 5 4 3 2");
+    ASSERT_TRUE(b->showing_trained());
+    EXPECT_EQ(b->trace().layers[1].attn.head(0, 0).weights, weights_at_20);
+
+    // A file whose weights no replay reaches (one weight changed by hand): the saved model stays, with its
+    // one step, and the message says why.
+    TrainedModel tampered;
+    ASSERT_TRUE(load_model_file(path, &tampered).is_ok());
+    tampered.params.W_U(0, 0) += 0.5f;
+    ASSERT_TRUE(write_model_file(tampered, path).is_ok());
+    auto c = std::make_unique<AppState>();
+    ASSERT_TRUE(open_model_file(*c, path).is_ok());
+    ASSERT_TRUE(wait_stopped(c->training_run));
+    ui.frames(*c, 2);
+    EXPECT_TRUE(c->message_is_error);
+    EXPECT_TRUE(contains(c->message, "could not be rebuilt")) << c->message;
+    EXPECT_EQ(c->training.view.step, 40);
+    EXPECT_EQ(c->training.view.timeline.size(), 1u);
+    EXPECT_EQ(c->training.view.params()->W_U(0, 0), tampered.params.W_U(0, 0));
+}
+
 TEST(TrainingFiles, ABrokenModelFileIsAMessageAndTheRunStays)
 {
     HeadlessUi ui;

@@ -32,6 +32,10 @@ void show_training_panel(AppState& state);
 // Opens a trained model (a loaded attnlab-model file) in the Training panel at its step, and shows the panel
 // when `show`. On error nothing changes.
 Status open_trained_model(AppState& state, const TrainedModel& model, bool show = true);
+// Replays the Training panel's run from its seed to its step on the worker, to get an opened model's timeline
+// back; when it stops, the weights are compared with the saved ones bit for bit (equal: the timeline is
+// back; not: the saved model is opened again, with a message).
+Status replay_timeline(AppState& state);
 
 // The main panels and the trained model: once a frame, copies the Training panel's probe through the weights
 // at its shown step into AppState::trained_view when the user shows the trained model (cheap when nothing

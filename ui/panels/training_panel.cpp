@@ -634,6 +634,20 @@ void draw_timeline(AppState& state)
     item_tooltip("Follow the newest weights while training.");
     ImGui::SameLine();
     ImGui::TextDisabled("%d frame%s", last + 1, last == 0 ? "" : "s");
+    if (ts.replay_expect != nullptr)
+        ImGui::TextColored(ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram],
+                           "Rebuilding the timeline: replaying the run from its seed, step %d of %d", v.step,
+                           ts.replay_target);
+    else if (v.first_step > 0 && last == 0 && !state.training_run.running())
+    {
+        // An opened model has its last step only; the same seed and settings replay the whole run.
+        if (ImGui::SmallButton("Rebuild the timeline"))
+            if (const Status s = replay_timeline(state); !s)
+                state.set_message(s.message(), true);
+        item_tooltip(
+            "Trains the same model again from its seed to this step (the same seed and settings give "
+            "the same run, bit for bit) and checks the result against the saved weights.");
+    }
 }
 
 void draw_probe_field(AppState& state)
@@ -1184,14 +1198,124 @@ void show_training_panel(AppState& state)
         state.prefs.open[static_cast<std::size_t>(id)] = false;
 }
 
+namespace
+{
+
+bool same_params(const train::Params& a, const train::Params& b)
+{
+    if (a.E != b.E || a.P != b.P || a.layers.size() != b.layers.size() || a.lnf_gamma != b.lnf_gamma ||
+        a.lnf_beta != b.lnf_beta || a.W_U != b.W_U || a.b_U != b.b_U)
+        return false;
+    for (std::size_t l = 0; l < a.layers.size(); ++l)
+    {
+        const train::LayerParamsT<float>& x = a.layers[l];
+        const train::LayerParamsT<float>& y = b.layers[l];
+        if (x.ln1_gamma != y.ln1_gamma || x.ln1_beta != y.ln1_beta || x.W_Q != y.W_Q || x.W_K != y.W_K ||
+            x.W_V != y.W_V || x.W_O != y.W_O || x.ln2_gamma != y.ln2_gamma || x.ln2_beta != y.ln2_beta ||
+            x.W_1 != y.W_1 || x.b_1 != y.b_1 || x.W_2 != y.W_2 || x.b_2 != y.b_2)
+            return false;
+    }
+    return true;
+}
+
+// When a replay has stopped: the timeline is back if it ended on the saved weights bit for bit; otherwise
+// the saved model comes back as it was opened (one step, no timeline) and the message says why.
+void finish_replay(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    if (ts.replay_expect == nullptr || state.training_run.running())
+        return;
+    state.training_run.poll(ts.view);
+    const std::shared_ptr<const train::Params> expect = std::move(ts.replay_expect);
+    ts.replay_expect = nullptr;
+    const bool same =
+        ts.view.step == ts.replay_target && ts.view.params() && same_params(*ts.view.params(), *expect);
+    if (same)
+    {
+        state.set_message(
+            "Timeline rebuilt: the replay from the seed ends on the saved weights, bit for bit.", false);
+        return;
+    }
+    const int shown = ts.shown_step;
+    const int reached = ts.view.step;
+    TrainedModel model = std::move(ts.replay_model);
+    model.has_view = false;
+    state.training_run.clear_past();
+    if (state.training_run.open(model).is_ok())
+        state.training_run.poll(ts.view);
+    ts.edit = ts.view.config;
+    ts.follow_latest = true;
+    if (reached != ts.replay_target)
+        state.set_message("The replay stopped at step " + std::to_string(reached) + " of " +
+                              std::to_string(ts.replay_target) +
+                              ": the saved model is back (Rebuild the timeline starts it again).",
+                          true);
+    else
+        state.set_message(
+            "The timeline could not be rebuilt: replaying from the seed did not reach the saved weights "
+            "(trained with other settings, or continued from another file). Showing the saved step " +
+                std::to_string(model.steps_taken) + (shown < model.steps_taken ? " only." : "."),
+            true);
+}
+
+} // namespace
+
+Status replay_timeline(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    TrainingRun& run = state.training_run;
+    run.poll(ts.view);
+    if (!ts.view.params() || ts.view.step == 0)
+        return Status::error("there is no trained model to replay");
+    if (ts.replay_expect != nullptr)
+        return Status::ok();
+    TrainedModel model = ts.view.trained_model();
+    const int target = ts.view.step;
+    TrainingConfig config = ts.view.config;
+    config.target_steps = target;
+    auto expect = ts.view.params();
+    ATTNLAB_TRY(run.configure(config));
+    run.clear_past(); // the opened model's one step is not a run to compare with
+    run.set_target_steps(target);
+    run.set_stop_accuracy(0.0f);
+    run.set_max_steps_per_s(0.0f);
+    ts.replay_expect = std::move(expect);
+    ts.replay_target = target;
+    ts.replay_model = std::move(model);
+    ts.edit = config;
+    run.play();
+    run.poll(ts.view);
+    return Status::ok();
+}
+
 Status open_trained_model(AppState& state, const TrainedModel& model, bool show)
 {
     ATTNLAB_TRY(state.training_run.open(model));
     TrainingPanelState& ts = state.training;
+    ts.replay_expect = nullptr;
     state.training_run.poll(ts.view);
     ts.edit = ts.view.config;
     ts.error.clear();
     ts.follow_latest = true;
+    if (model.has_view)
+    {
+        // Where the user was: the main panels, the probe, and the timeline's step (an earlier step than the
+        // file's weights comes back by replaying the run from its seed).
+        state.trained_view.on = model.view_main_panels;
+        if (!model.view_probe.empty())
+        {
+            ts.probe_vocabulary = ts.view.vocabulary;
+            ts.probe_text = model.view_probe;
+            ts.probe_dirty = true;
+        }
+        if (model.view_step < model.steps_taken)
+        {
+            ts.follow_latest = false;
+            ts.shown_step = model.view_step;
+            if (!replay_timeline(state).is_ok())
+                ts.follow_latest = true;
+        }
+    }
     if (show)
         show_training_panel(state);
     return Status::ok();
@@ -1201,6 +1325,7 @@ void update_trained_view(AppState& state)
 {
     TrainedView& tv = state.trained_view;
     TrainingPanelState& ts = state.training;
+    finish_replay(state);
     if (!tv.on || !state.training_run.configured())
         return;
     state.training_run.poll(ts.view);
