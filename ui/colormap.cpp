@@ -182,4 +182,60 @@ Color32 text_color_on(Color32 background)
     return y > 140.0f ? pack_rgba(0, 0, 0) : pack_rgba(255, 255, 255);
 }
 
+namespace
+{
+
+float linear_channel(std::uint8_t c)
+{
+    const float v = static_cast<float>(c) / 255.0f;
+    return v <= 0.04045f ? v / 12.92f : std::pow((v + 0.055f) / 1.055f, 2.4f);
+}
+
+float relative_luminance(Color32 c)
+{
+    return 0.2126f * linear_channel(red_of(c)) + 0.7152f * linear_channel(green_of(c)) +
+           0.0722f * linear_channel(blue_of(c));
+}
+
+Color32 mix(Color32 a, Color32 b, float t)
+{
+    auto channel = [t](std::uint8_t x, std::uint8_t y) {
+        return static_cast<std::uint8_t>(
+            std::lround(static_cast<float>(x) + (static_cast<float>(y) - x) * t));
+    };
+    return pack_rgba(channel(red_of(a), red_of(b)), channel(green_of(a), green_of(b)),
+                     channel(blue_of(a), blue_of(b)));
+}
+
+} // namespace
+
+float contrast_ratio(Color32 a, Color32 b)
+{
+    const float la = relative_luminance(a);
+    const float lb = relative_luminance(b);
+    return (std::max(la, lb) + 0.05f) / (std::min(la, lb) + 0.05f);
+}
+
+Color32 chip_text_color(Color32 fill)
+{
+    const Color32 black = pack_rgba(0, 0, 0);
+    const Color32 white = pack_rgba(255, 255, 255);
+    return contrast_ratio(black, fill) >= contrast_ratio(white, fill) ? black : white;
+}
+
+Color32 readable_on(Color32 fg, Color32 bg, float min_ratio)
+{
+    if (contrast_ratio(fg, bg) >= min_ratio)
+        return fg;
+    const Color32 towards = relative_luminance(bg) < 0.18f ? pack_rgba(255, 255, 255) : pack_rgba(0, 0, 0);
+    // Contrast grows with t along the mix: the smallest t that reaches the ratio, by bisection.
+    float lo = 0.0f, hi = 1.0f;
+    for (int i = 0; i < 16; ++i)
+    {
+        const float t = 0.5f * (lo + hi);
+        (contrast_ratio(mix(fg, towards, t), bg) >= min_ratio ? hi : lo) = t;
+    }
+    return mix(fg, towards, hi);
+}
+
 } // namespace attnlab

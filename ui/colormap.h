@@ -92,4 +92,13 @@ Color32 value_to_color(float v, const ColorScale& scale);
 // Black or white, whichever reads better on top of this colour (for numbers drawn inside cells).
 Color32 text_color_on(Color32 background);
 
+// The WCAG 2 contrast ratio of two colours, from 1 (the same luminance) to 21 (black on white). Text
+// needs 4.5 to be read comfortably, from the back of a lecture hall too.
+float contrast_ratio(Color32 a, Color32 b);
+// Black or white, whichever has the larger contrast ratio on this fill (a chip's label).
+Color32 chip_text_color(Color32 fill);
+// fg itself when it has at least min_ratio on bg; otherwise fg mixed with white (on a dark bg) or black (on a
+// light one), just enough to reach it. Keeps fg's hue for text in a head's colour.
+Color32 readable_on(Color32 fg, Color32 bg, float min_ratio = 4.5f);
+
 } // namespace attnlab

@@ -3,7 +3,9 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <array>
+#include <string>
 
 namespace attnlab
 {
@@ -62,11 +64,35 @@ Color32 head_color(int j)
 
 ImVec4 head_text_color(int j)
 {
-    ImVec4 c = ImGui::ColorConvertU32ToFloat4(head_color(j));
-    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
-    if (bg.x + bg.y + bg.z >= 1.5f)
-        c = ImVec4(c.x * 0.55f, c.y * 0.55f, c.z * 0.55f, 1.0f);
-    return c;
+    ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    bg.w = 1.0f;
+    return ImGui::ColorConvertU32ToFloat4(readable_on(head_color(j), ImGui::ColorConvertFloat4ToU32(bg)));
+}
+
+bool head_chip(int j, bool selected, const char* label)
+{
+    const ImVec4 fill = ImGui::ColorConvertU32ToFloat4(head_color(j));
+    const ImVec4 hovered(std::min(1.0f, fill.x * 1.12f + 0.06f), std::min(1.0f, fill.y * 1.12f + 0.06f),
+                         std::min(1.0f, fill.z * 1.12f + 0.06f), 1.0f);
+    ImGui::PushStyleColor(ImGuiCol_Button, fill);
+    ImGui::PushStyleColor(ImGuiCol_ButtonHovered, hovered);
+    ImGui::PushStyleColor(ImGuiCol_ButtonActive, fill);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(chip_text_color(head_color(j))));
+    ImGui::PushStyleVar(ImGuiStyleVar_FrameBorderSize, 0.0f);
+    const std::string text = label != nullptr ? std::string(label) : std::to_string(j + 1);
+    const bool clicked = ImGui::SmallButton(text.c_str());
+    ImGui::PopStyleVar();
+    ImGui::PopStyleColor(4);
+    if (selected)
+    {
+        // A ring in the text colour just outside the chip: the chip keeps the head's own colour.
+        const ImVec2 a = ImGui::GetItemRectMin();
+        const ImVec2 b = ImGui::GetItemRectMax();
+        ImGui::GetWindowDrawList()->AddRect(ImVec2(a.x - 2.0f, a.y - 2.0f), ImVec2(b.x + 2.0f, b.y + 2.0f),
+                                            ImGui::GetColorU32(ImGuiCol_Text),
+                                            ImGui::GetStyle().FrameRounding + 2.0f, 0, 2.0f);
+    }
+    return clicked;
 }
 
 ImVec4 error_color()

@@ -141,5 +141,38 @@ TEST(ValueToColor, StretchedWeightsRunToThe95thPercentile)
     EXPECT_FLOAT_EQ(stretch_top(zeros.data(), zeros.size()), 1.0f);
 }
 
+TEST(TextColor, ContrastRatioFollowsWcag)
+{
+    EXPECT_NEAR(contrast_ratio(pack_rgba(0, 0, 0), pack_rgba(255, 255, 255)), 21.0f, 1e-3f);
+    EXPECT_NEAR(contrast_ratio(pack_rgba(90, 90, 90), pack_rgba(90, 90, 90)), 1.0f, 1e-6f);
+    // Symmetric.
+    EXPECT_FLOAT_EQ(contrast_ratio(pack_rgba(0, 114, 178), pack_rgba(20, 20, 30)),
+                    contrast_ratio(pack_rgba(20, 20, 30), pack_rgba(0, 114, 178)));
+}
+
+TEST(TextColor, ChipTextPicksTheBetterOfBlackAndWhite)
+{
+    // Blue: black reaches 4.0, white 5.2.
+    EXPECT_EQ(chip_text_color(pack_rgba(0, 114, 178)), pack_rgba(255, 255, 255));
+    EXPECT_EQ(chip_text_color(pack_rgba(240, 228, 66)), pack_rgba(0, 0, 0));
+}
+
+TEST(TextColor, ReadableOnMixesJustEnough)
+{
+    const Color32 dark_bg = pack_rgba(26, 27, 31);
+    const Color32 blue = pack_rgba(0, 114, 178);
+    ASSERT_LT(contrast_ratio(blue, dark_bg), 4.5f);
+    const Color32 lighter = readable_on(blue, dark_bg);
+    EXPECT_GE(contrast_ratio(lighter, dark_bg), 4.5f);
+    EXPECT_LT(contrast_ratio(lighter, dark_bg), 4.7f); // no lighter than it needs to be
+    EXPECT_GT(blue_of(lighter), red_of(lighter));      // still blue
+    // Already readable: unchanged. On a light background it darkens.
+    const Color32 orange = pack_rgba(230, 159, 0);
+    EXPECT_EQ(readable_on(orange, dark_bg), orange);
+    const Color32 on_white = readable_on(orange, pack_rgba(250, 250, 250));
+    EXPECT_GE(contrast_ratio(on_white, pack_rgba(250, 250, 250)), 4.5f);
+    EXPECT_LT(red_of(on_white), red_of(orange));
+}
+
 } // namespace
 } // namespace attnlab

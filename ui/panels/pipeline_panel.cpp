@@ -17,7 +17,7 @@ namespace attnlab
 namespace
 {
 
-// Head buttons 1..h in each head's colour; the selected one is filled.
+// Head chips 1..h in each head's colour; the selected one is framed.
 void head_selector(AppState& state)
 {
     const int h = state.heads();
@@ -26,14 +26,8 @@ void head_selector(AppState& state)
     {
         ImGui::SameLine(0.0f, 3.0f);
         ImGui::PushID(j);
-        const Color32 c = head_color(j);
-        const bool selected = j == state.sel.head;
-        ImGui::PushStyleColor(ImGuiCol_Button, selected ? ImGui::ColorConvertU32ToFloat4(c)
-                                                        : ImGui::GetStyle().Colors[ImGuiCol_FrameBg]);
-        ImGui::PushStyleColor(ImGuiCol_Text, selected ? ImVec4(0, 0, 0, 1) : head_text_color(j));
-        if (ImGui::SmallButton(std::to_string(j + 1).c_str()))
+        if (head_chip(j, j == state.sel.head))
             state.sel.head = j;
-        ImGui::PopStyleColor(2);
         ImGui::PopID();
         if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 2.0f && j + 1 < h)
             ImGui::NewLine();
