@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 namespace attnlab
@@ -51,6 +52,11 @@ void AppState::clamp_selection()
     sel.layer = std::clamp(sel.layer, 0, std::max(0, static_cast<int>(t.layers.size()) - 1));
     sel.b = std::clamp(sel.b, 0, std::max(0, t.batch_size() - 1));
     sel.head = std::clamp(sel.head, 0, std::max(0, heads() - 1));
+    follow_query_pin(heads_panel.query, *query_tokens(false));
+    if (t.has_cross)
+        follow_query_pin(heads_panel.cross_query, *query_tokens(true));
+    else
+        heads_panel.cross_query = QueryPin{};
     if (pinned.valid)
     {
         const MatrixView v = resolve_matrix(*this, pinned.matrix);
@@ -80,6 +86,80 @@ void AppState::select_head(int j)
     if (h <= 0)
         return;
     sel.head = ((j % h) + h) % h;
+}
+
+const std::vector<std::string>* AppState::query_tokens(bool cross) const
+{
+    if (!has_trace() || sel.b < 0 || sel.b >= trace().batch_size())
+        return nullptr;
+    const Trace& t = trace();
+    if (cross)
+        return t.has_cross ? &t.cross.target.tokens[static_cast<std::size_t>(sel.b)] : nullptr;
+    return &t.tokens.tokens[static_cast<std::size_t>(sel.b)];
+}
+
+int AppState::shown_query(bool cross) const
+{
+    const std::vector<std::string>* tokens = query_tokens(cross);
+    if (tokens == nullptr)
+        return -1;
+    const int T = static_cast<int>(tokens->size());
+    const QueryPin& pin = cross ? heads_panel.cross_query : heads_panel.query;
+    const bool hover_here = (heads_panel.view == HeadsView::Cross) == cross;
+    if (hover_here && heads_hover_row >= 0 && heads_hover_row < T)
+        return heads_hover_row;
+    return pin.row < T ? pin.row : -1;
+}
+
+void AppState::unpin_queries()
+{
+    heads_panel.query = QueryPin{};
+    heads_panel.cross_query = QueryPin{};
+}
+
+// [SECTION] Pinned query tokens
+
+void set_query_pin(QueryPin& pin, int row, const std::vector<std::string>& tokens)
+{
+    if (tokens.empty())
+    {
+        pin = QueryPin{};
+        return;
+    }
+    pin.row = std::clamp(row, 0, static_cast<int>(tokens.size()) - 1);
+    pin.token = tokens[static_cast<std::size_t>(pin.row)];
+    pin.T = static_cast<int>(tokens.size());
+}
+
+void toggle_query_pin(QueryPin& pin, int row, const std::vector<std::string>& tokens)
+{
+    if (row < 0 || row >= static_cast<int>(tokens.size()) ||
+        (pin.row == row && pin.T == static_cast<int>(tokens.size())))
+        pin = QueryPin{};
+    else
+        set_query_pin(pin, row, tokens);
+}
+
+void follow_query_pin(QueryPin& pin, const std::vector<std::string>& tokens)
+{
+    if (!pin.valid())
+        return;
+    const int T = static_cast<int>(tokens.size());
+    if (T == pin.T && pin.row < T)
+    {
+        pin.token = tokens[static_cast<std::size_t>(pin.row)];
+        return;
+    }
+    // Another T: the same word, where it is now (the nearest occurrence to where it was).
+    int best = -1;
+    for (int i = 0; i < T; ++i)
+        if (tokens[static_cast<std::size_t>(i)] == pin.token &&
+            (best < 0 || std::abs(i - pin.row) < std::abs(best - pin.row)))
+            best = i;
+    if (best < 0)
+        pin = QueryPin{};
+    else
+        set_query_pin(pin, best, tokens);
 }
 
 void AppState::set_message(std::string text, bool is_error)

@@ -270,6 +270,43 @@ struct TrainedView
     std::string label;                    // "reverse · step 300"
 };
 
+// [SECTION] The Heads panel
+
+enum class HeadsView
+{
+    Maps,      // the h maps of the selected layer
+    AllLayers, // layers x heads: the shown query's row of weights in every layer and head
+    Cross,     // the h maps of the cross-attention block (when the session has a target)
+};
+
+// A query token pinned in every head: clicked on a token, a row label or a row, and unpinned by a second
+// click or Esc. It keeps its token so that an edit which changes T can find the same word again.
+struct QueryPin
+{
+    int row = -1;      // -1: none
+    std::string token; // the token at `row` when pinned (or when last found again)
+    int T = 0;         // the number of tokens then
+
+    bool valid() const { return row >= 0; }
+};
+
+struct HeadsPanelState
+{
+    HeadsView view = HeadsView::Maps;
+    QueryPin query;                        // a source token: a row of every encoder layer's maps
+    QueryPin cross_query;                  // a target token: a row of every cross-attention map
+    HeadsView tab_shown = HeadsView::Maps; // the view the tab bar showed last frame
+    bool grid_row_labels = false; // the grid named its queries last frame (then no token chips are needed)
+};
+
+// Pins `row` of `tokens`, or unpins when it is the pinned row already (a second click). Out of range: unpins.
+void toggle_query_pin(QueryPin& pin, int row, const std::vector<std::string>& tokens);
+// Pins `row` of `tokens` (clamped into range); no tokens: unpins.
+void set_query_pin(QueryPin& pin, int row, const std::vector<std::string>& tokens);
+// After a new trace: with the same T the pin stays on its row (an edited word keeps its place). With another
+// T it moves to the occurrence of its token nearest to its old row, or is dropped when the token is gone.
+void follow_query_pin(QueryPin& pin, const std::vector<std::string>& tokens);
+
 // [SECTION] Panel layout at run time
 
 // What the frame last did with each panel's window (ui/layout.h).
@@ -301,6 +338,7 @@ struct AppState
     CellRef pinned;           // clicked cell (click again or Esc to unpin)
     int heads_hover_row = -1; // query row hovered in the heads grid last frame (highlighted in every head)
     int heads_hover_row_next = -1;                         // filled while drawing this frame
+    HeadsPanelState heads_panel;                           // the Heads panel's view and pinned query tokens
     std::array<bool, kStageCount> stage_collapsed{};       // pipeline stages folded by the user
     std::array<bool, kStageCount> cross_stage_collapsed{}; // the same for the cross-attention block
     bool show_cross = true; // the pipeline shows the cross-attention block when present
@@ -392,6 +430,13 @@ struct AppState
     float mean_entropy(const MatrixRef& ref);
     // Recomputes the comparisons when the trace, layer, sentence or head changed.
     void ensure_comparisons();
+    // The tokens of the selected sentence (the queries and keys of the layers' maps), or of its target
+    // (the cross-attention maps' queries); nullptr when there are none.
+    const std::vector<std::string>* query_tokens(bool cross) const;
+    // The query row the Heads panel shows: the hovered one, else the pinned one, else -1 (always in range).
+    int shown_query(bool cross) const;
+    // Drops both pinned query tokens (Esc).
+    void unpin_queries();
 };
 
 // [SECTION] Resolving matrices and cells

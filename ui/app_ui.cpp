@@ -43,7 +43,10 @@ const ShortcutInfo kShortcuts[] = {
     {"Alt+1 … Alt+8",
      "Show / hide a panel (Input, Model, Pipeline, Heads, Inspector, Comparisons, Lesson, Training)"},
     {"Click a cell", "Pin it in the Inspector (click again to unpin)"},
-    {"Esc", "Unpin the pinned cell"},
+    {"Esc", "Unpin the pinned cell and the pinned query token"},
+    {"Click a token (Heads panel)", "Pin it as the query in every head (click again to unpin)"},
+    {"↑  /  ↓  (Heads panel)", "Move the pinned query to the previous / next token"},
+    {"V  (Heads panel)", "Next view: the layer's heads, all layers x heads, cross-attention"},
     {"Right click a heatmap", "Export it as PNG or CSV"},
     {"Ctrl+Q", "Quit"},
 };
@@ -238,12 +241,14 @@ void handle_shortcuts(AppState& state)
             state.select_head(state.sel.head + 1);
         if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
         {
-            if (state.presenter && !state.pinned.valid)
+            if (state.presenter && !state.pinned.valid && !state.heads_panel.query.valid() &&
+                !state.heads_panel.cross_query.valid())
             {
                 state.presenter = false;
                 state.request_font_rebuild = true;
             }
             state.pinned = CellRef{};
+            state.unpin_queries();
         }
         if (key_pressed(keys::Right) || key_pressed(keys::Space) || key_pressed(keys::PageDown))
             next_step(state);

@@ -17,7 +17,8 @@ inline constexpr int LeftBracket = '[', RightBracket = ']', Equal = '=', Minus =
 inline constexpr int Digit1 = '1';
 inline constexpr int F11 = 300;
 inline constexpr int F5 = 294, Space = ' ', Right = 262, Left = 263;
-inline constexpr int PageUp = 266, PageDown = 267; // what most presentation clickers send
+inline constexpr int PageUp = 266, PageDown = 267;  // what most presentation clickers send
+inline constexpr int Up = 265, Down = 264, V = 'V'; // the Heads panel's pinned query and view
 } // namespace keys
 
 // Draws one frame's UI into the current ImGui context (between NewFrame and Render). Applies shortcuts,

@@ -19,22 +19,6 @@ namespace
 
 constexpr int kMaxLabelChars = 10;
 
-// Draws text rotated by -90° (reading upwards) so that it starts at `bottom_left` and goes up. The text is
-// laid out at the clip rectangle's corner, where ImGui never culls it, then its vertices are moved.
-void add_text_upwards(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const char* text)
-{
-    const ImVec2 origin = dl->GetClipRectMin();
-    const int v0 = dl->VtxBuffer.Size;
-    dl->AddText(origin, color, text);
-    for (int i = v0; i < dl->VtxBuffer.Size; ++i)
-    {
-        ImDrawVert& v = dl->VtxBuffer[i];
-        const float dx = v.pos.x - origin.x;
-        const float dy = v.pos.y - origin.y;
-        v.pos = ImVec2(bottom_left.x + dy, bottom_left.y - dx);
-    }
-}
-
 ImU32 label_color()
 {
     return ImGui::GetColorU32(ImGuiCol_Text);
@@ -50,6 +34,27 @@ std::string short_label(const MatrixView& view, bool rows, int index)
 }
 
 } // namespace
+
+// The text is laid out at the clip rectangle's corner, where ImGui never culls it, then its vertices are
+// moved.
+void draw_text_upwards(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const char* text)
+{
+    const ImVec2 origin = dl->GetClipRectMin();
+    const int v0 = dl->VtxBuffer.Size;
+    dl->AddText(origin, color, text);
+    for (int i = v0; i < dl->VtxBuffer.Size; ++i)
+    {
+        ImDrawVert& v = dl->VtxBuffer[i];
+        const float dx = v.pos.x - origin.x;
+        const float dy = v.pos.y - origin.y;
+        v.pos = ImVec2(bottom_left.x + dy, bottom_left.y - dx);
+    }
+}
+
+Color32 pinned_color()
+{
+    return IM_COL32(255, 200, 0, 255);
+}
 
 float draw_colorbar(const ColorScale& scale, const ValueRange& range, float x0, float y0, float w, float h)
 {
@@ -260,14 +265,32 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
         dl->AddRect(ImVec2(img0.x - options.frame_thickness, img0.y - options.frame_thickness),
                     ImVec2(img1.x + options.frame_thickness, img1.y + options.frame_thickness),
                     options.frame_color, 0.0f, 0, options.frame_thickness);
-    if (options.highlight_row >= 0 && options.highlight_row < rows)
+    // A whole row outlined just outside its cells (which stay visible): in white when hovered, in the pinned
+    // colour when pinned; black around either, so it shows on light and dark cells alike.
+    auto outline_row = [&](int r, ImU32 color, float thickness)
     {
-        const float y = img0.y + options.highlight_row * cell_h;
-        dl->AddRect(ImVec2(img0.x - 1, y - 1), ImVec2(img1.x + 1, y + std::max(cell_h, 2.0f) + 1),
-                    IM_COL32(255, 255, 255, 255), 0.0f, 0, 2.0f);
-        dl->AddRect(ImVec2(img0.x - 2, y - 2), ImVec2(img1.x + 2, y + std::max(cell_h, 2.0f) + 2),
-                    IM_COL32(0, 0, 0, 255), 0.0f, 0, 1.0f);
+        const float y0 = img0.y + static_cast<float>(r) * cell_h;
+        const float y1 = y0 + std::max(cell_h, 1.0f);
+        const float in = thickness * 0.5f + 0.5f;
+        dl->AddRect(ImVec2(img0.x - in - thickness, y0 - in - thickness),
+                    ImVec2(img1.x + in + thickness, y1 + in + thickness), IM_COL32(0, 0, 0, 255), 0.0f, 0,
+                    1.5f);
+        dl->AddRect(ImVec2(img0.x - in, y0 - in), ImVec2(img1.x + in, y1 + in), color, 0.0f, 0, thickness);
+    };
+    const bool pinned_row = options.pinned_row >= 0 && options.pinned_row < rows;
+    if (pinned_row && options.dim_other_rows)
+    {
+        // The other rows dimmed, so the pinned row is what the eye finds, even at a few pixels a row.
+        const float y0 = img0.y + static_cast<float>(options.pinned_row) * cell_h;
+        const ImU32 shade = IM_COL32(0, 0, 0, 130);
+        dl->AddRectFilled(img0, ImVec2(img1.x, y0), shade);
+        dl->AddRectFilled(ImVec2(img0.x, y0 + cell_h), img1, shade);
     }
+    if (pinned_row)
+        outline_row(options.pinned_row, pinned_color(), 2.0f);
+    if (options.highlight_row >= 0 && options.highlight_row < rows &&
+        options.highlight_row != options.pinned_row)
+        outline_row(options.highlight_row, IM_COL32(255, 255, 255, 255), 1.5f);
     auto outline_cell = [&](int r, int c, ImU32 color, float thickness)
     {
         const ImVec2 a(img0.x + c * cell_w, img0.y + r * cell_h);
@@ -277,7 +300,7 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
         dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), color, 0.0f, 0, thickness);
     };
     if (state.pinned.valid && state.pinned.matrix == ref)
-        outline_cell(state.pinned.row, state.pinned.col, IM_COL32(255, 200, 0, 255), 2.0f);
+        outline_cell(state.pinned.row, state.pinned.col, pinned_color(), 2.0f);
     for (const LessonCell& cell : lesson_cells(state, ref))
         if (cell.row < rows && cell.col < cols)
         {
@@ -315,8 +338,10 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
             ImGui::Text("row %d  %s", hit.row, row_label(view, hit.row).c_str());
             ImGui::Text("col %d  %s", hit.col, col_label(view, hit.col).c_str());
             ImGui::Text("value %s", format_value_long(m(hit.row, hit.col)).c_str());
-            ImGui::TextDisabled(options.pin_on_click ? "click: pin in the Inspector · right click: export"
-                                                     : "click: select this head · right click: export");
+            ImGui::TextDisabled(
+                "%s", options.pin_on_click            ? "click: pin in the Inspector · right click: export"
+                      : options.click_hint != nullptr ? options.click_hint
+                                                      : "click: select this head · right click: export");
             ImGui::EndTooltip();
         }
     }
@@ -370,8 +395,8 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
                 const std::string text = short_label(view, false, c);
                 const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
                 const float x = img0.x + (c + 0.5f) * cell_w - ts.y * 0.5f;
-                add_text_upwards(dl, ImVec2(x, img1.y + 4.0f + ts.x),
-                                 text == "<pad>" ? dim_color() : label_color(), text.c_str());
+                draw_text_upwards(dl, ImVec2(x, img1.y + 4.0f + ts.x),
+                                  text == "<pad>" ? dim_color() : label_color(), text.c_str());
             }
         }
         else if (col_labels)

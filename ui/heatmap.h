@@ -4,6 +4,8 @@
 #include "ui/app_state.h"
 #include "ui/colormap.h"
 
+#include <imgui.h>
+
 namespace attnlab
 {
 
@@ -16,13 +18,16 @@ struct HeatmapOptions
     // > 0: the same for the whole widget, labels and colour bar included (column labels are left out when
     // they would leave the image under 4 lines of text)
     float max_total_height = 0.0f;
-    bool labels = true;      // token / index labels on both axes
-    bool col_labels = true;  // with labels: also the column labels (the heads grid leaves them out)
-    bool colorbar = true;    // the colour bar with the true range
-    int highlight_row = -1;  // a row outlined across the whole map (the heads grid's hovered query)
-    Color32 frame_color = 0; // > 0: a frame around the image in this colour (a head's own colour)
+    bool labels = true;          // token / index labels on both axes
+    bool col_labels = true;      // with labels: also the column labels (the heads grid leaves them out)
+    bool colorbar = true;        // the colour bar with the true range
+    int highlight_row = -1;      // a row outlined across the whole map (the heads grid's hovered query)
+    int pinned_row = -1;         // a row outlined in the pinned colour (the heads grid's pinned query)
+    bool dim_other_rows = false; // with pinned_row: the other rows are drawn darker
+    Color32 frame_color = 0;     // > 0: a frame around the image in this colour (a head's own colour)
     float frame_thickness = 2.0f;
-    bool pin_on_click = true; // false: a click only reports `clicked` (the heads grid selects a head)
+    bool pin_on_click = true;         // false: a click only reports `clicked` (the heads grid selects a head)
+    const char* click_hint = nullptr; // the tooltip's last line when pin_on_click is false
 };
 
 struct HeatmapResult
@@ -39,6 +44,12 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
 // Draws a colour bar for a scale in [x0, x0 + w] x [y0, y0 + h] with its labels to the right.
 // Returns the width used including the labels.
 float draw_colorbar(const ColorScale& scale, const ValueRange& range, float x0, float y0, float w, float h);
+
+// The colour of pinned things: a pinned cell's outline, the heads grid's pinned query row.
+Color32 pinned_color();
+
+// Draws text rotated by -90° (reading upwards) that starts at `bottom_left` and goes up (key labels).
+void draw_text_upwards(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const char* text);
 
 // A short line of UI text in a stage header: "scores   Q_h K_hᵀ   T×T = 6×6".
 void stage_header_text(const MatrixView& view);

@@ -159,6 +159,8 @@ void go_to_step(AppState& state, int step)
     state.sel.b = s.sentence;
     state.sel.head = s.head;
     state.pinned = CellRef{};
+    state.unpin_queries();
+    state.heads_panel.view = HeadsView::Maps; // the maps the step's text is about
     if (s.cross)
         state.show_cross = true;
     fold_for_step(state, s);

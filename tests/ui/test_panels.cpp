@@ -162,8 +162,9 @@ TEST_F(PanelTest, SixteenHeadsAreSixteenSmallMultiples)
     const auto out = ui.frames(*state, 3, panel_only(draw_heads_panel));
     ASSERT_TRUE(state->status.is_ok()) << state->status.message();
     EXPECT_EQ(out.textures.size(), 16u);
+    // Each map's title: the head's chip (its number) and its H.
     for (int j = 0; j < 16; ++j)
-        EXPECT_TRUE(contains(out.text, "head " + std::to_string(j + 1))) << j;
+        EXPECT_TRUE(contains(out.text, std::to_string(j + 1) + " H = ")) << j << "\n" << out.text;
 }
 
 // [SECTION] Batch with padding, cross-attention

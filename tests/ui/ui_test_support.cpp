@@ -125,12 +125,22 @@ FrameOutput HeadlessUi::frame(AppState& state, const std::function<void(AppState
         out.commands += list->CmdBuffer.Size;
         for (const ImDrawCmd& cmd : list->CmdBuffer)
         {
+            if (cmd.ElemCount > 0 && cmd.TextureId == font && cmd.UserCallback == nullptr)
+            {
+                for (unsigned int e = 0; e < cmd.ElemCount; ++e)
+                {
+                    const ImDrawVert& v = list->VtxBuffer[static_cast<int>(
+                        cmd.VtxOffset + list->IdxBuffer[static_cast<int>(cmd.IdxOffset + e)])];
+                    out.shape_points[v.col].push_back(v.pos);
+                }
+            }
             if (cmd.ElemCount == 0 || cmd.TextureId == font || cmd.UserCallback != nullptr)
                 continue;
             const auto id = reinterpret_cast<TextureHandle>(cmd.TextureId);
             out.textures.insert(id);
             // The quad's bounds from its vertices.
             ImVec4 r(1e9f, 1e9f, -1e9f, -1e9f);
+            ImVec4 uv(1e9f, 1e9f, -1e9f, -1e9f);
             for (unsigned int e = 0; e < cmd.ElemCount; ++e)
             {
                 const ImDrawVert& v = list->VtxBuffer[static_cast<int>(
@@ -139,8 +149,13 @@ FrameOutput HeadlessUi::frame(AppState& state, const std::function<void(AppState
                 r.y = std::min(r.y, v.pos.y);
                 r.z = std::max(r.z, v.pos.x);
                 r.w = std::max(r.w, v.pos.y);
+                uv.x = std::min(uv.x, v.uv.x);
+                uv.y = std::min(uv.y, v.uv.y);
+                uv.z = std::max(uv.z, v.uv.x);
+                uv.w = std::max(uv.w, v.uv.y);
             }
             out.texture_rects[id] = r;
+            out.texture_uvs[id] = uv;
         }
     }
     return out;
@@ -182,27 +197,28 @@ void HeadlessUi::mouse(float x, float y, bool down)
     io.MouseDown[0] = down;
 }
 
-FrameOutput HeadlessUi::click(AppState& state, float x, float y)
+FrameOutput HeadlessUi::click(AppState& state, float x, float y, const std::function<void(AppState&)>& draw)
 {
     mouse(x, y, false);
-    frame(state);
+    frame(state, draw);
     mouse(x, y, true);
-    frame(state);
+    frame(state, draw);
     mouse(x, y, false);
-    return frame(state);
+    return frame(state, draw);
 }
 
-FrameOutput HeadlessUi::press_key(AppState& state, int key, bool ctrl, bool alt)
+FrameOutput HeadlessUi::press_key(AppState& state, int key, bool ctrl, bool alt,
+                                  const std::function<void(AppState&)>& draw)
 {
     ImGuiIO& io = ImGui::GetIO();
     io.KeyCtrl = ctrl;
     io.KeyAlt = alt;
     io.KeysDown[key] = true;
-    FrameOutput out = frame(state);
+    FrameOutput out = frame(state, draw);
     io.KeysDown[key] = false;
     io.KeyCtrl = false;
     io.KeyAlt = false;
-    frame(state);
+    frame(state, draw);
     return out;
 }
 

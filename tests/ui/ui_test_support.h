@@ -64,6 +64,10 @@ struct FrameOutput
     std::set<TextureHandle> textures; // texture ids used by draw commands (the font atlas excluded)
     // The screen rectangle of each textured quad, by texture id (heatmaps draw one quad per texture).
     std::map<TextureHandle, ImVec4> texture_rects;
+    // The texture coordinates of that quad (u0, v0, u1, v1): a part of a texture shows a part of a matrix.
+    std::map<TextureHandle, ImVec4> texture_uvs;
+    // Where the vertices of shapes and text (everything but heatmap textures) are, by colour.
+    std::map<ImU32, std::vector<ImVec2>> shape_points;
 };
 
 class HeadlessUi
@@ -85,10 +89,12 @@ public:
     void mouse(float x, float y, bool down = false);
     // Presses at (x0, y0), moves to (x1, y1) over a few frames, releases (a window dragged by its title bar).
     FrameOutput drag(AppState& state, float x0, float y0, float x1, float y1);
-    // Moves there, presses, releases (3 frames); returns the last frame.
-    FrameOutput click(AppState& state, float x, float y);
+    // Moves there, presses, releases (3 frames of `draw`, default the whole app); returns the last frame.
+    FrameOutput click(AppState& state, float x, float y,
+                      const std::function<void(AppState&)>& draw = nullptr);
     // Holds a key down for one frame (a KeysDown index), with modifiers.
-    FrameOutput press_key(AppState& state, int key, bool ctrl = false, bool alt = false);
+    FrameOutput press_key(AppState& state, int key, bool ctrl = false, bool alt = false,
+                          const std::function<void(AppState&)>& draw = nullptr);
 
     StubTextureProvider textures;
 

@@ -1,6 +1,9 @@
-// Heads panel: all h attention maps of the selected layer as small multiples; click one to select the head,
-// hover a query row to see that row in every head.
+// Heads panel: the h attention maps of a layer as small multiples, a query token pinned across every head,
+// the layers x heads overview of that query's weights, and the cross-attention maps.
+#include "ui/app_ui.h"
+#include "ui/heads_layout.h"
 #include "ui/heatmap.h"
+#include "ui/heatmap_math.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets.h"
 
@@ -8,8 +11,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace attnlab
 {
@@ -17,24 +22,721 @@ namespace attnlab
 namespace
 {
 
-// The grid (columns) that makes square maps of h heads largest inside w x avail_h, with title rows.
-int best_columns(int h, float w, float avail_h, float title_h, float gap)
+constexpr int kMaxLabelChars = 10; // as the heatmap widget's labels
+constexpr int kMaxChips = 48;      // query tokens as chips up to this T; a slider beyond
+// The ink of a line of DejaVu Sans is about 0.85 of the font size tall: labels that far apart do not touch.
+constexpr float kLabelPitch = 0.85f;
+
+// [SECTION] Text that fits
+
+// One line of text: `full` when it fits the panel's width, else `brief` (wrapped if even that is too wide),
+// and `more` (when given) as its tooltip.
+void fitted_line(const std::string& full, const std::string& brief, bool disabled, const char* more = nullptr)
 {
-    int best = 1;
-    float best_side = 0.0f;
-    for (int ncols = 1; ncols <= h; ++ncols)
+    const bool fits = ImGui::CalcTextSize(full.c_str()).x <= ImGui::GetContentRegionAvail().x;
+    const std::string& text = fits ? full : brief;
+    if (disabled)
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextUnformatted(text.c_str());
+    ImGui::PopTextWrapPos();
+    if (disabled)
+        ImGui::PopStyleColor();
+    if (more != nullptr)
+        item_tooltip(more);
+}
+
+std::string format(const char* fmt, ...) IM_FMTARGS(1);
+std::string format(const char* fmt, ...)
+{
+    char text[256];
+    va_list args;
+    va_start(args, fmt);
+    std::vsnprintf(text, sizeof text, fmt, args);
+    va_end(args);
+    return text;
+}
+
+// [SECTION] The pinned query
+
+QueryPin& pin_of(AppState& state, bool cross)
+{
+    return cross ? state.heads_panel.cross_query : state.heads_panel.query;
+}
+
+void toggle_pin(AppState& state, bool cross, int row)
+{
+    if (const std::vector<std::string>* tokens = state.query_tokens(cross))
+        toggle_query_pin(pin_of(state, cross), row, *tokens);
+}
+
+std::string short_token(const std::string& token)
+{
+    return truncate_utf8(token, kMaxLabelChars);
+}
+
+// ↑ / ↓ move the pinned query (from none: the first or the last token); V shows the next view. Only while the
+// panel has the keyboard focus and no text field takes the keys.
+void handle_keys(AppState& state, bool cross)
+{
+    const ImGuiIO& io = ImGui::GetIO();
+    if (!ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) || io.WantTextInput || io.KeyCtrl ||
+        io.KeyAlt)
+        return;
+    if (ImGui::IsKeyPressed(keys::V, false))
     {
-        const int nrows = (h + ncols - 1) / ncols;
-        const float side_w = (w - gap * (ncols - 1)) / ncols;
-        const float side_h = (avail_h - nrows * (title_h + gap)) / nrows;
-        const float side = std::min(side_w, side_h);
-        if (side > best_side + 0.5f)
+        const bool has_cross = state.trace().has_cross;
+        HeadsView& v = state.heads_panel.view;
+        v = v == HeadsView::Maps                     ? HeadsView::AllLayers
+            : v == HeadsView::AllLayers && has_cross ? HeadsView::Cross
+                                                     : HeadsView::Maps;
+    }
+    const std::vector<std::string>* tokens = state.query_tokens(cross);
+    if (tokens == nullptr || tokens->empty())
+        return;
+    const int step = ImGui::IsKeyPressed(keys::Down) ? 1 : ImGui::IsKeyPressed(keys::Up) ? -1 : 0;
+    if (step == 0)
+        return;
+    QueryPin& pin = pin_of(state, cross);
+    const int T = static_cast<int>(tokens->size());
+    const int row = pin.valid() ? std::clamp(pin.row + step, 0, T - 1) : (step > 0 ? 0 : T - 1);
+    set_query_pin(pin, row, *tokens);
+}
+
+// The query tokens as chips (T <= kMaxChips) or a slider: hovering one previews it in every head, a click
+// pins it, a second click unpins it. Without chips, one line says what is pinned and how to pin.
+void query_picker(AppState& state, bool cross, bool chips)
+{
+    const std::vector<std::string>& tokens = *state.query_tokens(cross);
+    const int T = static_cast<int>(tokens.size());
+    QueryPin& pin = pin_of(state, cross);
+    const int hovered = state.heads_hover_row;
+    const char* what = cross ? "target query" : "query";
+    if (chips && T <= kMaxChips)
+    {
+        ImGui::TextDisabled("%s", what);
+        for (int i = 0; i < T; ++i)
         {
-            best_side = side;
-            best = ncols;
+            const std::string& token = tokens[static_cast<std::size_t>(i)];
+            ImGui::SameLine(0.0f, 3.0f);
+            if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(token.c_str()).x + 12.0f)
+                ImGui::NewLine();
+            ImGui::PushID(i);
+            const bool pinned = i == pin.row;
+            int colours = 0;
+            if (pinned)
+            {
+                ImGui::PushStyleColor(ImGuiCol_Button, ImGui::ColorConvertU32ToFloat4(pinned_color()));
+                ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0, 0, 0, 1));
+                colours = 2;
+            }
+            else if (i == hovered)
+            {
+                ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyle().Colors[ImGuiCol_ButtonActive]);
+                colours = 1;
+            }
+            if (ImGui::SmallButton(token.c_str()))
+                toggle_pin(state, cross, i);
+            ImGui::PopStyleColor(colours);
+            if (ImGui::IsItemHovered() && !state.mouse_ignored)
+            {
+                state.heads_hover_row_next = i;
+                ImGui::SetTooltip(pinned ? "i = %d: pinned in every head (click again or Esc: unpin)"
+                                         : "i = %d: click to pin it in every head (↑ ↓ move it)",
+                                  i);
+            }
+            ImGui::PopID();
+        }
+        return;
+    }
+    if (T > kMaxChips)
+    {
+        // Too many tokens for chips: a slider over the positions.
+        ImGui::TextDisabled("%s", what);
+        ImGui::SameLine();
+        int row = pin.valid() ? pin.row : 0;
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9.0f);
+        if (ImGui::SliderInt("##query", &row, 0, T - 1, pin.valid() ? "i = %d" : "none"))
+            set_query_pin(pin, row, tokens);
+        ImGui::SameLine();
+    }
+    const std::string token = short_token(pin.token);
+    if (pin.valid())
+        fitted_line(format("“%s” (i = %d) pinned in every head: click it again or Esc to unpin",
+                           token.c_str(), pin.row),
+                    format("“%s” (i = %d) pinned; Esc unpins", token.c_str(), pin.row), true);
+    else
+        fitted_line(format("click a %s (a row label or a row) to pin it in every head",
+                           cross ? "target token" : "token"),
+                    "click a row to pin it", true, "↑ ↓ pin the first or last token and move the pin");
+}
+
+// [SECTION] Shared lines: colour bar and what H means
+
+void colour_line(AppState& state, int T)
+{
+    const float fs = ImGui::GetFontSize();
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    const bool stretch = state.prefs.stretch_weights;
+    const char* label = stretch ? "colour: weight, stretched" : "colour: weight in [0, 1]";
+    const char* range = stretch ? "0 … p95" : "0 … 1";
+    const char* masked = "(grey: masked)";
+    // The bar gives way first, then the note on masked cells: one line at any panel width.
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float texts = ImGui::CalcTextSize(label).x + ImGui::CalcTextSize(range).x + 2.0f * spacing;
+    const float masked_w = ImGui::CalcTextSize(masked).x + spacing;
+    const bool show_masked = avail - texts - masked_w >= 4.0f * fs;
+    const float bw =
+        std::clamp(avail - texts - (show_masked ? masked_w : 0.0f) - spacing, 2.0f * fs, 8.0f * fs);
+    ImGui::TextDisabled("%s", label);
+    ImGui::SameLine();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const auto& table = colormap_table(Colormap::Sequential);
+    for (int s = 0; s < 32; ++s)
+    {
+        const ImU32 a = table[static_cast<std::size_t>(s * 255 / 31)];
+        const ImU32 b = table[static_cast<std::size_t>(std::min(255, (s + 1) * 255 / 31))];
+        dl->AddRectFilledMultiColor(ImVec2(p.x + bw * s / 32, p.y + 2),
+                                    ImVec2(p.x + bw * (s + 1) / 32, p.y + fs - 2), a, b, b, a);
+    }
+    ImGui::Dummy(ImVec2(bw, fs));
+    if (ImGui::IsItemHovered() && !state.mouse_ignored)
+        ImGui::SetTooltip(
+            "a weight's colour; masked keys (weight 0 because they may not be looked at) are grey");
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", range);
+    if (show_masked)
+    {
+        ImGui::SameLine();
+        ImGui::TextDisabled("%s", masked);
+    }
+    // Presenter mode shows the maps, not the controls: the choice made before the lecture stays.
+    if (state.presenter)
+        return;
+    const float box_w = ImGui::GetFrameHeight() + ImGui::CalcTextSize("stretch colours").x + spacing;
+    ImGui::SameLine(0.0f, fs);
+    if (ImGui::GetContentRegionAvail().x < box_w)
+        ImGui::NewLine();
+    ImGui::Checkbox("stretch colours", &state.prefs.stretch_weights);
+    item_tooltip("Colour each map from 0 to its 95th percentile instead of 0 to 1 (larger weights saturate). "
+                 "With many tokens the weights are near 1/T and a [0, 1] scale shows them all dark.");
+    if (!stretch && T >= 32)
+    {
+        // A hint where there is room for it, in the box's tooltip otherwise.
+        const std::string hint = format("(T = %d: weights average 1/T, stretching shows them)", T);
+        ImGui::SameLine();
+        if (ImGui::GetContentRegionAvail().x >= ImGui::CalcTextSize(hint.c_str()).x)
+            ImGui::TextDisabled("%s", hint.c_str());
+        else
+            ImGui::NewLine();
+    }
+}
+
+void entropy_line(int keys)
+{
+    const double uniform = std::log(static_cast<double>(std::max(1, keys)));
+    fitted_line(
+        format("H = mean row entropy, nats: 0 = one key per query, ln %d = %.2f = uniform", keys, uniform),
+        format("H: row entropy, 0 (one key) … %.2f (uniform)", uniform), true,
+        "H = −Σ_j A[i, j] ln A[i, j] in nats, averaged over the query rows i: 0 when each query puts all "
+        "its weight on one key, ln T when it spreads it evenly over all T keys. Low: the head picks a few "
+        "keys for each query; high: it averages over many. A causal mask leaves query i only i + 1 keys, "
+        "so its rows cannot reach ln T.");
+}
+
+// [SECTION] The grid of maps (one layer's heads, or the cross-attention block's)
+
+// The title above a map: the head's chip, then H, or the key the shown query looks at most.
+void map_title(AppState& state, const MatrixRef& ref, const Mat& weights, int query, float width,
+               const std::vector<std::string>* keys)
+{
+    const int j = ref.head;
+    if (head_chip(j, j == state.sel.head))
+        state.sel.head = j;
+    if (ImGui::IsItemHovered() && !state.mouse_ignored)
+        ImGui::SetTooltip("head %d: click to select it (the Pipeline and the Inspector show it)", j + 1);
+    ImGui::SameLine(0.0f, 4.0f);
+    const float room = width - (ImGui::GetItemRectSize().x + 4.0f);
+    char text[96];
+    const TopKey top = top_key(weights, query);
+    if (top.col >= 0 && keys != nullptr && top.col < static_cast<int>(keys->size()))
+    {
+        // What the shown query looks at most in this head: the answer to "what does it attend to?".
+        const std::string key = short_token((*keys)[static_cast<std::size_t>(top.col)]);
+        std::snprintf(text, sizeof text, "→ %s %.2f", key.c_str(), static_cast<double>(top.weight));
+        if (ImGui::CalcTextSize(text).x > room)
+            std::snprintf(text, sizeof text, "→ %s", key.c_str());
+    }
+    else
+    {
+        const double H = static_cast<double>(state.mean_entropy(ref));
+        std::snprintf(text, sizeof text, "H = %.2f", H);
+        if (ImGui::CalcTextSize(text).x > room)
+            std::snprintf(text, sizeof text, "%.2f", H);
+    }
+    if (ImGui::CalcTextSize(text).x <= room)
+    {
+        ImGui::TextUnformatted(text);
+        if (ImGui::IsItemHovered() && !state.mouse_ignored)
+            ImGui::SetTooltip(top.col >= 0 ? "the key this head's query row weighs most, and its weight"
+                                           : "H: this head's mean row entropy in nats (0: one key per query, "
+                                             "ln T: uniform)");
+    }
+    else
+        ImGui::NewLine();
+}
+
+// The query labels at the left of one grid row: each is a button-like strip (hover previews, click pins).
+void row_labels(AppState& state, bool cross, const std::vector<std::string>& tokens, ImVec2 p0, float width,
+                float cell, int grid_row)
+{
+    const int T = static_cast<int>(tokens.size());
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const int pinned = pin_of(state, cross).row;
+    const int hovered = state.heads_hover_row;
+    ImGui::SetCursorScreenPos(p0);
+    ImGui::PushID(1000 + grid_row);
+    ImGui::InvisibleButton("##row_labels", ImVec2(std::max(1.0f, width), std::max(1.0f, cell * T)));
+    ImGui::PopID();
+    int under_mouse = -1;
+    if (ImGui::IsItemHovered() && !state.mouse_ignored)
+    {
+        under_mouse = std::clamp(static_cast<int>((ImGui::GetIO().MousePos.y - p0.y) / cell), 0, T - 1);
+        state.heads_hover_row_next = under_mouse;
+        ImGui::SetTooltip("query i = %d “%s”: click to %s it in every head", under_mouse,
+                          tokens[static_cast<std::size_t>(under_mouse)].c_str(),
+                          under_mouse == pinned ? "unpin" : "pin");
+        if (ImGui::IsItemClicked(ImGuiMouseButton_Left))
+            toggle_pin(state, cross, under_mouse);
+    }
+    for (int r = 0; r < T; ++r)
+    {
+        const std::string text = short_token(tokens[static_cast<std::size_t>(r)]);
+        const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+        const ImVec2 at(p0.x + width - ts.x - 6.0f,
+                        p0.y + (static_cast<float>(r) + 0.5f) * cell - ts.y * 0.5f);
+        ImU32 colour = ImGui::GetColorU32(text == "<pad>" ? ImGuiCol_TextDisabled : ImGuiCol_Text);
+        if (r == pinned)
+        {
+            dl->AddRectFilled(ImVec2(at.x - 3.0f, at.y), ImVec2(at.x + ts.x + 3.0f, at.y + ts.y),
+                              pinned_color(), 3.0f);
+            colour = IM_COL32(0, 0, 0, 255);
+        }
+        else if (r == hovered || r == under_mouse)
+            dl->AddRectFilled(ImVec2(at.x - 3.0f, at.y), ImVec2(at.x + ts.x + 3.0f, at.y + ts.y),
+                              ImGui::GetColorU32(ImGuiCol_ButtonHovered), 3.0f);
+        dl->AddText(at, colour, text.c_str());
+    }
+}
+
+// Key labels drawn upwards under a map column, every stride-th key.
+// Thinned labels (stride > 1) carry their index, so "every fifth key" reads as such.
+void key_labels(const std::vector<std::string>& keys, ImVec2 top_left, float cell, int stride)
+{
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float fs = ImGui::GetFontSize();
+    for (int c = 0; c < static_cast<int>(keys.size()); c += std::max(1, stride))
+    {
+        const std::string token = short_token(keys[static_cast<std::size_t>(c)]);
+        const std::string text = stride > 1 ? std::to_string(c) + " " + token : token;
+        const float w = ImGui::CalcTextSize(text.c_str()).x;
+        const float x = top_left.x + (static_cast<float>(c) + 0.5f) * cell - fs * 0.5f;
+        draw_text_upwards(dl, ImVec2(x, top_left.y + 4.0f + w),
+                          ImGui::GetColorU32(token == "<pad>" ? ImGuiCol_TextDisabled : ImGuiCol_Text),
+                          text.c_str());
+    }
+}
+
+float widest_label(const std::vector<std::string>& tokens)
+{
+    float w = 0.0f;
+    for (const std::string& token : tokens)
+        w = std::max(w, ImGui::CalcTextSize(short_token(token).c_str()).x);
+    return w;
+}
+
+void draw_map_grid(AppState& state, bool cross)
+{
+    const int h = state.heads();
+    MatrixRef ref;
+    ref.source = cross ? MatrixSource::Cross : MatrixSource::Layer;
+    ref.stage = Stage::weights;
+    ref.layer = state.sel.layer;
+    ref.b = state.sel.b;
+    const MatrixView first = resolve_matrix(state, ref);
+    if (first.m == nullptr || first.row_tokens == nullptr || first.col_tokens == nullptr)
+    {
+        ImGui::TextDisabled("(not available)");
+        return;
+    }
+    const std::vector<std::string>& queries = *first.row_tokens;
+    const std::vector<std::string>& keys = *first.col_tokens;
+    const int rows = static_cast<int>(first.m->rows());
+    const int cols = static_cast<int>(first.m->cols());
+
+    const float fs = ImGui::GetFontSize();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    HeadsGridRequest request;
+    request.heads = h;
+    request.rows = rows;
+    request.cols = cols;
+    request.width = avail.x;
+    request.height = avail.y;
+    request.font_px = fs * kLabelPitch;
+    request.title_h = ImGui::GetTextLineHeightWithSpacing() + 2.0f;
+    request.gap = fs * 0.6f;
+    // Labels are measured only when they could fit at all (T labels of a line each), so T = 512 costs
+    // nothing.
+    if (static_cast<float>(rows) * request.font_px <= avail.y)
+        request.row_label_w = widest_label(queries) + 12.0f;
+    if (static_cast<float>(cols) * request.font_px <= avail.x)
+        request.key_label_h = widest_label(keys) + 8.0f;
+    if (request.row_label_w == 0.0f)
+        request.row_label_w = avail.x; // cannot fit: rules row labels out
+    if (request.key_label_h == 0.0f)
+        request.key_label_h = avail.y;
+    const HeadsGridLayout grid = layout_heads_grid(request);
+    state.heads_panel.grid_row_labels = grid.row_labels;
+
+    const int query = state.shown_query(cross);
+    const int pinned = pin_of(state, cross).row;
+    const int hovered = state.heads_hover_row;
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const float label_w = grid.row_labels ? request.row_label_w : 0.0f;
+    const float row_step = request.title_h + grid.map_h + request.gap;
+    for (int j = 0; j < h; ++j)
+    {
+        const int gr = j / grid.columns;
+        const int gc = j % grid.columns;
+        const ImVec2 at(origin.x + label_w + static_cast<float>(gc) * (grid.map_w + request.gap),
+                        origin.y + static_cast<float>(gr) * row_step);
+        ref.head = j;
+        const MatrixView view = resolve_matrix(state, ref);
+        if (view.m == nullptr)
+            continue;
+        ImGui::PushID(j);
+        ImGui::SetCursorScreenPos(at);
+        map_title(state, ref, *view.m, query, grid.map_w, &keys);
+        ImGui::SetCursorScreenPos(ImVec2(at.x, at.y + request.title_h));
+        HeatmapOptions options;
+        options.width = grid.map_w;
+        options.labels = false;
+        options.colorbar = false;
+        options.frame_color = head_color(j);
+        options.frame_thickness = j == state.sel.head ? 4.0f : 1.5f;
+        options.highlight_row = hovered;
+        options.pinned_row = pinned;
+        options.dim_other_rows = true;
+        options.pin_on_click = false;
+        options.click_hint = "click: pin this query in every head (again: unpin) and select the head";
+        options.max_cell_px = grid.cell_px;
+        options.max_height = grid.map_h;
+        const HeatmapResult r = draw_heatmap(state, ref, options);
+        if (r.hovered)
+            state.heads_hover_row_next = r.row;
+        if (r.clicked)
+        {
+            state.sel.head = j;
+            toggle_pin(state, cross, r.row);
+        }
+        ImGui::PopID();
+    }
+    if (grid.row_labels)
+        for (int gr = 0; gr < grid.grid_rows; ++gr)
+            row_labels(state, cross, queries,
+                       ImVec2(origin.x, origin.y + static_cast<float>(gr) * row_step + request.title_h),
+                       label_w, grid.cell_px, gr);
+    const float grid_h = static_cast<float>(grid.grid_rows) * row_step - request.gap;
+    if (grid.key_labels)
+        for (int gc = 0; gc < std::min(grid.columns, h); ++gc)
+            key_labels(keys,
+                       ImVec2(origin.x + label_w + static_cast<float>(gc) * (grid.map_w + request.gap),
+                              origin.y + grid_h),
+                       grid.cell_px, 1);
+    // The whole grid as one item, so the window knows its size.
+    ImGui::SetCursorScreenPos(origin);
+    ImGui::Dummy(ImVec2(label_w + static_cast<float>(grid.columns) * (grid.map_w + request.gap) - request.gap,
+                        grid_h + (grid.key_labels ? request.key_label_h : 0.0f)));
+}
+
+// [SECTION] Layers x heads overview
+
+// One strip: the query's row of a weights map, from its cached texture when each key gets a pixel column,
+// else each pixel column coloured by the largest weight of the keys it covers (so no strong key is lost).
+void draw_strip(const HeatmapEntry& entry, const Mat& weights, const Mat* mask, int query, ImVec2 p0,
+                ImVec2 p1)
+{
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const int T = static_cast<int>(weights.cols());
+    const int pixels = static_cast<int>(p1.x - p0.x);
+    if (pixels >= T && entry.texture != 0)
+    {
+        const float v0 = static_cast<float>(query) / static_cast<float>(entry.rows);
+        const float v1 = static_cast<float>(query + 1) / static_cast<float>(entry.rows);
+        dl->AddImage(reinterpret_cast<ImTextureID>(entry.texture), p0, p1, ImVec2(0.0f, v0),
+                     ImVec2(1.0f, v1));
+        return;
+    }
+    const float px = (p1.x - p0.x) / static_cast<float>(std::max(1, pixels));
+    for (int p = 0; p < pixels; ++p)
+    {
+        int first = 0, last = 0;
+        keys_of_pixel(T, pixels, p, &first, &last);
+        float best = 0.0f;
+        bool any = false;
+        for (int c = first; c < last; ++c)
+            if (mask == nullptr || !std::isinf((*mask)(query, c)))
+            {
+                best = any ? std::max(best, weights(query, c)) : weights(query, c);
+                any = true;
+            }
+        const Color32 colour = any ? value_to_color(best, entry.scale) : kNegInfColor;
+        dl->AddRectFilled(ImVec2(p0.x + static_cast<float>(p) * px, p0.y),
+                          ImVec2(p0.x + static_cast<float>(p + 1) * px, p1.y), colour);
+    }
+}
+
+void draw_overview(AppState& state)
+{
+    const Trace& t = state.trace();
+    const int layers = static_cast<int>(t.layers.size());
+    const int h = state.heads();
+    const std::vector<std::string>& tokens = *state.query_tokens(false);
+    const int T = static_cast<int>(tokens.size());
+    const int query = state.shown_query(false);
+    const float fs = ImGui::GetFontSize();
+    const float line_h = ImGui::GetTextLineHeightWithSpacing();
+
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    OverviewRequest request;
+    request.layers = layers;
+    request.heads = h;
+    request.keys = T;
+    request.width = avail.x;
+    request.height = avail.y;
+    request.font_px = fs * kLabelPitch;
+    request.line_h = line_h;
+    request.gap = fs * 0.5f;
+    request.layer_label_w = ImGui::CalcTextSize(("layer " + std::to_string(layers)).c_str()).x + fs * 0.6f;
+    request.key_label_h = widest_label(tokens) + 8.0f;
+    OverviewLayout o = layout_overview(request);
+    if (o.key_stride > 1)
+    {
+        // Thinned labels carry their index: room for it too.
+        request.key_label_h += ImGui::CalcTextSize((std::to_string(T) + " ").c_str()).x;
+        o = layout_overview(request);
+    }
+    const float box_h = o.box_h;
+    const float strip_h = o.strip_h;
+    const float row_h = o.row_h;
+
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const float grid_x = origin.x + request.layer_label_w;
+    const float grid_y = origin.y + line_h;
+    const float grid_w = static_cast<float>(h) * (o.cell_w + request.gap) - request.gap;
+    const float grid_h = static_cast<float>(layers) * row_h - request.gap;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+
+    // Head chips across the top (click: select the head).
+    for (int j = 0; j < h; ++j)
+    {
+        ImGui::SetCursorScreenPos(
+            ImVec2(grid_x + static_cast<float>(j) * (o.cell_w + request.gap), origin.y));
+        ImGui::PushID(j);
+        if (head_chip(j, j == state.sel.head, ("head " + std::to_string(j + 1)).c_str()))
+            state.sel.head = j;
+        ImGui::PopID();
+    }
+
+    // One item over the whole grid: the cells are hit-tested, not widgets (T and h x layers can be large).
+    ImGui::SetCursorScreenPos(ImVec2(grid_x, grid_y));
+    ImGui::InvisibleButton("##overview", ImVec2(std::max(1.0f, grid_w), std::max(1.0f, grid_h)));
+    const bool over = ImGui::IsItemHovered() && !state.mouse_ignored;
+    const bool clicked = over && ImGui::IsItemClicked(ImGuiMouseButton_Left);
+    int hover_l = -1, hover_j = -1, hover_key = -1, hover_row = -1;
+    if (over)
+    {
+        const ImVec2 m = ImGui::GetIO().MousePos;
+        const int j = static_cast<int>((m.x - grid_x) / (o.cell_w + request.gap));
+        const int l = static_cast<int>((m.y - grid_y) / row_h);
+        const float cx = m.x - grid_x - static_cast<float>(j) * (o.cell_w + request.gap);
+        const float cy = m.y - grid_y - static_cast<float>(l) * row_h;
+        const float image_h = query >= 0 ? strip_h : box_h;
+        if (j >= 0 && j < h && l >= 0 && l < layers && cx < o.cell_w && cy < image_h)
+        {
+            hover_l = l;
+            hover_j = j;
+            hover_key = std::clamp(static_cast<int>(cx / o.cell_w * static_cast<float>(T)), 0, T - 1);
+            hover_row = std::clamp(static_cast<int>(cy / box_h * static_cast<float>(T)), 0, T - 1);
         }
     }
-    return best;
+
+    MatrixRef ref;
+    ref.stage = Stage::weights;
+    ref.b = state.sel.b;
+    for (int l = 0; l < layers; ++l)
+    {
+        const float y = grid_y + static_cast<float>(l) * row_h;
+        char label[32];
+        std::snprintf(label, sizeof label, "layer %d", l + 1);
+        dl->AddText(ImVec2(origin.x, y + (std::min(box_h, strip_h) - fs) * 0.5f),
+                    ImGui::GetColorU32(l == state.sel.layer ? ImGuiCol_Text : ImGuiCol_TextDisabled), label);
+        for (int j = 0; j < h; ++j)
+        {
+            ref.layer = l;
+            ref.head = j;
+            const MatrixView view = resolve_matrix(state, ref);
+            if (view.m == nullptr)
+                continue;
+            const HeatmapEntry& entry = state.heatmaps.get(view.key, view.version, *view.m, view.probability,
+                                                           view.mask, view.stretch);
+            const ImVec2 p0(grid_x + static_cast<float>(j) * (o.cell_w + request.gap), y);
+            const bool selected = l == state.sel.layer && j == state.sel.head;
+            if (query >= 0)
+            {
+                const ImVec2 p1(p0.x + o.cell_w, p0.y + strip_h);
+                draw_strip(entry, *view.m, view.mask, query, p0, p1);
+                dl->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p1.x + 1, p1.y + 1), head_color(j), 0.0f, 0,
+                            selected ? 3.0f : 1.0f);
+                // The query's own position, as a key: a tick above and below the strip.
+                const float qx = p0.x + (static_cast<float>(query) + 0.5f) * o.cell_w / static_cast<float>(T);
+                dl->AddLine(ImVec2(qx, p0.y - 4.0f), ImVec2(qx, p0.y), ImGui::GetColorU32(ImGuiCol_Text),
+                            2.0f);
+                const TopKey top = top_key(*view.m, query);
+                if (top.col >= 0)
+                {
+                    char text[96];
+                    std::snprintf(text, sizeof text, "%s %.2f",
+                                  short_token(tokens[static_cast<std::size_t>(top.col)]).c_str(),
+                                  static_cast<double>(top.weight));
+                    if (ImGui::CalcTextSize(text).x > o.cell_w)
+                        std::snprintf(text, sizeof text, "%s",
+                                      short_token(tokens[static_cast<std::size_t>(top.col)]).c_str());
+                    if (ImGui::CalcTextSize(text).x <= o.cell_w)
+                        dl->AddText(ImVec2(p0.x, p1.y + 2.0f), ImGui::GetColorU32(ImGuiCol_Text), text);
+                }
+                if (hover_key >= 0)
+                {
+                    // The hovered key in every strip.
+                    const float kx0 = p0.x + static_cast<float>(hover_key) * o.cell_w / static_cast<float>(T);
+                    const float kx1 = std::max(kx0 + 2.0f, p0.x + static_cast<float>(hover_key + 1) *
+                                                                      o.cell_w / static_cast<float>(T));
+                    dl->AddRect(ImVec2(kx0 - 1, p0.y - 1), ImVec2(kx1 + 1, p1.y + 1),
+                                IM_COL32(255, 255, 255, 255), 0.0f, 0, 1.5f);
+                }
+            }
+            else
+            {
+                const ImVec2 p1(p0.x + o.cell_w, p0.y + box_h);
+                if (entry.texture != 0)
+                    dl->AddImage(reinterpret_cast<ImTextureID>(entry.texture), p0, p1);
+                dl->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p1.x + 1, p1.y + 1), head_color(j), 0.0f, 0,
+                            selected ? 3.0f : 1.0f);
+                if (hover_row >= 0)
+                {
+                    const float ry = p0.y + static_cast<float>(hover_row) * box_h / static_cast<float>(T);
+                    dl->AddRect(ImVec2(p0.x - 1, ry - 1),
+                                ImVec2(p1.x + 1, std::max(ry + 2.0f, ry + box_h / static_cast<float>(T)) + 1),
+                                IM_COL32(255, 255, 255, 255), 0.0f, 0, 1.5f);
+                }
+            }
+        }
+    }
+    // Key labels under the last layer, in every head's column (thinned when the keys are narrower than a
+    // line).
+    for (int j = 0; j < h; ++j)
+        key_labels(tokens, ImVec2(grid_x + static_cast<float>(j) * (o.cell_w + request.gap), grid_y + grid_h),
+                   o.key_px, o.key_stride);
+
+    if (hover_l >= 0)
+    {
+        ref.layer = hover_l;
+        ref.head = hover_j;
+        const MatrixView view = resolve_matrix(state, ref);
+        ImGui::BeginTooltip();
+        if (query >= 0 && view.m != nullptr)
+        {
+            ImGui::Text("layer %d, head %d: query “%s” (i = %d)", hover_l + 1, hover_j + 1,
+                        tokens[static_cast<std::size_t>(query)].c_str(), query);
+            ImGui::Text("key “%s” (j = %d): weight %s", tokens[static_cast<std::size_t>(hover_key)].c_str(),
+                        hover_key, format_value_long((*view.m)(query, hover_key)).c_str());
+            if (o.key_px < 1.0f)
+                ImGui::TextDisabled(
+                    "%d keys share a pixel column here: each shows the largest of their weights",
+                    static_cast<int>(std::ceil(1.0f / o.key_px)));
+            ImGui::TextDisabled("click: select layer %d head %d", hover_l + 1, hover_j + 1);
+        }
+        else
+        {
+            ImGui::Text("layer %d, head %d: query “%s” (i = %d)", hover_l + 1, hover_j + 1,
+                        tokens[static_cast<std::size_t>(hover_row)].c_str(), hover_row);
+            ImGui::TextDisabled(
+                "click: pin this query (its row in every layer and head) and select the head");
+        }
+        ImGui::EndTooltip();
+    }
+    if (clicked)
+    {
+        state.sel.layer = hover_l;
+        state.sel.head = hover_j;
+        if (query < 0)
+            toggle_pin(state, false, hover_row);
+    }
+    ImGui::SetCursorScreenPos(origin);
+    ImGui::Dummy(ImVec2(request.layer_label_w + grid_w, line_h + grid_h + request.key_label_h));
+}
+
+// [SECTION] Views
+
+// The tabs: the layer's maps, all layers, and the cross-attention maps when there are any. The view asked
+// for (by a key, a lesson, or a test) is selected on the tab bar; a click on a tab changes it.
+void view_tabs(AppState& state)
+{
+    HeadsPanelState& panel = state.heads_panel;
+    const bool has_cross = state.trace().has_cross;
+    if (panel.view == HeadsView::Cross && !has_cross)
+        panel.view = HeadsView::Maps;
+    if (!ImGui::BeginTabBar("##heads_views"))
+        return;
+    const HeadsView asked = panel.view;
+    const bool ask = asked != panel.tab_shown;
+    HeadsView shown = panel.tab_shown;
+    char maps_name[48];
+    std::snprintf(maps_name, sizeof maps_name, "Heads of layer %d###maps", state.sel.layer + 1);
+    const struct
+    {
+        HeadsView view;
+        const char* name;
+        const char* tip;
+    } tabs[] = {
+        {HeadsView::Maps, maps_name, "the h maps of the selected layer (V: next view)"},
+        {HeadsView::AllLayers, "All layers###all",
+         "layers x heads: one query's row of weights in every layer and head (V: next view)"},
+        {HeadsView::Cross, "Cross-attention###cross",
+         "the h cross-attention maps: target queries, source keys (V: next view)"},
+    };
+    for (const auto& tab : tabs)
+    {
+        if (tab.view == HeadsView::Cross && !has_cross)
+            continue;
+        const ImGuiTabItemFlags flags = ask && tab.view == asked ? ImGuiTabItemFlags_SetSelected : 0;
+        const bool open = ImGui::BeginTabItem(tab.name, nullptr, flags);
+        if (ImGui::IsItemHovered() && !state.mouse_ignored)
+            ImGui::SetTooltip("%s", tab.tip);
+        if (open)
+        {
+            shown = tab.view;
+            ImGui::EndTabItem();
+        }
+    }
+    ImGui::EndTabBar();
+    // A tab bar selects an asked-for tab one frame later: until then the asked view stands.
+    if (!ask || shown == asked)
+        panel.view = shown;
+    if (shown != panel.tab_shown)
+        state.heads_hover_row = -1; // a row of another view
+    panel.tab_shown = shown;
 }
 
 } // namespace
@@ -47,146 +749,68 @@ void draw_heads_panel(AppState& state)
         return;
     }
     const Trace& t = state.trace();
-    const int h = state.heads();
+    const bool cross_view = state.heads_panel.view == HeadsView::Cross && t.has_cross;
+    handle_keys(state, cross_view);
+    view_tabs(state);
+    const HeadsView view = state.heads_panel.view;
+    const bool cross = view == HeadsView::Cross;
     const int T = t.T();
-    const std::vector<std::string>& tokens = t.tokens.tokens[static_cast<std::size_t>(state.sel.b)];
 
-    ImGui::Text("weights A_h of layer %d, sentence b = %d: one T×T map per head (T = %d)",
-                state.sel.layer + 1, state.sel.b, T);
+    const int T_q = cross ? static_cast<int>(state.query_tokens(true)->size()) : T;
+    if (view == HeadsView::Cross)
+        fitted_line(
+            format("cross-attention weights, b = %d: rows = %d target queries, columns = %d source keys",
+                   state.sel.b, T_q, T),
+            format("cross-attention, b = %d: %d target queries × %d source keys", state.sel.b, T_q, T),
+            false);
+    else if (view == HeadsView::AllLayers)
+    {
+        const int query = state.shown_query(false);
+        const std::vector<std::string>& tokens = *state.query_tokens(false);
+        if (query >= 0)
+        {
+            const std::string token = short_token(tokens[static_cast<std::size_t>(query)]);
+            fitted_line(
+                format("row i = %d (“%s”) of A_h in every layer (down) and head (across), b = %d, T = %d",
+                       query, token.c_str(), state.sel.b, T),
+                format("row %d (“%s”) of every layer and head", query, token.c_str()), false,
+                "each strip is the query's row of weights over the T keys, named below; under it, the key "
+                "it weighs most. Click a strip to select that layer and head.");
+        }
+        else
+            fitted_line(
+                format("A_h of every layer (down) and head (across), b = %d, T = %d: pick a query to see "
+                       "its row",
+                       state.sel.b, T),
+                "every layer and head: pick a query", false,
+                "click a token above, or a row of a map, or press ↓: each map becomes that query's row");
+    }
+    else if (view == HeadsView::Maps)
+        fitted_line(format("weights A_h of layer %d, sentence b = %d, T = %d: row = query, column = key",
+                           state.sel.layer + 1, state.sel.b, T),
+                    format("weights A_h of layer %d, b = %d, T = %d", state.sel.layer + 1, state.sel.b, T),
+                    false,
+                    "each map's row i is query i, its column j is key j: the weight query i gives key j");
     trained_view_banner(state);
     // Honesty: seeded weights have learned nothing, so no pattern here is a head's "job".
     if (!state.showing_trained() && !state.engine.has_imported_weights())
-        ImGui::TextWrapped(
-            "random weights (seed %llu), untrained: no head has learned anything yet. The Training "
-            "panel (Alt+8) trains a model and shows heads that have.",
-            static_cast<unsigned long long>(t.config.seed));
-
-    // [SECTION] Query tokens: hovering one highlights its row in every head.
-    if (T <= 48)
-    {
-        ImGui::TextDisabled("query");
-        for (int i = 0; i < T; ++i)
-        {
-            ImGui::SameLine(0.0f, 3.0f);
-            if (ImGui::GetContentRegionAvail().x <
-                ImGui::CalcTextSize(tokens[static_cast<std::size_t>(i)].c_str()).x + 12.0f)
-                ImGui::NewLine();
-            ImGui::PushID(i);
-            const bool lit = i == state.heads_hover_row;
-            if (lit)
-                ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyle().Colors[ImGuiCol_ButtonActive]);
-            ImGui::SmallButton(tokens[static_cast<std::size_t>(i)].c_str());
-            if (lit)
-                ImGui::PopStyleColor();
-            if (ImGui::IsItemHovered() && !state.mouse_ignored)
-                state.heads_hover_row_next = i;
-            ImGui::PopID();
-        }
-    }
-
-    // [SECTION] Shared colour bar, then the grid
-    const float fs = ImGui::GetFontSize();
-    const bool stretch = state.prefs.stretch_weights;
-    ImGui::TextDisabled(stretch ? "colour: weight, stretched" : "colour: weight in [0, 1]");
-    ImGui::SameLine();
-    {
-        const ImVec2 p = ImGui::GetCursorScreenPos();
-        ImDrawList* dl = ImGui::GetWindowDrawList();
-        const auto& table = colormap_table(Colormap::Sequential);
-        const float bw = fs * 10.0f;
-        for (int s = 0; s < 32; ++s)
-        {
-            const ImU32 a = table[static_cast<std::size_t>(s * 255 / 31)];
-            const ImU32 b = table[static_cast<std::size_t>(std::min(255, (s + 1) * 255 / 31))];
-            dl->AddRectFilledMultiColor(ImVec2(p.x + bw * s / 32, p.y + 2),
-                                        ImVec2(p.x + bw * (s + 1) / 32, p.y + fs - 2), a, b, b, a);
-        }
-        ImGui::Dummy(ImVec2(bw, fs));
-        ImGui::SameLine();
-        ImGui::TextDisabled(stretch ? "0 … p95   (grey: masked)" : "0 … 1   (grey: masked)");
-        // Presenter mode shows the maps, not the controls: the choice made before the lecture stays.
-        if (!state.presenter)
-        {
-            ImGui::Checkbox("stretch colours", &state.prefs.stretch_weights);
-            if (!stretch && T >= 32)
-            {
-                ImGui::SameLine();
-                ImGui::TextDisabled("(T = %d: weights average 1/T, stretching shows them)", T);
-            }
-        }
-        item_tooltip(
-            "Colour each map from 0 to its 95th percentile instead of 0 to 1 (larger weights saturate). "
-            "With many tokens the "
-            "weights are near 1/T and a [0, 1] scale shows them all dark. H is each head's mean row "
-            "entropy in nats (0: one-hot rows, ln T: uniform).");
-    }
-
-    const float gap = fs * 0.6f;
-    const float title_h = ImGui::GetTextLineHeightWithSpacing();
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const int ncols = best_columns(h, avail.x, avail.y, title_h, gap);
-    // The maps fit the panel's height as well as its width: a grid taller than the panel would bring a
-    // scrollbar, which narrows the panel, which shrinks the grid, which removes the scrollbar, frame after
-    // frame.
-    const int nrows = (h + ncols - 1) / ncols;
-    const float side_h = (avail.y - static_cast<float>(nrows) * (title_h + gap)) / static_cast<float>(nrows);
-    // `side` is a grid cell's width (labels and map); the map's square image is at most side_h tall.
-    const float side = std::max(48.0f, (avail.x - gap * (ncols - 1)) / ncols);
-    const float image_max = std::max(32.0f, std::min(side, side_h));
-    // Row (query) labels when the map beside them keeps cells of 1.2 font sizes (labels take the map's width:
-    // "September" left 8 px maps in a 100 px column); keys are named in the tooltip and the Inspector.
-    float label_w = 0.0f;
-    if (T <= 24)
-        for (const std::string& token : tokens)
-            label_w = std::max(label_w, ImGui::CalcTextSize(token.c_str()).x + 6.0f);
-    const bool labels = T <= 24 && std::min(side - label_w, image_max) / std::max(1, T) >= fs * 1.2f;
-
-    MatrixRef ref;
-    ref.source = MatrixSource::Layer;
-    ref.stage = Stage::weights;
-    ref.layer = state.sel.layer;
-    ref.b = state.sel.b;
-    // Columns at fixed positions, so a title wider than its map cannot push the grid apart.
-    const float grid_x = ImGui::GetCursorPosX();
-    for (int j = 0; j < h; ++j)
-    {
-        if (j % ncols != 0)
-            ImGui::SameLine(grid_x + static_cast<float>(j % ncols) * (side + gap));
-        ImGui::PushID(j);
-        ImGui::BeginGroup();
-        const Color32 c = head_color(j);
-        const bool selected = j == state.sel.head;
-        ImGui::PushStyleColor(ImGuiCol_Text, head_text_color(j));
-        ref.head = j;
-        // The title must not be wider than the map, or the grid's columns drift apart.
-        char title[64];
-        const double H = static_cast<double>(state.mean_entropy(ref));
-        std::snprintf(title, sizeof title, "head %d%s  H = %.2f", j + 1, selected ? " (selected)" : "", H);
-        if (ImGui::CalcTextSize(title).x > side)
-            std::snprintf(title, sizeof title, "head %d  H = %.2f", j + 1, H);
-        if (ImGui::CalcTextSize(title).x > side)
-            std::snprintf(title, sizeof title, "%d: %.2f", j + 1, H);
-        ImGui::TextUnformatted(title);
-        ImGui::PopStyleColor();
-        HeatmapOptions options;
-        options.width = side;
-        options.labels = labels;
-        options.col_labels = false;
-        options.colorbar = false;
-        options.frame_color = c;
-        options.frame_thickness = selected ? 4.0f : 1.5f;
-        options.highlight_row = state.heads_hover_row;
-        options.pin_on_click = false;
-        options.max_cell_px = image_max / static_cast<float>(std::max(1, T)); // square cells
-        options.max_height = image_max;
-        const HeatmapResult r = draw_heatmap(state, ref, options);
-        if (r.hovered)
-            state.heads_hover_row_next = r.row;
-        if (r.clicked)
-            state.sel.head = j;
-        ImGui::EndGroup();
-        ImGui::PopID();
-    }
+        fitted_line(
+            format("random weights (seed %llu), untrained: no head has learned anything yet",
+                   static_cast<unsigned long long>(t.config.seed)),
+            format("random, untrained weights (seed %llu)", static_cast<unsigned long long>(t.config.seed)),
+            true,
+            "Seeded weights have learned nothing, so no pattern here is a head's job. The Training panel "
+            "(Alt+8) trains a model and shows heads that have.");
+    // The grid's own labels name the queries when they fit; chips do it otherwise (and always for the
+    // overview).
+    const bool chips = view == HeadsView::AllLayers || !state.heads_panel.grid_row_labels;
+    query_picker(state, cross, chips);
+    colour_line(state, T);
+    entropy_line(T);
+    if (view == HeadsView::AllLayers)
+        draw_overview(state);
+    else
+        draw_map_grid(state, cross);
 }
 
 } // namespace attnlab
