@@ -93,10 +93,10 @@ OverviewLayout layout_overview(const OverviewRequest& request)
     // Under the head titles and above the key labels: one row per layer.
     const float per_layer =
         (request.height - request.line_h - request.key_label_h) / static_cast<float>(layers) - request.gap;
-    const float smallest = request.font_px + request.line_h;
-    o.box_h = std::max(smallest, std::min(o.cell_w, per_layer));
-    o.strip_h = std::min(o.box_h - request.line_h, 2.0f * request.line_h);
-    o.row_h = o.box_h + request.gap;
+    o.strip_h = std::clamp(per_layer - request.line_h, request.font_px, 2.5f * request.line_h);
+    o.strip_row_h = o.strip_h + request.line_h + request.gap;
+    o.map_h = std::max(2.0f * request.font_px, std::min(o.cell_w, per_layer));
+    o.map_row_h = o.map_h + request.gap;
     return o;
 }
 

@@ -55,17 +55,18 @@ struct OverviewRequest
 
 struct OverviewLayout
 {
-    float cell_w = 0.0f;  // a cell's width: the strip of T keys, or the whole map
-    float box_h = 0.0f;   // a cell's height: the whole map's, or the strip's and the line naming its top key
-    float strip_h = 0.0f; // a query's strip (the top of the box)
-    float row_h = 0.0f;   // a layer's row: the box and the gap
-    float key_px = 0.0f;  // the width of one key (below 1: several keys share a pixel column)
-    int key_stride = 1;   // a key label every key_stride keys (1: all)
+    float cell_w = 0.0f;      // a cell's width: the strip of T keys, or the whole map
+    float strip_h = 0.0f;     // a query's strip
+    float strip_row_h = 0.0f; // a layer's row of strips: the strip, the line naming its top key, the gap
+    float map_h = 0.0f;       // a whole map (when no query is shown)
+    float map_row_h = 0.0f;   // a layer's row of whole maps: the map and the gap
+    float key_px = 0.0f;      // the width of one key (below 1: several keys share a pixel column)
+    int key_stride = 1;       // a key label every key_stride keys (1: all)
 };
 
-// Cells share the width. Boxes are at most square and at least a line of strip and a line of text; a query's
-// strips and the whole maps use the same boxes, so hovering a token moves nothing. Strips are at most two
-// lines tall. When the layers do not fit at that smallest box, the rows keep it (the panel scrolls).
+// Cells share the width. Strips are at least a label tall and at most two and a half lines; whole maps are at
+// most square and at least two labels tall. When the layers do not fit at those smallest sizes, the rows keep
+// them (the panel scrolls).
 OverviewLayout layout_overview(const OverviewRequest& request);
 
 // For a strip of `keys` keys drawn `pixels` wide with fewer pixels than keys: the keys [first, last) pixel

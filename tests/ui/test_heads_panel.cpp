@@ -206,7 +206,7 @@ TEST(HeadsGridLayout, CrossAttentionMapsHaveRectangularShapesOfSquareCells)
     expect_inside(q, g);
 }
 
-TEST(HeadsOverviewLayout, KeyLabelsAreThinnedToALinePerLabelAndBoxesAtMostSquare)
+TEST(HeadsOverviewLayout, KeyLabelsAreThinnedToALinePerLabelAndMapsAtMostSquare)
 {
     OverviewRequest q;
     q.layers = 2;
@@ -221,10 +221,11 @@ TEST(HeadsOverviewLayout, KeyLabelsAreThinnedToALinePerLabelAndBoxesAtMostSquare
     q.key_label_h = 80.0f;
     OverviewLayout o = layout_overview(q);
     EXPECT_EQ(o.key_stride, 1); // 6 keys in ~150 px: every key named
-    EXPECT_LE(o.box_h, o.cell_w + 0.01f);
-    EXPECT_LE(o.strip_h, 2.0f * q.line_h + 0.01f);
+    EXPECT_LE(o.map_h, o.cell_w + 0.01f);
+    EXPECT_LE(o.strip_h, 2.5f * q.line_h + 0.01f);
     EXPECT_GE(o.strip_h, q.font_px);
-    EXPECT_LE(static_cast<float>(q.layers) * o.row_h + q.line_h + q.key_label_h, q.height + q.gap + 0.01f);
+    for (const float row_h : {o.map_row_h, o.strip_row_h})
+        EXPECT_LE(static_cast<float>(q.layers) * row_h + q.line_h + q.key_label_h, q.height + 0.01f);
     q.keys = 300;
     o = layout_overview(q);
     EXPECT_GT(o.key_stride, 1);
@@ -233,7 +234,8 @@ TEST(HeadsOverviewLayout, KeyLabelsAreThinnedToALinePerLabelAndBoxesAtMostSquare
     q.layers = 40; // more layers than fit: each keeps a strip and its line (the panel scrolls)
     o = layout_overview(q);
     EXPECT_GE(o.strip_h, q.font_px);
-    EXPECT_GE(o.box_h, q.font_px + q.line_h);
+    EXPECT_GE(o.strip_row_h, q.font_px + q.line_h);
+    EXPECT_GE(o.map_h, 2.0f * q.font_px);
 }
 
 TEST(HeadsOverviewLayout, PixelColumnsCoverEveryKeyOnce)

@@ -46,8 +46,9 @@ void fitted_line(const std::string& full, const std::string& brief, bool disable
         item_tooltip(more);
 }
 
-std::string format(const char* fmt, ...) IM_FMTARGS(1);
-std::string format(const char* fmt, ...)
+// printf into a std::string (the panel's lines are short: 255 bytes at most).
+std::string strprintf(const char* fmt, ...) IM_FMTARGS(1);
+std::string strprintf(const char* fmt, ...)
 {
     char text[256];
     va_list args;
@@ -126,9 +127,11 @@ void query_picker(AppState& state, bool cross, bool chips)
             int colours = 0;
             if (pinned)
             {
-                ImGui::PushStyleColor(ImGuiCol_Button, ImGui::ColorConvertU32ToFloat4(pinned_color()));
+                const ImVec4 fill = ImGui::ColorConvertU32ToFloat4(pinned_color());
+                ImGui::PushStyleColor(ImGuiCol_Button, fill);
+                ImGui::PushStyleColor(ImGuiCol_ButtonHovered, fill);
                 ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0, 0, 0, 1));
-                colours = 2;
+                colours = 3;
             }
             else if (i == hovered)
             {
@@ -162,32 +165,39 @@ void query_picker(AppState& state, bool cross, bool chips)
     }
     const std::string token = short_token(pin.token);
     if (pin.valid())
-        fitted_line(format("“%s” (i = %d) pinned in every head: click it again or Esc to unpin",
-                           token.c_str(), pin.row),
-                    format("“%s” (i = %d) pinned; Esc unpins", token.c_str(), pin.row), true);
-    else
-        fitted_line(format("click a %s (a row label or a row) to pin it in every head",
-                           cross ? "target token" : "token"),
+        fitted_line(strprintf("“%s” (i = %d) pinned in every head: click it again or Esc to unpin",
+                              token.c_str(), pin.row),
+                    strprintf("“%s” (i = %d) pinned; Esc unpins", token.c_str(), pin.row), true);
+    else if (!state.presenter) // how to use it is for the person at the keyboard, not the audience
+        fitted_line(strprintf("click a %s (a row label or a row) to pin it in every head",
+                              cross ? "target token" : "token"),
                     "click a row to pin it", true, "↑ ↓ pin the first or last token and move the pin");
 }
 
 // [SECTION] Shared lines: colour bar and what H means
 
+// The colour bar with its range and, outside presenter mode, the stretch box, on one line where they fit:
+// the bar gives way first, then the note on masked cells, then the label's words; the box wraps last.
 void colour_line(AppState& state, int T)
 {
     const float fs = ImGui::GetFontSize();
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const bool stretch = state.prefs.stretch_weights;
-    const char* label = stretch ? "colour: weight, stretched" : "colour: weight in [0, 1]";
     const char* range = stretch ? "0 … p95" : "0 … 1";
     const char* masked = "(grey: masked)";
-    // The bar gives way first, then the note on masked cells: one line at any panel width.
+    const char* box = "stretch colours";
     const float avail = ImGui::GetContentRegionAvail().x;
-    const float texts = ImGui::CalcTextSize(label).x + ImGui::CalcTextSize(range).x + 2.0f * spacing;
+    const float box_w =
+        state.presenter ? 0.0f : ImGui::GetFrameHeight() + ImGui::CalcTextSize(box).x + 2.0f * spacing;
     const float masked_w = ImGui::CalcTextSize(masked).x + spacing;
-    const bool show_masked = avail - texts - masked_w >= 4.0f * fs;
-    const float bw =
-        std::clamp(avail - texts - (show_masked ? masked_w : 0.0f) - spacing, 2.0f * fs, 8.0f * fs);
+    const float min_bar = 2.0f * fs;
+    const char* label = stretch ? "colour: weight, stretched" : "colour: weight in [0, 1]";
+    auto fixed = [&](const char* l)
+    { return ImGui::CalcTextSize(l).x + ImGui::CalcTextSize(range).x + 3.0f * spacing + box_w; };
+    if (avail - fixed(label) < min_bar)
+        label = "weight";
+    const bool show_masked = avail - fixed(label) - masked_w >= min_bar;
+    const float bw = std::clamp(avail - fixed(label) - (show_masked ? masked_w : 0.0f), min_bar, 8.0f * fs);
     ImGui::TextDisabled("%s", label);
     ImGui::SameLine();
     const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -214,17 +224,16 @@ void colour_line(AppState& state, int T)
     // Presenter mode shows the maps, not the controls: the choice made before the lecture stays.
     if (state.presenter)
         return;
-    const float box_w = ImGui::GetFrameHeight() + ImGui::CalcTextSize("stretch colours").x + spacing;
-    ImGui::SameLine(0.0f, fs);
-    if (ImGui::GetContentRegionAvail().x < box_w)
+    ImGui::SameLine(0.0f, 2.0f * spacing);
+    if (ImGui::GetContentRegionAvail().x < box_w - 2.0f * spacing)
         ImGui::NewLine();
-    ImGui::Checkbox("stretch colours", &state.prefs.stretch_weights);
+    ImGui::Checkbox(box, &state.prefs.stretch_weights);
     item_tooltip("Colour each map from 0 to its 95th percentile instead of 0 to 1 (larger weights saturate). "
                  "With many tokens the weights are near 1/T and a [0, 1] scale shows them all dark.");
     if (!stretch && T >= 32)
     {
         // A hint where there is room for it, in the box's tooltip otherwise.
-        const std::string hint = format("(T = %d: weights average 1/T, stretching shows them)", T);
+        const std::string hint = strprintf("(T = %d: weights average 1/T, stretching shows them)", T);
         ImGui::SameLine();
         if (ImGui::GetContentRegionAvail().x >= ImGui::CalcTextSize(hint.c_str()).x)
             ImGui::TextDisabled("%s", hint.c_str());
@@ -237,8 +246,8 @@ void entropy_line(int keys)
 {
     const double uniform = std::log(static_cast<double>(std::max(1, keys)));
     fitted_line(
-        format("H = mean row entropy, nats: 0 = one key per query, ln %d = %.2f = uniform", keys, uniform),
-        format("H: row entropy, 0 (one key) … %.2f (uniform)", uniform), true,
+        strprintf("H = mean row entropy, nats: 0 = one key per query, ln %d = %.2f = uniform", keys, uniform),
+        strprintf("H: row entropy, 0 (one key) … %.2f (uniform)", uniform), true,
         "H = −Σ_j A[i, j] ln A[i, j] in nats, averaged over the query rows i: 0 when each query puts all "
         "its weight on one key, ln T when it spreads it evenly over all T keys. Low: the head picks a few "
         "keys for each query; high: it averages over many. A causal mask leaves query i only i + 1 keys, "
@@ -527,9 +536,10 @@ void draw_overview(AppState& state)
         request.key_label_h += ImGui::CalcTextSize((std::to_string(T) + " ").c_str()).x;
         o = layout_overview(request);
     }
-    const float box_h = o.box_h;
-    const float strip_h = o.strip_h;
-    const float row_h = o.row_h;
+    // A query's strips, or the whole maps when there is none.
+    const bool strips = query >= 0;
+    const float image_h = strips ? o.strip_h : o.map_h;
+    const float row_h = strips ? o.strip_row_h : o.map_row_h;
 
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const float grid_x = origin.x + request.layer_label_w;
@@ -562,13 +572,12 @@ void draw_overview(AppState& state)
         const int l = static_cast<int>((m.y - grid_y) / row_h);
         const float cx = m.x - grid_x - static_cast<float>(j) * (o.cell_w + request.gap);
         const float cy = m.y - grid_y - static_cast<float>(l) * row_h;
-        const float image_h = query >= 0 ? strip_h : box_h;
         if (j >= 0 && j < h && l >= 0 && l < layers && cx < o.cell_w && cy < image_h)
         {
             hover_l = l;
             hover_j = j;
             hover_key = std::clamp(static_cast<int>(cx / o.cell_w * static_cast<float>(T)), 0, T - 1);
-            hover_row = std::clamp(static_cast<int>(cy / box_h * static_cast<float>(T)), 0, T - 1);
+            hover_row = std::clamp(static_cast<int>(cy / image_h * static_cast<float>(T)), 0, T - 1);
         }
     }
 
@@ -580,7 +589,7 @@ void draw_overview(AppState& state)
         const float y = grid_y + static_cast<float>(l) * row_h;
         char label[32];
         std::snprintf(label, sizeof label, "layer %d", l + 1);
-        dl->AddText(ImVec2(origin.x, y + (std::min(box_h, strip_h) - fs) * 0.5f),
+        dl->AddText(ImVec2(origin.x, y + (image_h - fs) * 0.5f),
                     ImGui::GetColorU32(l == state.sel.layer ? ImGuiCol_Text : ImGuiCol_TextDisabled), label);
         for (int j = 0; j < h; ++j)
         {
@@ -593,9 +602,9 @@ void draw_overview(AppState& state)
                                                            view.mask, view.stretch);
             const ImVec2 p0(grid_x + static_cast<float>(j) * (o.cell_w + request.gap), y);
             const bool selected = l == state.sel.layer && j == state.sel.head;
-            if (query >= 0)
+            if (strips)
             {
-                const ImVec2 p1(p0.x + o.cell_w, p0.y + strip_h);
+                const ImVec2 p1(p0.x + o.cell_w, p0.y + image_h);
                 draw_strip(entry, *view.m, view.mask, query, p0, p1);
                 dl->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p1.x + 1, p1.y + 1), head_color(j), 0.0f, 0,
                             selected ? 3.0f : 1.0f);
@@ -628,17 +637,18 @@ void draw_overview(AppState& state)
             }
             else
             {
-                const ImVec2 p1(p0.x + o.cell_w, p0.y + box_h);
+                const ImVec2 p1(p0.x + o.cell_w, p0.y + image_h);
                 if (entry.texture != 0)
                     dl->AddImage(reinterpret_cast<ImTextureID>(entry.texture), p0, p1);
                 dl->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p1.x + 1, p1.y + 1), head_color(j), 0.0f, 0,
                             selected ? 3.0f : 1.0f);
                 if (hover_row >= 0)
                 {
-                    const float ry = p0.y + static_cast<float>(hover_row) * box_h / static_cast<float>(T);
-                    dl->AddRect(ImVec2(p0.x - 1, ry - 1),
-                                ImVec2(p1.x + 1, std::max(ry + 2.0f, ry + box_h / static_cast<float>(T)) + 1),
-                                IM_COL32(255, 255, 255, 255), 0.0f, 0, 1.5f);
+                    const float ry = p0.y + static_cast<float>(hover_row) * image_h / static_cast<float>(T);
+                    dl->AddRect(
+                        ImVec2(p0.x - 1, ry - 1),
+                        ImVec2(p1.x + 1, std::max(ry + 2.0f, ry + image_h / static_cast<float>(T)) + 1),
+                        IM_COL32(255, 255, 255, 255), 0.0f, 0, 1.5f);
                 }
             }
         }
@@ -759,9 +769,9 @@ void draw_heads_panel(AppState& state)
     const int T_q = cross ? static_cast<int>(state.query_tokens(true)->size()) : T;
     if (view == HeadsView::Cross)
         fitted_line(
-            format("cross-attention weights, b = %d: rows = %d target queries, columns = %d source keys",
-                   state.sel.b, T_q, T),
-            format("cross-attention, b = %d: %d target queries × %d source keys", state.sel.b, T_q, T),
+            strprintf("cross-attention weights, b = %d: rows = %d target queries, columns = %d source keys",
+                      state.sel.b, T_q, T),
+            strprintf("cross-attention, b = %d: %d target queries × %d source keys", state.sel.b, T_q, T),
             false);
     else if (view == HeadsView::AllLayers)
     {
@@ -771,33 +781,34 @@ void draw_heads_panel(AppState& state)
         {
             const std::string token = short_token(tokens[static_cast<std::size_t>(query)]);
             fitted_line(
-                format("row i = %d (“%s”) of A_h in every layer (down) and head (across), b = %d, T = %d",
-                       query, token.c_str(), state.sel.b, T),
-                format("row %d (“%s”) of every layer and head", query, token.c_str()), false,
+                strprintf("row i = %d (“%s”) of A_h in every layer (down) and head (across), b = %d, T = %d",
+                          query, token.c_str(), state.sel.b, T),
+                strprintf("row %d (“%s”) of every layer and head", query, token.c_str()), false,
                 "each strip is the query's row of weights over the T keys, named below; under it, the key "
                 "it weighs most. Click a strip to select that layer and head.");
         }
         else
             fitted_line(
-                format("A_h of every layer (down) and head (across), b = %d, T = %d: pick a query to see "
-                       "its row",
-                       state.sel.b, T),
+                strprintf("A_h of every layer (down) and head (across), b = %d, T = %d: pick a query to see "
+                          "its row",
+                          state.sel.b, T),
                 "every layer and head: pick a query", false,
                 "click a token above, or a row of a map, or press ↓: each map becomes that query's row");
     }
     else if (view == HeadsView::Maps)
-        fitted_line(format("weights A_h of layer %d, sentence b = %d, T = %d: row = query, column = key",
-                           state.sel.layer + 1, state.sel.b, T),
-                    format("weights A_h of layer %d, b = %d, T = %d", state.sel.layer + 1, state.sel.b, T),
+        fitted_line(strprintf("weights A_h of layer %d, sentence b = %d, T = %d: row = query, column = key",
+                              state.sel.layer + 1, state.sel.b, T),
+                    strprintf("weights A_h of layer %d, b = %d, T = %d", state.sel.layer + 1, state.sel.b, T),
                     false,
                     "each map's row i is query i, its column j is key j: the weight query i gives key j");
     trained_view_banner(state);
     // Honesty: seeded weights have learned nothing, so no pattern here is a head's "job".
     if (!state.showing_trained() && !state.engine.has_imported_weights())
         fitted_line(
-            format("random weights (seed %llu), untrained: no head has learned anything yet",
-                   static_cast<unsigned long long>(t.config.seed)),
-            format("random, untrained weights (seed %llu)", static_cast<unsigned long long>(t.config.seed)),
+            strprintf("random weights (seed %llu), untrained: no head has learned anything yet",
+                      static_cast<unsigned long long>(t.config.seed)),
+            strprintf("random, untrained weights (seed %llu)",
+                      static_cast<unsigned long long>(t.config.seed)),
             true,
             "Seeded weights have learned nothing, so no pattern here is a head's job. The Training panel "
             "(Alt+8) trains a model and shows heads that have.");
@@ -806,7 +817,8 @@ void draw_heads_panel(AppState& state)
     const bool chips = view == HeadsView::AllLayers || !state.heads_panel.grid_row_labels;
     query_picker(state, cross, chips);
     colour_line(state, T);
-    entropy_line(T);
+    if (view != HeadsView::AllLayers) // the overview shows no H
+        entropy_line(T);
     if (view == HeadsView::AllLayers)
         draw_overview(state);
     else
