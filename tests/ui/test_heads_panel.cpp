@@ -539,6 +539,28 @@ TEST_F(HeadsPanelTest, OverviewAtLargeTPoolsKeysIntoPixelsWithoutLosingTheLarges
     EXPECT_TRUE(contains(out.text, "row i = 150")) << out.text;
 }
 
+TEST_F(HeadsPanelTest, OneTokenAndAPaddedSentenceWorkInEveryView)
+{
+    state->session.text = "attention\nthe cat sat";
+    state->session.target = "le";
+    state->session.config.n_layers = 2;
+    ui.frames(*state, 2, heads);
+    ASSERT_TRUE(state->status.is_ok()) << state->status.message();
+    state->sel.b = 0; // "attention <pad> <pad>"
+    for (const HeadsView view : {HeadsView::Maps, HeadsView::AllLayers, HeadsView::Cross})
+    {
+        state->heads_panel.view = view;
+        ui.press_key(*state, keys::Up, false, false, heads); // pins the last token (a <pad>), then moves up
+        const auto out = ui.frames(*state, 3, heads);
+        EXPECT_EQ(state->heads_panel.view, view);
+        EXPECT_FALSE(contains(out.text, "nan")) << out.text;
+        EXPECT_FALSE(out.textures.empty());
+    }
+    EXPECT_EQ(state->heads_panel.query.row, 1); // 2 (a <pad>) in the maps, then 1 in the overview
+    EXPECT_EQ(state->heads_panel.query.token, "<pad>");
+    EXPECT_EQ(state->heads_panel.cross_query.row, 0); // the target has one token
+}
+
 // [SECTION] Cross-attention
 
 TEST_F(HeadsPanelTest, CrossAttentionMapsHaveTheirOwnViewAndPin)
