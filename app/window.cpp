@@ -579,6 +579,7 @@ int run_window(const WindowOptions& options)
     auto state = std::make_unique<AppState>();
     state->content_scale = window.content_scale();
     state->session = options.session;
+    state->saved_session = options.session; // what the run begins with is not an unsaved change
     state->session_path = options.session_path;
     Autosave autosave;
     ModelAutosave model_autosave;

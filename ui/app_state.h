@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -183,6 +184,17 @@ struct FileDialog
     std::string error; // the last attempt's message, shown in the popup (which stays open)
 };
 
+// A session file waiting to replace the user's session until the question about its unsaved changes is
+// answered: Save, Discard or Cancel (ui/session_files.h).
+struct UnsavedPrompt
+{
+    std::string path;          // the file waiting to be opened ("" : nothing waits)
+    bool autosave = false;     // an autosave or a kept copy (it opens as an unsaved session)
+    bool open_request = false; // open the question's popup on the next frame
+    std::string save_path;     // where Save writes the session: its own file, or a name the user types
+    std::string error;         // the last Save's message, shown in the popup (which stays open)
+};
+
 // [SECTION] Lessons
 
 // The lesson being followed and what it stands in for. While a lesson is open, AppState::session is the
@@ -325,6 +337,10 @@ struct AppState
     // What the user chose; every edit calls edit(), and update() recomputes once before the next frame.
     Session session;
     std::string session_path;
+    // The user's session as its file holds it (opened or saved), or as this run began when it has no file;
+    // empty once its file is gone. Anything else is unsaved (has_unsaved_changes(), ui/session_files.h).
+    std::optional<Session> saved_session = Session{};
+    UnsavedPrompt unsaved; // a file that waits for the answer about the unsaved changes
     unsigned long long session_version = 1;
     unsigned long long computed_version = 0;
 

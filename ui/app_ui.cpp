@@ -148,7 +148,8 @@ std::string run_file_action(AppState& state)
     switch (d.action)
     {
     case FileAction::OpenSession:
-        return open_session_file(state, d.path).message();
+        // With unsaved changes the file waits for the question (unsaved_popup) and this dialog closes.
+        return request_open_session(state, d.path).message();
     case FileAction::SaveSession:
         return save_session_as(state, d.path).message();
     case FileAction::ExportTraceJson:
@@ -313,24 +314,12 @@ void recent_menu(AppState& state)
     ImGui::EndMenu();
     if (!chosen_autosave.empty())
     {
-        if (Status s = open_autosave_file(state, chosen_autosave); !s.is_ok())
+        if (Status s = request_open_session(state, chosen_autosave, true); !s.is_ok())
             state.set_message(s.message() + " (the current session stays)", true);
         return;
     }
-    if (chosen.empty())
-        return;
-    const Status s =
-        looks_like_model_file(chosen) ? open_model_file(state, chosen) : open_session_file(state, chosen);
-    if (s.is_ok())
-        return;
-    if (!drop_missing_files(state.recent_files).empty())
-    {
-        if (!state.recent_files_path.empty())
-            save_recent_files(state.recent_files_path, state.recent_files);
-        state.set_message(chosen + " no longer exists: removed from the recent files", true);
-    }
-    else
-        state.set_message(s.message() + " (the current session stays)", true);
+    if (!chosen.empty())
+        open_recent_file(state, chosen); // says in the status bar what happened
 }
 
 // Lessons: every built-in lesson, the broken files, and leaving the open one.
@@ -472,6 +461,53 @@ void file_popup(AppState& state)
     ImGui::SameLine();
     if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
         ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+}
+
+// The question before a file replaces a session with unsaved changes: Save (to its file, or a path typed
+// here), Discard or Cancel. Esc cancels.
+void unsaved_popup(AppState& state)
+{
+    UnsavedPrompt& u = state.unsaved;
+    const char* title = "Unsaved changes###unsaved_changes";
+    if (u.open_request)
+    {
+        ImGui::OpenPopup(title);
+        u.open_request = false;
+    }
+    if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize))
+        return;
+    if (u.path.empty()) // answered elsewhere
+    {
+        ImGui::CloseCurrentPopup();
+        ImGui::EndPopup();
+        return;
+    }
+    ImGui::TextUnformatted("The session on screen has changes that are in no file.");
+    ImGui::Text("Opening %s replaces it.", u.path.c_str());
+    ImGui::Spacing();
+    ImGui::TextUnformatted("Save the session to");
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
+    input_text("##save_path", &u.save_path);
+    if (!u.error.empty())
+        error_text(u.error);
+    if (ImGui::Button("Save, then open"))
+    {
+        if (answer_unsaved_changes(state, UnsavedAnswer::Save).is_ok() || u.path.empty())
+            ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Discard changes and open"))
+    {
+        answer_unsaved_changes(state, UnsavedAnswer::Discard);
+        ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
+    {
+        answer_unsaved_changes(state, UnsavedAnswer::Cancel);
+        ImGui::CloseCurrentPopup();
+    }
     ImGui::EndPopup();
 }
 
@@ -736,6 +772,7 @@ void draw_frame(AppState& state)
         draw_presenter(state);
         help_windows(state);
         file_popup(state);
+        unsaved_popup(state);
         export_popup(state);
         return;
     }
@@ -781,6 +818,7 @@ void draw_frame(AppState& state)
     state.lesson.focus_panel = -1;
     help_windows(state);
     file_popup(state);
+    unsaved_popup(state);
     export_popup(state);
     status_bar(state, io.DisplaySize.y - status_h, status_h);
 }

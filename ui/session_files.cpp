@@ -27,6 +27,23 @@ void remember(AppState& state, const std::string& path)
         save_recent_files(state.recent_files_path, state.recent_files);
 }
 
+// The file the user's own session came from (during a lesson the one kept aside); "" : none.
+std::string& user_session_path(AppState& state)
+{
+    return lesson_active(state) ? state.lesson.user_session_path : state.session_path;
+}
+
+// The same file, however its path was written ("./a.json", "/home/x/a.json").
+bool same_file(const std::string& a, const std::string& b)
+{
+    if (a.empty() || b.empty())
+        return false;
+    std::error_code ec_a, ec_b;
+    const auto norm_a = std::filesystem::absolute(a, ec_a).lexically_normal();
+    const auto norm_b = std::filesystem::absolute(b, ec_b).lexically_normal();
+    return ec_a || ec_b ? a == b : norm_a == norm_b;
+}
+
 } // namespace
 
 // [SECTION] Open and save
@@ -50,6 +67,7 @@ Status load_into_state(AppState& state, const std::string& path, const std::stri
     if (lesson_active(state))
         leave_lesson(state);
     state.session = loaded;
+    state.saved_session = loaded;
     state.engine.clear_imported_weights();
     if (!loaded.weights_path.empty() && weights_status.is_ok())
         state.engine.set_imported_weights(std::move(weights));
@@ -79,9 +97,104 @@ Status save_session_as(AppState& state, const std::string& path)
     if (Status s = save_session_file(portable, path); !s.is_ok())
         return s;
     state.session_path = path;
+    if (!lesson_active(state)) // during a lesson the step's session was saved: the user's own is not
+        state.saved_session = state.session;
     remember(state, path);
     state.set_message("Saved " + path, false);
     return Status();
+}
+
+// [SECTION] Unsaved changes
+
+bool has_unsaved_changes(const AppState& state)
+{
+    return !state.saved_session.has_value() || user_session(state) != *state.saved_session;
+}
+
+Status request_open_session(AppState& state, const std::string& path, bool autosave)
+{
+    if (!has_unsaved_changes(state))
+        return autosave ? open_autosave_file(state, path) : open_session_file(state, path);
+    Session check; // read now, so a file that cannot open never asks a question first
+    ATTNLAB_TRY(load_session_file(path, &check));
+    UnsavedPrompt& u = state.unsaved;
+    u.path = path;
+    u.autosave = autosave;
+    u.open_request = true;
+    u.error.clear();
+    const std::string& own = user_session_path(state);
+    u.save_path = own.empty() ? "session.json" : own;
+    return Status();
+}
+
+Status answer_unsaved_changes(AppState& state, UnsavedAnswer answer)
+{
+    UnsavedPrompt& u = state.unsaved;
+    if (u.path.empty())
+        return Status();
+    if (answer == UnsavedAnswer::Cancel)
+    {
+        state.set_message("Kept the session on screen; " + u.path + " was not opened", false);
+        u = UnsavedPrompt{};
+        return Status();
+    }
+    if (answer == UnsavedAnswer::Save)
+        if (Status s = save_user_session(state, u.save_path); !s.is_ok())
+        {
+            u.error = "Not saved: " + s.message();
+            return s;
+        }
+    const UnsavedPrompt waiting = u;
+    u = UnsavedPrompt{};
+    const Status s =
+        waiting.autosave ? open_autosave_file(state, waiting.path) : open_session_file(state, waiting.path);
+    if (!s.is_ok())
+        state.set_message(s.message() + " (the current session stays)", true);
+    else if (answer == UnsavedAnswer::Save && !state.message_is_error)
+        state.set_message("Saved " + waiting.save_path + ", then opened " + waiting.path, false);
+    return s;
+}
+
+Status save_user_session(AppState& state, const std::string& path)
+{
+    if (path.empty())
+        return Status::error("type the name of the file to save the session to");
+    const Session& own = user_session(state);
+    Session portable = own;
+    portable.weights_path = portable_weights_path(path, own.weights_path);
+    ATTNLAB_TRY(save_session_file(portable, path));
+    user_session_path(state) = path;
+    state.saved_session = own;
+    remember(state, path);
+    state.set_message("Saved " + path, false);
+    return Status();
+}
+
+Status open_recent_file(AppState& state, const std::string& path)
+{
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+    {
+        drop_missing_files(state.recent_files);
+        if (!state.recent_files_path.empty())
+            save_recent_files(state.recent_files_path, state.recent_files);
+        std::string text =
+            path + " no longer exists: removed from the recent files; the session on screen stays";
+        std::string& own = user_session_path(state);
+        if (same_file(path, own))
+        {
+            // Its file is gone: Ctrl+S must ask where to save it, and opening another file must ask first.
+            own.clear();
+            state.saved_session.reset();
+            text += ", unsaved";
+        }
+        state.set_message(text, true);
+        return Status::error(text);
+    }
+    Status s = looks_like_model_file(path) ? open_model_file(state, path) : request_open_session(state, path);
+    if (!s.is_ok())
+        state.set_message(s.message() + " (the current session stays)", true);
+    return s;
 }
 
 // [SECTION] Trained models and training curves
@@ -440,6 +553,7 @@ Status restore_autosave(AppState& state, Autosave& autosave)
     }
     restored.weights_path = absolute_weights_path(autosave.path, restored.weights_path);
     state.session = restored;
+    state.saved_session = restored;
     state.edit();
     autosave.written = restored;
     autosave.has_written = true;

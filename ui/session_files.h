@@ -19,6 +19,35 @@ Status open_session_file(AppState& state, const std::string& path);
 // Saves the session on screen (during a lesson: the step's) to path and puts it first in the recent files.
 Status save_session_as(AppState& state, const std::string& path);
 
+// [SECTION] Unsaved changes
+
+// True when the user's session (not a lesson's step) differs from what its file holds or, when it has no
+// file, from the session this run began with (built in, from the command line or the restored autosave).
+// Always true once its file is gone.
+bool has_unsaved_changes(const AppState& state);
+// Opens a session file (autosave: an autosave or a kept copy, which opens unsaved) when nothing would be
+// lost. When the user's session has unsaved changes the file is only read, to check it, and waits in
+// state.unsaved for the answer (answer_unsaved_changes); the session stays as it is until then. A missing,
+// broken or newer file is an error naming it, and nothing waits.
+Status request_open_session(AppState& state, const std::string& path, bool autosave = false);
+enum class UnsavedAnswer
+{
+    Save,    // write the user's session to state.unsaved.save_path, then open the waiting file
+    Discard, // open the waiting file
+    Cancel,  // keep the session on screen and forget the waiting file
+};
+// A failed save opens nothing: its message is returned and kept in state.unsaved.error, and the file still
+// waits (the user may type another path or answer again).
+Status answer_unsaved_changes(AppState& state, UnsavedAnswer answer);
+// Saves the user's own session (during a lesson the one kept aside, not the step's) to path; that file is
+// then the one Ctrl+S writes and the one it is compared with.
+Status save_user_session(AppState& state, const std::string& path);
+// File > Recent: opens a session file (asking first when unsaved changes would be lost) or a trained model.
+// A file that no longer exists is dropped from the list with a message and the session on screen stays; when
+// it was that session's own file, the session no longer claims to come from it (the menu bar stops showing
+// the path) and counts as unsaved. Every outcome is also said in the status bar.
+Status open_recent_file(AppState& state, const std::string& path);
+
 // [SECTION] Trained models and training curves
 
 // Opens an attnlab-model file in the Training panel at its step and puts it first in the recent files. A

@@ -1,10 +1,13 @@
 // Session files in the app: the throttled autosave and its restore (in a temporary XDG_CONFIG_HOME), recent
-// files, and opening newer or broken files without losing the current session.
+// files, opening newer or broken files without losing the current session, and the question before a file
+// replaces unsaved changes.
 #include "core/io/json_io.h"
 #include "core/io/session_file.h"
+#include "ui/app_ui.h"
 #include "ui/lessons.h"
 #include "ui/prefs.h"
 #include "ui/session_files.h"
+#include "ui_test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -307,6 +310,194 @@ TEST_F(SessionFilesTest, OpeningASessionLeavesAnOpenLesson)
     EXPECT_FALSE(lesson_active(*state));
     EXPECT_EQ(state->session.text, "a session of my own");
     EXPECT_EQ(user_session(*state).text, "a session of my own");
+}
+
+// [SECTION] Unsaved changes: Open and Recent ask before replacing them
+
+// Two session files, a.json ("first") and b.json ("second"), and the state opened on a.json.
+class UnsavedChangesTest : public SessionFilesTest
+{
+protected:
+    void SetUp() override
+    {
+        SessionFilesTest::SetUp();
+        a = home / "a.json";
+        b = home / "b.json";
+        state->recent_files_path = config_dir() + "/recent_sessions.txt";
+        for (const auto& [file, text] : {std::pair{a, "first"}, std::pair{b, "second"}})
+        {
+            Session s;
+            s.text = text;
+            ASSERT_TRUE(save_session_file(s, file.string()).is_ok());
+        }
+        ASSERT_TRUE(open_session_file(*state, a.string()).is_ok());
+    }
+    Session on_disk(const fs::path& file)
+    {
+        Session s;
+        EXPECT_TRUE(load_session_file(file.string(), &s).is_ok()) << file;
+        return s;
+    }
+    void TearDown() override
+    {
+        state.reset(); // its textures go back to the headless UI's provider first
+        ui.reset();
+        SessionFilesTest::TearDown();
+    }
+    fs::path a, b;
+    std::unique_ptr<test::HeadlessUi> ui; // for the tests that draw frames
+};
+
+TEST_F(UnsavedChangesTest, WithoutChangesAFileOpensAtOnce)
+{
+    EXPECT_FALSE(has_unsaved_changes(*state));
+    ASSERT_TRUE(request_open_session(*state, b.string()).is_ok());
+    EXPECT_EQ(state->session.text, "second");
+    EXPECT_EQ(state->session_path, b.string());
+    EXPECT_TRUE(state->unsaved.path.empty());
+    EXPECT_FALSE(has_unsaved_changes(*state));
+}
+
+TEST_F(UnsavedChangesTest, CancelKeepsTheSessionAndDiscardOpensTheFile)
+{
+    state->session.text = "my edit";
+    ASSERT_TRUE(has_unsaved_changes(*state));
+    ASSERT_TRUE(request_open_session(*state, b.string()).is_ok());
+    // Nothing is replaced until the question is answered.
+    EXPECT_EQ(state->session.text, "my edit");
+    EXPECT_EQ(state->session_path, a.string());
+    EXPECT_EQ(state->unsaved.path, b.string());
+    EXPECT_EQ(state->unsaved.save_path, a.string()); // Save would write the session's own file
+    EXPECT_TRUE(state->unsaved.open_request);
+
+    ASSERT_TRUE(answer_unsaved_changes(*state, UnsavedAnswer::Cancel).is_ok());
+    EXPECT_EQ(state->session.text, "my edit");
+    EXPECT_EQ(state->session_path, a.string());
+    EXPECT_TRUE(state->unsaved.path.empty());
+    EXPECT_EQ(on_disk(a).text, "first");
+    EXPECT_TRUE(has_unsaved_changes(*state));
+
+    ASSERT_TRUE(request_open_session(*state, b.string()).is_ok());
+    ASSERT_TRUE(answer_unsaved_changes(*state, UnsavedAnswer::Discard).is_ok());
+    EXPECT_EQ(state->session.text, "second");
+    EXPECT_EQ(state->session_path, b.string());
+    EXPECT_EQ(on_disk(a).text, "first"); // discarded, not written
+    EXPECT_FALSE(has_unsaved_changes(*state));
+}
+
+TEST_F(UnsavedChangesTest, SaveWritesTheSessionFirstThenOpens)
+{
+    state->session.text = "worth keeping";
+    ASSERT_TRUE(request_open_session(*state, b.string()).is_ok());
+    ASSERT_TRUE(answer_unsaved_changes(*state, UnsavedAnswer::Save).is_ok());
+    EXPECT_EQ(on_disk(a).text, "worth keeping");
+    EXPECT_EQ(state->session.text, "second");
+    EXPECT_EQ(state->session_path, b.string());
+
+    // A session with no file yet: Save writes to the path typed in the question; a path that cannot be
+    // written opens nothing, and the question stays with its message.
+    state->session_path.clear();
+    state->saved_session.reset();
+    state->session.text = "new work";
+    ASSERT_TRUE(request_open_session(*state, a.string()).is_ok());
+    EXPECT_EQ(state->unsaved.save_path, "session.json");
+    fs::create_directories(home / "a_folder");
+    state->unsaved.save_path = (home / "a_folder").string();
+    EXPECT_FALSE(answer_unsaved_changes(*state, UnsavedAnswer::Save).is_ok());
+    EXPECT_FALSE(state->unsaved.error.empty());
+    EXPECT_EQ(state->unsaved.path, a.string());
+    EXPECT_EQ(state->session.text, "new work");
+    state->unsaved.save_path = (home / "new.json").string();
+    ASSERT_TRUE(answer_unsaved_changes(*state, UnsavedAnswer::Save).is_ok());
+    EXPECT_EQ(on_disk(home / "new.json").text, "new work");
+    EXPECT_EQ(state->session.text, "worth keeping");
+    EXPECT_EQ(state->recent_files.front(), a.string());
+}
+
+TEST_F(UnsavedChangesTest, AFileThatCannotOpenAsksNothingAndChangesNothing)
+{
+    state->session.text = "my edit";
+    const fs::path broken = home / "broken.json";
+    std::ofstream(broken) << "not json";
+    for (const fs::path& p : {broken, home / "missing.json"})
+    {
+        const Status s = request_open_session(*state, p.string());
+        EXPECT_FALSE(s.is_ok()) << p;
+        EXPECT_NE(s.message().find(p.filename().string()), std::string::npos) << s.message();
+        EXPECT_TRUE(state->unsaved.path.empty());
+        EXPECT_EQ(state->session.text, "my edit");
+    }
+}
+
+TEST_F(UnsavedChangesTest, DuringALessonSaveKeepsTheUsersOwnSessionNotTheStep)
+{
+    load_lesson_library(*state, default_lessons_dir());
+    state->session.text = "mine, edited";
+    enter_lesson(*state, 0, 2);
+    ASSERT_TRUE(lesson_active(*state));
+    EXPECT_TRUE(has_unsaved_changes(*state)); // the user's own session, not the step's, counts
+    ASSERT_TRUE(request_open_session(*state, b.string()).is_ok());
+    ASSERT_TRUE(answer_unsaved_changes(*state, UnsavedAnswer::Save).is_ok());
+    EXPECT_EQ(on_disk(a).text, "mine, edited");
+    EXPECT_FALSE(lesson_active(*state));
+    EXPECT_EQ(state->session.text, "second");
+}
+
+TEST_F(UnsavedChangesTest, RecentAsksTooAndAMissingFileLeavesTheSessionAndItsTitle)
+{
+    push_recent_file(state->recent_files, b.string());
+    state->session.text = "my edit";
+    ASSERT_TRUE(open_recent_file(*state, b.string()).is_ok());
+    EXPECT_EQ(state->unsaved.path, b.string());
+    EXPECT_EQ(state->session.text, "my edit");
+    answer_unsaved_changes(*state, UnsavedAnswer::Cancel);
+
+    // b.json disappears: choosing it says so, drops it, and leaves the session as it was.
+    fs::remove(b);
+    EXPECT_FALSE(open_recent_file(*state, b.string()).is_ok());
+    EXPECT_EQ(state->session.text, "my edit");
+    EXPECT_EQ(state->session_path, a.string());
+    EXPECT_TRUE(state->message_is_error);
+    EXPECT_NE(state->message.find("b.json no longer exists"), std::string::npos) << state->message;
+    EXPECT_EQ(std::count(state->recent_files.begin(), state->recent_files.end(), b.string()), 0);
+    EXPECT_TRUE(state->unsaved.path.empty());
+
+    // The session's own file disappears: the menu bar no longer names it, and the session is unsaved.
+    state->session.text = "first";
+    ASSERT_FALSE(has_unsaved_changes(*state));
+    fs::remove(a);
+    EXPECT_FALSE(open_recent_file(*state, a.string()).is_ok());
+    EXPECT_EQ(state->session.text, "first");
+    EXPECT_TRUE(state->session_path.empty());
+    EXPECT_TRUE(has_unsaved_changes(*state));
+    EXPECT_TRUE(state->recent_files.empty());
+    EXPECT_EQ(load_recent_files(state->recent_files_path), std::vector<std::string>{});
+}
+
+// Through the window: Ctrl+O and Enter on a file, with unsaved changes, shows the question instead of
+// opening; Esc cancels it.
+TEST_F(UnsavedChangesTest, TheOpenDialogAsksAndEscCancels)
+{
+    ui = std::make_unique<test::HeadlessUi>();
+    ImGui::GetIO().KeyMap[ImGuiKey_Enter] = 257; // as GLFW_KEY_ENTER
+    state->session_path = b.string();            // the dialog offers the session's file: b.json
+    state->saved_session.reset();
+    state->session.text = "my edit";
+    ui->frames(*state, 2);
+    ui->press_key(*state, keys::O, true);
+    auto out = ui->frames(*state, 2);
+    ASSERT_NE(out.text.find("Open session from"), std::string::npos) << out.text;
+    ui->press_key(*state, 257);
+    out = ui->frames(*state, 2);
+    EXPECT_EQ(state->session.text, "my edit");
+    EXPECT_EQ(state->unsaved.path, b.string());
+    EXPECT_NE(out.text.find("changes that are in no file"), std::string::npos) << out.text;
+    EXPECT_NE(out.text.find("Discard changes and open"), std::string::npos) << out.text;
+    ui->press_key(*state, 256); // Esc
+    out = ui->frames(*state, 2);
+    EXPECT_TRUE(state->unsaved.path.empty());
+    EXPECT_EQ(state->session.text, "my edit");
+    EXPECT_EQ(out.text.find("changes that are in no file"), std::string::npos) << out.text;
 }
 
 } // namespace
