@@ -594,7 +594,11 @@ int run_window(const WindowOptions& options)
     {
         std::error_code ec;
         std::filesystem::create_directories(config_dir(), ec);
+        // No preferences yet: the very first start, which points to the tour.
+        state->show_tour_hint = !std::filesystem::exists(prefs_path(), ec);
         load_prefs(prefs_path(), state->prefs);
+        if (state->show_tour_hint) // written now, so even a run that is killed shows the hint only once
+            save_prefs(prefs_path(), state->prefs);
         ini_path = config_dir() + "/imgui.ini";
         io.IniFilename = ini_path.c_str();
         state->recent_files_path = recent_files_path();

@@ -280,10 +280,14 @@ void resolve_comparison(const AppState& state, const MatrixRef& ref, MatrixView&
         v.probability = true;
         v.stretch = state.prefs.stretch_weights;
         v.title = "Single-head weights";
-        v.equation = "softmax(X W^Q (X W^K)ᵀ / √(h·d_k) + M)";
+        v.equation = t.config.scale ? "softmax((X W^Q (X W^K)ᵀ / √(h·d_k) + M) / τ)"
+                                    : "softmax((X W^Q (X W^K)ᵀ + M) / τ)";
         v.shape = shape("T×T", T, T);
         v.row_axis = "query";
         v.col_axis = "key";
+        // The same mask as the layer's heads: its −∞ cells are drawn as masked, not as a weight of 0.
+        if (c.layer < static_cast<int>(t.layers.size()))
+            v.mask = &t.layers[static_cast<std::size_t>(c.layer)].attn.mask[static_cast<std::size_t>(c.b)];
         break;
     case ComparisonMatrix::single_out:
         v.m = &c.single_out;
@@ -365,9 +369,11 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
     // T×T maps are read "query i looks at key j"; the others have a token per row and a feature (or, for
     // logits and probabilities, a vocabulary token) per column.
     v.row_axis = cols_are_keys(ref.stage) ? "query" : "position";
-    v.col_axis = cols_are_keys(ref.stage)   ? "key"
-                 : info.cols[0] == 'V'      ? "next token"
-                                            : std::string("feature (") + info.cols + ")";
+    v.col_axis = cols_are_keys(ref.stage) ? "key"
+                 : info.cols[0] == 'V'    ? "next token"
+                                          : std::string("feature (") + info.cols + ")";
+    if (ref.stage == Stage::concat && state.heads() > 0)
+        v.column_blocks = static_cast<int>(v.m->cols()) / state.heads(); // d_v: one block per head
     v.probability = ref.stage == Stage::weights || ref.stage == Stage::probs;
     v.stretch = ref.stage == Stage::weights && state.prefs.stretch_weights;
     if (ref.stage == Stage::weights || ref.stage == Stage::dweights)

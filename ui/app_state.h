@@ -8,6 +8,7 @@
 #include "core/session.h"
 #include "core/trace.h"
 #include "ui/heatmap_cache.h"
+#include "ui/text_wrap.h"
 #include "ui/training_probe.h"
 #include "ui/training_run.h"
 
@@ -357,14 +358,16 @@ struct AppState
     HeadsPanelState heads_panel;                           // the Heads panel's view and pinned query tokens
     std::array<bool, kStageCount> stage_collapsed{};       // pipeline stages folded by the user
     std::array<bool, kStageCount> cross_stage_collapsed{}; // the same for the cross-attention block
-    bool show_cross = true; // the pipeline shows the cross-attention block when present
+    bool show_cross = true;                 // the pipeline shows the cross-attention block when present
+    SoftWrapField text_field, target_field; // the Input panel's sentence and target boxes, wrapped
 
     ViewPrefs prefs;
     bool reset_layout = false; // place the panels at their default positions on the next frame
     bool show_help = false;    // the keyboard shortcuts window
     bool show_about = false;
-    bool mouse_ignored = false; // screenshot mode: no tooltips, no hover
-    float content_scale = 1.0f; // the monitor's content scale (fonts and sizes are multiplied by it)
+    bool show_tour_hint = false; // the first start's pointer to the tour, in the menu bar, until dismissed
+    bool mouse_ignored = false;  // screenshot mode: no tooltips, no hover
+    float content_scale = 1.0f;  // the monitor's content scale (fonts and sizes are multiplied by it)
     int applied_theme = -1; // 1 dark, 0 light, -1 none yet: draw_app applies prefs.dark_theme when it differs
     std::string font_message; // set when DejaVu Sans is missing (shown in the status bar)
     float frame_ms = 0.0f;    // the window's last frame time, for the status bar

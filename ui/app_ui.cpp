@@ -345,6 +345,42 @@ void lessons_menu(AppState& state)
     ImGui::EndMenu();
 }
 
+// The very first start's hint, beside the menus where nothing covers it: begin with the tour. It goes when
+// followed, dismissed or once any lesson is open.
+void tour_hint(AppState& state)
+{
+    if (lesson_active(state))
+        state.show_tour_hint = false;
+    if (!state.show_tour_hint)
+        return;
+    const auto& lessons = state.lesson.library.lessons;
+    const auto tour =
+        std::find_if(lessons.begin(), lessons.end(), [](const Lesson& l) { return l.id == "tour"; });
+    ImGui::SameLine(0.0f, ImGui::GetFontSize() * 2.0f);
+    ImGui::TextUnformatted("New here? Begin with the tour (Lessons menu):");
+    if (tour != lessons.end())
+    {
+        ImGui::SameLine();
+        // In the lessons' highlight colour, with dark text: it reads on both themes.
+        const ImVec4 c = ImGui::ColorConvertU32ToFloat4(lesson_highlight_color());
+        ImGui::PushStyleColor(ImGuiCol_Button, c);
+        ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(c.x * 0.85f, c.y * 0.85f, c.z * 0.85f, 1.0f));
+        ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.0f, 0.0f, 0.0f, 1.0f));
+        const bool start = ImGui::SmallButton("Start the tour");
+        ImGui::PopStyleColor(3);
+        if (start)
+        {
+            enter_lesson(state, static_cast<int>(tour - lessons.begin()), 0);
+            state.show_tour_hint = false;
+        }
+        item_tooltip(tour->title.c_str());
+    }
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Not now"))
+        state.show_tour_hint = false;
+    item_tooltip("The lessons stay in the Lessons menu; this hint is not shown again.");
+}
+
 void main_menu(AppState& state)
 {
     if (!ImGui::BeginMainMenuBar())
@@ -415,6 +451,7 @@ void main_menu(AppState& state)
         ImGui::MenuItem("About Attention Lab", nullptr, &state.show_about);
         ImGui::EndMenu();
     }
+    tour_hint(state);
     if (!state.session_path.empty())
     {
         ImGui::SameLine(0.0f, ImGui::GetFontSize() * 2.0f);
@@ -651,10 +688,18 @@ void status_bar(AppState& state, float y, float height)
             }
             ImGui::SameLine();
         }
-        // An invalid session keeps the last good picture on screen: say so wherever the user is looking.
-        const std::string stale = state.status.is_ok() || !state.has_trace()
-                                      ? std::string()
-                                      : "showing the last valid result: " + state.status.message();
+        // An invalid session keeps the last good picture on screen: say so wherever the user is looking. The
+        // message itself is in the panel it is about; only when that panel is closed is it written here.
+        std::string stale;
+        if (!state.status.is_ok() && state.has_trace())
+        {
+            // While the trained model shows, the session's panels show its settings, not this message.
+            const PanelId home = status_error_panel(state);
+            stale = state.prefs.open[static_cast<std::size_t>(home)] && !state.showing_trained()
+                        ? std::string("showing the last valid result: the ") +
+                              panel_table()[static_cast<std::size_t>(home)].name + " panel says why"
+                        : "showing the last valid result: " + state.status.message();
+        }
         const std::string& text = !stale.empty()           ? stale
                                   : !state.message.empty() ? state.message
                                                            : state.font_message;

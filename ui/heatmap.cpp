@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,38 @@ ImU32 dim_color()
 std::string short_label(const MatrixView& view, bool rows, int index)
 {
     return truncate_utf8(rows ? row_label(view, index) : col_label(view, index), kMaxLabelChars);
+}
+
+// The hovered cell's tooltip, beside the mouse on the side away from the Inspector (which shows the same
+// cell with its whole computation, and must stay readable).
+void cell_tooltip(const AppState& state, const MatrixView& view, const Mat& m, int row, int col,
+                  const char* hint)
+{
+    const std::string lines[] = {
+        view.title,
+        "row " + std::to_string(row) + "  " + row_label(view, row) + "   ·   col " + std::to_string(col) +
+            "  " + col_label(view, col),
+        "value " + format_value_long(m(row, col)),
+        hint,
+    };
+    const ImGuiStyle& style = ImGui::GetStyle();
+    float w = 0.0f;
+    for (const std::string& line : lines)
+        w = std::max(w, ImGui::CalcTextSize(line.c_str()).x);
+    w += style.WindowPadding.x * 2.0f;
+    const float h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::size(lines)) +
+                    style.WindowPadding.y * 2.0f;
+    const auto& r = state.panel_rects[static_cast<std::size_t>(PanelId::Inspector)];
+    const ImGuiIO& io = ImGui::GetIO();
+    const ScreenRect at = tooltip_rect(io.MousePos.x, io.MousePos.y, w, h, ScreenRect{r[0], r[1], r[2], r[3]},
+                                       io.DisplaySize.x, io.DisplaySize.y, ImGui::GetFontSize());
+    ImGui::SetNextWindowPos(ImVec2(at.x, at.y));
+    ImGui::BeginTooltip();
+    ImGui::TextUnformatted(lines[0].c_str());
+    ImGui::TextUnformatted(lines[1].c_str());
+    ImGui::TextUnformatted(lines[2].c_str());
+    ImGui::TextDisabled("%s", lines[3].c_str());
+    ImGui::EndTooltip();
 }
 
 } // namespace
@@ -333,16 +366,10 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
                     state.pinned = (state.pinned == cell) ? CellRef{} : cell;
                 }
             }
-            ImGui::BeginTooltip();
-            ImGui::Text("%s", view.title.c_str());
-            ImGui::Text("row %d  %s", hit.row, row_label(view, hit.row).c_str());
-            ImGui::Text("col %d  %s", hit.col, col_label(view, hit.col).c_str());
-            ImGui::Text("value %s", format_value_long(m(hit.row, hit.col)).c_str());
-            ImGui::TextDisabled(
-                "%s", options.pin_on_click            ? "click: pin in the Inspector · right click: export"
-                      : options.click_hint != nullptr ? options.click_hint
-                                                      : "click: select this head · right click: export");
-            ImGui::EndTooltip();
+            cell_tooltip(state, view, m, hit.row, hit.col,
+                         options.pin_on_click            ? "click: pin in the Inspector · right click: export"
+                         : options.click_hint != nullptr ? options.click_hint
+                                                         : "click: select this head · right click: export");
         }
     }
     if (ImGui::BeginPopupContextItem("##heatmap_menu"))

@@ -163,6 +163,42 @@ std::string format_number(float v, NumberFormat format)
     return s;
 }
 
+namespace
+{
+
+float overlap_area(const ScreenRect& a, const ScreenRect& b)
+{
+    const float w = std::min(a.x + a.w, b.x + b.w) - std::max(a.x, b.x);
+    const float h = std::min(a.y + a.h, b.y + b.h) - std::max(a.y, b.y);
+    return w > 0.0f && h > 0.0f ? w * h : 0.0f;
+}
+
+} // namespace
+
+ScreenRect tooltip_rect(float mx, float my, float w, float h, const ScreenRect& avoid, float display_w,
+                        float display_h, float gap)
+{
+    const float xs[2] = {mx + gap, mx - gap - w};
+    const float ys[2] = {my + gap, my - gap - h};
+    ScreenRect best;
+    float best_overlap = -1.0f;
+    for (const float y : ys)
+        for (const float x : xs)
+        {
+            ScreenRect r{std::clamp(x, 0.0f, std::max(0.0f, display_w - w)),
+                         std::clamp(y, 0.0f, std::max(0.0f, display_h - h)), w, h};
+            const float overlap = overlap_area(r, avoid);
+            if (overlap == 0.0f)
+                return r;
+            if (best_overlap < 0.0f || overlap < best_overlap)
+            {
+                best = r;
+                best_overlap = overlap;
+            }
+        }
+    return best;
+}
+
 int utf8_length(const std::string& s)
 {
     int n = 0;

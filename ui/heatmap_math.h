@@ -33,6 +33,19 @@ int texels_per_cell(int rows, int cols);
 void fill_heatmap_pixels(const float* values, int rows, int cols, const ColorScale& scale, int k,
                          std::vector<Color32>& rgba);
 
+// A rectangle on screen, in pixels.
+struct ScreenRect
+{
+    float x = 0.0f, y = 0.0f, w = 0.0f, h = 0.0f;
+};
+
+// Where a tooltip of w x h pixels goes for the mouse at (mx, my), `gap` pixels away from it: below right (as
+// usual), below left, above right or above left, the first that keeps clear of `avoid` (the Inspector, which
+// shows the hovered cell in full), each pushed inside the display. When none keeps clear, the one that covers
+// the least of it. Returns the tooltip's top-left corner.
+ScreenRect tooltip_rect(float mx, float my, float w, float h, const ScreenRect& avoid, float display_w,
+                        float display_h, float gap);
+
 // "0.123", "-1.25", "12.3", "1.2e+04", "−∞", "NaN": short enough for a cell, 3 significant digits.
 std::string format_value(float v);
 // The same with more digits, for the inspector: "0.123457".

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <string>
+#include <string_view>
 
 namespace attnlab
 {
@@ -24,7 +25,74 @@ int resize_callback(ImGuiInputTextCallbackData* data)
     return 0;
 }
 
+float text_width(std::string_view text)
+{
+    return ImGui::CalcTextSize(text.data(), text.data() + text.size()).x;
+}
+
+// What the wrapped field's callback needs: the field, and the user's text it updates.
+struct WrappedEdit
+{
+    SoftWrapField* field;
+    std::string* text;
+    bool changed = false;
+};
+
+int wrapped_callback(ImGuiInputTextCallbackData* data)
+{
+    auto* edit = static_cast<WrappedEdit*>(data->UserData);
+    SoftWrapField& f = *edit->field;
+    if (data->EventFlag == ImGuiInputTextFlags_CallbackResize)
+    {
+        f.shown.resize(static_cast<std::size_t>(data->BufTextLen));
+        data->Buf = f.shown.data();
+        return 0;
+    }
+    if (data->EventFlag != ImGuiInputTextFlags_CallbackEdit)
+        return 0;
+    // f.shown still holds the text before this edit: ImGui copies its own back after the callback.
+    const bool backspace = ImGui::IsKeyDown(ImGui::GetKeyIndex(ImGuiKey_Backspace));
+    const SoftEdit e =
+        apply_soft_edit(f.shown, std::string_view(data->Buf, static_cast<std::size_t>(data->BufTextLen)),
+                        data->CursorPos, backspace);
+    const std::string rewrapped = wrap_soft(e.text, f.width, text_width);
+    if (rewrapped != std::string_view(data->Buf, static_cast<std::size_t>(data->BufTextLen)))
+    {
+        data->DeleteChars(0, data->BufTextLen);
+        data->InsertChars(0, rewrapped.data(), rewrapped.data() + rewrapped.size());
+    }
+    data->CursorPos = wrapped_offset(rewrapped, e.cursor);
+    data->SelectionStart = data->SelectionEnd = data->CursorPos;
+    f.source = e.text;
+    edit->changed = edit->changed || e.text != *edit->text;
+    *edit->text = e.text;
+    return 0;
+}
+
 } // namespace
+
+bool input_text_wrapped(const char* label, std::string* text, SoftWrapField* field, float width, float height)
+{
+    const ImGuiStyle& style = ImGui::GetStyle();
+    // The field's inner width, less room for its scroll bar and the cursor.
+    const float wrap_width =
+        std::max(ImGui::GetFontSize(), width - style.FramePadding.x * 2.0f - style.ScrollbarSize - 2.0f);
+    // While the field is edited ImGui owns its text; otherwise it follows *text (a lesson, a file opened).
+    if (!field->active && (field->source != *text || field->width != wrap_width))
+    {
+        field->shown = wrap_soft(*text, wrap_width, text_width);
+        field->source = *text;
+        field->width = wrap_width;
+    }
+    WrappedEdit edit{field, text};
+    // No undo: ImGui's undo steps hold offsets into the text before the callback moved its soft breaks.
+    ImGui::InputTextMultiline(label, field->shown.data(), field->shown.capacity() + 1, ImVec2(width, height),
+                              ImGuiInputTextFlags_CallbackResize | ImGuiInputTextFlags_CallbackEdit |
+                                  ImGuiInputTextFlags_NoHorizontalScroll | ImGuiInputTextFlags_NoUndoRedo,
+                              wrapped_callback, &edit);
+    field->active = ImGui::IsItemActive();
+    return edit.changed;
+}
 
 bool input_text_multiline(const char* label, std::string* text, float width, float height)
 {

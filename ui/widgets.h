@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ui/colormap.h"
+#include "ui/text_wrap.h"
 
 #include <imgui.h>
 
@@ -12,6 +13,10 @@ namespace attnlab
 
 // A multi-line text field editing a std::string; returns true when the text changed.
 bool input_text_multiline(const char* label, std::string* text, float width, float height);
+// A multi-line text field that wraps long lines at spaces, as text on screen does (ImGui's does not): `field`
+// keeps the wrapped copy between frames; *text never holds its soft breaks. Returns true when *text changed.
+bool input_text_wrapped(const char* label, std::string* text, SoftWrapField* field, float width,
+                        float height);
 // A one-line text field editing a std::string; returns true when the text changed.
 bool input_text(const char* label, std::string* text, bool enter_returns_true = false);
 // A tooltip with a wrapped sentence on the last item, when hovered.

@@ -147,5 +147,33 @@ TEST(FillHeatmapPixels, MatchesValueToColorEverywhere)
     }
 }
 
+bool overlaps(const ScreenRect& a, const ScreenRect& b)
+{
+    return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+TEST(TooltipRect, KeepsClearOfTheInspector)
+{
+    const ScreenRect inspector{1000.0f, 500.0f, 600.0f, 500.0f}; // bottom right of a 1600 x 1000 window
+    // Far from it: below right of the mouse, as usual.
+    ScreenRect r = tooltip_rect(200.0f, 200.0f, 300.0f, 100.0f, inspector, 1600.0f, 1000.0f, 16.0f);
+    EXPECT_EQ(r.x, 216.0f);
+    EXPECT_EQ(r.y, 216.0f);
+    // Left of the Inspector: below right would cover it, below left does not.
+    r = tooltip_rect(900.0f, 600.0f, 300.0f, 100.0f, inspector, 1600.0f, 1000.0f, 16.0f);
+    EXPECT_FALSE(overlaps(r, inspector));
+    EXPECT_EQ(r.x + r.w, 884.0f);
+    EXPECT_EQ(r.y, 616.0f);
+    // Above it (the Heads panel): the tooltip goes above the mouse.
+    r = tooltip_rect(1300.0f, 450.0f, 300.0f, 100.0f, inspector, 1600.0f, 1000.0f, 16.0f);
+    EXPECT_FALSE(overlaps(r, inspector));
+    EXPECT_LE(r.y + r.h, 434.0f);
+    // Always inside the window.
+    r = tooltip_rect(1590.0f, 10.0f, 300.0f, 100.0f, ScreenRect{}, 1600.0f, 1000.0f, 16.0f);
+    EXPECT_GE(r.x, 0.0f);
+    EXPECT_LE(r.x + r.w, 1600.0f);
+    EXPECT_GE(r.y, 0.0f);
+}
+
 } // namespace
 } // namespace attnlab

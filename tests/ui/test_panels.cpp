@@ -1,6 +1,7 @@
 // Headless frames of the whole app and of each panel: what is drawn, what is uploaded, what clicks change.
 #include "ui/app_ui.h"
 #include "ui/colormap.h"
+#include "ui/lessons.h"
 #include "ui/panels/panels.h"
 #include "ui_test_support.h"
 
@@ -106,9 +107,53 @@ TEST_F(PanelTest, InvalidConfigShowsTheMessageAndKeepsTheLastGoodTrace)
     EXPECT_TRUE(out.textures.count(texture_of(*state, "L0/b0/weights/h0"))); // the picture stays
     // The Model panel shows no made-up default for d_k and d_v (10 / 4 is not whole).
     EXPECT_FALSE(contains(out.text, "d_k = 2")) << out.text;
-    // The status bar says the picture is the last valid one, whatever panel has the focus.
-    EXPECT_TRUE(contains(out.text, "showing the last valid result: " + state->status.message().substr(0, 10)))
-        << out.text;
+    // The status bar says the picture is the last valid one, whatever panel has the focus, and where to read
+    // why.
+    EXPECT_TRUE(contains(out.text, "showing the last valid result: the Model panel says why")) << out.text;
+}
+
+// How many times `needle` occurs in `haystack`.
+int occurrences(const std::string& haystack, const std::string& needle)
+{
+    int n = 0;
+    for (std::size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1))
+        ++n;
+    return n;
+}
+
+TEST_F(PanelTest, AnInvalidSessionsMessageIsWrittenOnceInThePanelItIsAbout)
+{
+    ui.frames(*state, 2);
+    state->session.config.n_heads = 5; // typed: d_model 16 is not divisible by 5
+    state->edit();
+    auto out = ui.frames(*state, 2);
+    ASSERT_FALSE(state->status.is_ok());
+    const std::string start = state->status.message().substr(0, 20); // before the panel's wrap
+    EXPECT_EQ(occurrences(out.text, start), 1) << out.text;
+    // Right under the h field, so the fields above it never move while they are edited.
+    const std::size_t h_at = out.text.find("h (heads)"), message_at = out.text.find(start),
+                      d_ff_at = out.text.find("d_ff", h_at);
+    EXPECT_LT(h_at, message_at);
+    EXPECT_LT(message_at, d_ff_at); // the fields below come after it
+    EXPECT_EQ(status_error_panel(*state), PanelId::Model);
+    EXPECT_TRUE(contains(out.text, "the Model panel says why")) << out.text;
+    // With the Model panel closed the status bar carries the message itself.
+    state->prefs.open[static_cast<std::size_t>(PanelId::Model)] = false;
+    out = ui.frames(*state, 2);
+    EXPECT_EQ(occurrences(out.text, start), 1) << out.text;
+    EXPECT_TRUE(contains(out.text, "showing the last valid result: " + start)) << out.text;
+
+    // A message about the sentences is the Input panel's.
+    state->prefs.open[static_cast<std::size_t>(PanelId::Model)] = true;
+    state->session.config.n_heads = 4;
+    state->session.text = "a\nb\nc";
+    state->session.target = "x\ny";
+    state->edit();
+    out = ui.frames(*state, 2);
+    ASSERT_FALSE(state->status.is_ok());
+    EXPECT_EQ(status_error_panel(*state), PanelId::Input);
+    EXPECT_EQ(occurrences(out.text, state->status.message().substr(0, 20)), 1) << out.text;
+    EXPECT_TRUE(contains(out.text, "the Input panel says why")) << out.text;
 }
 
 TEST_F(PanelTest, NoTokensIsAMessageNotACrash)
@@ -119,6 +164,39 @@ TEST_F(PanelTest, NoTokensIsAMessageNotACrash)
     EXPECT_FALSE(state->has_trace());
     EXPECT_TRUE(contains(out.text, "No result yet")) << out.text;
     EXPECT_TRUE(out.textures.empty());
+}
+
+TEST_F(PanelTest, TheSentenceBoxWrapsLongLinesWithoutChangingTheText)
+{
+    ui.resize(420.0f, 700.0f);
+    state->session.text = "the";
+    ui.frames(*state, 2, panel_only(draw_input_panel));
+    // Click into the box (under its label), go to the end, type a long sentence.
+    const float fs = ImGui::GetFontSize();
+    for (const bool down : {false, true, false})
+    {
+        ui.mouse(fs * 6.0f, fs * 3.5f, down);
+        ui.frame(*state, panel_only(draw_input_panel));
+    }
+    ASSERT_TRUE(state->text_field.active);
+    const std::string typed = " quick brown fox jumps over the lazy dog and runs home again";
+    for (const char c : typed)
+    {
+        ImGui::GetIO().AddInputCharacter(static_cast<unsigned int>(c));
+        ui.frame(*state, panel_only(draw_input_panel));
+    }
+    auto out = ui.frames(*state, 2, panel_only(draw_input_panel));
+    // The text is exactly what was typed: one sentence, no line breaks of the box's own.
+    EXPECT_EQ(state->session.text, "the" + typed);
+    ASSERT_TRUE(state->status.is_ok()) << state->status.message();
+    EXPECT_EQ(state->trace().batch_size(), 1);
+    EXPECT_EQ(state->trace().T(), 13);
+    // On screen it takes several lines, none of them wider than the box.
+    EXPECT_GE(std::count(state->text_field.shown.begin(), state->text_field.shown.end(), '\r'), 1)
+        << state->text_field.shown;
+    EXPECT_EQ(unwrap_soft(state->text_field.shown), state->session.text);
+    EXPECT_TRUE(contains(out.text, "\nthe quick brown")) << out.text;
+    EXPECT_FALSE(contains(out.text, "lazy dog and runs home again")) << out.text;
 }
 
 // [SECTION] Sizes: T = 1, T = 512, h = 16
@@ -333,6 +411,135 @@ TEST_F(PanelTest, ModelPanelExplainsEverySetting)
         EXPECT_TRUE(contains(squeeze(out.text), squeeze(text))) << text << "\n" << out.text;
 }
 
+// Where the glyph `c` was drawn last frame (its quad's top-left corners, in drawing order).
+std::vector<ImVec2> glyph_positions(ImWchar c)
+{
+    std::vector<ImVec2> at;
+    const ImFontGlyph* g = ImGui::GetIO().Fonts->Fonts[0]->FindGlyphNoFallback(c);
+    const ImDrawData* dd = ImGui::GetDrawData();
+    if (g == nullptr || dd == nullptr)
+        return at;
+    for (int l = 0; l < dd->CmdListsCount; ++l)
+    {
+        const ImDrawList* list = dd->CmdLists[l];
+        for (int i = 0; i + 2 < list->VtxBuffer.Size; ++i)
+        {
+            const ImDrawVert& a = list->VtxBuffer[i];
+            const ImDrawVert& b = list->VtxBuffer[i + 2];
+            if (a.uv.x == g->U0 && a.uv.y == g->V0 && b.uv.x == g->U1 && b.uv.y == g->V1)
+                at.push_back(a.pos);
+        }
+    }
+    return at;
+}
+
+// Where `needle` starts on screen last frame (its first glyph's top-left corner), found in the glyphs drawn
+// one after another; (-1, -1) when it was not drawn.
+ImVec2 text_position(const std::string& needle)
+{
+    const ImFont* font = ImGui::GetIO().Fonts->Fonts[0];
+    const ImDrawData* dd = ImGui::GetDrawData();
+    for (int l = 0; dd != nullptr && l < dd->CmdListsCount; ++l)
+    {
+        const ImDrawList* list = dd->CmdLists[l];
+        std::string text;
+        std::vector<ImVec2> at;
+        for (int i = 0; i + 2 < list->VtxBuffer.Size; ++i)
+        {
+            const ImDrawVert& a = list->VtxBuffer[i];
+            const ImDrawVert& b = list->VtxBuffer[i + 2];
+            for (const ImFontGlyph& g : font->Glyphs)
+                if (g.Codepoint < 128 && g.Visible && a.uv.x == g.U0 && a.uv.y == g.V0 && b.uv.x == g.U1 &&
+                    b.uv.y == g.V1)
+                {
+                    text += static_cast<char>(g.Codepoint);
+                    at.push_back(a.pos);
+                    i += 3;
+                    break;
+                }
+        }
+        const std::string squeezed_needle = [&]
+        {
+            std::string n = needle;
+            n.erase(std::remove(n.begin(), n.end(), ' '), n.end());
+            return n;
+        }();
+        if (const std::size_t k = text.find(squeezed_needle); k != std::string::npos)
+            return at[k];
+    }
+    return ImVec2(-1.0f, -1.0f);
+}
+
+TEST_F(PanelTest, TheFirstStartPointsToTheTour)
+{
+    load_lesson_library(*state, default_lessons_dir());
+    auto out = ui.frames(*state, 2);
+    EXPECT_FALSE(contains(out.text, "Begin with the tour")); // not after the first start
+    state->show_tour_hint = true;
+    out = ui.frames(*state, 2);
+    EXPECT_TRUE(contains(out.text, "New here? Begin with the tour")) << out.text;
+    // "Not now" hides it.
+    ImVec2 p = text_position("Not now");
+    ASSERT_GE(p.x, 0.0f);
+    ui.click(*state, p.x + 4.0f, p.y + 4.0f);
+    EXPECT_FALSE(state->show_tour_hint);
+    out = ui.frames(*state, 2);
+    EXPECT_FALSE(contains(out.text, "Begin with the tour"));
+    // "Start the tour" opens the tour at its first step.
+    state->show_tour_hint = true;
+    ui.frames(*state, 2);
+    p = text_position("Start the tour");
+    ASSERT_GE(p.x, 0.0f);
+    ui.click(*state, p.x + 4.0f, p.y + 4.0f);
+    ASSERT_TRUE(lesson_active(*state));
+    EXPECT_EQ(current_lesson(*state)->id, "tour");
+    EXPECT_EQ(state->lesson.step, 0);
+    EXPECT_FALSE(state->show_tour_hint);
+}
+
+TEST_F(PanelTest, HeadsButtonsStepThroughTheDivisorsOfDModel)
+{
+    auto click_heads_button = [&](ImWchar sign)
+    {
+        ui.frames(*state, 2, panel_only(draw_model_panel));
+        // The panel's buttons from the top: d_model's, then h's.
+        std::vector<ImVec2> at = glyph_positions(sign);
+        std::sort(at.begin(), at.end(), [](const ImVec2& a, const ImVec2& b) { return a.y < b.y; });
+        ASSERT_GE(at.size(), 2u);
+        const float x = at[1].x + 2.0f, y = at[1].y + 4.0f;
+        for (const bool down : {false, true, false})
+        {
+            ui.mouse(x, y, down);
+            ui.frame(*state, panel_only(draw_model_panel));
+        }
+        ui.mouse(1.0f, 1.0f);
+    };
+    ASSERT_EQ(state->session.config.d_model, 16);
+    ASSERT_EQ(state->session.config.n_heads, 4);
+    std::vector<int> seen;
+    for (int k = 0; k < 3; ++k)
+    {
+        click_heads_button('+');
+        seen.push_back(state->session.config.n_heads);
+    }
+    EXPECT_EQ(seen, (std::vector<int>{8, 16, 16})); // never 5, 6 or 7; 16 is the last
+    for (int k = 0; k < 5; ++k)
+        click_heads_button('-');
+    EXPECT_EQ(state->session.config.n_heads, 1);
+    ui.frames(*state, 1, panel_only(draw_model_panel));
+    EXPECT_TRUE(state->status.is_ok()) << state->status.message();
+
+    // With d_k and d_v set, any h is valid: the buttons step by one.
+    state->session.config.d_k = 4;
+    state->session.config.d_v = 4;
+    click_heads_button('+');
+    EXPECT_EQ(state->session.config.n_heads, 2);
+    click_heads_button('+');
+    EXPECT_EQ(state->session.config.n_heads, 3);
+    ui.frames(*state, 1, panel_only(draw_model_panel));
+    EXPECT_TRUE(state->status.is_ok()) << state->status.message();
+}
+
 TEST_F(PanelTest, ComparisonsShowPackedBlocksAndDifferences)
 {
     const auto out = ui.frames(*state, 3, panel_only(draw_comparisons_panel));
@@ -344,6 +551,34 @@ TEST_F(PanelTest, ComparisonsShowPackedBlocksAndDifferences)
     EXPECT_TRUE(out.textures.count(texture_of(*state, "cmp/Q_packed")));
     for (int j = 0; j < 4; ++j)
         EXPECT_TRUE(out.textures.count(texture_of(*state, "L0/b0/Q/h" + std::to_string(j)))) << j;
+}
+
+TEST_F(PanelTest, SingleHeadWeightsAreMaskedLikeTheHeadsAndShowTau)
+{
+    state->session.config.mask = MaskKind::Causal;
+    const auto out = ui.frames(*state, 3, panel_only(draw_comparisons_panel));
+    const HeatmapEntry* w = state->heatmaps.find("cmp/single_weights");
+    ASSERT_NE(w, nullptr);
+    const auto& t = ui.textures.textures.at(w->texture);
+    // Query 0 may not see key 5: drawn as masked, as in A_h, not as a weight of 0. The diagonal is allowed.
+    EXPECT_EQ(t.pixels[static_cast<std::size_t>(t.w - 2)], kNegInfColor);
+    EXPECT_NE(t.pixels[static_cast<std::size_t>(t.w + 1)], kNegInfColor);
+    EXPECT_TRUE(contains(out.text, "/ τ)")) << out.text;
+}
+
+TEST_F(PanelTest, ConcatHasADividerBetweenHeads)
+{
+    state->session.target = "le chat";
+    ui.frames(*state, 2);
+    for (const MatrixSource source : {MatrixSource::Layer, MatrixSource::Cross})
+    {
+        MatrixRef ref;
+        ref.source = source;
+        ref.stage = Stage::concat;
+        const MatrixView view = resolve_matrix(*state, ref);
+        ASSERT_NE(view.m, nullptr);
+        EXPECT_EQ(view.column_blocks, 4); // d_v: a line every 4 of the 16 columns
+    }
 }
 
 TEST_F(PanelTest, ViewMenuToggleClosesAPanel)

@@ -77,18 +77,18 @@ void draw_input_panel(AppState& state)
     const float w = ImGui::GetContentRegionAvail().x;
     const float line = ImGui::GetTextLineHeightWithSpacing();
     ImGui::TextUnformatted("Sentences (one per line = a batch)");
-    if (input_text_multiline("##text", &state.session.text, w, line * 4.5f))
+    if (input_text_wrapped("##text", &state.session.text, &state.text_field, w, line * 4.5f))
         state.edit();
     item_tooltip("Each line is one sentence; several lines are a batch of B sentences, padded with <pad> to "
                  "the longest. Words and punctuation marks become tokens.");
     ImGui::TextUnformatted("Target (optional: cross-attention)");
-    if (input_text_multiline("##target", &state.session.target, w, line * 2.5f))
+    if (input_text_wrapped("##target", &state.session.target, &state.target_field, w, line * 2.5f))
         state.edit();
     item_tooltip(
         "A decoder-side sentence: its tokens give the queries Q, the encoder's output gives K and V. "
         "One line for every source sentence, or one line per source.");
 
-    if (!state.status.is_ok())
+    if (!state.status.is_ok() && status_error_panel(state) == PanelId::Input)
         error_text(state.status.message() + (state.has_trace() ? "  (showing the last valid result)" : ""));
     if (!state.has_trace())
         return;

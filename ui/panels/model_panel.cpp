@@ -8,6 +8,8 @@
 
 #include <imgui.h>
 
+#include <algorithm>
+
 namespace attnlab
 {
 
@@ -18,8 +20,42 @@ namespace
 void explain(const char* line)
 {
     ImGui::SetWindowFontScale(0.82f);
-    ImGui::TextDisabled("%s", line);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped("%s", line); // a narrow panel (1280x720) wraps it rather than cutting it
+    ImGui::PopStyleColor();
     ImGui::SetWindowFontScale(1.0f);
+}
+
+// The setting an invalid model's message is about (a key of end_setting; "weights": the Weights section; "":
+// none that can be told, the message goes above the settings). It is written right under that setting, so
+// nothing above it moves while its - and + buttons are held down.
+std::string error_setting(const AppState& state)
+{
+    if (state.status.is_ok() || status_error_panel(state) != PanelId::Model)
+        return std::string();
+    const std::string& m = state.status.message();
+    const auto starts = [&](const char* prefix) { return m.rfind(prefix, 0) == 0; };
+    if (starts("d_model (") || starts("h (heads)")) // "d_model (16) is not divisible by h (5)"
+        return "heads";
+    if (starts("d_k, d_v and d_ff"))
+        return "d_ff";
+    for (const char* key : {"d_model", "d_k", "d_v", "d_ff", "layers"})
+        if (starts((std::string(key) + " must").c_str()))
+            return key;
+    if (starts("temperature"))
+        return "temperature";
+    if (starts("unknown mask"))
+        return "mask";
+    if (starts("unknown positional"))
+        return "positional";
+    if (starts("the imported weights") || m.find("NaN") != std::string::npos)
+        return "weights";
+    return std::string();
+}
+
+void model_error_text(const AppState& state)
+{
+    error_text(state.status.message() + (state.has_trace() ? "  (showing the last valid result)" : ""));
 }
 
 // A setting and its explanation in one group. When the lesson's step asks to change it, the group is framed
@@ -32,6 +68,8 @@ void begin_setting()
 void end_setting(AppState& state, const char* key)
 {
     ImGui::EndGroup();
+    if (error_setting(state) == key)
+        model_error_text(state);
     if (!lesson_highlights_setting(state, key))
         return;
     const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
@@ -63,7 +101,63 @@ bool int_field(AppState& state, const char* key, const char* label, int* value, 
     return changed;
 }
 
+// The next h the - or + button gives: while d_k or d_v is the default d_model / h only the h that divide
+// d_model are valid (16: 1, 2, 4, 8, 16), so the buttons skip the others; with both set any h is.
+int stepped_head_count(const Config& c, int direction)
+{
+    if (c.d_k == 0 || c.d_v == 0)
+        return next_head_count(c.d_model, c.n_heads, direction);
+    return std::clamp(c.n_heads + direction, 1, Limits::max_heads);
+}
+
+// h: a field and its own - and + buttons (ImGui's would step through every integer). A typed h is kept as
+// typed; the message under the settings says why an h is refused.
+bool heads_field(AppState& state, Config& c)
+{
+    begin_setting();
+    ImGui::PushID("heads");
+    const float button = ImGui::GetFrameHeight();
+    const float gap = ImGui::GetStyle().ItemInnerSpacing.x;
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f - 2.0f * (button + gap));
+    bool changed = ImGui::InputInt("##h", &c.n_heads, 0, 0);
+    const char* tooltip =
+        "Number of attention heads. Each head j has its own W_j^Q, W_j^K, W_j^V and its own "
+        "T×T attention map. The - and + buttons step through the h that divide d_model.";
+    item_tooltip(tooltip);
+    ImGui::PushButtonRepeat(true);
+    for (const int direction : {-1, +1})
+    {
+        ImGui::SameLine(0.0f, gap);
+        if (ImGui::Button(direction < 0 ? "-" : "+", ImVec2(button, button)))
+        {
+            const int next = stepped_head_count(c, direction);
+            changed = changed || next != c.n_heads;
+            c.n_heads = next;
+        }
+        item_tooltip(tooltip);
+    }
+    ImGui::PopButtonRepeat();
+    ImGui::SameLine(0.0f, gap);
+    ImGui::TextUnformatted("h (heads)");
+    ImGui::PopID();
+    explain("heads, each with its own W^Q, W^K, W^V and map");
+    end_setting(state, "heads");
+    return changed;
+}
+
 } // namespace
+
+PanelId status_error_panel(const AppState& state)
+{
+    // The engine checks the model's shape before the sentences; weights that do not fit, or overflow, are the
+    // model's too. Everything else (no tokens, too many, a target that does not match) is about the text.
+    if (!validate_config(state.session.config).is_ok())
+        return PanelId::Model;
+    const std::string& m = state.status.message();
+    if (m.rfind("the imported weights", 0) == 0 || m.find("NaN") != std::string::npos)
+        return PanelId::Model;
+    return PanelId::Input;
+}
 
 void draw_model_panel(AppState& state)
 {
@@ -78,6 +172,12 @@ void draw_model_panel(AppState& state)
                            state.trace().d_k);
         return;
     }
+    // A message about no setting in particular goes above them all.
+    if (!state.status.is_ok() && status_error_panel(state) == PanelId::Model && error_setting(state).empty())
+    {
+        model_error_text(state);
+        ImGui::Separator();
+    }
     Config& c = state.session.config;
     bool edited = false;
     // d_model / h shown as the default d_k and d_v only when it is a whole number (else the error says why).
@@ -85,19 +185,7 @@ void draw_model_panel(AppState& state)
     edited |=
         int_field(state, "d_model", "d_model", &c.d_model, "width of every token vector: X and each output",
                   "Width of every token vector: the embedding, X, and the output of each sub-layer.");
-    const int heads_before = c.n_heads;
-    if (int_field(state, "heads", "h (heads)", &c.n_heads, "heads, each with its own W^Q, W^K, W^V and map",
-                  "Number of attention heads. Each head j has its own W_j^Q, W_j^K, W_j^V and its own "
-                  "T×T attention map. The - and + buttons step through the h that divide d_model."))
-    {
-        edited = true;
-        // A step of one (the buttons) with the default d_k and d_v goes on to the next h that divides
-        // d_model, instead of through values the engine must refuse; a typed value is kept as typed.
-        const int step = c.n_heads - heads_before;
-        if ((step == 1 || step == -1) && c.d_k == 0 && c.d_v == 0 && c.d_model > 0 &&
-            c.d_model % c.n_heads != 0)
-            c.n_heads = next_head_count(c.d_model, heads_before, step);
-    }
+    edited |= heads_field(state, c);
     edited |=
         int_field(state, "d_k", "d_k", &c.d_k, "query and key width per head: scores ÷ √d_k",
                   "Size of a query and a key per head (0: d_model / h). Scores are divided by √d_k, the "
@@ -171,9 +259,7 @@ void draw_model_panel(AppState& state)
         state.edit();
 
     ImGui::Separator();
-    if (!state.status.is_ok())
-        error_text(state.status.message() + (state.has_trace() ? "  (showing the last valid result)" : ""));
-    else if (state.has_trace())
+    if (state.status.is_ok() && state.has_trace())
         ImGui::TextDisabled("recomputed in %.1f ms", state.recompute_ms);
 
     // [SECTION] Imported weights
@@ -208,6 +294,8 @@ void draw_model_panel(AppState& state)
         state.edit();
     }
     item_tooltip("Go back to the seeded weights.");
+    if (error_setting(state) == "weights")
+        model_error_text(state);
 }
 
 } // namespace attnlab

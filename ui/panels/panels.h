@@ -47,6 +47,9 @@ void draw_trained_probe_input(AppState& state);
 // A line at the top of a main panel: which model it shows, with a button to switch. Draws nothing when the
 // session shows and there is no trained model.
 void trained_view_banner(AppState& state);
+// The panel whose settings an invalid session's message is about: Model (its shape, its weights) or Input
+// (the sentences). The message is written there only; the status bar points to it.
+PanelId status_error_panel(const AppState& state);
 
 struct PanelInfo
 {

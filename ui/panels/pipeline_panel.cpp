@@ -165,8 +165,7 @@ void stage_block(AppState& state, const MatrixRef& ref, const char* id, float ma
 void draw_pipeline_panel(AppState& state)
 {
     trained_view_banner(state);
-    if (!state.status.is_ok() && !state.showing_trained())
-        error_text(state.status.message() + (state.has_trace() ? "  (showing the last valid result)" : ""));
+    // An invalid session's message is in the Input or Model panel and the status bar, not here again.
     if (!state.has_trace())
     {
         ImGui::TextDisabled("No result yet: fix the input or the model settings.");

@@ -1,0 +1,122 @@
+// Soft wrapping of text fields: where lines break, and edits of the wrapped text as edits of the user's text
+// (typing, Backspace and Delete beside a soft break, a typed new line).
+#include "ui/text_wrap.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace attnlab
+{
+namespace
+{
+
+// Every character 1 pixel wide: a width is a number of characters.
+float one_per_char(std::string_view s)
+{
+    return static_cast<float>(s.size());
+}
+
+// What a field holding `text` shows at `width` characters.
+std::string shown(const std::string& text, float width)
+{
+    return wrap_soft(text, width, one_per_char);
+}
+
+TEST(TextWrap, BreaksAfterTheLastSpaceThatFits)
+{
+    EXPECT_EQ(shown("the cat sat on the mat", 10), "the cat \r\nsat on \r\nthe mat");
+    EXPECT_EQ(shown("short", 10), "short");
+    // A word longer than a line is cut where it must be; a real new line stays.
+    EXPECT_EQ(shown("abcdefghijkl xyz\nz", 5), "abcde\r\nfghij\r\nkl \r\nxyz\nz");
+    // The user's own "\r\n" line ends become "\n" (the tokenizer reads both alike).
+    EXPECT_EQ(shown("one\r\ntwo", 10), "one\ntwo");
+    EXPECT_EQ(unwrap_soft(shown("the cat sat on the mat", 10)), "the cat sat on the mat");
+}
+
+TEST(TextWrap, OffsetsSkipSoftBreaks)
+{
+    const std::string s = shown("the cat sat", 8); // "the cat \r\nsat"
+    ASSERT_EQ(s, "the cat \r\nsat");
+    EXPECT_EQ(unwrapped_offset(s, 8), 8);
+    EXPECT_EQ(unwrapped_offset(s, 10), 8);
+    EXPECT_EQ(unwrapped_offset(s, 11), 9);
+    EXPECT_EQ(wrapped_offset(s, 8), 10); // on the break: the next line's start
+    EXPECT_EQ(wrapped_offset(s, 9), 11);
+    EXPECT_EQ(wrapped_offset(s, 3), 3);
+}
+
+// The field's edit: `after` typed into `before` with the cursor at `cursor`.
+SoftEdit typed(const std::string& before, const std::string& after, int cursor, bool backspace = false)
+{
+    return apply_soft_edit(before, after, cursor, backspace);
+}
+
+TEST(TextWrap, TypingIsAnEditOfTheUsersText)
+{
+    const std::string before = "the cat \r\nsat";
+    SoftEdit e = typed(before, "the cat \r\nsaty", 14);
+    EXPECT_EQ(e.text, "the cat saty");
+    EXPECT_EQ(e.cursor, 12);
+    // A letter typed beside equal letters lands where it was typed.
+    e = typed("aa", "aaa", 1);
+    EXPECT_EQ(e.text, "aaa");
+    EXPECT_EQ(e.cursor, 1);
+    // Enter right after a soft break's '\r' (End on a wrapped line, then Enter) is a new sentence.
+    e = typed(before, "the cat \r\n\nsat", 10);
+    EXPECT_EQ(e.text, "the cat \nsat");
+    // A selection across a soft break replaced by one letter.
+    e = typed(before, "the cxat", 6);
+    EXPECT_EQ(e.text, "the cxat");
+    EXPECT_EQ(e.cursor, 6);
+}
+
+TEST(TextWrap, BackspaceAndDeleteBesideASoftBreakRemoveACharacter)
+{
+    const std::string before = "abc \r\ndef";
+    // Backspace at the start of the second line removes the '\n': the space before the break goes instead.
+    SoftEdit e = typed(before, "abc \rdef", 5, true);
+    EXPECT_EQ(e.text, "abcdef");
+    EXPECT_EQ(e.cursor, 3);
+    // Delete at the end of the first line (after the '\r'): the next line's first letter goes.
+    e = typed(before, "abc \rdef", 5, false);
+    EXPECT_EQ(e.text, "abc ef");
+    EXPECT_EQ(e.cursor, 4);
+    // Delete before the '\r' leaves a lone '\n', which must not become a new sentence.
+    e = typed(before, "abc \ndef", 4, false);
+    EXPECT_EQ(e.text, "abc ef");
+    // A multi-byte letter before the break goes whole.
+    e = typed("ab\xC3\xA9\r\ncd", "ab\xC3\xA9\rcd", 5, true);
+    EXPECT_EQ(e.text, "abcd");
+    EXPECT_EQ(e.cursor, 2);
+}
+
+TEST(TextWrap, EveryEditRewrappedKeepsTheTextOneLinePerSentence)
+{
+    // Type a long sentence one letter at a time into a narrow field, re-wrapping after each as the field
+    // does: the user's text is exactly what was typed and never gains a line.
+    const std::string sentence = "Jane visits Africa in September and writes home every week";
+    std::string text, field;
+    for (const char c : sentence)
+    {
+        const int cursor = wrapped_offset(field, static_cast<int>(text.size()));
+        const std::string after = field.substr(0, static_cast<std::size_t>(cursor)) + c +
+                                  field.substr(static_cast<std::size_t>(cursor));
+        const SoftEdit e = typed(field, after, cursor + 1);
+        text = e.text;
+        field = shown(text, 12);
+        ASSERT_EQ(e.cursor, static_cast<int>(text.size()));
+    }
+    EXPECT_EQ(text, sentence);
+    EXPECT_GE(std::count(field.begin(), field.end(), '\r'), 4);
+    for (std::size_t start = 0, end = 0; start < field.size(); start = end + 2)
+    {
+        end = field.find("\r\n", start);
+        if (end == std::string::npos)
+            end = field.size();
+        EXPECT_LE(end - start, 12u) << field;
+    }
+}
+
+} // namespace
+} // namespace attnlab
