@@ -42,6 +42,65 @@ TextureHandle texture_of(const AppState& state, const std::string& key)
     return e == nullptr ? 0 : e->texture;
 }
 
+// Where the glyph `c` was drawn last frame (its quad's top-left corners, in drawing order).
+std::vector<ImVec2> glyph_positions(ImWchar c)
+{
+    std::vector<ImVec2> at;
+    const ImFontGlyph* g = ImGui::GetIO().Fonts->Fonts[0]->FindGlyphNoFallback(c);
+    const ImDrawData* dd = ImGui::GetDrawData();
+    if (g == nullptr || dd == nullptr)
+        return at;
+    for (int l = 0; l < dd->CmdListsCount; ++l)
+    {
+        const ImDrawList* list = dd->CmdLists[l];
+        for (int i = 0; i + 2 < list->VtxBuffer.Size; ++i)
+        {
+            const ImDrawVert& a = list->VtxBuffer[i];
+            const ImDrawVert& b = list->VtxBuffer[i + 2];
+            if (a.uv.x == g->U0 && a.uv.y == g->V0 && b.uv.x == g->U1 && b.uv.y == g->V1)
+                at.push_back(a.pos);
+        }
+    }
+    return at;
+}
+
+// Where `needle` starts on screen last frame (its first glyph's top-left corner), found in the glyphs drawn
+// one after another; (-1, -1) when it was not drawn.
+ImVec2 text_position(const std::string& needle)
+{
+    const ImFont* font = ImGui::GetIO().Fonts->Fonts[0];
+    const ImDrawData* dd = ImGui::GetDrawData();
+    for (int l = 0; dd != nullptr && l < dd->CmdListsCount; ++l)
+    {
+        const ImDrawList* list = dd->CmdLists[l];
+        std::string text;
+        std::vector<ImVec2> at;
+        for (int i = 0; i + 2 < list->VtxBuffer.Size; ++i)
+        {
+            const ImDrawVert& a = list->VtxBuffer[i];
+            const ImDrawVert& b = list->VtxBuffer[i + 2];
+            for (const ImFontGlyph& g : font->Glyphs)
+                if (g.Codepoint < 128 && g.Visible && a.uv.x == g.U0 && a.uv.y == g.V0 && b.uv.x == g.U1 &&
+                    b.uv.y == g.V1)
+                {
+                    text += static_cast<char>(g.Codepoint);
+                    at.push_back(a.pos);
+                    i += 3;
+                    break;
+                }
+        }
+        const std::string squeezed_needle = [&]
+        {
+            std::string n = needle;
+            n.erase(std::remove(n.begin(), n.end(), ' '), n.end());
+            return n;
+        }();
+        if (const std::size_t k = text.find(squeezed_needle); k != std::string::npos)
+            return at[k];
+    }
+    return ImVec2(-1.0f, -1.0f);
+}
+
 class PanelTest : public ::testing::Test
 {
 protected:
@@ -316,6 +375,84 @@ TEST_F(PanelTest, PipelineListsEveryStageWithItsShape)
     EXPECT_TRUE(out.textures.empty()); // collapsed stages upload nothing
 }
 
+TEST_F(PanelTest, PipelineToolbarWrapsInsteadOfLeavingThePanel)
+{
+    // A batch, a target and two layers: layer and sentence sliders, heads, the cross-attention switch.
+    ui.resize(640.0f, 900.0f);
+    state->session.text = "the cat sat\nhello world";
+    state->session.target = "le chat";
+    state->session.config.n_layers = 2;
+    state->stage_collapsed.fill(true);
+    ui.frames(*state, 3, panel_only(draw_pipeline_panel));
+    ASSERT_TRUE(state->status.is_ok()) << state->status.message();
+    const float right = 640.0f - ImGui::GetStyle().WindowPadding.x + 1.0f;
+    for (const char* label : {"layer", "sentence b", "cross-attention", "expand all", "collapse all"})
+    {
+        const ImVec2 at = text_position(label);
+        ASSERT_GE(at.x, 0.0f) << label;
+        EXPECT_LE(at.x + ImGui::CalcTextSize(label).x, right) << label;
+    }
+}
+
+TEST_F(PanelTest, StageHeadersAreCutWithAnEllipsisAndShownWholeInATooltip)
+{
+    ui.resize(560.0f, 900.0f);
+    state->stage_collapsed.fill(true);
+    state->stage_collapsed[static_cast<std::size_t>(Stage::weights)] = false;
+    auto out = ui.frames(*state, 3, panel_only(draw_pipeline_panel));
+    // The masked stage's header keeps its name and shape and cuts its equation with "…".
+    std::string masked_line;
+    for (std::size_t start = 0, end = 0; start < out.text.size(); start = end + 1)
+    {
+        end = std::min(out.text.find('\n', start), out.text.size());
+        if (out.text.compare(start, 13, "Masked scores") == 0)
+            masked_line = out.text.substr(start, end - start);
+    }
+    EXPECT_TRUE(contains(masked_line, "T×T = 6×6")) << masked_line;
+    EXPECT_TRUE(contains(masked_line, "…")) << masked_line;
+    // The weights' note wraps: its entropy is read whole.
+    EXPECT_TRUE(contains(out.text, "nats")) << out.text;
+    EXPECT_TRUE(contains(out.text, "(one-hot 0, uniform ln 6")) << out.text;
+    // Hovering the header shows all of it.
+    const ImVec2 at = text_position("Masked scores");
+    ASSERT_GE(at.x, 0.0f);
+    ui.mouse(at.x + 10.0f, at.y + 5.0f);
+    out = ui.frames(*state, 3, panel_only(draw_pipeline_panel));
+    EXPECT_TRUE(contains(out.text, "(M = −∞ where not allowed)")) << out.text;
+}
+
+TEST_F(PanelTest, StageHeadersShowTheBatchShape)
+{
+    state->session.text = "the cat sat on the mat\nhello world";
+    state->stage_collapsed.fill(true);
+    const auto out = ui.frames(*state, 2, panel_only(draw_pipeline_panel));
+    ASSERT_TRUE(state->status.is_ok()) << state->status.message();
+    for (const char* shape :
+         {"B×T×d_model = 2×6×16", "B×T×d_k = 2×6×4", "B×T×T = 2×6×6", "B×T×h·d_v = 2×6×16"})
+        EXPECT_TRUE(contains(out.text, shape)) << shape << "\n" << out.text;
+}
+
+TEST_F(PanelTest, SoftmaxLineNamesTheRowMaximumAndCountsAllowedKeys)
+{
+    state->session.config.mask = MaskKind::Causal;
+    state->stage_collapsed.fill(true);
+    state->stage_collapsed[static_cast<std::size_t>(Stage::weights)] = false;
+    auto out = ui.frames(*state, 3);
+    const TextureHandle t = texture_of(*state, "L0/b0/weights/h0");
+    ASSERT_TRUE(out.texture_rects.count(t));
+    const ImVec4 r = out.texture_rects[t];
+    const float cw = (r.z - r.x) / 6.0f, ch = (r.w - r.y) / 6.0f;
+    ui.mouse(r.x + cw * 1.5f, r.y + ch * 2.5f); // query 2, key 1: keys 0..2 allowed, 3..5 masked
+    out = ui.frames(*state, 2);
+    ASSERT_TRUE(state->hovered.valid);
+    ASSERT_EQ(state->hovered.row, 2);
+    // The inspector wraps its lines: look for pieces that stay on one line.
+    for (const char* text : {"largest allowed score max_i =", "exp((masked[i, j] − max_i) / τ)",
+                             "Σ over the 3 allowed", "(3 masked)"})
+        EXPECT_TRUE(contains(out.text, text)) << text << "\n" << out.text;
+    EXPECT_FALSE(contains(out.text, "Σ over the 6")) << out.text;
+}
+
 // [SECTION] Interaction: click a head, hover a cell, pin, shortcuts
 
 TEST_F(PanelTest, ClickingAHeadSelectsIt)
@@ -409,65 +546,6 @@ TEST_F(PanelTest, ModelPanelExplainsEverySetting)
           "value width per head", "hidden width of the feed-forward", "encoder layers;",
           "causal: query i sees keys 0..i", "word order", "below 1 sharper", "as in the paper", "same seed"})
         EXPECT_TRUE(contains(squeeze(out.text), squeeze(text))) << text << "\n" << out.text;
-}
-
-// Where the glyph `c` was drawn last frame (its quad's top-left corners, in drawing order).
-std::vector<ImVec2> glyph_positions(ImWchar c)
-{
-    std::vector<ImVec2> at;
-    const ImFontGlyph* g = ImGui::GetIO().Fonts->Fonts[0]->FindGlyphNoFallback(c);
-    const ImDrawData* dd = ImGui::GetDrawData();
-    if (g == nullptr || dd == nullptr)
-        return at;
-    for (int l = 0; l < dd->CmdListsCount; ++l)
-    {
-        const ImDrawList* list = dd->CmdLists[l];
-        for (int i = 0; i + 2 < list->VtxBuffer.Size; ++i)
-        {
-            const ImDrawVert& a = list->VtxBuffer[i];
-            const ImDrawVert& b = list->VtxBuffer[i + 2];
-            if (a.uv.x == g->U0 && a.uv.y == g->V0 && b.uv.x == g->U1 && b.uv.y == g->V1)
-                at.push_back(a.pos);
-        }
-    }
-    return at;
-}
-
-// Where `needle` starts on screen last frame (its first glyph's top-left corner), found in the glyphs drawn
-// one after another; (-1, -1) when it was not drawn.
-ImVec2 text_position(const std::string& needle)
-{
-    const ImFont* font = ImGui::GetIO().Fonts->Fonts[0];
-    const ImDrawData* dd = ImGui::GetDrawData();
-    for (int l = 0; dd != nullptr && l < dd->CmdListsCount; ++l)
-    {
-        const ImDrawList* list = dd->CmdLists[l];
-        std::string text;
-        std::vector<ImVec2> at;
-        for (int i = 0; i + 2 < list->VtxBuffer.Size; ++i)
-        {
-            const ImDrawVert& a = list->VtxBuffer[i];
-            const ImDrawVert& b = list->VtxBuffer[i + 2];
-            for (const ImFontGlyph& g : font->Glyphs)
-                if (g.Codepoint < 128 && g.Visible && a.uv.x == g.U0 && a.uv.y == g.V0 && b.uv.x == g.U1 &&
-                    b.uv.y == g.V1)
-                {
-                    text += static_cast<char>(g.Codepoint);
-                    at.push_back(a.pos);
-                    i += 3;
-                    break;
-                }
-        }
-        const std::string squeezed_needle = [&]
-        {
-            std::string n = needle;
-            n.erase(std::remove(n.begin(), n.end(), ' '), n.end());
-            return n;
-        }();
-        if (const std::size_t k = text.find(squeezed_needle); k != std::string::npos)
-            return at[k];
-    }
-    return ImVec2(-1.0f, -1.0f);
 }
 
 TEST_F(PanelTest, TheFirstStartPointsToTheTour)

@@ -136,15 +136,25 @@ void attention_chain(const AppState& state, const CellRef& cell, const MatrixVie
                                             "(flagged, never NaN)");
     else
     {
+        // Only the keys the mask allows enter the sum (a masked key's exp(−∞) is 0).
         double z = 0.0;
+        int allowed = 0;
         for (int c = 0; c < T_k; ++c)
-            z += std::exp(static_cast<double>((hd.masked(i, c) - row_max) / tau));
+            if (std::isfinite(hd.masked(i, c)))
+            {
+                z += std::exp(static_cast<double>((hd.masked(i, c) - row_max) / tau));
+                ++allowed;
+            }
         const double e = blocked ? 0.0 : std::exp(static_cast<double>((masked - row_max) / tau));
+        const std::string keys = std::to_string(allowed) + (allowed == 1 ? " allowed key" : " allowed keys") +
+                                 (allowed < T_k ? " (" + std::to_string(T_k - allowed) + " masked)" : "");
+        chain_line(stage == Stage::weights, "softmax over row i (τ = " + format_value_long(tau) +
+                                                "), shifted by the row's largest allowed score max_i = " +
+                                                format_value(row_max) + ":");
         chain_line(stage == Stage::weights,
-                   "softmax over row i (τ = " + format_value_long(tau) + "): exp((" + format_value(masked) +
-                       " − " + format_value(row_max) +
-                       ") / τ) = " + format_value_long(static_cast<float>(e)) + ";  Σ over the " +
-                       std::to_string(T_k) + " keys = " + format_value_long(static_cast<float>(z)) +
+                   "exp((masked[i, j] − max_i) / τ) = exp((" + format_value(masked) + " − " +
+                       format_value(row_max) + ") / τ) = " + format_value_long(static_cast<float>(e)) +
+                       ";  Σ over the " + keys + " = " + format_value_long(static_cast<float>(z)) +
                        "  →  weights[i, j] = " + format_value_long(static_cast<float>(e / z)));
     }
 

@@ -1,6 +1,7 @@
 // Pipeline panel: every stage of the Trace in order (name, equation, live shape, heatmap), one layer at a
 // time.
 #include "ui/heatmap.h"
+#include "ui/heatmap_math.h"
 #include "ui/lessons.h"
 #include "ui/panels/panels.h"
 #include "ui/widgets.h"
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace attnlab
@@ -16,6 +18,41 @@ namespace attnlab
 
 namespace
 {
+
+// Puts the toolbar's next item (`width` pixels) beside the last one when it fits, else on a new line: with a
+// layer slider, a sentence slider, many heads and the cross-attention switch the toolbar is wider than a
+// narrow panel.
+void toolbar_item(float width, bool& first)
+{
+    if (!first)
+    {
+        const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+        const float x = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x;
+        if (x + width <= right)
+            ImGui::SameLine();
+    }
+    first = false;
+}
+
+float small_button_width(const char* label)
+{
+    return ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2.0f;
+}
+
+// A slider of 8 font sizes and its label.
+float slider_width(const char* label)
+{
+    return ImGui::GetFontSize() * 8.0f + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+}
+
+// The head selector's width on one line: "head" and h buttons.
+float head_selector_width(int h)
+{
+    float w = ImGui::CalcTextSize("head").x;
+    for (int j = 0; j < h; ++j)
+        w += 3.0f + small_button_width(std::to_string(j + 1).c_str());
+    return w;
+}
 
 // Head chips 1..h in each head's colour; the selected one is framed.
 void head_selector(AppState& state)
@@ -34,34 +71,85 @@ void head_selector(AppState& state)
     }
 }
 
-// Whether a stage has a line of explanation between its header and its heatmap (stage_note draws it).
-bool has_stage_note(Stage stage)
+// The explanation between a stage's header and its heatmap ("" : none).
+std::string stage_note_text(AppState& state, const MatrixRef& ref)
 {
-    return stage == Stage::weights || stage == Stage::masked || stage == Stage::scaled;
-}
-
-void stage_note(AppState& state, const MatrixRef& ref, const MatrixView& view)
-{
+    const Trace& t = state.trace();
+    char text[256] = "";
     if (ref.stage == Stage::weights)
     {
+        const MatrixView view = resolve_matrix(state, ref);
         const int n_keys = view.m != nullptr ? static_cast<int>(view.m->cols()) : 0;
-        ImGui::TextDisabled(
-            "each row i is a query; it sums to 1 over the keys j.  Mean row entropy H = %.2f nats "
-            "(one-hot 0, uniform ln %d = %.2f)",
-            static_cast<double>(state.mean_entropy(ref)), n_keys,
-            std::log(static_cast<double>(std::max(1, n_keys))));
+        std::snprintf(text, sizeof text,
+                      "each row i is a query; it sums to 1 over the keys j.  Mean row entropy H = %.2f nats "
+                      "(one-hot 0, uniform ln %d = %.2f)",
+                      static_cast<double>(state.mean_entropy(ref)), n_keys,
+                      std::log(static_cast<double>(std::max(1, n_keys))));
+    }
+    else if (ref.stage == Stage::masked)
+        return "−∞ (striped grey) where query i may not look at key j";
+    else if (ref.stage == Stage::scaled && !t.config.scale)
+        return "scaling is off (Model panel): scaled = scores, not divided by √d_k";
+    else if (ref.stage == Stage::scaled)
+        std::snprintf(text, sizeof text, "d_k = %d is the key size, so √d_k = %.3g", t.d_k,
+                      static_cast<double>(std::sqrt(static_cast<float>(t.d_k))));
+    return text;
+}
+
+// The note's height when wrapped to the panel's width (0 without a note).
+float stage_note_height(const std::string& note)
+{
+    if (note.empty())
+        return 0.0f;
+    return ImGui::CalcTextSize(note.c_str(), nullptr, false, ImGui::GetContentRegionAvail().x).y +
+           ImGui::GetStyle().ItemSpacing.y;
+}
+
+void stage_note(const std::string& note, const MatrixRef& ref)
+{
+    if (note.empty())
+        return;
+    // Wrapped, not cut: "H = 1.93 nats" must be read whole in a narrow panel.
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped("%s", note.c_str());
+    ImGui::PopStyleColor();
+    if (ref.stage == Stage::weights)
         item_tooltip(
             "H = −Σ_j A[i,j] ln A[i,j], averaged over the rows: low when each query looks at one key, "
             "high when it spreads its attention. Switch off √d_k scaling in the Model panel to see it "
             "drop.");
+}
+
+// "T×d_model = 5×16", or with a batch the whole tensor of the B sentences, "B×T×d_model = 2×5×16" (the
+// heatmap shows sentence b of it).
+std::string header_shape(const Trace& t, const MatrixView& view, Stage stage, bool cross)
+{
+    const int B = t.batch_size();
+    if (B <= 1)
+        return view.shape;
+    const int T_q = cross ? t.cross.target.T : t.T();
+    const StageDims d = stage_dims(t.config, stage, T_q, t.T(), cross);
+    return "B×" + d.row_symbol + "×" + d.col_symbol + " = " + std::to_string(B) + "×" +
+           std::to_string(d.rows) + "×" + std::to_string(d.cols);
+}
+
+// The header's text cut to `width` pixels: the equation goes first (ending in "…"), then the rest.
+std::string fit_header(const std::string& head, const std::string& equation, float width)
+{
+    const std::string full = head + "    " + equation;
+    if (ImGui::CalcTextSize(full.c_str()).x <= width)
+        return full;
+    // The longest cut that fits, found by halving.
+    int lo = 0, hi = utf8_length(full);
+    while (hi - lo > 1)
+    {
+        const int mid = (lo + hi) / 2;
+        if (ImGui::CalcTextSize(truncate_utf8(full, mid).c_str()).x <= width)
+            lo = mid;
+        else
+            hi = mid;
     }
-    else if (ref.stage == Stage::masked)
-        ImGui::TextDisabled("−∞ (striped grey) where query i may not look at key j");
-    else if (ref.stage == Stage::scaled && !state.trace().config.scale)
-        ImGui::TextDisabled("scaling is off (Model panel): scaled = scores, not divided by √d_k");
-    else if (ref.stage == Stage::scaled)
-        ImGui::TextDisabled("d_k = %d is the key size, so √d_k = %.3g", state.trace().d_k,
-                            static_cast<double>(std::sqrt(static_cast<float>(state.trace().d_k))));
+    return truncate_utf8(full, std::max(lo, 1));
 }
 
 // Whether the pipeline draws this stage with the selected layer: the input stages above layer 1, the output
@@ -83,7 +171,7 @@ bool block_has_stage(const AppState& state, Stage stage, bool cross)
 // The height each heatmap a lesson step highlights in this block may take (labels and colour bar included),
 // so that all of them fit in the visible height `visible_h` together with the headers between them (the
 // first one is scrolled to the top). 0: no step highlights stages here.
-float lesson_heatmap_height(const AppState& state, bool cross, float visible_h)
+float lesson_heatmap_height(AppState& state, bool cross, float visible_h)
 {
     const LessonStep* step = current_step(state);
     if (step == nullptr || step->stages.empty() || step->cross != cross)
@@ -103,8 +191,13 @@ float lesson_heatmap_height(const AppState& state, bool cross, float visible_h)
             continue;
         ++lit;
         // The note, the spacing after the heatmap and ImGui::Spacing().
-        fixed += (has_stage_note(stage) ? ImGui::GetTextLineHeightWithSpacing() : 0.0f) +
-                 2.0f * style.ItemSpacing.y;
+        MatrixRef ref;
+        ref.source = cross ? MatrixSource::Cross : MatrixSource::Layer;
+        ref.stage = stage;
+        ref.layer = state.sel.layer;
+        ref.b = state.sel.b;
+        ref.head = state.sel.head;
+        fixed += stage_note_height(stage_note_text(state, ref)) + 2.0f * style.ItemSpacing.y;
     }
     if (lit == 0)
         return 0.0f;
@@ -124,9 +217,15 @@ void stage_block(AppState& state, const MatrixRef& ref, const char* id, float ma
     // The shape comes before the equation so the live numbers stay visible in a narrow panel.
     // A stage the lesson's step talks about: an arrow, the header in the highlight colour, a frame around
     // the heatmap, and (once per step) scrolled to the top of the panel.
-    const bool lit = lesson_highlights_stage(state, ref.stage, ref.source == MatrixSource::Cross);
-    const std::string header =
-        (lit ? "→ " : "") + view.title + "    " + view.shape + "    " + view.equation + "###" + id;
+    const bool cross = ref.source == MatrixSource::Cross;
+    const bool lit = lesson_highlights_stage(state, ref.stage, cross);
+    const std::string head =
+        (lit ? "→ " : "") + view.title + "    " + header_shape(state.trace(), view, ref.stage, cross);
+    // One line: what does not fit is cut with "…" and the whole header is in its tooltip.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float room = ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() - style.FramePadding.x * 3.0f;
+    const std::string shown = fit_header(head, view.equation, room);
+    const std::string header = shown + "###" + id;
     if (lit)
     {
         const ImVec4 c = ImGui::ColorConvertU32ToFloat4(lesson_highlight_color());
@@ -137,6 +236,10 @@ void stage_block(AppState& state, const MatrixRef& ref, const char* id, float ma
     const bool open = ImGui::CollapsingHeader(header.c_str());
     if (lit)
         ImGui::PopStyleColor(2);
+    if (shown != head + "    " + view.equation)
+        item_tooltip(
+            (view.title + "\n" + header_shape(state.trace(), view, ref.stage, cross) + "\n" + view.equation)
+                .c_str());
     if (lit && scroll)
     {
         // After the header: ImGui scrolls to the last item's line, which is then this header (before it, a
@@ -147,7 +250,7 @@ void stage_block(AppState& state, const MatrixRef& ref, const char* id, float ma
     collapsed[s] = !open;
     if (!open)
         return;
-    stage_note(state, ref, view);
+    stage_note(stage_note_text(state, ref), ref);
     HeatmapOptions options;
     options.max_height = max_height;
     if (lit)
@@ -174,36 +277,41 @@ void draw_pipeline_panel(AppState& state)
     const Trace& t = state.trace();
     const int n_layers = static_cast<int>(t.layers.size());
 
-    // [SECTION] Selectors: layer, sentence, head
+    // [SECTION] Selectors: layer, sentence, head, then the switches; each goes on a new line when the panel
+    // is too narrow for it.
+    bool first = true;
     if (n_layers > 1)
     {
+        toolbar_item(slider_width("layer"), first);
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
         int layer = state.sel.layer + 1;
         if (ImGui::SliderInt("layer", &layer, 1, n_layers))
             state.sel.layer = std::clamp(layer - 1, 0, n_layers - 1);
-        ImGui::SameLine();
     }
     if (t.batch_size() > 1)
     {
+        toolbar_item(slider_width("sentence b"), first);
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
         int b = state.sel.b;
         if (ImGui::SliderInt("sentence b", &b, 0, t.batch_size() - 1))
             state.sel.b = std::clamp(b, 0, t.batch_size() - 1);
-        ImGui::SameLine();
     }
+    toolbar_item(head_selector_width(state.heads()), first);
     head_selector(state);
     if (t.has_cross)
     {
-        ImGui::SameLine();
+        toolbar_item(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x +
+                         ImGui::CalcTextSize("cross-attention").x,
+                     first);
         ImGui::Checkbox("cross-attention", &state.show_cross);
     }
-    ImGui::SameLine();
+    toolbar_item(small_button_width("expand all"), first);
     if (ImGui::SmallButton("expand all"))
     {
         state.stage_collapsed.fill(false);
         state.cross_stage_collapsed.fill(false);
     }
-    ImGui::SameLine();
+    toolbar_item(small_button_width("collapse all"), first);
     if (ImGui::SmallButton("collapse all"))
     {
         state.stage_collapsed.fill(true);
