@@ -430,6 +430,8 @@ TEST_F(PanelTest, StageHeadersShowTheBatchShape)
     for (const char* shape :
          {"B×T×d_model = 2×6×16", "B×T×d_k = 2×6×4", "B×T×T = 2×6×6", "B×T×h·d_v = 2×6×16"})
         EXPECT_TRUE(contains(out.text, shape)) << shape << "\n" << out.text;
+    // The positional encoding is one matrix that every sentence shares.
+    EXPECT_TRUE(contains(out.text, "T×d_model = 6×16, every sentence")) << out.text;
 }
 
 TEST_F(PanelTest, SoftmaxLineNamesTheRowMaximumAndCountsAllowedKeys)

@@ -127,6 +127,8 @@ std::string header_shape(const Trace& t, const MatrixView& view, Stage stage, bo
     const int B = t.batch_size();
     if (B <= 1)
         return view.shape;
+    if (stage_info(stage).shared_matrix != nullptr) // one matrix for every sentence (the positional encoding)
+        return view.shape + ", every sentence";
     const int T_q = cross ? t.cross.target.T : t.T();
     const StageDims d = stage_dims(t.config, stage, T_q, t.T(), cross);
     return "B×" + d.row_symbol + "×" + d.col_symbol + " = " + std::to_string(B) + "×" +
