@@ -370,7 +370,9 @@ TEST_F(PanelTest, PipelineListsEveryStageWithItsShape)
         EXPECT_EQ(stage_present(state->trace(), info.id, 0), info.seeded) << info.key;
         EXPECT_EQ(contains(out.text, info.name), info.seeded) << info.key;
         if (info.seeded)
+        {
             EXPECT_TRUE(contains(out.text, stage_shape(state->trace(), info.id))) << info.key;
+        }
     }
     EXPECT_TRUE(out.textures.empty()); // collapsed stages upload nothing
 }
