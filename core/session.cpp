@@ -18,7 +18,8 @@ bool Config::operator==(const Config& o) const
 
 bool Session::operator==(const Session& o) const
 {
-    return text == o.text && target == o.target && config == o.config && weights_path == o.weights_path;
+    return text == o.text && target == o.target && config == o.config && weights_path == o.weights_path &&
+           model_path == o.model_path;
 }
 
 namespace

@@ -74,6 +74,9 @@ struct Session
     Config config;
     // Empty: seeded Xavier weights. Otherwise a JSON file whose "weights" object is read (see docs/format).
     std::string weights_path;
+    // A trained model (an attnlab-model file) that goes with the session: opening the session opens it in
+    // the Training panel, where the file's "view" says whether the main panels show it. Empty: none.
+    std::string model_path;
 
     bool operator==(const Session& o) const;
     bool operator!=(const Session& o) const { return !(*this == o); }

@@ -60,6 +60,7 @@ Status load_into_state(AppState& state, const std::string& path, const std::stri
         return s;
     // In memory the weights path is absolute, so the autosave and a later "save as" elsewhere still find it.
     loaded.weights_path = absolute_weights_path(path, loaded.weights_path);
+    loaded.model_path = absolute_weights_path(path, loaded.model_path);
     ModelWeights weights;
     Status weights_status;
     if (!loaded.weights_path.empty())
@@ -73,10 +74,25 @@ Status load_into_state(AppState& state, const std::string& path, const std::stri
         state.engine.set_imported_weights(std::move(weights));
     state.edit();
     if (!weights_status.is_ok())
+    {
         state.set_message(opened_message + ", but its weights did not load: " + weights_status.message(),
                           true);
-    else
-        state.set_message(opened_message, false);
+        return Status();
+    }
+    state.set_message(opened_message, false);
+    if (!loaded.model_path.empty())
+    {
+        // The session's trained model (a missing or broken one is said; the session stays open).
+        TrainedModel model;
+        const std::string& model_path = loaded.model_path;
+        Status s = load_model_file(model_path, &model);
+        if (s.is_ok())
+            s = open_trained_model(state, model, state.trained_view.on || model.view_main_panels);
+        if (!s.is_ok())
+            state.set_message(opened_message + ", but its trained model did not open: " + s.message(), true);
+        else
+            state.training.model_path = model_path;
+    }
     return Status();
 }
 
@@ -90,10 +106,34 @@ Status open_session_file(AppState& state, const std::string& path)
     return Status();
 }
 
+// The file name a session's trained model is saved under: "lecture.json" -> "lecture.model.json".
+std::string model_path_beside(const std::string& session_path)
+{
+    std::filesystem::path p(session_path);
+    const std::string stem = p.extension() == ".json" ? p.stem().string() : p.filename().string();
+    return (p.parent_path() / (stem + ".model.json")).string();
+}
+
 Status save_session_as(AppState& state, const std::string& path)
 {
     Session portable = state.session;
     portable.weights_path = portable_weights_path(path, state.session.weights_path);
+    portable.model_path = portable_weights_path(path, state.session.model_path);
+    // A trained model goes with the session (not a lesson step's run): saved beside it unless it is a file
+    // already, so the session refers to a model that exists.
+    state.training_run.poll(state.training.view);
+    const TrainingSnapshot& v = state.training.view;
+    if (!lesson_active(state) && v.params() && v.step > 0)
+    {
+        std::string model = state.training.model_path;
+        if (model.empty() || v.step != v.first_step)
+        {
+            model = model_path_beside(path);
+            ATTNLAB_TRY(write_model_file(model_with_view(state), model));
+            state.training.model_path = model;
+        }
+        portable.model_path = portable_weights_path(path, absolute_weights_path("", model));
+    }
     if (Status s = save_session_file(portable, path); !s.is_ok())
         return s;
     state.session_path = path;

@@ -197,6 +197,8 @@ std::string session_to_json(const Session& session)
         {"text", split_lines(session.text)}, {"target", split_lines(session.target)},
         {"config", std::move(config)},       {"weights", session.weights_path},
     };
+    if (!session.model_path.empty()) // only then: a session without a model reads as it always did
+        root["model"] = session.model_path;
     // Text that is not UTF-8 (the engine refuses it, but the autosave keeps what was typed) is written with
     // U+FFFD in place of the bad bytes rather than throwing.
     return root.dump(4, ' ', false, json::error_handler_t::replace) + "\n";
@@ -225,7 +227,8 @@ Status session_from_json(std::string_view text, const std::string& source, Sessi
     if (version->get<long long>() > kSessionVersion)
         return reader.error("version " + json_excerpt(*version) + " is newer than this program reads (" +
                             std::to_string(kSessionVersion) + "); update Attention Lab");
-    ATTNLAB_TRY(unknown_keys(reader, root, {"format", "version", "text", "target", "config", "weights"}, ""));
+    ATTNLAB_TRY(unknown_keys(reader, root,
+                             {"format", "version", "text", "target", "config", "weights", "model"}, ""));
 
     Session session;
     ATTNLAB_TRY(reader.text(root, "text", &session.text));
@@ -239,6 +242,12 @@ Status session_from_json(std::string_view text, const std::string& source, Sessi
         else
             return reader.field_error("weights", "must be a file path (a string) or \"\" for seeded weights",
                                       *it);
+    }
+    if (const auto it = root.find("model"); it != root.end())
+    {
+        if (!it->is_string())
+            return reader.field_error("model", "must be the path of a trained model file (a string)", *it);
+        session.model_path = it->get<std::string>();
     }
     if (const auto it = root.find("config"); it != root.end())
         ATTNLAB_TRY(read_config(reader, *it, &session.config));

@@ -121,6 +121,20 @@ TEST(SessionFile, BadFilesAreClearErrors)
     expect_error("[1, 2]", "expected a JSON object");
 }
 
+TEST(SessionFile, ATrainedModelIsReferredToOnlyWhenThereIsOne)
+{
+    Session with_model;
+    with_model.model_path = "lecture.model.json";
+    const std::string text = session_to_json(with_model);
+    EXPECT_NE(text.find("\"model\": \"lecture.model.json\""), std::string::npos) << text;
+    EXPECT_EQ(session_to_json(Session{}).find("\"model\""), std::string::npos) << "none: the key is left out";
+    Session loaded;
+    ASSERT_TRUE(session_from_json(text, "s.json", &loaded).is_ok());
+    EXPECT_EQ(loaded, with_model);
+    const std::string head = R"({"format": "attnlab-session", "version": 1, )";
+    expect_error(head + R"("model": 3})", "session.json: \"model\" must be the path of a trained model file");
+}
+
 TEST(SessionFile, UnreadableFileNamesIt)
 {
     Session s;

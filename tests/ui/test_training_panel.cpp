@@ -1,5 +1,6 @@
 // The Training panel headless (task combo, buttons, maps after synchronous steps) and TrainingRun's worker:
 // play, pause, target, reset and the hand-over of the trainer between threads.
+#include "core/io/session_file.h"
 #include "ui/export.h"
 #include "ui/lessons.h"
 #include "ui/panels/panels.h"
@@ -411,6 +412,41 @@ TEST(TrainingFiles, TheTimelinePositionComesBackByAReplayCheckedBitForBit)
     EXPECT_EQ(c->training.view.step, 40);
     EXPECT_EQ(c->training.view.timeline.size(), 1u);
     EXPECT_EQ(c->training.view.params()->W_U(0, 0), tampered.params.W_U(0, 0));
+}
+
+// A session refers to its trained model: Save session writes the model beside it, and opening the session
+// opens the model with the main panels as they were; a missing model is a message and the session opens.
+TEST(TrainingFiles, ASessionRefersToItsTrainedModel)
+{
+    HeadlessUi ui;
+    auto a = std::make_unique<AppState>();
+    ui.frames(*a, 1, panel_only(draw_training_panel));
+    a->training_run.step_now(20);
+    set_trained_view(*a, true);
+    ui.frames(*a, 1);
+    const std::string session = temp_path("lecture.json");
+    const std::string model = temp_path("lecture.model.json");
+    std::filesystem::remove(model);
+    ASSERT_TRUE(save_session_as(*a, session).is_ok());
+    ASSERT_TRUE(std::filesystem::exists(model)) << "the model is saved beside the session";
+    Session written;
+    ASSERT_TRUE(load_session_file(session, &written).is_ok());
+    EXPECT_EQ(written.model_path, "lecture.model.json") << "relative to the session's folder";
+
+    auto b = std::make_unique<AppState>();
+    ASSERT_TRUE(open_session_file(*b, session).is_ok());
+    ui.frames(*b, 2);
+    EXPECT_FALSE(b->message_is_error) << b->message;
+    EXPECT_EQ(b->training.view.step, 20);
+    EXPECT_EQ(b->training.view.params()->W_U, a->training.view.params()->W_U);
+    EXPECT_TRUE(b->showing_trained());
+
+    std::filesystem::remove(model);
+    auto c = std::make_unique<AppState>();
+    ASSERT_TRUE(open_session_file(*c, session).is_ok()) << "the session opens without its model";
+    EXPECT_TRUE(c->message_is_error);
+    EXPECT_TRUE(contains(c->message, "trained model did not open")) << c->message;
+    EXPECT_FALSE(c->training_run.configured());
 }
 
 TEST(TrainingFiles, ABrokenModelFileIsAMessageAndTheRunStays)
