@@ -163,6 +163,48 @@ void stage_header_text(const MatrixView& view)
     ImGui::TextDisabled("[%s]", view.shape.c_str());
 }
 
+HeatmapMargins heatmap_margins(const MatrixView& view, const HeatmapOptions& options)
+{
+    HeatmapMargins margins;
+    if (view.m == nullptr)
+        return margins;
+    const int rows = static_cast<int>(view.m->rows());
+    const int cols = static_cast<int>(view.m->cols());
+    const float fs = ImGui::GetFontSize();
+    if (options.labels && options.row_labels)
+    {
+        // Measure only the labels that can be shown (at most ~64), so T = 512 costs little.
+        const int rstride = std::max(1, rows / 64);
+        const float index_w = rows > 16 && view.row_tokens != nullptr
+                                  ? ImGui::CalcTextSize((std::to_string(rows) + " ").c_str()).x
+                                  : 0.0f;
+        for (int r = 0; r < rows; r += rstride)
+            margins.left = std::max(margins.left, ImGui::CalcTextSize(short_label(view, true, r).c_str()).x);
+        margins.left += index_w + 6.0f;
+    }
+    if (options.labels && options.col_labels)
+    {
+        if (view.col_tokens != nullptr)
+        {
+            const int cstride = std::max(1, cols / 64);
+            for (int c = 0; c < cols; c += cstride)
+                margins.col_labels =
+                    std::max(margins.col_labels, ImGui::CalcTextSize(short_label(view, false, c).c_str()).x);
+            margins.col_labels += 6.0f;
+        }
+        else
+            margins.col_labels = fs + 4.0f;
+    }
+    margins.right = 6.0f;
+    if (options.colorbar)
+    {
+        margins.right +=
+            fs * 0.6f + std::max(10.0f, fs * 0.8f) + ImGui::CalcTextSize("-0.00e+00").x * 0.75f + 8.0f;
+        margins.below = fs;
+    }
+    return margins;
+}
+
 HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapOptions& options)
 {
     HeatmapResult result;
@@ -179,34 +221,10 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
     const float total_w = options.width > 0.0f ? options.width : ImGui::GetContentRegionAvail().x;
 
     // [SECTION] Layout: row labels | image | colour bar, column labels under the image.
-    float row_label_w = 0.0f;
-    float col_label_h = 0.0f;
-    const bool col_tokens = view.col_tokens != nullptr;
+    const HeatmapMargins margins = heatmap_margins(view, options);
+    const float row_label_w = margins.left;
+    float col_label_h = margins.col_labels;
     bool col_labels = options.labels && options.col_labels;
-    if (options.labels)
-    {
-        // Measure only the labels that can be shown (at most ~64), so T = 512 costs little.
-        const int rstride = std::max(1, rows / 64);
-        const float index_w = rows > 16 && view.row_tokens != nullptr
-                                  ? ImGui::CalcTextSize((std::to_string(rows) + " ").c_str()).x
-                                  : 0.0f;
-        for (int r = 0; r < rows; r += rstride)
-            row_label_w = std::max(row_label_w, ImGui::CalcTextSize(short_label(view, true, r).c_str()).x);
-        row_label_w += index_w;
-        row_label_w += 6.0f;
-        if (!col_labels)
-            col_label_h = 0.0f;
-        else if (col_tokens)
-        {
-            const int cstride = std::max(1, cols / 64);
-            for (int c = 0; c < cols; c += cstride)
-                col_label_h =
-                    std::max(col_label_h, ImGui::CalcTextSize(short_label(view, false, c).c_str()).x);
-            col_label_h += 6.0f;
-        }
-        else
-            col_label_h = fs + 4.0f;
-    }
     // A height for the whole widget: the image gives up what the labels and the colour bar's numbers need,
     // and the column labels go when they would leave the image under 4 lines of text.
     float max_image_h = options.max_height;
@@ -222,9 +240,8 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
         max_image_h = max_image_h > 0.0f ? std::min(max_image_h, fit) : fit;
     }
     const float bar_w = options.colorbar ? std::max(10.0f, fs * 0.8f) : 0.0f;
-    const float bar_label_w = options.colorbar ? ImGui::CalcTextSize("-0.00e+00").x * 0.75f + 8.0f : 0.0f;
     const float gap = options.colorbar ? fs * 0.6f : 0.0f;
-    const float image_w_avail = std::max(8.0f, total_w - row_label_w - gap - bar_w - bar_label_w - 6.0f);
+    const float image_w_avail = std::max(8.0f, total_w - row_label_w - margins.right);
     // Cells may grow to fit a number at the current font size (presenter mode, larger fonts, HiDPI).
     const float numbers_cell = ImGui::CalcTextSize("-0.00").x + 10.0f;
     float cell_w = std::min(options.max_cell_px > 0.0f ? options.max_cell_px : std::max(48.0f, numbers_cell),
@@ -237,8 +254,8 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
     const float extra_h = (options.colorbar && image_h < 3.0f * fs) ? 3.0f * fs - image_h : 0.0f;
 
     const ImVec2 p0 = ImGui::GetCursorScreenPos();
-    const ImVec2 total(row_label_w + image_w + gap + bar_w + bar_label_w,
-                       image_h + col_label_h + extra_h + (options.colorbar ? fs : 0.0f));
+    const ImVec2 total(row_label_w + image_w + margins.right - 6.0f,
+                       image_h + col_label_h + extra_h + margins.below);
     if (!ImGui::IsRectVisible(p0, ImVec2(p0.x + total.x, p0.y + total.y)))
     {
         ImGui::Dummy(total);
@@ -396,7 +413,7 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
     ImGui::PopID();
 
     // [SECTION] Labels: thinned so they never overlap.
-    if (options.labels)
+    if (options.labels && options.row_labels)
     {
         const int rstride = label_stride(rows, cell_h, fs);
         for (int r = 0; r < rows; r += rstride)
@@ -414,7 +431,10 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
             const bool pad = view.row_tokens != nullptr && text == "<pad>";
             dl->AddText(ImVec2(img0.x - ts.x - 4.0f, y), pad ? dim_color() : label_color(), text.c_str());
         }
-        if (col_labels && col_tokens)
+    }
+    if (options.labels)
+    {
+        if (col_labels && view.col_tokens != nullptr)
         {
             const int cstride = label_stride(cols, cell_w, fs);
             for (int c = 0; c < cols; c += cstride)

@@ -18,7 +18,9 @@ struct HeatmapOptions
     // > 0: the same for the whole widget, labels and colour bar included (column labels are left out when
     // they would leave the image under 4 lines of text)
     float max_total_height = 0.0f;
-    bool labels = true;          // token / index labels on both axes
+    bool labels = true; // token / index labels on both axes
+    // With labels: also the row labels (a map beside one with the same rows may leave them out).
+    bool row_labels = true;
     bool col_labels = true;      // with labels: also the column labels (the heads grid leaves them out)
     bool colorbar = true;        // the colour bar with the true range
     int highlight_row = -1;      // a row outlined across the whole map (the heads grid's hovered query)
@@ -37,6 +39,18 @@ struct HeatmapResult
     int row = -1, col = -1; // the hovered cell
     bool clicked = false;   // left click on a cell this frame
 };
+
+// The room a heatmap takes around its image, in pixels at the current font: row labels on the left, the
+// colour bar and its numbers on the right, column labels and the colour bar's last line below. The image
+// starts at the widget's left edge plus `left`.
+struct HeatmapMargins
+{
+    float left = 0.0f;       // row labels
+    float right = 0.0f;      // the gap, the colour bar and its numbers
+    float col_labels = 0.0f; // column labels under the image
+    float below = 0.0f;      // under the column labels: the colour bar's last number
+};
+HeatmapMargins heatmap_margins(const MatrixView& view, const HeatmapOptions& options);
 
 // Draws the matrix `ref` resolves to; "not available" text when it does not resolve.
 HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapOptions& options = {});
