@@ -660,13 +660,18 @@ int run_window(const WindowOptions& options)
     }
     state->presenter = options.presenter;
     if (!options.theme.empty())
+    {
         state->prefs.dark_theme = options.theme == "dark";
+        state->prefs.presenter_light = options.theme == "light"; // presenter mode's theme follows it
+    }
     else if (!options.export_dir.empty() && !prefs_path().empty())
     {
-        // Lesson slides follow the theme chosen in the window (View > Dark theme), unless --theme says.
+        // Lesson slides follow the themes chosen in the window (View > Dark theme, View > Light presenter
+        // theme), unless --theme says.
         ViewPrefs saved;
         load_prefs(prefs_path(), saved);
         state->prefs.dark_theme = saved.dark_theme;
+        state->prefs.presenter_light = saved.presenter_light;
     }
 
     rebuild_fonts(*state, window);

@@ -121,21 +121,28 @@ struct PanelPlace
     bool operator!=(const PanelPlace& o) const { return !(*this == o); }
 };
 
+inline constexpr float kMinFontSize = 10.0f;
+inline constexpr float kMaxFontSize = 40.0f;
+inline constexpr float kDefaultFontSize = 17.0f;
+inline constexpr float kMinPresenterScale = 0.5f;
+inline constexpr float kMaxPresenterScale = 2.0f;
+
 struct ViewPrefs
 {
     bool dark_theme = true;
-    float font_size = 17.0f; // pixels at content scale 1
+    float font_size = kDefaultFontSize; // pixels at content scale 1
     bool numbers_in_cells = true;
     bool stretch_weights = false; // attention weights coloured on [0, largest weight] instead of [0, 1]
     std::array<bool, kPanelCount> open = {true, true, true, true, true, false, false, false};
     std::array<PanelPlace, kPanelCount> places{}; // View > Reset layout forgets them
+    // Presenter mode: its text and maps grow with the window's height times this (Ctrl+= / Ctrl+- there),
+    // apart from font_size; and its theme (black, or white for bright lecture halls).
+    float presenter_scale = 1.0f;
+    bool presenter_light = false;
 
     bool operator==(const ViewPrefs& o) const;
     bool operator!=(const ViewPrefs& o) const { return !(*this == o); }
 };
-
-inline constexpr float kMinFontSize = 10.0f;
-inline constexpr float kMaxFontSize = 40.0f;
 
 // [SECTION] Selection and requests
 
@@ -368,7 +375,8 @@ struct AppState
     bool show_tour_hint = false; // the first start's pointer to the tour, in the menu bar, until dismissed
     bool mouse_ignored = false;  // screenshot mode: no tooltips, no hover
     float content_scale = 1.0f;  // the monitor's content scale (fonts and sizes are multiplied by it)
-    int applied_theme = -1; // 1 dark, 0 light, -1 none yet: draw_app applies prefs.dark_theme when it differs
+    // 1 dark, 0 light, 2 / 3 presenter dark / light, -1 none yet: draw_app applies the theme when it differs.
+    int applied_theme = -1;
     std::string font_message; // set when DejaVu Sans is missing (shown in the status bar)
     float frame_ms = 0.0f;    // the window's last frame time, for the status bar
     // Each open panel's rectangle last frame (x, y, w, h). A panel that overlaps no other one is drawn
@@ -393,6 +401,10 @@ struct AppState
     TrainingRun training_run;
     TrainedView trained_view;
     bool presenter = false; // presenter mode (F5): one large view, the step's text as a caption
+    // A short note presenter mode shows in its title line (the new text size) until ImGui's clock passes
+    // presenter_note_until (seconds).
+    std::string presenter_note;
+    double presenter_note_until = 0.0;
     std::vector<std::string> recent_files; // session files, most recent first (File > Recent)
     std::string recent_files_path;         // where the list is kept ("" : not kept)
     std::string autosave_path;             // the autosave, whose kept copies File > Recent offers too

@@ -38,7 +38,9 @@ const ShortcutInfo kShortcuts[] = {
     {"←  /  Page Up", "Previous step of the lesson"},
     {"F5", "Presenter mode: one large view and the step's text as a caption (Esc or F5 leaves)"},
     {"[  /  ]", "Previous / next head"},
-    {"Ctrl+=  /  Ctrl+-", "Larger / smaller font (for projectors)"},
+    {"Ctrl+=  /  Ctrl+-  /  Ctrl+0",
+     "Larger / smaller / default text (in presenter mode: the presenter's own size, kept apart)"},
+    {"T", "In presenter mode: light or dark presenter theme (bright or dark lecture hall)"},
     {"F11", "Fullscreen"},
     {"Alt+1 … Alt+8",
      "Show / hide a panel (Input, Model, Pipeline, Heads, Inspector, Comparisons, Lesson, Training)"},
@@ -135,12 +137,6 @@ void save_session(AppState& state)
         state.set_message("Save failed: " + s.message(), true);
 }
 
-void change_font_size(AppState& state, float delta)
-{
-    state.prefs.font_size = std::clamp(state.prefs.font_size + delta, kMinFontSize, kMaxFontSize);
-    state.request_font_rebuild = true;
-}
-
 // Runs the file action; returns the error message ("" on success).
 std::string run_file_action(AppState& state)
 {
@@ -218,9 +214,11 @@ void handle_shortcuts(AppState& state)
         if (key_pressed(keys::T) && state.training_run.configured())
             set_trained_view(state, !state.trained_view.on);
         if (key_pressed(keys::Equal))
-            change_font_size(state, 1.0f);
+            step_text_size(state, 1);
         if (key_pressed(keys::Minus))
-            change_font_size(state, -1.0f);
+            step_text_size(state, -1);
+        if (key_pressed(keys::Digit0))
+            step_text_size(state, 0);
     }
     if (io.KeyAlt && !io.KeyCtrl)
         for (int p = 0; p < kPanelCount; ++p)
@@ -240,6 +238,8 @@ void handle_shortcuts(AppState& state)
             state.select_head(state.sel.head - 1);
         if (key_pressed(keys::RightBracket))
             state.select_head(state.sel.head + 1);
+        if (key_pressed(keys::T) && state.presenter)
+            toggle_presenter_theme(state);
         if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
         {
             if (state.presenter && !state.pinned.valid && !state.heads_panel.query.valid() &&
@@ -429,10 +429,11 @@ void main_menu(AppState& state)
                             state.training_run.configured()))
             set_trained_view(state, !state.trained_view.on);
         if (ImGui::MenuItem("Larger font", "Ctrl+="))
-            change_font_size(state, 1.0f);
+            step_text_size(state, 1);
         if (ImGui::MenuItem("Smaller font", "Ctrl+-"))
-            change_font_size(state, -1.0f);
+            step_text_size(state, -1);
         ImGui::Separator();
+        ImGui::MenuItem("Light presenter theme", "T", &state.prefs.presenter_light);
         if (ImGui::MenuItem("Presenter mode", "F5", state.presenter))
         {
             state.presenter = !state.presenter;
@@ -795,11 +796,13 @@ namespace
 
 void draw_frame(AppState& state)
 {
-    const int theme = state.presenter ? 2 : state.prefs.dark_theme ? 1 : 0;
+    const int theme = state.presenter          ? (state.prefs.presenter_light ? 3 : 2)
+                      : state.prefs.dark_theme ? 1
+                                               : 0;
     if (theme != state.applied_theme)
     {
         if (state.presenter)
-            apply_presenter_theme(state.content_scale * 1.5f);
+            apply_presenter_theme(!state.prefs.presenter_light, state.content_scale * 1.5f);
         else
             apply_theme(state.prefs.dark_theme, state.content_scale);
         state.applied_theme = theme;

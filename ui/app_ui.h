@@ -14,7 +14,7 @@ namespace keys
 {
 inline constexpr int O = 'O', S = 'S', E = 'E', Q = 'Q', T = 'T';
 inline constexpr int LeftBracket = '[', RightBracket = ']', Equal = '=', Minus = '-';
-inline constexpr int Digit1 = '1';
+inline constexpr int Digit0 = '0', Digit1 = '1';
 inline constexpr int F11 = 300;
 inline constexpr int F5 = 294, Space = ' ', Right = 262, Left = 263;
 inline constexpr int PageUp = 266, PageDown = 267;  // what most presentation clickers send

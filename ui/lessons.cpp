@@ -3,6 +3,7 @@
 
 #include "core/io/json_io.h"
 #include "ui/panels/panels.h"
+#include "ui/presenter_layout.h"
 
 #include <algorithm>
 
@@ -278,7 +279,7 @@ float ui_font_size(const AppState& state, float window_height)
 {
     if (!state.presenter)
         return state.prefs.font_size;
-    return std::clamp(window_height / 36.0f, std::max(18.0f, state.prefs.font_size), 44.0f);
+    return presenter_font_size(window_height, state.prefs.presenter_scale);
 }
 
 } // namespace attnlab

@@ -54,7 +54,7 @@ std::vector<LessonCell> lesson_cells(const AppState& state, const MatrixRef& ref
 Color32 lesson_highlight_color();
 
 // The font size in pixels (at content scale 1) the UI should use: the preference, or in presenter mode a
-// size that grows with the window's height (about 30 px at 1080 rows, 21 px at 720).
+// size that grows with the window's height times the presenter's own scale (presenter_font_size).
 float ui_font_size(const AppState& state, float window_height);
 
 } // namespace attnlab

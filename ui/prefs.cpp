@@ -1,5 +1,5 @@
-// Preferences file: theme, font size, numbers in cells, open panels and the panels the user placed, in the
-// user's config folder.
+// Preferences file: theme, font size, presenter mode's size and theme, numbers in cells, open panels and the
+// panels the user placed, in the user's config folder.
 #include "ui/prefs.h"
 
 #include "core/io/atomic_file.h"
@@ -77,6 +77,8 @@ std::string prefs_to_text(const ViewPrefs& prefs)
     out << "font_size = " << prefs.font_size << "\n";
     out << "numbers_in_cells = " << (prefs.numbers_in_cells ? 1 : 0) << "\n";
     out << "stretch_weights = " << (prefs.stretch_weights ? 1 : 0) << "\n";
+    out << "presenter_scale = " << prefs.presenter_scale << "\n";
+    out << "presenter_theme = " << (prefs.presenter_light ? "light" : "dark") << "\n";
     for (int p = 0; p < kPanelCount; ++p)
         out << "panel." << kPanelKeys[p] << " = " << (prefs.open[static_cast<std::size_t>(p)] ? 1 : 0)
             << "\n";
@@ -108,6 +110,15 @@ void prefs_from_text(const std::string& text, ViewPrefs& prefs)
             if (end != value.c_str() && f >= kMinFontSize && f <= kMaxFontSize)
                 prefs.font_size = f;
         }
+        else if (key == "presenter_scale")
+        {
+            char* end = nullptr;
+            const float f = std::strtof(value.c_str(), &end);
+            if (end != value.c_str() && *end == '\0' && f >= kMinPresenterScale && f <= kMaxPresenterScale)
+                prefs.presenter_scale = f;
+        }
+        else if (key == "presenter_theme" && (value == "dark" || value == "light"))
+            prefs.presenter_light = value == "light";
         else if (key == "numbers_in_cells")
             parse_bool(value, &prefs.numbers_in_cells);
         else if (key == "stretch_weights")

@@ -1,5 +1,5 @@
-// Preferences file: theme, font size, numbers in cells, open panels and the panels the user placed, in the
-// user's config folder.
+// Preferences file: theme, font size, presenter mode's size and theme, numbers in cells, open panels and the
+// panels the user placed, in the user's config folder.
 #pragma once
 
 #include "core/status.h"

@@ -367,8 +367,8 @@ TEST_F(LessonTest, F5SwitchesPresenterMode)
     EXPECT_TRUE(listed);
     // The presenter's font follows the window's height, within limits.
     state->presenter = true;
-    EXPECT_NEAR(ui_font_size(*state, 1080.0f), 30.0f, 0.01f);
-    EXPECT_NEAR(ui_font_size(*state, 720.0f), 20.0f, 0.01f);
+    EXPECT_NEAR(ui_font_size(*state, 1080.0f), 33.75f, 0.01f);
+    EXPECT_NEAR(ui_font_size(*state, 720.0f), 22.5f, 0.01f);
     state->presenter = false;
     EXPECT_EQ(ui_font_size(*state, 1080.0f), state->prefs.font_size);
 }

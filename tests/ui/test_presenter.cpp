@@ -1,0 +1,413 @@
+// Presenter mode: its own text size on Ctrl+= / Ctrl+- / Ctrl+0 (the normal font size untouched, and the
+// other way round outside it), the T key and its light theme, the saved preferences, the map layout (square
+// cells, side by side or stacked, shared labels), and the heads and single-head steps drawn at 1280x720.
+#include "ui/app_ui.h"
+#include "ui/fonts.h"
+#include "ui/heatmap_math.h"
+#include "ui/lessons.h"
+#include "ui/prefs.h"
+#include "ui/presenter.h"
+#include "ui/presenter_layout.h"
+#include "ui_test_support.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+
+namespace attnlab
+{
+namespace
+{
+
+using test::HeadlessUi;
+
+bool drawn(const test::FrameOutput& out, const std::string& text)
+{
+    return out.text.find(text) != std::string::npos;
+}
+
+int lesson_index(const AppState& state, const std::string& id)
+{
+    const auto& lessons = state.lesson.library.lessons;
+    for (std::size_t i = 0; i < lessons.size(); ++i)
+        if (lessons[i].id == id)
+            return static_cast<int>(i);
+    return -1;
+}
+
+class PresenterTest : public ::testing::Test
+{
+protected:
+    void SetUp() override { load_lesson_library(*state, default_lessons_dir()); }
+    // The font atlas the window would build for this height (the headless one starts at 15 px).
+    void use_window_font(float height)
+    {
+        ImGuiIO& io = ImGui::GetIO();
+        load_fonts(ui_font_size(*state, height), nullptr);
+        unsigned char* pixels = nullptr;
+        int w = 0, h = 0;
+        io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+        io.Fonts->SetTexID(reinterpret_cast<ImTextureID>(static_cast<std::uintptr_t>(0xF0F0)));
+    }
+
+    HeadlessUi ui{1280.0f, 720.0f};
+    std::unique_ptr<AppState> state = std::make_unique<AppState>();
+};
+
+// [SECTION] Keys
+
+TEST_F(PresenterTest, CtrlPlusInPresenterModeScalesThePresenterAndNotTheNormalFont)
+{
+    state->presenter = true;
+    ui.frames(*state, 2);
+    const float font = state->prefs.font_size;
+    const float before = ui_font_size(*state, 1080.0f);
+    state->request_font_rebuild = false;
+
+    test::FrameOutput out = ui.press_key(*state, keys::Equal, true);
+    EXPECT_FLOAT_EQ(state->prefs.presenter_scale, 1.1f);
+    EXPECT_EQ(state->prefs.font_size, font);
+    EXPECT_TRUE(state->request_font_rebuild);
+    EXPECT_NEAR(ui_font_size(*state, 1080.0f), before * 1.1f, 0.01f);
+    // The title line says the new size, and only for a moment.
+    out = ui.frame(*state);
+    EXPECT_TRUE(drawn(out, "presenter text 110%")) << out.text;
+    out = ui.frames(*state, 150); // 2.5 s of frames at the headless 60 Hz clock
+    EXPECT_FALSE(drawn(out, "presenter text")) << out.text;
+
+    ui.press_key(*state, keys::Minus, true);
+    ui.press_key(*state, keys::Minus, true);
+    ui.press_key(*state, keys::Minus, true);
+    EXPECT_FLOAT_EQ(state->prefs.presenter_scale, 0.8f);
+    EXPECT_EQ(state->prefs.font_size, font);
+    ui.press_key(*state, keys::Digit0, true);
+    EXPECT_FLOAT_EQ(state->prefs.presenter_scale, 1.0f);
+    EXPECT_EQ(state->prefs.font_size, font);
+    // Without Ctrl the keys do nothing to either size.
+    ui.press_key(*state, keys::Equal);
+    EXPECT_FLOAT_EQ(state->prefs.presenter_scale, 1.0f);
+}
+
+TEST_F(PresenterTest, CtrlPlusOutsidePresenterModeChangesTheFontAndNotThePresenterScale)
+{
+    state->prefs.font_size = 17.0f;
+    state->prefs.presenter_scale = 1.3f;
+    ui.frames(*state, 2);
+    ui.press_key(*state, keys::Equal, true);
+    EXPECT_EQ(state->prefs.font_size, 18.0f);
+    EXPECT_FLOAT_EQ(state->prefs.presenter_scale, 1.3f);
+    EXPECT_NE(state->message.find("Font size 18 px"), std::string::npos) << state->message;
+    ui.press_key(*state, keys::Minus, true);
+    ui.press_key(*state, keys::Minus, true);
+    EXPECT_EQ(state->prefs.font_size, 16.0f);
+    ui.press_key(*state, keys::Digit0, true);
+    EXPECT_EQ(state->prefs.font_size, kDefaultFontSize);
+    EXPECT_FLOAT_EQ(state->prefs.presenter_scale, 1.3f);
+    // The presenter's font is its own: the normal size does not move it.
+    state->presenter = true;
+    const float presenter_px = ui_font_size(*state, 1080.0f);
+    state->prefs.font_size = kMaxFontSize;
+    EXPECT_EQ(ui_font_size(*state, 1080.0f), presenter_px);
+}
+
+TEST_F(PresenterTest, TextSizesStayWithinTheirLimits)
+{
+    float scale = 1.0f;
+    for (int i = 0; i < 40; ++i)
+        scale = step_presenter_scale(scale, 1);
+    EXPECT_FLOAT_EQ(scale, kMaxPresenterScale);
+    for (int i = 0; i < 40; ++i)
+        scale = step_presenter_scale(scale, -1);
+    EXPECT_FLOAT_EQ(scale, kMinPresenterScale);
+    // Ten tenths up and ten down come back exactly.
+    scale = 1.0f;
+    for (int i = 0; i < 5; ++i)
+        scale = step_presenter_scale(scale, 1);
+    for (int i = 0; i < 5; ++i)
+        scale = step_presenter_scale(scale, -1);
+    EXPECT_FLOAT_EQ(scale, 1.0f);
+    EXPECT_EQ(step_font_size(kMaxFontSize, 1), kMaxFontSize);
+    EXPECT_EQ(step_font_size(kMinFontSize, -1), kMinFontSize);
+    // The presenter's font grows with the window: at least 32 px on a 1080-line screen.
+    EXPECT_GE(presenter_font_size(1080.0f, 1.0f), 32.0f);
+    EXPECT_NEAR(presenter_font_size(720.0f, 1.0f) / presenter_font_size(1080.0f, 1.0f), 720.0f / 1080.0f,
+                1e-4f);
+    EXPECT_NEAR(presenter_font_size(1080.0f, 1.5f), presenter_font_size(1080.0f, 1.0f) * 1.5f, 1e-3f);
+    EXPECT_TRUE(std::isfinite(presenter_font_size(1080.0f, std::nanf(""))));
+}
+
+TEST_F(PresenterTest, TSwitchesThePresenterThemeOnlyInPresenterMode)
+{
+    ui.frames(*state, 2);
+    ui.press_key(*state, keys::T);
+    EXPECT_FALSE(state->prefs.presenter_light);
+    state->presenter = true;
+    ui.frames(*state, 2);
+    const ImVec4 dark_bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    test::FrameOutput out = ui.press_key(*state, keys::T);
+    EXPECT_TRUE(state->prefs.presenter_light);
+    EXPECT_TRUE(state->prefs.dark_theme) << "the normal theme is a separate choice";
+    out = ui.frame(*state);
+    EXPECT_TRUE(drawn(out, "light theme")) << out.text;
+    // The light theme is applied: a light background and dark text.
+    const ImVec4 light_bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    const ImVec4 text = ImGui::GetStyle().Colors[ImGuiCol_Text];
+    EXPECT_LT(dark_bg.x + dark_bg.y + dark_bg.z, 0.3f);
+    EXPECT_GT(light_bg.x + light_bg.y + light_bg.z, 2.5f);
+    EXPECT_LT(text.x + text.y + text.z, 0.3f);
+    ui.press_key(*state, keys::T);
+    EXPECT_FALSE(state->prefs.presenter_light);
+}
+
+// [SECTION] Preferences
+
+TEST(PresenterPrefs, ScaleAndThemeRoundTripAndBadValuesChangeNothing)
+{
+    ViewPrefs prefs;
+    prefs.presenter_scale = 1.3f;
+    prefs.presenter_light = true;
+    prefs.font_size = 21.0f;
+    const std::string text = prefs_to_text(prefs);
+    EXPECT_NE(text.find("presenter_theme = light"), std::string::npos) << text;
+    ViewPrefs back;
+    prefs_from_text(text, back);
+    EXPECT_EQ(back, prefs);
+    EXPECT_FLOAT_EQ(back.presenter_scale, 1.3f);
+    EXPECT_TRUE(back.presenter_light);
+    EXPECT_EQ(back.font_size, 21.0f);
+
+    // A dark presenter theme comes back too (the default is dark; start from light to see it change).
+    ViewPrefs dark = prefs;
+    dark.presenter_light = false;
+    prefs_from_text(prefs_to_text(dark), back);
+    EXPECT_FALSE(back.presenter_light);
+
+    // Bad values are ignored one by one.
+    ViewPrefs kept;
+    kept.presenter_scale = 1.2f;
+    kept.presenter_light = true;
+    prefs_from_text("presenter_scale = 9\npresenter_theme = purple\n", kept);
+    prefs_from_text("presenter_scale = 1.5x\npresenter_scale = nan\npresenter_scale = 0.1\n", kept);
+    EXPECT_FLOAT_EQ(kept.presenter_scale, 1.2f);
+    EXPECT_TRUE(kept.presenter_light);
+    // And separate from the normal theme and font.
+    prefs_from_text("presenter_theme = dark\npresenter_scale = 0.7\n", kept);
+    EXPECT_FALSE(kept.presenter_light);
+    EXPECT_TRUE(kept.dark_theme);
+    EXPECT_FLOAT_EQ(kept.presenter_scale, 0.7f);
+    EXPECT_EQ(kept.font_size, kDefaultFontSize);
+}
+
+// [SECTION] Layout (pure)
+
+void expect_square_and_inside(const MapGrid& g, const std::vector<MapBox>& maps, float w, float h)
+{
+    ASSERT_EQ(g.maps.size(), maps.size());
+    for (std::size_t i = 0; i < maps.size(); ++i)
+    {
+        const LayoutRect& r = g.maps[i].image;
+        EXPECT_NEAR(r.w / static_cast<float>(maps[i].cols), g.cell, 1e-3f) << i;
+        EXPECT_NEAR(r.h / static_cast<float>(maps[i].rows), g.cell, 1e-3f) << i;
+        EXPECT_GE(r.x, 0.0f);
+        EXPECT_GE(r.y, 0.0f);
+        EXPECT_LE(r.x + r.w, w + 1e-3f);
+        EXPECT_LE(r.y + r.h, h + 1e-3f);
+        for (std::size_t k = 0; k < i; ++k)
+        {
+            const LayoutRect& o = g.maps[k].image;
+            const bool apart = r.x >= o.x + o.w || o.x >= r.x + r.w || r.y >= o.y + o.h || o.y >= r.y + r.h;
+            EXPECT_TRUE(apart) << i << " overlaps " << k;
+        }
+    }
+}
+
+MapBox labelled(int rows, int cols)
+{
+    MapBox b;
+    b.rows = rows;
+    b.cols = cols;
+    b.left = 90.0f;
+    b.right = 6.0f;
+    b.top = 30.0f;
+    b.col_labels = 90.0f;
+    b.below = 4.0f;
+    b.row_axis = 0;
+    b.col_axis = 0;
+    return b;
+}
+
+TEST(PresenterLayout, TwoSquareMapsGoSideBySideWhenWideAndStackedWhenTall)
+{
+    const std::vector<MapBox> two = {labelled(10, 10), labelled(10, 10)};
+    const MapGrid wide = layout_maps(two, 1200.0f, 500.0f, 20.0f, 200.0f);
+    EXPECT_EQ(wide.columns, 2);
+    expect_square_and_inside(wide, two, 1200.0f, 500.0f);
+    EXPECT_EQ(wide.maps[0].image.y, wide.maps[1].image.y);
+    // Side by side, the second map leaves out the row labels the first one shows.
+    EXPECT_TRUE(wide.maps[0].row_labels);
+    EXPECT_FALSE(wide.maps[1].row_labels);
+    EXPECT_TRUE(wide.maps[1].col_labels);
+
+    const MapGrid tall = layout_maps(two, 500.0f, 1200.0f, 20.0f, 200.0f);
+    EXPECT_EQ(tall.columns, 1);
+    expect_square_and_inside(tall, two, 500.0f, 1200.0f);
+    EXPECT_EQ(tall.maps[0].image.x, tall.maps[1].image.x);
+    // Stacked, the upper map leaves out the key labels the lower one shows.
+    EXPECT_FALSE(tall.maps[0].col_labels);
+    EXPECT_TRUE(tall.maps[1].col_labels);
+    EXPECT_TRUE(tall.maps[1].row_labels);
+    // The same maps get larger cells where they have the room in the direction they are laid out.
+    EXPECT_GT(wide.cell, 30.0f);
+    EXPECT_GT(tall.cell, 30.0f);
+}
+
+TEST(PresenterLayout, EightHeadsShareTheirLabelsAndNeverGetSmallAtSevenTwenty)
+{
+    // h = 8 maps of T = 10 in a 1280x720 presenter view's area (title, legend and caption taken off), with
+    // labels as large as the 22.5 px font draws them.
+    const std::vector<MapBox> heads(8, labelled(10, 10));
+    const MapGrid g = layout_maps(heads, 1232.0f, 470.0f, 27.0f, 135.0f);
+    expect_square_and_inside(g, heads, 1232.0f, 470.0f);
+    EXPECT_EQ(g.columns, 4) << "two rows of four, key labels under the lower row only";
+    EXPECT_GE(g.cell * 10.0f, 140.0f);
+    for (int j = 0; j < 8; ++j)
+    {
+        EXPECT_EQ(g.maps[static_cast<std::size_t>(j)].row_labels, j % 4 == 0) << j;
+        EXPECT_EQ(g.maps[static_cast<std::size_t>(j)].col_labels, j >= 4) << j;
+    }
+    // Unshared labels (different keys) make every map carry its own.
+    std::vector<MapBox> distinct = heads;
+    for (std::size_t j = 0; j < distinct.size(); ++j)
+        distinct[j].col_axis = distinct[j].row_axis = static_cast<int>(j);
+    const MapGrid d = layout_maps(distinct, 1232.0f, 470.0f, 27.0f, 135.0f);
+    for (const MapPlacement& p : d.maps)
+        EXPECT_TRUE(p.row_labels && p.col_labels);
+    EXPECT_LT(d.cell, g.cell);
+}
+
+TEST(PresenterLayout, DegenerateInputsGiveNoNegativeSizes)
+{
+    EXPECT_TRUE(layout_maps({}, 800.0f, 600.0f, 10.0f, 50.0f).maps.empty());
+    const std::vector<MapBox> one = {labelled(10, 10)};
+    const MapGrid tiny = layout_maps(one, 50.0f, 40.0f, 10.0f, 50.0f); // the labels alone do not fit
+    ASSERT_EQ(tiny.maps.size(), 1u);
+    EXPECT_GE(tiny.cell, 0.0f);
+    EXPECT_GE(tiny.maps[0].image.w, 0.0f);
+    const MapGrid capped = layout_maps(one, 4000.0f, 4000.0f, 10.0f, 50.0f);
+    EXPECT_EQ(capped.cell, 50.0f);
+}
+
+TEST(PresenterLayout, PartsNeverBreakInside)
+{
+    // "title", "T×T = 6×6", "H = 1.11 nats" at widths 100, 80, 90 with 10 px spaces.
+    EXPECT_EQ(flow_parts({100.0f, 80.0f, 90.0f}, 10.0f, 400.0f), (std::vector<int>{0, 0, 0}));
+    EXPECT_EQ(flow_parts({100.0f, 80.0f, 90.0f}, 10.0f, 200.0f), (std::vector<int>{0, 0, 1}));
+    EXPECT_EQ(flow_parts({100.0f, 80.0f, 90.0f}, 10.0f, 95.0f), (std::vector<int>{0, 1, 2}));
+}
+
+// [SECTION] The steps drawn at 1280x720
+
+// The textured quads of the last frame (one per heatmap), sorted left to right, top to bottom.
+std::vector<ImVec4> heatmap_rects(const test::FrameOutput& out)
+{
+    std::vector<ImVec4> rects;
+    for (const auto& [id, r] : out.texture_rects)
+        rects.push_back(r);
+    std::sort(rects.begin(), rects.end(),
+              [](const ImVec4& a, const ImVec4& b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
+    return rects;
+}
+
+TEST_F(PresenterTest, HeadsStepsFillTheViewWithSquareLabelledMapsAtSevenTwenty)
+{
+    struct Case
+    {
+        const char* lesson;
+        int step, heads, T;
+        float min_side;
+    };
+    // The tour's four heads of "Jane visits Africa in September", the multi-head lesson's four and eight
+    // heads of a 10-token sentence.
+    for (const Case& c : {Case{"tour", 10, 4, 5, 240.0f}, Case{"multi_head", 1, 4, 10, 230.0f},
+                          Case{"multi_head", 4, 8, 10, 120.0f}})
+    {
+        SCOPED_TRACE(std::string(c.lesson) + " step " + std::to_string(c.step + 1));
+        enter_lesson(*state, lesson_index(*state, c.lesson), c.step);
+        state->presenter = true;
+        use_window_font(720.0f);
+        const test::FrameOutput out = ui.frames(*state, 4);
+        ASSERT_EQ(state->heads(), c.heads);
+        const std::vector<ImVec4> rects = heatmap_rects(out);
+        ASSERT_EQ(static_cast<int>(rects.size()), c.heads) << out.text;
+        float min_side = 1e9f;
+        for (const ImVec4& r : rects)
+        {
+            const float w = r.z - r.x, h = r.w - r.y;
+            EXPECT_NEAR(w, h, 1.0f) << "square cells";
+            EXPECT_GE(r.x, 0.0f);
+            EXPECT_LE(r.z, 1280.0f);
+            min_side = std::min(min_side, w);
+        }
+        EXPECT_GE(min_side, c.min_side);
+        std::printf("%s step %d: %d maps, smallest %.0f px\n", c.lesson, c.step + 1, c.heads,
+                    static_cast<double>(min_side));
+        // Key labels are written (the first token is a key of every map, and labelled however thin the cells
+        // are), H stays on one line, and nothing asks the audience to hover.
+        const std::string first_token = state->trace().tokens.tokens[0].front();
+        EXPECT_TRUE(drawn(out, "H = ")) << out.text;
+        EXPECT_TRUE(drawn(out, "H: mean row entropy")) << out.text;
+        EXPECT_FALSE(drawn(out, "stretch colours")) << out.text;
+        EXPECT_FALSE(drawn(out, "Hover a query")) << out.text;
+        // A row label reads across; a key label reads upwards, and comes back from the draw data one glyph
+        // a line.
+        std::string upwards;
+        for (char ch : first_token)
+            upwards += std::string(upwards.empty() ? "" : "\n") + ch;
+        EXPECT_TRUE(drawn(out, first_token)) << "row label " << first_token;
+        EXPECT_TRUE(drawn(out, upwards)) << "key label " << first_token << "\n" << out.text;
+        for (const ImVec4& r : rects)
+            std::printf("  map at %.0f,%.0f size %.0f x %.0f\n", static_cast<double>(r.x),
+                        static_cast<double>(r.y), static_cast<double>(r.z - r.x),
+                        static_cast<double>(r.w - r.y));
+        for (int j = 0; j < c.heads; ++j)
+        {
+            MatrixRef ref;
+            ref.stage = Stage::weights;
+            ref.head = j;
+            char entropy[32];
+            std::snprintf(entropy, sizeof entropy, "H = %.2f", static_cast<double>(state->mean_entropy(ref)));
+            EXPECT_TRUE(drawn(out, "head " + std::to_string(j + 1) + " " + entropy)) << entropy << out.text;
+        }
+        leave_lesson(*state);
+        state->presenter = false;
+    }
+}
+
+TEST_F(PresenterTest, SingleHeadComparisonKeepsItsMapsSquareAndLargeAtSevenTwenty)
+{
+    enter_lesson(*state, lesson_index(*state, "multi_head"), 2);
+    state->presenter = true;
+    use_window_font(720.0f);
+    const test::FrameOutput out = ui.frames(*state, 4);
+    const std::vector<ImVec4> rects = heatmap_rects(out);
+    ASSERT_GE(rects.size(), 2u);
+    for (const ImVec4& r : rects)
+    {
+        const float w = r.z - r.x, h = r.w - r.y;
+        EXPECT_NEAR(w, h, 1.0f) << "10×10 maps with square cells";
+        EXPECT_GE(w, 240.0f);
+    }
+    // Side by side (the screen is wide), and the claim about the outputs in words.
+    EXPECT_NEAR(rects[0].y, rects[1].y, 1.0f);
+    EXPECT_TRUE(drawn(out, "Single-head weights")) << out.text;
+    EXPECT_TRUE(drawn(out, "H = ")) << out.text;
+    EXPECT_TRUE(drawn(out, format_value_long(state->comparisons.single_vs_multi_max_diff))) << out.text;
+    std::printf("single-head comparison: %zu maps, first %.0f x %.0f px\n", rects.size(),
+                static_cast<double>(rects[0].z - rects[0].x), static_cast<double>(rects[0].w - rects[0].y));
+}
+
+} // namespace
+} // namespace attnlab
