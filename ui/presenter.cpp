@@ -47,49 +47,66 @@ void note(AppState& state, std::string text)
 
 // [SECTION] Headers: parts that never break inside
 
+// One piece of a header: its text, a shorter form for a narrow map ("T×d_k = 10×4" -> "10×4"), and whether
+// it may wrap over lines (a long equation, a title) or must stay whole ("H = 1.11").
+struct HeaderPart
+{
+    std::string text;
+    std::string narrow; // "" : none
+    bool may_wrap = false;
+};
+
 // A header above a map: the title (in its colour) and parts such as "T×T = 6×6" and "H = 1.11 nats", laid
-// out in order on as many lines as the map's width needs, never breaking inside a part. A part wider than the
-// map (a long equation) wraps on its own lines.
+// out in order on as many lines as the map's width needs, never breaking inside a part that must stay whole.
+// A part wider than the map takes its narrow form, or wraps on lines of its own when it may.
 struct Header
 {
     std::string title;
     ImVec4 title_color;
-    std::vector<std::string> parts;
+    std::vector<HeaderPart> parts;
 };
 
-struct HeaderLines
+HeaderPart shape_part(const std::string& shape)
 {
-    std::vector<int> line;          // each piece's line (the title is piece 0)
-    int lines = 0;                  // lines in all, wrapped pieces counted whole
-    std::vector<int> wrapped_lines; // > 1: the piece wraps over that many lines
-};
-
-std::vector<std::string> header_pieces(const Header& header)
-{
-    std::vector<std::string> pieces = {header.title};
-    pieces.insert(pieces.end(), header.parts.begin(), header.parts.end());
-    return pieces;
+    const auto eq = shape.find(" = ");
+    return HeaderPart{shape, eq == std::string::npos ? std::string() : shape.substr(eq + 3), false};
 }
 
-HeaderLines header_lines(const Header& header, float max_w)
+struct HeaderLayout
 {
-    const std::vector<std::string> pieces = header_pieces(header);
-    const float space = ImGui::CalcTextSize("   ").x;
+    std::vector<std::string> pieces; // the title, then each part in the form chosen
     std::vector<float> widths;
-    for (const std::string& p : pieces)
-        widths.push_back(ImGui::CalcTextSize(p.c_str()).x);
-    HeaderLines out;
-    out.line = flow_parts(widths, space, max_w);
-    out.wrapped_lines.assign(pieces.size(), 1);
-    // A piece wider than the map is alone on its line(s): count how many it wraps over, and move the pieces
-    // after it down.
+    std::vector<int> line;          // each piece's first line
+    std::vector<int> wrapped_lines; // lines each piece takes (> 1: it wraps)
+    int lines = 0;
+};
+
+HeaderLayout header_layout(const Header& header, float max_w)
+{
+    HeaderLayout out;
+    std::vector<bool> may_wrap = {true};
+    out.pieces.push_back(header.title);
+    for (const HeaderPart& part : header.parts)
+    {
+        if (part.text.empty())
+            continue;
+        const bool fits = ImGui::CalcTextSize(part.text.c_str()).x <= max_w;
+        out.pieces.push_back(fits || part.narrow.empty() ? part.text : part.narrow);
+        may_wrap.push_back(part.may_wrap);
+    }
+    for (const std::string& p : out.pieces)
+        out.widths.push_back(ImGui::CalcTextSize(p.c_str()).x);
+    out.line = flow_parts(out.widths, ImGui::CalcTextSize("   ").x, max_w);
+    out.wrapped_lines.assign(out.pieces.size(), 1);
+    // A piece wider than the map is alone on its line: when it may wrap, count the lines it takes and move
+    // the pieces after it down; one that must stay whole runs past the map's edge instead.
     int shift = 0;
-    for (std::size_t i = 0; i < pieces.size(); ++i)
+    for (std::size_t i = 0; i < out.pieces.size(); ++i)
     {
         out.line[i] += shift;
-        if (widths[i] > max_w)
+        if (may_wrap[i] && out.widths[i] > max_w)
         {
-            const float h = ImGui::CalcTextSize(pieces[i].c_str(), nullptr, false, max_w).y;
+            const float h = ImGui::CalcTextSize(out.pieces[i].c_str(), nullptr, false, max_w).y;
             out.wrapped_lines[i] = std::max(1, static_cast<int>(std::lround(h / ImGui::GetTextLineHeight())));
             shift += out.wrapped_lines[i] - 1;
         }
@@ -100,32 +117,31 @@ HeaderLines header_lines(const Header& header, float max_w)
 
 void draw_header(const Header& header, ImVec2 pos, float max_w)
 {
-    const std::vector<std::string> pieces = header_pieces(header);
-    const HeaderLines lines = header_lines(header, max_w);
+    const HeaderLayout layout = header_layout(header, max_w);
     const float line_h = ImGui::GetTextLineHeightWithSpacing();
     const float space = ImGui::CalcTextSize("   ").x;
     float x = pos.x;
     int current = -1;
-    for (std::size_t i = 0; i < pieces.size(); ++i)
+    for (std::size_t i = 0; i < layout.pieces.size(); ++i)
     {
-        if (lines.line[i] != current)
+        if (layout.line[i] != current)
         {
-            current = lines.line[i];
+            current = layout.line[i];
             x = pos.x;
         }
         ImGui::SetCursorScreenPos(ImVec2(x, pos.y + line_h * static_cast<float>(current)));
         ImGui::PushStyleColor(ImGuiCol_Text,
                               i == 0 ? header.title_color : ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-        if (lines.wrapped_lines[i] > 1)
+        if (layout.wrapped_lines[i] > 1)
         {
             ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + max_w);
-            ImGui::TextUnformatted(pieces[i].c_str());
+            ImGui::TextUnformatted(layout.pieces[i].c_str());
             ImGui::PopTextWrapPos();
         }
         else
-            ImGui::TextUnformatted(pieces[i].c_str());
+            ImGui::TextUnformatted(layout.pieces[i].c_str());
         ImGui::PopStyleColor();
-        x += ImGui::CalcTextSize(pieces[i].c_str()).x + space;
+        x += layout.widths[i] + space;
     }
 }
 
@@ -209,7 +225,7 @@ GridPlan plan_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2
         bool changed = false;
         for (std::size_t i = 0; i < plan.boxes.size(); ++i)
         {
-            const int lines = header_lines(maps[plan.shown[i]].header, plan.header_w(i)).lines;
+            const int lines = header_layout(maps[plan.shown[i]].header, plan.header_w(i)).lines;
             const float top = line_h * static_cast<float>(lines) + 4.0f;
             if (top > plan.boxes[i].top)
             {
@@ -260,25 +276,25 @@ std::vector<HeatmapResult> draw_map_grid(AppState& state, const std::vector<Grid
     return results;
 }
 
-// "H = 1.11 nats" for an attention map (nothing for other matrices).
-std::string entropy_part(AppState& state, const MatrixRef& ref, bool unit)
+// "H = 1.11 nats" (narrow: "H = 1.11") for an attention map; nothing for other matrices.
+HeaderPart entropy_part(AppState& state, const MatrixRef& ref)
 {
     const float H = state.mean_entropy(ref);
     if (H < 0.0f)
-        return std::string();
+        return HeaderPart{};
     char text[32];
-    std::snprintf(text, sizeof text, unit ? "H = %.2f nats" : "H = %.2f", static_cast<double>(H));
-    return text;
+    std::snprintf(text, sizeof text, "H = %.2f", static_cast<double>(H));
+    return HeaderPart{std::string(text) + " nats", text, false};
 }
 
 Header stage_header(AppState& state, const MatrixRef& ref, const MatrixView& view)
 {
-    Header header{view.title, accent(), {view.shape, view.equation}};
+    Header header{view.title, accent(), {shape_part(view.shape), HeaderPart{view.equation, "", true}}};
     const bool weights =
         (ref.source != MatrixSource::Comparison && ref.stage == Stage::weights) ||
         (ref.source == MatrixSource::Comparison && ref.comparison == ComparisonMatrix::single_weights);
     if (weights)
-        header.parts.push_back(entropy_part(state, ref, true));
+        header.parts.push_back(entropy_part(state, ref));
     return header;
 }
 
@@ -394,7 +410,7 @@ void presenter_heads(AppState& state)
         map.ref.head = j;
         map.header.title = "head " + std::to_string(j + 1);
         map.header.title_color = head_text_color(j);
-        map.header.parts = {entropy_part(state, map.ref, false)};
+        map.header.parts = {HeaderPart{entropy_part(state, map.ref).narrow, "", false}};
         map.options.colorbar = false;
         map.options.frame_color = head_color(j);
         map.options.frame_thickness = j == state.sel.head ? 4.0f : 2.0f;
@@ -415,39 +431,75 @@ void presenter_heads(AppState& state)
     }
 }
 
-// [SECTION] Single-head vs multi-head
+// [SECTION] The comparisons: what the step shows, in a sentence with its number, above the maps
 
-void presenter_single_head(AppState& state)
+void claim_line(const std::string& text)
 {
-    state.ensure_comparisons();
-    const float diff = state.comparisons.single_vs_multi_max_diff;
-    const std::string claim = state.heads() == 1
-                                  ? "h = 1: the one head is single-head attention; the outputs differ by " +
-                                        format_value_long(diff) + " (rounding only)"
-                                  : "One map against h maps: the outputs differ by up to " +
-                                        format_value_long(diff) + " (not rounding)";
     ImGui::PushStyleColor(ImGuiCol_Text, accent());
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x);
-    ImGui::TextUnformatted(claim.c_str());
+    ImGui::TextUnformatted(text.c_str());
     ImGui::PopTextWrapPos();
     ImGui::PopStyleColor();
     ImGui::Dummy(ImVec2(1.0f, ImGui::GetFontSize() * 0.3f));
-    std::vector<GridMap> maps(4);
-    for (GridMap& map : maps)
+}
+
+GridMap comparison_map(AppState& state, MatrixSource source, ComparisonMatrix which, Stage stage, int head)
+{
+    GridMap map;
+    map.ref.source = source;
+    map.ref.comparison = which;
+    map.ref.stage = stage;
+    map.ref.layer = state.sel.layer;
+    map.ref.b = state.sel.b;
+    map.ref.head = head;
+    map.header = stage_header(state, map.ref, resolve_matrix(state, map.ref));
+    return map;
+}
+
+// The packed X W^Q beside the h per-head Q_j it splits into.
+void presenter_packed(AppState& state)
+{
+    claim_line("X W^Q is h column blocks (the lines), block j being Q_j: largest difference " +
+               format_value_long(state.comparisons.packed_max_diff) +
+               " (rounding only). Each Q_j is coloured on its own scale.");
+    std::vector<GridMap> maps = {
+        comparison_map(state, MatrixSource::Comparison, ComparisonMatrix::Q_packed, Stage::Q, 0)};
+    for (int j = 0; j < state.heads(); ++j)
     {
-        map.ref.layer = state.sel.layer;
-        map.ref.b = state.sel.b;
-        map.ref.head = state.sel.head;
+        GridMap map = comparison_map(state, MatrixSource::Layer, ComparisonMatrix::Q_packed, Stage::Q, j);
+        const MatrixView view = resolve_matrix(state, map.ref);
+        map.header = Header{"Q_" + std::to_string(j + 1), head_text_color(j), {shape_part(view.shape)}};
+        // Only the pattern is compared here: five colour bars would take the room of the maps.
+        map.options.colorbar = false;
+        map.options.frame_color = head_color(j);
+        maps.push_back(std::move(map));
     }
-    maps[0].ref.source = MatrixSource::Comparison;
-    maps[0].ref.comparison = ComparisonMatrix::single_weights;
-    maps[1].ref.stage = Stage::weights;
-    maps[2].ref.source = MatrixSource::Comparison;
-    maps[2].ref.comparison = ComparisonMatrix::single_out;
-    maps[3].ref.stage = Stage::mha;
-    maps[3].ref.head = 0;
-    for (GridMap& map : maps)
-        map.header = stage_header(state, map.ref, resolve_matrix(state, map.ref));
+    draw_map_grid(state, maps);
+}
+
+void presenter_two_step(AppState& state)
+{
+    claim_line("(X W^Q) W_h^Q and X (W^Q W_h^Q) differ by at most " +
+               format_value_long(state.comparisons.two_step_max_diff) + ": rounding only");
+    draw_map_grid(
+        state, {comparison_map(state, MatrixSource::Comparison, ComparisonMatrix::Q_two_step, Stage::Q, 0),
+                comparison_map(state, MatrixSource::Comparison, ComparisonMatrix::Q_collapsed, Stage::Q, 0)});
+}
+
+void presenter_single_head(AppState& state)
+{
+    const float diff = state.comparisons.single_vs_multi_max_diff;
+    claim_line(state.heads() == 1 ? "h = 1: the one head is single-head attention; the outputs differ by " +
+                                        format_value_long(diff) + " (rounding only)"
+                                  : "One map against h maps: the outputs differ by up to " +
+                                        format_value_long(diff) + " (not rounding)");
+    const int head = state.sel.head;
+    const std::vector<GridMap> maps = {
+        comparison_map(state, MatrixSource::Comparison, ComparisonMatrix::single_weights, Stage::weights,
+                       head),
+        comparison_map(state, MatrixSource::Layer, ComparisonMatrix::single_weights, Stage::weights, head),
+        comparison_map(state, MatrixSource::Comparison, ComparisonMatrix::single_out, Stage::mha, head),
+        comparison_map(state, MatrixSource::Layer, ComparisonMatrix::single_out, Stage::mha, 0)};
     // The two T×T maps are the point (one map against one of h); the outputs join them when that leaves the
     // maps at least 60% of their size alone (on a 16:9 screen they would shrink them to a third, so the
     // claim above states their difference instead).
@@ -456,6 +508,19 @@ void presenter_single_head(AppState& state)
     const float pair_cell = plan_map_grid(state, pair, avail).grid.cell;
     const float all_cell = plan_map_grid(state, maps, avail).grid.cell;
     draw_map_grid(state, all_cell >= 0.6f * pair_cell ? maps : pair);
+}
+
+void presenter_comparison(AppState& state, ComparisonSection section)
+{
+    state.ensure_comparisons();
+    if (section == ComparisonSection::Packed)
+        presenter_packed(state);
+    else if (section == ComparisonSection::TwoStep)
+        presenter_two_step(state);
+    else if (section == ComparisonSection::SingleHead)
+        presenter_single_head(state);
+    else
+        draw_comparisons_panel(state); // every comparison at once: the panel's own sections
 }
 
 std::string session_caption(const AppState& state)
@@ -574,11 +639,8 @@ void draw_presenter(AppState& state)
             error_text(state.status.message());
         else if (step != nullptr && step->view == LessonView::Heads)
             presenter_heads(state);
-        else if (step != nullptr && step->view == LessonView::Comparisons &&
-                 step->comparison == ComparisonSection::SingleHead)
-            presenter_single_head(state);
         else if (step != nullptr && step->view == LessonView::Comparisons)
-            draw_comparisons_panel(state);
+            presenter_comparison(state, step->comparison);
         else if (step != nullptr && !step->stages.empty())
             highlighted_stages(state, *step);
         else
