@@ -215,29 +215,39 @@ GridPlan plan_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2
         box.col_axis = map.options.labels ? axis_id(view.col_tokens, view.m->cols(), seen) : -1;
         plan.boxes.push_back(box);
     }
-    // The headers' height depends on the maps' widths and the widths on the headers' height: a first guess
-    // of one line each, then the lines the laid-out widths need, until they agree. Headers only grow from
-    // round to round (taller headers, narrower maps, more lines), so this settles in a few rounds.
+    // The headers' height depends on the maps' widths and the widths on the headers' height. For each number
+    // of columns: a first guess of one line each, then the lines the laid-out widths need (headers only grow,
+    // maps only narrow, so this settles in a few rounds); then the number of columns with the largest cells,
+    // as layout_maps chooses (more rows must win by a pixel).
     const float max_cell = fs * 6.0f;
-    for (int round = 0; round < 5; ++round)
+    const std::vector<MapBox> first_guess = plan.boxes;
+    GridPlan best;
+    for (int columns = static_cast<int>(first_guess.size()); columns >= 1; --columns)
     {
-        plan.grid = layout_maps(plan.boxes, avail.x, avail.y, gap, max_cell);
-        bool changed = false;
-        for (std::size_t i = 0; i < plan.boxes.size(); ++i)
+        GridPlan candidate = plan;
+        candidate.boxes = first_guess;
+        for (int round = 0; round < 6; ++round)
         {
-            const int lines = header_layout(maps[plan.shown[i]].header, plan.header_w(i)).lines;
-            const float top = line_h * static_cast<float>(lines) + 4.0f;
-            if (top > plan.boxes[i].top)
+            candidate.grid = layout_maps(candidate.boxes, avail.x, avail.y, gap, max_cell, columns);
+            bool changed = false;
+            for (std::size_t i = 0; i < candidate.boxes.size(); ++i)
             {
-                plan.boxes[i].top = top;
-                changed = true;
+                const int lines = header_layout(maps[candidate.shown[i]].header, candidate.header_w(i)).lines;
+                const float top = line_h * static_cast<float>(lines) + 4.0f;
+                if (top > candidate.boxes[i].top)
+                {
+                    candidate.boxes[i].top = top;
+                    changed = true;
+                }
             }
+            if (!changed)
+                break;
         }
-        if (!changed)
-            return plan;
+        candidate.grid = layout_maps(candidate.boxes, avail.x, avail.y, gap, max_cell, columns);
+        if (best.shown.empty() || candidate.grid.cell > best.grid.cell + 1.0f)
+            best = std::move(candidate);
     }
-    plan.grid = layout_maps(plan.boxes, avail.x, avail.y, gap, max_cell); // with the last headers
-    return plan;
+    return best.shown.empty() ? plan : best;
 }
 
 // Lays the maps out over the rest of the window (square cells, the grid shape with the largest cells) and
@@ -255,17 +265,21 @@ std::vector<HeatmapResult> draw_map_grid(AppState& state, const std::vector<Grid
         const float left = p.row_labels ? plan.boxes[i].left : 0.0f;
         const ImVec2 widget(origin.x + p.image.x - left, origin.y + p.image.y);
         ImGui::PushID(static_cast<int>(i));
-        // The headers of a grid row start on one line (their maps' images are aligned below the tallest).
-        float row_top = 0.0f;
+        // The headers of a grid row start on one line, as low as the tallest of them allows (a header may
+        // need fewer lines than its room: the room's top stays empty).
+        const float line_h = ImGui::GetTextLineHeightWithSpacing();
+        int row_lines = 1;
         for (std::size_t k = 0; k < plan.boxes.size(); ++k)
             if (plan.grid.maps[k].image.y == p.image.y)
-                row_top = std::max(row_top, plan.boxes[k].top);
+                row_lines =
+                    std::max(row_lines, header_layout(maps[plan.shown[k]].header, plan.header_w(k)).lines);
+        const float row_top = line_h * static_cast<float>(row_lines) + 4.0f;
         draw_header(map.header, ImVec2(widget.x, widget.y - row_top), plan.header_w(i));
         HeatmapOptions options = map.options;
         options.row_labels = p.row_labels;
         options.col_labels = options.col_labels && p.col_labels;
         options.width = plan.widget_w(i);
-        options.max_cell_px = std::max(1.0f, plan.grid.cell);
+        options.max_cell_px = std::max(1.0f, p.cell);
         options.max_height = std::max(1.0f, p.image.h);
         ImGui::SetCursorScreenPos(widget);
         results[plan.shown[i]] = draw_heatmap(state, map.ref, options);

@@ -129,9 +129,48 @@ float largest_cell(const Grid& g, const std::vector<MapBox>& maps, float area_w,
     return lo;
 }
 
+// The height of map i in a one-column grid at its own cell size.
+float stacked_height(const std::vector<MapBox>& maps, const Grid& g, std::size_t i, float cell)
+{
+    return maps[i].top + static_cast<float>(maps[i].rows) * cell + g.col_labels[i] + maps[i].below;
+}
+
+// In a one-column grid, gives the height left below to the maps the width lets grow, a share to each by its
+// number of rows, until none can. Maps that show or leave out each other's key labels keep one cell size.
+void grow_stacked(const std::vector<MapBox>& maps, const Grid& g, float area_w, float area_h, float gap,
+                  float max_cell, std::vector<float>& cells)
+{
+    const std::size_t n = maps.size();
+    auto shares_keys = [&](std::size_t i)
+    {
+        const bool with_below = i + 1 < n && g.col_labels[i] != maps[i].col_labels;
+        const bool with_above = i > 0 && g.col_labels[i - 1] != maps[i - 1].col_labels;
+        return with_below || with_above;
+    };
+    auto limit = [&](std::size_t i)
+    { return std::min(max_cell, (area_w - g.left[i] - maps[i].right) / static_cast<float>(maps[i].cols)); };
+    for (std::size_t round = 0; round < n; ++round)
+    {
+        float used = gap * static_cast<float>(n - 1);
+        for (std::size_t i = 0; i < n; ++i)
+            used += stacked_height(maps, g, i, cells[i]);
+        float rows = 0.0f;
+        for (std::size_t i = 0; i < n; ++i)
+            if (!shares_keys(i) && cells[i] < limit(i) - 1e-3f)
+                rows += static_cast<float>(maps[i].rows);
+        if (area_h - used < 0.5f || rows == 0.0f)
+            return;
+        const float grow = (area_h - used) / rows;
+        for (std::size_t i = 0; i < n; ++i)
+            if (!shares_keys(i) && cells[i] < limit(i) - 1e-3f)
+                cells[i] = std::min(limit(i), cells[i] + grow);
+    }
+}
+
 } // namespace
 
-MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h, float gap, float max_cell)
+MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h, float gap, float max_cell,
+                    int columns_wanted)
 {
     MapGrid out;
     const int n = static_cast<int>(maps.size());
@@ -142,6 +181,8 @@ MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h,
     float best_cell = -1.0f;
     for (int columns = n; columns >= 1; --columns)
     {
+        if (columns_wanted > 0 && columns != std::min(columns_wanted, n))
+            continue;
         const Grid g = make_grid(maps, columns);
         const float cell = largest_cell(g, maps, area_w, area_h, gap, max_cell);
         if (cell > best_cell + 1.0f || best_cell < 0.0f)
@@ -150,10 +191,26 @@ MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h,
             best_cell = cell;
         }
     }
+    // Stacked maps with different keys need not share a cell size: the room the widest leaves below goes to
+    // the others (Q_h of 8×64 above the 8×8 scores: the scores grow to the height left).
+    std::vector<float> cells(maps.size(), best_cell);
+    if (best.columns == 1)
+        grow_stacked(maps, best, area_w, area_h, gap, max_cell, cells);
     out.cell = best_cell;
     out.columns = best.columns;
-    out.width = best.width(maps, best_cell, gap);
-    out.height = best.height(maps, best_cell, gap);
+    out.width = 0.0f;
+    out.height = gap * static_cast<float>(maps.size() - 1);
+    for (std::size_t i = 0; i < maps.size() && best.columns == 1; ++i)
+    {
+        out.width =
+            std::max(out.width, best.left[i] + static_cast<float>(maps[i].cols) * cells[i] + maps[i].right);
+        out.height += stacked_height(maps, best, i, cells[i]);
+    }
+    if (best.columns > 1)
+    {
+        out.width = best.width(maps, best_cell, gap);
+        out.height = best.height(maps, best_cell, gap);
+    }
     // Room the grid leaves across the area goes between its columns (half of a share at each side), where
     // headers wider than their maps may use it.
     out.spare = std::max(0.0f, (area_w - out.width) / static_cast<float>(best.columns));
@@ -169,7 +226,7 @@ MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h,
              i += static_cast<std::size_t>(best.columns))
             image_dx[static_cast<std::size_t>(c)] =
                 std::max(image_dx[static_cast<std::size_t>(c)], best.left[i]);
-        x += best.column_width(maps, c, best_cell) + gap + out.spare;
+        x += (best.columns == 1 ? out.width : best.column_width(maps, c, best_cell)) + gap + out.spare;
     }
     out.maps.resize(maps.size());
     float y = std::max(0.0f, (area_h - out.height) * 0.5f);
@@ -184,13 +241,16 @@ MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h,
         {
             const auto c = static_cast<std::size_t>(best.column_of(i));
             MapPlacement& p = out.maps[i];
-            p.image = LayoutRect{column_x[c] + image_dx[c], y + image_dy,
-                                 static_cast<float>(maps[i].cols) * best_cell,
-                                 static_cast<float>(maps[i].rows) * best_cell};
+            p.cell = cells[i];
+            p.image =
+                LayoutRect{column_x[c] + image_dx[c], y + image_dy, static_cast<float>(maps[i].cols) * p.cell,
+                           static_cast<float>(maps[i].rows) * p.cell};
             p.row_labels = best.left[i] == maps[i].left;
             p.col_labels = best.col_labels[i] == maps[i].col_labels;
         }
-        y += best.row_height(maps, r, best_cell) + gap;
+        y += (best.columns == 1 ? stacked_height(maps, best, first, cells[first])
+                                : best.row_height(maps, r, best_cell)) +
+             gap;
     }
     return out;
 }

@@ -44,14 +44,17 @@ struct MapBox
 struct MapPlacement
 {
     LayoutRect image;       // the cells, relative to the area's top left corner
+    float cell = 0.0f;      // this map's cell side (MapGrid::cell, or larger in a one-column grid)
     bool row_labels = true; // false: left out, the map on its left shows the same ones
     bool col_labels = true; // false: left out, the map below shows the same ones
 };
 
 struct MapGrid
 {
-    float cell = 0.0f; // a cell's side in pixels, the same for every map so they compare at a glance
-    int columns = 0;   // maps per grid row (row-major order)
+    // A cell's side in pixels, the same for every map so they compare at a glance; in one column, a map
+    // whose keys differ from its neighbours' may get larger cells from the height the others leave.
+    float cell = 0.0f;
+    int columns = 0; // maps per grid row (row-major order)
     std::vector<MapPlacement> maps;
     float width = 0.0f, height = 0.0f; // the whole grid, labels included (spare room not counted)
     float spare = 0.0f; // room left across the area, given to each column on its right (half at the edges)
@@ -60,8 +63,10 @@ struct MapGrid
 // Places the maps in a grid inside area_w x area_h with `gap` pixels between grid cells, choosing the number
 // of columns (1..n) that gives the largest square cells (at most max_cell); on a tie, the one with fewer
 // rows. Room left across the area is shared out between the columns (so headers wider than their maps have
-// room); the grid is centred down the area. An empty list gives an empty grid.
-MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h, float gap, float max_cell);
+// room); the grid is centred down the area. An empty list gives an empty grid. columns > 0: that many columns
+// (at most n) instead of the best.
+MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h, float gap, float max_cell,
+                    int columns = 0);
 
 // [SECTION] Text that must not break inside
 

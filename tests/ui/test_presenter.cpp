@@ -209,8 +209,10 @@ void expect_square_and_inside(const MapGrid& g, const std::vector<MapBox>& maps,
     for (std::size_t i = 0; i < maps.size(); ++i)
     {
         const LayoutRect& r = g.maps[i].image;
-        EXPECT_NEAR(r.w / static_cast<float>(maps[i].cols), g.cell, 1e-3f) << i;
-        EXPECT_NEAR(r.h / static_cast<float>(maps[i].rows), g.cell, 1e-3f) << i;
+        const float cell = g.maps[i].cell;
+        EXPECT_GE(cell, g.cell) << i;
+        EXPECT_NEAR(r.w / static_cast<float>(maps[i].cols), cell, 1e-3f) << i;
+        EXPECT_NEAR(r.h / static_cast<float>(maps[i].rows), cell, 1e-3f) << i;
         EXPECT_GE(r.x, 0.0f);
         EXPECT_GE(r.y, 0.0f);
         EXPECT_LE(r.x + r.w, w + 1e-3f);
@@ -286,6 +288,27 @@ TEST(PresenterLayout, EightHeadsShareTheirLabelsAndNeverGetSmallAtSevenTwenty)
     for (const MapPlacement& p : d.maps)
         EXPECT_TRUE(p.row_labels && p.col_labels);
     EXPECT_LT(d.cell, g.cell);
+}
+
+TEST(PresenterLayout, StackedMapsWithDifferentKeysGrowIntoTheHeightLeft)
+{
+    // Q_h of 8×64 (numbered features) above the 8×8 scores (token keys) in a tall view: one column, as wide
+    // as Q allows, and the scores take the height Q leaves instead of keeping Q's cells.
+    MapBox q = labelled(8, 64), scores = labelled(8, 8);
+    q.col_labels = 26.0f;
+    q.col_axis = 1;
+    const std::vector<MapBox> maps = {q, scores};
+    const MapGrid g = layout_maps(maps, 1232.0f, 700.0f, 27.0f, 135.0f);
+    expect_square_and_inside(g, maps, 1232.0f, 700.0f);
+    EXPECT_EQ(g.columns, 1);
+    EXPECT_NEAR(g.maps[0].cell, g.cell, 1e-3f);
+    EXPECT_GT(g.maps[1].cell, g.cell * 1.4f);
+    EXPECT_LE(g.height, 700.0f + 1e-3f);
+    // The same keys below each other keep one size (and share their labels).
+    const std::vector<MapBox> same = {labelled(8, 64), labelled(8, 64)};
+    const MapGrid s = layout_maps(same, 1232.0f, 700.0f, 27.0f, 135.0f);
+    ASSERT_EQ(s.columns, 1);
+    EXPECT_EQ(s.maps[0].cell, s.maps[1].cell);
 }
 
 TEST(PresenterLayout, DegenerateInputsGiveNoNegativeSizes)
