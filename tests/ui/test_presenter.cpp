@@ -409,6 +409,47 @@ TEST_F(PresenterTest, HeadsStepsFillTheViewWithSquareLabelledMapsAtSevenTwenty)
     }
 }
 
+TEST_F(PresenterTest, MapsGrowWithTheWindowHeight)
+{
+    // The heads of the tour and of the multi-head lesson, and its single-head comparison, at the three
+    // screens a lecture meets: the maps keep their share of the screen.
+    for (const auto& [lesson, step] :
+         {std::pair<const char*, int>{"tour", 10}, {"multi_head", 1}, {"multi_head", 2}})
+    {
+        float at_720 = 0.0f;
+        for (const ImVec2 size :
+             {ImVec2(1280.0f, 720.0f), ImVec2(1600.0f, 1000.0f), ImVec2(1920.0f, 1080.0f)})
+        {
+            SCOPED_TRACE(std::string(lesson) + " step " + std::to_string(step + 1) + " at " +
+                         std::to_string(static_cast<int>(size.y)));
+            ui.resize(size.x, size.y);
+            enter_lesson(*state, lesson_index(*state, lesson), step);
+            state->presenter = true;
+            use_window_font(size.y);
+            const std::vector<ImVec4> rects = heatmap_rects(ui.frames(*state, 4));
+            ASSERT_GE(rects.size(), 2u);
+            float smallest = 1e9f;
+            for (const ImVec4& r : rects)
+            {
+                EXPECT_NEAR(r.z - r.x, r.w - r.y, 1.0f) << "square cells";
+                EXPECT_LE(r.z, size.x);
+                EXPECT_LE(r.w, size.y);
+                smallest = std::min(smallest, r.z - r.x);
+            }
+            if (size.y == 720.0f)
+                at_720 = smallest;
+            // The screen grows by its smaller ratio (1600x1000 is only 1.25 times as wide as 1280x720).
+            const float grown = std::min(size.x / 1280.0f, size.y / 720.0f);
+            EXPECT_GE(smallest, at_720 * grown * 0.9f);
+            std::printf("%s step %d at %.0fx%.0f: %zu maps, smallest %.0f px\n", lesson, step + 1,
+                        static_cast<double>(size.x), static_cast<double>(size.y), rects.size(),
+                        static_cast<double>(smallest));
+            leave_lesson(*state);
+            state->presenter = false;
+        }
+    }
+}
+
 TEST_F(PresenterTest, SingleHeadComparisonKeepsItsMapsSquareAndLargeAtSevenTwenty)
 {
     enter_lesson(*state, lesson_index(*state, "multi_head"), 2);
