@@ -2,6 +2,7 @@
 // and the step's text as a caption, without the editing chrome; its own text size and theme.
 #include "ui/presenter.h"
 
+#include "ui/app_ui.h"
 #include "ui/heatmap.h"
 #include "ui/heatmap_math.h"
 #include "ui/lessons.h"
@@ -391,6 +392,17 @@ void heads_legend(AppState& state)
     }
     ImGui::SameLine(0.0f, space);
     ImGui::TextUnformatted(hi.c_str());
+    const QueryPin& pin = state.heads_panel.query;
+    if (pin.valid() && pin.row < T)
+    {
+        ImGui::PushStyleColor(ImGuiCol_Text, accent());
+        legend_text(
+            "query “" +
+                t.tokens.tokens[static_cast<std::size_t>(state.sel.b)][static_cast<std::size_t>(pin.row)] +
+                "” in every head",
+            false);
+        ImGui::PopStyleColor();
+    }
     if (t.config.mask == MaskKind::Causal)
         legend_text("hatched: masked (a query never sees later keys)", false);
     char entropy[128];
@@ -409,9 +421,47 @@ void heads_legend(AppState& state)
     ImGui::Dummy(ImVec2(1.0f, fs * 0.3f));
 }
 
+// "→ animal 0.62" (narrow: "→ animal"): the key the query row weighs most in a map; nothing without a query.
+HeaderPart top_key_part(const Mat& weights, int query, const std::vector<std::string>& keys)
+{
+    if (query < 0 || query >= weights.rows() || weights.cols() == 0)
+        return HeaderPart{};
+    Eigen::Index col = 0;
+    const float weight = weights.row(query).maxCoeff(&col);
+    if (!std::isfinite(weight) || col >= static_cast<Eigen::Index>(keys.size()))
+        return HeaderPart{};
+    const std::string key = "→ " + truncate_utf8(keys[static_cast<std::size_t>(col)], 10);
+    char number[16];
+    std::snprintf(number, sizeof number, " %.2f", static_cast<double>(weight));
+    return HeaderPart{key + number, key, false};
+}
+
+// ↑ / ↓ move the pinned query (from none: the first or the last token), as in the Heads panel.
+void move_query_pin(AppState& state, const std::vector<std::string>& tokens)
+{
+    const ImGuiIO& io = ImGui::GetIO();
+    if (io.WantTextInput || io.KeyCtrl || io.KeyAlt || tokens.empty())
+        return;
+    const int step = ImGui::IsKeyPressed(keys::Down) ? 1 : ImGui::IsKeyPressed(keys::Up) ? -1 : 0;
+    if (step == 0)
+        return;
+    QueryPin& pin = state.heads_panel.query;
+    const int T = static_cast<int>(tokens.size());
+    set_query_pin(pin, pin.valid() ? std::clamp(pin.row + step, 0, T - 1) : (step > 0 ? 0 : T - 1), tokens);
+}
+
 void presenter_heads(AppState& state)
 {
+    const std::vector<std::string>& tokens =
+        state.trace().tokens.tokens[static_cast<std::size_t>(state.sel.b)];
+    move_query_pin(state, tokens);
     heads_legend(state);
+    // The query the maps answer for: the one under the pointer, else the pinned one.
+    const QueryPin& pin = state.heads_panel.query;
+    const int T = static_cast<int>(tokens.size());
+    const int pinned = pin.valid() && pin.row < T ? pin.row : -1;
+    const int hovered = state.heads_hover_row >= 0 && state.heads_hover_row < T ? state.heads_hover_row : -1;
+    const int query = hovered >= 0 ? hovered : pinned;
     const int h = state.heads();
     std::vector<GridMap> maps;
     for (int j = 0; j < h; ++j)
@@ -425,15 +475,20 @@ void presenter_heads(AppState& state)
         map.header.title = "head " + std::to_string(j + 1);
         map.header.title_color = head_text_color(j);
         map.header.parts = {HeaderPart{entropy_part(state, map.ref).narrow, "", false}};
+        if (const MatrixView view = resolve_matrix(state, map.ref); view.m != nullptr)
+            map.header.parts.push_back(top_key_part(*view.m, query, tokens));
         map.options.colorbar = false;
         map.options.frame_color = head_color(j);
         map.options.frame_thickness = j == state.sel.head ? 4.0f : 2.0f;
-        map.options.highlight_row = state.heads_hover_row;
+        map.options.highlight_row = hovered;
+        map.options.pinned_row = pinned;
+        map.options.dim_other_rows = pinned >= 0;
         map.options.pin_on_click = false;
+        map.options.click_hint = "click: pin this query in every head (again: unpin) and select the head";
         maps.push_back(std::move(map));
     }
-    // Hovering a row lights the same query in every head; a click selects the head. Both are for the
-    // lecturer's pointer: what the audience needs is written on the maps.
+    // Hovering a row lights the same query in every head; a click pins it there and selects the head. Both
+    // are for the lecturer's pointer: what the audience needs is written on the maps.
     const std::vector<HeatmapResult> results = draw_map_grid(state, maps);
     for (int j = 0; j < static_cast<int>(results.size()); ++j)
     {
@@ -441,7 +496,10 @@ void presenter_heads(AppState& state)
         if (r.hovered)
             state.heads_hover_row_next = r.row;
         if (r.clicked)
+        {
             state.sel.head = j;
+            toggle_query_pin(state.heads_panel.query, r.row, tokens);
+        }
     }
 }
 

@@ -409,6 +409,42 @@ TEST_F(PresenterTest, HeadsStepsFillTheViewWithSquareLabelledMapsAtSevenTwenty)
     }
 }
 
+TEST_F(PresenterTest, APinnedQueryNamesWhatEachHeadLooksAtMost)
+{
+    enter_lesson(*state, lesson_index(*state, "multi_head"), 1);
+    state->presenter = true;
+    use_window_font(720.0f);
+    ui.frames(*state, 2);
+    const std::vector<std::string> tokens = state->trace().tokens.tokens[0];
+    const auto it = std::find(tokens.begin(), tokens.end(), "it");
+    ASSERT_NE(it, tokens.end());
+    const int row = static_cast<int>(it - tokens.begin());
+    // Each head's strongest key for "it", as the heads' headers should name it.
+    auto expected_top = [&](int j)
+    {
+        MatrixRef ref;
+        ref.stage = Stage::weights;
+        ref.head = j;
+        const MatrixView view = resolve_matrix(*state, ref);
+        Eigen::Index col = 0;
+        const float w = view.m->row(row).maxCoeff(&col);
+        char text[64];
+        std::snprintf(text, sizeof text, "→ %s %.2f", tokens[static_cast<std::size_t>(col)].c_str(),
+                      static_cast<double>(w));
+        return std::string(text);
+    };
+    test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_FALSE(drawn(out, expected_top(0))) << "no query, no answer";
+    set_query_pin(state->heads_panel.query, row, tokens);
+    out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn(out, "query “it” in every head")) << out.text;
+    for (int j = 0; j < state->heads(); ++j)
+        EXPECT_TRUE(drawn(out, expected_top(j))) << expected_top(j) << "\n" << out.text;
+    // ↓ moves the pinned query to the next token, in presenter mode too.
+    ui.press_key(*state, keys::Down);
+    EXPECT_EQ(state->heads_panel.query.row, row + 1);
+}
+
 TEST_F(PresenterTest, MapsGrowWithTheWindowHeight)
 {
     // The heads of the tour and of the multi-head lesson, and its single-head comparison, at the three
