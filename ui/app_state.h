@@ -273,6 +273,9 @@ struct TrainingPanelState
     // Replaying an opened model's run from its seed to get its timeline back (a run is bit-identical for the
     // same seed and settings): the weights the replay must end on, and the model to fall back to when it
     // does not.
+    // A lesson's runs still to train on the worker, one after the other (the compared runs first, then the
+    // step's own, which the panel keeps); empty: none waiting.
+    std::vector<TrainingConfig> lesson_queue;
     std::shared_ptr<const train::Params> replay_expect;
     int replay_target = 0;
     TrainedModel replay_model;

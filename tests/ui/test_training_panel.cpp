@@ -616,6 +616,41 @@ TEST(TrainingLessons, AStepTrainsItsRunsOnceAndShowsItsStepMapsAndProbe)
     EXPECT_TRUE(contains(out.text, "weights at step 30")) << out.text;
 }
 
+// In the window a lesson's runs train on the worker one after the other (the compared ones first), so the
+// frames go on while they train; the result is the same as training them before the frame.
+TEST(TrainingLessons, InTheWindowTheRunsTrainOnTheWorkerInTurn)
+{
+    Lesson lesson;
+    ASSERT_TRUE(parse_lesson(kTrainingLesson, "t.json", &lesson).is_ok());
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    state->lesson.library.lessons.push_back(lesson);
+    enter_lesson(*state, 0, 0);
+    TrainingPanelState& ts = state->training;
+    EXPECT_EQ(ts.lesson_queue.size(), 1u) << "the compared run trains first, the lesson's own waits";
+    EXPECT_TRUE(state->training_run.running());
+    for (int i = 0; i < 6000 && (!ts.lesson_queue.empty() || state->training_run.running()); ++i)
+    {
+        ui.frames(*state, 1);
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ui.frames(*state, 1);
+    EXPECT_TRUE(ts.lesson_queue.empty());
+    EXPECT_EQ(ts.view.step, 30);
+    EXPECT_EQ(ts.view.config.task, train::TaskKind::Copy);
+    ASSERT_EQ(ts.view.past.size(), 1u);
+    EXPECT_EQ(ts.view.past[0].loss.size(), 20u);
+    EXPECT_TRUE(contains(ts.view.past[0].label, "h = 1, d_model = 16")) << ts.view.past[0].label;
+    EXPECT_FALSE(ts.follow_latest) << "the step's timeline position survives the runs";
+
+    // The same runs trained before the frame (as for pictures) give the same weights, bit for bit.
+    auto shot = std::make_unique<AppState>();
+    shot->mouse_ignored = true;
+    shot->lesson.library.lessons.push_back(lesson);
+    enter_lesson(*shot, 0, 0);
+    EXPECT_EQ(shot->training.view.params()->W_U, ts.view.params()->W_U);
+}
+
 TEST(TrainingLessons, LeavingTheLessonGivesTheUsersOwnRunBack)
 {
     Lesson lesson;

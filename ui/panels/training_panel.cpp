@@ -58,6 +58,7 @@ void apply(AppState& state)
     if (ts.edit.task != ts.view.config.task || !state.training_run.configured())
         ts.score_kind = task_score_kind(ts.edit.task);
     ts.lesson_key.clear();
+    ts.lesson_queue.clear(); // the user's own fields: a lesson's runs waiting are dropped
     const Status s = state.training_run.configure(ts.edit);
     ts.error = s.is_ok() ? std::string() : s.message();
     ts.error_for = ts.edit;
@@ -634,6 +635,14 @@ void draw_timeline(AppState& state)
     item_tooltip("Follow the newest weights while training.");
     ImGui::SameLine();
     ImGui::TextDisabled("%d frame%s", last + 1, last == 0 ? "" : "s");
+    if (!ts.lesson_queue.empty())
+    {
+        const int more = static_cast<int>(ts.lesson_queue.size()) - 1;
+        const std::string next = more == 0 ? "the lesson's own run comes next"
+                                           : std::to_string(more) + " more to compare, then the lesson's own";
+        ImGui::TextColored(ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram],
+                           "Training a run to compare with (%s); %s", v.config.label().c_str(), next.c_str());
+    }
     if (ts.replay_expect != nullptr)
         ImGui::TextColored(ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram],
                            "Rebuilding the timeline: replaying the run from its seed, step %d of %d", v.step,
@@ -1125,6 +1134,35 @@ std::string lesson_key(const LessonTraining& t)
 
 } // namespace
 
+namespace
+{
+
+// Starts a lesson's next waiting run when the worker is free (the one before joins the earlier runs). The
+// step's timeline position, set when the step opened, stays.
+void advance_lesson_queue(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    TrainingRun& run = state.training_run;
+    if (ts.lesson_queue.empty() || run.running())
+        return;
+    std::vector<TrainingConfig> rest(ts.lesson_queue.begin() + 1, ts.lesson_queue.end());
+    ts.edit = ts.lesson_queue.front();
+    const std::string key = ts.lesson_key;
+    const bool follow = ts.follow_latest;
+    const int shown = ts.shown_step;
+    apply(state);
+    ts.lesson_key = key;
+    ts.follow_latest = follow;
+    ts.shown_step = shown;
+    if (!ts.error.empty())
+        return;
+    ts.lesson_queue = std::move(rest);
+    run.set_target_steps(ts.edit.target_steps);
+    run.play();
+}
+
+} // namespace
+
 void show_lesson_training(AppState& state, const LessonTraining& t)
 {
     TrainingPanelState& ts = state.training;
@@ -1141,17 +1179,30 @@ void show_lesson_training(AppState& state, const LessonTraining& t)
             ts.user_run_kept = true;
         }
         run.clear_past();
-        for (const LessonRun& c : t.compare)
-            if (run.configure(lesson_config(c)).is_ok())
-                run.step_now(c.steps);
-        ts.edit = lesson_config(t.run);
-        apply(state); // the compared runs become the curves' earlier runs
-        if (!ts.error.empty())
-            return;
+        ts.lesson_queue.clear();
         if (state.mouse_ignored)
-            run.step_now(t.run.steps); // a picture: the run is trained before the frame
+        {
+            // A picture: every run is trained before the frame.
+            for (const LessonRun& c : t.compare)
+                if (run.configure(lesson_config(c)).is_ok())
+                    run.step_now(c.steps);
+            ts.edit = lesson_config(t.run);
+            apply(state); // the compared runs become the curves' earlier runs
+            if (!ts.error.empty())
+                return;
+            run.step_now(t.run.steps);
+        }
         else
-            run.play(); // the window: the student watches it train
+        {
+            // The window: each run trains on the worker in turn (the compared ones first, so their curves
+            // are the earlier runs'), and the student watches; the window stays responsive.
+            for (const LessonRun& c : t.compare)
+                ts.lesson_queue.push_back(lesson_config(c));
+            ts.lesson_queue.push_back(lesson_config(t.run));
+            advance_lesson_queue(state);
+            if (!ts.error.empty())
+                return;
+        }
         run.poll(ts.view);
         ts.lesson_key = key;
     }
@@ -1171,6 +1222,7 @@ void show_lesson_training(AppState& state, const LessonTraining& t)
 void restore_user_training(AppState& state)
 {
     TrainingPanelState& ts = state.training;
+    ts.lesson_queue.clear();
     if (!ts.user_run_kept)
         return;
     ts.user_run_kept = false;
@@ -1326,6 +1378,7 @@ void update_trained_view(AppState& state)
     TrainedView& tv = state.trained_view;
     TrainingPanelState& ts = state.training;
     finish_replay(state);
+    advance_lesson_queue(state);
     if (!tv.on || !state.training_run.configured())
         return;
     state.training_run.poll(ts.view);
