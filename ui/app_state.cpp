@@ -390,6 +390,25 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
     return v;
 }
 
+MatrixRef selected_stage(const AppState& state, Stage stage, int head, bool cross)
+{
+    MatrixRef ref;
+    ref.source = cross ? MatrixSource::Cross : MatrixSource::Layer;
+    ref.stage = stage;
+    ref.layer = state.sel.layer;
+    ref.b = state.sel.b;
+    ref.head = head;
+    return ref;
+}
+
+MatrixRef selected_comparison(const AppState& state, ComparisonMatrix which)
+{
+    MatrixRef ref = selected_stage(state, Stage::X, state.sel.head);
+    ref.source = MatrixSource::Comparison;
+    ref.comparison = which;
+    return ref;
+}
+
 float AppState::mean_entropy(const MatrixRef& ref)
 {
     const MatrixView view = resolve_matrix(*this, ref);

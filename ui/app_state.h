@@ -476,6 +476,10 @@ struct AppState
 // [SECTION] Resolving matrices and cells
 
 MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref);
+// The selected layer's and sentence's stage (of `head` when per head), in a layer or the cross-attention
+// block; and the selected layer's, sentence's and head's comparison matrix.
+MatrixRef selected_stage(const AppState& state, Stage stage, int head, bool cross = false);
+MatrixRef selected_comparison(const AppState& state, ComparisonMatrix which);
 // Token of row / column of a cell ("" when the axis is numbered), index shown as "i=3".
 std::string row_label(const MatrixView& view, int row);
 std::string col_label(const MatrixView& view, int col);

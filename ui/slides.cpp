@@ -105,28 +105,6 @@ HeatmapPicture stage_map(AppState& state, const MatrixRef& ref)
     return p;
 }
 
-MatrixRef selected_ref(const AppState& state, Stage stage, bool cross, int head)
-{
-    MatrixRef ref;
-    ref.source = cross ? MatrixSource::Cross : MatrixSource::Layer;
-    ref.stage = stage;
-    ref.layer = state.sel.layer;
-    ref.b = state.sel.b;
-    ref.head = head;
-    return ref;
-}
-
-MatrixRef comparison_ref(const AppState& state, ComparisonMatrix which)
-{
-    MatrixRef ref;
-    ref.source = MatrixSource::Comparison;
-    ref.comparison = which;
-    ref.layer = state.sel.layer;
-    ref.b = state.sel.b;
-    ref.head = state.sel.head;
-    return ref;
-}
-
 void add_stage(AppState& state, SlideContent& content, const MatrixRef& ref)
 {
     HeatmapPicture p = stage_map(state, ref);
@@ -151,21 +129,21 @@ void comparison_maps(AppState& state, const LessonStep* step, SlideContent& cont
     const bool all = only == ComparisonSection::All;
     if (all || only == ComparisonSection::Packed)
     {
-        add_stage(state, content, comparison_ref(state, ComparisonMatrix::Q_packed));
+        add_stage(state, content, selected_comparison(state, ComparisonMatrix::Q_packed));
         for (int j = 0; j < state.heads(); ++j)
-            add_stage(state, content, selected_ref(state, Stage::Q, false, j));
+            add_stage(state, content, selected_stage(state, Stage::Q, j, false));
     }
     if (all || only == ComparisonSection::TwoStep)
     {
-        add_stage(state, content, comparison_ref(state, ComparisonMatrix::Q_two_step));
-        add_stage(state, content, comparison_ref(state, ComparisonMatrix::Q_collapsed));
+        add_stage(state, content, selected_comparison(state, ComparisonMatrix::Q_two_step));
+        add_stage(state, content, selected_comparison(state, ComparisonMatrix::Q_collapsed));
     }
     if (all || only == ComparisonSection::SingleHead)
     {
-        add_stage(state, content, comparison_ref(state, ComparisonMatrix::single_weights));
-        add_stage(state, content, selected_ref(state, Stage::weights, false, state.sel.head));
-        add_stage(state, content, comparison_ref(state, ComparisonMatrix::single_out));
-        add_stage(state, content, selected_ref(state, Stage::mha, false, 0));
+        add_stage(state, content, selected_comparison(state, ComparisonMatrix::single_weights));
+        add_stage(state, content, selected_stage(state, Stage::weights, state.sel.head, false));
+        add_stage(state, content, selected_comparison(state, ComparisonMatrix::single_out));
+        add_stage(state, content, selected_stage(state, Stage::mha, 0, false));
     }
 }
 
@@ -174,7 +152,7 @@ void heads_maps(AppState& state, SlideContent& content)
     content.shared_scale = !state.prefs.stretch_weights;
     for (int j = 0; j < state.heads(); ++j)
     {
-        const MatrixRef ref = selected_ref(state, Stage::weights, false, j);
+        const MatrixRef ref = selected_stage(state, Stage::weights, j, false);
         HeatmapPicture p = stage_map(state, ref);
         if (p.view.m == nullptr)
             continue;
@@ -294,9 +272,9 @@ void fill_content(AppState& state, SlideContent& content)
         comparison_maps(state, step, content);
     else if (step != nullptr && !step->stages.empty())
         for (Stage stage : step->stages)
-            add_stage(state, content, selected_ref(state, stage, step->cross, state.sel.head));
+            add_stage(state, content, selected_stage(state, stage, state.sel.head, step->cross));
     else
-        add_stage(state, content, selected_ref(state, Stage::weights, false, state.sel.head));
+        add_stage(state, content, selected_stage(state, Stage::weights, state.sel.head, false));
 }
 
 // [SECTION] Layout: the maps in rows, one cell size for all, as large as the area allows

@@ -16,27 +16,6 @@ namespace attnlab
 namespace
 {
 
-MatrixRef comparison_ref(const AppState& state, ComparisonMatrix which)
-{
-    MatrixRef ref;
-    ref.source = MatrixSource::Comparison;
-    ref.comparison = which;
-    ref.layer = state.sel.layer;
-    ref.b = state.sel.b;
-    ref.head = state.sel.head;
-    return ref;
-}
-
-MatrixRef layer_ref(const AppState& state, Stage stage, int head)
-{
-    MatrixRef ref;
-    ref.stage = stage;
-    ref.layer = state.sel.layer;
-    ref.b = state.sel.b;
-    ref.head = head;
-    return ref;
-}
-
 // Two heatmaps side by side, each with its header, at most max_height tall.
 void side_by_side(AppState& state, const MatrixRef& left, const MatrixRef& right, float max_height)
 {
@@ -103,7 +82,7 @@ void packed_section(AppState& state, bool alone)
     HeatmapOptions options;
     options.max_height = height;
     ImGui::PushID("packed");
-    draw_heatmap(state, comparison_ref(state, ComparisonMatrix::Q_packed), options);
+    draw_heatmap(state, selected_comparison(state, ComparisonMatrix::Q_packed), options);
     ImGui::PopID();
     ImGui::TextDisabled("the per-head Q_j (each on its own colour scale):");
     const float w = std::max(60.0f, (ImGui::GetContentRegionAvail().x - 8.0f * (h - 1)) / std::max(1, h));
@@ -122,7 +101,7 @@ void packed_section(AppState& state, bool alone)
         small.colorbar = false;
         small.frame_color = head_color(j);
         small.max_height = alone ? height : ImGui::GetFontSize() * 10.0f;
-        draw_heatmap(state, layer_ref(state, Stage::Q, j), small);
+        draw_heatmap(state, selected_stage(state, Stage::Q, j), small);
         ImGui::EndGroup();
         ImGui::PopID();
     }
@@ -139,8 +118,9 @@ void two_step_section(AppState& state, bool alone)
         "(rounding only).",
         format_value_long(state.comparisons.two_step_max_diff).c_str());
     ImGui::PushID("collapse");
-    side_by_side(state, comparison_ref(state, ComparisonMatrix::Q_two_step),
-                 comparison_ref(state, ComparisonMatrix::Q_collapsed), maps_height(alone, 1.0f, 16.0f, 2.0f));
+    side_by_side(state, selected_comparison(state, ComparisonMatrix::Q_two_step),
+                 selected_comparison(state, ComparisonMatrix::Q_collapsed),
+                 maps_height(alone, 1.0f, 16.0f, 2.0f));
     ImGui::PopID();
 }
 
@@ -162,10 +142,10 @@ void single_head_section(AppState& state, bool alone)
             format_value_long(diff).c_str());
     const float height = maps_height(alone, 2.0f, 16.0f, 5.0f);
     ImGui::PushID("single");
-    side_by_side(state, comparison_ref(state, ComparisonMatrix::single_weights),
-                 layer_ref(state, Stage::weights, state.sel.head), height);
-    side_by_side(state, comparison_ref(state, ComparisonMatrix::single_out), layer_ref(state, Stage::mha, 0),
-                 height);
+    side_by_side(state, selected_comparison(state, ComparisonMatrix::single_weights),
+                 selected_stage(state, Stage::weights, state.sel.head), height);
+    side_by_side(state, selected_comparison(state, ComparisonMatrix::single_out),
+                 selected_stage(state, Stage::mha, 0), height);
     ImGui::PopID();
 }
 
