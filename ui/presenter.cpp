@@ -362,8 +362,8 @@ void heads_legend(AppState& state)
     const int T = t.T();
     const float fs = ImGui::GetFontSize();
     char what[96];
-    std::snprintf(what, sizeof what, "weights A_h of layer %d, sentence b = %d, T = %d", state.sel.layer + 1,
-                  state.sel.b, T);
+    std::snprintf(what, sizeof what, "weights A_h of layer %d, sentence %d, T = %d", state.sel.layer + 1,
+                  state.sel.b + 1, T);
     ImGui::PushStyleColor(ImGuiCol_Text, accent());
     legend_text(what, true);
     ImGui::PopStyleColor();

@@ -314,7 +314,12 @@ TEST_F(PanelTest, BatchWithPaddingMarksPadAndMasksItsKey)
     const auto out = ui.frames(*state, 2, panel_only(draw_input_panel));
     EXPECT_TRUE(contains(out.text, "B = 2 sentences, T = 3")) << out.text;
     EXPECT_TRUE(contains(out.text, "<pad>"));
-    // Select sentence 1: its masked scores carry −∞ in the padding columns, drawn in their own colour.
+    // Sentences are counted from 1 on screen, as layers and heads are.
+    EXPECT_TRUE(contains(out.text, "sentence 1 (3 tokens)")) << out.text;
+    EXPECT_TRUE(contains(out.text, "sentence 2 (1 token)")) << out.text;
+    EXPECT_FALSE(contains(out.text, "b = ")) << out.text;
+    // Select the second sentence (sel.b = 1): its masked scores carry −∞ in the padding columns, drawn in
+    // their own colour.
     state->sel.b = 1;
     state->stage_collapsed.fill(true);
     state->stage_collapsed[static_cast<std::size_t>(Stage::masked)] = false;
@@ -324,6 +329,16 @@ TEST_F(PanelTest, BatchWithPaddingMarksPadAndMasksItsKey)
     EXPECT_TRUE(masked->range.has_neg_inf);
     const auto& pixels = ui.textures.textures.at(masked->texture).pixels;
     EXPECT_NE(std::find(pixels.begin(), pixels.end(), kNegInfColor), pixels.end());
+    // Every panel that names the selected sentence calls it "sentence 2".
+    state->pinned.valid = true;
+    state->pinned.matrix.stage = Stage::weights;
+    state->pinned.matrix.b = 1;
+    for (void (*panel)(AppState&) : {draw_heads_panel, draw_comparisons_panel, draw_inspector_panel})
+    {
+        const auto shown = ui.frames(*state, 2, panel_only(panel));
+        EXPECT_TRUE(contains(shown.text, "sentence 2")) << shown.text;
+        EXPECT_FALSE(contains(shown.text, "b = 1")) << shown.text;
+    }
 }
 
 TEST_F(PanelTest, CausalMaskShowsMaskedWeightsInTheMaskedColour)
@@ -388,7 +403,7 @@ TEST_F(PanelTest, PipelineToolbarWrapsInsteadOfLeavingThePanel)
     ui.frames(*state, 3, panel_only(draw_pipeline_panel));
     ASSERT_TRUE(state->status.is_ok()) << state->status.message();
     const float right = 640.0f - ImGui::GetStyle().WindowPadding.x + 1.0f;
-    for (const char* label : {"layer", "sentence b", "cross-attention", "expand all", "collapse all"})
+    for (const char* label : {"layer", "sentence", "cross-attention", "expand all", "collapse all"})
     {
         const ImVec2 at = text_position(label);
         ASSERT_GE(at.x, 0.0f) << label;

@@ -165,8 +165,8 @@ void draw_comparisons_panel(AppState& state)
         step != nullptr && step->view == LessonView::Comparisons ? step->comparison : ComparisonSection::All;
     if (!state.presenter)
         ImGui::TextDisabled(
-            "layer %d, sentence b = %d, head %d (change them in the Pipeline; [ and ] switch heads)",
-            state.sel.layer + 1, state.sel.b, state.sel.head + 1);
+            "layer %d, sentence %d, head %d (change them in the Pipeline; [ and ] switch heads)",
+            state.sel.layer + 1, state.sel.b + 1, state.sel.head + 1);
     const bool all = only == ComparisonSection::All;
     if (all || only == ComparisonSection::Packed)
         packed_section(state, !all);

@@ -767,11 +767,13 @@ void draw_heads_panel(AppState& state)
     const int T = t.T();
 
     const int T_q = cross ? static_cast<int>(state.query_tokens(true)->size()) : T;
+    const int sentence = state.sel.b + 1; // counted from 1 like layers and heads; positions i, j from 0
     if (view == HeadsView::Cross)
         fitted_line(
-            strprintf("cross-attention weights, b = %d: rows = %d target queries, columns = %d source keys",
-                      state.sel.b, T_q, T),
-            strprintf("cross-attention, b = %d: %d target queries × %d source keys", state.sel.b, T_q, T),
+            strprintf(
+                "cross-attention weights, sentence %d: rows = %d target queries, columns = %d source keys",
+                sentence, T_q, T),
+            strprintf("cross-attention, sentence %d: %d target queries × %d source keys", sentence, T_q, T),
             false);
     else if (view == HeadsView::AllLayers)
     {
@@ -781,26 +783,29 @@ void draw_heads_panel(AppState& state)
         {
             const std::string token = short_token(tokens[static_cast<std::size_t>(query)]);
             fitted_line(
-                strprintf("row i = %d (“%s”) of A_h in every layer (down) and head (across), b = %d, T = %d",
-                          query, token.c_str(), state.sel.b, T),
-                strprintf("row %d (“%s”) of every layer and head", query, token.c_str()), false,
+                strprintf("row i = %d (“%s”) of A_h in every layer (down) and head (across), sentence %d, "
+                          "T = %d",
+                          query, token.c_str(), sentence, T),
+                strprintf("row i = %d (“%s”) of every layer and head", query, token.c_str()), false,
                 "each strip is the query's row of weights over the T keys, named below; under it, the key "
                 "it weighs most. Click a strip to select that layer and head.");
         }
         else
             fitted_line(
-                strprintf("A_h of every layer (down) and head (across), b = %d, T = %d: pick a query to see "
-                          "its row",
-                          state.sel.b, T),
+                strprintf("A_h of every layer (down) and head (across), sentence %d, T = %d: pick a query to "
+                          "see its row",
+                          sentence, T),
                 "every layer and head: pick a query", false,
                 "click a token above, or a row of a map, or press ↓: each map becomes that query's row");
     }
     else if (view == HeadsView::Maps)
-        fitted_line(strprintf("weights A_h of layer %d, sentence b = %d, T = %d: row = query, column = key",
-                              state.sel.layer + 1, state.sel.b, T),
-                    strprintf("weights A_h of layer %d, b = %d, T = %d", state.sel.layer + 1, state.sel.b, T),
-                    false,
-                    "each map's row i is query i, its column j is key j: the weight query i gives key j");
+        fitted_line(
+            strprintf("weights A_h of layer %d, sentence %d, T = %d: row = query, column = key",
+                      state.sel.layer + 1, sentence, T),
+            strprintf("weights A_h of layer %d, sentence %d, T = %d", state.sel.layer + 1, sentence, T),
+            false,
+            "each map's row i is query i, its column j is key j: the weight query i gives key j "
+            "(positions i and j count from 0, as the matrix rows and columns do)");
     trained_view_banner(state);
     // Honesty: seeded weights have learned nothing, so no pattern here is a head's "job".
     if (!state.showing_trained() && !state.engine.has_imported_weights())

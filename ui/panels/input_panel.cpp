@@ -48,6 +48,9 @@ void token_chips(AppState& state, const std::vector<std::string>& tokens, int b,
                 "<pad>: added so every sentence of the batch has T tokens; attention never looks at it "
                 "(its key is masked with −∞).");
         }
+        else
+            item_tooltip("The number is the token's position i, counted from 0 as the rows and columns of "
+                         "the maps are. Click to show this sentence.");
         ImGui::PopID();
     }
     if (static_cast<int>(tokens.size()) > shown)
@@ -107,7 +110,8 @@ void draw_input_panel(AppState& state)
             ImGui::PopID();
             item_tooltip("Show this sentence in the Pipeline, Heads and Inspector.");
             ImGui::SameLine();
-            ImGui::Text("b = %d (%d tokens)", b, t.tokens.lengths[static_cast<std::size_t>(b)]);
+            const int length = t.tokens.lengths[static_cast<std::size_t>(b)];
+            ImGui::Text("sentence %d (%d token%s)", b + 1, length, length == 1 ? "" : "s");
         }
         token_chips(state, t.tokens.tokens[static_cast<std::size_t>(b)], b,
                     t.tokens.lengths[static_cast<std::size_t>(b)], "src");

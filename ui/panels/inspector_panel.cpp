@@ -313,11 +313,11 @@ void draw_inspector_panel(AppState& state)
     ImGui::PopStyleColor();
     const MatrixRef& ref = cell.matrix;
     if (ref.source != MatrixSource::Comparison)
-        ImGui::TextDisabled("%s, sentence b = %d",
+        ImGui::TextDisabled("%s, sentence %d",
                             ref.source == MatrixSource::Cross
                                 ? "cross-attention"
                                 : ("layer " + std::to_string(ref.layer + 1)).c_str(),
-                            ref.b);
+                            ref.b + 1);
     ImGui::Text("row i = %d %s", cell.row, view.row_tokens ? quoted(row_label(view, cell.row)).c_str() : "");
     ImGui::Text("col %s = %d %s", view.col_tokens ? "j" : "c", cell.col,
                 view.col_tokens ? quoted(col_label(view, cell.col)).c_str() : "");

@@ -72,7 +72,7 @@ void stepper(AppState& state, const Lesson& lesson, const LessonStep& step)
         ImGui::PopStyleColor();
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped("layer %d, sentence b = %d, head %d, view: %s", step.layer + 1, step.sentence,
+    ImGui::TextWrapped("layer %d, sentence %d, head %d, view: %s", step.layer + 1, step.sentence + 1,
                        step.head + 1, view_name(step.view));
     ImGui::TextWrapped("← → Space or Page Up / Down (a clicker): step.  F5: presenter mode.");
     ImGui::PopStyleColor();

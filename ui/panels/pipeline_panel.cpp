@@ -121,7 +121,7 @@ void stage_note(const std::string& note, const MatrixRef& ref)
 }
 
 // "T×d_model = 5×16", or with a batch the whole tensor of the B sentences, "B×T×d_model = 2×5×16" (the
-// heatmap shows sentence b of it).
+// heatmap shows the selected sentence of it).
 std::string header_shape(const Trace& t, const MatrixView& view, Stage stage, bool cross)
 {
     const int B = t.batch_size();
@@ -292,11 +292,12 @@ void draw_pipeline_panel(AppState& state)
     }
     if (t.batch_size() > 1)
     {
-        toolbar_item(slider_width("sentence b"), first);
+        // Counted from 1 like layers and heads (state.sel.b counts from 0).
+        toolbar_item(slider_width("sentence"), first);
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
-        int b = state.sel.b;
-        if (ImGui::SliderInt("sentence b", &b, 0, t.batch_size() - 1))
-            state.sel.b = std::clamp(b, 0, t.batch_size() - 1);
+        int sentence = state.sel.b + 1;
+        if (ImGui::SliderInt("sentence", &sentence, 1, t.batch_size()))
+            state.sel.b = std::clamp(sentence - 1, 0, t.batch_size() - 1);
     }
     toolbar_item(head_selector_width(state.heads()), first);
     head_selector(state);
