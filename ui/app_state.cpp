@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -456,6 +457,15 @@ std::string matrix_file_stem(const MatrixRef& ref)
 std::string default_export_path(const MatrixRef& ref, ExportFormat format)
 {
     return matrix_file_stem(ref) + (format == ExportFormat::Png ? ".png" : ".csv");
+}
+
+bool cell_masked(const MatrixView& view, int r, int c)
+{
+    const float v = (*view.m)(r, c);
+    if (std::isinf(v) && v < 0)
+        return true;
+    return view.mask != nullptr && view.mask->rows() == view.m->rows() &&
+           view.mask->cols() == view.m->cols() && std::isinf((*view.mask)(r, c));
 }
 
 } // namespace attnlab

@@ -104,6 +104,11 @@ struct MatrixView
     unsigned long long version = 0; // changes when the matrix may have changed
 };
 
+// Whether cell (r, c) of view.m is masked: the value itself is −∞ (masked scores) or view.mask is −∞ there
+// (weights, whose masked cells hold 0). A masked cell is drawn hatched and without a number, in the window
+// and in exports alike.
+bool cell_masked(const MatrixView& view, int r, int c);
+
 // [SECTION] Preferences (saved in the user's config folder)
 
 // A panel the user moved or resized: its rectangle in fractions of the work area (the window under the menu

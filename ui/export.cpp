@@ -175,15 +175,6 @@ struct HeatmapLayout
     ValueRange range;
 };
 
-bool cell_masked(const MatrixView& view, int r, int c)
-{
-    const float v = (*view.m)(r, c);
-    if (std::isinf(v) && v < 0)
-        return true;
-    return view.mask != nullptr && view.mask->rows() == view.m->rows() &&
-           view.mask->cols() == view.m->cols() && std::isinf((*view.mask)(r, c));
-}
-
 // Beside the hatched swatch under the colour bar (the subtitle says what the mask does: −∞ or weight 0).
 constexpr const char* kMaskedLegend = "masked";
 

@@ -288,6 +288,8 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
         for (int r = 0; r < rows; ++r)
             for (int c = 0; c < cols; ++c)
             {
+                if (cell_masked(view, r, c))
+                    continue; // hatched only: a masked weight's 0 (or a masked score's −∞) is no number
                 const float v = m(r, c);
                 std::string text = format_value(v);
                 ImVec2 ts = ImGui::CalcTextSize(text.c_str());
@@ -384,7 +386,7 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
                 }
             }
             cell_tooltip(state, view, m, hit.row, hit.col,
-                         options.pin_on_click            ? "click: pin in the Inspector · right click: export"
+                         options.pin_on_click ? "click: pin in the Inspector · right click: export"
                          : options.click_hint != nullptr ? options.click_hint
                                                          : "click: select this head · right click: export");
         }

@@ -1,6 +1,8 @@
 // Headless frames of the whole app and of each panel: what is drawn, what is uploaded, what clicks change.
 #include "ui/app_ui.h"
 #include "ui/colormap.h"
+#include "ui/heatmap.h"
+#include "ui/heatmap_math.h"
 #include "ui/lessons.h"
 #include "ui/panels/panels.h"
 #include "ui_test_support.h"
@@ -10,8 +12,10 @@
 #include <algorithm>
 
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace attnlab
 {
@@ -351,6 +355,95 @@ TEST_F(PanelTest, CausalMaskShowsMaskedWeightsInTheMaskedColour)
     // Top-right cell (query 0, key 5) is masked; the diagonal is not.
     EXPECT_EQ(t.pixels[static_cast<std::size_t>(t.w - 2)], kNegInfColor);
     EXPECT_NE(t.pixels[static_cast<std::size_t>(t.w + 1)], kNegInfColor);
+}
+
+// One heatmap alone in an undecorated window, without labels or colour bar: the frame's text is its numbers.
+std::function<void(AppState&)> heatmap_only(const MatrixRef& ref)
+{
+    return [ref](AppState& state)
+    {
+        state.ensure_comparisons();
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(ImGui::GetIO().DisplaySize);
+        if (ImGui::Begin("map", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings))
+        {
+            HeatmapOptions options;
+            options.labels = false;
+            options.colorbar = false;
+            draw_heatmap(state, ref, options);
+        }
+        ImGui::End();
+    };
+}
+
+// The lines of text a frame drew, empty ones left out.
+std::vector<std::string> text_lines(const std::string& text)
+{
+    std::vector<std::string> lines;
+    std::size_t start = 0;
+    while (start <= text.size())
+    {
+        const std::size_t end = std::min(text.find('\n', start), text.size());
+        if (end > start)
+            lines.push_back(text.substr(start, end - start));
+        start = end + 1;
+    }
+    return lines;
+}
+
+// Whether any texel of cell (r, c) of a heatmap's texture has the colour `color`.
+bool cell_has_color(const test::StubTextureProvider::Texture& t, int texels, int r, int c, Color32 color)
+{
+    for (int dy = 0; dy < texels; ++dy)
+        for (int dx = 0; dx < texels; ++dx)
+            if (t.pixels[static_cast<std::size_t>((r * texels + dy) * t.w + c * texels + dx)] == color)
+                return true;
+    return false;
+}
+
+TEST_F(PanelTest, MaskedCellsAreHatchedWithoutANumber)
+{
+    // Causal mask, T = 6: query i sees keys 0..i. The per-head weights (masked cells hold 0), the masked
+    // scores (masked cells hold −∞) and the single-head comparison (the layer's mask) are drawn by the
+    // heatmap the Heads panel, the Pipeline, the Comparisons panel and presenter mode all use.
+    state->session.config.mask = MaskKind::Causal;
+    ui.frames(*state, 2, panel_only(draw_heads_panel));
+    ASSERT_TRUE(state->status.is_ok()) << state->status.message();
+    MatrixRef weights, masked, single;
+    weights.stage = Stage::weights;
+    masked.stage = Stage::masked;
+    single.source = MatrixSource::Comparison;
+    single.comparison = ComparisonMatrix::single_weights;
+    for (const MatrixRef& ref : {weights, masked, single})
+    {
+        const auto out = ui.frames(*state, 2, heatmap_only(ref));
+        const MatrixView view = resolve_matrix(*state, ref);
+        ASSERT_NE(view.m, nullptr);
+        const int T = static_cast<int>(view.m->rows());
+        ASSERT_EQ(T, 6);
+        // Row i shows exactly its i + 1 allowed cells' numbers, in order; nothing stands for the masked ones.
+        std::vector<std::string> expected;
+        for (int r = 0; r < T; ++r)
+        {
+            std::string line;
+            for (int c = 0; c <= r; ++c)
+                line += (c > 0 ? " " : "") + format_value((*view.m)(r, c));
+            expected.push_back(line);
+        }
+        EXPECT_EQ(text_lines(out.text), expected) << view.title << "\n" << out.text;
+        // The masked cells above the diagonal are hatched (stripes), the allowed ones are not.
+        const HeatmapEntry* e = state->heatmaps.find(view.key);
+        ASSERT_NE(e, nullptr);
+        ASSERT_GE(e->texels, 4) << "cells too small for stripes";
+        const auto& t = ui.textures.textures.at(e->texture);
+        for (int r = 0; r < T; ++r)
+            for (int c = 0; c < T; ++c)
+            {
+                EXPECT_EQ(cell_masked(view, r, c), c > r) << view.title << " " << r << "," << c;
+                EXPECT_EQ(cell_has_color(t, e->texels, r, c, kNegInfStripe), c > r)
+                    << view.title << " " << r << "," << c;
+            }
+    }
 }
 
 TEST_F(PanelTest, CrossAttentionAppearsInThePipeline)
