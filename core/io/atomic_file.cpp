@@ -24,6 +24,56 @@ std::string reason(int err)
     return std::strerror(err != 0 ? err : EIO);
 }
 
+// The folder a file path is in ("." for a bare name).
+std::string folder_of(const std::string& path)
+{
+    const std::filesystem::path p(path);
+    return p.has_parent_path() ? p.parent_path().string() : std::string(".");
+}
+
+bool is_folder(const std::string& path)
+{
+    struct stat st = {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// Why a file in dir could not be created or written, and what to do about it, from the system's errno.
+// The system's own words are vague here: creating a file in /proc says "No such file or directory" although
+// the folder is there, and a full disk surfaces at close or rename as much as at write.
+std::string write_failure(const std::string& path, const std::string& dir, int err)
+{
+    const std::string head = "cannot write " + path + ": ";
+    const std::string elsewhere = "; pick another folder (your home folder, for one)";
+    switch (err)
+    {
+    case ENOENT:
+        if (!is_folder(dir))
+            return head + "the folder " + dir + " does not exist; create it first or pick another folder";
+        // The folder is there but refuses new files: a system folder such as /proc or /sys.
+        return head + "the folder " + dir + " cannot be written (it is a system folder that takes no files)" +
+               elsewhere;
+    case EACCES:
+    case EPERM:
+        return head + "the folder " + dir + " cannot be written (you have no permission to write there)" +
+               elsewhere + ", or ask for write permission on it";
+    case EROFS:
+        return head + "the folder " + dir + " cannot be written (it is on a read-only disk)" + elsewhere;
+    case ENOTDIR:
+        return head + "a part of " + dir + " is a file, not a folder" + elsewhere;
+    case EISDIR:
+        return head + "it is a folder; give a file name";
+    case ENAMETOOLONG:
+        return head + "the name is too long; give a shorter file name";
+    case ENOSPC:
+    case EDQUOT:
+        return head + "the disk is full" +
+               (err == EDQUOT ? std::string(" (your disk quota is used up)") : "") +
+               "; free some space or pick a folder on another disk (nothing was written)";
+    default:
+        return head + reason(err);
+    }
+}
+
 // The process's umask, read without changing it for longer than two calls.
 mode_t current_umask()
 {
@@ -87,9 +137,11 @@ Status AtomicFile::open(const std::string& path)
         // (ENXIO) instead of hanging; the flag is cleared again for the writes.
         fd_ = ::open(path_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
         if (fd_ < 0)
-            return Status::error(
-                "cannot write " + path_ + ": " +
-                (errno == ENXIO ? std::string("no program is reading this FIFO") : reason(errno)));
+        {
+            const int err = errno;
+            return Status::error(err == ENXIO ? "cannot write " + path_ + ": no program is reading this FIFO"
+                                              : write_failure(path_, folder_of(path_), err));
+        }
         ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
         direct_ = true;
         buffer_.reserve(kFlushSize + 4096);
@@ -105,13 +157,7 @@ Status AtomicFile::open(const std::string& path)
     name.push_back('\0');
     fd_ = ::mkstemps(name.data(), 4);
     if (fd_ < 0)
-    {
-        const int err = errno;
-        if (err == ENOENT)
-            return Status::error("cannot write " + path_ + ": the folder " + dir.string() +
-                                 " does not exist");
-        return Status::error("cannot write " + path_ + ": " + reason(err));
-    }
+        return Status::error(write_failure(path_, dir.string(), errno));
     temp_path_ = name.data();
     ::fcntl(fd_, F_SETFD, FD_CLOEXEC);
     // mkstemps makes the file 0600; give it the replaced file's mode, or the usual one for a new file.
@@ -151,7 +197,7 @@ Status AtomicFile::commit()
     temp_path_.clear();
     direct_ = false;
     if (error_ != 0)
-        return Status::error("cannot write " + path_ + ": " + reason(error_));
+        return Status::error(write_failure(path_, folder_of(path_), error_));
     return Status::ok();
 }
 

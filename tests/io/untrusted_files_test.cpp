@@ -222,6 +222,54 @@ TEST_F(UntrustedFiles, DevicesAreWrittenInPlaceNeverReplaced)
     EXPECT_NE(folder.message().find("folder"), std::string::npos) << folder.message();
 }
 
+// A failed write says which of the usual causes it was and what to do, and leaves nothing behind.
+TEST_F(UntrustedFiles, AFailedWriteSaysWhyAndWhatToDo)
+{
+    auto failure = [](const std::string& target)
+    {
+        const Status s = write_file_atomically(target, "{}");
+        EXPECT_FALSE(s) << target;
+        EXPECT_NE(s.message().find("cannot write " + target), std::string::npos) << s.message();
+        return s.message();
+    };
+    auto has = [](const std::string& message, const std::string& part)
+    { return message.find(part) != std::string::npos; };
+
+    const std::string missing = failure(path("no-such-folder/x.json"));
+    EXPECT_TRUE(has(missing, "the folder " + path("no-such-folder") + " does not exist")) << missing;
+    EXPECT_TRUE(has(missing, "pick another folder")) << missing;
+
+    // /proc is there but takes no new file: the system answers "No such file or directory".
+    const std::string system = failure("/proc/attnlab-cannot-write-here.json");
+    EXPECT_TRUE(has(system, "the folder /proc cannot be written")) << system;
+    EXPECT_FALSE(has(system, "does not exist")) << system;
+    EXPECT_TRUE(has(system, "pick another folder")) << system;
+
+    std::ofstream(path("plain.txt")) << "a file";
+    const std::string not_folder = failure(path("plain.txt/x.json"));
+    EXPECT_TRUE(has(not_folder, "is a file, not a folder")) << not_folder;
+
+    const std::string folder = failure(dir.string());
+    EXPECT_TRUE(has(folder, "it is a folder; give a file name")) << folder;
+
+    // /dev/full fails every write with ENOSPC, as a full disk does.
+    const std::string full = failure("/dev/full");
+    EXPECT_TRUE(has(full, "the disk is full")) << full;
+
+    // A folder without write permission (root may write anywhere, so only an ordinary user sees this).
+    const fs::path locked = dir / "locked";
+    fs::create_directories(locked);
+    ASSERT_EQ(::chmod(locked.c_str(), 0555), 0);
+    if (::geteuid() != 0)
+    {
+        const std::string denied = failure((locked / "x.json").string());
+        EXPECT_TRUE(has(denied, "the folder " + locked.string() + " cannot be written")) << denied;
+        EXPECT_TRUE(has(denied, "no permission")) << denied;
+    }
+    ::chmod(locked.c_str(), 0755);
+    EXPECT_EQ(listing(), (std::vector<std::string>{"locked", "plain.txt"})); // no temporary file left
+}
+
 TEST_F(UntrustedFiles, ANewFileGetsTheUsualPermissionsAndAReplacedOneKeepsItsOwn)
 {
     const mode_t mask = ::umask(022);
