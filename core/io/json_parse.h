@@ -22,15 +22,18 @@ namespace detail
 struct JsonTooDeep
 {
 };
-Status json_error_status(const nlohmann::json::exception& e);
+// The parser's error as a message for the user: where (line:column), and whether the text just stops (a file
+// cut off while it was saved) or is not JSON there.
+Status json_error_status(const nlohmann::json::exception& e, std::string_view text);
 Status json_too_deep_status();
 Status json_nul_status(std::size_t offset);
 } // namespace detail
 
 // Parses text into out (nlohmann::json or ordered_json). Refuses, with a message that says where: a NUL byte
-// (a JSON file is text), nesting deeper than kMaxJsonDepth, and malformed JSON. When skip_top_level_key is
-// given, members of the root object for which it returns true are dropped while parsing (large parts a
-// reader does not need are never built). On error out is unchanged.
+// (a JSON file is text), nesting deeper than kMaxJsonDepth, an empty or cut-off text ("the file is
+// incomplete", with where it stops) and malformed JSON ("not valid JSON at line 3, column 7: ..."). When
+// skip_top_level_key is given, members of the root object for which it returns true are dropped while parsing
+// (large parts a reader does not need are never built). On error out is unchanged.
 template <typename Json>
 Status parse_json_text(std::string_view text, Json* out,
                        bool (*skip_top_level_key)(const std::string& key) = nullptr)
@@ -60,7 +63,7 @@ Status parse_json_text(std::string_view text, Json* out,
     }
     catch (const nlohmann::json::exception& e)
     {
-        return detail::json_error_status(e);
+        return detail::json_error_status(e, text);
     }
     return Status::ok();
 }

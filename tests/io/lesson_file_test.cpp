@@ -97,7 +97,7 @@ TEST(Lessons, BrokenLessonsAreRejectedWithFileStepAndField)
         std::string expected;
     };
     const std::vector<Bad> bad = {
-        {"{not json", "lessons/99_test.json: malformed JSON"},
+        {"{not json", "lessons/99_test.json: not valid JSON at line 1, column 3: invalid literal"},
         {with(kMinimal, "attnlab-lesson", "attnlab-session"), "\"format\" must be \"attnlab-lesson\""},
         {with(kMinimal, "\"version\": 1", "\"version\": 7"), "newer than this program reads"},
         {with(kMinimal, "[\"weights\"]", "[\"softmax\"]"), "step 1: unknown stage \"softmax\""},

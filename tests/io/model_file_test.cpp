@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -430,6 +431,40 @@ TEST(ModelFile, ATruncatedFileIsRefusedAndTheOutputKept)
     const Status s = load_model_file(file.path, &out);
     ASSERT_FALSE(s.is_ok());
     EXPECT_NE(s.message().find(file.path), std::string::npos) << s.message();
+    EXPECT_EQ(out.task, "unchanged");
+    // The message says what happened in the user's words, where the text stops, and not the parser's jargon.
+    const std::string cut = text.substr(0, text.size() / 2);
+    const std::size_t end = cut.find_last_not_of(" \n");
+    const std::size_t line = 1 + static_cast<std::size_t>(std::count(cut.begin(), cut.begin() + end, '\n'));
+    const std::size_t line_start = cut.rfind('\n', end) == std::string::npos ? 0 : cut.rfind('\n', end) + 1;
+    const std::string where =
+        "line " + std::to_string(line) + ", column " + std::to_string(end - line_start + 1);
+    for (const std::string& part : {std::string("the file is incomplete: its JSON stops at ") + where,
+                                    std::string("cut off while it was being saved")})
+        EXPECT_NE(s.message().find(part), std::string::npos) << part << "\n" << s.message();
+    for (const char* jargon : {"json.exception", "parse error", "syntax error"})
+        EXPECT_EQ(s.message().find(jargon), std::string::npos) << jargon << "\n" << s.message();
+
+    // A stray character inside the file is "not valid JSON" at its place, not "incomplete".
+    std::string broken = text;
+    const std::size_t at = broken.find("\"task\"");
+    ASSERT_NE(at, std::string::npos);
+    broken.insert(at, "#");
+    {
+        std::ofstream f(file.path, std::ios::binary);
+        f << broken;
+    }
+    const Status stray = load_model_file(file.path, &out);
+    ASSERT_FALSE(stray.is_ok());
+    const std::size_t stray_line =
+        1 + static_cast<std::size_t>(std::count(broken.begin(), broken.begin() + at, '\n'));
+    const std::size_t stray_col =
+        at - (broken.rfind('\n', at) == std::string::npos ? 0 : broken.rfind('\n', at) + 1) + 1;
+    EXPECT_NE(stray.message().find("not valid JSON at line " + std::to_string(stray_line) + ", column " +
+                                   std::to_string(stray_col)),
+              std::string::npos)
+        << stray.message();
+    EXPECT_EQ(stray.message().find("incomplete"), std::string::npos) << stray.message();
     EXPECT_EQ(out.task, "unchanged");
 }
 

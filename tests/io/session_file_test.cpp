@@ -97,8 +97,11 @@ TEST(SessionFile, BadFilesAreClearErrors)
     const std::string head = R"({"format": "attnlab-session", "version": 1, )";
     expect_error(head + R"("config": {"heads": -3}})",
                  "session.json: \"heads\" must be a positive integer, got -3");
-    expect_error("{\"format\": \"attnlab-session\", ", "session.json: malformed JSON");
-    expect_error("", "session.json: malformed JSON");
+    expect_error("{\"format\": \"attnlab-session\", ",
+                 "session.json: the file is incomplete: its JSON stops at line 1, column 29");
+    expect_error("{\"format\": \"attnlab-session\", \n}", "session.json: not valid JSON at line 2, column 1");
+    expect_error("", "session.json: the file is empty");
+    expect_error(" \n", "may have been cut off while it was being saved");
     expect_error(R"({"format": "attnlab-trace", "version": 1})", "a trace export is not a session file");
     expect_error(R"({"version": 1})", "\"format\" is missing");
     expect_error(R"({"format": "attnlab-session", "version": 2})", "version 2 is newer");

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -456,22 +457,55 @@ TEST(TrainingFiles, ABrokenModelFileIsAMessageAndTheRunStays)
     ui.frames(*state, 1, panel_only(draw_training_panel));
     state->training_run.step_now(3);
     ui.frames(*state, 1, panel_only(draw_training_panel));
+    // A saved model cut in the middle, as a full disk or a killed program leaves it.
     const std::string path = temp_path("broken-model.json");
+    ASSERT_TRUE(save_model_file(*state, path).is_ok());
+    std::string text;
     {
-        std::ofstream f(path);
-        f << "{\"format\": \"attnlab-model\", \"version\": 1, \"config\": [";
+        std::ifstream in(path, std::ios::binary);
+        text.assign(std::istreambuf_iterator<char>(in), {});
     }
+    {
+        std::ofstream f(path, std::ios::binary | std::ios::trunc);
+        f << text.substr(0, text.size() / 2);
+    }
+    state->training_run.step_now(2);
     const Status s = open_model_file(*state, path);
     EXPECT_FALSE(s.is_ok());
-    EXPECT_TRUE(contains(s.message(), path)) << s.message();
+    EXPECT_TRUE(contains(s.message(), path + ": the file is incomplete: its JSON stops at line "))
+        << s.message();
+    EXPECT_TRUE(contains(s.message(), "cut off while it was being saved")) << s.message();
+    EXPECT_FALSE(contains(s.message(), "json.exception")) << s.message();
     state->training_run.poll(state->training.view);
-    EXPECT_EQ(state->training.view.step, 3);
+    EXPECT_EQ(state->training.view.step, 5); // the run on screen stays
     EXPECT_EQ(state->training.view.config.task, train::TaskKind::Reverse);
     EXPECT_FALSE(open_model_file(*state, temp_path("no-such-model.json")).is_ok());
-    const Status unwritable = save_model_file(*state, "/proc/attnlab-cannot-write-here.json");
-    EXPECT_FALSE(unwritable.is_ok());
-    EXPECT_TRUE(contains(unwritable.message(), "/proc/attnlab-cannot-write-here.json"))
-        << unwritable.message();
+}
+
+// Saving into a folder that takes no files names the folder, says it cannot be written and what to do: the
+// model, the curves (CSV and PNG) and the session alike.
+TEST(TrainingFiles, AnUnwritableFolderSaysSoAndWhatToDo)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    state->training_run.step_now(10);
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    const std::string target = "/proc/attnlab-cannot-write-here";
+    const Status results[] = {
+        save_model_file(*state, target + ".json"),
+        write_curves_csv(state->training.view, target + ".csv"),
+        export_curves_png(state->training.view, 100, 3, target + ".png"),
+        save_session_as(*state, target + ".session.json"),
+    };
+    for (const Status& r : results)
+    {
+        EXPECT_FALSE(r.is_ok());
+        EXPECT_TRUE(contains(r.message(), "cannot write " + target)) << r.message();
+        EXPECT_TRUE(contains(r.message(), "the folder /proc cannot be written")) << r.message();
+        EXPECT_TRUE(contains(r.message(), "pick another folder")) << r.message();
+        EXPECT_FALSE(contains(r.message(), "does not exist")) << r.message();
+    }
 }
 
 TEST(TrainingFiles, CurvesCsvHasAHeaderAndOneRowPerPoint)
