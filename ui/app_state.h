@@ -247,6 +247,7 @@ struct TrainingPanelState
     TrainingConfig edit;    // the panel's fields; Play, Step or Reset builds the run from them when changed
     TrainingSnapshot view;  // the latest snapshot copied from the run (TrainingRun::poll)
     std::string error;      // the last configure's message ("" : fine)
+    std::string notice;     // what Play did beyond the obvious (it raised the target) ("" : nothing)
     std::string model_path; // the model file last opened or saved ("" : none)
 
     // The probe: the sequence the maps show, typed in the task's vocabulary.

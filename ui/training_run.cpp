@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 
@@ -239,7 +240,7 @@ void TrainingRun::play()
     if (!configured_ || running())
         return;
     join_finished();
-    if (trainer_.steps_taken() >= target_.load(std::memory_order_relaxed))
+    if (trainer_.steps_taken() >= target_.load(std::memory_order_relaxed) || diverged())
         return;
     stop_.store(false, std::memory_order_relaxed);
     work_.stopped_because.clear();
@@ -279,8 +280,10 @@ void TrainingRun::step_now(int n)
     if (!configured_)
         return;
     const Clock::time_point t0 = Clock::now();
-    for (int i = 0; i < n; ++i)
+    for (int i = 0; i < n && !diverged(); ++i)
         record(trainer_.step());
+    if (diverged())
+        work_.stopped_because = diverged_because();
     const double s = seconds_since(t0);
     work_.steps_per_s = s > 0.0 && n > 0 ? n / s : 0.0;
     publish(false);
@@ -321,6 +324,7 @@ void TrainingRun::start_fresh()
     work_.history.clear();
     work_.timeline.clear();
     work_.stopped_because.clear();
+    work_.diverged_at = -1;
     work_.eval_every = eval_spacing(work_.config.target_steps);
     frame_every_ = work_.eval_every;
     accuracy_.clear();
@@ -373,6 +377,11 @@ void TrainingRun::worker_loop()
         }
         last_step = Clock::now();
         record(trainer_.step());
+        if (diverged())
+        {
+            work_.stopped_because = diverged_because();
+            break;
+        }
         const float stop_at = stop_accuracy_.load(std::memory_order_relaxed);
         if (stop_at > 0.0f && steps_since_eval_ == 0 && !work_.evals.empty() &&
             work_.evals.back().accuracy >= stop_at)
@@ -397,8 +406,18 @@ void TrainingRun::worker_loop()
     finished_.store(true, std::memory_order_release);
 }
 
+std::string TrainingRun::diverged_because() const
+{
+    return "the run diverged at step " + std::to_string(work_.diverged_at) +
+           " (its loss or gradients became NaN or infinite)";
+}
+
 void TrainingRun::record(const train::StepStats& s)
 {
+    // A loss or gradient that is not finite means NaN or infinite parameters from here on: every further
+    // step is NaN, so training stops.
+    if ((!std::isfinite(s.loss) || !std::isfinite(s.grad_norm)) && work_.diverged_at < 0)
+        work_.diverged_at = s.step;
     work_.loss.push_back(s.loss);
     accuracy_.push_back(s.accuracy);
     if (accuracy_.size() > kAccuracyWindow)

@@ -97,6 +97,7 @@ struct TrainingSnapshot
     std::vector<TrainingFrame> timeline; // step order; the first is the run's start, the last the current
     std::vector<PastRun> past;           // up to kKeptRuns earlier runs, oldest first
     std::string stopped_because;         // why the worker stopped by itself ("" : it did not)
+    int diverged_at = -1;                // the first step whose training loss was NaN or infinite (-1: none)
     std::vector<MetricRow> history;      // the rows a saved model file keeps (one per evaluation)
     train::TrainSettings settings;       // the run's training settings (saved with the model)
 
@@ -136,7 +137,7 @@ public:
     // (with fresh optimizer moments). Its metric history becomes the curves' held-out points.
     Status open(const TrainedModel& model);
     bool configured() const { return configured_; }
-    // Starts the worker (no-op when running, not configured, or at the target step).
+    // Starts the worker (no-op when running, not configured, at the target step, or diverged).
     void play();
     // Asks the worker to stop and joins it (waits for at most the step under way). No-op when not running.
     void pause();
@@ -145,7 +146,8 @@ public:
     // Pauses, then the same initial parameters (same seed: the same run again), step 0. The run so far joins
     // the past runs.
     void reset();
-    // Pauses, then n steps on the calling thread, then publishes (Step, Step N, tests, screenshots).
+    // Pauses, then n steps on the calling thread, then publishes (Step, Step N, tests, screenshots). Stops
+    // early when the loss stops being finite (the run diverged: its parameters are NaN from there on).
     void step_now(int n);
     // Changes the step play() stops at (the worker reads it at each step).
     void set_target_steps(int n) { target_.store(n, std::memory_order_relaxed); }
@@ -163,6 +165,8 @@ private:
     // On the thread that owns the run:
     void worker_loop();
     void record(const train::StepStats& s);
+    bool diverged() const { return work_.diverged_at >= 0; }
+    std::string diverged_because() const;
     const train::EvalStats& evaluate_now(); // the held-out figures, as the curves' next point
     void add_frame();
     void publish(bool running);

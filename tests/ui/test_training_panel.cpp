@@ -1,6 +1,7 @@
 // The Training panel headless (task combo, buttons, maps after synchronous steps) and TrainingRun's worker:
 // play, pause, target, reset and the hand-over of the trainer between threads.
 #include "core/io/session_file.h"
+#include "ui/colormap.h"
 #include "ui/export.h"
 #include "ui/lessons.h"
 #include "ui/panels/panels.h"
@@ -33,6 +34,13 @@ using test::panel_only;
 bool contains(const std::string& haystack, const std::string& needle)
 {
     return haystack.find(needle) != std::string::npos;
+}
+
+// The panel's text with wrapped lines joined again (a wrap replaces a space by a line break).
+std::string unwrapped(std::string text)
+{
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    return text;
 }
 
 TrainingConfig small_reverse(int target)
@@ -732,6 +740,130 @@ TEST(TrainingPanel, RefusedFieldsTrainNothingAndTheMessageGoesWhenTheyChange)
     out = ui.frames(*state, 1, panel_only(draw_training_panel));
     EXPECT_FALSE(contains(out.text, "refused")) << out.text;
     EXPECT_TRUE(ts.error.empty());
+}
+
+// Play (Space) at the target step goes on for the preset's length and says so under the progress bar.
+TEST(TrainingPanel, PlayAtTheTargetGoesOnForThePresetsLengthAndSaysSo)
+{
+    HeadlessUi ui;
+    ImGui::GetIO().KeyMap[ImGuiKey_Space] = 32; // as GLFW_KEY_SPACE
+    auto state = std::make_unique<AppState>();
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    TrainingPanelState& ts = state->training;
+    ts.edit.target_steps = 20;
+    state->training_run.set_target_steps(20);
+    state->training_run.step_now(20);
+    auto out = ui.frames(*state, 1, panel_only(draw_training_panel));
+    EXPECT_TRUE(contains(out.text, "step 20 / 20")) << out.text;
+
+    ui.press_key(*state, 32, false, false, panel_only(draw_training_panel));
+    const int preset = TrainingConfig::from_preset(train::TaskKind::Reverse).target_steps;
+    EXPECT_EQ(ts.edit.target_steps, 20 + preset);
+    ASSERT_TRUE(wait_stopped(state->training_run));
+    out = ui.frames(*state, 2, panel_only(draw_training_panel));
+    EXPECT_EQ(ts.view.step, 20 + preset);
+    const std::string said = "Step 20 had reached the target of 20 steps: Play goes on for " +
+                             std::to_string(preset) + " more, to step " + std::to_string(20 + preset);
+    EXPECT_TRUE(contains(unwrapped(out.text), said)) << out.text;
+    // Reset starts over: the note about the old target goes.
+    state->training_run.reset();
+    ts.notice.clear();
+    out = ui.frames(*state, 1, panel_only(draw_training_panel));
+    EXPECT_FALSE(contains(out.text, "had reached the target")) << out.text;
+}
+
+// Weights so large that the logits overflow: the loss is NaN from the first step, as after a too-high rate.
+TEST(TrainingPanel, ADivergedRunPausesSaysWhatToDoAndDrawsNoNaN)
+{
+    HeadlessUi ui;
+    ImGui::GetIO().KeyMap[ImGuiKey_Space] = 32; // as GLFW_KEY_SPACE
+    auto state = std::make_unique<AppState>();
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    state->training_run.step_now(10);
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    TrainedModel model = state->training.view.trained_model();
+    model.params.W_U.setConstant(3e38f);
+    ASSERT_TRUE(open_trained_model(*state, model).is_ok());
+    state->training_run.step_now(30);
+    auto out = ui.frames(*state, 2, panel_only(draw_training_panel));
+    const TrainingSnapshot& v = state->training.view;
+    EXPECT_EQ(v.diverged_at, 11);
+    EXPECT_EQ(v.step, 11) << "no step after the one that diverged";
+    for (const char* text : {"The run diverged at step 11", "Lower the learning rate", "Reset",
+                             "The maps at step 11 are not drawn"})
+        EXPECT_TRUE(contains(unwrapped(out.text), text)) << text << "\n" << out.text;
+    EXPECT_FALSE(contains(out.text, "nan")) << out.text;
+    EXPECT_FALSE(contains(out.text, "NaN (")) << out.text;
+    EXPECT_TRUE(out.textures.empty()) << "no map of NaN weights";
+
+    // Play refuses to train NaN weights on (the message stays); the worker never starts.
+    ui.press_key(*state, 32, false, false, panel_only(draw_training_panel));
+    EXPECT_FALSE(state->training_run.running());
+    state->training_run.poll(state->training.view);
+    EXPECT_EQ(state->training.view.step, 11);
+
+    // The worker stops by itself too, and says why.
+    ASSERT_TRUE(open_trained_model(*state, model).is_ok());
+    state->training_run.set_target_steps(100);
+    state->training_run.play();
+    ASSERT_TRUE(wait_stopped(state->training_run));
+    TrainingSnapshot s;
+    state->training_run.poll(s);
+    EXPECT_EQ(s.diverged_at, 11);
+    EXPECT_TRUE(contains(s.stopped_because, "diverged at step 11")) << s.stopped_because;
+
+    // Reset: finite weights again, the message goes, the maps come back.
+    state->training_run.reset();
+    out = ui.frames(*state, 2, panel_only(draw_training_panel));
+    EXPECT_EQ(state->training.view.diverged_at, -1);
+    EXPECT_FALSE(contains(out.text, "diverged")) << out.text;
+    EXPECT_FALSE(out.textures.empty());
+}
+
+// The progress bar's text reads on its fill and on the empty frame, in the dark and the light theme.
+TEST(TrainingPanel, ProgressTextReadsOnTheFillInBothThemes)
+{
+    for (const bool dark : {true, false})
+    {
+        HeadlessUi ui;
+        auto state = std::make_unique<AppState>();
+        state->prefs.dark_theme = dark;
+        ui.frames(*state, 1, panel_only(draw_training_panel));
+        state->training.edit.target_steps = 20;
+        state->training_run.set_target_steps(20);
+        state->training_run.step_now(20); // a full bar: the text lies on the fill
+        const auto out = ui.frames(*state, 2, panel_only(draw_training_panel));
+        ASSERT_TRUE(contains(out.text, "step 20 / 20")) << out.text;
+        const ImU32 fill = ImGui::GetColorU32(ImGuiCol_PlotHistogram);
+        const auto it = out.shape_points.find(fill);
+        ASSERT_NE(it, out.shape_points.end()) << "the bar's fill";
+        ImVec2 lo(1e9f, 1e9f), hi(-1e9f, -1e9f);
+        for (const ImVec2& q : it->second)
+        {
+            lo = ImVec2(std::min(lo.x, q.x), std::min(lo.y, q.y));
+            hi = ImVec2(std::max(hi.x, q.x), std::max(hi.y, q.y));
+        }
+        int glyph_points = 0;
+        for (const auto& [colour, points] : out.shape_points)
+        {
+            if (colour == fill)
+                continue;
+            for (const ImVec2& q : points)
+                if (q.x > lo.x + 1 && q.x < hi.x - 1 && q.y > lo.y + 1 && q.y < hi.y - 1)
+                {
+                    ++glyph_points;
+                    EXPECT_GE(contrast_ratio(colour, fill), 4.5f)
+                        << (dark ? "dark" : "light") << " theme: text colour " << std::hex << colour
+                        << " on fill " << fill;
+                    break;
+                }
+        }
+        EXPECT_GT(glyph_points, 0) << "the text is drawn on the fill";
+        // Over the empty frame (step 0 of a new run) the text keeps the theme's colour, which reads there.
+        const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+        const ImU32 frame = ImGui::GetColorU32(ImGuiCol_WindowBg);
+        EXPECT_GE(contrast_ratio(text, frame), 4.5f);
+    }
 }
 
 TEST(TrainingLessons, ABadTrainingStepIsAMessageNamingTheStep)

@@ -61,6 +61,7 @@ void apply(AppState& state)
     ts.lesson_queue.clear(); // the user's own fields: a lesson's runs waiting are dropped
     const Status s = state.training_run.configure(ts.edit);
     ts.error = s.is_ok() ? std::string() : s.message();
+    ts.notice.clear();
     ts.error_for = ts.edit;
     state.training_run.poll(ts.view);
     ts.follow_latest = true;
@@ -105,6 +106,21 @@ const TrainingFrame* shown_frame(const TrainingPanelState& ts)
 
 // [SECTION] Controls: task, model, Play / Pause, Step, Reset, pace, stop conditions, progress
 
+// Play at the target step goes on for the task's preset length again and says so in a line under the
+// progress bar. Pressing Play asks for training; refusing would need a second action in another field, and
+// raising the target silently leaves the student wondering where the new number came from.
+void raise_target(TrainingPanelState& ts, TrainingRun& run)
+{
+    const int reached = ts.edit.target_steps;
+    const int more = TrainingConfig::from_preset(ts.edit.task).target_steps;
+    ts.edit.target_steps = std::min(1000000, ts.view.step + more);
+    run.set_target_steps(ts.edit.target_steps);
+    ts.notice = "Step " + std::to_string(ts.view.step) + " had reached the target of " +
+                std::to_string(reached) + " steps: Play goes on for " +
+                std::to_string(ts.edit.target_steps - ts.view.step) + " more, to step " +
+                std::to_string(ts.edit.target_steps) + " (change it in \"target steps\").";
+}
+
 void play_pause(AppState& state)
 {
     TrainingPanelState& ts = state.training;
@@ -118,12 +134,11 @@ void play_pause(AppState& state)
         apply(state);
     if (!ts.error.empty())
         return; // the fields are refused (the message says why): nothing trains
+    if (ts.view.diverged_at >= 0)
+        return; // NaN weights train no further: the panel's message says to lower the rate and Reset
+    ts.notice.clear();
     if (ts.view.step >= ts.edit.target_steps)
-    {
-        // Play at the end of a run goes on for as many steps again, as a student expects.
-        ts.edit.target_steps = ts.view.step + std::max(100, ts.edit.target_steps / 2);
-        run.set_target_steps(ts.edit.target_steps);
-    }
+        raise_target(ts, run);
     ts.follow_latest = true;
     run.play();
 }
@@ -178,6 +193,31 @@ void model_fields(TrainingPanelState& ts)
     ts.edit.d_model = std::clamp(ts.edit.d_model, 4, 512);
     ts.edit.n_heads = std::clamp(ts.edit.n_heads, 1, std::min(16, ts.edit.d_model));
     ts.edit.batch_size = std::clamp(ts.edit.batch_size, 1, 1024);
+}
+
+// ImGui's progress bar draws its text in the theme's text colour wherever it falls: once the bar is full that
+// is white on the dark theme's yellow fill (contrast 1.5:1). Here the bar is drawn without text, then the
+// text twice, clipped: over the fill in a colour that reads on the fill (4.5:1 at least), over the empty
+// frame in the theme's text colour. The text sits where ImGui 1.86 puts it: right of the fill, kept inside
+// the bar.
+void progress_bar(float fraction, const char* overlay)
+{
+    ImGui::ProgressBar(fraction, ImVec2(-1, 0), "");
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float border = style.FrameBorderSize;
+    const ImVec2 lo(ImGui::GetItemRectMin().x + border, ImGui::GetItemRectMin().y + border);
+    const ImVec2 hi(ImGui::GetItemRectMax().x - border, ImGui::GetItemRectMax().y - border);
+    const float fill_x = lo.x + (hi.x - lo.x) * std::clamp(fraction, 0.0f, 1.0f);
+    const ImVec2 size = ImGui::CalcTextSize(overlay);
+    const float x =
+        std::max(lo.x, std::min(fill_x + style.ItemSpacing.x, hi.x - size.x - style.ItemInnerSpacing.x));
+    const ImVec2 at(x, lo.y + (hi.y - lo.y - size.y) * 0.5f);
+    const ImU32 fill = ImGui::GetColorU32(ImGuiCol_PlotHistogram);
+    const ImU32 on_fill = readable_on(chip_text_color(fill), fill);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec4 fill_clip(lo.x, lo.y, fill_x, hi.y), frame_clip(fill_x, lo.y, hi.x, hi.y);
+    dl->AddText(nullptr, 0.0f, at, on_fill, overlay, nullptr, 0.0f, &fill_clip);
+    dl->AddText(nullptr, 0.0f, at, ImGui::GetColorU32(ImGuiCol_Text), overlay, nullptr, 0.0f, &frame_clip);
 }
 
 void draw_controls(AppState& state)
@@ -249,6 +289,7 @@ void draw_controls(AppState& state)
             apply(state);
         else
             run.reset();
+        ts.notice.clear();
         ts.follow_latest = ts.error.empty() || ts.follow_latest;
     }
     item_tooltip("Back to step 0 with the same initial weights: the same seed gives the same run again. The "
@@ -275,6 +316,7 @@ void draw_controls(AppState& state)
     {
         ts.edit.target_steps = std::clamp(ts.edit.target_steps, 1, 1000000);
         run.set_target_steps(ts.edit.target_steps);
+        ts.notice.clear();
     }
     item_tooltip("Play stops here.");
     ImGui::SetNextItemWidth(w);
@@ -307,15 +349,27 @@ void draw_controls(AppState& state)
                       v.steps_per_s, (target - v.step) / v.steps_per_s);
     else
         std::snprintf(overlay, sizeof overlay, "step %d / %d   %.0f steps/s", v.step, target, v.steps_per_s);
-    ImGui::ProgressBar(std::min(1.0f, static_cast<float>(v.step) / static_cast<float>(target)), ImVec2(-1, 0),
-                       overlay);
-    if (!v.stopped_because.empty() && !run.running())
+    progress_bar(std::min(1.0f, static_cast<float>(v.step) / static_cast<float>(target)), overlay);
+    if (v.diverged_at >= 0)
+        error_text("The run diverged at step " + std::to_string(v.diverged_at) +
+                   ": its loss became NaN or infinite, so it cannot train on. Lower the learning rate "
+                   "(1e-3 suits most tasks) and press Reset, or Reset to start again.");
+    else if (!v.stopped_because.empty() && !run.running())
         ImGui::TextDisabled("Stopped: %s.", v.stopped_because.c_str());
+    if (!ts.notice.empty())
+    {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s", ts.notice.c_str());
+        ImGui::PopStyleColor();
+    }
     if (!v.evals.empty())
     {
         const TrainingEval& e = v.evals.back();
-        ImGui::Text("held-out: loss %.3f, accuracy %.1f %% (step %d)", static_cast<double>(e.loss),
-                    100.0 * static_cast<double>(e.accuracy), e.step);
+        if (std::isfinite(e.loss))
+            ImGui::Text("held-out: loss %.3f, accuracy %.1f %% (step %d)", static_cast<double>(e.loss),
+                        100.0 * static_cast<double>(e.accuracy), e.step);
+        else
+            ImGui::Text("held-out: loss not finite (step %d)", e.step);
     }
     if (!v.loss.empty())
     {
@@ -374,12 +428,16 @@ std::vector<ImVec2> thin(const std::vector<ImVec2>& pts, int x_min, int x_max, f
         int n = 0;
         while (i < pts.size() && static_cast<int>((pts[i].x - static_cast<float>(x_min)) / per) == column)
         {
-            sx += pts[i].x;
-            sy += pts[i].y;
-            ++n;
+            if (std::isfinite(pts[i].y)) // a diverged step's NaN would make the whole column NaN
+            {
+                sx += pts[i].x;
+                sy += pts[i].y;
+                ++n;
+            }
             ++i;
         }
-        out.push_back(ImVec2(static_cast<float>(sx / n), static_cast<float>(sy / n)));
+        if (n > 0)
+            out.push_back(ImVec2(static_cast<float>(sx / n), static_cast<float>(sy / n)));
     }
     return out;
 }
@@ -387,6 +445,8 @@ std::vector<ImVec2> thin(const std::vector<ImVec2>& pts, int x_min, int x_max, f
 std::string value_text(float v, const PlotSpec& spec)
 {
     char s[32];
+    if (!std::isfinite(v))
+        return "not finite (diverged)";
     if (spec.percent)
         std::snprintf(s, sizeof s, "%.1f %%", 100.0 * static_cast<double>(v));
     else if (v != 0.0f && std::fabs(v) < 0.01f)
@@ -1042,6 +1102,18 @@ void draw_stages(AppState& state)
     ImGui::EndChild();
 }
 
+// True when every map the probe feeds (attention weights, their gradients, logits and probabilities) is
+// finite.
+bool probe_is_finite(const TrainingProbe& pr)
+{
+    if (!pr.logits().allFinite() || !pr.probs().allFinite())
+        return false;
+    for (int k = 0; k < pr.n_layers() * pr.n_heads(); ++k)
+        if (!pr.weights(k).allFinite() || !pr.dweights(k).allFinite())
+            return false;
+    return true;
+}
+
 void draw_maps(AppState& state)
 {
     TrainingPanelState& ts = state.training;
@@ -1055,6 +1127,15 @@ void draw_maps(AppState& state)
     ts.probe.update(v.model, f->params, ts.probe_batch, ts.probe_version);
     if (ts.probe.empty())
         return;
+    if (!probe_is_finite(ts.probe))
+    {
+        // NaN weights would paint every map one flat colour and every number "NaN": say why instead.
+        error_text(
+            "The maps at step " + std::to_string(f->step) +
+            " are not drawn: the model's weights there are NaN or infinite (the run diverged). Move the "
+            "timeline to an earlier step to see the last maps before it did.");
+        return;
+    }
     ImGui::RadioButton("attention A_h", &ts.map_kind, 0);
     item_tooltip("Each head's weights on the probe: row = query position, column = key position; hatched "
                  "cells are masked (a key in the future).");
@@ -1348,6 +1429,7 @@ Status open_trained_model(AppState& state, const TrainedModel& model, bool show)
     state.training_run.poll(ts.view);
     ts.edit = ts.view.config;
     ts.error.clear();
+    ts.notice.clear();
     ts.follow_latest = true;
     if (model.has_view)
     {
