@@ -772,6 +772,38 @@ TEST(TrainingPanel, PlayAtTheTargetGoesOnForThePresetsLengthAndSaysSo)
     EXPECT_FALSE(contains(out.text, "had reached the target")) << out.text;
 }
 
+// The main panels never show a diverged step's NaN: they keep the last finite step, or the session.
+TEST(TrainingPanel, MainPanelsKeepTheLastFiniteStep)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    state->training_run.step_now(10);
+    set_trained_view(*state, true);
+    ui.frames(*state, 1);
+    ASSERT_TRUE(state->showing_trained());
+    const Mat finite = state->trace().probs[0];
+    ASSERT_TRUE(finite.allFinite());
+
+    TrainedModel model = state->training.view.trained_model();
+    model.params.W_U.setConstant(3e38f);
+    ASSERT_TRUE(open_trained_model(*state, model).is_ok());
+    ui.frames(*state, 2);
+    EXPECT_TRUE(state->showing_trained());
+    EXPECT_EQ(state->trace().probs[0], finite) << "the last finite step stays";
+    EXPECT_TRUE(state->message_is_error);
+    EXPECT_TRUE(contains(state->message, "not finite")) << state->message;
+
+    // Nothing finite shown yet: the session comes back instead.
+    auto fresh = std::make_unique<AppState>();
+    ui.frames(*fresh, 1, panel_only(draw_training_panel));
+    ASSERT_TRUE(open_trained_model(*fresh, model).is_ok());
+    set_trained_view(*fresh, true);
+    ui.frames(*fresh, 2);
+    EXPECT_FALSE(fresh->showing_trained());
+    EXPECT_FALSE(fresh->trace().trained);
+}
+
 // Weights so large that the logits overflow: the loss is NaN from the first step, as after a too-high rate.
 TEST(TrainingPanel, ADivergedRunPausesSaysWhatToDoAndDrawsNoNaN)
 {

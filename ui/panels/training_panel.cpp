@@ -1471,6 +1471,18 @@ void update_trained_view(AppState& state)
     ts.probe.update(ts.view.model, f->params, ts.probe_batch, ts.probe_version);
     if (ts.probe.empty() || ts.probe.version() == tv.probe_version)
         return;
+    if (!ts.probe.acts().probs.allFinite())
+    {
+        // A diverged step: no NaN on screen. The main panels keep the last finite step (or show the session)
+        // and say why.
+        tv.probe_version = ts.probe.version();
+        if (tv.trace.empty())
+            state.trained_view.on = false;
+        state.set_message("The trained model's weights at step " + std::to_string(f->step) +
+                              " are not finite (the run diverged): the main panels keep the last finite step",
+                          true);
+        return;
+    }
     train::fill_trace(ts.view.model, *f->params, ts.probe_batch, ts.probe.acts(), &ts.probe.act_grads(),
                       ts.view.vocabulary, tv.trace);
     train::to_model_weights(ts.view.model, *f->params, tv.weights);
