@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 namespace attnlab
@@ -268,10 +269,13 @@ Status save_model_file(AppState& state, const std::string& path)
 
 bool looks_like_model_file(const std::string& path)
 {
-    std::string text;
-    if (!read_file(path, &text, kMaxWeightsFileBytes, "model").is_ok())
+    // The format line is written first: the file's first 4 KiB say it (a model can be hundreds of MB).
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
         return false;
-    const std::string head = text.substr(0, 4096);
+    std::string head(4096, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
     return head.find("\"attnlab-model\"") != std::string::npos;
 }
 

@@ -347,6 +347,10 @@ TEST(TrainingFiles, SavedModelOpensAtItsStepWithTheSameWeightsMapsAndCurves)
     const std::string path = temp_path("reverse-25.json");
     ASSERT_TRUE(save_model_file(*a, path).is_ok());
     EXPECT_TRUE(looks_like_model_file(path));
+    EXPECT_FALSE(looks_like_model_file(temp_path("no-such-model.json")));
+    const std::string session = temp_path("not-a-model.json");
+    ASSERT_TRUE(save_session_file(Session{}, session).is_ok());
+    EXPECT_FALSE(looks_like_model_file(session));
     EXPECT_EQ(a->training.model_path, path);
 
     auto b = std::make_unique<AppState>();
