@@ -317,19 +317,18 @@ Status write_curves_csv(const TrainingSnapshot& run, const std::string& path)
     return file.commit();
 }
 
-TrainedModel model_with_view(const AppState& state)
+namespace
+{
+
+// The "view" fields alone (no copy of the weights: the autosave compares them every frame).
+void fill_view(const AppState& state, TrainedModel& m)
 {
     const TrainingPanelState& ts = state.training;
-    TrainedModel m = ts.view.trained_model();
     m.has_view = true;
     m.view_step = ts.follow_latest ? ts.view.step : std::clamp(ts.shown_step, 0, ts.view.step);
     m.view_main_panels = state.trained_view.on;
     m.view_probe = ts.probe_text == ts.view.probe_text ? std::string() : ts.probe_text;
-    return m;
 }
-
-namespace
-{
 
 std::string view_key(const TrainedModel& m)
 {
@@ -342,6 +341,13 @@ double seconds_now()
 }
 
 } // namespace
+
+TrainedModel model_with_view(const AppState& state)
+{
+    TrainedModel m = state.training.view.trained_model();
+    fill_view(state, m);
+    return m;
+}
 
 bool model_autosave_tick(AppState& state, ModelAutosave& autosave, bool force)
 {
@@ -357,15 +363,16 @@ bool model_autosave_tick(AppState& state, ModelAutosave& autosave, bool force)
     const bool new_step = v.step != autosave.written_step || task != autosave.written_task;
     // Where the user is on the model (timeline, main panels, probe) is kept too, at most every 2 s while it
     // changes (scrubbing), and always at exit.
-    const TrainedModel model = model_with_view(state);
+    TrainedModel view;
+    fill_view(state, view);
+    const std::string key = view_key(view);
     const double now = seconds_now();
-    const bool new_view =
-        view_key(model) != autosave.written_view && (force || now - autosave.last_write_s > 2.0);
+    const bool new_view = key != autosave.written_view && (force || now - autosave.last_write_s > 2.0);
     if (!new_step && !new_view)
         return false;
     autosave.last_write_s = now;
-    autosave.written_view = view_key(model);
-    const Status s = write_model_file(model, autosave.path);
+    autosave.written_view = key;
+    const Status s = write_model_file(model_with_view(state), autosave.path);
     if (!s.is_ok())
     {
         if (s.message() != autosave.error)
