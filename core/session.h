@@ -72,7 +72,7 @@ struct Session
     // Optional target sentence(s) for cross-attention: one line for all sources, or one line per source.
     std::string target;
     Config config;
-    // Empty: seeded Xavier weights. Otherwise a JSON file whose "weights" object is read (see docs/format).
+    // Empty: seeded Xavier weights. Otherwise a JSON file whose "weights" object is read (core/io/FORMAT.md).
     std::string weights_path;
     // A trained model (an attnlab-model file) that goes with the session: opening the session opens it in
     // the Training panel, where the file's "view" says whether the main panels show it. Empty: none.

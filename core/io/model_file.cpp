@@ -1004,11 +1004,4 @@ Status write_model_trace_json(const ModelPass& pass, const std::string& path)
     return file.commit();
 }
 
-std::string model_trace_to_json(const ModelPass& pass)
-{
-    JsonWriter writer;
-    write_model_trace(writer, pass);
-    return std::move(writer.text());
-}
-
 } // namespace attnlab

@@ -435,13 +435,4 @@ void block_product_at(const double* A, Index lda, const double* B, Index ldb, do
     reference_product_at(A, lda, B, ldb, C, ldc, m, n, k, lower);
 }
 
-const char* product_kernel()
-{
-#ifdef ATTNLAB_TRAIN_AVX2
-    return "avx2-6x16";
-#else
-    return "eigen";
-#endif
-}
-
 } // namespace attnlab::train

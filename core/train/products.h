@@ -45,8 +45,4 @@ void block_product_at(const double* A, Eigen::Index lda, const double* B, Eigen:
                       Eigen::Index ldc, Eigen::Index m, Eigen::Index n, Eigen::Index k,
                       Lower lower = Lower::None);
 
-// The kernel this build uses: "avx2-6x16" (AVX2 and FMA), else "eigen" (core's gemm and Eigen's kernel;
-// plain loops for the blocks).
-const char* product_kernel();
-
 } // namespace attnlab::train

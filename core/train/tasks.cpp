@@ -166,7 +166,7 @@ Preset Task::preset() const
     o.grad_clip = 1.0f;
     switch (kind_)
     {
-    case TaskKind::Copy: // TRAINING.md: 100% by step 100
+    case TaskKind::Copy: // measured: 100% by step 100
         m.n_layers = 1;
         m.n_heads = 1;
         m.d_model = 32;

@@ -2,7 +2,7 @@
 // the whole tour, presenter mode), as slides in the theme asked for or saved; `--lesson` with an unknown id
 // and an unwritable folder fail clearly.
 #include "core/io/lesson_file.h"
-#include "ui/colormap.h"
+#include "ui/picture/colormap.h"
 
 #include <stb_image.h>
 

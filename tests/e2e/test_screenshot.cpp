@@ -1,5 +1,5 @@
 // End to end: `attnlab screenshot` under Xvfb on the default session; the PNG is read back and checked.
-#include "ui/colormap.h"
+#include "ui/picture/colormap.h"
 
 #include <stb_image.h>
 

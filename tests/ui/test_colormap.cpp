@@ -1,5 +1,5 @@
 // Colour maps and value -> colour: table shape, monotonic lightness, −∞ and NaN, scale choice.
-#include "ui/colormap.h"
+#include "ui/picture/colormap.h"
 
 #include <gtest/gtest.h>
 

@@ -1,14 +1,14 @@
 // Export: the heatmap PNG (read back with stb_image: masked cells hatched, one number format, titles and
 // axis titles), file names, CSV text, unwritable paths, lesson slides (caption, theme, no window hints), the
 // window's picture taken without its dialog, and the prefs file.
-#include "ui/app_state.h"
-#include "ui/app_ui.h"
-#include "ui/export.h"
-#include "ui/fonts.h"
-#include "ui/heatmap_math.h"
-#include "ui/lessons.h"
-#include "ui/prefs.h"
-#include "ui/slides.h"
+#include "ui/model/app_state.h"
+#include "ui/model/lessons.h"
+#include "ui/model/prefs.h"
+#include "ui/picture/export.h"
+#include "ui/picture/font_file.h"
+#include "ui/picture/heatmap_math.h"
+#include "ui/picture/slides.h"
+#include "ui/shell/app_ui.h"
 #include "ui_test_support.h"
 
 #include <stb_image.h>

@@ -2,14 +2,14 @@
 // and the cross-attention maps (headless frames), and the head colours' contrast.
 #include "core/io/lesson_file.h"
 #include "core/softmax.h"
-#include "ui/app_ui.h"
-#include "ui/heads_layout.h"
-#include "ui/heatmap.h"
-#include "ui/heatmap_math.h"
-#include "ui/lessons.h"
+#include "ui/heatmap/heatmap.h"
+#include "ui/model/lessons.h"
 #include "ui/panels/panels.h"
-#include "ui/theme.h"
-#include "ui/widgets.h"
+#include "ui/picture/heads_layout.h"
+#include "ui/picture/heatmap_math.h"
+#include "ui/shell/app_ui.h"
+#include "ui/shell/theme.h"
+#include "ui/shell/widgets.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Mouse -> cell, label thinning, texture fill and number formatting: the heatmap's pure functions.
-#include "ui/heatmap_math.h"
+#include "ui/picture/heatmap_math.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
 // Panel layout: the default places tile the window and give a closed panel's room to the others, every panel
 // follows a resize, a layout saved at one window size (ours in fractions, or ImGui's old one in pixels) fits
 // inside another, and every lesson step shows what it talks about beside the Lesson panel.
-#include "ui/app_ui.h"
-#include "ui/layout.h"
-#include "ui/lessons.h"
+#include "ui/model/layout.h"
+#include "ui/model/lessons.h"
+#include "ui/model/prefs.h"
 #include "ui/panels/panels.h"
-#include "ui/prefs.h"
+#include "ui/shell/app_ui.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>

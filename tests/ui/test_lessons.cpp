@@ -2,11 +2,11 @@
 // view and highlights; the keys; presenter mode; leaving gives the user's session back; broken files named.
 #include "core/io/json_io.h"
 #include "core/io/session_file.h"
-#include "ui/app_ui.h"
-#include "ui/heatmap_math.h"
-#include "ui/key_taps.h"
-#include "ui/lessons.h"
+#include "ui/model/key_taps.h"
+#include "ui/model/lessons.h"
 #include "ui/panels/panels.h"
+#include "ui/picture/heatmap_math.h"
+#include "ui/shell/app_ui.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>

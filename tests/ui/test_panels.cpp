@@ -1,10 +1,10 @@
 // Headless frames of the whole app and of each panel: what is drawn, what is uploaded, what clicks change.
-#include "ui/app_ui.h"
-#include "ui/colormap.h"
-#include "ui/heatmap.h"
-#include "ui/heatmap_math.h"
-#include "ui/lessons.h"
+#include "ui/heatmap/heatmap.h"
+#include "ui/model/lessons.h"
 #include "ui/panels/panels.h"
+#include "ui/picture/colormap.h"
+#include "ui/picture/heatmap_math.h"
+#include "ui/shell/app_ui.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>

@@ -1,13 +1,13 @@
 // Presenter mode: its own text size on Ctrl+= / Ctrl+- / Ctrl+0 (the normal font size untouched, and the
 // other way round outside it), the T key and its light theme, the saved preferences, the map layout (square
 // cells, side by side or stacked, shared labels), and the heads and single-head steps drawn at 1280x720.
-#include "ui/app_ui.h"
-#include "ui/fonts.h"
-#include "ui/heatmap_math.h"
-#include "ui/lessons.h"
-#include "ui/prefs.h"
-#include "ui/presenter.h"
-#include "ui/presenter_layout.h"
+#include "ui/model/lessons.h"
+#include "ui/model/prefs.h"
+#include "ui/picture/heatmap_math.h"
+#include "ui/picture/presenter_layout.h"
+#include "ui/shell/app_ui.h"
+#include "ui/shell/fonts.h"
+#include "ui/shell/presenter.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>

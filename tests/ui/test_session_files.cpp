@@ -3,10 +3,10 @@
 // replaces unsaved changes.
 #include "core/io/json_io.h"
 #include "core/io/session_file.h"
-#include "ui/app_ui.h"
-#include "ui/lessons.h"
-#include "ui/prefs.h"
-#include "ui/session_files.h"
+#include "ui/model/lessons.h"
+#include "ui/model/prefs.h"
+#include "ui/model/session_files.h"
+#include "ui/shell/app_ui.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>

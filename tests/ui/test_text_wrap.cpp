@@ -1,6 +1,6 @@
 // Soft wrapping of text fields: where lines break, and edits of the wrapped text as edits of the user's text
 // (typing, Backspace and Delete beside a soft break, a typed new line).
-#include "ui/text_wrap.h"
+#include "ui/model/text_wrap.h"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,13 @@
 // The Training panel headless (task combo, buttons, maps after synchronous steps) and TrainingRun's worker:
 // play, pause, target, reset and the hand-over of the trainer between threads.
 #include "core/io/session_file.h"
-#include "ui/colormap.h"
-#include "ui/export.h"
-#include "ui/lessons.h"
+#include "ui/model/lessons.h"
+#include "ui/model/session_files.h"
+#include "ui/model/training/training_controller.h"
+#include "ui/model/training/training_run.h"
 #include "ui/panels/panels.h"
-#include "ui/session_files.h"
-#include "ui/training_run.h"
+#include "ui/picture/colormap.h"
+#include "ui/picture/export.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
 // Headless ImGui for UI tests: a context with a built font atlas, a stub texture provider and frame helpers.
 #include "ui_test_support.h"
 
-#include "ui/app_ui.h"
-#include "ui/fonts.h"
+#include "ui/shell/app_ui.h"
+#include "ui/shell/fonts.h"
 
 #include <algorithm>
 #include <cmath>

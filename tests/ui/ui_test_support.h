@@ -1,8 +1,8 @@
 // Headless ImGui for UI tests: a context with a built font atlas, a stub texture provider and frame helpers.
 #pragma once
 
-#include "ui/app_state.h"
-#include "ui/texture_provider.h"
+#include "ui/model/app_state.h"
+#include "ui/picture/texture_provider.h"
 
 #include <imgui.h>
 

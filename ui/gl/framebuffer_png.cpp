@@ -1,7 +1,7 @@
 // Reads the current framebuffer (before the swap) and writes it as a PNG.
 #include "ui/gl/framebuffer_png.h"
 
-#include "ui/export.h"
+#include "ui/picture/export.h"
 
 #include <glad/gl.h>
 

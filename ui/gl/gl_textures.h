@@ -1,7 +1,7 @@
 // TextureProvider for OpenGL 3.3: RGBA8 textures with nearest filtering (the only GL in the UI).
 #pragma once
 
-#include "ui/texture_provider.h"
+#include "ui/picture/texture_provider.h"
 
 #include <cstddef>
 

@@ -1,9 +1,9 @@
 // Comparisons panel: packed X W^Q vs per-head Q_h, two-step vs collapsed projection, single vs multi-head.
-#include "ui/heatmap.h"
-#include "ui/heatmap_math.h"
-#include "ui/lessons.h"
+#include "ui/heatmap/heatmap.h"
+#include "ui/model/lessons.h"
 #include "ui/panels/panels.h"
-#include "ui/widgets.h"
+#include "ui/picture/heatmap_math.h"
+#include "ui/shell/widgets.h"
 
 #include <imgui.h>
 

@@ -1,11 +1,11 @@
 // Heads panel: the h attention maps of a layer as small multiples, a query token pinned across every head,
 // the layers x heads overview of that query's weights, and the cross-attention maps.
-#include "ui/app_ui.h"
-#include "ui/heads_layout.h"
-#include "ui/heatmap.h"
-#include "ui/heatmap_math.h"
+#include "ui/heatmap/heatmap.h"
 #include "ui/panels/panels.h"
-#include "ui/widgets.h"
+#include "ui/picture/heads_layout.h"
+#include "ui/picture/heatmap_math.h"
+#include "ui/shell/app_ui.h"
+#include "ui/shell/widgets.h"
 
 #include <imgui.h>
 

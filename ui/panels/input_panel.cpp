@@ -1,6 +1,6 @@
 // Input panel: the sentences (one per line = a batch), the optional target sentence, and the tokens as chips.
 #include "ui/panels/panels.h"
-#include "ui/widgets.h"
+#include "ui/shell/widgets.h"
 
 #include <imgui.h>
 

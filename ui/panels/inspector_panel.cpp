@@ -1,8 +1,8 @@
 // Inspector panel: the hovered or pinned cell with its tokens, value and formula with the actual numbers;
 // for scores and weights the whole chain q_i, k_j, q_i ⊙ k_j, Σ, ÷√d_k, + M, softmax over row i.
-#include "ui/heatmap_math.h"
 #include "ui/panels/panels.h"
-#include "ui/widgets.h"
+#include "ui/picture/heatmap_math.h"
+#include "ui/shell/widgets.h"
 
 #include <imgui.h>
 

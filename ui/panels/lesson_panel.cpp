@@ -1,8 +1,8 @@
 // Lesson panel: the lessons (title, summary, broken files with their message) and the stepper of the open
 // one: Previous / Next, the counter "3 / 9", the step's title and text beside the pipeline.
-#include "ui/lessons.h"
+#include "ui/model/lessons.h"
 #include "ui/panels/panels.h"
-#include "ui/widgets.h"
+#include "ui/shell/widgets.h"
 
 #include <imgui.h>
 

@@ -1,7 +1,7 @@
 // Model panel: d_model, h, d_k, d_v, d_ff, layers, mask, positional encoding, τ and seed, each explained.
-#include "ui/lessons.h"
+#include "ui/model/lessons.h"
 #include "ui/panels/panels.h"
-#include "ui/widgets.h"
+#include "ui/shell/widgets.h"
 
 #include "core/io/json_io.h"
 #include "core/io/session_file.h"
@@ -146,18 +146,6 @@ bool heads_field(AppState& state, Config& c)
 }
 
 } // namespace
-
-PanelId status_error_panel(const AppState& state)
-{
-    // The engine checks the model's shape before the sentences; weights that do not fit, or overflow, are the
-    // model's too. Everything else (no tokens, too many, a target that does not match) is about the text.
-    if (!validate_config(state.session.config).is_ok())
-        return PanelId::Model;
-    const std::string& m = state.status.message();
-    if (m.rfind("the imported weights", 0) == 0 || m.find("NaN") != std::string::npos)
-        return PanelId::Model;
-    return PanelId::Input;
-}
 
 void draw_model_panel(AppState& state)
 {

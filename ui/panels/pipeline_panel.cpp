@@ -1,10 +1,10 @@
 // Pipeline panel: every stage of the Trace in order (name, equation, live shape, heatmap), one layer at a
 // time.
-#include "ui/heatmap.h"
-#include "ui/heatmap_math.h"
-#include "ui/lessons.h"
+#include "ui/heatmap/heatmap.h"
+#include "ui/model/lessons.h"
 #include "ui/panels/panels.h"
-#include "ui/widgets.h"
+#include "ui/picture/heatmap_math.h"
+#include "ui/shell/widgets.h"
 
 #include <imgui.h>
 

@@ -1,0 +1,503 @@
+// The heatmap widget: a matrix as one texture with token labels, a colour bar, hover, pin and export menu.
+#include "ui/heatmap/heatmap.h"
+
+#include "ui/model/lessons.h"
+#include "ui/picture/heatmap_math.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace attnlab
+{
+
+namespace
+{
+
+constexpr int kMaxLabelChars = 10;
+
+ImU32 label_color()
+{
+    return ImGui::GetColorU32(ImGuiCol_Text);
+}
+ImU32 dim_color()
+{
+    return ImGui::GetColorU32(ImGuiCol_TextDisabled);
+}
+
+std::string short_label(const MatrixView& view, bool rows, int index)
+{
+    return truncate_utf8(rows ? row_label(view, index) : col_label(view, index), kMaxLabelChars);
+}
+
+// The hovered cell's tooltip, beside the mouse on the side away from the Inspector (which shows the same
+// cell with its whole computation, and must stay readable).
+void cell_tooltip(const AppState& state, const MatrixView& view, const Mat& m, int row, int col,
+                  const char* hint)
+{
+    const std::string lines[] = {
+        view.title,
+        "row " + std::to_string(row) + "  " + row_label(view, row) + "   ·   col " + std::to_string(col) +
+            "  " + col_label(view, col),
+        "value " + format_value_long(m(row, col)),
+        hint,
+    };
+    const ImGuiStyle& style = ImGui::GetStyle();
+    float w = 0.0f;
+    for (const std::string& line : lines)
+        w = std::max(w, ImGui::CalcTextSize(line.c_str()).x);
+    w += style.WindowPadding.x * 2.0f;
+    const float h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::size(lines)) +
+                    style.WindowPadding.y * 2.0f;
+    const auto& r = state.panel_rects[static_cast<std::size_t>(PanelId::Inspector)];
+    const ImGuiIO& io = ImGui::GetIO();
+    const ScreenRect at = tooltip_rect(io.MousePos.x, io.MousePos.y, w, h, ScreenRect{r[0], r[1], r[2], r[3]},
+                                       io.DisplaySize.x, io.DisplaySize.y, ImGui::GetFontSize());
+    ImGui::SetNextWindowPos(ImVec2(at.x, at.y));
+    ImGui::BeginTooltip();
+    ImGui::TextUnformatted(lines[0].c_str());
+    ImGui::TextUnformatted(lines[1].c_str());
+    ImGui::TextUnformatted(lines[2].c_str());
+    ImGui::TextDisabled("%s", lines[3].c_str());
+    ImGui::EndTooltip();
+}
+
+} // namespace
+
+// The text is laid out at the clip rectangle's corner, where ImGui never culls it, then its vertices are
+// moved.
+void draw_text_upwards(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const char* text)
+{
+    const ImVec2 origin = dl->GetClipRectMin();
+    const int v0 = dl->VtxBuffer.Size;
+    dl->AddText(origin, color, text);
+    for (int i = v0; i < dl->VtxBuffer.Size; ++i)
+    {
+        ImDrawVert& v = dl->VtxBuffer[i];
+        const float dx = v.pos.x - origin.x;
+        const float dy = v.pos.y - origin.y;
+        v.pos = ImVec2(bottom_left.x + dy, bottom_left.y - dx);
+    }
+}
+
+Color32 pinned_color()
+{
+    return IM_COL32(255, 200, 0, 255);
+}
+
+float draw_colorbar(const ColorScale& scale, const ValueRange& range, float x0, float y0, float w, float h)
+{
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const auto& table = colormap_table(scale.map());
+    const int segments = 32;
+    for (int s = 0; s < segments; ++s)
+    {
+        // Top = high values.
+        const float t_top = 1.0f - static_cast<float>(s) / segments;
+        const float t_bot = 1.0f - static_cast<float>(s + 1) / segments;
+        const ImU32 c_top = table[static_cast<std::size_t>(std::lround(t_top * 255.0f))];
+        const ImU32 c_bot = table[static_cast<std::size_t>(std::lround(t_bot * 255.0f))];
+        const float ya = y0 + h * static_cast<float>(s) / segments;
+        const float yb = y0 + h * static_cast<float>(s + 1) / segments;
+        dl->AddRectFilledMultiColor(ImVec2(x0, ya), ImVec2(x0 + w, yb), c_top, c_top, c_bot, c_bot);
+    }
+    dl->AddRect(ImVec2(x0, y0), ImVec2(x0 + w, y0 + h), dim_color());
+    // Marks at the matrix's true min and max (the scale may be wider: [0, 1] or symmetric).
+    if (range.finite_count > 0)
+        for (float v : {range.min, range.max})
+        {
+            const float y = y0 + h * (1.0f - scale_position(v, scale));
+            dl->AddLine(ImVec2(x0 - 3, y), ImVec2(x0 + w + 3, y), IM_COL32(0, 0, 0, 255), 3.0f);
+            dl->AddLine(ImVec2(x0 - 3, y), ImVec2(x0 + w + 3, y), IM_COL32(255, 255, 255, 255), 1.0f);
+        }
+    const float fs = ImGui::GetFontSize();
+    const float tx = x0 + w + 4.0f;
+    float used = 0.0f;
+    auto label = [&](float y, const std::string& text)
+    {
+        dl->AddText(ImVec2(tx, y), label_color(), text.c_str());
+        used = std::max(used, ImGui::CalcTextSize(text.c_str()).x);
+    };
+    std::vector<float> label_ys = {y0 - 2.0f, y0 + h - fs + 2.0f};
+    label(label_ys[0], format_value(scale.hi));
+    if (h > 3.0f * fs)
+    {
+        label_ys.push_back(y0 + h * 0.5f - fs * 0.5f);
+        label(label_ys.back(), format_value(0.5f * (scale.lo + scale.hi)));
+    }
+    label(label_ys[1], format_value(scale.lo));
+    // The true min and max are labelled at their marks too, where they do not crowd another label: the
+    // scale's ends may be wider ([0, 1], or symmetric about 0).
+    if (range.finite_count > 0)
+        for (float v : {range.min, range.max})
+        {
+            const float y = y0 + h * (1.0f - scale_position(v, scale)) - fs * 0.5f;
+            bool crowded = false;
+            for (float other : label_ys)
+                crowded = crowded || std::fabs(other - y) < fs * 0.95f;
+            if (crowded)
+                continue;
+            label(y, format_value(v));
+            label_ys.push_back(y);
+        }
+    if (range.has_neg_inf)
+    {
+        const float ys = y0 + h + 4.0f;
+        dl->AddRectFilled(ImVec2(x0, ys), ImVec2(x0 + w, ys + fs * 0.8f), kNegInfColor);
+        dl->AddLine(ImVec2(x0, ys + fs * 0.8f), ImVec2(x0 + w, ys), kNegInfStripe, 2.0f);
+        dl->AddText(ImVec2(tx, ys - 2.0f), label_color(), "−∞");
+    }
+    return w + 4.0f + used;
+}
+
+HeatmapMargins heatmap_margins(const MatrixView& view, const HeatmapOptions& options)
+{
+    HeatmapMargins margins;
+    if (view.m == nullptr)
+        return margins;
+    const int rows = static_cast<int>(view.m->rows());
+    const int cols = static_cast<int>(view.m->cols());
+    const float fs = ImGui::GetFontSize();
+    if (options.labels && options.row_labels)
+    {
+        // Measure only the labels that can be shown (at most ~64), so T = 512 costs little.
+        const int rstride = std::max(1, rows / 64);
+        const float index_w = rows > 16 && view.row_tokens != nullptr
+                                  ? ImGui::CalcTextSize((std::to_string(rows) + " ").c_str()).x
+                                  : 0.0f;
+        for (int r = 0; r < rows; r += rstride)
+            margins.left = std::max(margins.left, ImGui::CalcTextSize(short_label(view, true, r).c_str()).x);
+        margins.left += index_w + 6.0f;
+    }
+    if (options.labels && options.col_labels)
+    {
+        if (view.col_tokens != nullptr)
+        {
+            const int cstride = std::max(1, cols / 64);
+            for (int c = 0; c < cols; c += cstride)
+                margins.col_labels =
+                    std::max(margins.col_labels, ImGui::CalcTextSize(short_label(view, false, c).c_str()).x);
+            margins.col_labels += 6.0f;
+        }
+        else
+            margins.col_labels = fs + 4.0f;
+    }
+    margins.right = 6.0f;
+    if (options.colorbar)
+    {
+        margins.right +=
+            fs * 0.6f + std::max(10.0f, fs * 0.8f) + ImGui::CalcTextSize("-0.00e+00").x * 0.75f + 8.0f;
+        margins.below = fs;
+    }
+    return margins;
+}
+
+namespace
+{
+
+// Where everything goes: row labels | image | colour bar, column labels under the image.
+struct HeatmapGeometry
+{
+    int rows = 0, cols = 0;
+    float cell_w = 0.0f, cell_h = 0.0f;
+    float image_w = 0.0f, image_h = 0.0f;
+    float row_label_w = 0.0f;
+    bool col_labels = false; // column labels drawn (they go when they would leave the image too small)
+    float bar_w = 0.0f, gap = 0.0f;
+    ImVec2 total;      // the whole widget
+    ImVec2 img0, img1; // the image's corners on screen (set once p0 is known)
+};
+
+HeatmapGeometry heatmap_geometry(const MatrixView& view, const HeatmapOptions& options)
+{
+    HeatmapGeometry g;
+    g.rows = static_cast<int>(view.m->rows());
+    g.cols = static_cast<int>(view.m->cols());
+    const float fs = ImGui::GetFontSize();
+    const float total_w = options.width > 0.0f ? options.width : ImGui::GetContentRegionAvail().x;
+    const HeatmapMargins margins = heatmap_margins(view, options);
+    g.row_label_w = margins.left;
+    float col_label_h = margins.col_labels;
+    g.col_labels = options.labels && options.col_labels;
+    // A height for the whole widget: the image gives up what the labels and the colour bar's numbers need,
+    // and the column labels go when they would leave the image under 4 lines of text.
+    float max_image_h = options.max_height;
+    if (options.max_total_height > 0.0f)
+    {
+        const float below = options.colorbar ? fs : 0.0f;
+        if (g.col_labels && options.max_total_height - col_label_h - below < 4.0f * fs)
+        {
+            g.col_labels = false;
+            col_label_h = 0.0f;
+        }
+        const float fit = std::max(fs, options.max_total_height - col_label_h - below);
+        max_image_h = max_image_h > 0.0f ? std::min(max_image_h, fit) : fit;
+    }
+    g.bar_w = options.colorbar ? std::max(10.0f, fs * 0.8f) : 0.0f;
+    g.gap = options.colorbar ? fs * 0.6f : 0.0f;
+    const float image_w_avail = std::max(8.0f, total_w - g.row_label_w - margins.right);
+    // Cells may grow to fit a number at the current font size (presenter mode, larger fonts, HiDPI).
+    const float numbers_cell = ImGui::CalcTextSize("-0.00").x + 10.0f;
+    g.cell_w = std::min(options.max_cell_px > 0.0f ? options.max_cell_px : std::max(48.0f, numbers_cell),
+                        image_w_avail / static_cast<float>(g.cols));
+    g.cell_h = g.cell_w;
+    if (max_image_h > 0.0f && g.cell_h * g.rows > max_image_h)
+        g.cell_h = max_image_h / static_cast<float>(g.rows);
+    g.image_w = g.cell_w * g.cols;
+    g.image_h = g.cell_h * g.rows;
+    const float extra_h = (options.colorbar && g.image_h < 3.0f * fs) ? 3.0f * fs - g.image_h : 0.0f;
+    g.total = ImVec2(g.row_label_w + g.image_w + margins.right - 6.0f,
+                     g.image_h + col_label_h + extra_h + margins.below);
+    return g;
+}
+
+// The numbers inside the cells, when they fit (never over a masked cell: it is hatched only).
+void draw_cell_numbers(ImDrawList* dl, const AppState& state, const MatrixView& view,
+                       const HeatmapEntry& entry, const HeatmapGeometry& g)
+{
+    const Mat& m = *view.m;
+    const ImVec2 sample_size = ImGui::CalcTextSize("-0.00");
+    if (!state.prefs.numbers_in_cells || g.cell_w < sample_size.x + 4.0f || g.cell_h < sample_size.y + 2.0f ||
+        g.rows * g.cols > 1024)
+        return;
+    for (int r = 0; r < g.rows; ++r)
+        for (int c = 0; c < g.cols; ++c)
+        {
+            if (cell_masked(view, r, c))
+                continue; // hatched only: a masked weight's 0 (or a masked score's −∞) is no number
+            const float v = m(r, c);
+            std::string text = format_value(v);
+            ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+            if (ts.x + 2.0f > g.cell_w && std::fabs(v) < 0.005f)
+            {
+                // 2.9e-04 does not fit where -0.00 does: rounded to the cell's two decimals.
+                text = v < 0.0f ? "-0.00" : "0.00";
+                ts = ImGui::CalcTextSize(text.c_str());
+            }
+            if (ts.x + 2.0f > g.cell_w)
+                continue; // a large value in scientific notation: the tooltip and inspector have it
+            const ImVec2 cell0(g.img0.x + c * g.cell_w, g.img0.y + r * g.cell_h);
+            const ImVec2 pos(cell0.x + (g.cell_w - ts.x) * 0.5f, cell0.y + (g.cell_h - ts.y) * 0.5f);
+            dl->AddText(pos, text_color_on(value_to_color(v, entry.scale)), text.c_str());
+        }
+}
+
+// A whole row outlined just outside its cells (which stay visible): in white when hovered, in the pinned
+// colour when pinned; black around either, so it shows on light and dark cells alike.
+void outline_row(ImDrawList* dl, const HeatmapGeometry& g, int r, ImU32 color, float thickness)
+{
+    const float y0 = g.img0.y + static_cast<float>(r) * g.cell_h;
+    const float y1 = y0 + std::max(g.cell_h, 1.0f);
+    const float in = thickness * 0.5f + 0.5f;
+    dl->AddRect(ImVec2(g.img0.x - in - thickness, y0 - in - thickness),
+                ImVec2(g.img1.x + in + thickness, y1 + in + thickness), IM_COL32(0, 0, 0, 255), 0.0f, 0,
+                1.5f);
+    dl->AddRect(ImVec2(g.img0.x - in, y0 - in), ImVec2(g.img1.x + in, y1 + in), color, 0.0f, 0, thickness);
+}
+
+void outline_cell(ImDrawList* dl, const HeatmapGeometry& g, int r, int c, ImU32 color, float thickness)
+{
+    const ImVec2 a(g.img0.x + c * g.cell_w, g.img0.y + r * g.cell_h);
+    const ImVec2 b(a.x + std::max(g.cell_w, 3.0f), a.y + std::max(g.cell_h, 3.0f));
+    dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), IM_COL32(0, 0, 0, 255), 0.0f, 0,
+                thickness + 2.0f);
+    dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), color, 0.0f, 0, thickness);
+}
+
+// Head-block dividers, the frame, the pinned and highlighted rows, the pinned cell and a lesson's cells.
+void draw_marks(ImDrawList* dl, AppState& state, const MatrixRef& ref, const MatrixView& view,
+                const HeatmapOptions& options, const HeatmapGeometry& g)
+{
+    if (view.column_blocks > 0)
+        for (int c = view.column_blocks; c < g.cols; c += view.column_blocks)
+        {
+            const float x = g.img0.x + c * g.cell_w;
+            dl->AddLine(ImVec2(x, g.img0.y - 3.0f), ImVec2(x, g.img1.y + 3.0f),
+                        ImGui::GetColorU32(ImGuiCol_Text), 2.0f);
+        }
+    if (options.frame_color != 0)
+        dl->AddRect(ImVec2(g.img0.x - options.frame_thickness, g.img0.y - options.frame_thickness),
+                    ImVec2(g.img1.x + options.frame_thickness, g.img1.y + options.frame_thickness),
+                    options.frame_color, 0.0f, 0, options.frame_thickness);
+    const bool pinned_row = options.pinned_row >= 0 && options.pinned_row < g.rows;
+    if (pinned_row && options.dim_other_rows)
+    {
+        // The other rows dimmed, so the pinned row is what the eye finds, even at a few pixels a row.
+        const float y0 = g.img0.y + static_cast<float>(options.pinned_row) * g.cell_h;
+        const ImU32 shade = IM_COL32(0, 0, 0, 130);
+        dl->AddRectFilled(g.img0, ImVec2(g.img1.x, y0), shade);
+        dl->AddRectFilled(ImVec2(g.img0.x, y0 + g.cell_h), g.img1, shade);
+    }
+    if (pinned_row)
+        outline_row(dl, g, options.pinned_row, pinned_color(), 2.0f);
+    if (options.highlight_row >= 0 && options.highlight_row < g.rows &&
+        options.highlight_row != options.pinned_row)
+        outline_row(dl, g, options.highlight_row, IM_COL32(255, 255, 255, 255), 1.5f);
+    if (state.pinned.valid && state.pinned.matrix == ref)
+        outline_cell(dl, g, state.pinned.row, state.pinned.col, pinned_color(), 2.0f);
+    for (const LessonCell& cell : lesson_cells(state, ref))
+        if (cell.row < g.rows && cell.col < g.cols)
+        {
+            outline_cell(dl, g, cell.row, cell.col, lesson_highlight_color(), 3.0f);
+            ++state.lesson.cells_outlined;
+        }
+}
+
+// The hovered cell (outline, tooltip, click to pin) and the right-click menu (export, unpin).
+void handle_pointer(ImDrawList* dl, AppState& state, const MatrixRef& ref, const MatrixView& view,
+                    const HeatmapOptions& options, const HeatmapGeometry& g, bool item_hovered,
+                    bool item_clicked, HeatmapResult& result)
+{
+    if (item_hovered)
+    {
+        const ImVec2 mouse = ImGui::GetIO().MousePos;
+        const CellHit hit =
+            cell_at(mouse.x, mouse.y, g.img0.x, g.img0.y, g.image_w, g.image_h, g.rows, g.cols);
+        if (hit.inside)
+        {
+            result.hovered = true;
+            result.row = hit.row;
+            result.col = hit.col;
+            state.hovered_next.valid = true;
+            state.hovered_next.matrix = ref;
+            state.hovered_next.row = hit.row;
+            state.hovered_next.col = hit.col;
+            state.last_heatmap = ref;
+            outline_cell(dl, g, hit.row, hit.col, IM_COL32(255, 255, 255, 255), 1.5f);
+            if (item_clicked)
+            {
+                result.clicked = true;
+                if (options.pin_on_click)
+                {
+                    const CellRef cell = state.hovered_next;
+                    state.pinned = (state.pinned == cell) ? CellRef{} : cell;
+                }
+            }
+            cell_tooltip(state, view, *view.m, hit.row, hit.col,
+                         options.pin_on_click ? "click: pin in the Inspector · right click: export"
+                         : options.click_hint != nullptr ? options.click_hint
+                                                         : "click: select this head · right click: export");
+        }
+    }
+    if (ImGui::BeginPopupContextItem("##heatmap_menu"))
+    {
+        ImGui::TextDisabled("%s", view.title.c_str());
+        for (const ExportFormat format : {ExportFormat::Png, ExportFormat::Csv})
+            if (ImGui::MenuItem(format == ExportFormat::Png ? "Export PNG…" : "Export CSV…"))
+            {
+                state.export_dialog.open_request = true;
+                state.export_dialog.matrix = ref;
+                state.export_dialog.format = format;
+                state.export_dialog.path = default_export_path(ref, format);
+            }
+        if (state.pinned.valid && ImGui::MenuItem("Unpin cell"))
+            state.pinned = CellRef{};
+        ImGui::EndPopup();
+    }
+}
+
+// Token (or index) labels on both axes, thinned so they never overlap.
+void draw_labels(ImDrawList* dl, const MatrixView& view, const HeatmapOptions& options,
+                 const HeatmapGeometry& g)
+{
+    const float fs = ImGui::GetFontSize();
+    if (options.labels && options.row_labels)
+    {
+        const int rstride = label_stride(g.rows, g.cell_h, fs);
+        for (int r = 0; r < g.rows; r += rstride)
+        {
+            // Thinned token labels carry their index, so "every 20th" is readable, when there is room for it.
+            std::string text = short_label(view, true, r);
+            if (rstride > 1 && view.row_tokens != nullptr)
+            {
+                std::string indexed = std::to_string(r) + " " + text;
+                if (ImGui::CalcTextSize(indexed.c_str()).x + 6.0f <= g.row_label_w)
+                    text = std::move(indexed);
+            }
+            const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+            const float y = g.img0.y + (r + 0.5f) * g.cell_h - ts.y * 0.5f;
+            const bool pad = view.row_tokens != nullptr && text == "<pad>";
+            dl->AddText(ImVec2(g.img0.x - ts.x - 4.0f, y), pad ? dim_color() : label_color(), text.c_str());
+        }
+    }
+    if (!g.col_labels)
+        return;
+    if (view.col_tokens != nullptr)
+    {
+        const int cstride = label_stride(g.cols, g.cell_w, fs);
+        for (int c = 0; c < g.cols; c += cstride)
+        {
+            const std::string text = short_label(view, false, c);
+            const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+            const float x = g.img0.x + (c + 0.5f) * g.cell_w - ts.y * 0.5f;
+            draw_text_upwards(dl, ImVec2(x, g.img1.y + 4.0f + ts.x),
+                              text == "<pad>" ? dim_color() : label_color(), text.c_str());
+        }
+        return;
+    }
+    const float num_w = ImGui::CalcTextSize("0000").x;
+    const int cstride = label_stride(g.cols, g.cell_w, num_w);
+    for (int c = 0; c < g.cols; c += cstride)
+    {
+        const std::string text = std::to_string(c);
+        const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+        const float x = g.img0.x + (c + 0.5f) * g.cell_w - ts.x * 0.5f;
+        dl->AddText(ImVec2(x, g.img1.y + 2.0f), dim_color(), text.c_str());
+    }
+}
+
+} // namespace
+
+HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapOptions& options)
+{
+    HeatmapResult result;
+    const MatrixView view = resolve_matrix(state, ref);
+    if (view.m == nullptr)
+    {
+        ImGui::TextDisabled("(not available)");
+        return result;
+    }
+    HeatmapGeometry g = heatmap_geometry(view, options);
+    const ImVec2 p0 = ImGui::GetCursorScreenPos();
+    if (!ImGui::IsRectVisible(p0, ImVec2(p0.x + g.total.x, p0.y + g.total.y)))
+    {
+        ImGui::Dummy(g.total);
+        return result;
+    }
+    result.visible = true;
+    g.img0 = ImVec2(p0.x + g.row_label_w, p0.y);
+    g.img1 = ImVec2(g.img0.x + g.image_w, g.img0.y + g.image_h);
+
+    const HeatmapEntry& entry =
+        state.heatmaps.get(view.key, view.version, *view.m, view.probability, view.mask, view.stretch);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    ImGui::PushID(view.key.c_str());
+    ImGui::SetCursorScreenPos(g.img0);
+    ImGui::InvisibleButton("##cells", ImVec2(std::max(1.0f, g.image_w), std::max(1.0f, g.image_h)));
+    const bool item_hovered = ImGui::IsItemHovered() && !state.mouse_ignored;
+    const bool item_clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left) && !state.mouse_ignored;
+    if (entry.texture != 0)
+        dl->AddImage(reinterpret_cast<ImTextureID>(entry.texture), g.img0, g.img1);
+    else
+        dl->AddRectFilled(g.img0, g.img1, kNegInfColor);
+    draw_cell_numbers(dl, state, view, entry, g);
+    draw_marks(dl, state, ref, view, options, g);
+    handle_pointer(dl, state, ref, view, options, g, item_hovered, item_clicked, result);
+    ImGui::PopID();
+
+    draw_labels(dl, view, options, g);
+    if (options.colorbar)
+    {
+        const float bar_h = std::max(g.image_h, 3.0f * ImGui::GetFontSize());
+        draw_colorbar(entry.scale, entry.range, g.img1.x + g.gap, g.img0.y, g.bar_w, bar_h);
+    }
+    ImGui::SetCursorScreenPos(p0);
+    ImGui::Dummy(g.total);
+    return result;
+}
+
+} // namespace attnlab

@@ -1,0 +1,68 @@
+// The heatmap widget: a matrix as one texture with token labels, a colour bar, hover, pin and export menu.
+#pragma once
+
+#include "ui/model/app_state.h"
+#include "ui/picture/colormap.h"
+
+#include <imgui.h>
+
+namespace attnlab
+{
+
+struct HeatmapOptions
+{
+    float width = 0.0f;       // total width including labels and colour bar; 0: the available width
+    float max_cell_px = 0.0f; // cells never get larger than this; 0: large enough for numbers inside (48 px
+                              // at the default font, more at larger ones)
+    float max_height = 0.0f;  // > 0: cells get flatter rather than the image taller than this
+    // > 0: the same for the whole widget, labels and colour bar included (column labels are left out when
+    // they would leave the image under 4 lines of text)
+    float max_total_height = 0.0f;
+    bool labels = true; // token / index labels on both axes
+    // With labels: also the row labels (a map beside one with the same rows may leave them out).
+    bool row_labels = true;
+    bool col_labels = true;      // with labels: also the column labels (the heads grid leaves them out)
+    bool colorbar = true;        // the colour bar with the true range
+    int highlight_row = -1;      // a row outlined across the whole map (the heads grid's hovered query)
+    int pinned_row = -1;         // a row outlined in the pinned colour (the heads grid's pinned query)
+    bool dim_other_rows = false; // with pinned_row: the other rows are drawn darker
+    Color32 frame_color = 0;     // > 0: a frame around the image in this colour (a head's own colour)
+    float frame_thickness = 2.0f;
+    bool pin_on_click = true;         // false: a click only reports `clicked` (the heads grid selects a head)
+    const char* click_hint = nullptr; // the tooltip's last line when pin_on_click is false
+};
+
+struct HeatmapResult
+{
+    bool visible = false; // drawn (false when scrolled out of view: nothing was uploaded)
+    bool hovered = false;
+    int row = -1, col = -1; // the hovered cell
+    bool clicked = false;   // left click on a cell this frame
+};
+
+// The room a heatmap takes around its image, in pixels at the current font: row labels on the left, the
+// colour bar and its numbers on the right, column labels and the colour bar's last line below. The image
+// starts at the widget's left edge plus `left`.
+struct HeatmapMargins
+{
+    float left = 0.0f;       // row labels
+    float right = 0.0f;      // the gap, the colour bar and its numbers
+    float col_labels = 0.0f; // column labels under the image
+    float below = 0.0f;      // under the column labels: the colour bar's last number
+};
+HeatmapMargins heatmap_margins(const MatrixView& view, const HeatmapOptions& options);
+
+// Draws the matrix `ref` resolves to; "not available" text when it does not resolve.
+HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapOptions& options = {});
+
+// Draws a colour bar for a scale in [x0, x0 + w] x [y0, y0 + h] with its labels to the right.
+// Returns the width used including the labels.
+float draw_colorbar(const ColorScale& scale, const ValueRange& range, float x0, float y0, float w, float h);
+
+// The colour of pinned things: a pinned cell's outline, the heads grid's pinned query row.
+Color32 pinned_color();
+
+// Draws text rotated by -90° (reading upwards) that starts at `bottom_left` and goes up (key labels).
+void draw_text_upwards(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const char* text);
+
+} // namespace attnlab

@@ -1,0 +1,483 @@
+// AppState: recompute once per edit, keep the selection in range, and resolve matrix references.
+#include "ui/model/app_state.h"
+
+#include "core/softmax.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+namespace attnlab
+{
+
+// [SECTION] Comparisons of small structs
+
+bool MatrixRef::operator==(const MatrixRef& o) const
+{
+    if (source != o.source || b != o.b)
+        return false;
+    if (source == MatrixSource::Comparison)
+        return comparison == o.comparison && layer == o.layer && head == o.head;
+    const bool per_head = stage_info(stage).per_head;
+    return stage == o.stage && (source == MatrixSource::Cross || layer == o.layer) &&
+           (!per_head || head == o.head);
+}
+
+bool ViewPrefs::operator==(const ViewPrefs& o) const
+{
+    return dark_theme == o.dark_theme && font_size == o.font_size && numbers_in_cells == o.numbers_in_cells &&
+           stretch_weights == o.stretch_weights && open == o.open && places == o.places &&
+           presenter_scale == o.presenter_scale && presenter_light == o.presenter_light;
+}
+
+// [SECTION] Frame and recompute
+
+bool AppState::update()
+{
+    if (session_version == computed_version)
+        return false;
+    const auto t0 = std::chrono::steady_clock::now();
+    status = engine.run(session);
+    recompute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    computed_version = session_version;
+    clamp_selection();
+    return true;
+}
+
+void AppState::clamp_selection()
+{
+    if (!has_trace())
+        return;
+    const Trace& t = trace();
+    sel.layer = std::clamp(sel.layer, 0, std::max(0, static_cast<int>(t.layers.size()) - 1));
+    sel.b = std::clamp(sel.b, 0, std::max(0, t.batch_size() - 1));
+    sel.head = std::clamp(sel.head, 0, std::max(0, heads() - 1));
+    follow_query_pin(heads_panel.query, *query_tokens(false));
+    if (t.has_cross)
+        follow_query_pin(heads_panel.cross_query, *query_tokens(true));
+    else
+        heads_panel.cross_query = QueryPin{};
+    if (pinned.valid)
+    {
+        const MatrixView v = resolve_matrix(*this, pinned.matrix);
+        if (v.m == nullptr || pinned.row >= v.m->rows() || pinned.col >= v.m->cols())
+            pinned.valid = false;
+    }
+}
+
+void AppState::begin_frame()
+{
+    hovered = hovered_next;
+    hovered_next = CellRef{};
+    heads_hover_row = heads_hover_row_next;
+    heads_hover_row_next = -1;
+}
+
+int AppState::heads() const
+{
+    if (!has_trace())
+        return 0;
+    return trace().layers.front().attn.n_heads;
+}
+
+void AppState::select_head(int j)
+{
+    const int h = heads();
+    if (h <= 0)
+        return;
+    sel.head = ((j % h) + h) % h;
+}
+
+const std::vector<std::string>* AppState::query_tokens(bool cross) const
+{
+    if (!has_trace() || sel.b < 0 || sel.b >= trace().batch_size())
+        return nullptr;
+    const Trace& t = trace();
+    if (cross)
+        return t.has_cross ? &t.cross.target.tokens[static_cast<std::size_t>(sel.b)] : nullptr;
+    return &t.tokens.tokens[static_cast<std::size_t>(sel.b)];
+}
+
+int AppState::shown_query(bool cross) const
+{
+    const std::vector<std::string>* tokens = query_tokens(cross);
+    if (tokens == nullptr)
+        return -1;
+    const int T = static_cast<int>(tokens->size());
+    const QueryPin& pin = cross ? heads_panel.cross_query : heads_panel.query;
+    const bool hover_here = (heads_panel.view == HeadsView::Cross) == cross;
+    if (hover_here && heads_hover_row >= 0 && heads_hover_row < T)
+        return heads_hover_row;
+    return pin.row < T ? pin.row : -1;
+}
+
+void AppState::unpin_queries()
+{
+    heads_panel.query = QueryPin{};
+    heads_panel.cross_query = QueryPin{};
+}
+
+// [SECTION] Pinned query tokens
+
+void set_query_pin(QueryPin& pin, int row, const std::vector<std::string>& tokens)
+{
+    if (tokens.empty())
+    {
+        pin = QueryPin{};
+        return;
+    }
+    pin.row = std::clamp(row, 0, static_cast<int>(tokens.size()) - 1);
+    pin.token = tokens[static_cast<std::size_t>(pin.row)];
+    pin.T = static_cast<int>(tokens.size());
+}
+
+void toggle_query_pin(QueryPin& pin, int row, const std::vector<std::string>& tokens)
+{
+    if (row < 0 || row >= static_cast<int>(tokens.size()) ||
+        (pin.row == row && pin.T == static_cast<int>(tokens.size())))
+        pin = QueryPin{};
+    else
+        set_query_pin(pin, row, tokens);
+}
+
+void follow_query_pin(QueryPin& pin, const std::vector<std::string>& tokens)
+{
+    if (!pin.valid())
+        return;
+    const int T = static_cast<int>(tokens.size());
+    if (T == pin.T && pin.row < T)
+    {
+        pin.token = tokens[static_cast<std::size_t>(pin.row)];
+        return;
+    }
+    // Another T: the same word, where it is now (the nearest occurrence to where it was).
+    int best = -1;
+    for (int i = 0; i < T; ++i)
+        if (tokens[static_cast<std::size_t>(i)] == pin.token &&
+            (best < 0 || std::abs(i - pin.row) < std::abs(best - pin.row)))
+            best = i;
+    if (best < 0)
+        pin = QueryPin{};
+    else
+        set_query_pin(pin, best, tokens);
+}
+
+void AppState::set_message(std::string text, bool is_error)
+{
+    message = std::move(text);
+    message_is_error = is_error;
+}
+
+void AppState::ensure_comparisons()
+{
+    if (!has_trace())
+        return;
+    // An odd multiplier keeps distinct generations (seeded or trained) apart in the high bits.
+    const std::uint64_t key = (static_cast<std::uint64_t>(trace_generation()) * 0x9E3779B97F4A7C15ull) ^
+                              (static_cast<std::uint64_t>(sel.layer) << 24) ^
+                              (static_cast<std::uint64_t>(sel.b) << 12) ^
+                              static_cast<std::uint64_t>(sel.head);
+    if (key == comparisons_key)
+        return;
+    compute_comparisons(trace(), weights(), sel.layer, sel.b, sel.head, comparisons);
+    comparisons_key = key;
+    ++comparisons_version;
+}
+
+// [SECTION] Resolving matrices
+
+namespace
+{
+
+bool cols_are_keys(Stage stage)
+{
+    return stage_info(stage).cols_are_keys();
+}
+
+std::string layer_key(const MatrixRef& ref)
+{
+    const StageInfo& info = stage_info(ref.stage);
+    std::string key = ref.source == MatrixSource::Cross ? "cross" : "L" + std::to_string(ref.layer);
+    key += "/b" + std::to_string(ref.b) + "/" + info.key;
+    if (info.per_head)
+        key += "/h" + std::to_string(ref.head);
+    return key;
+}
+
+const char* comparison_key(ComparisonMatrix c)
+{
+    switch (c)
+    {
+    case ComparisonMatrix::Q_packed:
+        return "Q_packed";
+    case ComparisonMatrix::Q_two_step:
+        return "Q_two_step";
+    case ComparisonMatrix::Q_collapsed:
+        return "Q_collapsed";
+    case ComparisonMatrix::W_collapsed:
+        return "W_collapsed";
+    case ComparisonMatrix::single_weights:
+        return "single_weights";
+    case ComparisonMatrix::single_out:
+        return "single_out";
+    case ComparisonMatrix::Count:
+        break;
+    }
+    return "?";
+}
+
+void resolve_comparison(const AppState& state, const MatrixRef& ref, MatrixView& v)
+{
+    const Comparisons& c = state.comparisons;
+    if (state.comparisons_version == 0 || c.b >= state.trace().batch_size())
+        return;
+    const Trace& t = state.trace();
+    const std::vector<std::string>* tokens = &t.tokens.tokens[static_cast<std::size_t>(c.b)];
+    v.row_tokens = tokens;
+    v.version = state.comparisons_version;
+    v.key = std::string("cmp/") + comparison_key(ref.comparison);
+    const int T = t.T();
+    const int h = state.heads();
+    v.row_axis = "position";
+    auto shape = [](const char* sym, long r, long cols)
+    { return std::string(sym) + " = " + std::to_string(r) + "×" + std::to_string(cols); };
+    switch (ref.comparison)
+    {
+    case ComparisonMatrix::Q_packed:
+        v.m = &c.Q_packed;
+        v.title = "X W^Q (packed)";
+        v.equation = "X [W_1^Q | … | W_h^Q]: column block j is Q_j";
+        v.shape = shape("T×h·d_k", T, c.Q_packed.cols());
+        v.col_axis = "feature (h·d_k)";
+        v.column_blocks = h > 0 ? static_cast<int>(c.Q_packed.cols()) / h : 0;
+        break;
+    case ComparisonMatrix::Q_two_step:
+        v.m = &c.Q_two_step;
+        v.title = "Two steps: (X W^Q) W_h^Q";
+        v.equation = "q = x W^Q, then q W_h^Q";
+        v.shape = shape("T×d_k", T, c.Q_two_step.cols());
+        v.col_axis = "feature (d_k)";
+        break;
+    case ComparisonMatrix::Q_collapsed:
+        v.m = &c.Q_collapsed;
+        v.title = "Collapsed: X (W^Q W_h^Q)";
+        v.equation = "one matrix W^Q W_h^Q";
+        v.shape = shape("T×d_k", T, c.Q_collapsed.cols());
+        v.col_axis = "feature (d_k)";
+        break;
+    case ComparisonMatrix::W_collapsed:
+        v.m = &c.W_collapsed;
+        v.row_tokens = nullptr;
+        v.title = "W^Q W_h^Q";
+        v.equation = "the product of two linear maps is one linear map";
+        v.shape = shape("d_model×d_k", c.W_collapsed.rows(), c.W_collapsed.cols());
+        v.row_axis = "feature (d_model)";
+        v.col_axis = "feature (d_k)";
+        break;
+    case ComparisonMatrix::single_weights:
+        v.m = &c.single_weights;
+        v.col_tokens = tokens;
+        v.probability = true;
+        v.stretch = state.prefs.stretch_weights;
+        v.title = "Single-head weights";
+        v.equation = t.config.scale ? "softmax((X W^Q (X W^K)ᵀ / √(h·d_k) + M) / τ)"
+                                    : "softmax((X W^Q (X W^K)ᵀ + M) / τ)";
+        v.shape = shape("T×T", T, T);
+        v.row_axis = "query";
+        v.col_axis = "key";
+        // The same mask as the layer's heads: its −∞ cells are drawn as masked, not as a weight of 0.
+        if (c.layer < static_cast<int>(t.layers.size()))
+            v.mask = &t.layers[static_cast<std::size_t>(c.layer)].attn.mask[static_cast<std::size_t>(c.b)];
+        break;
+    case ComparisonMatrix::single_out:
+        v.m = &c.single_out;
+        v.title = "Single-head output";
+        v.equation = "A (X W^V) W^O";
+        v.shape = shape("T×d_model", T, c.single_out.cols());
+        v.col_axis = "feature (d_model)";
+        break;
+    case ComparisonMatrix::Count:
+        break;
+    }
+    if (v.m != nullptr && v.m->size() == 0)
+        v.m = nullptr;
+}
+
+} // namespace
+
+MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
+{
+    MatrixView v;
+    if (!state.has_trace())
+        return v;
+    const Trace& t = state.trace();
+    if (ref.b < 0 || ref.b >= t.batch_size())
+        return v;
+    if (ref.source == MatrixSource::Comparison)
+    {
+        resolve_comparison(state, ref, v);
+        return v;
+    }
+    const StageInfo& info = stage_info(ref.stage);
+    const bool cross = ref.source == MatrixSource::Cross;
+    if (info.per_head && (ref.head < 0 || ref.head >= state.heads()))
+        return v;
+    const std::vector<std::string>* source_tokens = &t.tokens.tokens[static_cast<std::size_t>(ref.b)];
+    if (cross)
+    {
+        if (!t.has_cross || (!info.attention_block && ref.stage != Stage::X))
+            return v;
+        const std::vector<std::string>* target_tokens =
+            &t.cross.target.tokens[static_cast<std::size_t>(ref.b)];
+        if (ref.stage == Stage::X)
+            v.m = &t.cross.X_q[static_cast<std::size_t>(ref.b)];
+        else
+            v.m = &attention_stage_matrix(t.cross.attn, ref.stage, ref.b, ref.head);
+        const bool key_rows = ref.stage == Stage::K || ref.stage == Stage::V;
+        v.row_tokens = key_rows ? source_tokens : target_tokens;
+        v.col_tokens = cols_are_keys(ref.stage) ? source_tokens : nullptr;
+        v.title = ref.stage == Stage::X ? std::string("X_q (target)") : std::string(info.name);
+    }
+    else
+    {
+        // Input and output stages (embedding, logits, ...) belong to no layer; a stage the trace does not
+        // have (a trained model's, in a seeded session) resolves to nothing.
+        v.m = find_stage_matrix(t, ref.stage, ref.layer, ref.b, ref.head);
+        if (v.m == nullptr)
+            return v;
+        v.row_tokens = source_tokens;
+        v.col_tokens = cols_are_keys(ref.stage) ? source_tokens : nullptr;
+        if (info.cols[0] == 'V' && t.vocabulary.size() == static_cast<std::size_t>(v.m->cols()))
+            v.col_tokens = &t.vocabulary;
+        v.title = info.name;
+    }
+    if (info.per_head)
+        v.title += "  (head " + std::to_string(ref.head + 1) + ")";
+    v.equation = stage_equation(t, ref.stage, cross);
+    if (cross)
+        v.title = "Cross: " + v.title; // queries from the target's X_q, keys and values from the encoder
+    else if (ref.stage == Stage::X && ref.layer == 0)
+        v.equation = t.trained ? "X = E[tokens] + P" : "X = Embedding + PE";
+    else if (ref.stage == Stage::X)
+        v.equation = "X = " +
+                     std::string(t.pre_ln ? (t.d_ff > 0 ? "residual2" : "residual")
+                                          : (t.d_ff > 0 ? "norm2" : "norm1")) +
+                     " of layer " + std::to_string(ref.layer) + " (its output)";
+    if (ref.stage == Stage::scaled && !t.config.scale)
+        v.equation = "Q_h K_hᵀ  (÷ √d_k switched off)";
+    v.shape = stage_shape(t, ref.stage, cross);
+    // T×T maps are read "query i looks at key j"; the others have a token per row and a feature (or, for
+    // logits and probabilities, a vocabulary token) per column.
+    v.row_axis = cols_are_keys(ref.stage) ? "query" : "position";
+    v.col_axis = cols_are_keys(ref.stage) ? "key"
+                 : info.cols[0] == 'V'    ? "next token"
+                                          : std::string("feature (") + info.cols + ")";
+    if (ref.stage == Stage::concat && state.heads() > 0)
+        v.column_blocks = static_cast<int>(v.m->cols()) / state.heads(); // d_v: one block per head
+    v.probability = ref.stage == Stage::weights || ref.stage == Stage::probs;
+    v.stretch = ref.stage == Stage::weights && state.prefs.stretch_weights;
+    if (ref.stage == Stage::weights || ref.stage == Stage::dweights)
+    {
+        const AttentionTrace& attn =
+            cross ? t.cross.attn : t.layers[static_cast<std::size_t>(ref.layer)].attn;
+        v.mask = &attn.head(ref.b, ref.head).masked;
+    }
+    v.key = layer_key(ref);
+    v.version = state.trace_generation();
+    if (v.m->size() == 0)
+        v.m = nullptr;
+    return v;
+}
+
+MatrixRef selected_stage(const AppState& state, Stage stage, int head, bool cross)
+{
+    MatrixRef ref;
+    ref.source = cross ? MatrixSource::Cross : MatrixSource::Layer;
+    ref.stage = stage;
+    ref.layer = state.sel.layer;
+    ref.b = state.sel.b;
+    ref.head = head;
+    return ref;
+}
+
+MatrixRef selected_comparison(const AppState& state, ComparisonMatrix which)
+{
+    MatrixRef ref = selected_stage(state, Stage::X, state.sel.head);
+    ref.source = MatrixSource::Comparison;
+    ref.comparison = which;
+    return ref;
+}
+
+float AppState::mean_entropy(const MatrixRef& ref)
+{
+    const MatrixView view = resolve_matrix(*this, ref);
+    if (view.m == nullptr)
+        return -1.0f;
+    auto& entry = entropy_cache[view.key];
+    if (entry.first != view.version)
+    {
+        if (entropy_cache.size() > 4096) // stale keys from earlier sessions; start over
+        {
+            entropy_cache.clear();
+            return mean_entropy(ref);
+        }
+        entry = {view.version, mean_row_entropy(*view.m)};
+    }
+    return entry.second;
+}
+
+std::string row_label(const MatrixView& view, int row)
+{
+    if (view.row_tokens != nullptr && row >= 0 && row < static_cast<int>(view.row_tokens->size()))
+        return (*view.row_tokens)[static_cast<std::size_t>(row)];
+    return std::to_string(row);
+}
+
+std::string col_label(const MatrixView& view, int col)
+{
+    if (view.col_tokens != nullptr && col >= 0 && col < static_cast<int>(view.col_tokens->size()))
+        return (*view.col_tokens)[static_cast<std::size_t>(col)];
+    return std::to_string(col);
+}
+
+std::string matrix_file_stem(const MatrixRef& ref)
+{
+    const bool comparison = ref.source == MatrixSource::Comparison;
+    std::string s = "attnlab-";
+    s += comparison ? comparison_key(ref.comparison) : stage_info(ref.stage).key;
+    s += ref.source == MatrixSource::Cross ? std::string("-cross") : "-layer" + std::to_string(ref.layer + 1);
+    s += "-sentence" + std::to_string(ref.b + 1);
+    if (comparison || stage_info(ref.stage).per_head)
+        s += "-head" + std::to_string(ref.head + 1);
+    return s;
+}
+
+std::string default_export_path(const MatrixRef& ref, ExportFormat format)
+{
+    return matrix_file_stem(ref) + (format == ExportFormat::Png ? ".png" : ".csv");
+}
+
+bool cell_masked(const MatrixView& view, int r, int c)
+{
+    const float v = (*view.m)(r, c);
+    if (std::isinf(v) && v < 0)
+        return true;
+    return view.mask != nullptr && view.mask->rows() == view.m->rows() &&
+           view.mask->cols() == view.m->cols() && std::isinf((*view.mask)(r, c));
+}
+
+PanelId status_error_panel(const AppState& state)
+{
+    // The engine checks the model's shape before the sentences; weights that do not fit, or overflow, are the
+    // model's too. Everything else (no tokens, too many, a target that does not match) is about the text.
+    if (!validate_config(state.session.config).is_ok())
+        return PanelId::Model;
+    const std::string& m = state.status.message();
+    if (m.rfind("the imported weights", 0) == 0 || m.find("NaN") != std::string::npos)
+        return PanelId::Model;
+    return PanelId::Input;
+}
+
+} // namespace attnlab

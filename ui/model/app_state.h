@@ -1,0 +1,502 @@
+// AppState: the one struct every panel reads and edits (session, engine, selection, view prefs, panels).
+// No ImGui types here, so tests and the window build it alike.
+#pragma once
+
+#include "core/comparisons.h"
+#include "core/engine.h"
+#include "core/io/lesson_file.h"
+#include "core/session.h"
+#include "core/trace.h"
+#include "ui/model/text_wrap.h"
+#include "ui/model/training/training_probe.h"
+#include "ui/model/training/training_run.h"
+#include "ui/picture/heatmap_cache.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace attnlab
+{
+
+// [SECTION] Panels
+
+enum class PanelId
+{
+    Input,
+    Model,
+    Pipeline,
+    Heads,
+    Inspector,
+    Comparisons,
+    Lesson,
+    Training,
+    Count
+};
+inline constexpr int kPanelCount = static_cast<int>(PanelId::Count);
+
+// [SECTION] Which matrix a heatmap shows
+
+enum class MatrixSource
+{
+    Layer,      // a stage of encoder layer `layer`
+    Cross,      // a stage of the cross-attention block (Stage::X means the target's X_q)
+    Comparison, // one of the comparison matrices
+};
+
+enum class ComparisonMatrix
+{
+    Q_packed,       // X W^Q, h column blocks
+    Q_two_step,     // (X W^Q) W_h^Q
+    Q_collapsed,    // X (W^Q W_h^Q)
+    W_collapsed,    // W^Q W_h^Q
+    single_weights, // one T x T map from the packed matrices
+    single_out,     // single-head output
+    Count
+};
+
+struct MatrixRef
+{
+    MatrixSource source = MatrixSource::Layer;
+    Stage stage = Stage::weights;
+    int layer = 0;
+    int b = 0;
+    int head = 0;
+    ComparisonMatrix comparison = ComparisonMatrix::Q_packed;
+
+    bool operator==(const MatrixRef& o) const;
+    bool operator!=(const MatrixRef& o) const { return !(*this == o); }
+};
+
+// A cell of a matrix (hovered or pinned).
+struct CellRef
+{
+    bool valid = false;
+    MatrixRef matrix;
+    int row = 0, col = 0;
+
+    bool operator==(const CellRef& o) const
+    {
+        return valid == o.valid && (!valid || (matrix == o.matrix && row == o.row && col == o.col));
+    }
+};
+
+// Everything a heatmap needs to draw a matrix: resolved from a MatrixRef against the current trace.
+struct MatrixView
+{
+    const Mat* m = nullptr; // nullptr: not available (no trace yet, out of range)
+    std::string title;      // "weights  A_h" ...
+    std::string equation;   // "softmax(masked / τ)"
+    std::string shape;      // "T×T = 6×6"
+    const std::vector<std::string>* row_tokens = nullptr; // nullptr: rows are numbered
+    const std::vector<std::string>* col_tokens = nullptr; // nullptr: columns are numbered (features)
+    bool probability = false;                             // fixed [0, 1] scale
+    bool stretch = false;           // probability on [0, max] (ViewPrefs::stretch_weights)
+    const Mat* mask = nullptr;      // weights: the masked scores, whose −∞ cells are drawn as masked
+    int column_blocks = 0;          // > 0: a separator every this many columns
+    std::string row_axis;           // what a row is: "query" (T×T maps), "position", "feature (d_model)"
+    std::string col_axis;           // what a column is: "key" (T×T maps), "feature (d_k)", ...
+    std::string key;                // the texture cache key
+    unsigned long long version = 0; // changes when the matrix may have changed
+};
+
+// Whether cell (r, c) of view.m is masked: the value itself is −∞ (masked scores) or view.mask is −∞ there
+// (weights, whose masked cells hold 0). A masked cell is drawn hatched and without a number, in the window
+// and in exports alike.
+bool cell_masked(const MatrixView& view, int r, int c);
+
+// [SECTION] Preferences (saved in the user's config folder)
+
+// A panel the user moved or resized: its rectangle in fractions of the work area (the window under the menu
+// bar and above the status bar), so it keeps its proportions at any window size. Not placed: the panel takes
+// its default place (ui/layout.h).
+struct PanelPlace
+{
+    bool placed = false;
+    float x = 0.0f, y = 0.0f, w = 0.0f, h = 0.0f;
+
+    bool operator==(const PanelPlace& o) const
+    {
+        return placed == o.placed && (!placed || (x == o.x && y == o.y && w == o.w && h == o.h));
+    }
+    bool operator!=(const PanelPlace& o) const { return !(*this == o); }
+};
+
+inline constexpr float kMinFontSize = 10.0f;
+inline constexpr float kMaxFontSize = 40.0f;
+inline constexpr float kDefaultFontSize = 17.0f;
+inline constexpr float kMinPresenterScale = 0.5f;
+inline constexpr float kMaxPresenterScale = 2.0f;
+
+struct ViewPrefs
+{
+    bool dark_theme = true;
+    float font_size = kDefaultFontSize; // pixels at content scale 1
+    bool numbers_in_cells = true;
+    bool stretch_weights = false; // attention weights coloured on [0, largest weight] instead of [0, 1]
+    std::array<bool, kPanelCount> open = {true, true, true, true, true, false, false, false};
+    std::array<PanelPlace, kPanelCount> places{}; // View > Reset layout forgets them
+    // Presenter mode: its text and maps grow with the window's height times this (Ctrl+= / Ctrl+- there),
+    // apart from font_size; and its theme (black, or white for bright lecture halls).
+    float presenter_scale = 1.0f;
+    bool presenter_light = false;
+
+    bool operator==(const ViewPrefs& o) const;
+    bool operator!=(const ViewPrefs& o) const { return !(*this == o); }
+};
+
+// [SECTION] Selection and requests
+
+struct Selection
+{
+    int layer = 0;
+    int b = 0;    // sentence of the batch
+    int head = 0; // j in 0..h-1
+};
+
+enum class ExportFormat
+{
+    Png,
+    Csv,
+};
+
+// The export popup: which matrix, where, at which scale. Opened by a heatmap's context menu or Ctrl+E.
+struct ExportDialog
+{
+    bool open_request = false;
+    MatrixRef matrix;
+    ExportFormat format = ExportFormat::Png;
+    std::string path;
+    int scale = 0;     // pixels per cell edge in the PNG; 0: default_export_scale() when the popup opens
+    std::string error; // the last attempt's message, shown in the popup (which stays open)
+};
+
+// The session / trace / window file popup (Ctrl+O, Ctrl+S, File menu).
+enum class FileAction
+{
+    None,
+    OpenSession,
+    SaveSession,
+    ExportTraceJson,
+    ExportWindowPng,
+    OpenModel,       // an attnlab-model file into the Training panel
+    SaveModel,       // the Training panel's model at its current step
+    ExportCurvesCsv, // the Training panel's curves
+    ExportCurvesPng, // the same as a picture
+};
+
+struct FileDialog
+{
+    bool open_request = false;
+    FileAction action = FileAction::None;
+    std::string path;
+    std::string error; // the last attempt's message, shown in the popup (which stays open)
+};
+
+// A session file waiting to replace the user's session until the question about its unsaved changes is
+// answered: Save, Discard or Cancel (ui/session_files.h).
+struct UnsavedPrompt
+{
+    std::string path;          // the file waiting to be opened ("" : nothing waits)
+    bool autosave = false;     // an autosave or a kept copy (it opens as an unsaved session)
+    bool open_request = false; // open the question's popup on the next frame
+    std::string save_path;     // where Save writes the session: its own file, or a name the user types
+    std::string error;         // the last Save's message, shown in the popup (which stays open)
+};
+
+// [SECTION] Lessons
+
+// The lesson being followed and what it stands in for. While a lesson is open, AppState::session is the
+// current step's; the user's own session waits here and comes back when the lesson is left (ui/lessons.h).
+struct LessonState
+{
+    LessonLibrary library; // loaded at start; a broken file is one message in library.errors
+    int lesson = -1;       // index in library.lessons; -1: no lesson open
+    int step = 0;          // index in its steps
+
+    Session user_session; // the user's own session, path, selection and imported weights
+    std::string user_session_path;
+    Selection user_sel;
+    ModelWeights user_weights;
+    bool user_has_weights = false;
+    std::string step_weights_path; // the weights file the lesson's steps have loaded ("" : seeded weights)
+    std::array<bool, kPanelCount> opened_panels{}; // panels the lesson opened (closed again when done)
+    // The user's folded pipeline stages, given back when the lesson is left (steps fold and unfold them).
+    std::array<bool, kStageCount> user_stage_collapsed{};
+    std::array<bool, kStageCount> user_cross_stage_collapsed{};
+
+    // Frames left in which the pipeline scrolls its first highlighted stage to the top: a few, because a
+    // window's layout settles over its first frames.
+    int scroll_request = 0;
+    int focus_panel = -1; // a PanelId to bring to the front on the next frame; -1: none
+    // Frames left in which the Model panel scrolls the step's setting into view (as scroll_request).
+    int setting_scroll_request = 0;
+    float pipeline_height = 0.0f; // the Pipeline's visible height last frame: a change scrolls again
+    int cells_outlined = 0;       // lesson cells outlined by the heatmaps this frame (for tests)
+};
+
+// [SECTION] Training
+
+// The Training panel: its fields and the snapshot it draws (the run itself is AppState::training_run).
+struct TrainingPanelState
+{
+    TrainingConfig edit;    // the panel's fields; Play, Step or Reset builds the run from them when changed
+    TrainingSnapshot view;  // the latest snapshot copied from the run (TrainingRun::poll)
+    std::string error;      // the last configure's message ("" : fine)
+    std::string notice;     // what Play did beyond the obvious (it raised the target) ("" : nothing)
+    std::string model_path; // the model file last opened or saved ("" : none)
+
+    // The probe: the sequence the maps show, typed in the task's vocabulary.
+    std::string probe_text;
+    std::vector<std::string> probe_vocabulary; // the vocabulary probe_text was checked against
+    bool probe_dirty = true;                   // probe_text changed since it was parsed
+    std::string probe_error;                   // why the text is not a probe ("" : it is)
+    train::Batch probe_batch;                  // the last good probe (B = 1)
+    unsigned long long probe_version = 0;      // bumped when probe_batch changes
+    TrainingProbe probe;                       // probe_batch through the shown step's weights
+
+    // The timeline: the newest weights, or the frame at or before shown_step.
+    bool follow_latest = true;
+    int shown_step = 0;
+
+    int map_kind = 0; // 0: A_h; 1: A_h beside ∂L/∂A_h; 2: logits, probabilities and loss; 3: every stage
+    int stage_layer = 0, stage_head = 0; // the layer and head "every stage" shows
+    int score_kind = 0; // the head-score curve: 0 previous-token, 1 induction, 2 diagonal, 3 anti-diagonal
+    float pace = 0.0f;  // at most this many steps a second (0: full speed)
+    bool stop_at_accuracy = false;
+    float stop_accuracy = 0.99f;
+    int step_count = 100;     // Step N's N
+    std::string lesson_key;   // the lesson runs the panel holds ("" : the user's own run)
+    TrainingConfig error_for; // the fields `error` is about (the message goes when they change)
+    // The user's own run, kept while a lesson trains its runs in the panel, and opened again when the lesson
+    // is left (its model at its step; the curves of earlier runs are not kept).
+    bool user_run_kept = false;
+    TrainedModel user_run;
+    // Replaying an opened model's run from its seed to get its timeline back (a run is bit-identical for the
+    // same seed and settings): the weights the replay must end on, and the model to fall back to when it
+    // does not.
+    // A lesson's runs still to train on the worker, one after the other (the compared runs first, then the
+    // step's own, which the panel keeps); empty: none waiting.
+    std::vector<TrainingConfig> lesson_queue;
+    std::shared_ptr<const train::Params> replay_expect;
+    int replay_target = 0;
+    TrainedModel replay_model;
+};
+
+// The main panels (Pipeline, Heads, Inspector, Comparisons) show the trained model instead of the session:
+// the Training panel's probe through the weights at its shown step, in the engine's Trace layout.
+struct TrainedView
+{
+    bool on = false;                      // the user chose to show the trained model (and there is one)
+    Trace trace;                          // empty until a model has run the probe
+    ModelWeights weights;                 // the model's attention and FFN matrices in core's layout
+    unsigned long long probe_version = 0; // TrainingProbe::version() the trace was copied from
+    unsigned long long generation = 0;    // bumped at each copy (the heatmaps' version)
+    std::string label;                    // "reverse · step 300"
+};
+
+// [SECTION] The Heads panel
+
+enum class HeadsView
+{
+    Maps,      // the h maps of the selected layer
+    AllLayers, // layers x heads: the shown query's row of weights in every layer and head
+    Cross,     // the h maps of the cross-attention block (when the session has a target)
+};
+
+// A query token pinned in every head: clicked on a token, a row label or a row, and unpinned by a second
+// click or Esc. It keeps its token so that an edit which changes T can find the same word again.
+struct QueryPin
+{
+    int row = -1;      // -1: none
+    std::string token; // the token at `row` when pinned (or when last found again)
+    int T = 0;         // the number of tokens then
+
+    bool valid() const { return row >= 0; }
+};
+
+struct HeadsPanelState
+{
+    HeadsView view = HeadsView::Maps;
+    QueryPin query;                        // a source token: a row of every encoder layer's maps
+    QueryPin cross_query;                  // a target token: a row of every cross-attention map
+    HeadsView tab_shown = HeadsView::Maps; // the view the tab bar showed last frame
+    bool grid_row_labels = false; // the grid named its queries last frame (then no token chips are needed)
+};
+
+// Pins `row` of `tokens`, or unpins when it is the pinned row already (a second click). Out of range: unpins.
+void toggle_query_pin(QueryPin& pin, int row, const std::vector<std::string>& tokens);
+// Pins `row` of `tokens` (clamped into range); no tokens: unpins.
+void set_query_pin(QueryPin& pin, int row, const std::vector<std::string>& tokens);
+// After a new trace: with the same T the pin stays on its row (an edited word keeps its place). With another
+// T it moves to the occurrence of its token nearest to its old row, or is dropped when the token is gone.
+void follow_query_pin(QueryPin& pin, const std::vector<std::string>& tokens);
+
+// [SECTION] Panel layout at run time
+
+// What the frame last did with each panel's window (ui/layout.h).
+struct PanelLayoutState
+{
+    // The rectangle (x, y, w, h in pixels) last given to the window or last seen after the user moved it;
+    // w = 0: none yet, so the panel is placed on its next frame.
+    std::array<std::array<float, 4>, kPanelCount> applied{};
+    std::array<bool, kPanelCount> moving{}; // the user is dragging or resizing it (kept when the mouse is up)
+};
+
+// [SECTION] AppState
+
+struct AppState
+{
+    // What the user chose; every edit calls edit(), and update() recomputes once before the next frame.
+    Session session;
+    std::string session_path;
+    // The user's session as its file holds it (opened or saved), or as this run began when it has no file;
+    // empty once its file is gone. Anything else is unsaved (has_unsaved_changes(), ui/session_files.h).
+    std::optional<Session> saved_session = Session{};
+    UnsavedPrompt unsaved; // a file that waits for the answer about the unsaved changes
+    unsigned long long session_version = 1;
+    unsigned long long computed_version = 0;
+
+    Engine engine;
+    Status status;             // the last run's result: an error is shown inline, the last good trace stays
+    double recompute_ms = 0.0; // wall time of the last engine run
+
+    Selection sel;
+    CellRef hovered; // the cell under the mouse last frame (what the inspector shows when nothing is pinned)
+    CellRef hovered_next;     // filled while drawing this frame
+    CellRef pinned;           // clicked cell (click again or Esc to unpin)
+    int heads_hover_row = -1; // query row hovered in the heads grid last frame (highlighted in every head)
+    int heads_hover_row_next = -1;                         // filled while drawing this frame
+    HeadsPanelState heads_panel;                           // the Heads panel's view and pinned query tokens
+    std::array<bool, kStageCount> stage_collapsed{};       // pipeline stages folded by the user
+    std::array<bool, kStageCount> cross_stage_collapsed{}; // the same for the cross-attention block
+    bool show_cross = true;                 // the pipeline shows the cross-attention block when present
+    SoftWrapField text_field, target_field; // the Input panel's sentence and target boxes, wrapped
+
+    ViewPrefs prefs;
+    bool reset_layout = false; // place the panels at their default positions on the next frame
+    bool show_help = false;    // the keyboard shortcuts window
+    bool show_about = false;
+    bool show_tour_hint = false; // the first start's pointer to the tour, in the menu bar, until dismissed
+    bool mouse_ignored = false;  // screenshot mode: no tooltips, no hover
+    float content_scale = 1.0f;  // the monitor's content scale (fonts and sizes are multiplied by it)
+    // 1 dark, 0 light, 2 / 3 presenter dark / light, -1 none yet: draw_app applies the theme when it differs.
+    int applied_theme = -1;
+    std::string font_message; // set when DejaVu Sans is missing (shown in the status bar)
+    float frame_ms = 0.0f;    // the window's last frame time, for the status bar
+    // Each open panel's rectangle last frame (x, y, w, h). A panel that overlaps no other one is drawn
+    // without its background (the window is cleared to the same colour): a software renderer then fills
+    // each pixel once instead of twice.
+    std::array<std::array<float, 4>, kPanelCount> panel_rects{};
+    PanelLayoutState layout;
+
+    HeatmapCache heatmaps;
+    std::unordered_map<std::string, std::pair<unsigned long long, float>>
+        entropy_cache; // key -> (version, H)
+    Comparisons comparisons;
+    unsigned long long comparisons_version = 0; // bumped each time they are recomputed
+    std::uint64_t comparisons_key = ~std::uint64_t(0);
+
+    ExportDialog export_dialog;
+    FileDialog file_dialog;
+    FileAction request_file_action = FileAction::None; // a panel asks for the file dialog (next frame)
+    LessonState lesson;
+    TrainingPanelState training;
+    // The trainer on its worker thread (the worker touches nothing else; the destructor joins it).
+    TrainingRun training_run;
+    TrainedView trained_view;
+    bool presenter = false; // presenter mode (F5): one large view, the step's text as a caption
+    // A short note presenter mode shows in its title line (the new text size) until ImGui's clock passes
+    // presenter_note_until (seconds).
+    std::string presenter_note;
+    double presenter_note_until = 0.0;
+    std::vector<std::string> recent_files; // session files, most recent first (File > Recent)
+    std::string recent_files_path;         // where the list is kept ("" : not kept)
+    std::string autosave_path;             // the autosave, whose kept copies File > Recent offers too
+    MatrixRef last_heatmap;                // the heatmap hovered most recently: Ctrl+E exports it
+
+    // A one-line message for the status bar (export written, file not writable, ...).
+    std::string message;
+    bool message_is_error = false;
+
+    // Requests to the window (it owns GLFW and GL).
+    bool request_quit = false;
+    bool request_fullscreen_toggle = false;
+    bool request_font_rebuild = false;
+    // Non-empty: write a picture of the window to this PNG, on a frame without the file dialog or any other
+    // popup (ui/app_ui.h, begin_window_capture).
+    std::string request_window_png;
+    int window_png_clean_frames = 0;   // frames in a row drawn without any popup since the request
+    bool window_png_capturing = false; // the frame being drawn is the one captured (the mouse is off)
+    bool window_png_mouse_was_ignored = false;
+
+    // [SECTION] Methods
+
+    // Marks the session changed: the next update() runs the engine once.
+    void edit() { ++session_version; }
+    // Runs the engine when the session changed since the last run; keeps selection in range. Returns true
+    // when it ran.
+    bool update();
+    // Called at the start of each frame: last frame's hover becomes this frame's.
+    void begin_frame();
+    // What the main panels show: the trained model when the user chose it, else the session's pass.
+    // A lesson's steps show their own sessions, so a lesson hides the trained model.
+    bool showing_trained() const
+    {
+        return trained_view.on && !trained_view.trace.empty() && lesson.lesson < 0;
+    }
+    const Trace& trace() const { return showing_trained() ? trained_view.trace : engine.trace(); }
+    const ModelWeights& weights() const
+    {
+        return showing_trained() ? trained_view.weights : engine.weights();
+    }
+    bool has_trace() const { return !trace().empty(); }
+    // Changes whenever trace() may hold other numbers (the heatmaps' and the comparisons' version).
+    unsigned long long trace_generation() const
+    {
+        return showing_trained() ? (1ull << 62) + trained_view.generation : engine.generation();
+    }
+    int heads() const;
+    void select_head(int j);
+    // Keeps the layer, sentence, head and pinned cell inside trace() (after it changed shape).
+    void clamp_selection();
+    void set_message(std::string text, bool is_error);
+    // Mean row entropy (nats) of the matrix ref resolves to (meant for weights: 0 one-hot, ln T uniform),
+    // cached per matrix and trace generation because it costs O(T²). Negative when it does not resolve.
+    float mean_entropy(const MatrixRef& ref);
+    // Recomputes the comparisons when the trace, layer, sentence or head changed.
+    void ensure_comparisons();
+    // The tokens of the selected sentence (the queries and keys of the layers' maps), or of its target
+    // (the cross-attention maps' queries); nullptr when there are none.
+    const std::vector<std::string>* query_tokens(bool cross) const;
+    // The query row the Heads panel shows: the hovered one, else the pinned one, else -1 (always in range).
+    int shown_query(bool cross) const;
+    // Drops both pinned query tokens (Esc).
+    void unpin_queries();
+};
+
+// [SECTION] Resolving matrices and cells
+
+MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref);
+// The selected layer's and sentence's stage (of `head` when per head), in a layer or the cross-attention
+// block; and the selected layer's, sentence's and head's comparison matrix.
+MatrixRef selected_stage(const AppState& state, Stage stage, int head, bool cross = false);
+MatrixRef selected_comparison(const AppState& state, ComparisonMatrix which);
+// Token of row / column of a cell ("" when the axis is numbered), index shown as "i=3".
+std::string row_label(const MatrixView& view, int row);
+std::string col_label(const MatrixView& view, int col);
+// "attnlab-weights-layer1-sentence1-head2": a file-name friendly name of a matrix. Layers, sentences and
+// heads count from 1, as in the picture's title.
+std::string matrix_file_stem(const MatrixRef& ref);
+// A default path for an export: "attnlab-weights-layer1-sentence1-head2.png" in the current directory.
+std::string default_export_path(const MatrixRef& ref, ExportFormat format);
+
+// The panel whose settings an invalid session's message is about: Model (its shape, its weights) or Input
+// (the sentences). The message is written there only; the status bar points to it.
+PanelId status_error_panel(const AppState& state);
+
+} // namespace attnlab

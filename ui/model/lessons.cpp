@@ -1,0 +1,285 @@
+// Lessons in the app: entering a step (its session, selection, view and highlights), stepping, leaving.
+#include "ui/model/lessons.h"
+
+#include "core/io/json_io.h"
+#include "ui/model/training/training_controller.h"
+#include "ui/picture/presenter_layout.h"
+
+#include <algorithm>
+
+namespace attnlab
+{
+
+namespace
+{
+
+PanelId view_panel(LessonView view)
+{
+    switch (view)
+    {
+    case LessonView::Heads:
+        return PanelId::Heads;
+    case LessonView::Comparisons:
+        return PanelId::Comparisons;
+    case LessonView::Training:
+        return PanelId::Training;
+    case LessonView::Pipeline:
+        break;
+    }
+    return PanelId::Pipeline;
+}
+
+// Opens a panel for the lesson, remembering that the lesson (not the user) opened it.
+void open_panel(AppState& state, PanelId id)
+{
+    const auto i = static_cast<std::size_t>(id);
+    if (!state.prefs.open[i])
+    {
+        state.prefs.open[i] = true;
+        state.lesson.opened_panels[i] = true;
+    }
+}
+
+// Closes the panels the lesson opened, except those in `keep` (and the Lesson panel itself while a lesson is
+// open).
+void close_opened_panels(AppState& state, const std::array<bool, kPanelCount>& keep)
+{
+    for (std::size_t i = 0; i < state.lesson.opened_panels.size(); ++i)
+        if (state.lesson.opened_panels[i] && !keep[i] &&
+            !(lesson_active(state) && i == static_cast<std::size_t>(PanelId::Lesson)))
+        {
+            state.prefs.open[i] = false;
+            state.lesson.opened_panels[i] = false;
+        }
+}
+
+// Unfolds the step's stages and folds the others between them, so the highlighted heatmaps follow each other
+// in the Pipeline (Q, K and scores without V in between) and fit on screen together.
+void fold_for_step(AppState& state, const LessonStep& step)
+{
+    if (step.stages.empty())
+        return;
+    auto& collapsed = step.cross ? state.cross_stage_collapsed : state.stage_collapsed;
+    const auto [first, last] = std::minmax_element(step.stages.begin(), step.stages.end());
+    for (int s = static_cast<int>(*first); s <= static_cast<int>(*last); ++s)
+        collapsed[static_cast<std::size_t>(s)] = true;
+    for (Stage stage : step.stages)
+        collapsed[static_cast<std::size_t>(stage)] = false;
+}
+
+} // namespace
+
+void load_lesson_library(AppState& state, const std::string& dir)
+{
+    if (lesson_active(state))
+        leave_lesson(state);
+    state.lesson.library = load_lessons(dir);
+}
+
+const Lesson* current_lesson(const AppState& state)
+{
+    const LessonState& l = state.lesson;
+    if (l.lesson < 0 || l.lesson >= static_cast<int>(l.library.lessons.size()))
+        return nullptr;
+    return &l.library.lessons[static_cast<std::size_t>(l.lesson)];
+}
+
+const LessonStep* current_step(const AppState& state)
+{
+    const Lesson* lesson = current_lesson(state);
+    if (lesson == nullptr || lesson->steps.empty())
+        return nullptr;
+    const int k = std::clamp(state.lesson.step, 0, static_cast<int>(lesson->steps.size()) - 1);
+    return &lesson->steps[static_cast<std::size_t>(k)];
+}
+
+bool lesson_active(const AppState& state)
+{
+    return current_lesson(state) != nullptr;
+}
+
+void enter_lesson(AppState& state, int index, int step)
+{
+    LessonState& l = state.lesson;
+    if (index < 0 || index >= static_cast<int>(l.library.lessons.size()) ||
+        l.library.lessons[static_cast<std::size_t>(index)].steps.empty())
+        return;
+    if (!lesson_active(state))
+    {
+        l.user_session = state.session;
+        l.user_session_path = state.session_path;
+        l.user_sel = state.sel;
+        l.user_has_weights = state.engine.has_imported_weights();
+        l.user_weights = l.user_has_weights ? state.engine.imported_weights() : ModelWeights{};
+        l.user_stage_collapsed = state.stage_collapsed;
+        l.user_cross_stage_collapsed = state.cross_stage_collapsed;
+        state.engine.clear_imported_weights();
+        // Ctrl+S while a lesson is open asks where to save, rather than overwriting the user's file.
+        state.session_path.clear();
+    }
+    l.lesson = index;
+    open_panel(state, PanelId::Lesson);
+    go_to_step(state, step);
+    state.set_message("Lesson: " + current_lesson(state)->title + "  (← → or Space to step)", false);
+}
+
+void go_to_step(AppState& state, int step)
+{
+    const Lesson* lesson = current_lesson(state);
+    if (lesson == nullptr)
+        return;
+    LessonState& l = state.lesson;
+    l.step = std::clamp(step, 0, static_cast<int>(lesson->steps.size()) - 1);
+    const LessonStep& s = lesson->steps[static_cast<std::size_t>(l.step)];
+    if (state.session != s.session)
+    {
+        state.session = s.session;
+        state.edit();
+    }
+    // The step's weights: read when the step is shown (and kept while the next steps name the same file).
+    if (s.session.weights_path != l.step_weights_path)
+    {
+        l.step_weights_path = s.session.weights_path;
+        state.engine.clear_imported_weights();
+        if (!s.session.weights_path.empty())
+        {
+            ModelWeights weights;
+            if (Status loaded = load_any_weights_file(s.session.weights_path, s.session.config, &weights);
+                loaded)
+                state.engine.set_imported_weights(std::move(weights));
+            else
+            {
+                l.step_weights_path.clear();
+                state.set_message(
+                    "This step's weights did not load (seeded weights are shown): " + loaded.message(), true);
+            }
+        }
+        state.edit();
+    }
+    state.sel.layer = s.layer;
+    state.sel.b = s.sentence;
+    state.sel.head = s.head;
+    state.pinned = CellRef{};
+    state.unpin_queries();
+    state.heads_panel.view = HeadsView::Maps; // the maps the step's text is about
+    if (s.cross)
+        state.show_cross = true;
+    fold_for_step(state, s);
+    // The step's view, and the Model panel when the text asks to change a setting; the panels earlier steps
+    // opened close.
+    const PanelId view = view_panel(s.view);
+    std::array<bool, kPanelCount> keep{};
+    keep[static_cast<std::size_t>(view)] = true;
+    keep[static_cast<std::size_t>(PanelId::Model)] = !s.setting.empty();
+    close_opened_panels(state, keep);
+    open_panel(state, view);
+    if (!s.setting.empty())
+        open_panel(state, PanelId::Model);
+    if (s.training.on)
+        show_lesson_training(state, s.training);
+    l.focus_panel = static_cast<int>(view);
+    l.scroll_request = s.stages.empty() ? 0 : 3;
+    l.setting_scroll_request = s.setting.empty() ? 0 : 3;
+}
+
+void next_step(AppState& state)
+{
+    if (lesson_active(state))
+        go_to_step(state, state.lesson.step + 1);
+}
+
+void previous_step(AppState& state)
+{
+    if (lesson_active(state))
+        go_to_step(state, state.lesson.step - 1);
+}
+
+void leave_lesson(AppState& state)
+{
+    if (!lesson_active(state))
+        return;
+    LessonState& l = state.lesson;
+    l.lesson = -1;
+    l.step = 0;
+    l.scroll_request = 0;
+    l.setting_scroll_request = 0;
+    l.focus_panel = -1;
+    close_opened_panels(state, {});
+    state.stage_collapsed = l.user_stage_collapsed;
+    state.cross_stage_collapsed = l.user_cross_stage_collapsed;
+    state.session = l.user_session;
+    state.session_path = l.user_session_path;
+    state.sel = l.user_sel;
+    state.pinned = CellRef{};
+    l.step_weights_path.clear();
+    state.engine.clear_imported_weights();
+    if (l.user_has_weights)
+        state.engine.set_imported_weights(std::move(l.user_weights));
+    l.user_weights = ModelWeights{};
+    l.user_has_weights = false;
+    state.edit();
+    state.set_message("Left the lesson: your own session is back", false);
+    restore_user_training(state);
+}
+
+const Session& user_session(const AppState& state)
+{
+    return lesson_active(state) ? state.lesson.user_session : state.session;
+}
+
+std::string step_counter(const AppState& state)
+{
+    const Lesson* lesson = current_lesson(state);
+    if (lesson == nullptr)
+        return std::string();
+    return std::to_string(state.lesson.step + 1) + " / " + std::to_string(lesson->steps.size());
+}
+
+bool lesson_highlights_stage(const AppState& state, Stage stage, bool cross)
+{
+    const LessonStep* s = current_step(state);
+    if (s == nullptr || s->cross != cross)
+        return false;
+    return std::find(s->stages.begin(), s->stages.end(), stage) != s->stages.end();
+}
+
+PanelId lesson_view_panel(const AppState& state)
+{
+    const LessonStep* s = current_step(state);
+    return s == nullptr ? PanelId::Count : view_panel(s->view);
+}
+
+bool lesson_highlights_setting(const AppState& state, const char* key)
+{
+    const LessonStep* s = current_step(state);
+    return s != nullptr && s->setting == key;
+}
+
+std::vector<LessonCell> lesson_cells(const AppState& state, const MatrixRef& ref)
+{
+    std::vector<LessonCell> cells;
+    const LessonStep* s = current_step(state);
+    if (s == nullptr || s->cells.empty() || ref.source == MatrixSource::Comparison)
+        return cells;
+    const bool cross = ref.source == MatrixSource::Cross;
+    if (cross != s->cross || (!cross && ref.layer != s->layer) || ref.b != s->sentence)
+        return cells;
+    for (const LessonCell& c : s->cells)
+        if (c.stage == ref.stage && (!stage_info(c.stage).per_head || ref.head == s->head))
+            cells.push_back(c);
+    return cells;
+}
+
+Color32 lesson_highlight_color()
+{
+    return pack_rgba(0, 200, 255);
+}
+
+float ui_font_size(const AppState& state, float window_height)
+{
+    if (!state.presenter)
+        return state.prefs.font_size;
+    return presenter_font_size(window_height, state.prefs.presenter_scale);
+}
+
+} // namespace attnlab

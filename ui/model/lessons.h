@@ -1,0 +1,60 @@
+// Lessons in the app: entering a step (its session, selection, view and highlights), stepping, leaving.
+#pragma once
+
+#include "ui/model/app_state.h"
+#include "ui/picture/colormap.h"
+
+#include <string>
+#include <vector>
+
+namespace attnlab
+{
+
+// Loads every lesson of dir into state.lesson.library (broken files become messages there).
+void load_lesson_library(AppState& state, const std::string& dir);
+
+// The lesson and step being followed, or nullptr when no lesson is open.
+const Lesson* current_lesson(const AppState& state);
+const LessonStep* current_step(const AppState& state);
+bool lesson_active(const AppState& state);
+
+// Opens lesson `index` (in state.lesson.library) at `step` (clamped). The user's own session, its path,
+// selection, imported weights and folded stages are kept aside the first time, so leave_lesson() gives them
+// back.
+void enter_lesson(AppState& state, int index, int step = 0);
+// Goes to step `step` of the open lesson (clamped): applies its session (the engine recomputes once on
+// the next update), selects its layer, sentence and head, opens and focuses its view (and the Model panel
+// when it names a setting), unfolds its stages and folds those between them, and asks the pipeline to scroll
+// the first of them to its top (over the next few frames).
+void go_to_step(AppState& state, int step);
+void next_step(AppState& state);
+void previous_step(AppState& state);
+// Closes the lesson and restores what enter_lesson() kept aside (with the user's folded stages).
+void leave_lesson(AppState& state);
+
+// The session the user owns: the one kept aside while a lesson is open, else the current one. This is the
+// one that is autosaved and saved by Ctrl+S.
+const Session& user_session(const AppState& state);
+
+// "3 / 9" for the open lesson ("" when none).
+std::string step_counter(const AppState& state);
+
+// Whether the current step highlights `stage` (of its cross-attention block when cross).
+bool lesson_highlights_stage(const AppState& state, Stage stage, bool cross);
+// The panel the current step shows (Pipeline, Heads or Comparisons); PanelId::Count when no lesson is open.
+PanelId lesson_view_panel(const AppState& state);
+// Whether the current step asks the student to change the Model panel's setting `key` (a kLessonSettings
+// key).
+bool lesson_highlights_setting(const AppState& state, const char* key);
+// The cells the current step highlights in the matrix `ref` (same stage, block, layer, sentence and, for
+// per-head stages, head).
+std::vector<LessonCell> lesson_cells(const AppState& state, const MatrixRef& ref);
+// The colour of lesson highlights (frames, headers, cell outlines): a strong orange that reads on both
+// themes and on every colour map.
+Color32 lesson_highlight_color();
+
+// The font size in pixels (at content scale 1) the UI should use: the preference, or in presenter mode a
+// size that grows with the window's height times the presenter's own scale (presenter_font_size).
+float ui_font_size(const AppState& state, float window_height);
+
+} // namespace attnlab

@@ -1,0 +1,170 @@
+// Soft wrapping for multi-line text fields: wrap, unwrap, offsets and edits between the two.
+#include "ui/model/text_wrap.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace attnlab
+{
+
+namespace
+{
+
+// The length of the UTF-8 sequence that starts with byte c (1 for a stray continuation byte).
+int utf8_step(unsigned char c)
+{
+    return c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+}
+
+// Whether byte i of a field's text belongs to a soft break: every '\r', and a '\n' right after one at or
+// after `from` (a '\n' typed just after a soft break's '\r' is the user's own).
+bool is_soft(std::string_view s, std::size_t i, std::size_t from = 0)
+{
+    return s[i] == '\r' || (s[i] == '\n' && i > from && s[i - 1] == '\r');
+}
+
+// Appends one line (no '\n' in it) with soft breaks.
+void wrap_line(std::string_view line, float width, const TextWidth& text_width, std::string& out)
+{
+    std::size_t start = 0;
+    while (start < line.size())
+    {
+        // The longest run of whole characters from `start` that fits, and the last space in it.
+        float used = 0.0f;
+        std::size_t end = start, after_space = 0;
+        while (end < line.size())
+        {
+            const std::size_t n =
+                std::min<std::size_t>(utf8_step(static_cast<unsigned char>(line[end])), line.size() - end);
+            const float w = text_width(line.substr(end, n));
+            if (end > start && used + w > width)
+                break;
+            used += w;
+            end += n;
+            if (line[end - 1] == ' ')
+                after_space = end;
+        }
+        if (end == line.size())
+        {
+            out.append(line.substr(start));
+            return;
+        }
+        const std::size_t cut = after_space > start ? after_space : end; // a long word is cut where it must
+        out.append(line.substr(start, cut - start));
+        out += "\r\n";
+        start = cut;
+    }
+}
+
+} // namespace
+
+std::string wrap_soft(std::string_view text, float width, const TextWidth& text_width)
+{
+    std::string out;
+    out.reserve(text.size() + text.size() / 8);
+    std::size_t start = 0;
+    while (start <= text.size())
+    {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string_view::npos)
+            end = text.size();
+        std::string line;
+        for (const char c : text.substr(start, end - start))
+            if (c != '\r')
+                line += c;
+        wrap_line(line, width, text_width, out);
+        if (end == text.size())
+            break;
+        out += '\n';
+        start = end + 1;
+    }
+    return out;
+}
+
+std::string unwrap_soft(std::string_view shown)
+{
+    std::string out;
+    out.reserve(shown.size());
+    for (std::size_t i = 0; i < shown.size(); ++i)
+        if (!is_soft(shown, i))
+            out += shown[i];
+    return out;
+}
+
+int unwrapped_offset(std::string_view shown, int at)
+{
+    int n = 0;
+    const auto end = std::min<std::size_t>(static_cast<std::size_t>(std::max(0, at)), shown.size());
+    for (std::size_t i = 0; i < end; ++i)
+        n += is_soft(shown, i) ? 0 : 1;
+    return n;
+}
+
+int wrapped_offset(std::string_view shown, int at)
+{
+    int n = 0;
+    std::size_t i = 0;
+    for (; i < shown.size(); ++i)
+    {
+        if (is_soft(shown, i))
+            continue;
+        if (n == at)
+            break;
+        ++n;
+    }
+    // On a soft break: the next line's start.
+    while (i < shown.size() && is_soft(shown, i))
+        ++i;
+    return static_cast<int>(i);
+}
+
+SoftEdit apply_soft_edit(std::string_view before, std::string_view after, int cursor_after, bool backspace)
+{
+    // The edit is one change between a common start and a common end. What was typed ends at the cursor, so
+    // the common end is taken first, up to the cursor: typing "a" into "aa" is then placed where it was
+    // typed.
+    const std::size_t cursor =
+        std::min<std::size_t>(static_cast<std::size_t>(std::max(0, cursor_after)), after.size());
+    std::size_t suffix = 0;
+    while (suffix < before.size() && suffix < after.size() - cursor &&
+           before[before.size() - 1 - suffix] == after[after.size() - 1 - suffix])
+        ++suffix;
+    std::size_t prefix = 0;
+    while (prefix < before.size() - suffix && prefix < after.size() - suffix &&
+           before[prefix] == after[prefix])
+        ++prefix;
+    const std::string text = unwrap_soft(before);
+    const int from = unwrapped_offset(before, static_cast<int>(prefix));
+    const int to = unwrapped_offset(before, static_cast<int>(before.size() - suffix));
+    std::string inserted;
+    for (std::size_t i = prefix; i < after.size() - suffix; ++i)
+        if (!is_soft(after, i, prefix))
+            inserted += after[i];
+
+    SoftEdit edit;
+    if (before.size() - suffix > prefix && from == to && inserted.empty())
+    {
+        // Only a soft break was removed (Backspace or Delete beside one): the character before or after it
+        // goes instead, as if the break were not there.
+        auto at = static_cast<std::size_t>(from);
+        std::size_t n = 0;
+        if (backspace && at > 0)
+        {
+            do
+                --at;
+            while (at > 0 && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80);
+            n = static_cast<std::size_t>(from) - at;
+        }
+        else if (!backspace && at < text.size())
+            n = std::min<std::size_t>(utf8_step(static_cast<unsigned char>(text[at])), text.size() - at);
+        edit.text = text.substr(0, at) + text.substr(at + n);
+        edit.cursor = static_cast<int>(at);
+        return edit;
+    }
+    edit.text =
+        text.substr(0, static_cast<std::size_t>(from)) + inserted + text.substr(static_cast<std::size_t>(to));
+    edit.cursor = from + static_cast<int>(inserted.size());
+    return edit;
+}
+
+} // namespace attnlab

@@ -1,0 +1,464 @@
+// The Training panel's controller: applies its fields to the run, keeps the probe in step, plays, steps and
+// replays runs, queues a lesson's runs on the worker, opens trained models, and copies the shown step into
+// the main panels (the trained view). No ImGui: ui/panels/training_panel.cpp draws it.
+#include "ui/model/training/training_controller.h"
+
+#include "core/train/model_trace.h"
+#include "core/train/token_text.h"
+#include "ui/model/lessons.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace attnlab
+{
+
+// The fields that need a new model (everything but the target step count).
+bool same_model(const TrainingConfig& a, const TrainingConfig& b)
+{
+    TrainingConfig x = a;
+    x.target_steps = b.target_steps;
+    return x == b;
+}
+
+// The head score that tells a task's heads apart (the curve shown first).
+int task_score_kind(train::TaskKind task)
+{
+    switch (task)
+    {
+    case train::TaskKind::Reverse:
+        return 3; // anti-diagonal
+    case train::TaskKind::Copy:
+        return 2; // diagonal
+    case train::TaskKind::Induction:
+        return 1; // induction
+    default:
+        return 0; // previous-token
+    }
+}
+
+void apply_training_fields(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    if (ts.edit.task != ts.view.config.task || !state.training_run.configured())
+        ts.score_kind = task_score_kind(ts.edit.task);
+    ts.lesson_key.clear();
+    ts.lesson_queue.clear(); // the user's own fields: a lesson's runs waiting are dropped
+    const Status s = state.training_run.configure(ts.edit);
+    ts.error = s.is_ok() ? std::string() : s.message();
+    ts.notice.clear();
+    ts.error_for = ts.edit;
+    state.training_run.poll(ts.view);
+    ts.follow_latest = true;
+}
+
+// Keeps the probe in step with the run: a new task brings its own default sequence; an edited text is parsed
+// (a wrong token is a message and the last good probe stays).
+void sync_probe(TrainingPanelState& ts)
+{
+    const TrainingSnapshot& v = ts.view;
+    if (v.vocabulary != ts.probe_vocabulary)
+    {
+        ts.probe_vocabulary = v.vocabulary;
+        ts.probe_text = v.probe_text;
+        ts.probe_dirty = true;
+    }
+    if (!ts.probe_dirty)
+        return;
+    ts.probe_dirty = false;
+    train::Batch batch;
+    Status s = train::text_batch(ts.probe_text, v.vocabulary, v.model.T_max, &batch);
+    if (s && batch.B != 1)
+        s = Status::error("the probe is one sequence: write it on one line");
+    if (!s)
+    {
+        ts.probe_error = s.message();
+        return;
+    }
+    ts.probe_error.clear();
+    ts.probe_batch = std::move(batch);
+    ++ts.probe_version;
+}
+
+// The frame the maps show: the latest, or the one the timeline is on.
+const TrainingFrame* shown_frame(const TrainingPanelState& ts)
+{
+    const TrainingSnapshot& v = ts.view;
+    if (v.timeline.empty())
+        return nullptr;
+    return ts.follow_latest ? &v.timeline.back() : v.frame_at(ts.shown_step);
+}
+
+namespace
+{
+
+// Play at the target step goes on for the task's preset length again and says so in a line under the
+// progress bar. Pressing Play asks for training; refusing would need a second action in another field, and
+// raising the target silently leaves the student wondering where the new number came from.
+void raise_target(TrainingPanelState& ts, TrainingRun& run)
+{
+    const int reached = ts.edit.target_steps;
+    const int more = TrainingConfig::from_preset(ts.edit.task).target_steps;
+    ts.edit.target_steps = std::min(1000000, ts.view.step + more);
+    run.set_target_steps(ts.edit.target_steps);
+    ts.notice = "Step " + std::to_string(ts.view.step) + " had reached the target of " +
+                std::to_string(reached) + " steps: Play goes on for " +
+                std::to_string(ts.edit.target_steps - ts.view.step) + " more, to step " +
+                std::to_string(ts.edit.target_steps) + " (change it in \"target steps\").";
+}
+
+} // namespace
+
+void training_play_pause(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    TrainingRun& run = state.training_run;
+    if (run.running())
+    {
+        run.pause();
+        return;
+    }
+    if (!same_model(ts.edit, ts.view.config) || !run.configured())
+        apply_training_fields(state);
+    if (!ts.error.empty())
+        return; // the fields are refused (the message says why): nothing trains
+    if (ts.view.diverged_at >= 0)
+        return; // NaN weights train no further: the panel's message says to lower the rate and Reset
+    ts.notice.clear();
+    if (ts.view.step >= ts.edit.target_steps)
+        raise_target(ts, run);
+    ts.follow_latest = true;
+    run.play();
+}
+
+void training_step(AppState& state, int n)
+{
+    TrainingPanelState& ts = state.training;
+    if (!same_model(ts.edit, ts.view.config) || !state.training_run.configured())
+        apply_training_fields(state);
+    if (ts.error.empty())
+    {
+        state.training_run.step_now(n);
+        ts.follow_latest = true;
+    }
+}
+
+namespace
+{
+
+TrainingConfig lesson_config(const LessonRun& r)
+{
+    TrainingConfig c = TrainingConfig::from_preset(r.task);
+    if (r.n_layers > 0)
+        c.n_layers = r.n_layers;
+    if (r.n_heads > 0)
+        c.n_heads = r.n_heads;
+    if (r.d_model > 0)
+        c.d_model = r.d_model;
+    if (r.attention_only >= 0)
+        c.attention_only = r.attention_only != 0;
+    if (r.lr > 0.0f)
+        c.lr = r.lr;
+    c.seed = r.seed;
+    c.target_steps = r.steps;
+    return c;
+}
+
+std::string lesson_key(const LessonTraining& t)
+{
+    std::string key;
+    for (const LessonRun& r : t.compare)
+        key += lesson_config(r).label() + "/" + std::to_string(r.steps) + ";";
+    return key + lesson_config(t.run).label() + "/" + std::to_string(t.run.steps);
+}
+
+// Starts a lesson's next waiting run when the worker is free (the one before joins the earlier runs). The
+// step's timeline position, set when the step opened, stays.
+void advance_lesson_queue(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    TrainingRun& run = state.training_run;
+    if (ts.lesson_queue.empty() || run.running())
+        return;
+    std::vector<TrainingConfig> rest(ts.lesson_queue.begin() + 1, ts.lesson_queue.end());
+    ts.edit = ts.lesson_queue.front();
+    const std::string key = ts.lesson_key;
+    const bool follow = ts.follow_latest;
+    const int shown = ts.shown_step;
+    apply_training_fields(state);
+    ts.lesson_key = key;
+    ts.follow_latest = follow;
+    ts.shown_step = shown;
+    if (!ts.error.empty())
+        return;
+    ts.lesson_queue = std::move(rest);
+    run.set_target_steps(ts.edit.target_steps);
+    run.play();
+}
+
+} // namespace
+
+void show_lesson_training(AppState& state, const LessonTraining& t)
+{
+    TrainingPanelState& ts = state.training;
+    TrainingRun& run = state.training_run;
+    const std::string key = lesson_key(t);
+    if (ts.lesson_key != key)
+    {
+        if (ts.lesson_key.empty() && !ts.user_run_kept && run.configured() &&
+            ts.view.step > ts.view.first_step)
+        {
+            run.pause();
+            run.poll(ts.view);
+            ts.user_run = ts.view.trained_model();
+            ts.user_run_kept = true;
+        }
+        run.clear_past();
+        ts.lesson_queue.clear();
+        if (state.mouse_ignored)
+        {
+            // A picture: every run is trained before the frame.
+            for (const LessonRun& c : t.compare)
+                if (run.configure(lesson_config(c)).is_ok())
+                    run.step_now(c.steps);
+            ts.edit = lesson_config(t.run);
+            apply_training_fields(state); // the compared runs become the curves' earlier runs
+            if (!ts.error.empty())
+                return;
+            run.step_now(t.run.steps);
+        }
+        else
+        {
+            // The window: each run trains on the worker in turn (the compared ones first, so their curves
+            // are the earlier runs'), and the student watches; the window stays responsive.
+            for (const LessonRun& c : t.compare)
+                ts.lesson_queue.push_back(lesson_config(c));
+            ts.lesson_queue.push_back(lesson_config(t.run));
+            advance_lesson_queue(state);
+            if (!ts.error.empty())
+                return;
+        }
+        run.poll(ts.view);
+        ts.lesson_key = key;
+    }
+    sync_probe(ts);
+    const std::string probe = t.probe.empty() ? ts.view.probe_text : t.probe;
+    if (ts.probe_text != probe)
+    {
+        ts.probe_text = probe;
+        ts.probe_dirty = true;
+    }
+    ts.follow_latest = t.show_step < 0;
+    ts.shown_step = std::max(0, t.show_step);
+    ts.map_kind = t.map_kind;
+    ts.score_kind = t.score_kind;
+}
+
+void restore_user_training(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    ts.lesson_queue.clear();
+    if (!ts.user_run_kept)
+        return;
+    ts.user_run_kept = false;
+    if (open_trained_model(state, ts.user_run, false).is_ok())
+        state.set_message("Left the lesson: your own session and trained model are back", false);
+    ts.user_run = TrainedModel{};
+}
+
+void open_training(AppState& state, train::TaskKind task, int steps)
+{
+    state.training.edit = TrainingConfig::from_preset(task);
+    apply_training_fields(state);
+    if (state.training.error.empty() && steps > 0)
+        state.training_run.step_now(steps);
+    state.training_run.poll(state.training.view);
+    show_training_panel(state);
+}
+
+void show_training_panel(AppState& state)
+{
+    state.prefs.open[static_cast<std::size_t>(PanelId::Training)] = true;
+    // The panels under the Training panel's default place: hidden anyway, and a software renderer would still
+    // fill their pixels (3x the frame time under llvmpipe).
+    for (const PanelId id : {PanelId::Pipeline, PanelId::Heads, PanelId::Inspector, PanelId::Comparisons})
+        state.prefs.open[static_cast<std::size_t>(id)] = false;
+}
+
+namespace
+{
+
+bool same_params(const train::Params& a, const train::Params& b)
+{
+    if (a.E != b.E || a.P != b.P || a.layers.size() != b.layers.size() || a.lnf_gamma != b.lnf_gamma ||
+        a.lnf_beta != b.lnf_beta || a.W_U != b.W_U || a.b_U != b.b_U)
+        return false;
+    for (std::size_t l = 0; l < a.layers.size(); ++l)
+    {
+        const train::LayerParamsT<float>& x = a.layers[l];
+        const train::LayerParamsT<float>& y = b.layers[l];
+        if (x.ln1_gamma != y.ln1_gamma || x.ln1_beta != y.ln1_beta || x.W_Q != y.W_Q || x.W_K != y.W_K ||
+            x.W_V != y.W_V || x.W_O != y.W_O || x.ln2_gamma != y.ln2_gamma || x.ln2_beta != y.ln2_beta ||
+            x.W_1 != y.W_1 || x.b_1 != y.b_1 || x.W_2 != y.W_2 || x.b_2 != y.b_2)
+            return false;
+    }
+    return true;
+}
+
+// When a replay has stopped: the timeline is back if it ended on the saved weights bit for bit; otherwise
+// the saved model comes back as it was opened (one step, no timeline) and the message says why.
+void finish_replay(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    if (ts.replay_expect == nullptr || state.training_run.running())
+        return;
+    state.training_run.poll(ts.view);
+    const std::shared_ptr<const train::Params> expect = std::move(ts.replay_expect);
+    ts.replay_expect = nullptr;
+    const bool same =
+        ts.view.step == ts.replay_target && ts.view.params() && same_params(*ts.view.params(), *expect);
+    if (same)
+    {
+        state.set_message(
+            "Timeline rebuilt: the replay from the seed ends on the saved weights, bit for bit.", false);
+        return;
+    }
+    const int shown = ts.shown_step;
+    const int reached = ts.view.step;
+    TrainedModel model = std::move(ts.replay_model);
+    model.has_view = false;
+    state.training_run.clear_past();
+    if (state.training_run.open(model).is_ok())
+        state.training_run.poll(ts.view);
+    ts.edit = ts.view.config;
+    ts.follow_latest = true;
+    if (reached != ts.replay_target)
+        state.set_message("The replay stopped at step " + std::to_string(reached) + " of " +
+                              std::to_string(ts.replay_target) +
+                              ": the saved model is back (Rebuild the timeline starts it again).",
+                          true);
+    else
+        state.set_message(
+            "The timeline could not be rebuilt: replaying from the seed did not reach the saved weights "
+            "(trained with other settings, or continued from another file). Showing the saved step " +
+                std::to_string(model.steps_taken) + (shown < model.steps_taken ? " only." : "."),
+            true);
+}
+
+} // namespace
+
+Status replay_timeline(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    TrainingRun& run = state.training_run;
+    run.poll(ts.view);
+    if (!ts.view.params() || ts.view.step == 0)
+        return Status::error("there is no trained model to replay");
+    if (ts.replay_expect != nullptr)
+        return Status::ok();
+    TrainedModel model = ts.view.trained_model();
+    const int target = ts.view.step;
+    TrainingConfig config = ts.view.config;
+    config.target_steps = target;
+    auto expect = ts.view.params();
+    ATTNLAB_TRY(run.configure(config));
+    run.clear_past(); // the opened model's one step is not a run to compare with
+    run.set_target_steps(target);
+    run.set_stop_accuracy(0.0f);
+    run.set_max_steps_per_s(0.0f);
+    ts.replay_expect = std::move(expect);
+    ts.replay_target = target;
+    ts.replay_model = std::move(model);
+    ts.edit = config;
+    run.play();
+    run.poll(ts.view);
+    return Status::ok();
+}
+
+Status open_trained_model(AppState& state, const TrainedModel& model, bool show)
+{
+    ATTNLAB_TRY(state.training_run.open(model));
+    TrainingPanelState& ts = state.training;
+    ts.replay_expect = nullptr;
+    state.training_run.poll(ts.view);
+    ts.edit = ts.view.config;
+    ts.error.clear();
+    ts.notice.clear();
+    ts.follow_latest = true;
+    if (model.has_view)
+    {
+        // Where the user was: the main panels, the probe, and the timeline's step (an earlier step than the
+        // file's weights comes back by replaying the run from its seed).
+        state.trained_view.on = model.view_main_panels;
+        if (!model.view_probe.empty())
+        {
+            ts.probe_vocabulary = ts.view.vocabulary;
+            ts.probe_text = model.view_probe;
+            ts.probe_dirty = true;
+        }
+        if (model.view_step < model.steps_taken)
+        {
+            ts.follow_latest = false;
+            ts.shown_step = model.view_step;
+            if (!replay_timeline(state).is_ok())
+                ts.follow_latest = true;
+        }
+    }
+    if (show)
+        show_training_panel(state);
+    return Status::ok();
+}
+
+void update_trained_view(AppState& state)
+{
+    TrainedView& tv = state.trained_view;
+    TrainingPanelState& ts = state.training;
+    finish_replay(state);
+    advance_lesson_queue(state);
+    if (!tv.on || !state.training_run.configured())
+        return;
+    state.training_run.poll(ts.view);
+    sync_probe(ts);
+    const TrainingFrame* f = shown_frame(ts);
+    if (f == nullptr || ts.probe_batch.T == 0)
+        return;
+    ts.probe.update(ts.view.model, f->params, ts.probe_batch, ts.probe_version);
+    if (ts.probe.empty() || ts.probe.version() == tv.probe_version)
+        return;
+    if (!ts.probe.acts().probs.allFinite())
+    {
+        // A diverged step: no NaN on screen. The main panels keep the last finite step (or show the session)
+        // and say why.
+        tv.probe_version = ts.probe.version();
+        if (tv.trace.empty())
+            state.trained_view.on = false;
+        state.set_message("The trained model's weights at step " + std::to_string(f->step) +
+                              " are not finite (the run diverged): the main panels keep the last finite step",
+                          true);
+        return;
+    }
+    train::fill_trace(ts.view.model, *f->params, ts.probe_batch, ts.probe.acts(), &ts.probe.act_grads(),
+                      ts.view.vocabulary, tv.trace);
+    train::to_model_weights(ts.view.model, *f->params, tv.weights);
+    tv.probe_version = ts.probe.version();
+    ++tv.generation;
+    tv.label = std::string(train::task_info(ts.view.config.task).key) + " · step " + std::to_string(f->step) +
+               (f->step == 0 ? " (random weights: untrained)" : "");
+    state.clamp_selection();
+}
+
+void set_trained_view(AppState& state, bool on)
+{
+    state.trained_view.on = on;
+    if (on)
+    {
+        state.prefs.open[static_cast<std::size_t>(PanelId::Pipeline)] = true;
+        state.prefs.open[static_cast<std::size_t>(PanelId::Heads)] = true;
+        update_trained_view(state);
+    }
+    state.pinned.valid = false;
+    state.clamp_selection();
+}
+
+} // namespace attnlab

@@ -1,0 +1,131 @@
+// The Training panel's curves as data.
+#include "ui/model/training/training_curves.h"
+
+#include "ui/picture/colormap.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+
+namespace attnlab
+{
+
+const char* head_score_name(int kind)
+{
+    static const char* kNames[] = {"previous-token", "induction (prefix matching)", "diagonal",
+                                   "anti-diagonal"};
+    return kNames[std::clamp(kind, 0, 3)];
+}
+
+float head_score(const train::HeadScores& s, int kind)
+{
+    switch (kind)
+    {
+    case 0:
+        return static_cast<float>(s.previous_token);
+    case 1:
+        return static_cast<float>(s.induction);
+    case 2:
+        return static_cast<float>(s.diagonal);
+    default:
+        return static_cast<float>(s.anti_diagonal);
+    }
+}
+
+Color32 past_run_color(std::size_t i, int alpha)
+{
+    static const Color32 kColors[] = {pack_rgba(150, 150, 150), pack_rgba(204, 121, 167),
+                                      pack_rgba(0, 158, 115)};
+    return (kColors[i % 3] & 0x00FFFFFFu) | (static_cast<Color32>(alpha) << 24);
+}
+
+void plot_y_range(const CurvePlot& plot, float* lo, float* hi)
+{
+    *lo = plot.y_min;
+    *hi = plot.y_max;
+    if (plot.fixed_y)
+        return;
+    *lo = FLT_MAX;
+    *hi = -FLT_MAX;
+    for (const CurveSeries& s : plot.series)
+        for (const auto& [x, y] : s.points)
+            if (std::isfinite(y) && (!plot.log_y || y > 0.0f))
+            {
+                *lo = std::min(*lo, y);
+                *hi = std::max(*hi, y);
+            }
+    if (*lo > *hi)
+    {
+        *lo = plot.log_y ? 0.1f : 0.0f;
+        *hi = 1.0f;
+    }
+}
+
+TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int score_kind)
+{
+    TrainingCurves c;
+    // A model opened from a file brings its history: the curves start where it does.
+    c.x_min = !v.evals.empty() && v.evals.front().step < v.first_step ? 0 : v.first_step;
+    c.x_max = std::max({v.step, target_steps, c.x_min + 1});
+    for (const PastRun& r : v.past)
+        c.x_max = std::max(c.x_max, static_cast<int>(r.loss.size()));
+    const auto at = [](int step, float value)
+    { return std::pair<float, float>(static_cast<float>(step), value); };
+
+    // Loss (log scale): earlier runs' training loss, this run's training loss per step, held-out per point.
+    c.loss.title = "loss (log scale): training, held-out";
+    c.loss.log_y = true;
+    for (std::size_t i = 0; i < v.past.size(); ++i)
+    {
+        CurveSeries s{{}, past_run_color(i, 200), "earlier: " + v.past[i].label, 1.2f};
+        for (std::size_t k = 0; k < v.past[i].loss.size(); ++k)
+            s.points.push_back(at(static_cast<int>(k) + 1, v.past[i].loss[k]));
+        c.loss.series.push_back(std::move(s));
+    }
+    CurveSeries train_loss{{}, (kThisRunColor & 0x00FFFFFFu) | 0x70000000u, "training loss", 1.0f};
+    for (const TrainingEval& e : v.evals)
+        if (e.step <= v.first_step) // from the file: the training loss at its logged steps
+            train_loss.points.push_back(at(e.step, e.train_loss));
+    for (std::size_t k = 0; k < v.loss.size(); ++k)
+        train_loss.points.push_back(at(v.first_step + static_cast<int>(k) + 1, v.loss[k]));
+    c.loss.series.push_back(std::move(train_loss));
+    CurveSeries held{{}, kThisRunColor, "held-out loss", 2.0f};
+    for (const TrainingEval& e : v.evals)
+        held.points.push_back(at(e.step, e.loss));
+    c.loss.series.push_back(std::move(held));
+    c.has_drop = steepest_drop(v.loss, v.first_step, &c.drop) && c.drop.drop >= 0.2f;
+
+    c.accuracy.title = "held-out accuracy";
+    c.accuracy.percent = true;
+    c.accuracy.fixed_y = true;
+    for (std::size_t i = 0; i < v.past.size(); ++i)
+    {
+        CurveSeries s{{}, past_run_color(i, 200), "earlier: " + v.past[i].label, 1.2f};
+        for (const TrainingEval& e : v.past[i].evals)
+            s.points.push_back(at(e.step, e.accuracy));
+        c.accuracy.series.push_back(std::move(s));
+    }
+    CurveSeries a{{}, kThisRunColor, "held-out accuracy", 2.0f};
+    for (const TrainingEval& e : v.evals)
+        a.points.push_back(at(e.step, e.accuracy));
+    c.accuracy.series.push_back(std::move(a));
+
+    c.heads.title = std::string("head scores: ") + head_score_name(score_kind);
+    c.heads.fixed_y = true;
+    const int h = v.model.n_heads;
+    const int n = v.model.n_layers * h;
+    for (int k = 0; k < n; ++k)
+    {
+        char label[48];
+        std::snprintf(label, sizeof label, "layer %d head %d", k / h + 1, k % h + 1);
+        CurveSeries s{{}, head_color(k % h), label, k / h == 0 ? 1.2f : 2.4f};
+        for (const TrainingEval& e : v.evals)
+            if (k < static_cast<int>(e.heads.size()))
+                s.points.push_back(at(e.step, head_score(e.heads[static_cast<std::size_t>(k)], score_kind)));
+        c.heads.series.push_back(std::move(s));
+    }
+    return c;
+}
+
+} // namespace attnlab

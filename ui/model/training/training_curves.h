@@ -1,0 +1,57 @@
+// The Training panel's curves as data (no ImGui): the three plots with their series, shared by the panel and
+// the PNG export, so a slide shows exactly what the window shows.
+#pragma once
+
+#include "ui/model/training/training_run.h"
+#include "ui/picture/colormap.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attnlab
+{
+
+// This run's held-out curves (Okabe–Ito vermilion); its per-step training loss is drawn fainter.
+inline constexpr Color32 kThisRunColor = pack_rgba(213, 94, 0);
+
+struct CurveSeries
+{
+    std::vector<std::pair<float, float>> points; // (step, value), steps increasing
+    Color32 color = 0;
+    std::string label;
+    float width = 1.5f; // line width in pixels at the normal font size
+};
+
+struct CurvePlot
+{
+    std::string title;
+    bool log_y = false;
+    bool percent = false; // values in [0, 1] shown as %
+    bool fixed_y = false; // [y_min, y_max], else the data's range
+    float y_min = 0.0f, y_max = 1.0f;
+    std::vector<CurveSeries> series;
+};
+
+struct TrainingCurves
+{
+    int x_min = 0, x_max = 1;
+    CurvePlot loss, accuracy, heads; // left to right
+    bool has_drop = false;           // the steepest drop of the loss, marked on the loss plot
+    LossDrop drop;
+};
+
+// "previous-token", "induction (prefix matching)", "diagonal", "anti-diagonal" for kind 0..3.
+const char* head_score_name(int kind);
+float head_score(const train::HeadScores& s, int kind);
+// The colour of an earlier run's curves (grey, reddish purple, bluish green), with alpha.
+Color32 past_run_color(std::size_t i, int alpha = 255);
+
+// The y range a plot shows: [y_min, y_max] when fixed, else its data's (positive values only on a log axis;
+// [0.1 or 0, 1] when it has none).
+void plot_y_range(const CurvePlot& plot, float* lo, float* hi);
+
+// The curves of run v on a step axis up to at least target_steps; score_kind picks the head score.
+TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int score_kind);
+
+} // namespace attnlab

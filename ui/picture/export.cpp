@@ -1,0 +1,770 @@
+// Export of a heatmap: a slide-ready PNG drawn on the CPU with stb_truetype, and CSV of the matrix.
+#include "ui/picture/export.h"
+
+#include "core/io/atomic_file.h"
+#include "ui/model/training/training_curves.h"
+#include "ui/picture/colormap.h"
+#include "ui/picture/heatmap_math.h"
+
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace attnlab
+{
+
+int default_export_scale(int rows, int cols)
+{
+    const int n = std::max(1, std::max(rows, cols));
+    return std::clamp(640 / n, 2, 64);
+}
+
+// [SECTION] What a heatmap picture says
+
+namespace
+{
+
+// "T×T = 6×6" style joins: " · " between the parts of a title.
+void append_part(std::string& s, const std::string& part)
+{
+    if (part.empty())
+        return;
+    if (!s.empty())
+        s += " · ";
+    s += part;
+}
+
+// Every "_h" of a symbol ("Q_h", "A_h") with the head's number from 1: "Q_2".
+std::string with_head(std::string s, int head)
+{
+    const std::string j = "_" + std::to_string(head + 1);
+    for (std::size_t at = s.find("_h"); at != std::string::npos; at = s.find("_h", at + j.size()))
+        s.replace(at, 2, j);
+    return s;
+}
+
+bool has_padding(const std::vector<std::string>* tokens)
+{
+    return tokens != nullptr && std::find(tokens->begin(), tokens->end(), "<pad>") != tokens->end();
+}
+
+std::string temperature_text(float tau)
+{
+    char s[32];
+    std::snprintf(s, sizeof s, "τ = %g", static_cast<double>(tau));
+    return s;
+}
+
+} // namespace
+
+std::string matrix_name(const AppState& state, const MatrixRef& ref)
+{
+    if (ref.source == MatrixSource::Comparison)
+    {
+        const MatrixView view = resolve_matrix(state, ref);
+        const bool per_head = ref.comparison == ComparisonMatrix::Q_two_step ||
+                              ref.comparison == ComparisonMatrix::Q_collapsed ||
+                              ref.comparison == ComparisonMatrix::W_collapsed;
+        return per_head ? with_head(view.title, ref.head) : view.title;
+    }
+    const StageInfo& info = stage_info(ref.stage);
+    std::string name = ref.source == MatrixSource::Cross && ref.stage == Stage::X ? "Target X_q" : info.name;
+    if (!info.per_head)
+        return name;
+    if (name.find("_h") != std::string::npos)
+        return with_head(name, ref.head);
+    // The equation's left side when it is one symbol ("A_h = softmax(…)", "head_h = A_h V_h").
+    const std::string eq = info.equation;
+    const std::size_t eq_at = eq.find(" = ");
+    if (eq_at != std::string::npos && eq.substr(0, eq_at).find(' ') == std::string::npos &&
+        eq.find("_h") < eq_at)
+        return name + " " + with_head(eq.substr(0, eq_at), ref.head);
+    return name + " · head " + std::to_string(ref.head + 1);
+}
+
+std::string matrix_context(const AppState& state, const MatrixRef& ref)
+{
+    std::string s;
+    if (!state.has_trace())
+        return s;
+    const Trace& t = state.trace();
+    const bool comparison = ref.source == MatrixSource::Comparison;
+    const bool cross = ref.source == MatrixSource::Cross;
+    if (t.trained)
+        append_part(s, "trained model");
+    if (cross)
+        append_part(s, "cross-attention");
+    else if (comparison || stage_info(ref.stage).scope == StageScope::Layer) // the embedding is in no layer
+        append_part(s, "layer " + std::to_string(ref.layer + 1));
+    append_part(s, "sentence " + std::to_string(ref.b + 1));
+    // Where the mask and τ change the numbers: from the masked scores (mask) and the weights (τ) to the
+    // block's output, and the single-head comparison built the same way.
+    const int order = static_cast<int>(ref.stage);
+    const bool single = comparison && (ref.comparison == ComparisonMatrix::single_weights ||
+                                       ref.comparison == ComparisonMatrix::single_out);
+    const bool block = !comparison && stage_info(ref.stage).attention_block;
+    const bool shows_mask = single || (block && order >= static_cast<int>(Stage::masked));
+    const bool shows_tau = single || (block && order >= static_cast<int>(Stage::weights));
+    if (shows_mask && ref.b >= 0 && ref.b < t.batch_size())
+    {
+        const bool causal = !cross && t.config.mask == MaskKind::Causal;
+        const bool padding = has_padding(&t.tokens.tokens[static_cast<std::size_t>(ref.b)]);
+        append_part(s, causal && padding ? "causal + padding mask"
+                       : causal          ? "causal mask"
+                       : padding         ? "padding mask"
+                                         : "no mask");
+    }
+    if (shows_tau)
+        append_part(s, temperature_text(state.session.config.temperature));
+    return s;
+}
+
+HeatmapPicture heatmap_picture(const MatrixView& view)
+{
+    HeatmapPicture p;
+    p.view = view;
+    p.title = view.title;
+    p.subtitle = view.equation;
+    if (!view.shape.empty())
+    {
+        // The shape never breaks across lines: its spaces are no-break spaces.
+        std::string shape;
+        for (char ch : view.shape)
+            shape += ch == ' ' ? std::string("\u00a0") : std::string(1, ch);
+        p.subtitle += (p.subtitle.empty() ? "" : "  ·  ") + shape;
+    }
+    p.row_axis = view.row_axis;
+    p.col_axis = view.col_axis;
+    return p;
+}
+
+HeatmapPicture heatmap_picture(const AppState& state, const MatrixRef& ref)
+{
+    HeatmapPicture p = heatmap_picture(resolve_matrix(state, ref));
+    p.title = matrix_name(state, ref);
+    append_part(p.title, matrix_context(state, ref));
+    return p;
+}
+
+// [SECTION] The heatmap picture
+
+namespace
+{
+
+// Where everything of a heatmap picture goes, relative to its top-left corner. Measuring and drawing share
+// it, so a slide's layout is exactly what gets drawn.
+struct HeatmapLayout
+{
+    int width = 0, height = 0;
+    int rows = 0, cols = 0, cell = 1;
+    float title_y = 0, subtitle_y = 0;
+    std::vector<std::string> subtitle_lines; // wrapped to the map's width (or the title's, when wider)
+    int x_img = 0, y_img = 0, image_w = 0, image_h = 0;
+    float row_axis_x = 0;   // the rotated row axis title's left edge
+    float col_labels_h = 0; // the column labels' height under the image
+    int x_bar = 0, bar_w = 0, bar_h = 0;
+    int rstride = 1, cstride = 1;
+    bool col_tokens = false;
+    std::vector<std::string> row_labels, col_labels;
+    NumberFormat format;
+    float number_px = 0.0f; // 0: no numbers in the cells
+    bool has_masked = false;
+    ColorScale scale;
+    ValueRange range;
+};
+
+// Beside the hatched swatch under the colour bar (the subtitle says what the mask does: −∞ or weight 0).
+constexpr const char* kMaskedLegend = "masked";
+
+HeatmapLayout layout_heatmap(const HeatmapPicture& p, const TextRasterizer& text, const PictureFonts& f,
+                             int cell_px)
+{
+    HeatmapLayout L;
+    const MatrixView& view = p.view;
+    const Mat& m = *view.m;
+    L.rows = static_cast<int>(m.rows());
+    L.cols = static_cast<int>(m.cols());
+    L.cell = std::clamp(cell_px, 1, 256);
+    const std::size_t n = static_cast<std::size_t>(m.size());
+    const bool mask_fits =
+        view.mask != nullptr && view.mask->rows() == m.rows() && view.mask->cols() == m.cols();
+    for (int r = 0; r < L.rows && !L.has_masked; ++r)
+        for (int c = 0; c < L.cols && !L.has_masked; ++c)
+            L.has_masked = cell_masked(view, r, c);
+
+    // Labels, thinned so they never overlap.
+    L.col_tokens = view.col_tokens != nullptr;
+    L.rstride = label_stride(L.rows, static_cast<float>(L.cell), f.label * 1.15f);
+    L.cstride =
+        label_stride(L.cols, static_cast<float>(L.cell), L.col_tokens ? f.label * 1.15f : f.label * 2.4f);
+    L.row_labels.assign(static_cast<std::size_t>(L.rows), std::string());
+    L.col_labels.assign(static_cast<std::size_t>(L.cols), std::string());
+    float row_w = 0.0f, col_h = L.col_tokens ? 0.0f : f.label * 1.3f;
+    for (int r = 0; r < L.rows; r += L.rstride)
+    {
+        auto& s = L.row_labels[static_cast<std::size_t>(r)];
+        s = truncate_utf8(row_label(view, r), 14);
+        row_w = std::max(row_w, text.width(s, f.label));
+    }
+    for (int c = 0; c < L.cols; c += L.cstride)
+    {
+        auto& s = L.col_labels[static_cast<std::size_t>(c)];
+        s = truncate_utf8(col_label(view, c), 14);
+        if (L.col_tokens)
+            col_h = std::max(col_h, text.width(s, f.label));
+    }
+    L.col_labels_h = col_h;
+    const float axis_h = f.label * 1.35f; // a line of axis title
+    L.row_axis_x = 0.0f;
+    const float row_axis_w = p.row_axis.empty() ? 0.0f : axis_h + 4.0f;
+    L.x_img = static_cast<int>(std::ceil(row_axis_w + row_w + 10.0f));
+    L.image_w = L.cols * L.cell;
+    L.image_h = L.rows * L.cell;
+    const float below = 6.0f + col_h + (p.col_axis.empty() ? 0.0f : 4.0f + axis_h);
+
+    // Numbers and the colour bar in one format, chosen from the largest number shown.
+    L.range = value_range(m.data(), n);
+    L.scale = choose_scale(L.range, view.probability, view.stretch ? stretch_top(m.data(), n) : 0.0f);
+    L.format = choose_number_format(shown_max_abs(m.data(), n, mask_fits ? view.mask->data() : nullptr));
+    float bar_label_w = 0.0f;
+    if (p.colorbar)
+    {
+        for (float v : {L.scale.lo, L.scale.hi, 0.5f * (L.scale.lo + L.scale.hi), L.range.min, L.range.max})
+            bar_label_w = std::max(bar_label_w, text.width(format_number(v, L.format), f.body));
+        if (L.has_masked)
+            bar_label_w = std::max(bar_label_w, text.width(kMaskedLegend, f.body));
+        L.bar_w = std::max(14, static_cast<int>(f.body * 1.1f));
+        L.bar_h = std::max(L.image_h, static_cast<int>(f.body * 4.5f));
+        L.x_bar = L.x_img + L.image_w + static_cast<int>(f.body);
+    }
+    // Numbers grow with large cells (a slide read from the back of a room), up to 1.4 times the body text.
+    float number_px = std::min(f.body * 1.4f, static_cast<float>(L.cell) * 0.38f);
+    if (text.ok() && number_px >= 10.0f && L.rows * L.cols <= 4096)
+    {
+        float widest = 0.0f;
+        for (int r = 0; r < L.rows; ++r)
+            for (int c = 0; c < L.cols; ++c)
+                if (!cell_masked(view, r, c))
+                    widest = std::max(widest, text.width(format_number(m(r, c), L.format), number_px));
+        while (number_px >= 10.0f && widest > static_cast<float>(L.cell) - 4.0f)
+        {
+            widest *= 0.9f;
+            number_px *= 0.9f;
+        }
+        L.number_px = number_px >= 10.0f ? number_px : 0.0f;
+    }
+
+    const int right = p.colorbar ? L.x_bar + L.bar_w + 8 + static_cast<int>(std::ceil(bar_label_w))
+                                 : L.x_img + L.image_w + 2;
+    const int col_axis_w = static_cast<int>(L.x_img + text.width(p.col_axis, f.label));
+    const int body_w = std::max(right, col_axis_w);
+
+    // Header: the title on one line, the subtitle wrapped to the map's width; the body goes under them.
+    const float title_w = text.width(p.title, f.title);
+    L.subtitle_lines = text.wrap(p.subtitle, f.body, std::max(static_cast<float>(body_w), title_w));
+    float subtitle_w = 0.0f;
+    for (const std::string& line : L.subtitle_lines)
+        subtitle_w = std::max(subtitle_w, text.width(line, f.body));
+    float y = 0.0f;
+    L.title_y = y;
+    if (!p.title.empty())
+        y += f.title * 1.35f;
+    L.subtitle_y = y;
+    y += static_cast<float>(L.subtitle_lines.size()) * f.body * 1.3f;
+    if (y > 0.0f)
+        y += 10.0f;
+    L.y_img = static_cast<int>(std::ceil(y));
+    L.width =
+        std::max({body_w, static_cast<int>(std::ceil(title_w)), static_cast<int>(std::ceil(subtitle_w))}) + 2;
+    const int legend_h = p.colorbar && L.has_masked ? static_cast<int>(f.body * 2.0f) + 8 : 0;
+    L.height = L.y_img + std::max(L.image_h + static_cast<int>(std::ceil(below)), L.bar_h + legend_h) + 2;
+    return L;
+}
+
+} // namespace
+
+void measure_heatmap_picture(const HeatmapPicture& p, const TextRasterizer& text, const PictureFonts& fonts,
+                             int cell_px, int* width, int* height, int* image_top)
+{
+    *width = *height = 0;
+    if (image_top != nullptr)
+        *image_top = 0;
+    if (p.view.m == nullptr || p.view.m->size() == 0)
+        return;
+    const HeatmapLayout L = layout_heatmap(p, text, fonts, cell_px);
+    *width = L.width;
+    *height = L.height;
+    if (image_top != nullptr)
+        *image_top = L.y_img;
+}
+
+void draw_heatmap_picture(Image& img, int x, int y, const HeatmapPicture& p, const TextRasterizer& text,
+                          const PictureFonts& f, const Palette& palette, int cell_px)
+{
+    if (p.view.m == nullptr || p.view.m->size() == 0)
+        return;
+    const MatrixView& view = p.view;
+    const Mat& m = *view.m;
+    const HeatmapLayout L = layout_heatmap(p, text, f, cell_px);
+    const float fx = static_cast<float>(x), fy = static_cast<float>(y);
+    text.draw(img, fx, fy + L.title_y, f.title, palette.ink, p.title);
+    for (std::size_t i = 0; i < L.subtitle_lines.size(); ++i)
+        text.draw(img, fx, fy + L.subtitle_y + static_cast<float>(i) * f.body * 1.3f, f.body,
+                  palette.grey_ink, L.subtitle_lines[i]);
+
+    // Cells: the colour map, masked ones hatched as in the window.
+    const int xi = x + L.x_img, yi = y + L.y_img, cell = L.cell;
+    std::vector<Color32> colors;
+    fill_heatmap_pixels(m.data(), L.rows, L.cols, L.scale, 1, colors);
+    for (int r = 0; r < L.rows; ++r)
+        for (int c = 0; c < L.cols; ++c)
+        {
+            const int x0 = xi + c * cell, y0 = yi + r * cell;
+            if (cell_masked(view, r, c))
+                hatch_rect(img, x0, y0, x0 + cell, y0 + cell);
+            else
+                fill_rect(img, x0, y0, x0 + cell, y0 + cell,
+                          colors[static_cast<std::size_t>(r) * L.cols + c]);
+        }
+    if (view.column_blocks > 0)
+        for (int c = view.column_blocks; c < L.cols; c += view.column_blocks)
+            fill_rect(img, xi + c * cell - 1, yi - 4, xi + c * cell + 1, yi + L.image_h + 4, palette.ink);
+    frame_rect(img, xi - 1, yi - 1, xi + L.image_w + 1, yi + L.image_h + 1, palette.frame);
+    if (L.number_px > 0.0f)
+        for (int r = 0; r < L.rows; ++r)
+            for (int c = 0; c < L.cols; ++c)
+            {
+                if (cell_masked(view, r, c))
+                    continue;
+                const std::string s = format_number(m(r, c), L.format);
+                const float w = text.width(s, L.number_px);
+                text.draw(img, static_cast<float>(xi + c * cell) + (static_cast<float>(cell) - w) * 0.5f,
+                          static_cast<float>(yi + r * cell) +
+                              (static_cast<float>(cell) - L.number_px * 1.15f) * 0.5f,
+                          L.number_px, text_color_on(colors[static_cast<std::size_t>(r) * L.cols + c]), s);
+            }
+    for (const auto& [r, c] : p.outlined)
+        if (r >= 0 && r < L.rows && c >= 0 && c < L.cols)
+        {
+            const int t = std::max(2, cell / 12);
+            frame_rect(img, xi + c * cell - t, yi + r * cell - t, xi + (c + 1) * cell + t,
+                       yi + (r + 1) * cell + t, p.outline_color, t);
+        }
+
+    // Labels: tokens in ink (<pad> in grey), numbered rows and columns in grey.
+    for (int r = 0; r < L.rows; r += L.rstride)
+    {
+        const std::string& s = L.row_labels[static_cast<std::size_t>(r)];
+        const float w = text.width(s, f.label);
+        const bool grey = view.row_tokens == nullptr || s == "<pad>";
+        text.draw(img, static_cast<float>(xi) - 8.0f - w,
+                  static_cast<float>(yi) + (r + 0.5f) * cell - f.label * 0.6f, f.label,
+                  grey ? palette.grey_ink : palette.ink, s);
+    }
+    for (int c = 0; c < L.cols; c += L.cstride)
+    {
+        const std::string& s = L.col_labels[static_cast<std::size_t>(c)];
+        const float w = text.width(s, f.label);
+        if (L.col_tokens)
+            text.draw(img, static_cast<float>(xi) + (c + 0.5f) * cell - f.label * 0.6f,
+                      static_cast<float>(yi + L.image_h) + 6.0f + w, f.label,
+                      s == "<pad>" ? palette.grey_ink : palette.ink, s, true);
+        else
+            text.draw(img, static_cast<float>(xi) + (c + 0.5f) * cell - w * 0.5f,
+                      static_cast<float>(yi + L.image_h) + 4.0f, f.label, palette.grey_ink, s);
+    }
+    // Axis titles: the column axis centred under its labels, the row axis reading upwards beside its labels.
+    if (!p.col_axis.empty())
+    {
+        const float w = text.width(p.col_axis, f.label);
+        text.draw(img, static_cast<float>(xi) + (static_cast<float>(L.image_w) - w) * 0.5f,
+                  static_cast<float>(yi + L.image_h) + 10.0f + L.col_labels_h, f.label, palette.grey_ink,
+                  p.col_axis);
+    }
+    if (!p.row_axis.empty())
+    {
+        const float w = text.width(p.row_axis, f.label);
+        text.draw(img, fx + L.row_axis_x, static_cast<float>(yi) + (static_cast<float>(L.image_h) + w) * 0.5f,
+                  f.label, palette.grey_ink, p.row_axis, true);
+    }
+    if (!p.colorbar)
+        return;
+
+    // Colour bar: high at the top, marks at the true min and max, labels in the cells' number format.
+    const auto& table = colormap_table(L.scale.map());
+    const int xb = x + L.x_bar, bar_h = L.bar_h;
+    for (int r = 0; r < bar_h; ++r)
+    {
+        const auto idx = static_cast<std::size_t>(std::lround(
+            (1.0f - static_cast<float>(r) / static_cast<float>(std::max(1, bar_h - 1))) * 255.0f));
+        fill_rect(img, xb, yi + r, xb + L.bar_w, yi + r + 1, table[idx]);
+    }
+    frame_rect(img, xb - 1, yi - 1, xb + L.bar_w + 1, yi + bar_h + 1, palette.frame);
+    const float tx = static_cast<float>(xb + L.bar_w + 8);
+    const auto bar_y = [&](float v)
+    { return static_cast<float>(yi) + (1.0f - scale_position(v, L.scale)) * static_cast<float>(bar_h - 1); };
+    std::vector<float> label_ys;
+    const auto bar_label = [&](float v, float text_y)
+    {
+        text.draw(img, tx, text_y, f.body, palette.ink, format_number(v, L.format));
+        label_ys.push_back(text_y);
+    };
+    bar_label(L.scale.hi, static_cast<float>(yi) - 4.0f);
+    bar_label(L.scale.lo, static_cast<float>(yi + bar_h) - f.body);
+    if (bar_h > f.body * 4.0f)
+        bar_label(0.5f * (L.scale.lo + L.scale.hi), static_cast<float>(yi) + bar_h * 0.5f - f.body * 0.6f);
+    if (L.range.finite_count > 0)
+        for (float v : {L.range.min, L.range.max})
+        {
+            const float yy = bar_y(v);
+            fill_rect(img, xb - 5, static_cast<int>(yy) - 1, xb + L.bar_w + 5, static_cast<int>(yy) + 2,
+                      palette.ink);
+            // The true min and max are labelled where they do not crowd a label (the scale may be wider).
+            const float ty = yy - f.body * 0.6f;
+            bool crowded = false;
+            for (float other : label_ys)
+                crowded = crowded || std::fabs(other - ty) < f.body * 1.05f;
+            if (!crowded)
+                bar_label(v, ty);
+        }
+    if (L.has_masked)
+    {
+        const int ys = yi + bar_h + 14;
+        const int sw = static_cast<int>(f.body * 1.3f);
+        hatch_rect(img, xb, ys, xb + L.bar_w, ys + sw);
+        text.draw(img, tx, static_cast<float>(ys) + (static_cast<float>(sw) - f.body * 1.15f) * 0.5f, f.body,
+                  palette.ink, kMaskedLegend);
+    }
+}
+
+Image render_heatmap_image(const HeatmapPicture& p, int cell_px, bool dark, std::string* note)
+{
+    Image img;
+    if (p.view.m == nullptr || p.view.m->size() == 0)
+        return img;
+    TextRasterizer text;
+    text.load_default(note);
+    const PictureFonts fonts;
+    const Palette palette = picture_palette(dark);
+    const int margin = 28;
+    int w = 0, h = 0;
+    measure_heatmap_picture(p, text, fonts, cell_px, &w, &h);
+    img.reset(w + 2 * margin, h + 2 * margin, palette.paper);
+    draw_heatmap_picture(img, margin, margin, p, text, fonts, palette, cell_px);
+    return img;
+}
+
+Image render_heatmap_image(const MatrixView& view, int cell_px, std::string* note)
+{
+    return render_heatmap_image(heatmap_picture(view), cell_px, false, note);
+}
+
+// [SECTION] Files
+
+namespace
+{
+
+void write_to_string(void* context, void* data, int size)
+{
+    static_cast<std::string*>(context)->append(static_cast<const char*>(data),
+                                               static_cast<std::size_t>(size));
+}
+
+Status write_bytes(const std::string& bytes, const std::string& path)
+{
+    AtomicFile file;
+    if (Status s = file.open(path); !s.is_ok())
+        return s;
+    file.write(bytes);
+    return file.commit();
+}
+
+} // namespace
+
+Status write_png(const Image& image, const std::string& path)
+{
+    if (image.width <= 0 || image.height <= 0)
+        return Status::error("nothing to export: the matrix is empty");
+    std::string bytes;
+    if (stbi_write_png_to_func(write_to_string, &bytes, image.width, image.height, 4, image.pixels.data(),
+                               image.width * 4) == 0)
+        return Status::error("could not encode the PNG for " + path);
+    return write_bytes(bytes, path);
+}
+
+Status write_rgb_png_bottom_up(const std::uint8_t* rgb, int width, int height, const std::string& path)
+{
+    std::string bytes;
+    const int stride = width * 3;
+    // Point at the last row and use a negative stride: the PNG's top row is the framebuffer's top.
+    if (stbi_write_png_to_func(write_to_string, &bytes, width, height, 3,
+                               rgb + static_cast<std::ptrdiff_t>(height - 1) * stride, -stride) == 0)
+        return Status::error("could not encode the PNG for " + path);
+    return write_bytes(bytes, path);
+}
+
+Status export_matrix_csv(const MatrixView& view, const std::string& path)
+{
+    if (view.m == nullptr)
+        return Status::error("nothing to export: the matrix is not available");
+    const Mat& m = *view.m;
+    auto field = [](const std::string& s)
+    {
+        if (s.find_first_of(",\"\n") == std::string::npos)
+            return s;
+        std::string q = "\"";
+        for (char ch : s)
+            q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+        return q + "\"";
+    };
+    std::string out;
+    out += "row";
+    for (int c = 0; c < m.cols(); ++c)
+        out += "," + field(col_label(view, c));
+    out += "\n";
+    char buf[32];
+    for (int r = 0; r < m.rows(); ++r)
+    {
+        out += field(row_label(view, r));
+        for (int c = 0; c < m.cols(); ++c)
+        {
+            const float v = m(r, c);
+            if (std::isinf(v))
+                out += v < 0 ? ",-inf" : ",inf";
+            else
+            {
+                std::snprintf(buf, sizeof(buf), ",%.9g", static_cast<double>(v));
+                out += buf;
+            }
+        }
+        out += "\n";
+    }
+    return write_bytes(out, path);
+}
+
+Status export_heatmap_png(const HeatmapPicture& p, const std::string& path, int cell_px)
+{
+    if (p.view.m == nullptr)
+        return Status::error("nothing to export: the matrix is not available");
+    return write_png(render_heatmap_image(p, cell_px), path);
+}
+
+Status export_heatmap_png(const MatrixView& view, const std::string& path, int cell_px)
+{
+    return export_heatmap_png(heatmap_picture(view), path, cell_px);
+}
+
+// [SECTION] The training curves picture
+
+namespace
+{
+
+// A round dot of radius r, blended by the colour's alpha.
+void blend_dot(Image& img, float cx, float cy, float r, Color32 color)
+{
+    const float a = static_cast<float>((color >> 24) & 0xFF) / 255.0f;
+    for (int y = static_cast<int>(std::floor(cy - r)); y <= static_cast<int>(std::ceil(cy + r)); ++y)
+        for (int x = static_cast<int>(std::floor(cx - r)); x <= static_cast<int>(std::ceil(cx + r)); ++x)
+        {
+            if (x < 0 || y < 0 || x >= img.width || y >= img.height)
+                continue;
+            const float dx = static_cast<float>(x) - cx, dy = static_cast<float>(y) - cy;
+            if (dx * dx + dy * dy > r * r)
+                continue;
+            Color32& p = img.pixels[static_cast<std::size_t>(y) * static_cast<std::size_t>(img.width) +
+                                    static_cast<std::size_t>(x)];
+            Color32 out = 0xFF000000u;
+            for (int shift = 0; shift < 24; shift += 8)
+            {
+                const float under = static_cast<float>((p >> shift) & 0xFF);
+                const float over = static_cast<float>((color >> shift) & 0xFF);
+                out |= static_cast<Color32>(std::lround(under + (over - under) * a)) << shift;
+            }
+            p = out;
+        }
+}
+
+void draw_line(Image& img, float x0, float y0, float x1, float y1, float width, Color32 color)
+{
+    const float n = std::max({std::fabs(x1 - x0), std::fabs(y1 - y0), 1.0f});
+    // Dots half a pixel apart: the blend darkens overlaps a little, which reads as a solid line.
+    for (float t = 0.0f; t <= n; t += 0.5f)
+        blend_dot(img, x0 + (x1 - x0) * t / n, y0 + (y1 - y0) * t / n, width * 0.5f, color);
+}
+
+std::string axis_text(float v, const CurvePlot& plot)
+{
+    char s[32];
+    if (plot.percent)
+        std::snprintf(s, sizeof s, "%.0f %%", 100.0 * static_cast<double>(v));
+    else if (v != 0.0f && std::fabs(v) < 0.01f)
+        std::snprintf(s, sizeof s, "%.1e", static_cast<double>(v));
+    else
+        std::snprintf(s, sizeof s, "%.3g", static_cast<double>(v));
+    return s;
+}
+
+void draw_curve_plot(Image& img, const TextRasterizer& text, const Palette& palette, const CurvePlot& plot,
+                     const TrainingCurves& c, int x, int y, int w, int h, int cursor_step)
+{
+    const float label_px = 17.0f;
+    text.draw(img, static_cast<float>(x), static_cast<float>(y), 20.0f, palette.ink, plot.title);
+    const int ax = x + 74, ay = y + 34, bx = x + w, by = y + h - 28;
+    float lo = 0, hi = 1;
+    plot_y_range(plot, &lo, &hi);
+    const auto fy = [&](float v) { return plot.log_y ? std::log10(std::max(v, 1e-12f)) : v; };
+    float ylo = fy(lo), yhi = fy(hi);
+    if (yhi - ylo < 1e-6f)
+    {
+        ylo -= 0.5f;
+        yhi += 0.5f;
+    }
+    const float span = static_cast<float>(std::max(1, c.x_max - c.x_min));
+    const auto sx = [&](float step)
+    {
+        return static_cast<float>(ax) +
+               (step - static_cast<float>(c.x_min)) / span * static_cast<float>(bx - ax);
+    };
+    const auto sy = [&](float v)
+    { return static_cast<float>(by) - (fy(v) - ylo) / (yhi - ylo) * static_cast<float>(by - ay); };
+    const auto y_label = [&](float v)
+    {
+        const std::string t = axis_text(v, plot);
+        const float yy = sy(v);
+        text.draw(img, static_cast<float>(ax) - text.width(t, label_px) - 6.0f, yy - label_px * 0.6f,
+                  label_px, palette.grey_ink, t);
+        fill_rect(img, ax, static_cast<int>(yy), bx, static_cast<int>(yy) + 1,
+                  palette.dark ? pack_rgba(60, 60, 68) : pack_rgba(225, 225, 230));
+    };
+    y_label(lo);
+    y_label(hi);
+    float last_y = static_cast<float>(by);
+    if (plot.log_y)
+        for (float d = std::ceil(ylo); d < yhi; d += 1.0f)
+        {
+            const float yy = sy(std::pow(10.0f, d));
+            if (yy < static_cast<float>(by) - 2.0f * label_px &&
+                yy > static_cast<float>(ay) + 2.0f * label_px && yy < last_y - 2.0f * label_px)
+            {
+                y_label(std::pow(10.0f, d));
+                last_y = yy;
+            }
+        }
+    if (&plot == &c.loss && c.has_drop)
+    {
+        fill_rect(img, static_cast<int>(sx(static_cast<float>(c.drop.from_step))), ay,
+                  std::max(static_cast<int>(sx(static_cast<float>(c.drop.to_step))),
+                           static_cast<int>(sx(static_cast<float>(c.drop.from_step))) + 2),
+                  by, palette.dark ? pack_rgba(80, 58, 30) : pack_rgba(252, 232, 200));
+        text.draw(img, sx(static_cast<float>(c.drop.from_step)) + 4.0f, static_cast<float>(ay) + 4.0f,
+                  label_px, pack_rgba(200, 120, 0), "steepest drop");
+    }
+    if (cursor_step >= c.x_min && cursor_step <= c.x_max)
+    {
+        // The step the maps show (the window's timeline cursor).
+        const int cx = static_cast<int>(sx(static_cast<float>(cursor_step)));
+        fill_rect(img, cx - 1, ay, cx + 1, by, palette.grey_ink);
+    }
+    for (const CurveSeries& s : plot.series)
+    {
+        bool has_prev = false;
+        float px = 0, py = 0;
+        for (const auto& [stp, v] : s.points)
+        {
+            if (!std::isfinite(v) || (plot.log_y && v <= 0.0f))
+                continue;
+            const float qx = sx(stp), qy = std::clamp(sy(v), static_cast<float>(ay), static_cast<float>(by));
+            if (has_prev)
+                draw_line(img, px, py, qx, qy, s.width * 1.6f, s.color);
+            else
+                blend_dot(img, qx, qy, s.width, s.color);
+            px = qx;
+            py = qy;
+            has_prev = true;
+        }
+    }
+    frame_rect(img, ax, ay, bx + 1, by + 1, palette.frame);
+    const std::string first = std::to_string(c.x_min), last = "step " + std::to_string(c.x_max);
+    text.draw(img, static_cast<float>(ax), static_cast<float>(by) + 4.0f, label_px, palette.grey_ink, first);
+    text.draw(img, static_cast<float>(bx) - text.width(last, label_px), static_cast<float>(by) + 4.0f,
+              label_px, palette.grey_ink, last);
+}
+
+} // namespace
+
+void draw_curve_plots(Image& img, const TextRasterizer& text, const Palette& palette,
+                      const TrainingSnapshot& run, int target_steps, int score_kind, int x, int y, int w,
+                      int h, int cursor_step)
+{
+    const TrainingCurves c = training_curves(run, target_steps, score_kind);
+    const int gap = 40;
+    const int plot_w = (w - 2 * gap) / 3;
+    draw_curve_plot(img, text, palette, c.loss, c, x, y, plot_w, h, cursor_step);
+    draw_curve_plot(img, text, palette, c.accuracy, c, x + plot_w + gap, y, plot_w, h, cursor_step);
+    draw_curve_plot(img, text, palette, c.heads, c, x + 2 * (plot_w + gap), y, plot_w, h, cursor_step);
+}
+
+Image render_curves_image(const TrainingSnapshot& run, int target_steps, int score_kind, std::string* note)
+{
+    TextRasterizer text;
+    text.load_default(note);
+    const Palette palette = picture_palette(false);
+    const int n_legend = 1 + static_cast<int>(run.past.size());
+    Image img;
+    img.reset(1800, 110 + 420 + 16 + 26 * n_legend + 20, palette.paper);
+    const int margin = 28;
+    char heading[256];
+    std::snprintf(heading, sizeof heading, "%s: step %d", run.config.label().c_str(), run.step);
+    text.draw(img, margin, margin, 28.0f, palette.ink, heading);
+    if (!run.evals.empty())
+    {
+        char sub[128];
+        std::snprintf(sub, sizeof sub,
+                      "held-out (sequences never trained on) at step %d: loss %.3f, accuracy %.1f %%",
+                      run.evals.back().step, static_cast<double>(run.evals.back().loss),
+                      100.0 * static_cast<double>(run.evals.back().accuracy));
+        text.draw(img, margin, margin + 38.0f, 19.0f, palette.grey_ink, sub);
+    }
+    const int top = 110;
+    draw_curve_plots(img, text, palette, run, target_steps, score_kind, margin, top, img.width - 2 * margin,
+                     420);
+    // Legend: this run, then the earlier ones; the heads' colours are those of the window's head chips.
+    int ly = top + 420 + 16;
+    const auto legend = [&](Color32 color, const std::string& label)
+    {
+        fill_rect(img, margin, ly + 9, margin + 30, ly + 13, color | 0xFF000000u);
+        text.draw(img, margin + 40.0f, static_cast<float>(ly), 18.0f, palette.ink, label);
+        ly += 26;
+    };
+    legend(kThisRunColor,
+           "this run (thin: training loss per step; thick: held-out); head scores: thin = layer 1, "
+           "thick = later layers, coloured by head");
+    for (std::size_t i = run.past.size(); i-- > 0;)
+        legend(past_run_color(i),
+               "earlier: " + run.past[i].label + " (" + std::to_string(run.past[i].loss.size()) + " steps)");
+    return img;
+}
+
+Status export_curves_png(const TrainingSnapshot& run, int target_steps, int score_kind,
+                         const std::string& path)
+{
+    if (run.evals.empty() && run.loss.empty())
+        return Status::error("no curves yet: train a few steps first");
+    return write_png(render_curves_image(run, target_steps, score_kind), path);
+}
+
+void run_export_dialog(AppState& state)
+{
+    const ExportDialog& d = state.export_dialog;
+    const HeatmapPicture picture = heatmap_picture(state, d.matrix);
+    const Status s = d.format == ExportFormat::Png ? export_heatmap_png(picture, d.path, d.scale)
+                                                   : export_matrix_csv(picture.view, d.path);
+    if (s.is_ok())
+        state.set_message("Exported " + picture.title + " to " + d.path, false);
+    else
+        state.set_message("Export failed: " + s.message(), true);
+}
+
+} // namespace attnlab

@@ -1,0 +1,75 @@
+// Heatmap geometry and pixels: mouse -> cell, label thinning, texture fill, number formatting. Pure
+// functions.
+#pragma once
+
+#include "ui/picture/colormap.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attnlab
+{
+
+struct CellHit
+{
+    bool inside = false;
+    int row = -1, col = -1;
+};
+
+// The cell under (x, y) for a rows x cols matrix drawn in the rectangle [x0, x0 + width) x [y0, y0 + height).
+// Points on the right or bottom edge belong to the outside, so every inside point maps to exactly one cell.
+CellHit cell_at(float x, float y, float x0, float y0, float width, float height, int rows, int cols);
+
+// Show every k-th label of n so that labels of label_px pixels do not overlap cells of cell_px pixels.
+// Returns k >= 1 (1: every label).
+int label_stride(int n, float cell_px, float label_px);
+
+// Texels per cell edge in a heatmap texture: 1 for large matrices, more for small ones so −∞ cells can
+// carry stripes (at most 8, and the texture stays at most 512 texels wide).
+int texels_per_cell(int rows, int cols);
+
+// Fills rgba (rows·k x cols·k texels, row-major, top row first) with the colours of a row-major matrix.
+void fill_heatmap_pixels(const float* values, int rows, int cols, const ColorScale& scale, int k,
+                         std::vector<Color32>& rgba);
+
+// A rectangle on screen, in pixels.
+struct ScreenRect
+{
+    float x = 0.0f, y = 0.0f, w = 0.0f, h = 0.0f;
+};
+
+// Where a tooltip of w x h pixels goes for the mouse at (mx, my), `gap` pixels away from it: below right (as
+// usual), below left, above right or above left, the first that keeps clear of `avoid` (the Inspector, which
+// shows the hovered cell in full), each pushed inside the display. When none keeps clear, the one that covers
+// the least of it. Returns the tooltip's top-left corner.
+ScreenRect tooltip_rect(float mx, float my, float w, float h, const ScreenRect& avoid, float display_w,
+                        float display_h, float gap);
+
+// "0.123", "-1.25", "12.3", "1.2e+04", "−∞", "NaN": short enough for a cell, 3 significant digits.
+std::string format_value(float v);
+// The same with more digits, for the inspector: "0.123457".
+std::string format_value_long(float v);
+
+// One number format for every number of a picture (cells and colour bar), so a reader never compares
+// "9.0e-10" with "0.00": fixed with the same decimals for all, or scientific for all when the largest
+// magnitude is below 0.01 or from 10000 on.
+struct NumberFormat
+{
+    bool scientific = false; // "%.1e": "1.4e-05", "0.0e+00"
+    int decimals = 2;        // fixed: digits after the point ("0.25", "12.5", "310")
+};
+// From the largest finite magnitude shown: 2 decimals below 10, 1 below 100, 0 below 10000.
+NumberFormat choose_number_format(float max_abs);
+// max_abs over the finite values of a row-major matrix, leaving out cells where mask (same size, optional)
+// is −∞: masked cells show no number.
+float shown_max_abs(const float* values, std::size_t count, const float* mask = nullptr);
+// v in that format; −∞ as "−∞", NaN as "NaN", and never "-0.00".
+std::string format_number(float v, NumberFormat format);
+
+// The first max_chars code points of a UTF-8 string, with "…" when cut.
+std::string truncate_utf8(const std::string& s, int max_chars);
+// Number of code points in a UTF-8 string.
+int utf8_length(const std::string& s);
+
+} // namespace attnlab

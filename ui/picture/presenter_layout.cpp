@@ -1,0 +1,280 @@
+// Presenter mode's pure layout: font size, text size steps, square-cell map grids, unbreakable text parts.
+#include "ui/picture/presenter_layout.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnlab
+{
+
+// [SECTION] Text size
+
+float presenter_font_size(float window_height, float presenter_scale)
+{
+    const float scale = std::isfinite(presenter_scale)
+                            ? std::clamp(presenter_scale, kMinPresenterScale, kMaxPresenterScale)
+                            : 1.0f;
+    return std::clamp(window_height / 32.0f * scale, 12.0f, 80.0f);
+}
+
+float step_presenter_scale(float scale, int step)
+{
+    if (step == 0 || !std::isfinite(scale))
+        return 1.0f;
+    // Whole tenths, so ten steps up and ten down come back to the same value.
+    const float tenths = std::round(scale * 10.0f) + static_cast<float>(step > 0 ? 1 : -1);
+    return std::clamp(tenths / 10.0f, kMinPresenterScale, kMaxPresenterScale);
+}
+
+float step_font_size(float size, int step)
+{
+    if (step == 0)
+        return kDefaultFontSize;
+    return std::clamp(size + static_cast<float>(step > 0 ? 1 : -1), kMinFontSize, kMaxFontSize);
+}
+
+// [SECTION] Maps
+
+namespace
+{
+
+// One candidate grid: the maps' labels after sharing, and the sizes at a given cell.
+struct Grid
+{
+    int columns = 1, rows = 1;
+    std::vector<float> left, col_labels; // per map, after sharing
+
+    int column_of(std::size_t i) const { return static_cast<int>(i) % columns; }
+    int row_of(std::size_t i) const { return static_cast<int>(i) / columns; }
+
+    // Images of a grid column start at one x and those of a grid row at one y, so a column is as wide as its
+    // widest labels plus its widest image and colour bar (a row likewise).
+    float column_width(const std::vector<MapBox>& maps, int c, float cell) const
+    {
+        float labels = 0.0f, rest = 0.0f;
+        for (std::size_t i = static_cast<std::size_t>(c); i < maps.size();
+             i += static_cast<std::size_t>(columns))
+        {
+            labels = std::max(labels, left[i]);
+            rest = std::max(rest, static_cast<float>(maps[i].cols) * cell + maps[i].right);
+        }
+        return labels + rest;
+    }
+    float row_height(const std::vector<MapBox>& maps, int r, float cell) const
+    {
+        float titles = 0.0f, rest = 0.0f;
+        const std::size_t first = static_cast<std::size_t>(r * columns);
+        for (std::size_t i = first; i < maps.size() && i < first + static_cast<std::size_t>(columns); ++i)
+        {
+            titles = std::max(titles, maps[i].top);
+            rest = std::max(rest, static_cast<float>(maps[i].rows) * cell + col_labels[i] + maps[i].below);
+        }
+        return titles + rest;
+    }
+    float width(const std::vector<MapBox>& maps, float cell, float gap) const
+    {
+        float w = gap * static_cast<float>(columns - 1);
+        for (int c = 0; c < columns; ++c)
+            w += column_width(maps, c, cell);
+        return w;
+    }
+    float height(const std::vector<MapBox>& maps, float cell, float gap) const
+    {
+        float h = gap * static_cast<float>(rows - 1);
+        for (int r = 0; r < rows; ++r)
+            h += row_height(maps, r, cell);
+        return h;
+    }
+};
+
+Grid make_grid(const std::vector<MapBox>& maps, int columns)
+{
+    Grid g;
+    const int n = static_cast<int>(maps.size());
+    g.columns = columns;
+    g.rows = (n + columns - 1) / columns;
+    g.left.resize(maps.size());
+    g.col_labels.resize(maps.size());
+    for (std::size_t i = 0; i < maps.size(); ++i)
+    {
+        const MapBox& m = maps[i];
+        // Row labels repeat those of the map on the left; column labels those of the map below.
+        const bool same_rows_left =
+            g.column_of(i) > 0 && m.row_axis >= 0 && maps[i - 1].row_axis == m.row_axis;
+        const std::size_t below = i + static_cast<std::size_t>(columns);
+        const bool same_cols_below =
+            below < maps.size() && m.col_axis >= 0 && maps[below].col_axis == m.col_axis;
+        g.left[i] = same_rows_left ? 0.0f : m.left;
+        g.col_labels[i] = same_cols_below ? 0.0f : m.col_labels;
+    }
+    return g;
+}
+
+// The largest cell (at most max_cell) for which the grid fits the area; 0 when even its labels do not fit.
+float largest_cell(const Grid& g, const std::vector<MapBox>& maps, float area_w, float area_h, float gap,
+                   float max_cell)
+{
+    auto fits = [&](float cell)
+    { return g.width(maps, cell, gap) <= area_w && g.height(maps, cell, gap) <= area_h; };
+    if (fits(max_cell))
+        return max_cell;
+    if (!fits(0.0f))
+        return 0.0f;
+    float lo = 0.0f, hi = max_cell;
+    for (int k = 0; k < 40; ++k)
+    {
+        const float mid = 0.5f * (lo + hi);
+        (fits(mid) ? lo : hi) = mid;
+    }
+    return lo;
+}
+
+// The height of map i in a one-column grid at its own cell size.
+float stacked_height(const std::vector<MapBox>& maps, const Grid& g, std::size_t i, float cell)
+{
+    return maps[i].top + static_cast<float>(maps[i].rows) * cell + g.col_labels[i] + maps[i].below;
+}
+
+// In a one-column grid, gives the height left below to the maps the width lets grow, a share to each by its
+// number of rows, until none can. Maps that show or leave out each other's key labels keep one cell size.
+void grow_stacked(const std::vector<MapBox>& maps, const Grid& g, float area_w, float area_h, float gap,
+                  float max_cell, std::vector<float>& cells)
+{
+    const std::size_t n = maps.size();
+    auto shares_keys = [&](std::size_t i)
+    {
+        const bool with_below = i + 1 < n && g.col_labels[i] != maps[i].col_labels;
+        const bool with_above = i > 0 && g.col_labels[i - 1] != maps[i - 1].col_labels;
+        return with_below || with_above;
+    };
+    auto limit = [&](std::size_t i)
+    { return std::min(max_cell, (area_w - g.left[i] - maps[i].right) / static_cast<float>(maps[i].cols)); };
+    for (std::size_t round = 0; round < n; ++round)
+    {
+        float used = gap * static_cast<float>(n - 1);
+        for (std::size_t i = 0; i < n; ++i)
+            used += stacked_height(maps, g, i, cells[i]);
+        float rows = 0.0f;
+        for (std::size_t i = 0; i < n; ++i)
+            if (!shares_keys(i) && cells[i] < limit(i) - 1e-3f)
+                rows += static_cast<float>(maps[i].rows);
+        if (area_h - used < 0.5f || rows == 0.0f)
+            return;
+        const float grow = (area_h - used) / rows;
+        for (std::size_t i = 0; i < n; ++i)
+            if (!shares_keys(i) && cells[i] < limit(i) - 1e-3f)
+                cells[i] = std::min(limit(i), cells[i] + grow);
+    }
+}
+
+} // namespace
+
+MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h, float gap, float max_cell,
+                    int columns_wanted)
+{
+    MapGrid out;
+    const int n = static_cast<int>(maps.size());
+    if (n == 0)
+        return out;
+    // From one row down to one column: a candidate with more rows must give cells a pixel larger to win.
+    Grid best;
+    float best_cell = -1.0f;
+    for (int columns = n; columns >= 1; --columns)
+    {
+        if (columns_wanted > 0 && columns != std::min(columns_wanted, n))
+            continue;
+        const Grid g = make_grid(maps, columns);
+        const float cell = largest_cell(g, maps, area_w, area_h, gap, max_cell);
+        if (cell > best_cell + 1.0f || best_cell < 0.0f)
+        {
+            best = g;
+            best_cell = cell;
+        }
+    }
+    // Stacked maps with different keys need not share a cell size: the room the widest leaves below goes to
+    // the others (Q_h of 8×64 above the 8×8 scores: the scores grow to the height left).
+    std::vector<float> cells(maps.size(), best_cell);
+    if (best.columns == 1)
+        grow_stacked(maps, best, area_w, area_h, gap, max_cell, cells);
+    out.cell = best_cell;
+    out.columns = best.columns;
+    out.width = 0.0f;
+    out.height = gap * static_cast<float>(maps.size() - 1);
+    for (std::size_t i = 0; i < maps.size() && best.columns == 1; ++i)
+    {
+        out.width =
+            std::max(out.width, best.left[i] + static_cast<float>(maps[i].cols) * cells[i] + maps[i].right);
+        out.height += stacked_height(maps, best, i, cells[i]);
+    }
+    if (best.columns > 1)
+    {
+        out.width = best.width(maps, best_cell, gap);
+        out.height = best.height(maps, best_cell, gap);
+    }
+    // Room the grid leaves across the area goes between its columns (half of a share at each side), where
+    // headers wider than their maps may use it.
+    out.spare = std::max(0.0f, (area_w - out.width) / static_cast<float>(best.columns));
+    const float x0 = out.spare * 0.5f;
+    // Each map's image at its grid cell: images of a grid column start at one x, those of a grid row at one
+    // y.
+    std::vector<float> column_x(static_cast<std::size_t>(best.columns)), image_dx(column_x.size());
+    float x = x0;
+    for (int c = 0; c < best.columns; ++c)
+    {
+        column_x[static_cast<std::size_t>(c)] = x;
+        for (std::size_t i = static_cast<std::size_t>(c); i < maps.size();
+             i += static_cast<std::size_t>(best.columns))
+            image_dx[static_cast<std::size_t>(c)] =
+                std::max(image_dx[static_cast<std::size_t>(c)], best.left[i]);
+        x += (best.columns == 1 ? out.width : best.column_width(maps, c, best_cell)) + gap + out.spare;
+    }
+    out.maps.resize(maps.size());
+    float y = std::max(0.0f, (area_h - out.height) * 0.5f);
+    for (int r = 0; r < best.rows; ++r)
+    {
+        const std::size_t first = static_cast<std::size_t>(r * best.columns);
+        const std::size_t last = std::min(maps.size(), first + static_cast<std::size_t>(best.columns));
+        float image_dy = 0.0f;
+        for (std::size_t i = first; i < last; ++i)
+            image_dy = std::max(image_dy, maps[i].top);
+        for (std::size_t i = first; i < last; ++i)
+        {
+            const auto c = static_cast<std::size_t>(best.column_of(i));
+            MapPlacement& p = out.maps[i];
+            p.cell = cells[i];
+            p.image =
+                LayoutRect{column_x[c] + image_dx[c], y + image_dy, static_cast<float>(maps[i].cols) * p.cell,
+                           static_cast<float>(maps[i].rows) * p.cell};
+            p.row_labels = best.left[i] == maps[i].left;
+            p.col_labels = best.col_labels[i] == maps[i].col_labels;
+        }
+        y += (best.columns == 1 ? stacked_height(maps, best, first, cells[first])
+                                : best.row_height(maps, r, best_cell)) +
+             gap;
+    }
+    return out;
+}
+
+// [SECTION] Text that must not break inside
+
+std::vector<int> flow_parts(const std::vector<float>& widths, float space, float max_w)
+{
+    std::vector<int> line(widths.size(), 0);
+    int current = 0;
+    float used = 0.0f;
+    for (std::size_t i = 0; i < widths.size(); ++i)
+    {
+        if (i > 0 && used + space + widths[i] > max_w)
+        {
+            ++current;
+            used = 0.0f;
+        }
+        else if (i > 0)
+            used += space;
+        used += widths[i];
+        line[i] = current;
+    }
+    return line;
+}
+
+} // namespace attnlab

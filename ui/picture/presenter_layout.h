@@ -1,0 +1,78 @@
+// Presenter mode's pure layout: the font size for a window's height, the text size steps, and where a set of
+// heatmaps goes in the view so that their cells are square and as large as the window allows (side by side,
+// stacked or in a grid, whichever gives the larger cells). No ImGui, so tests compute it for any window.
+#pragma once
+
+#include "ui/model/layout.h"
+
+#include <string>
+#include <vector>
+
+namespace attnlab
+{
+
+// [SECTION] Text size
+
+// Presenter mode's font size in pixels (at content scale 1): a 32nd of the window's height (34 px on a
+// 1080-line screen, 22.5 px at 720) times the presenter's scale, kept between 12 and 80 px.
+float presenter_font_size(float window_height, float presenter_scale);
+
+// One Ctrl+= (step +1), Ctrl+- (step -1) or Ctrl+0 (step 0: back to 1) applied to a presenter scale, in
+// tenths, kept within kMinPresenterScale..kMaxPresenterScale.
+float step_presenter_scale(float scale, int step);
+// The same for the normal font size: a pixel a step, 0 back to kDefaultFontSize, within the font limits.
+float step_font_size(float size, int step);
+
+// [SECTION] Maps
+
+// One heatmap to place: its matrix's shape (one square cell per entry) and the room its labels take around
+// the image, in pixels.
+struct MapBox
+{
+    int rows = 1, cols = 1;
+    float left = 0.0f;       // row labels
+    float right = 0.0f;      // colour bar and its numbers (or a small margin)
+    float top = 0.0f;        // title lines
+    float col_labels = 0.0f; // column labels under the image
+    float below = 0.0f;      // under the column labels (the colour bar's last number)
+    // Maps in one grid row with the same row_axis (>= 0) show the row labels on the leftmost only; maps in
+    // one grid column with the same col_axis (>= 0) show the column labels on the lowest only.
+    int row_axis = -1;
+    int col_axis = -1;
+};
+
+struct MapPlacement
+{
+    LayoutRect image;       // the cells, relative to the area's top left corner
+    float cell = 0.0f;      // this map's cell side (MapGrid::cell, or larger in a one-column grid)
+    bool row_labels = true; // false: left out, the map on its left shows the same ones
+    bool col_labels = true; // false: left out, the map below shows the same ones
+};
+
+struct MapGrid
+{
+    // A cell's side in pixels, the same for every map so they compare at a glance; in one column, a map
+    // whose keys differ from its neighbours' may get larger cells from the height the others leave.
+    float cell = 0.0f;
+    int columns = 0; // maps per grid row (row-major order)
+    std::vector<MapPlacement> maps;
+    float width = 0.0f, height = 0.0f; // the whole grid, labels included (spare room not counted)
+    float spare = 0.0f; // room left across the area, given to each column on its right (half at the edges)
+};
+
+// Places the maps in a grid inside area_w x area_h with `gap` pixels between grid cells, choosing the number
+// of columns (1..n) that gives the largest square cells (at most max_cell); on a tie, the one with fewer
+// rows. Room left across the area is shared out between the columns (so headers wider than their maps have
+// room); the grid is centred down the area. An empty list gives an empty grid. columns > 0: that many columns
+// (at most n) instead of the best.
+MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h, float gap, float max_cell,
+                    int columns = 0);
+
+// [SECTION] Text that must not break inside
+
+// Parts of a line (e.g. "T×T = 6×6", "H = 1.11 nats") laid out in order within max_w: a part goes on the
+// current line when it fits after `space`, else it starts a new line; a part is never broken (a part wider
+// than max_w stands alone on its line). Returns each part's line index.
+std::vector<int> flow_parts(const std::vector<float>& widths, float space, float max_w);
+
+} // namespace attnlab

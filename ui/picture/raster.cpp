@@ -1,0 +1,229 @@
+// Pictures drawn on the CPU for exports and slides: rectangles, the masked-cell hatching and text.
+#include "ui/picture/raster.h"
+
+#include "ui/picture/font_file.h"
+
+#include <stb_truetype.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iterator>
+
+namespace attnlab
+{
+
+void Image::reset(int w, int h, Color32 fill)
+{
+    width = std::max(0, w);
+    height = std::max(0, h);
+    pixels.assign(static_cast<std::size_t>(width) * static_cast<std::size_t>(height), fill);
+}
+
+Palette picture_palette(bool dark)
+{
+    Palette p;
+    p.dark = dark;
+    if (dark)
+    {
+        // Close to the app's dark theme: light text on a near-black page.
+        p.paper = pack_rgba(22, 22, 26);
+        p.ink = pack_rgba(236, 236, 240);
+        p.grey_ink = pack_rgba(160, 160, 172);
+        p.frame = pack_rgba(120, 120, 132);
+    }
+    else
+    {
+        p.paper = pack_rgba(255, 255, 255);
+        p.ink = pack_rgba(20, 20, 24);
+        p.grey_ink = pack_rgba(100, 100, 110);
+        p.frame = pack_rgba(100, 100, 110);
+    }
+    return p;
+}
+
+// [SECTION] Rectangles
+
+void fill_rect(Image& img, int x0, int y0, int x1, int y1, Color32 color)
+{
+    x0 = std::max(0, x0);
+    y0 = std::max(0, y0);
+    x1 = std::min(img.width, x1);
+    y1 = std::min(img.height, y1);
+    if (x0 >= x1 || y0 >= y1)
+        return; // outside the image
+    for (int y = y0; y < y1; ++y)
+        std::fill(img.pixels.begin() + static_cast<std::ptrdiff_t>(y) * img.width + x0,
+                  img.pixels.begin() + static_cast<std::ptrdiff_t>(y) * img.width + x1, color);
+}
+
+void frame_rect(Image& img, int x0, int y0, int x1, int y1, Color32 color, int thickness)
+{
+    const int t = std::max(1, thickness);
+    fill_rect(img, x0, y0, x1, y0 + t, color);
+    fill_rect(img, x0, y1 - t, x1, y1, color);
+    fill_rect(img, x0, y0, x0 + t, y1, color);
+    fill_rect(img, x1 - t, y0, x1, y1, color);
+}
+
+void hatch_rect(Image& img, int x0, int y0, int x1, int y1)
+{
+    fill_rect(img, x0, y0, x1, y1, kNegInfColor);
+    const int size = std::min(x1 - x0, y1 - y0);
+    if (size < 4)
+        return;
+    // The window's texture has four stripes across a cell, one texel in four: the same here, at any size.
+    const int period = std::max(4, size / 4);
+    const int stripe = std::max(1, period / 4);
+    for (int y = std::max(0, y0); y < std::min(img.height, y1); ++y)
+        for (int x = std::max(0, x0); x < std::min(img.width, x1); ++x)
+            if (((x - x0) + (y - y0)) % period < stripe)
+                img.pixels[static_cast<std::size_t>(y) * img.width + x] = kNegInfStripe;
+}
+
+// [SECTION] Text
+
+namespace
+{
+
+// Decodes one UTF-8 code point starting at s[i]; advances i.
+int next_code_point(const std::string& s, std::size_t& i)
+{
+    const auto c = static_cast<unsigned char>(s[i++]);
+    if (c < 0x80)
+        return c;
+    int extra = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : 1;
+    int cp = c & (0x3F >> extra);
+    while (extra-- > 0 && i < s.size())
+        cp = (cp << 6) | (static_cast<unsigned char>(s[i++]) & 0x3F);
+    return cp;
+}
+
+void blend(Image& img, int x, int y, Color32 color, int alpha)
+{
+    if (x < 0 || y < 0 || x >= img.width || y >= img.height)
+        return;
+    Color32& p = img.pixels[static_cast<std::size_t>(y) * img.width + x];
+    auto mix = [alpha](int dst, int src)
+    { return static_cast<std::uint8_t>((src * alpha + dst * (255 - alpha)) / 255); };
+    p = pack_rgba(mix(red_of(p), red_of(color)), mix(green_of(p), green_of(color)),
+                  mix(blue_of(p), blue_of(color)));
+}
+
+} // namespace
+
+struct TextRasterizer::Font
+{
+    std::vector<char> data;
+    stbtt_fontinfo info{};
+};
+
+TextRasterizer::TextRasterizer() = default;
+TextRasterizer::~TextRasterizer() = default;
+
+bool TextRasterizer::load_default(std::string* note)
+{
+    const std::string path = find_font_file();
+    if (!path.empty() && load(path))
+        return true;
+    if (note != nullptr)
+        *note = "DejaVuSans.ttf not found: the picture has no text";
+    return false;
+}
+
+bool TextRasterizer::load(const std::string& path)
+{
+    ok_ = false;
+    std::ifstream f(path, std::ios::binary);
+    if (!f)
+        return false;
+    font_ = std::make_unique<Font>();
+    font_->data.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    const auto* bytes = reinterpret_cast<const unsigned char*>(font_->data.data());
+    ok_ = !font_->data.empty() &&
+          stbtt_InitFont(&font_->info, bytes, stbtt_GetFontOffsetForIndex(bytes, 0)) != 0;
+    return ok_;
+}
+
+float TextRasterizer::width(const std::string& text, float px) const
+{
+    if (!ok_)
+        return 0.0f;
+    const float scale = stbtt_ScaleForPixelHeight(&font_->info, px);
+    float x = 0.0f;
+    for (std::size_t i = 0; i < text.size();)
+    {
+        int advance = 0, lsb = 0;
+        stbtt_GetCodepointHMetrics(&font_->info, next_code_point(text, i), &advance, &lsb);
+        x += static_cast<float>(advance) * scale;
+    }
+    return x;
+}
+
+void TextRasterizer::draw(Image& img, float x, float y, float px, Color32 color, const std::string& text,
+                          bool rotated) const
+{
+    if (drawn_ != nullptr && !text.empty())
+        drawn_->push_back(text);
+    if (!ok_)
+        return;
+    const stbtt_fontinfo* font = &font_->info;
+    const float scale = stbtt_ScaleForPixelHeight(font, px);
+    int ascent = 0, descent = 0, gap = 0;
+    stbtt_GetFontVMetrics(font, &ascent, &descent, &gap);
+    const float baseline = static_cast<float>(ascent) * scale;
+    float pen = 0.0f;
+    for (std::size_t i = 0; i < text.size();)
+    {
+        const int cp = next_code_point(text, i);
+        int advance = 0, lsb = 0;
+        stbtt_GetCodepointHMetrics(font, cp, &advance, &lsb);
+        int w = 0, h = 0, xoff = 0, yoff = 0;
+        unsigned char* bitmap = stbtt_GetCodepointBitmap(font, scale, scale, cp, &w, &h, &xoff, &yoff);
+        for (int by = 0; by < h; ++by)
+            for (int bx = 0; bx < w; ++bx)
+            {
+                const int a = bitmap[by * w + bx];
+                if (a == 0)
+                    continue;
+                // Glyph-space point (u, v) with v down from the line's top.
+                const float u = pen + static_cast<float>(xoff + bx);
+                const float v = baseline + static_cast<float>(yoff + by);
+                const int px_x =
+                    rotated ? static_cast<int>(std::lround(x + v)) : static_cast<int>(std::lround(x + u));
+                const int px_y =
+                    rotated ? static_cast<int>(std::lround(y - u)) : static_cast<int>(std::lround(y + v));
+                blend(img, px_x, px_y, color, a);
+            }
+        stbtt_FreeBitmap(bitmap, nullptr);
+        pen += static_cast<float>(advance) * scale;
+    }
+}
+
+std::vector<std::string> TextRasterizer::wrap(const std::string& text, float px, float max_w) const
+{
+    std::vector<std::string> lines;
+    std::string line;
+    std::size_t i = 0;
+    while (i < text.size())
+    {
+        const std::size_t end = std::min(text.find(' ', i), text.size());
+        const std::string word = text.substr(i, end - i);
+        i = end + 1;
+        if (word.empty())
+            continue;
+        const std::string longer = line.empty() ? word : line + " " + word;
+        if (!line.empty() && width(longer, px) > max_w)
+        {
+            lines.push_back(line);
+            line = word;
+        }
+        else
+            line = longer;
+    }
+    if (!line.empty())
+        lines.push_back(line);
+    return lines;
+}
+
+} // namespace attnlab

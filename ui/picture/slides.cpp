@@ -1,0 +1,510 @@
+// Lesson slides drawn on the CPU: title, maps laid out as large as they fit, and the step's text as caption.
+#include "ui/picture/slides.h"
+
+#include "ui/model/lessons.h"
+#include "ui/model/training/training_curves.h"
+#include "ui/picture/export.h"
+#include "ui/picture/heatmap_math.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace attnlab
+{
+
+// [SECTION] The caption
+
+namespace
+{
+
+// Words that start an instruction for the window, not for a picture.
+bool is_window_instruction(const std::string& clause)
+{
+    std::string lower;
+    for (char ch : clause.substr(0, 16))
+        lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    for (const char* verb : {"hover ", "click ", "drag ", "toggle ", "scroll ", "use [", "right click"})
+        if (lower.rfind(verb, 0) == 0)
+            return true;
+    return false;
+}
+
+// Splits at ". " (and "! ", "? ") where the next sentence starts with a capital, a quote or a digit, keeping
+// the punctuation with its sentence.
+std::vector<std::string> sentences(const std::string& text)
+{
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i + 2 < text.size(); ++i)
+    {
+        const char c = text[i];
+        if ((c != '.' && c != '!' && c != '?') || text[i + 1] != ' ')
+            continue;
+        const auto next = static_cast<unsigned char>(text[i + 2]);
+        if (!(std::isupper(next) || std::isdigit(next) || next == '"' || next >= 0x80))
+            continue;
+        out.push_back(text.substr(start, i + 1 - start));
+        start = i + 2;
+    }
+    if (start < text.size())
+        out.push_back(text.substr(start));
+    return out;
+}
+
+} // namespace
+
+std::string slide_caption(const std::string& text)
+{
+    std::string out;
+    for (const std::string& sentence : sentences(text))
+    {
+        if (is_window_instruction(sentence))
+            continue;
+        // "…; hover it to see the sum written out." keeps what comes before the instruction.
+        std::string kept = sentence;
+        const std::size_t semi = kept.find("; ");
+        if (semi != std::string::npos && is_window_instruction(kept.substr(semi + 2)))
+            kept = kept.substr(0, semi) + ".";
+        out += (out.empty() ? "" : " ") + kept;
+    }
+    return out.empty() ? text : out;
+}
+
+// [SECTION] What a step shows
+
+namespace
+{
+
+// The maps of a slide, with the token lists the training maps point to (kept here, so the views stay valid).
+struct SlideContent
+{
+    std::vector<HeatmapPicture> maps;
+    std::string context;                      // "layer 1 · sentence 1 · causal mask · τ = 1"
+    std::vector<std::string> tokens;          // a training probe's tokens
+    std::vector<std::string> vocab;           // a training model's vocabulary
+    bool shared_scale = false;                // every map on the weights' [0, 1] scale: one colour bar a row
+    const TrainingSnapshot* curves = nullptr; // a training step: its curves above the maps
+    int target_steps = 0, score_kind = 0, cursor_step = -1;
+    std::string curves_note; // "weights at step 30"
+};
+
+// A map of the current trace: its name and its equation and shape (the slide's context line says where it
+// comes from), the lesson's cells outlined.
+HeatmapPicture stage_map(AppState& state, const MatrixRef& ref)
+{
+    HeatmapPicture p = heatmap_picture(resolve_matrix(state, ref));
+    p.title = matrix_name(state, ref);
+    for (const LessonCell& c : lesson_cells(state, ref))
+        p.outlined.emplace_back(c.row, c.col);
+    p.outline_color = lesson_highlight_color();
+    return p;
+}
+
+void add_stage(AppState& state, SlideContent& content, const MatrixRef& ref)
+{
+    HeatmapPicture p = stage_map(state, ref);
+    if (p.view.m == nullptr)
+        return;
+    if (ref.source != MatrixSource::Comparison && ref.stage == Stage::weights)
+    {
+        // The mean row entropy, as the window shows it with every weights map (lessons refer to it).
+        char entropy[48];
+        std::snprintf(entropy, sizeof entropy, " · H = %.2f nats",
+                      static_cast<double>(state.mean_entropy(ref)));
+        p.subtitle += entropy;
+    }
+    content.maps.push_back(std::move(p));
+    content.context = matrix_context(state, ref); // the last map's: the mask and τ from where they apply
+}
+
+void comparison_maps(AppState& state, const LessonStep* step, SlideContent& content)
+{
+    state.ensure_comparisons();
+    const ComparisonSection only = step != nullptr ? step->comparison : ComparisonSection::All;
+    const bool all = only == ComparisonSection::All;
+    if (all || only == ComparisonSection::Packed)
+    {
+        add_stage(state, content, selected_comparison(state, ComparisonMatrix::Q_packed));
+        for (int j = 0; j < state.heads(); ++j)
+            add_stage(state, content, selected_stage(state, Stage::Q, j, false));
+    }
+    if (all || only == ComparisonSection::TwoStep)
+    {
+        add_stage(state, content, selected_comparison(state, ComparisonMatrix::Q_two_step));
+        add_stage(state, content, selected_comparison(state, ComparisonMatrix::Q_collapsed));
+    }
+    if (all || only == ComparisonSection::SingleHead)
+    {
+        add_stage(state, content, selected_comparison(state, ComparisonMatrix::single_weights));
+        add_stage(state, content, selected_stage(state, Stage::weights, state.sel.head, false));
+        add_stage(state, content, selected_comparison(state, ComparisonMatrix::single_out));
+        add_stage(state, content, selected_stage(state, Stage::mha, 0, false));
+    }
+}
+
+void heads_maps(AppState& state, SlideContent& content)
+{
+    content.shared_scale = !state.prefs.stretch_weights;
+    for (int j = 0; j < state.heads(); ++j)
+    {
+        const MatrixRef ref = selected_stage(state, Stage::weights, j, false);
+        HeatmapPicture p = stage_map(state, ref);
+        if (p.view.m == nullptr)
+            continue;
+        const float H = state.mean_entropy(ref);
+        char line[64];
+        std::snprintf(line, sizeof line, "mean row entropy H = %.2f nats", static_cast<double>(H));
+        p.subtitle = line;
+        content.maps.push_back(std::move(p));
+        content.context = matrix_context(state, ref);
+    }
+}
+
+// A matrix of the training probe as a map.
+HeatmapPicture probe_map(const Mat& m, const std::string& title, const std::string& subtitle,
+                         const std::vector<std::string>* rows, const std::vector<std::string>* cols,
+                         bool probability, const Mat* mask)
+{
+    HeatmapPicture p;
+    p.view.m = &m;
+    p.view.row_tokens = rows;
+    p.view.col_tokens = cols;
+    p.view.probability = probability;
+    p.view.mask = mask;
+    p.title = title;
+    p.subtitle = subtitle;
+    return p;
+}
+
+void training_maps(AppState& state, SlideContent& content)
+{
+    TrainingPanelState& ts = state.training;
+    const TrainingSnapshot& v = ts.view;
+    if (v.timeline.empty() || ts.probe_batch.T == 0)
+        return;
+    const TrainingFrame* f = ts.follow_latest ? &v.timeline.back() : v.frame_at(ts.shown_step);
+    if (f == nullptr)
+        return;
+    ts.probe.update(v.model, f->params, ts.probe_batch, ts.probe_version);
+    const TrainingProbe& pr = ts.probe;
+    if (pr.empty())
+        return;
+    content.curves = &v;
+    content.target_steps = ts.edit.target_steps;
+    content.score_kind = ts.score_kind;
+    content.cursor_step = f->step;
+    content.curves_note = "the maps: weights at step " + std::to_string(f->step) +
+                          (f->step == 0 ? " (random, untrained)" : "") + ", on the probe";
+    for (const int id : ts.probe_batch.tokens)
+        content.tokens.push_back(id >= 0 && id < static_cast<int>(v.vocabulary.size())
+                                     ? v.vocabulary[static_cast<std::size_t>(id)]
+                                     : "?");
+    content.vocab = v.vocabulary;
+    content.context = v.config.label();
+    if (ts.map_kind == 2)
+    {
+        HeatmapPicture logits = probe_map(pr.logits(), "Logits", "Z W_U + b_U, one row per position",
+                                          &content.tokens, &content.vocab, false, nullptr);
+        HeatmapPicture probs = probe_map(pr.probs(), "Next-token probabilities", "softmax(logits)",
+                                         &content.tokens, &content.vocab, true, nullptr);
+        for (HeatmapPicture* p : {&logits, &probs})
+        {
+            p->row_axis = "position";
+            p->col_axis = "next token";
+            content.maps.push_back(std::move(*p));
+        }
+        return;
+    }
+    // Attention of every layer and head (the "every stage" view shows one head's chain: its A_h is here).
+    const bool gradient = ts.map_kind == 1;
+    content.shared_scale = !gradient;
+    if (gradient)
+        content.curves_note += "; beside each A_h its ∂L/∂A_h (blue: more weight there lowers the loss)";
+    for (int l = 0; l < pr.n_layers(); ++l)
+        for (int j = 0; j < pr.n_heads(); ++j)
+        {
+            const int k = l * pr.n_heads() + j;
+            // One line: "A_1 · layer 2 · induction 0.84" (the score's name up to its first space).
+            char title[128];
+            std::snprintf(title, sizeof title, "A_%d · layer %d", j + 1, l + 1);
+            if (k < static_cast<int>(pr.scores().size()))
+            {
+                const std::string name = head_score_name(ts.score_kind);
+                std::snprintf(title + std::strlen(title), sizeof title - std::strlen(title), " · %s %.2f",
+                              name.substr(0, name.find(' ')).c_str(),
+                              head_score(pr.scores()[static_cast<std::size_t>(k)], ts.score_kind));
+            }
+            HeatmapPicture a =
+                probe_map(pr.weights(k), title, "", &content.tokens, &content.tokens, true, &pr.mask());
+            a.row_axis = "query";
+            a.col_axis = "key";
+            content.maps.push_back(std::move(a));
+            if (gradient)
+            {
+                std::snprintf(title, sizeof title, "∂L/∂A_%d · layer %d", j + 1, l + 1);
+                HeatmapPicture g =
+                    probe_map(pr.dweights(k), title, "", &content.tokens, &content.tokens, false, &pr.mask());
+                g.row_axis = "query";
+                g.col_axis = "key";
+                content.maps.push_back(std::move(g));
+            }
+        }
+}
+
+void fill_content(AppState& state, SlideContent& content)
+{
+    const LessonStep* step = current_step(state);
+    if (step != nullptr && step->view == LessonView::Training)
+    {
+        training_maps(state, content);
+        return;
+    }
+    if (!state.has_trace())
+        return;
+    if (step != nullptr && step->view == LessonView::Heads)
+        heads_maps(state, content);
+    else if (step != nullptr && step->view == LessonView::Comparisons)
+        comparison_maps(state, step, content);
+    else if (step != nullptr && !step->stages.empty())
+        for (Stage stage : step->stages)
+            add_stage(state, content, selected_stage(state, stage, state.sel.head, step->cross));
+    else
+        add_stage(state, content, selected_stage(state, Stage::weights, state.sel.head, false));
+}
+
+// [SECTION] Layout: the maps in rows, one cell size for all, as large as the area allows
+
+struct GridFit
+{
+    int per_row = 1;
+    int cell = 0; // 0: nothing fits even at the smallest cells
+    float font_scale = 1.0f;
+};
+
+// The maps as drawn in rows of per_row: with one colour scale for all (attention weights), only the last map
+// of a row keeps its colour bar.
+std::vector<HeatmapPicture> arranged(const std::vector<HeatmapPicture>& maps, std::size_t per_row,
+                                     bool shared_scale)
+{
+    std::vector<HeatmapPicture> out = maps;
+    if (shared_scale)
+        for (std::size_t i = 0; i < out.size(); ++i)
+            out[i].colorbar = (i + 1) % per_row == 0 || i + 1 == out.size();
+    return out;
+}
+
+PictureFonts scaled(const PictureFonts& f, float k)
+{
+    return {f.title * k, f.body * k, f.label * k};
+}
+
+// The size of maps [first, last) side by side at `cell`, their cells on one line: a map with a shorter
+// header moves down by the difference (image_top: the row's cells' top).
+void row_size(const std::vector<HeatmapPicture>& maps, std::size_t first, std::size_t last,
+              const TextRasterizer& text, const PictureFonts& fonts, int cell, int gap, int* w, int* h,
+              int* image_top = nullptr)
+{
+    *w = 0;
+    int top = 0, below = 0;
+    for (std::size_t i = first; i < last; ++i)
+    {
+        int mw = 0, mh = 0, mt = 0;
+        measure_heatmap_picture(maps[i], text, fonts, cell, &mw, &mh, &mt);
+        *w += mw + (i > first ? gap : 0);
+        top = std::max(top, mt);
+        below = std::max(below, mh - mt);
+    }
+    *h = top + below;
+    if (image_top != nullptr)
+        *image_top = top;
+}
+
+bool grid_fits(const std::vector<HeatmapPicture>& maps, int per_row, const TextRasterizer& text,
+               const PictureFonts& fonts, int cell, int gap, int area_w, int area_h)
+{
+    int total_h = 0;
+    for (std::size_t first = 0; first < maps.size(); first += static_cast<std::size_t>(per_row))
+    {
+        const std::size_t last = std::min(maps.size(), first + static_cast<std::size_t>(per_row));
+        int w = 0, h = 0;
+        row_size(maps, first, last, text, fonts, cell, gap, &w, &h);
+        total_h += h + (first > 0 ? gap : 0);
+        if (w > area_w || total_h > area_h)
+            return false;
+    }
+    return true;
+}
+
+// The arrangement with the largest cells: every number of maps per row, the largest cell by bisection (a map
+// grows with its cells). When nothing fits, the text shrinks (to 65 %) before the cells go below 4 pixels.
+GridFit fit_grid(const std::vector<HeatmapPicture>& maps, bool shared_scale, const TextRasterizer& text,
+                 const PictureFonts& fonts, int max_cell, int gap, int area_w, int area_h)
+{
+    const int n = static_cast<int>(maps.size());
+    for (float k : {1.0f, 0.82f, 0.65f})
+    {
+        GridFit best;
+        best.font_scale = k;
+        const PictureFonts f = scaled(fonts, k);
+        for (int per_row = 1; per_row <= n; ++per_row)
+        {
+            const std::vector<HeatmapPicture> row_maps =
+                arranged(maps, static_cast<std::size_t>(per_row), shared_scale);
+            int lo = 0, hi = max_cell;
+            while (lo < hi)
+            {
+                const int mid = (lo + hi + 1) / 2;
+                if (grid_fits(row_maps, per_row, text, f, mid, gap, area_w, area_h))
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            if (lo > best.cell)
+            {
+                best.per_row = per_row;
+                best.cell = lo;
+            }
+        }
+        if (best.cell >= 4 || (best.cell > 0 && k < 0.7f))
+            return best;
+    }
+    // Too many for the slide: a square grid of the smallest cells, clipped at the edges.
+    GridFit fallback;
+    fallback.per_row = std::max(1, static_cast<int>(std::ceil(std::sqrt(static_cast<double>(n)))));
+    fallback.cell = 2;
+    fallback.font_scale = 0.65f;
+    return fallback;
+}
+
+} // namespace
+
+// [SECTION] The slide
+
+Image render_lesson_slide(AppState& state, int width, int height, bool dark, std::string* note,
+                          std::vector<std::string>* texts)
+{
+    const Palette palette = picture_palette(dark);
+    const Color32 accent = dark ? pack_rgba(110, 190, 255) : pack_rgba(0, 84, 160);
+    Image img;
+    img.reset(width, height, palette.paper);
+    TextRasterizer text;
+    text.load_default(note);
+    text.record(texts);
+
+    // Sizes follow the slide's height: about 40 px titles and 25 px text on a 1080-line slide.
+    const float s = static_cast<float>(height) / 1080.0f;
+    const float heading_px = std::max(24.0f, 42.0f * s);
+    const float body_px = std::max(17.0f, 26.0f * s);
+    const float small_px = std::max(15.0f, 21.0f * s);
+    PictureFonts fonts;
+    fonts.title = std::max(16.0f, 24.0f * s);
+    fonts.body = std::max(14.0f, 20.0f * s);
+    fonts.label = std::max(14.0f, 20.0f * s);
+    const int margin = static_cast<int>(std::max(20.0f, 40.0f * s));
+    const int gap = static_cast<int>(std::max(16.0f, 36.0f * s));
+    const float inner_w = static_cast<float>(width - 2 * margin);
+
+    // Header: the lesson and the step counter, then the step's title.
+    const Lesson* lesson = current_lesson(state);
+    const LessonStep* step = current_step(state);
+    float y = static_cast<float>(margin) * 0.6f;
+    if (lesson != nullptr)
+    {
+        const std::string counter = step_counter(state);
+        text.draw(img, static_cast<float>(margin), y, small_px, palette.grey_ink, lesson->title);
+        text.draw(img, static_cast<float>(width - margin) - text.width(counter, small_px), y, small_px,
+                  palette.grey_ink, counter);
+        y += small_px * 1.6f;
+    }
+    const std::string heading = step != nullptr ? step->title : std::string("Attention weights");
+    text.draw(img, static_cast<float>(margin), y, heading_px, accent, heading);
+    y += heading_px * 1.35f;
+
+    auto content = std::make_unique<SlideContent>();
+    fill_content(state, *content);
+    if (!content->context.empty())
+    {
+        text.draw(img, static_cast<float>(margin), y, small_px, palette.grey_ink, content->context);
+        y += small_px * 1.5f;
+    }
+    y += static_cast<float>(gap) * 0.4f;
+
+    // Caption at the bottom: the step's text for a still picture, at most a third of the slide.
+    const std::string caption = step != nullptr ? slide_caption(step->text) : std::string();
+    float caption_px = body_px;
+    std::vector<std::string> lines = text.wrap(caption, caption_px, inner_w);
+    while (caption_px > 14.0f && static_cast<float>(lines.size()) * caption_px * 1.4f > height / 3.0f)
+    {
+        caption_px *= 0.92f;
+        lines = text.wrap(caption, caption_px, inner_w);
+    }
+    const float caption_h = static_cast<float>(lines.size()) * caption_px * 1.4f;
+    const float caption_y = static_cast<float>(height - margin) - caption_h;
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        text.draw(img, static_cast<float>(margin), caption_y + static_cast<float>(i) * caption_px * 1.4f,
+                  caption_px, palette.ink, lines[i]);
+
+    // The curves of a training step take the top of the area, the maps the rest.
+    int top = static_cast<int>(std::ceil(y));
+    const int bottom = static_cast<int>(caption_y) - gap / 2;
+    if (content->curves != nullptr)
+    {
+        const int curves_h = std::max(170, (bottom - top) * (content->maps.size() > 4 ? 24 : 30) / 100);
+        draw_curve_plots(img, text, palette, *content->curves, content->target_steps, content->score_kind,
+                         margin, top, width - 2 * margin, curves_h - static_cast<int>(small_px * 1.6f),
+                         content->cursor_step);
+        text.draw(img, static_cast<float>(margin), static_cast<float>(top + curves_h) - small_px * 1.3f,
+                  small_px, palette.grey_ink, content->curves_note);
+        top += curves_h + gap / 2;
+    }
+    if (content->maps.empty())
+    {
+        if (!state.status.is_ok())
+            text.draw(img, static_cast<float>(margin), static_cast<float>(top), body_px, palette.ink,
+                      state.status.message());
+        return img;
+    }
+    const int area_w = width - 2 * margin, area_h = std::max(1, bottom - top);
+    const int max_cell = static_cast<int>(std::max(24.0f, 144.0f * s));
+    const int map_gap = content->maps.size() > 4 ? gap * 2 / 3 : gap;
+    const GridFit fit =
+        fit_grid(content->maps, content->shared_scale, text, fonts, max_cell, map_gap, area_w, area_h);
+    const PictureFonts map_fonts = scaled(fonts, fit.font_scale);
+    const std::size_t per_row = static_cast<std::size_t>(fit.per_row);
+    const std::vector<HeatmapPicture> maps = arranged(content->maps, per_row, content->shared_scale);
+
+    // Rows of maps, each row centred; the block centred in the area.
+    std::vector<int> row_w, row_h, row_top;
+    int total_h = 0;
+    for (std::size_t first = 0; first < maps.size(); first += per_row)
+    {
+        int w = 0, h = 0, t = 0;
+        row_size(maps, first, std::min(maps.size(), first + per_row), text, map_fonts, fit.cell, map_gap, &w,
+                 &h, &t);
+        row_w.push_back(w);
+        row_h.push_back(h);
+        row_top.push_back(t);
+        total_h += h + (first > 0 ? map_gap : 0);
+    }
+    int ry = top + std::max(0, (area_h - total_h) / 2);
+    for (std::size_t r = 0, first = 0; first < maps.size(); ++r, first += per_row)
+    {
+        int x = margin + std::max(0, (area_w - row_w[r]) / 2);
+        for (std::size_t i = first; i < std::min(maps.size(), first + per_row); ++i)
+        {
+            int mw = 0, mh = 0, mt = 0;
+            measure_heatmap_picture(maps[i], text, map_fonts, fit.cell, &mw, &mh, &mt);
+            draw_heatmap_picture(img, x, ry + row_top[r] - mt, maps[i], text, map_fonts, palette, fit.cell);
+            x += mw + map_gap;
+        }
+        ry += row_h[r] + map_gap;
+    }
+    return img;
+}
+
+} // namespace attnlab

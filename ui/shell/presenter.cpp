@@ -1,0 +1,725 @@
+// Presenter mode: for a lecture, one large view (the step's highlighted stages, its heads or its comparison)
+// and the step's text as a caption, without the editing chrome; its own text size and theme.
+#include "ui/shell/presenter.h"
+
+#include "ui/heatmap/heatmap.h"
+#include "ui/model/lessons.h"
+#include "ui/panels/panels.h"
+#include "ui/picture/heatmap_math.h"
+#include "ui/picture/presenter_layout.h"
+#include "ui/shell/app_ui.h"
+#include "ui/shell/theme.h"
+#include "ui/shell/widgets.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace attnlab
+{
+
+namespace
+{
+
+constexpr ImGuiWindowFlags kFixed = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus;
+constexpr double kNoteSeconds = 2.0; // how long the title line shows a new text size
+
+ImVec4 accent()
+{
+    return ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram];
+}
+
+// Frames around the step's maps: the lessons' cyan on black; a darker blue on white, where cyan fades.
+Color32 frame_color(const AppState& state)
+{
+    return state.prefs.presenter_light ? pack_rgba(0, 95, 170) : lesson_highlight_color();
+}
+
+void note(AppState& state, std::string text)
+{
+    state.presenter_note = std::move(text);
+    state.presenter_note_until = ImGui::GetTime() + kNoteSeconds;
+}
+
+// [SECTION] Headers: parts that never break inside
+
+// One piece of a header: its text, a shorter form for a narrow map ("T×d_k = 10×4" -> "10×4"), and whether
+// it may wrap over lines (a long equation, a title) or must stay whole ("H = 1.11").
+struct HeaderPart
+{
+    std::string text;
+    std::string narrow; // "" : none
+    bool may_wrap = false;
+};
+
+// A header above a map: the title (in its colour) and parts such as "T×T = 6×6" and "H = 1.11 nats", laid
+// out in order on as many lines as the map's width needs, never breaking inside a part that must stay whole.
+// A part wider than the map takes its narrow form, or wraps on lines of its own when it may.
+struct Header
+{
+    std::string title;
+    ImVec4 title_color;
+    std::vector<HeaderPart> parts;
+};
+
+HeaderPart shape_part(const std::string& shape)
+{
+    const auto eq = shape.find(" = ");
+    return HeaderPart{shape, eq == std::string::npos ? std::string() : shape.substr(eq + 3), false};
+}
+
+struct HeaderLayout
+{
+    std::vector<std::string> pieces; // the title, then each part in the form chosen
+    std::vector<float> widths;
+    std::vector<int> line;          // each piece's first line
+    std::vector<int> wrapped_lines; // lines each piece takes (> 1: it wraps)
+    int lines = 0;
+};
+
+HeaderLayout header_layout(const Header& header, float max_w)
+{
+    HeaderLayout out;
+    std::vector<bool> may_wrap = {true};
+    out.pieces.push_back(header.title);
+    for (const HeaderPart& part : header.parts)
+    {
+        if (part.text.empty())
+            continue;
+        const bool fits = ImGui::CalcTextSize(part.text.c_str()).x <= max_w;
+        out.pieces.push_back(fits || part.narrow.empty() ? part.text : part.narrow);
+        may_wrap.push_back(part.may_wrap);
+    }
+    for (const std::string& p : out.pieces)
+        out.widths.push_back(ImGui::CalcTextSize(p.c_str()).x);
+    out.line = flow_parts(out.widths, ImGui::CalcTextSize("   ").x, max_w);
+    out.wrapped_lines.assign(out.pieces.size(), 1);
+    // A piece wider than the map is alone on its line: when it may wrap, count the lines it takes and move
+    // the pieces after it down; one that must stay whole runs past the map's edge instead.
+    int shift = 0;
+    for (std::size_t i = 0; i < out.pieces.size(); ++i)
+    {
+        out.line[i] += shift;
+        if (may_wrap[i] && out.widths[i] > max_w)
+        {
+            const float h = ImGui::CalcTextSize(out.pieces[i].c_str(), nullptr, false, max_w).y;
+            out.wrapped_lines[i] = std::max(1, static_cast<int>(std::lround(h / ImGui::GetTextLineHeight())));
+            shift += out.wrapped_lines[i] - 1;
+        }
+        out.lines = std::max(out.lines, out.line[i] + out.wrapped_lines[i]);
+    }
+    return out;
+}
+
+void draw_header(const Header& header, ImVec2 pos, float max_w)
+{
+    const HeaderLayout layout = header_layout(header, max_w);
+    const float line_h = ImGui::GetTextLineHeightWithSpacing();
+    const float space = ImGui::CalcTextSize("   ").x;
+    float x = pos.x;
+    int current = -1;
+    for (std::size_t i = 0; i < layout.pieces.size(); ++i)
+    {
+        if (layout.line[i] != current)
+        {
+            current = layout.line[i];
+            x = pos.x;
+        }
+        ImGui::SetCursorScreenPos(ImVec2(x, pos.y + line_h * static_cast<float>(current)));
+        ImGui::PushStyleColor(ImGuiCol_Text,
+                              i == 0 ? header.title_color : ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        if (layout.wrapped_lines[i] > 1)
+        {
+            ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + max_w);
+            ImGui::TextUnformatted(layout.pieces[i].c_str());
+            ImGui::PopTextWrapPos();
+        }
+        else
+            ImGui::TextUnformatted(layout.pieces[i].c_str());
+        ImGui::PopStyleColor();
+        x += layout.widths[i] + space;
+    }
+}
+
+// [SECTION] A grid of maps filling the view
+
+struct GridMap
+{
+    MatrixRef ref;
+    Header header;
+    HeatmapOptions options; // labels, colour bar, frame; the grid sets the size
+};
+
+// Labels on the same axis are shared by neighbours: token axes by their token list, numbered axes by length.
+int axis_id(const std::vector<std::string>* tokens, long count, std::vector<const void*>& seen)
+{
+    if (tokens == nullptr)
+        return 1000000 + static_cast<int>(count);
+    const auto it = std::find(seen.begin(), seen.end(), static_cast<const void*>(tokens));
+    if (it != seen.end())
+        return static_cast<int>(it - seen.begin());
+    seen.push_back(tokens);
+    return static_cast<int>(seen.size()) - 1;
+}
+
+// Where a grid of maps goes: the maps that resolve, their boxes (labels measured at the current font, headers
+// at the widths they get) and the layout in an area of `avail`.
+struct GridPlan
+{
+    std::vector<std::size_t> shown; // indices of the maps that resolve, one box each
+    std::vector<MapBox> boxes;
+    MapGrid grid;
+
+    float widget_w(std::size_t i) const
+    {
+        const MapPlacement& p = grid.maps[i];
+        return (p.row_labels ? boxes[i].left : 0.0f) + p.image.w + boxes[i].right;
+    }
+    // A header may use the spare room up to the next column (half a share after the last one).
+    float header_w(std::size_t i) const
+    {
+        const bool last_column =
+            static_cast<int>(i) % grid.columns == grid.columns - 1 || i + 1 == boxes.size();
+        return widget_w(i) + grid.spare * (last_column ? 0.5f : 1.0f);
+    }
+};
+
+GridPlan plan_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail)
+{
+    const float fs = ImGui::GetFontSize();
+    const float gap = fs * 1.2f;
+    const float line_h = ImGui::GetTextLineHeightWithSpacing();
+    GridPlan plan;
+    std::vector<const void*> seen;
+    for (std::size_t k = 0; k < maps.size(); ++k)
+    {
+        const GridMap& map = maps[k];
+        const MatrixView view = resolve_matrix(state, map.ref);
+        if (view.m == nullptr)
+            continue;
+        plan.shown.push_back(k);
+        const HeatmapMargins m = heatmap_margins(view, map.options);
+        MapBox box;
+        box.rows = static_cast<int>(view.m->rows());
+        box.cols = static_cast<int>(view.m->cols());
+        box.left = m.left;
+        box.right = m.right;
+        box.top = line_h + 4.0f;
+        box.col_labels = m.col_labels;
+        box.below = m.below + 4.0f;
+        box.row_axis = map.options.labels ? axis_id(view.row_tokens, view.m->rows(), seen) : -1;
+        box.col_axis = map.options.labels ? axis_id(view.col_tokens, view.m->cols(), seen) : -1;
+        plan.boxes.push_back(box);
+    }
+    // The headers' height depends on the maps' widths and the widths on the headers' height. For each number
+    // of columns: a first guess of one line each, then the lines the laid-out widths need (headers only grow,
+    // maps only narrow, so this settles in a few rounds); then the number of columns with the largest cells,
+    // as layout_maps chooses (more rows must win by a pixel).
+    const float max_cell = fs * 6.0f;
+    const std::vector<MapBox> first_guess = plan.boxes;
+    GridPlan best;
+    for (int columns = static_cast<int>(first_guess.size()); columns >= 1; --columns)
+    {
+        GridPlan candidate = plan;
+        candidate.boxes = first_guess;
+        for (int round = 0; round < 6; ++round)
+        {
+            candidate.grid = layout_maps(candidate.boxes, avail.x, avail.y, gap, max_cell, columns);
+            bool changed = false;
+            for (std::size_t i = 0; i < candidate.boxes.size(); ++i)
+            {
+                const int lines = header_layout(maps[candidate.shown[i]].header, candidate.header_w(i)).lines;
+                const float top = line_h * static_cast<float>(lines) + 4.0f;
+                if (top > candidate.boxes[i].top)
+                {
+                    candidate.boxes[i].top = top;
+                    changed = true;
+                }
+            }
+            if (!changed)
+                break;
+        }
+        candidate.grid = layout_maps(candidate.boxes, avail.x, avail.y, gap, max_cell, columns);
+        if (best.shown.empty() || candidate.grid.cell > best.grid.cell + 1.0f)
+            best = std::move(candidate);
+    }
+    return best.shown.empty() ? plan : best;
+}
+
+// Lays the maps out over the rest of the window (square cells, the grid shape with the largest cells) and
+// draws each with its header. Returns what each map reported (hover, click), in order.
+std::vector<HeatmapResult> draw_map_grid(AppState& state, const std::vector<GridMap>& maps)
+{
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const GridPlan plan = plan_map_grid(state, maps, avail);
+    std::vector<HeatmapResult> results(maps.size());
+    for (std::size_t i = 0; i < plan.boxes.size(); ++i)
+    {
+        const GridMap& map = maps[plan.shown[i]];
+        const MapPlacement& p = plan.grid.maps[i];
+        const float left = p.row_labels ? plan.boxes[i].left : 0.0f;
+        const ImVec2 widget(origin.x + p.image.x - left, origin.y + p.image.y);
+        ImGui::PushID(static_cast<int>(i));
+        // The headers of a grid row start on one line, as low as the tallest of them allows (a header may
+        // need fewer lines than its room: the room's top stays empty).
+        const float line_h = ImGui::GetTextLineHeightWithSpacing();
+        int row_lines = 1;
+        for (std::size_t k = 0; k < plan.boxes.size(); ++k)
+            if (plan.grid.maps[k].image.y == p.image.y)
+                row_lines =
+                    std::max(row_lines, header_layout(maps[plan.shown[k]].header, plan.header_w(k)).lines);
+        const float row_top = line_h * static_cast<float>(row_lines) + 4.0f;
+        draw_header(map.header, ImVec2(widget.x, widget.y - row_top), plan.header_w(i));
+        HeatmapOptions options = map.options;
+        options.row_labels = p.row_labels;
+        options.col_labels = options.col_labels && p.col_labels;
+        options.width = plan.widget_w(i);
+        options.max_cell_px = std::max(1.0f, p.cell);
+        options.max_height = std::max(1.0f, p.image.h);
+        ImGui::SetCursorScreenPos(widget);
+        results[plan.shown[i]] = draw_heatmap(state, map.ref, options);
+        ImGui::PopID();
+    }
+    ImGui::SetCursorScreenPos(origin);
+    ImGui::Dummy(ImVec2(avail.x, std::min(avail.y, plan.grid.height)));
+    return results;
+}
+
+// "H = 1.11 nats" (narrow: "H = 1.11") for an attention map; nothing for other matrices.
+HeaderPart entropy_part(AppState& state, const MatrixRef& ref)
+{
+    const float H = state.mean_entropy(ref);
+    if (H < 0.0f)
+        return HeaderPart{};
+    char text[32];
+    std::snprintf(text, sizeof text, "H = %.2f", static_cast<double>(H));
+    return HeaderPart{std::string(text) + " nats", text, false};
+}
+
+Header stage_header(AppState& state, const MatrixRef& ref, const MatrixView& view)
+{
+    Header header{view.title, accent(), {shape_part(view.shape), HeaderPart{view.equation, "", true}}};
+    const bool weights =
+        (ref.source != MatrixSource::Comparison && ref.stage == Stage::weights) ||
+        (ref.source == MatrixSource::Comparison && ref.comparison == ComparisonMatrix::single_weights);
+    if (weights)
+        header.parts.push_back(entropy_part(state, ref));
+    return header;
+}
+
+// [SECTION] The step's stages
+
+void highlighted_stages(AppState& state, const LessonStep& step)
+{
+    if (!state.status.is_ok())
+        error_text(state.status.message());
+    std::vector<GridMap> maps;
+    for (Stage stage : step.stages)
+    {
+        GridMap map;
+        map.ref.source = step.cross ? MatrixSource::Cross : MatrixSource::Layer;
+        map.ref.stage = stage;
+        map.ref.layer = state.sel.layer;
+        map.ref.b = state.sel.b;
+        map.ref.head = state.sel.head;
+        const MatrixView view = resolve_matrix(state, map.ref);
+        if (view.m == nullptr)
+            continue;
+        map.header = stage_header(state, map.ref, view);
+        map.options.frame_color = frame_color(state);
+        map.options.frame_thickness = 3.0f;
+        maps.push_back(std::move(map));
+    }
+    draw_map_grid(state, maps);
+}
+
+// [SECTION] Heads: every head's map, with query and key labels and what the colours and H mean in words
+
+// A flow of legend items: the next one on the line of the previous item when it fits, else on the next.
+void legend_item(float w, bool first)
+{
+    const float space = ImGui::CalcTextSize("   ").x;
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    if (!first && ImGui::GetItemRectMax().x + space + w <= right)
+        ImGui::SameLine(0.0f, space);
+}
+
+void legend_text(const std::string& text, bool first)
+{
+    legend_item(ImGui::CalcTextSize(text.c_str()).x, first);
+    ImGui::TextUnformatted(text.c_str());
+}
+
+void heads_legend(AppState& state)
+{
+    const Trace& t = state.trace();
+    const int T = t.T();
+    const float fs = ImGui::GetFontSize();
+    char what[96];
+    std::snprintf(what, sizeof what, "weights A_h of layer %d, sentence %d, T = %d", state.sel.layer + 1,
+                  state.sel.b + 1, T);
+    ImGui::PushStyleColor(ImGuiCol_Text, accent());
+    legend_text(what, true);
+    ImGui::PopStyleColor();
+    // The colour scale, drawn: one strip for all heads.
+    const bool stretch = state.prefs.stretch_weights;
+    const std::string lo = "weight 0", hi = stretch ? "largest (each map)" : "1";
+    const float bar_w = fs * 6.0f;
+    const float space = ImGui::CalcTextSize(" ").x;
+    legend_item(ImGui::CalcTextSize(lo.c_str()).x + bar_w + ImGui::CalcTextSize(hi.c_str()).x + 4.0f * space,
+                false);
+    ImGui::TextUnformatted(lo.c_str());
+    ImGui::SameLine(0.0f, space);
+    {
+        const ImVec2 p = ImGui::GetCursorScreenPos();
+        ImDrawList* dl = ImGui::GetWindowDrawList();
+        const auto& table = colormap_table(Colormap::Sequential);
+        for (int s = 0; s < 32; ++s)
+        {
+            const ImU32 a = table[static_cast<std::size_t>(s * 255 / 31)];
+            const ImU32 b = table[static_cast<std::size_t>(std::min(255, (s + 1) * 255 / 31))];
+            dl->AddRectFilledMultiColor(
+                ImVec2(p.x + bar_w * static_cast<float>(s) / 32.0f, p.y + 3.0f),
+                ImVec2(p.x + bar_w * static_cast<float>(s + 1) / 32.0f, p.y + fs - 3.0f), a, b, b, a);
+        }
+        ImGui::Dummy(ImVec2(bar_w, fs));
+    }
+    ImGui::SameLine(0.0f, space);
+    ImGui::TextUnformatted(hi.c_str());
+    const QueryPin& pin = state.heads_panel.query;
+    if (pin.valid() && pin.row < T)
+    {
+        ImGui::PushStyleColor(ImGuiCol_Text, accent());
+        legend_text(
+            "query “" +
+                t.tokens.tokens[static_cast<std::size_t>(state.sel.b)][static_cast<std::size_t>(pin.row)] +
+                "” in every head",
+            false);
+        ImGui::PopStyleColor();
+    }
+    if (t.config.mask == MaskKind::Causal)
+        legend_text("hatched: masked (a query never sees later keys)", false);
+    char entropy[128];
+    std::snprintf(entropy, sizeof entropy, "H: mean row entropy, 0 = one key … %.2f = all keys equal",
+                  std::log(static_cast<double>(std::max(1, T))));
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    legend_text(entropy, false);
+    if (!state.engine.has_imported_weights())
+    {
+        char seeded[96];
+        std::snprintf(seeded, sizeof seeded, "untrained (random, seed %llu)",
+                      static_cast<unsigned long long>(t.config.seed));
+        legend_text(seeded, false);
+    }
+    ImGui::PopStyleColor();
+    ImGui::Dummy(ImVec2(1.0f, fs * 0.3f));
+}
+
+// "→ animal 0.62" (narrow: "→ animal"): the key the query row weighs most in a map; nothing without a query.
+HeaderPart top_key_part(const Mat& weights, int query, const std::vector<std::string>& keys)
+{
+    if (query < 0 || query >= weights.rows() || weights.cols() == 0)
+        return HeaderPart{};
+    Eigen::Index col = 0;
+    const float weight = weights.row(query).maxCoeff(&col);
+    if (!std::isfinite(weight) || col >= static_cast<Eigen::Index>(keys.size()))
+        return HeaderPart{};
+    const std::string key = "→ " + truncate_utf8(keys[static_cast<std::size_t>(col)], 10);
+    char number[16];
+    std::snprintf(number, sizeof number, " %.2f", static_cast<double>(weight));
+    return HeaderPart{key + number, key, false};
+}
+
+// ↑ / ↓ move the pinned query (from none: the first or the last token), as in the Heads panel.
+void move_query_pin(AppState& state, const std::vector<std::string>& tokens)
+{
+    const ImGuiIO& io = ImGui::GetIO();
+    if (io.WantTextInput || io.KeyCtrl || io.KeyAlt || tokens.empty())
+        return;
+    const int step = ImGui::IsKeyPressed(keys::Down) ? 1 : ImGui::IsKeyPressed(keys::Up) ? -1 : 0;
+    if (step == 0)
+        return;
+    QueryPin& pin = state.heads_panel.query;
+    const int T = static_cast<int>(tokens.size());
+    set_query_pin(pin, pin.valid() ? std::clamp(pin.row + step, 0, T - 1) : (step > 0 ? 0 : T - 1), tokens);
+}
+
+void presenter_heads(AppState& state)
+{
+    const std::vector<std::string>& tokens =
+        state.trace().tokens.tokens[static_cast<std::size_t>(state.sel.b)];
+    move_query_pin(state, tokens);
+    heads_legend(state);
+    // The query the maps answer for: the one under the pointer, else the pinned one.
+    const QueryPin& pin = state.heads_panel.query;
+    const int T = static_cast<int>(tokens.size());
+    const int pinned = pin.valid() && pin.row < T ? pin.row : -1;
+    const int hovered = state.heads_hover_row >= 0 && state.heads_hover_row < T ? state.heads_hover_row : -1;
+    const int query = hovered >= 0 ? hovered : pinned;
+    const int h = state.heads();
+    std::vector<GridMap> maps;
+    for (int j = 0; j < h; ++j)
+    {
+        GridMap map;
+        map.ref.source = MatrixSource::Layer;
+        map.ref.stage = Stage::weights;
+        map.ref.layer = state.sel.layer;
+        map.ref.b = state.sel.b;
+        map.ref.head = j;
+        map.header.title = "head " + std::to_string(j + 1);
+        map.header.title_color = head_text_color(j);
+        map.header.parts = {HeaderPart{entropy_part(state, map.ref).narrow, "", false}};
+        if (const MatrixView view = resolve_matrix(state, map.ref); view.m != nullptr)
+            map.header.parts.push_back(top_key_part(*view.m, query, tokens));
+        map.options.colorbar = false;
+        map.options.frame_color = head_color(j);
+        map.options.frame_thickness = j == state.sel.head ? 4.0f : 2.0f;
+        map.options.highlight_row = hovered;
+        map.options.pinned_row = pinned;
+        map.options.dim_other_rows = pinned >= 0;
+        map.options.pin_on_click = false;
+        map.options.click_hint = "click: pin this query in every head (again: unpin) and select the head";
+        maps.push_back(std::move(map));
+    }
+    // Hovering a row lights the same query in every head; a click pins it there and selects the head. Both
+    // are for the lecturer's pointer: what the audience needs is written on the maps.
+    const std::vector<HeatmapResult> results = draw_map_grid(state, maps);
+    for (int j = 0; j < static_cast<int>(results.size()); ++j)
+    {
+        const HeatmapResult& r = results[static_cast<std::size_t>(j)];
+        if (r.hovered)
+            state.heads_hover_row_next = r.row;
+        if (r.clicked)
+        {
+            state.sel.head = j;
+            toggle_query_pin(state.heads_panel.query, r.row, tokens);
+        }
+    }
+}
+
+// [SECTION] The comparisons: what the step shows, in a sentence with its number, above the maps
+
+void claim_line(const std::string& text)
+{
+    ImGui::PushStyleColor(ImGuiCol_Text, accent());
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x);
+    ImGui::TextUnformatted(text.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
+    ImGui::Dummy(ImVec2(1.0f, ImGui::GetFontSize() * 0.3f));
+}
+
+GridMap comparison_map(AppState& state, MatrixSource source, ComparisonMatrix which, Stage stage, int head)
+{
+    GridMap map;
+    map.ref.source = source;
+    map.ref.comparison = which;
+    map.ref.stage = stage;
+    map.ref.layer = state.sel.layer;
+    map.ref.b = state.sel.b;
+    map.ref.head = head;
+    map.header = stage_header(state, map.ref, resolve_matrix(state, map.ref));
+    return map;
+}
+
+// The packed X W^Q beside the h per-head Q_j it splits into.
+void presenter_packed(AppState& state)
+{
+    claim_line("X W^Q is h column blocks (the lines), block j being Q_j: largest difference " +
+               format_value_long(state.comparisons.packed_max_diff) +
+               " (rounding only). Each Q_j is coloured on its own scale.");
+    std::vector<GridMap> maps = {
+        comparison_map(state, MatrixSource::Comparison, ComparisonMatrix::Q_packed, Stage::Q, 0)};
+    for (int j = 0; j < state.heads(); ++j)
+    {
+        GridMap map = comparison_map(state, MatrixSource::Layer, ComparisonMatrix::Q_packed, Stage::Q, j);
+        const MatrixView view = resolve_matrix(state, map.ref);
+        map.header = Header{"Q_" + std::to_string(j + 1), head_text_color(j), {shape_part(view.shape)}};
+        // Only the pattern is compared here: five colour bars would take the room of the maps.
+        map.options.colorbar = false;
+        map.options.frame_color = head_color(j);
+        maps.push_back(std::move(map));
+    }
+    draw_map_grid(state, maps);
+}
+
+void presenter_two_step(AppState& state)
+{
+    claim_line("(X W^Q) W_h^Q and X (W^Q W_h^Q) differ by at most " +
+               format_value_long(state.comparisons.two_step_max_diff) + ": rounding only");
+    draw_map_grid(
+        state, {comparison_map(state, MatrixSource::Comparison, ComparisonMatrix::Q_two_step, Stage::Q, 0),
+                comparison_map(state, MatrixSource::Comparison, ComparisonMatrix::Q_collapsed, Stage::Q, 0)});
+}
+
+void presenter_single_head(AppState& state)
+{
+    const float diff = state.comparisons.single_vs_multi_max_diff;
+    claim_line(state.heads() == 1 ? "h = 1: the one head is single-head attention; the outputs differ by " +
+                                        format_value_long(diff) + " (rounding only)"
+                                  : "One map against h maps: the outputs differ by up to " +
+                                        format_value_long(diff) + " (not rounding)");
+    const int head = state.sel.head;
+    const std::vector<GridMap> maps = {
+        comparison_map(state, MatrixSource::Comparison, ComparisonMatrix::single_weights, Stage::weights,
+                       head),
+        comparison_map(state, MatrixSource::Layer, ComparisonMatrix::single_weights, Stage::weights, head),
+        comparison_map(state, MatrixSource::Comparison, ComparisonMatrix::single_out, Stage::mha, head),
+        comparison_map(state, MatrixSource::Layer, ComparisonMatrix::single_out, Stage::mha, 0)};
+    // The two T×T maps are the point (one map against one of h); the outputs join them when that leaves the
+    // maps at least 60% of their size alone (on a 16:9 screen they would shrink them to a third, so the
+    // claim above states their difference instead).
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const std::vector<GridMap> pair(maps.begin(), maps.begin() + 2);
+    const float pair_cell = plan_map_grid(state, pair, avail).grid.cell;
+    const float all_cell = plan_map_grid(state, maps, avail).grid.cell;
+    draw_map_grid(state, all_cell >= 0.6f * pair_cell ? maps : pair);
+}
+
+void presenter_comparison(AppState& state, ComparisonSection section)
+{
+    state.ensure_comparisons();
+    if (section == ComparisonSection::Packed)
+        presenter_packed(state);
+    else if (section == ComparisonSection::TwoStep)
+        presenter_two_step(state);
+    else if (section == ComparisonSection::SingleHead)
+        presenter_single_head(state);
+    else
+        draw_comparisons_panel(state); // every comparison at once: the panel's own sections
+}
+
+std::string session_caption(const AppState& state)
+{
+    std::string text = state.session.text;
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    const Config& c = state.session.config;
+    return "“" + text + "”   d_model = " + std::to_string(c.d_model) + ", h = " + std::to_string(c.n_heads) +
+           ", mask: " + to_string(c.mask);
+}
+
+} // namespace
+
+// [SECTION] Text size and theme
+
+void step_text_size(AppState& state, int step)
+{
+    char text[96];
+    if (state.presenter)
+    {
+        state.prefs.presenter_scale = step_presenter_scale(state.prefs.presenter_scale, step);
+        std::snprintf(text, sizeof text, "presenter text %d%%  (Ctrl+0: 100%%)",
+                      static_cast<int>(std::lround(state.prefs.presenter_scale * 100.0f)));
+        note(state, text);
+    }
+    else
+    {
+        state.prefs.font_size = step_font_size(state.prefs.font_size, step);
+        std::snprintf(text, sizeof text, "Font size %.0f px (Ctrl+0: %.0f px)",
+                      static_cast<double>(state.prefs.font_size), static_cast<double>(kDefaultFontSize));
+        state.set_message(text, false);
+    }
+    state.request_font_rebuild = true;
+}
+
+void toggle_presenter_theme(AppState& state)
+{
+    state.prefs.presenter_light = !state.prefs.presenter_light;
+    if (state.presenter)
+        note(state, state.prefs.presenter_light ? "light theme (T: dark)" : "dark theme (T: light)");
+}
+
+// [SECTION] The frame
+
+void draw_presenter(AppState& state)
+{
+    const ImGuiIO& io = ImGui::GetIO();
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const Lesson* lesson = current_lesson(state);
+    const LessonStep* step = current_step(state);
+    const float W = io.DisplaySize.x;
+    const float H = io.DisplaySize.y;
+    const float pad = style.WindowPadding.x;
+
+    // [SECTION] Title line: the lesson on the left, the counter and the keys on the right, a new text size or
+    // theme in the middle for a moment.
+    const float title_h = ImGui::GetTextLineHeight() + style.WindowPadding.y * 2.0f;
+    ImGui::SetNextWindowPos(ImVec2(0.0f, 0.0f));
+    ImGui::SetNextWindowSize(ImVec2(W, title_h));
+    if (ImGui::Begin("##presenter_title", nullptr, kFixed))
+    {
+        const std::string right = lesson != nullptr ? step_counter(state) + "     ← →   F5" : "F5: leave";
+        const bool show_note = !state.presenter_note.empty() && ImGui::GetTime() < state.presenter_note_until;
+        const float right_x = W - pad - ImGui::CalcTextSize(right.c_str()).x;
+        const float note_w = show_note ? ImGui::CalcTextSize(state.presenter_note.c_str()).x : 0.0f;
+        ImGui::PushStyleColor(ImGuiCol_Text, accent());
+        // The lesson's title gives way to the note where they would meet.
+        const std::string title = lesson != nullptr ? lesson->title : std::string("Attention Lab");
+        const float title_room = (show_note ? (W - note_w) * 0.5f : right_x) - pad - ImGui::GetFontSize();
+        std::string shown = title;
+        for (int n = utf8_length(title); n > 4 && ImGui::CalcTextSize(shown.c_str()).x > title_room; --n)
+            shown = truncate_utf8(title, n);
+        ImGui::TextUnformatted(shown.c_str());
+        ImGui::PopStyleColor();
+        if (show_note)
+        {
+            ImGui::SameLine((W - note_w) * 0.5f);
+            ImGui::TextUnformatted(state.presenter_note.c_str());
+        }
+        ImGui::SameLine(right_x);
+        ImGui::TextUnformatted(right.c_str());
+    }
+    ImGui::End();
+
+    // [SECTION] Caption: the step's title and text, wrapped to the window's width.
+    const std::string heading = step != nullptr ? step->title : std::string("Presenter mode");
+    const std::string text = step != nullptr ? step->text : session_caption(state);
+    const float wrap_w = W - 2.0f * pad;
+    const float text_h = ImGui::CalcTextSize(text.c_str(), nullptr, false, wrap_w).y;
+    const float caption_h = std::min(H * 0.45f, ImGui::GetTextLineHeightWithSpacing() + style.ItemSpacing.y +
+                                                    text_h + style.WindowPadding.y * 2.0f + 2.0f);
+    ImGui::SetNextWindowPos(ImVec2(0.0f, H - caption_h));
+    ImGui::SetNextWindowSize(ImVec2(W, caption_h));
+    if (ImGui::Begin("##presenter_caption", nullptr, kFixed))
+    {
+        ImGui::PushStyleColor(ImGuiCol_Text, accent());
+        ImGui::TextUnformatted(heading.c_str());
+        ImGui::PopStyleColor();
+        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap_w);
+        ImGui::TextUnformatted(text.c_str());
+        ImGui::PopTextWrapPos();
+    }
+    ImGui::End();
+
+    // [SECTION] The view: the step's stages, heads, comparison or panel, or the pipeline.
+    ImGui::SetNextWindowPos(ImVec2(0.0f, title_h));
+    ImGui::SetNextWindowSize(ImVec2(W, std::max(50.0f, H - title_h - caption_h)));
+    float bg[4];
+    presenter_view_background(!state.prefs.presenter_light, bg);
+    ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(bg[0], bg[1], bg[2], bg[3]));
+    if (ImGui::Begin("##presenter_view", nullptr, kFixed))
+    {
+        if (step != nullptr && step->view == LessonView::Training)
+            draw_training_panel(state);
+        else if (!state.has_trace())
+            error_text(state.status.message());
+        else if (step != nullptr && step->view == LessonView::Heads)
+            presenter_heads(state);
+        else if (step != nullptr && step->view == LessonView::Comparisons)
+            presenter_comparison(state, step->comparison);
+        else if (step != nullptr && !step->stages.empty())
+            highlighted_stages(state, *step);
+        else
+            draw_pipeline_panel(state);
+    }
+    ImGui::End();
+    ImGui::PopStyleColor();
+}
+
+} // namespace attnlab

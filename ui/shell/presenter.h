@@ -1,0 +1,21 @@
+// Presenter mode: for a lecture, one large view (the step's highlighted stages, its heads or its comparison)
+// and the step's text as a caption, without the editing chrome; its own text size and theme.
+#pragma once
+
+#include "ui/model/app_state.h"
+
+namespace attnlab
+{
+
+// Draws the whole presenter frame (between NewFrame and Render): a title line with the lesson and the step
+// counter, the view filling the window, the caption at the bottom.
+void draw_presenter(AppState& state);
+
+// Ctrl+= (step +1), Ctrl+- (-1) and Ctrl+0 (0: the default). In presenter mode they change the presenter's
+// scale (ViewPrefs::presenter_scale) and say so in its title line for two seconds; otherwise the normal font
+// size, said in the status bar. Either asks for the font to be rebuilt.
+void step_text_size(AppState& state, int step);
+// T in presenter mode: the light presenter theme on or off (a preference, also in the View menu).
+void toggle_presenter_theme(AppState& state);
+
+} // namespace attnlab

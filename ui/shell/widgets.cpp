@@ -1,0 +1,165 @@
+// Small ImGui helpers shared by the panels: std::string text fields, tooltips, head colours.
+#include "ui/shell/widgets.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <string_view>
+
+namespace attnlab
+{
+
+namespace
+{
+
+int resize_callback(ImGuiInputTextCallbackData* data)
+{
+    if (data->EventFlag == ImGuiInputTextFlags_CallbackResize)
+    {
+        auto* text = static_cast<std::string*>(data->UserData);
+        text->resize(static_cast<std::size_t>(data->BufTextLen));
+        data->Buf = text->data();
+    }
+    return 0;
+}
+
+float text_width(std::string_view text)
+{
+    return ImGui::CalcTextSize(text.data(), text.data() + text.size()).x;
+}
+
+// What the wrapped field's callback needs: the field, and the user's text it updates.
+struct WrappedEdit
+{
+    SoftWrapField* field;
+    std::string* text;
+    bool changed = false;
+};
+
+int wrapped_callback(ImGuiInputTextCallbackData* data)
+{
+    auto* edit = static_cast<WrappedEdit*>(data->UserData);
+    SoftWrapField& f = *edit->field;
+    if (data->EventFlag == ImGuiInputTextFlags_CallbackResize)
+    {
+        f.shown.resize(static_cast<std::size_t>(data->BufTextLen));
+        data->Buf = f.shown.data();
+        return 0;
+    }
+    if (data->EventFlag != ImGuiInputTextFlags_CallbackEdit)
+        return 0;
+    // f.shown still holds the text before this edit: ImGui copies its own back after the callback.
+    const bool backspace = ImGui::IsKeyDown(ImGui::GetKeyIndex(ImGuiKey_Backspace));
+    const SoftEdit e =
+        apply_soft_edit(f.shown, std::string_view(data->Buf, static_cast<std::size_t>(data->BufTextLen)),
+                        data->CursorPos, backspace);
+    const std::string rewrapped = wrap_soft(e.text, f.width, text_width);
+    if (rewrapped != std::string_view(data->Buf, static_cast<std::size_t>(data->BufTextLen)))
+    {
+        data->DeleteChars(0, data->BufTextLen);
+        data->InsertChars(0, rewrapped.data(), rewrapped.data() + rewrapped.size());
+    }
+    data->CursorPos = wrapped_offset(rewrapped, e.cursor);
+    data->SelectionStart = data->SelectionEnd = data->CursorPos;
+    f.source = e.text;
+    edit->changed = edit->changed || e.text != *edit->text;
+    *edit->text = e.text;
+    return 0;
+}
+
+} // namespace
+
+bool input_text_wrapped(const char* label, std::string* text, SoftWrapField* field, float width, float height)
+{
+    const ImGuiStyle& style = ImGui::GetStyle();
+    // The field's inner width, less room for its scroll bar and the cursor.
+    const float wrap_width =
+        std::max(ImGui::GetFontSize(), width - style.FramePadding.x * 2.0f - style.ScrollbarSize - 2.0f);
+    // While the field is edited ImGui owns its text; otherwise it follows *text (a lesson, a file opened).
+    if (!field->active && (field->source != *text || field->width != wrap_width))
+    {
+        field->shown = wrap_soft(*text, wrap_width, text_width);
+        field->source = *text;
+        field->width = wrap_width;
+    }
+    WrappedEdit edit{field, text};
+    // No undo: ImGui's undo steps hold offsets into the text before the callback moved its soft breaks.
+    ImGui::InputTextMultiline(label, field->shown.data(), field->shown.capacity() + 1, ImVec2(width, height),
+                              ImGuiInputTextFlags_CallbackResize | ImGuiInputTextFlags_CallbackEdit |
+                                  ImGuiInputTextFlags_NoHorizontalScroll | ImGuiInputTextFlags_NoUndoRedo,
+                              wrapped_callback, &edit);
+    field->active = ImGui::IsItemActive();
+    return edit.changed;
+}
+
+bool input_text(const char* label, std::string* text, bool enter_returns_true)
+{
+    ImGuiInputTextFlags flags = ImGuiInputTextFlags_CallbackResize;
+    if (enter_returns_true)
+        flags |= ImGuiInputTextFlags_EnterReturnsTrue;
+    return ImGui::InputText(label, text->data(), text->capacity() + 1, flags, resize_callback, text);
+}
+
+void item_tooltip(const char* text)
+{
+    if (ImGui::IsItemHovered())
+    {
+        ImGui::BeginTooltip();
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
+        ImGui::TextUnformatted(text);
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+    }
+}
+
+ImVec4 head_text_color(int j)
+{
+    ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    bg.w = 1.0f;
+    return ImGui::ColorConvertU32ToFloat4(readable_on(head_color(j), ImGui::ColorConvertFloat4ToU32(bg)));
+}
+
+bool head_chip(int j, bool selected, const char* label)
+{
+    const ImVec4 fill = ImGui::ColorConvertU32ToFloat4(head_color(j));
+    const ImVec4 hovered(std::min(1.0f, fill.x * 1.12f + 0.06f), std::min(1.0f, fill.y * 1.12f + 0.06f),
+                         std::min(1.0f, fill.z * 1.12f + 0.06f), 1.0f);
+    ImGui::PushStyleColor(ImGuiCol_Button, fill);
+    ImGui::PushStyleColor(ImGuiCol_ButtonHovered, hovered);
+    ImGui::PushStyleColor(ImGuiCol_ButtonActive, fill);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(chip_text_color(head_color(j))));
+    ImGui::PushStyleVar(ImGuiStyleVar_FrameBorderSize, 0.0f);
+    const std::string text = label != nullptr ? std::string(label) : std::to_string(j + 1);
+    const bool clicked = ImGui::SmallButton(text.c_str());
+    ImGui::PopStyleVar();
+    ImGui::PopStyleColor(4);
+    if (selected)
+    {
+        // A ring in the text colour just outside the chip: the chip keeps the head's own colour.
+        const ImVec2 a = ImGui::GetItemRectMin();
+        const ImVec2 b = ImGui::GetItemRectMax();
+        ImGui::GetWindowDrawList()->AddRect(ImVec2(a.x - 2.0f, a.y - 2.0f), ImVec2(b.x + 2.0f, b.y + 2.0f),
+                                            ImGui::GetColorU32(ImGuiCol_Text),
+                                            ImGui::GetStyle().FrameRounding + 2.0f, 0, 2.0f);
+    }
+    return clicked;
+}
+
+ImVec4 error_color()
+{
+    // A light red on dark backgrounds, a dark red on light ones.
+    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    const bool dark = bg.x + bg.y + bg.z < 1.5f;
+    return dark ? ImVec4(1.0f, 0.45f, 0.38f, 1.0f) : ImVec4(0.72f, 0.05f, 0.0f, 1.0f);
+}
+
+void error_text(const std::string& text)
+{
+    ImGui::PushStyleColor(ImGuiCol_Text, error_color());
+    ImGui::TextWrapped("%s", text.c_str());
+    ImGui::PopStyleColor();
+}
+
+} // namespace attnlab

@@ -1,0 +1,35 @@
+// Small ImGui helpers shared by the panels: std::string text fields, tooltips, head colours.
+#pragma once
+
+#include "ui/model/text_wrap.h"
+#include "ui/picture/colormap.h"
+
+#include <imgui.h>
+
+#include <string>
+
+namespace attnlab
+{
+
+// A multi-line text field that wraps long lines at spaces, as text on screen does (ImGui's does not): `field`
+// keeps the wrapped copy between frames; *text never holds its soft breaks. Returns true when *text changed.
+bool input_text_wrapped(const char* label, std::string* text, SoftWrapField* field, float width,
+                        float height);
+// A one-line text field editing a std::string; returns true when the text changed.
+bool input_text(const char* label, std::string* text, bool enter_returns_true = false);
+// A tooltip with a wrapped sentence on the last item, when hovered.
+void item_tooltip(const char* text);
+// head_color(j) for text on the current theme's panels: lightened on a dark one and darkened on a light one,
+// just enough for a contrast ratio of 4.5 (blue on near-black and yellow on white cannot be read as they
+// are).
+ImVec4 head_text_color(int j);
+// A head's chip: a small button filled with the head's colour, labelled in black or white (whichever reads
+// better on it), ringed in the text colour when selected. label nullptr: the head's number j + 1. Returns
+// true when clicked.
+bool head_chip(int j, bool selected, const char* label = nullptr);
+// The theme's error colour (light red on dark, dark red on light).
+ImVec4 error_color();
+// Text in the theme's error colour, wrapped.
+void error_text(const std::string& text);
+
+} // namespace attnlab
