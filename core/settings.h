@@ -83,74 +83,152 @@ constexpr int default_d_ff(const Config& c)
 
 // [SECTION] The table
 
+// The texts of a row, in SettingInfo's order (key, flag, help, name, label, line, tooltip, note).
+struct SettingText
+{
+    const char *key, *flag, *help, *name, *label, *line, *tooltip, *note;
+};
+
+// A row with its texts and kind, and nothing else set.
+constexpr SettingInfo setting_row(Setting id, SettingText t, SettingKind kind)
+{
+    SettingInfo s{};
+    s.id = id;
+    s.key = t.key;
+    s.flag = t.flag;
+    s.help = t.help;
+    s.name = t.name;
+    s.label = t.label;
+    s.line = t.line;
+    s.tooltip = t.tooltip;
+    s.note = t.note;
+    s.kind = kind;
+    return s;
+}
+
+// One builder per kind, so a row sets the place of its kind and no other.
+constexpr SettingInfo int_setting(Setting id, SettingText t, int Config::*member, int min, int max,
+                                  int (*default_value)(const Config&) = nullptr)
+{
+    SettingInfo s = setting_row(id, t, SettingKind::Int);
+    s.int_member = member;
+    s.min = min;
+    s.max = max;
+    s.default_value = default_value;
+    return s;
+}
+
+constexpr SettingInfo choice_setting(Setting id, SettingText t, int (*get)(const Config&),
+                                     void (*set)(Config&, int), std::array<const char*, 4> names)
+{
+    SettingInfo s = setting_row(id, t, SettingKind::Choice);
+    s.get_choice = get;
+    s.set_choice = set;
+    s.choices = names;
+    return s;
+}
+
+constexpr SettingInfo float_setting(Setting id, SettingText t, float Config::*member, float min, float max,
+                                    float panel_max)
+{
+    SettingInfo s = setting_row(id, t, SettingKind::Float);
+    s.float_member = member;
+    s.min = min;
+    s.max = max;
+    s.panel_max = panel_max;
+    return s;
+}
+
+constexpr SettingInfo bool_setting(Setting id, SettingText t, bool Config::*member)
+{
+    SettingInfo s = setting_row(id, t, SettingKind::Bool);
+    s.bool_member = member;
+    return s;
+}
+
+constexpr SettingInfo seed_setting(Setting id, SettingText t, std::uint64_t Config::*member)
+{
+    SettingInfo s = setting_row(id, t, SettingKind::Seed);
+    s.seed_member = member;
+    return s;
+}
+
 // clang-format off
 inline constexpr std::array<SettingInfo, kSettingCount> kSettingTable = {{
-    {Setting::d_model, "d_model", "--d-model", "Model width d_model", "d_model", "d_model",
-     "width of every token vector: X and each output",
-     "Width of every token vector: the embedding, X, and the output of each sub-layer.",
-     nullptr, SettingKind::Int, &Config::d_model, nullptr, nullptr, nullptr, nullptr, nullptr, {},
-     1, Limits::max_d_model, 0, nullptr},
-    {Setting::heads, "heads", "--heads", "Number of heads h", "h (heads)", "h (heads)",
-     "heads, each with its own W^Q, W^K, W^V and map",
-     "Number of attention heads. Each head j has its own W_j^Q, W_j^K, W_j^V and its own "
-     "T×T attention map. The - and + buttons step through the h that divide d_model.",
-     nullptr, SettingKind::Int, &Config::n_heads, nullptr, nullptr, nullptr, nullptr, nullptr, {},
-     1, Limits::max_heads, 0, nullptr},
-    {Setting::d_k, "d_k", "--d-k", "Query/key size per head d_k (0: d_model / h)", "d_k", "d_k",
-     "query and key width per head: scores ÷ √d_k",
-     "Size of a query and a key per head (0: d_model / h). Scores are divided by √d_k, the "
-     "key dimension, not the sequence length.",
-     "d_model / h", SettingKind::Int, &Config::d_k, nullptr, nullptr, nullptr, nullptr, nullptr, {},
-     0, Limits::max_head_dim, 0, &default_head_size},
-    {Setting::d_v, "d_v", "--d-v", "Value size per head d_v (0: d_model / h)", "d_v", "d_v",
-     "value width per head: head_out is T×d_v",
-     "Size of a value per head (0: d_model / h); head_out is T×d_v.",
-     "d_model / h", SettingKind::Int, &Config::d_v, nullptr, nullptr, nullptr, nullptr, nullptr, {},
-     0, Limits::max_head_dim, 0, &default_head_size},
-    {Setting::d_ff, "d_ff", "--d-ff", "Feed-forward width d_ff (0: 4 d_model)", "d_ff", "d_ff",
-     "hidden width of the feed-forward network",
-     "Hidden width of the feed-forward network (0: 4·d_model).",
-     "4 d_model", SettingKind::Int, &Config::d_ff, nullptr, nullptr, nullptr, nullptr, nullptr, {},
-     0, Limits::max_d_ff, 0, &default_d_ff},
-    {Setting::layers, "layers", "--layers", "Number of encoder layers N", "layers", "layers (N)",
-     "encoder layers; each reads the previous norm2",
-     "Encoder layers stacked: each takes the previous layer's norm2 as its X.",
-     nullptr, SettingKind::Int, &Config::n_layers, nullptr, nullptr, nullptr, nullptr, nullptr, {},
-     1, Limits::max_layers, 0, nullptr},
-    {Setting::mask, "mask", "--mask", "Attention mask: none or causal", "mask", "mask",
-     "causal: query i sees keys 0..i only",
-     "causal: query i may attend to keys 0..i only (the decoder's look-ahead mask), so the "
-     "masked scores above the diagonal are −∞. <pad> keys are always masked.",
-     "padding is masked automatically", SettingKind::Choice, nullptr, nullptr, nullptr, nullptr,
-     &enum_setting<&Config::mask>, &set_enum_setting<&Config::mask>, {"none", "causal"},
-     0, 0, 0, nullptr},
-    {Setting::positional, "positional", "--positional", "Positional encoding: sinusoidal or none",
-     "positional encoding", "positional",
-     "word order, added to the embeddings",
-     "sinusoidal: X = embedding + PE(pos), the paper's sin/cos encoding. none: X is the "
-     "embedding alone, and attention cannot tell word order apart.",
-     nullptr, SettingKind::Choice, nullptr, nullptr, nullptr, nullptr,
-     &enum_setting<&Config::positional>, &set_enum_setting<&Config::positional>, {"sinusoidal", "none"},
-     0, 0, 0, nullptr},
-    {Setting::temperature, "temperature", "--temperature", "Softmax temperature tau", "temperature τ",
-     "τ (temperature)",
-     "softmax(x / τ): below 1 sharper, above 1 flatter",
-     "weights = softmax(masked / τ). τ < 1 sharpens each row towards its largest score, τ > 1 "
-     "flattens it towards uniform; the paper uses τ = 1.",
-     "1 is the paper's softmax", SettingKind::Float, nullptr, &Config::temperature, nullptr, nullptr, nullptr,
-     nullptr, {}, Limits::min_temperature, Limits::max_temperature, 10.0, nullptr},
-    {Setting::scale, "scale", "--no-scale", "Do not divide the scores by sqrt(d_k)", "scale", "scale by √d_k",
-     "as in the paper; off: the softmax saturates",
-     "scaled = scores / √d_k, as in the paper. Switch it off to feed raw dot products to the "
-     "softmax: with a large d_k the rows saturate towards one key (watch the entropy).",
-     "divide the scores by √d_k", SettingKind::Bool, nullptr, nullptr, &Config::scale, nullptr, nullptr,
-     nullptr, {}, 0, 0, 0, nullptr},
-    {Setting::seed, "seed", "--seed", "Seed of the embeddings and weights", "seed", "seed",
-     "same seed, same embeddings and weights",
-     "Seeds the embeddings and the Xavier-initialised weights: the same seed gives the same "
-     "numbers on every machine.",
-     nullptr, SettingKind::Seed, nullptr, nullptr, nullptr, &Config::seed, nullptr, nullptr, {},
-     0, 0, 0, nullptr},
+    int_setting(Setting::d_model,
+        {"d_model", "--d-model", "Model width d_model", "d_model", "d_model",
+         "width of every token vector: X and each output",
+         "Width of every token vector: the embedding, X, and the output of each sub-layer.",
+         nullptr},
+        &Config::d_model, 1, Limits::max_d_model),
+    int_setting(Setting::heads,
+        {"heads", "--heads", "Number of heads h", "h (heads)", "h (heads)",
+         "heads, each with its own W^Q, W^K, W^V and map",
+         "Number of attention heads. Each head j has its own W_j^Q, W_j^K, W_j^V and its own "
+         "T×T attention map. The - and + buttons step through the h that divide d_model.",
+         nullptr},
+        &Config::n_heads, 1, Limits::max_heads),
+    int_setting(Setting::d_k,
+        {"d_k", "--d-k", "Query/key size per head d_k (0: d_model / h)", "d_k", "d_k",
+         "query and key width per head: scores ÷ √d_k",
+         "Size of a query and a key per head (0: d_model / h). Scores are divided by √d_k, the "
+         "key dimension, not the sequence length.",
+         "d_model / h"},
+        &Config::d_k, 0, Limits::max_head_dim, &default_head_size),
+    int_setting(Setting::d_v,
+        {"d_v", "--d-v", "Value size per head d_v (0: d_model / h)", "d_v", "d_v",
+         "value width per head: head_out is T×d_v",
+         "Size of a value per head (0: d_model / h); head_out is T×d_v.",
+         "d_model / h"},
+        &Config::d_v, 0, Limits::max_head_dim, &default_head_size),
+    int_setting(Setting::d_ff,
+        {"d_ff", "--d-ff", "Feed-forward width d_ff (0: 4 d_model)", "d_ff", "d_ff",
+         "hidden width of the feed-forward network",
+         "Hidden width of the feed-forward network (0: 4·d_model).",
+         "4 d_model"},
+        &Config::d_ff, 0, Limits::max_d_ff, &default_d_ff),
+    int_setting(Setting::layers,
+        {"layers", "--layers", "Number of encoder layers N", "layers", "layers (N)",
+         "encoder layers; each reads the previous norm2",
+         "Encoder layers stacked: each takes the previous layer's norm2 as its X.",
+         nullptr},
+        &Config::n_layers, 1, Limits::max_layers),
+    choice_setting(Setting::mask,
+        {"mask", "--mask", "Attention mask: none or causal", "mask", "mask",
+         "causal: query i sees keys 0..i only",
+         "causal: query i may attend to keys 0..i only (the decoder's look-ahead mask), so the "
+         "masked scores above the diagonal are −∞. <pad> keys are always masked.",
+         "padding is masked automatically"},
+        &enum_setting<&Config::mask>, &set_enum_setting<&Config::mask>, {"none", "causal"}),
+    choice_setting(Setting::positional,
+        {"positional", "--positional", "Positional encoding: sinusoidal or none", "positional encoding",
+         "positional",
+         "word order, added to the embeddings",
+         "sinusoidal: X = embedding + PE(pos), the paper's sin/cos encoding. none: X is the "
+         "embedding alone, and attention cannot tell word order apart.",
+         nullptr},
+        &enum_setting<&Config::positional>, &set_enum_setting<&Config::positional>, {"sinusoidal", "none"}),
+    float_setting(Setting::temperature,
+        {"temperature", "--temperature", "Softmax temperature tau", "temperature τ", "τ (temperature)",
+         "softmax(x / τ): below 1 sharper, above 1 flatter",
+         "weights = softmax(masked / τ). τ < 1 sharpens each row towards its largest score, τ > 1 "
+         "flattens it towards uniform; the paper uses τ = 1.",
+         "1 is the paper's softmax"},
+        &Config::temperature, Limits::min_temperature, Limits::max_temperature, 10.0f),
+    bool_setting(Setting::scale,
+        {"scale", "--no-scale", "Do not divide the scores by sqrt(d_k)", "scale", "scale by √d_k",
+         "as in the paper; off: the softmax saturates",
+         "scaled = scores / √d_k, as in the paper. Switch it off to feed raw dot products to the "
+         "softmax: with a large d_k the rows saturate towards one key (watch the entropy).",
+         "divide the scores by √d_k"},
+        &Config::scale),
+    seed_setting(Setting::seed,
+        {"seed", "--seed", "Seed of the embeddings and weights", "seed", "seed",
+         "same seed, same embeddings and weights",
+         "Seeds the embeddings and the Xavier-initialised weights: the same seed gives the same "
+         "numbers on every machine.",
+         nullptr},
+        &Config::seed),
 }};
 // clang-format on
 
