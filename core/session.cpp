@@ -1,5 +1,7 @@
-// Session and Config: equality, validation of the model's shape, and the names of masks and encodings.
+// Session and Config: equality and validation (walking the settings table), mask and encoding names.
 #include "session.h"
+
+#include "settings.h"
 
 #include <algorithm>
 
@@ -11,9 +13,10 @@ namespace attnlab
 
 bool Config::operator==(const Config& o) const
 {
-    return d_model == o.d_model && n_heads == o.n_heads && d_k == o.d_k && d_v == o.d_v && d_ff == o.d_ff &&
-           n_layers == o.n_layers && mask == o.mask && positional == o.positional &&
-           temperature == o.temperature && scale == o.scale && seed == o.seed;
+    for (const SettingInfo& info : setting_table())
+        if (!same_setting(info, *this, o))
+            return false;
+    return true;
 }
 
 bool Session::operator==(const Session& o) const
@@ -22,47 +25,33 @@ bool Session::operator==(const Session& o) const
            model_path == o.model_path;
 }
 
-namespace
+Status validate_config(const Config& c, Setting* setting)
 {
-
-Status check_range(const char* what, int value, int lo, int hi, const char* hint)
-{
-    if (value < lo || value > hi)
-        return Status::error(std::string(what) + " must be between " + std::to_string(lo) + " and " +
-                             std::to_string(hi) + ", got " + std::to_string(value) + hint);
-    return Status::ok();
-}
-
-} // namespace
-
-Status validate_config(const Config& c)
-{
-    if (Status s = check_range("d_model", c.d_model, 1, Limits::max_d_model, ""); !s)
-        return s;
-    if (Status s = check_range("h (heads)", c.n_heads, 1, Limits::max_heads, ""); !s)
-        return s;
-    if (c.d_k < 0 || c.d_v < 0 || c.d_ff < 0)
-        return Status::error("d_k, d_v and d_ff must be positive, or 0 for the paper's default");
+    const auto about = [&](Setting which, Status status)
+    {
+        if (setting != nullptr)
+            *setting = which;
+        return status;
+    };
+    for (const SettingInfo& info : setting_table())
+        if (Status s = check_setting(info, c); !s)
+            return about(info.id, s);
+    // The rules between settings: the default d_k = d_v = d_model / h must be whole, and every size 0 stands
+    // for must be within its setting's limits.
     if ((c.d_k == 0 || c.d_v == 0) && c.d_model % c.n_heads != 0)
-        return Status::error("d_model (" + std::to_string(c.d_model) + ") is not divisible by h (" +
-                             std::to_string(c.n_heads) +
-                             "): choose h that divides d_model, or set d_k and d_v explicitly");
-    if (Status s = check_range("d_k", c.resolved_d_k(), 1, Limits::max_head_dim, ""); !s)
-        return s;
-    if (Status s = check_range("d_v", c.resolved_d_v(), 1, Limits::max_head_dim, ""); !s)
-        return s;
-    if (Status s = check_range("d_ff", c.resolved_d_ff(), 1, Limits::max_d_ff, ""); !s)
-        return s;
-    if (Status s = check_range("layers", c.n_layers, 1, Limits::max_layers, ""); !s)
-        return s;
-    if (!std::isfinite(c.temperature) || c.temperature < Limits::min_temperature ||
-        c.temperature > Limits::max_temperature)
-        return Status::error("temperature τ must be between 0.01 and 100 (1 is the paper's softmax), got " +
-                             format_number(c.temperature));
-    if (c.mask != MaskKind::None && c.mask != MaskKind::Causal)
-        return Status::error("unknown mask kind: use none or causal");
-    if (c.positional != PositionalKind::Sinusoidal && c.positional != PositionalKind::None)
-        return Status::error("unknown positional encoding: use sinusoidal or none");
+        return about(Setting::heads,
+                     Status::error("d_model (" + std::to_string(c.d_model) + ") is not divisible by h (" +
+                                   std::to_string(c.n_heads) +
+                                   "): choose h that divides d_model, or set d_k and d_v explicitly"));
+    for (const SettingInfo& info : setting_table())
+        if (info.kind == SettingKind::Int && info.min == 0 && c.*info.int_member == 0)
+        {
+            const int resolved = info.default_value(c);
+            if (resolved < 1 || resolved > info.max)
+                return about(info.id, Status::error(std::string(info.name) + " (0: " + info.note + " = " +
+                                                    std::to_string(resolved) + ") must be between 1 and " +
+                                                    std::to_string(static_cast<int>(info.max))));
+        }
     return Status::ok();
 }
 
@@ -77,35 +66,31 @@ int next_head_count(int d_model, int h, int direction)
 
 const char* to_string(MaskKind mask)
 {
-    return mask == MaskKind::Causal ? "causal" : "none";
+    Config c;
+    c.mask = mask;
+    return choice_name(setting_info(Setting::mask), c);
 }
 
 const char* to_string(PositionalKind positional)
 {
-    return positional == PositionalKind::None ? "none" : "sinusoidal";
+    Config c;
+    c.positional = positional;
+    return choice_name(setting_info(Setting::positional), c);
 }
 
 Status parse_mask(std::string_view name, MaskKind* out)
 {
-    if (name == "none")
-        *out = MaskKind::None;
-    else if (name == "causal")
-        *out = MaskKind::Causal;
-    else
-        return Status::error("unknown mask \"" + std::string(name) +
-                             "\": use none or causal (padding is masked automatically)");
+    Config c;
+    ATTNLAB_TRY(set_choice_by_name(setting_info(Setting::mask), name, &c));
+    *out = c.mask;
     return Status::ok();
 }
 
 Status parse_positional(std::string_view name, PositionalKind* out)
 {
-    if (name == "sinusoidal")
-        *out = PositionalKind::Sinusoidal;
-    else if (name == "none")
-        *out = PositionalKind::None;
-    else
-        return Status::error("unknown positional encoding \"" + std::string(name) +
-                             "\": use sinusoidal or none");
+    Config c;
+    ATTNLAB_TRY(set_choice_by_name(setting_info(Setting::positional), name, &c));
+    *out = c.positional;
     return Status::ok();
 }
 

@@ -40,6 +40,27 @@ struct Limits
     static constexpr double max_trace_floats = 5e8;
 };
 
+// One per Config field, in the fields' order. core/settings.h gives each a row (its key in files, its
+// command-line flag, its label, limits, ...) read by everyone who lists the settings; a static_assert there
+// fails when a field has no entry here or no row there. A new setting: its field and entry here, its row,
+// and its meaning in the engine.
+enum class Setting
+{
+    d_model,
+    heads,
+    d_k,
+    d_v,
+    d_ff,
+    layers,
+    mask,
+    positional,
+    temperature,
+    scale,
+    seed,
+    Count
+};
+inline constexpr int kSettingCount = static_cast<int>(Setting::Count);
+
 // The model's shape and the knobs of the forward pass. 0 for d_k, d_v, d_ff means "the paper's default".
 struct Config
 {
@@ -60,6 +81,7 @@ struct Config
     int resolved_d_v() const { return d_v > 0 ? d_v : (n_heads > 0 ? d_model / n_heads : 0); }
     int resolved_d_ff() const { return d_ff > 0 ? d_ff : 4 * d_model; }
 
+    // Compares every setting (walking the settings table).
     bool operator==(const Config& o) const;
     bool operator!=(const Config& o) const { return !(*this == o); }
 };
@@ -87,10 +109,12 @@ struct Session
 // 16. Stays within 1 .. min(d_model, Limits::max_heads); h itself when there is none further that way.
 int next_head_count(int d_model, int h, int direction);
 
-// Checks the config alone (sizes, divisibility, limits). The message says what to change.
-Status validate_config(const Config& config);
+// Checks the config alone: each setting's limits (its row in the settings table), then the rules between them
+// (h divides d_model while d_k or d_v is the default). The message says what to change. On error, *setting
+// (when given) is the setting the message is about, so a form can show it beside that field.
+Status validate_config(const Config& config, Setting* setting = nullptr);
 
-// Names used by the command line, session files and the UI.
+// Names used by the command line, session files and the UI (the settings table's names).
 const char* to_string(MaskKind mask);
 const char* to_string(PositionalKind positional);
 // Parses "none" / "causal"; an unknown name gives an error listing the valid ones.

@@ -29,11 +29,8 @@ Status default_text(const TrainedModel& model, std::string* out)
 // The options of the engine's sessions that a model file decides instead.
 Status check_no_session_options(const SessionOptions& o)
 {
-    for (const CLI::Option* option :
-         {o.session_option, o.target_option, o.d_model_option, o.heads_option, o.d_k_option, o.d_v_option,
-          o.d_ff_option, o.layers_option, o.mask_option, o.positional_option, o.temperature_option,
-          o.seed_option, o.no_scale_option, o.weights_option})
-        if (option != nullptr && option->count() > 0)
+    for (const CLI::Option* option : given_session_options(o))
+        if (option != o.text_option)
             return Status::error(option->get_name() +
                                  " does not go with --model: the model file sets the shape "
                                  "and the weights (only --text, --gradients and -o do)");

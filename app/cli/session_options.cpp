@@ -3,10 +3,12 @@
 
 #include "core/io/json_io.h"
 #include "core/io/session_file.h"
+#include "core/settings.h"
 
 #include <CLI/CLI.hpp>
 
 #include <charconv>
+#include <cstdint>
 #include <limits>
 
 namespace attnlab
@@ -18,18 +20,26 @@ void add_session_options(CLI::App& app, SessionOptions& o)
     o.session_option = app.add_option("--session", o.session_path,
                                       "Session file to start from (options given here override it)");
     o.target_option = app.add_option("--target", o.target, "Target text for cross-attention");
-    o.d_model_option = app.add_option("--d-model", o.d_model, "Model width d_model");
-    o.heads_option = app.add_option("--heads", o.heads, "Number of heads h");
-    o.d_k_option = app.add_option("--d-k", o.d_k, "Query/key size per head d_k (0: d_model / h)");
-    o.d_v_option = app.add_option("--d-v", o.d_v, "Value size per head d_v (0: d_model / h)");
-    o.d_ff_option = app.add_option("--d-ff", o.d_ff, "Feed-forward width d_ff (0: 4 d_model)");
-    o.layers_option = app.add_option("--layers", o.layers, "Number of encoder layers N");
-    o.mask_option = app.add_option("--mask", o.mask, "Attention mask: none or causal");
-    o.positional_option =
-        app.add_option("--positional", o.positional, "Positional encoding: sinusoidal or none");
-    o.temperature_option = app.add_option("--temperature", o.temperature, "Softmax temperature tau");
-    o.no_scale_option = app.add_flag("--no-scale", o.no_scale, "Do not divide the scores by sqrt(d_k)");
-    o.seed_option = app.add_option("--seed", o.seed, "Seed of the embeddings and weights");
+    for (const SettingInfo& info : setting_table())
+    {
+        SettingOption& option = o.settings[static_cast<std::size_t>(info.id)];
+        switch (info.kind)
+        {
+        case SettingKind::Int:
+            option.option = app.add_option(info.flag, option.int_value, info.help);
+            break;
+        case SettingKind::Float:
+            option.option = app.add_option(info.flag, option.float_value, info.help);
+            break;
+        case SettingKind::Bool:
+            option.option = app.add_flag(info.flag, option.flag, info.help);
+            break;
+        case SettingKind::Choice:
+        case SettingKind::Seed: // parsed here rather than by CLI11, which wraps "-5" around to 2^64 - 5
+            option.option = app.add_option(info.flag, option.text, info.help);
+            break;
+        }
+    }
     o.weights_option =
         app.add_option("--weights", o.weights_path,
                        "Weights file: an attnlab trace/weights JSON or a PyTorch state dict JSON");
@@ -43,17 +53,58 @@ bool given(const CLI::Option* option)
     return option != nullptr && option->count() > 0;
 }
 
+// Puts one given setting option into the config, as its row's kind says.
+Status apply_setting(const SettingInfo& info, const SettingOption& option, Config& c)
+{
+    switch (info.kind)
+    {
+    case SettingKind::Int:
+        c.*info.int_member = option.int_value;
+        return Status::ok();
+    case SettingKind::Float:
+        c.*info.float_member = option.float_value;
+        return Status::ok();
+    case SettingKind::Bool: // the flag says "not the default" (--no-scale)
+        c.*info.bool_member = !(Config{}.*info.bool_member);
+        return Status::ok();
+    case SettingKind::Choice:
+    {
+        Status parsed = set_choice_by_name(info, option.text, &c);
+        if (!parsed)
+            return Status::error(std::string(info.flag) + ": " + parsed.message());
+        return Status::ok();
+    }
+    case SettingKind::Seed:
+    {
+        const std::string& t = option.text;
+        const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), c.*info.seed_member);
+        if (t.empty() || ec != std::errc() || end != t.data() + t.size())
+            return Status::error(std::string(info.flag) + ": \"" + t + "\" is not a whole number from 0 to " +
+                                 std::to_string(std::numeric_limits<std::uint64_t>::max()));
+        return Status::ok();
+    }
+    }
+    return Status::ok();
+}
+
 } // namespace
+
+std::vector<const CLI::Option*> given_session_options(const SessionOptions& o)
+{
+    std::vector<const CLI::Option*> options = {o.text_option, o.session_option, o.target_option};
+    for (const SettingOption& setting : o.settings)
+        options.push_back(setting.option);
+    options.push_back(o.weights_option);
+    std::vector<const CLI::Option*> given_options;
+    for (const CLI::Option* option : options)
+        if (given(option))
+            given_options.push_back(option);
+    return given_options;
+}
 
 bool any_session_option_given(const SessionOptions& o)
 {
-    for (const CLI::Option* option :
-         {o.text_option, o.session_option, o.target_option, o.d_model_option, o.heads_option, o.d_k_option,
-          o.d_v_option, o.d_ff_option, o.layers_option, o.mask_option, o.positional_option,
-          o.temperature_option, o.seed_option, o.no_scale_option, o.weights_option})
-        if (given(option))
-            return true;
-    return false;
+    return !given_session_options(o).empty();
 }
 
 Status build_session(const SessionOptions& o, Session* out, std::string* session_path)
@@ -69,44 +120,12 @@ Status build_session(const SessionOptions& o, Session* out, std::string* session
         session.text = o.text;
     if (given(o.target_option))
         session.target = o.target;
-    Config& c = session.config;
-    if (given(o.d_model_option))
-        c.d_model = o.d_model;
-    if (given(o.heads_option))
-        c.n_heads = o.heads;
-    if (given(o.d_k_option))
-        c.d_k = o.d_k;
-    if (given(o.d_v_option))
-        c.d_v = o.d_v;
-    if (given(o.d_ff_option))
-        c.d_ff = o.d_ff;
-    if (given(o.layers_option))
-        c.n_layers = o.layers;
-    if (given(o.mask_option))
+    for (const SettingInfo& info : setting_table())
     {
-        Status parsed = parse_mask(o.mask, &c.mask);
-        if (!parsed)
-            return Status::error("--mask: " + parsed.message());
+        const SettingOption& option = o.settings[static_cast<std::size_t>(info.id)];
+        if (given(option.option))
+            ATTNLAB_TRY(apply_setting(info, option, session.config));
     }
-    if (given(o.positional_option))
-    {
-        Status parsed = parse_positional(o.positional, &c.positional);
-        if (!parsed)
-            return Status::error("--positional: " + parsed.message());
-    }
-    if (given(o.temperature_option))
-        c.temperature = o.temperature;
-    if (given(o.seed_option))
-    {
-        // Parsed here rather than by CLI11, which wraps "-5" around to 2^64 - 5 without a word.
-        const std::string& t = o.seed;
-        const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), c.seed);
-        if (t.empty() || ec != std::errc() || end != t.data() + t.size())
-            return Status::error("--seed: \"" + t + "\" is not a whole number from 0 to " +
-                                 std::to_string(std::numeric_limits<std::uint64_t>::max()));
-    }
-    if (given(o.no_scale_option))
-        c.scale = false;
     std::string from = given(o.session_option) ? o.session_path : std::string();
     if (given(o.weights_option))
     {
@@ -121,7 +140,7 @@ Status build_session(const SessionOptions& o, Session* out, std::string* session
     {
         session.weights_path = absolute_weights_path(from, session.weights_path);
     }
-    Status valid = validate_config(c);
+    Status valid = validate_config(session.config);
     if (!valid)
         return valid;
     *out = std::move(session);

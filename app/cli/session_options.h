@@ -5,8 +5,9 @@
 #include "core/status.h"
 #include "core/weights.h"
 
-#include <cstdint>
+#include <array>
 #include <string>
+#include <vector>
 
 namespace CLI
 {
@@ -17,36 +18,38 @@ class Option;
 namespace attnlab
 {
 
+// One model setting's option (a row of the settings table, core/settings.h): the value as given, in the
+// field of the setting's kind (Int: int_value, Float: float_value, Bool: flag, Choice and Seed: text, parsed
+// when the session is built).
+struct SettingOption
+{
+    int int_value = 0;
+    float float_value = 0.0f;
+    bool flag = false;
+    std::string text;
+    CLI::Option* option = nullptr; // set by add_session_options
+};
+
 // Values of the shared options; an option not given on the command line keeps the session's value.
 struct SessionOptions
 {
-    std::string text, session_path, target, mask, positional, weights_path;
-    int d_model = 0, heads = 0, d_k = 0, d_v = 0, d_ff = 0, layers = 0;
-    float temperature = 1.0f;
-    bool no_scale = false;
-    std::string seed; // checked when the session is built: 0 to 2^64 - 1
+    std::string text, session_path, target, weights_path;
+    std::array<SettingOption, kSettingCount> settings; // in setting_table() order
 
     // Set by add_session_options: which options were given (CLI::Option::count() > 0).
     CLI::Option* text_option = nullptr;
     CLI::Option* session_option = nullptr;
     CLI::Option* target_option = nullptr;
-    CLI::Option* d_model_option = nullptr;
-    CLI::Option* heads_option = nullptr;
-    CLI::Option* d_k_option = nullptr;
-    CLI::Option* d_v_option = nullptr;
-    CLI::Option* d_ff_option = nullptr;
-    CLI::Option* layers_option = nullptr;
-    CLI::Option* mask_option = nullptr;
-    CLI::Option* positional_option = nullptr;
-    CLI::Option* temperature_option = nullptr;
-    CLI::Option* seed_option = nullptr;
-    CLI::Option* no_scale_option = nullptr;
     CLI::Option* weights_option = nullptr;
 };
 
-// Adds --text --session --target --d-model --heads --d-k --d-v --d-ff --layers --mask --positional
-// --temperature --no-scale --seed --weights to app, storing into options (which must outlive the parse).
+// Adds --text --session --target, one option per model setting (its row's flag: --d-model --heads --d-k --d-v
+// --d-ff --layers --mask --positional --temperature --no-scale --seed), and --weights to app, storing into
+// options (which must outlive the parse).
 void add_session_options(CLI::App& app, SessionOptions& options);
+
+// The shared options given on the command line, in the order add_session_options adds them.
+std::vector<const CLI::Option*> given_session_options(const SessionOptions& options);
 
 // The session the options describe: the --session file (or the built-in default session), then every option
 // given on the command line on top. *session_path is the --session file ("" when none). A weights path is

@@ -2,6 +2,7 @@
 #include "json_io.h"
 
 #include "core/comparisons.h"
+#include "core/settings.h"
 #include "json_writer.h"
 
 namespace attnlab
@@ -12,32 +13,33 @@ namespace
 
 // [SECTION] Pieces shared by the trace and weights files
 
+// "config": every setting (walking the settings table), then the sizes actually used.
 void write_config(JsonWriter& w, const Config& config, int d_k, int d_v, int d_ff)
 {
     w.key("config");
     w.begin_object();
-    w.key("d_model");
-    w.number(config.d_model);
-    w.key("heads");
-    w.number(config.n_heads);
-    w.key("d_k");
-    w.number(config.d_k);
-    w.key("d_v");
-    w.number(config.d_v);
-    w.key("d_ff");
-    w.number(config.d_ff);
-    w.key("layers");
-    w.number(config.n_layers);
-    w.key("mask");
-    w.string(to_string(config.mask));
-    w.key("positional");
-    w.string(to_string(config.positional));
-    w.key("temperature");
-    w.number(config.temperature);
-    w.key("scale");
-    w.boolean(config.scale);
-    w.key("seed");
-    w.number(static_cast<unsigned long long>(config.seed));
+    for (const SettingInfo& info : setting_table())
+    {
+        w.key(info.key);
+        switch (info.kind)
+        {
+        case SettingKind::Int:
+            w.number(config.*info.int_member);
+            break;
+        case SettingKind::Choice:
+            w.string(choice_name(info, config));
+            break;
+        case SettingKind::Float:
+            w.number(config.*info.float_member);
+            break;
+        case SettingKind::Bool:
+            w.boolean(config.*info.bool_member);
+            break;
+        case SettingKind::Seed:
+            w.number(static_cast<unsigned long long>(config.*info.seed_member));
+            break;
+        }
+    }
     w.key("resolved");
     w.begin_object();
     w.key("d_k");

@@ -3,6 +3,7 @@
 
 #include "atomic_file.h"
 #include "core/engine.h"
+#include "core/settings.h"
 #include "core/train/token_text.h"
 #include "json_parse.h"
 #include "session_file.h"
@@ -429,16 +430,9 @@ Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
         }
         if (Status s = read_string(js, "setting", false, sctx, &step.setting); !s)
             return s;
-        if (!step.setting.empty() &&
-            std::find_if(std::begin(kLessonSettings), std::end(kLessonSettings),
-                         [&](const char* k) { return step.setting == k; }) == std::end(kLessonSettings))
-        {
-            std::string valid;
-            for (const char* k : kLessonSettings)
-                valid += (valid.empty() ? "" : ", ") + std::string(k);
+        if (!step.setting.empty() && setting_from_key(step.setting) == nullptr)
             return sctx.error("\"setting\" \"" + step.setting +
-                              "\" is not a Model panel setting; valid: " + valid);
-        }
+                              "\" is not a Model panel setting; valid: " + setting_keys());
         if (Status s = check_step_shapes(step, sctx); !s)
             return s;
         // A training step: the lesson's run with the step's fields patched in.

@@ -68,10 +68,6 @@ enum class ComparisonSection
     SingleHead, // one T×T map from the packed matrices beside the h maps, and their outputs
 };
 
-// The Model panel's settings a step may point at ("setting"), by their key in a session file's "config".
-inline constexpr const char* kLessonSettings[] = {
-    "d_model", "heads", "d_k", "d_v", "d_ff", "layers", "mask", "positional", "temperature", "scale", "seed"};
-
 struct LessonStep
 {
     std::string title;             // short, shown as the caption's heading
@@ -83,8 +79,9 @@ struct LessonStep
     int layer = 0, sentence = 0, head = 0;
     LessonView view = LessonView::Pipeline;
     ComparisonSection comparison = ComparisonSection::All; // with view = comparisons
-    // A Model panel setting the text asks the student to change (a kLessonSettings key, "scale": the √d_k
-    // checkbox): the panel is opened, scrolled to it and the setting framed. "" : none.
+    // A Model panel setting the text asks the student to change (a key of the settings table,
+    // core/settings.h; "scale": the √d_k checkbox): the panel is opened, scrolled to it and the setting
+    // framed. "" : none.
     std::string setting;
     // A step about a trained model (view = Training): what to train and show.
     LessonTraining training;

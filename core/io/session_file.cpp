@@ -4,6 +4,8 @@
 #include "atomic_file.h"
 #include "json_parse.h"
 
+#include "core/settings.h"
+
 #include <nlohmann/json.hpp>
 
 #include <charconv>
@@ -61,14 +63,14 @@ public:
     }
 
     // Integer fields: min is the smallest valid value (1: positive, 0: non-negative).
-    Status integer(const json& object, const char* key, int min, const char* rule, int* out) const
+    Status integer(const json& object, const char* key, int min, const std::string& rule, int* out) const
     {
         const auto it = object.find(key);
         if (it == object.end())
             return Status::ok();
         if (!it->is_number_integer() || it->get<long long>() < min ||
             it->get<long long>() > std::numeric_limits<int>::max())
-            return field_error(key, std::string("must be ") + rule, *it);
+            return field_error(key, "must be " + rule, *it);
         *out = static_cast<int>(it->get<long long>());
         return Status::ok();
     }
@@ -113,60 +115,82 @@ Status unknown_keys(const Reader& reader, const json& object, const std::set<std
     return Status::ok();
 }
 
+// One setting from "config" (absent: *out keeps its value), as its row's kind says.
+Status read_setting(const Reader& reader, const json& c, const SettingInfo& info, Config* out)
+{
+    const auto it = c.find(info.key);
+    if (it == c.end())
+        return Status::ok();
+    switch (info.kind)
+    {
+    case SettingKind::Int:
+        return reader.integer(c, info.key, static_cast<int>(info.min),
+                              info.min > 0 ? std::string("a positive integer")
+                                           : std::string("a non-negative integer (0: ") + info.note + ")",
+                              &(out->*info.int_member));
+    case SettingKind::Choice:
+    {
+        if (!it->is_string())
+            return reader.field_error(info.key, "must be " + choice_list(info, true), *it);
+        Status parsed = set_choice_by_name(info, it->get<std::string>(), out);
+        if (!parsed)
+            return reader.error("\"" + std::string(info.key) + "\": " + parsed.message());
+        return Status::ok();
+    }
+    case SettingKind::Float:
+        if (!it->is_number() || !(it->get<double>() >= info.min) || !(it->get<double>() <= info.max))
+            return reader.field_error(info.key,
+                                      "must be a number from " +
+                                          json(float_for_json(static_cast<float>(info.min))).dump() + " to " +
+                                          json(float_for_json(static_cast<float>(info.max))).dump(),
+                                      *it);
+        out->*info.float_member = static_cast<float>(it->get<double>());
+        return Status::ok();
+    case SettingKind::Bool:
+        if (!it->is_boolean())
+            return reader.field_error(info.key, "must be true (" + std::string(info.note) + ") or false",
+                                      *it);
+        out->*info.bool_member = it->get<bool>();
+        return Status::ok();
+    case SettingKind::Seed:
+        if (!it->is_number_unsigned())
+            return reader.field_error(info.key, "must be a non-negative integer", *it);
+        out->*info.seed_member = it->get<std::uint64_t>();
+        return Status::ok();
+    }
+    return Status::ok();
+}
+
+// One setting's value for "config", as its row's kind says.
+json setting_to_json(const SettingInfo& info, const Config& c)
+{
+    switch (info.kind)
+    {
+    case SettingKind::Int:
+        return c.*info.int_member;
+    case SettingKind::Choice:
+        return choice_name(info, c);
+    case SettingKind::Float:
+        return float_for_json(c.*info.float_member);
+    case SettingKind::Bool:
+        return c.*info.bool_member;
+    case SettingKind::Seed:
+        return c.*info.seed_member;
+    }
+    return nullptr;
+}
+
 Status read_config(const Reader& reader, const json& c, Config* out)
 {
     if (!c.is_object())
         return reader.error("\"config\" must be an object, got " + json_excerpt(c));
-    ATTNLAB_TRY(unknown_keys(reader, c,
-                             {"d_model", "heads", "d_k", "d_v", "d_ff", "layers", "mask", "positional",
-                              "temperature", "scale", "seed", "resolved"},
-                             " in \"config\""));
+    std::set<std::string> known = {"resolved"}; // written by trace and weights exports, read as a note
+    for (const SettingInfo& info : setting_table())
+        known.insert(info.key);
+    ATTNLAB_TRY(unknown_keys(reader, c, known, " in \"config\""));
     Config config;
-    ATTNLAB_TRY(reader.integer(c, "d_model", 1, "a positive integer", &config.d_model));
-    ATTNLAB_TRY(reader.integer(c, "heads", 1, "a positive integer", &config.n_heads));
-    ATTNLAB_TRY(reader.integer(c, "d_k", 0, "a non-negative integer (0: d_model / h)", &config.d_k));
-    ATTNLAB_TRY(reader.integer(c, "d_v", 0, "a non-negative integer (0: d_model / h)", &config.d_v));
-    ATTNLAB_TRY(reader.integer(c, "d_ff", 0, "a non-negative integer (0: 4 d_model)", &config.d_ff));
-    ATTNLAB_TRY(reader.integer(c, "layers", 1, "a positive integer", &config.n_layers));
-    if (const auto it = c.find("mask"); it != c.end())
-    {
-        if (!it->is_string())
-            return reader.field_error("mask", "must be \"none\" or \"causal\"", *it);
-        Status parsed = parse_mask(it->get<std::string>(), &config.mask);
-        if (!parsed)
-            return reader.error("\"mask\": " + parsed.message());
-    }
-    if (const auto it = c.find("positional"); it != c.end())
-    {
-        if (!it->is_string())
-            return reader.field_error("positional", "must be \"sinusoidal\" or \"none\"", *it);
-        Status parsed = parse_positional(it->get<std::string>(), &config.positional);
-        if (!parsed)
-            return reader.error("\"positional\": " + parsed.message());
-    }
-    if (const auto it = c.find("temperature"); it != c.end())
-    {
-        if (!it->is_number() || !(it->get<double>() >= Limits::min_temperature) ||
-            !(it->get<double>() <= Limits::max_temperature))
-            return reader.field_error("temperature",
-                                      "must be a number from " +
-                                          json(float_for_json(Limits::min_temperature)).dump() + " to " +
-                                          json(float_for_json(Limits::max_temperature)).dump(),
-                                      *it);
-        config.temperature = static_cast<float>(it->get<double>());
-    }
-    if (const auto it = c.find("scale"); it != c.end())
-    {
-        if (!it->is_boolean())
-            return reader.field_error("scale", "must be true (divide the scores by √d_k) or false", *it);
-        config.scale = it->get<bool>();
-    }
-    if (const auto it = c.find("seed"); it != c.end())
-    {
-        if (!it->is_number_unsigned())
-            return reader.field_error("seed", "must be a non-negative integer", *it);
-        config.seed = it->get<std::uint64_t>();
-    }
+    for (const SettingInfo& info : setting_table())
+        ATTNLAB_TRY(read_setting(reader, c, info, &config));
     Status valid = validate_config(config);
     if (!valid)
         return reader.error(valid.message());
@@ -178,20 +202,9 @@ Status read_config(const Reader& reader, const json& c, Config* out)
 
 std::string session_to_json(const Session& session)
 {
-    const Config& c = session.config;
-    json config = {
-        {"d_model", c.d_model},
-        {"heads", c.n_heads},
-        {"d_k", c.d_k},
-        {"d_v", c.d_v},
-        {"d_ff", c.d_ff},
-        {"layers", c.n_layers},
-        {"mask", to_string(c.mask)},
-        {"positional", to_string(c.positional)},
-        {"temperature", float_for_json(c.temperature)},
-        {"scale", c.scale},
-        {"seed", c.seed},
-    };
+    json config = json::object();
+    for (const SettingInfo& info : setting_table())
+        config[info.key] = setting_to_json(info, session.config);
     json root = {
         {"format", kSessionFormat},          {"version", kSessionVersion},
         {"text", split_lines(session.text)}, {"target", split_lines(session.target)},

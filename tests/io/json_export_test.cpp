@@ -1,7 +1,9 @@
 // The attnlab-trace export: structure, shapes, values, null for −∞, comparisons, and no partial file on
 // error.
+#include "../support/settings_support.h"
 #include "core/engine.h"
 #include "core/io/json_io.h"
+#include "core/io/session_file.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -11,6 +13,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 namespace attnlab
 {
@@ -76,6 +80,34 @@ protected:
     Engine engine;
     json doc;
 };
+
+// The trace's "config" holds every setting under its key, in table order, and reads back as a session's.
+TEST(JsonExportConfig, EverySettingIsWrittenAndReadsBack)
+{
+    for (const SettingInfo& info : setting_table())
+    {
+        SCOPED_TRACE(info.key);
+        Session s;
+        s.text = "a b";
+        s.config = test::with_other_value(info, s.config);
+        Engine engine;
+        ASSERT_TRUE(engine.run(s).is_ok());
+        const auto doc = nlohmann::ordered_json::parse(trace_to_json(engine.trace(), engine.weights()));
+        const auto& config = doc["config"];
+        std::vector<std::string> keys;
+        for (const auto& item : config.items())
+            keys.push_back(item.key());
+        ASSERT_EQ(keys.size(), setting_table().size() + 1);
+        for (const SettingInfo& row : setting_table())
+            EXPECT_EQ(keys[static_cast<std::size_t>(row.id)], row.key);
+        EXPECT_EQ(keys.back(), "resolved");
+        const nlohmann::ordered_json session = {
+            {"format", kSessionFormat}, {"version", 1}, {"config", config}};
+        Session read;
+        ASSERT_TRUE(session_from_json(session.dump(), "trace.json", &read).is_ok());
+        EXPECT_EQ(read.config, s.config);
+    }
+}
 
 TEST_F(JsonExport, HeaderConfigAndTokens)
 {

@@ -1,12 +1,16 @@
 // Session files: byte-identical save -> load -> save, and every bad file as a clear error that changes
 // nothing.
+#include "../support/settings_support.h"
 #include "core/io/atomic_file.h"
 #include "core/io/session_file.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 namespace attnlab
 {
@@ -122,6 +126,51 @@ TEST(SessionFile, BadFilesAreClearErrors)
     expect_error(head + R"("text": 5})", "\"text\" must be a string or a list of strings");
     expect_error(head + R"("weights": 5})", "\"weights\" must be a file path");
     expect_error("[1, 2]", "expected a JSON object");
+}
+
+TEST(SessionFile, EverySettingIsWrittenUnderItsKeyAndRoundTrips)
+{
+    using json = nlohmann::ordered_json;
+    const json base = json::parse(session_to_json(Session{}));
+    // The "config" object holds every setting, in the table's order.
+    std::vector<std::string> keys;
+    for (const auto& item : base["config"].items())
+        keys.push_back(item.key());
+    ASSERT_EQ(keys.size(), setting_table().size());
+    for (const SettingInfo& info : setting_table())
+        EXPECT_EQ(keys[static_cast<std::size_t>(info.id)], info.key);
+
+    for (const SettingInfo& info : setting_table())
+    {
+        SCOPED_TRACE(info.key);
+        Session s;
+        s.config = test::with_other_value(info, s.config);
+        ASSERT_NE(s.config, Config{});
+        const std::string text = session_to_json(s);
+        Session loaded;
+        ASSERT_TRUE(session_from_json(text, "s.json", &loaded).is_ok());
+        EXPECT_EQ(loaded, s);
+        EXPECT_EQ(session_to_json(loaded), text);
+        // Only the row's own key changed in the file.
+        const json doc = json::parse(text);
+        for (const SettingInfo& other : setting_table())
+            EXPECT_EQ(doc["config"][other.key] != base["config"][other.key], other.id == info.id)
+                << other.key;
+    }
+}
+
+TEST(SessionFile, ABadValueOfEverySettingIsAnErrorNamingItsKey)
+{
+    const std::string head = R"({"format": "attnlab-session", "version": 1, "config": {")";
+    for (const SettingInfo& info : setting_table())
+    {
+        Session s;
+        const Status status = session_from_json(head + info.key + R"(": [1]}})", "session.json", &s);
+        ASSERT_FALSE(status.is_ok()) << info.key;
+        EXPECT_EQ(status.message().rfind("session.json: \"" + std::string(info.key) + "\" must be ", 0), 0u)
+            << status.message();
+        EXPECT_EQ(s, Session{}); // unchanged
+    }
 }
 
 TEST(SessionFile, ATrainedModelIsReferredToOnlyWhenThereIsOne)

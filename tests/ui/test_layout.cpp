@@ -1,6 +1,7 @@
 // Panel layout: the default places tile the window and give a closed panel's room to the others, every panel
 // follows a resize, a layout saved at one window size (ours in fractions, or ImGui's old one in pixels) fits
 // inside another, and every lesson step shows what it talks about beside the Lesson panel.
+#include "core/settings.h"
 #include "ui/model/layout.h"
 #include "ui/model/lessons.h"
 #include "ui/model/prefs.h"
@@ -446,8 +447,9 @@ TEST(LessonLayout, TheModelPanelKnowsEverySettingAStepMayName)
     auto state = std::make_unique<AppState>();
     load_lesson_library(*state, default_lessons_dir());
     Lesson& lesson = state->lesson.library.lessons.front();
-    for (const char* key : kLessonSettings)
+    for (const SettingInfo& info : setting_table())
     {
+        const char* key = info.key;
         lesson.steps.front().setting = key;
         enter_lesson(*state, 0, 0);
         EXPECT_GT(state->lesson.setting_scroll_request, 0);

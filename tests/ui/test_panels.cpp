@@ -1,4 +1,5 @@
 // Headless frames of the whole app and of each panel: what is drawn, what is uploaded, what clicks change.
+#include "core/settings.h"
 #include "ui/heatmap/heatmap.h"
 #include "ui/model/lessons.h"
 #include "ui/panels/panels.h"
@@ -217,6 +218,49 @@ TEST_F(PanelTest, AnInvalidSessionsMessageIsWrittenOnceInThePanelItIsAbout)
     EXPECT_EQ(status_error_panel(*state), PanelId::Input);
     EXPECT_EQ(occurrences(out.text, state->status.message().substr(0, 20)), 1) << out.text;
     EXPECT_TRUE(contains(out.text, "the Input panel says why")) << out.text;
+}
+
+// Every setting with an invalid value: the message is written once, right under that setting's field (found
+// by the key validate_config names), between its explanation line and the next setting's.
+TEST_F(PanelTest, EachSettingsMessageIsWrittenUnderThatSetting)
+{
+    const auto& table = setting_table();
+    int checked = 0;
+    for (const SettingInfo& info : table)
+    {
+        SCOPED_TRACE(info.key);
+        state->session.config = Config{};
+        Config& c = state->session.config;
+        if (info.kind == SettingKind::Int)
+        {
+            c.*info.int_member = static_cast<int>(info.max) + 1;
+        }
+        else if (info.kind == SettingKind::Choice)
+            info.set_choice(c, choice_count(info));
+        else if (info.kind == SettingKind::Float)
+            c.*info.float_member = static_cast<float>(info.max) * 2.0f;
+        else
+            continue; // every value of a bool or a seed is valid
+        state->edit();
+        const auto out = ui.frames(*state, 2, panel_only(draw_model_panel));
+        ASSERT_FALSE(state->status.is_ok());
+        ASSERT_EQ(status_error_panel(*state), PanelId::Model);
+        const std::string start = state->status.message().substr(0, 16);
+        EXPECT_EQ(occurrences(out.text, start), 1) << out.text;
+        // The fields' labels in table order, each searched for after the one before.
+        std::vector<std::size_t> label_at;
+        for (const SettingInfo& row : table)
+            label_at.push_back(out.text.find(row.label, label_at.empty() ? 0 : label_at.back() + 1));
+        const std::size_t at = static_cast<std::size_t>(info.id), message_at = out.text.find(start);
+        ASSERT_NE(label_at[at], std::string::npos) << out.text;
+        EXPECT_LT(label_at[at], message_at) << out.text;
+        if (at + 1 < table.size())
+        {
+            EXPECT_LT(message_at, label_at[at + 1]) << out.text;
+        }
+        ++checked;
+    }
+    EXPECT_EQ(checked, kSettingCount - 2);
 }
 
 TEST_F(PanelTest, NoTokensIsAMessageNotACrash)

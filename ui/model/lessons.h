@@ -43,8 +43,8 @@ std::string step_counter(const AppState& state);
 bool lesson_highlights_stage(const AppState& state, Stage stage, bool cross);
 // The panel the current step shows (Pipeline, Heads or Comparisons); PanelId::Count when no lesson is open.
 PanelId lesson_view_panel(const AppState& state);
-// Whether the current step asks the student to change the Model panel's setting `key` (a kLessonSettings
-// key).
+// Whether the current step asks the student to change the Model panel's setting `key` (a settings table key,
+// core/settings.h).
 bool lesson_highlights_setting(const AppState& state, const char* key);
 // The cells the current step highlights in the matrix `ref` (same stage, block, layer, sentence and, for
 // per-head stages, head).

@@ -1,10 +1,12 @@
-// Model panel: d_model, h, d_k, d_v, d_ff, layers, mask, positional encoding, τ and seed, each explained.
+// Model panel: one field per model setting (d_model, h, d_k, ..., seed), each explained, from the settings
+// table.
 #include "ui/model/lessons.h"
 #include "ui/panels/panels.h"
 #include "ui/shell/widgets.h"
 
 #include "core/io/json_io.h"
 #include "core/io/session_file.h"
+#include "core/settings.h"
 
 #include <imgui.h>
 
@@ -26,29 +28,19 @@ void explain(const char* line)
     ImGui::SetWindowFontScale(1.0f);
 }
 
-// The setting an invalid model's message is about (a key of end_setting; "weights": the Weights section; "":
-// none that can be told, the message goes above the settings). It is written right under that setting, so
-// nothing above it moves while its - and + buttons are held down.
+// The setting an invalid model's message is about (a key of end_setting: a settings table key, which
+// validate_config names; "weights": the Weights section; "": none that can be told, the message goes above
+// the settings). It is written right under that setting, so nothing above it moves while its - and + buttons
+// are held down.
 std::string error_setting(const AppState& state)
 {
     if (state.status.is_ok() || status_error_panel(state) != PanelId::Model)
         return std::string();
+    Setting setting = Setting::Count;
+    if (!validate_config(state.session.config, &setting))
+        return setting_info(setting).key;
     const std::string& m = state.status.message();
-    const auto starts = [&](const char* prefix) { return m.rfind(prefix, 0) == 0; };
-    if (starts("d_model (") || starts("h (heads)")) // "d_model (16) is not divisible by h (5)"
-        return "heads";
-    if (starts("d_k, d_v and d_ff"))
-        return "d_ff";
-    for (const char* key : {"d_model", "d_k", "d_v", "d_ff", "layers"})
-        if (starts((std::string(key) + " must").c_str()))
-            return key;
-    if (starts("temperature"))
-        return "temperature";
-    if (starts("unknown mask"))
-        return "mask";
-    if (starts("unknown positional"))
-        return "positional";
-    if (starts("the imported weights") || m.find("NaN") != std::string::npos)
+    if (m.rfind("the imported weights", 0) == 0 || m.find("NaN") != std::string::npos)
         return "weights";
     return std::string();
 }
@@ -82,22 +74,20 @@ void end_setting(AppState& state, const char* key)
     }
 }
 
-// An integer field (`key`: its name in a session file); 0 may mean "the paper's default" (shown beside it).
-// Returns true when edited.
-bool int_field(AppState& state, const char* key, const char* label, int* value, const char* line,
-               const char* tooltip, int resolved = -1)
+// An integer field; 0 may stand for the paper's default (its row's default_value, shown beside it when
+// known). Returns true when edited.
+bool int_field(const SettingInfo& info, Config& c)
 {
-    begin_setting();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
-    const bool changed = ImGui::InputInt(label, value, 1, 8);
-    item_tooltip(tooltip);
+    int* value = &(c.*info.int_member);
+    const bool changed = ImGui::InputInt(info.label, value, 1, 8);
+    item_tooltip(info.tooltip);
+    const int resolved = info.default_value != nullptr ? info.default_value(c) : -1;
     if (resolved >= 0 && *value == 0)
     {
         ImGui::SameLine();
         ImGui::TextDisabled("= %d", resolved);
     }
-    explain(line);
-    end_setting(state, key);
     return changed;
 }
 
@@ -112,18 +102,14 @@ int stepped_head_count(const Config& c, int direction)
 
 // h: a field and its own - and + buttons (ImGui's would step through every integer). A typed h is kept as
 // typed; the message under the settings says why an h is refused.
-bool heads_field(AppState& state, Config& c)
+bool heads_field(const SettingInfo& info, Config& c)
 {
-    begin_setting();
-    ImGui::PushID("heads");
+    ImGui::PushID(info.key);
     const float button = ImGui::GetFrameHeight();
     const float gap = ImGui::GetStyle().ItemInnerSpacing.x;
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f - 2.0f * (button + gap));
     bool changed = ImGui::InputInt("##h", &c.n_heads, 0, 0);
-    const char* tooltip =
-        "Number of attention heads. Each head j has its own W_j^Q, W_j^K, W_j^V and its own "
-        "T×T attention map. The - and + buttons step through the h that divide d_model.";
-    item_tooltip(tooltip);
+    item_tooltip(info.tooltip);
     ImGui::PushButtonRepeat(true);
     for (const int direction : {-1, +1})
     {
@@ -134,14 +120,57 @@ bool heads_field(AppState& state, Config& c)
             changed = changed || next != c.n_heads;
             c.n_heads = next;
         }
-        item_tooltip(tooltip);
+        item_tooltip(info.tooltip);
     }
     ImGui::PopButtonRepeat();
     ImGui::SameLine(0.0f, gap);
-    ImGui::TextUnformatted("h (heads)");
+    ImGui::TextUnformatted(info.label);
     ImGui::PopID();
-    explain("heads, each with its own W^Q, W^K, W^V and map");
-    end_setting(state, "heads");
+    return changed;
+}
+
+// One setting as its row's kind says (h gets its own - and + buttons), with its tooltip, its line and, when
+// the model is invalid because of it, the message. Returns true when edited.
+bool setting_field(AppState& state, const SettingInfo& info, Config& c)
+{
+    begin_setting();
+    bool changed = false;
+    switch (info.kind)
+    {
+    case SettingKind::Int:
+        changed = info.id == Setting::heads ? heads_field(info, c) : int_field(info, c);
+        break;
+    case SettingKind::Choice:
+    {
+        int value = info.get_choice(c);
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
+        if (ImGui::Combo(info.label, &value, info.choices.data(), choice_count(info)))
+        {
+            info.set_choice(c, value);
+            changed = true;
+        }
+        item_tooltip(info.tooltip);
+        break;
+    }
+    case SettingKind::Float:
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
+        changed =
+            ImGui::SliderFloat(info.label, &(c.*info.float_member), static_cast<float>(info.min),
+                               static_cast<float>(info.panel_max), "%.2f", ImGuiSliderFlags_Logarithmic);
+        item_tooltip(info.tooltip);
+        break;
+    case SettingKind::Bool:
+        changed = ImGui::Checkbox(info.label, &(c.*info.bool_member));
+        item_tooltip(info.tooltip);
+        break;
+    case SettingKind::Seed:
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
+        changed = ImGui::InputScalar(info.label, ImGuiDataType_U64, &(c.*info.seed_member));
+        item_tooltip(info.tooltip);
+        break;
+    }
+    explain(info.line);
+    end_setting(state, info.key);
     return changed;
 }
 
@@ -168,80 +197,8 @@ void draw_model_panel(AppState& state)
     }
     Config& c = state.session.config;
     bool edited = false;
-    // d_model / h shown as the default d_k and d_v only when it is a whole number (else the error says why).
-    const bool whole = c.n_heads > 0 && c.d_model % c.n_heads == 0;
-    edited |=
-        int_field(state, "d_model", "d_model", &c.d_model, "width of every token vector: X and each output",
-                  "Width of every token vector: the embedding, X, and the output of each sub-layer.");
-    edited |= heads_field(state, c);
-    edited |=
-        int_field(state, "d_k", "d_k", &c.d_k, "query and key width per head: scores ÷ √d_k",
-                  "Size of a query and a key per head (0: d_model / h). Scores are divided by √d_k, the "
-                  "key dimension, not the sequence length.",
-                  whole ? c.resolved_d_k() : -1);
-    edited |= int_field(state, "d_v", "d_v", &c.d_v, "value width per head: head_out is T×d_v",
-                        "Size of a value per head (0: d_model / h); head_out is T×d_v.",
-                        whole ? c.resolved_d_v() : -1);
-    edited |= int_field(state, "d_ff", "d_ff", &c.d_ff, "hidden width of the feed-forward network",
-                        "Hidden width of the feed-forward network (0: 4·d_model).", c.resolved_d_ff());
-    edited |=
-        int_field(state, "layers", "layers (N)", &c.n_layers, "encoder layers; each reads the previous norm2",
-                  "Encoder layers stacked: each takes the previous layer's norm2 as its X.");
-
-    begin_setting();
-    const char* masks[] = {"none", "causal"};
-    int mask = c.mask == MaskKind::Causal ? 1 : 0;
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
-    if (ImGui::Combo("mask", &mask, masks, 2))
-    {
-        c.mask = mask == 1 ? MaskKind::Causal : MaskKind::None;
-        edited = true;
-    }
-    item_tooltip("causal: query i may attend to keys 0..i only (the decoder's look-ahead mask), so the "
-                 "masked scores above the diagonal are −∞. <pad> keys are always masked.");
-    explain("causal: query i sees keys 0..i only");
-    end_setting(state, "mask");
-
-    begin_setting();
-    const char* positionals[] = {"sinusoidal", "none"};
-    int positional = c.positional == PositionalKind::None ? 1 : 0;
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
-    if (ImGui::Combo("positional", &positional, positionals, 2))
-    {
-        c.positional = positional == 1 ? PositionalKind::None : PositionalKind::Sinusoidal;
-        edited = true;
-    }
-    item_tooltip("sinusoidal: X = embedding + PE(pos), the paper's sin/cos encoding. none: X is the "
-                 "embedding alone, and attention cannot tell word order apart.");
-    explain("word order, added to the embeddings");
-    end_setting(state, "positional");
-
-    begin_setting();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
-    if (ImGui::SliderFloat("τ (temperature)", &c.temperature, Limits::min_temperature, 10.0f, "%.2f",
-                           ImGuiSliderFlags_Logarithmic))
-        edited = true;
-    item_tooltip("weights = softmax(masked / τ). τ < 1 sharpens each row towards its largest score, τ > 1 "
-                 "flattens it towards uniform; the paper uses τ = 1.");
-    explain("softmax(x / τ): below 1 sharper, above 1 flatter");
-    end_setting(state, "temperature");
-
-    begin_setting();
-    if (ImGui::Checkbox("scale by √d_k", &c.scale))
-        edited = true;
-    item_tooltip("scaled = scores / √d_k, as in the paper. Switch it off to feed raw dot products to the "
-                 "softmax: with a large d_k the rows saturate towards one key (watch the entropy).");
-    explain("as in the paper; off: the softmax saturates");
-    end_setting(state, "scale");
-
-    begin_setting();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
-    if (ImGui::InputScalar("seed", ImGuiDataType_U64, &c.seed))
-        edited = true;
-    item_tooltip("Seeds the embeddings and the Xavier-initialised weights: the same seed gives the same "
-                 "numbers on every machine.");
-    explain("same seed, same embeddings and weights");
-    end_setting(state, "seed");
+    for (const SettingInfo& info : setting_table())
+        edited |= setting_field(state, info, c);
 
     if (edited)
         state.edit();
