@@ -103,7 +103,7 @@ std::string JsonReader::one_of(const std::vector<const char*>& names)
             list += names.size() == 2 ? " or " : ", ";
         list += std::string("\"") + names[i] + "\"";
     }
-    return names.size() == 2 ? list : "one of " + list;
+    return names.size() <= 2 ? list : "one of " + list;
 }
 
 // [SECTION] The document
