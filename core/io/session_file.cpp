@@ -3,14 +3,16 @@
 
 #include "atomic_file.h"
 #include "json_parse.h"
+#include "json_reader.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
+#include <climits>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
-#include <set>
 
 namespace attnlab
 {
@@ -49,89 +51,53 @@ std::vector<std::string> split_lines(const std::string& text)
     }
 }
 
-class Reader
+// Sessions are read with the common JsonReader (written with ordered_json above, for stable bytes).
+using Reader = JsonReader;
+using read_json = nlohmann::json;
+
+// A text field: a string, or a list of strings (one per line).
+Status read_text(const Reader& reader, const read_json& object, const char* key, std::string* out)
 {
-public:
-    explicit Reader(const std::string& source) : source_(source) {}
-
-    Status error(const std::string& what) const { return Status::error(source_ + ": " + what); }
-    Status field_error(const char* key, const std::string& what, const json& got) const
+    const read_json* it = nullptr;
+    ATTNLAB_TRY(reader.member(object, "", key, Need::Optional, &it));
+    if (it == nullptr)
+        return Status::ok();
+    if (it->is_string())
     {
-        return error("\"" + std::string(key) + "\" " + what + ", got " + json_excerpt(got));
-    }
-
-    // Integer fields: min is the smallest valid value (1: positive, 0: non-negative).
-    Status integer(const json& object, const char* key, int min, const char* rule, int* out) const
-    {
-        const auto it = object.find(key);
-        if (it == object.end())
-            return Status::ok();
-        if (!it->is_number_integer() || it->get<long long>() < min ||
-            it->get<long long>() > std::numeric_limits<int>::max())
-            return field_error(key, std::string("must be ") + rule, *it);
-        *out = static_cast<int>(it->get<long long>());
+        *out = it->get<std::string>();
         return Status::ok();
     }
-
-    Status text(const json& object, const char* key, std::string* out) const
+    if (it->is_array() &&
+        std::all_of(it->begin(), it->end(), [](const read_json& s) { return s.is_string(); }))
     {
-        const auto it = object.find(key);
-        if (it == object.end())
-            return Status::ok();
-        if (it->is_string())
-        {
-            *out = it->get<std::string>();
-            return Status::ok();
-        }
-        if (it->is_array())
-        {
-            std::string joined;
-            for (size_t i = 0; i < it->size(); ++i)
-            {
-                if (!(*it)[i].is_string())
-                    return field_error(key, "must be a string or a list of strings (one per line)", *it);
-                if (i > 0)
-                    joined += '\n';
-                joined += (*it)[i].get<std::string>();
-            }
-            *out = std::move(joined);
-            return Status::ok();
-        }
-        return field_error(key, "must be a string or a list of strings (one per line)", *it);
+        std::string joined;
+        for (std::size_t i = 0; i < it->size(); ++i)
+            joined += (i > 0 ? "\n" : "") + (*it)[i].get<std::string>();
+        *out = std::move(joined);
+        return Status::ok();
     }
-
-private:
-    const std::string& source_;
-};
-
-Status unknown_keys(const Reader& reader, const json& object, const std::set<std::string>& known,
-                    const char* where)
-{
-    for (const auto& item : object.items())
-        if (known.count(item.key()) == 0)
-            return reader.error(std::string("unknown key \"") + item.key() + "\"" + where);
-    return Status::ok();
+    return reader.expected(key, "a string or a list of strings (one per line)", *it);
 }
 
-Status read_config(const Reader& reader, const json& c, Config* out)
+Status read_config(const Reader& reader, const read_json& c, Config* out)
 {
     if (!c.is_object())
-        return reader.error("\"config\" must be an object, got " + json_excerpt(c));
-    ATTNLAB_TRY(unknown_keys(reader, c,
-                             {"d_model", "heads", "d_k", "d_v", "d_ff", "layers", "mask", "positional",
-                              "temperature", "scale", "seed", "resolved"},
-                             " in \"config\""));
+        return reader.expected("config", "an object", c);
+    ATTNLAB_TRY(reader.unknown_keys(c, "config",
+                                    {"d_model", "heads", "d_k", "d_v", "d_ff", "layers", "mask", "positional",
+                                     "temperature", "scale", "seed", "resolved"}));
     Config config;
-    ATTNLAB_TRY(reader.integer(c, "d_model", 1, "a positive integer", &config.d_model));
-    ATTNLAB_TRY(reader.integer(c, "heads", 1, "a positive integer", &config.n_heads));
-    ATTNLAB_TRY(reader.integer(c, "d_k", 0, "a non-negative integer (0: d_model / h)", &config.d_k));
-    ATTNLAB_TRY(reader.integer(c, "d_v", 0, "a non-negative integer (0: d_model / h)", &config.d_v));
-    ATTNLAB_TRY(reader.integer(c, "d_ff", 0, "a non-negative integer (0: 4 d_model)", &config.d_ff));
-    ATTNLAB_TRY(reader.integer(c, "layers", 1, "a positive integer", &config.n_layers));
+    constexpr Need optional = Need::Optional;
+    ATTNLAB_TRY(reader.integer(c, "", "d_model", {1, INT_MAX}, &config.d_model, optional));
+    ATTNLAB_TRY(reader.integer(c, "", "heads", {1, INT_MAX}, &config.n_heads, optional));
+    ATTNLAB_TRY(reader.integer(c, "", "d_k", {0, INT_MAX, "0: d_model / h"}, &config.d_k, optional));
+    ATTNLAB_TRY(reader.integer(c, "", "d_v", {0, INT_MAX, "0: d_model / h"}, &config.d_v, optional));
+    ATTNLAB_TRY(reader.integer(c, "", "d_ff", {0, INT_MAX, "0: 4 d_model"}, &config.d_ff, optional));
+    ATTNLAB_TRY(reader.integer(c, "", "layers", {1, INT_MAX}, &config.n_layers, optional));
     if (const auto it = c.find("mask"); it != c.end())
     {
         if (!it->is_string())
-            return reader.field_error("mask", "must be \"none\" or \"causal\"", *it);
+            return reader.expected("mask", "\"none\" or \"causal\"", *it);
         Status parsed = parse_mask(it->get<std::string>(), &config.mask);
         if (!parsed)
             return reader.error("\"mask\": " + parsed.message());
@@ -139,34 +105,19 @@ Status read_config(const Reader& reader, const json& c, Config* out)
     if (const auto it = c.find("positional"); it != c.end())
     {
         if (!it->is_string())
-            return reader.field_error("positional", "must be \"sinusoidal\" or \"none\"", *it);
+            return reader.expected("positional", "\"sinusoidal\" or \"none\"", *it);
         Status parsed = parse_positional(it->get<std::string>(), &config.positional);
         if (!parsed)
             return reader.error("\"positional\": " + parsed.message());
     }
-    if (const auto it = c.find("temperature"); it != c.end())
-    {
-        if (!it->is_number() || !(it->get<double>() >= Limits::min_temperature) ||
-            !(it->get<double>() <= Limits::max_temperature))
-            return reader.field_error("temperature",
-                                      "must be a number from " +
-                                          json(float_for_json(Limits::min_temperature)).dump() + " to " +
-                                          json(float_for_json(Limits::max_temperature)).dump(),
-                                      *it);
-        config.temperature = static_cast<float>(it->get<double>());
-    }
-    if (const auto it = c.find("scale"); it != c.end())
-    {
-        if (!it->is_boolean())
-            return reader.field_error("scale", "must be true (divide the scores by √d_k) or false", *it);
-        config.scale = it->get<bool>();
-    }
-    if (const auto it = c.find("seed"); it != c.end())
-    {
-        if (!it->is_number_unsigned())
-            return reader.field_error("seed", "must be a non-negative integer", *it);
-        config.seed = it->get<std::uint64_t>();
-    }
+    ATTNLAB_TRY(reader.real(c, "", "temperature",
+                            RealRange{float_for_json(Limits::min_temperature),
+                                      float_for_json(Limits::max_temperature), false, false, false},
+                            &config.temperature, optional));
+    if (const auto it = c.find("scale"); it != c.end() && !it->is_boolean())
+        return reader.expected("scale", "true (divide the scores by √d_k) or false", *it);
+    ATTNLAB_TRY(reader.boolean(c, "", "scale", &config.scale, optional));
+    ATTNLAB_TRY(reader.uint64(c, "", "seed", &config.seed, optional));
     Status valid = validate_config(config);
     if (!valid)
         return reader.error(valid.message());
@@ -207,32 +158,21 @@ std::string session_to_json(const Session& session)
 Status session_from_json(std::string_view text, const std::string& source, Session* out)
 {
     const Reader reader(source);
-    json root;
-    if (Status parsed = parse_json_text(text, &root); !parsed)
-        return reader.error(parsed.message());
+    read_json root;
+    ATTNLAB_TRY(reader.parse(text, &root));
     if (!root.is_object())
         return reader.error("expected a JSON object with \"format\": \"attnlab-session\"");
     const auto format = root.find("format");
-    if (format == root.end())
-        return reader.error("\"format\" is missing; expected \"attnlab-session\"");
-    if (!format->is_string() || *format != kSessionFormat)
-        return reader.error("\"format\" is " + json_excerpt(*format) + ", expected \"attnlab-session\"" +
-                            (format->is_string() && *format == "attnlab-trace"
-                                 ? " (a trace export is not a session file)"
-                                 : ""));
-    const auto version = root.find("version");
-    if (version == root.end() || !version->is_number_integer() || version->get<long long>() < 1)
-        return reader.error("\"version\" must be a positive integer" +
-                            (version == root.end() ? std::string() : ", got " + json_excerpt(*version)));
-    if (version->get<long long>() > kSessionVersion)
-        return reader.error("version " + json_excerpt(*version) + " is newer than this program reads (" +
-                            std::to_string(kSessionVersion) + "); update Attention Lab");
-    ATTNLAB_TRY(unknown_keys(reader, root,
-                             {"format", "version", "text", "target", "config", "weights", "model"}, ""));
+    const bool trace = format != root.end() && *format == "attnlab-trace";
+    ATTNLAB_TRY(reader.format(root, {kSessionFormat}, trace ? "a trace export is not a session file" : ""));
+    int version = 0;
+    ATTNLAB_TRY(reader.version(root, kSessionVersion, &version));
+    ATTNLAB_TRY(
+        reader.unknown_keys(root, "", {"format", "version", "text", "target", "config", "weights", "model"}));
 
     Session session;
-    ATTNLAB_TRY(reader.text(root, "text", &session.text));
-    ATTNLAB_TRY(reader.text(root, "target", &session.target));
+    ATTNLAB_TRY(read_text(reader, root, "text", &session.text));
+    ATTNLAB_TRY(read_text(reader, root, "target", &session.target));
     if (const auto it = root.find("weights"); it != root.end())
     {
         if (it->is_null())
@@ -240,13 +180,12 @@ Status session_from_json(std::string_view text, const std::string& source, Sessi
         else if (it->is_string())
             session.weights_path = it->get<std::string>();
         else
-            return reader.field_error("weights", "must be a file path (a string) or \"\" for seeded weights",
-                                      *it);
+            return reader.expected("weights", "a file path (a string) or \"\" for seeded weights", *it);
     }
     if (const auto it = root.find("model"); it != root.end())
     {
         if (!it->is_string())
-            return reader.field_error("model", "must be the path of a trained model file (a string)", *it);
+            return reader.expected("model", "the path of a trained model file (a string)", *it);
         session.model_path = it->get<std::string>();
     }
     if (const auto it = root.find("config"); it != root.end())
