@@ -136,15 +136,18 @@ Status JsonReader::version(const json& root, int newest, int* out) const
     if (it == root.end())
         return error("\"version\" is missing; expected a positive integer (this program reads up to " +
                      std::to_string(newest) + ")");
-    if (!it->is_number_integer() ||
-        (it->is_number_integer() && !it->is_number_unsigned() && it->get<long long>() < 1) ||
-        (it->is_number_unsigned() && it->get<unsigned long long>() < 1))
+    const bool positive = it->is_number_unsigned() ? it->get<unsigned long long>() >= 1
+                                                   : it->is_number_integer() && it->get<long long>() >= 1;
+    if (!positive)
         return expected("version", "a positive integer", *it);
-    if (!it->is_number_unsigned() || it->get<unsigned long long>() > static_cast<unsigned long long>(newest))
+    const unsigned long long v = it->is_number_unsigned()
+                                     ? it->get<unsigned long long>()
+                                     : static_cast<unsigned long long>(it->get<long long>());
+    if (v > static_cast<unsigned long long>(newest))
         return error("version " + json_excerpt(*it) + " is newer than this program reads (" +
                      std::to_string(newest) +
                      "): the file was written by a newer Attention Lab; update Attention Lab to open it");
-    *out = static_cast<int>(it->get<unsigned long long>());
+    *out = static_cast<int>(v);
     return Status::ok();
 }
 
