@@ -86,8 +86,8 @@ struct TrainArgs
     std::optional<std::string> norm;       // "pre" | "post"
     std::optional<std::string> positional; // "learned" | "sinusoidal"
     std::optional<float> lr, weight_decay;
-    std::optional<std::uint64_t> seed; // the initial parameters and the training batches
-    int threads = 1;                   // Eigen::setNbThreads
+    std::optional<std::string> seed; // the initial parameters and the training batches (0 to 2^64 - 1)
+    int threads = 1;                 // Eigen::setNbThreads
 };
 
 CLI::App* add_train_command(CLI::App& app, TrainArgs& args);

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <ostream>
 
 namespace attnlab
@@ -34,6 +35,41 @@ Status check_no_session_options(const SessionOptions& o)
             return Status::error(option->get_name() +
                                  " does not go with --model: the model file sets the shape "
                                  "and the weights (only --text, --gradients and -o do)");
+    return Status::ok();
+}
+
+// A model whose weights are too large for float gives infinities, then NaNs, which JSON can only write as
+// null: refused, as the seeded engine refuses the same overflow, naming the first layer where it happens.
+// The masked scores are left out: their -inf above the diagonal is meant.
+Status check_finite(const train::Activations& a, const train::ActGrads* act_grads, const train::Params* grads)
+{
+    const char* advice = " produced a NaN or infinite value: the weights are too large for float; scale them "
+                         "down or train the model again";
+    for (std::size_t l = 0; l < a.layers.size(); ++l)
+    {
+        const train::LayerActsT<float>& L = a.layers[l];
+        for (const Mat* m : {&L.X, &L.ln1, &L.Q, &L.K, &L.V, &L.scores, &L.scaled, &L.weights, &L.concat,
+                             &L.mha, &L.residual, &L.ln2, &L.ffn_pre, &L.ffn_hidden, &L.ffn, &L.residual2})
+            if (!m->allFinite())
+                return Status::error("layer " + std::to_string(l + 1) + advice);
+    }
+    if (!a.lnf.allFinite() || !a.logits.allFinite() || !a.probs.allFinite() || !a.loss.allFinite() ||
+        !std::isfinite(a.mean_loss))
+        return Status::error(std::string("the output layer (logits, probabilities, loss)") + advice);
+    if (act_grads != nullptr && grads != nullptr)
+    {
+        bool finite = grads->E.allFinite() && grads->P.allFinite() && grads->W_U.allFinite() &&
+                      grads->b_U.allFinite() && grads->lnf_gamma.allFinite() && grads->lnf_beta.allFinite();
+        for (const train::LayerGradsT<float>& G : act_grads->layers)
+            finite = finite && G.dweights.allFinite();
+        for (const train::LayerParamsT<float>& P : grads->layers)
+            finite = finite && P.W_Q.allFinite() && P.W_K.allFinite() && P.W_V.allFinite() &&
+                     P.W_O.allFinite() && P.W_1.allFinite() && P.b_1.allFinite() && P.W_2.allFinite() &&
+                     P.b_2.allFinite() && P.ln1_gamma.allFinite() && P.ln1_beta.allFinite() &&
+                     P.ln2_gamma.allFinite() && P.ln2_beta.allFinite();
+        if (!finite)
+            return Status::error(std::string("the backward pass (--gradients)") + advice);
+    }
     return Status::ok();
 }
 
@@ -80,7 +116,9 @@ int run_model_export(const ExportArgs& args, std::ostream& out, std::ostream& er
         pass.act_grads = &act_grads;
         pass.grads = &grads;
     }
-    status = write_model_trace_json(pass, args.output);
+    status = check_finite(acts, pass.act_grads, pass.grads);
+    if (status)
+        status = write_model_trace_json(pass, args.output);
     if (!status)
     {
         print_error(err, "export", status.message());

@@ -18,6 +18,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <ostream>
 #include <sstream>
 
@@ -153,8 +154,16 @@ Status make_preset(const TrainArgs& args, train::TaskKind* kind, train::Preset* 
     }
     if (args.seed)
     {
-        m.seed = *args.seed;
-        p.train.data_seed = *args.seed;
+        // Parsed here rather than by CLI11, which clamps -1, 2^64 and 1e23 to 2^64 - 1 without a word;
+        // refused as export --seed refuses them.
+        const std::string& t = *args.seed;
+        std::uint64_t seed = 0;
+        const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), seed);
+        if (t.empty() || ec != std::errc() || end != t.data() + t.size())
+            return Status::error("--seed: \"" + t + "\" is not a whole number from 0 to " +
+                                 std::to_string(std::numeric_limits<std::uint64_t>::max()));
+        m.seed = seed;
+        p.train.data_seed = seed;
     }
     if (args.steps)
     {
@@ -287,8 +296,8 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args)
         "--lr", [&args](const float& v) { args.lr = v; }, "AdamW learning rate");
     cmd->add_option_function<float>(
         "--weight-decay", [&args](const float& v) { args.weight_decay = v; }, "AdamW decoupled weight decay");
-    cmd->add_option_function<std::uint64_t>(
-        "--seed", [&args](const std::uint64_t& v) { args.seed = v; },
+    cmd->add_option_function<std::string>(
+        "--seed", [&args](const std::string& v) { args.seed = v; },
         "Seed of the initial weights and of the training batches");
     cmd->add_option("--threads", args.threads, "Threads for the matrix products (default 1)");
     cmd->add_option("--log", args.log, "Write a CSV row per logged step (loss, held-out loss, head scores)");

@@ -42,7 +42,7 @@ bool is_folder(const std::string& path)
 // the folder is there, and a full disk surfaces at close or rename as much as at write.
 std::string write_failure(const std::string& path, const std::string& dir, int err)
 {
-    const std::string head = "cannot write " + path + ": ";
+    const std::string head = "cannot write " + path_for_message(path) + ": ";
     const std::string elsewhere = "; pick another folder (your home folder, for one)";
     switch (err)
     {
@@ -121,7 +121,8 @@ Status AtomicFile::open(const std::string& path)
     {
         const fs::path target = fs::weakly_canonical(path, ec);
         if (ec)
-            return Status::error("cannot write " + path + ": cannot follow the link (" + ec.message() + ")");
+            return Status::error("cannot write " + path_for_message(path) + ": cannot follow the link (" +
+                                 ec.message() + ")");
         path_ = target.string();
     }
     error_ = 0;
@@ -130,7 +131,8 @@ Status AtomicFile::open(const std::string& path)
     struct stat st = {};
     const bool exists = ::stat(path_.c_str(), &st) == 0;
     if (exists && S_ISDIR(st.st_mode))
-        return Status::error("cannot write " + path_ + ": it is a folder; give a file name");
+        return Status::error("cannot write " + path_for_message(path_) +
+                             ": it is a folder; give a file name");
     if (exists && !S_ISREG(st.st_mode))
     {
         // A device, FIFO or socket: write it in place. O_NONBLOCK so a FIFO without a reader fails at once
@@ -139,7 +141,8 @@ Status AtomicFile::open(const std::string& path)
         if (fd_ < 0)
         {
             const int err = errno;
-            return Status::error(err == ENXIO ? "cannot write " + path_ + ": no program is reading this FIFO"
+            return Status::error(err == ENXIO ? "cannot write " + path_for_message(path_) +
+                                                    ": no program is reading this FIFO"
                                               : write_failure(path_, folder_of(path_), err));
         }
         ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
@@ -181,7 +184,7 @@ void AtomicFile::flush_buffer()
 Status AtomicFile::commit()
 {
     if (fd_ < 0)
-        return Status::error("cannot write " + path_ + ": the file is not open");
+        return Status::error("cannot write " + path_for_message(path_) + ": the file is not open");
     flush_buffer();
     // No fsync: the autosave runs on the UI thread every second while the user edits, and fsync can stall
     // it for a long time on a busy disk. What this guards against is a crash of the app, which loses nothing
@@ -227,6 +230,22 @@ Status write_file_atomically(const std::string& path, std::string_view content)
     return file.commit();
 }
 
+std::string path_for_message(const std::string& path)
+{
+    constexpr std::size_t kLongest = 200, kKept = 96;
+    if (path.size() <= kLongest)
+        return path;
+    std::size_t head = kKept, tail = path.size() - kKept;
+    const auto continuation = [&](std::size_t i)
+    { return (static_cast<unsigned char>(path[i]) & 0xC0) == 0x80; };
+    while (head > 0 && continuation(head))
+        --head;
+    while (tail < path.size() && continuation(tail))
+        ++tail;
+    return path.substr(0, head) + "…(" + std::to_string(tail - head) + " bytes of the path left out)…" +
+           path.substr(tail);
+}
+
 std::string format_bytes(double bytes)
 {
     char text[32];
@@ -248,26 +267,26 @@ Status read_file(const std::string& path, std::string* out, std::size_t max_byte
     // O_NONBLOCK: opening a FIFO must not wait for a writer; the type is checked before any read.
     const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
-        return Status::error("cannot read " + path + ": " + reason(errno));
+        return Status::error("cannot read " + path_for_message(path) + ": " + reason(errno));
     struct stat st = {};
     if (::fstat(fd, &st) != 0)
     {
         const int err = errno;
         ::close(fd);
-        return Status::error("cannot read " + path + ": " + reason(err));
+        return Status::error("cannot read " + path_for_message(path) + ": " + reason(err));
     }
     if (!S_ISREG(st.st_mode))
     {
         ::close(fd);
         return Status::error(
-            "cannot read " + path + ": " +
+            "cannot read " + path_for_message(path) + ": " +
             (S_ISDIR(st.st_mode) ? "it is a folder" : "it is not a regular file (a device or a FIFO)") +
             "; give the path of a " + what);
     }
     if (static_cast<unsigned long long>(st.st_size) > max_bytes)
     {
         ::close(fd);
-        return Status::error("cannot read " + path + ": it is " +
+        return Status::error("cannot read " + path_for_message(path) + ": it is " +
                              format_bytes(static_cast<double>(st.st_size)) + ", over the " +
                              format_bytes(static_cast<double>(max_bytes)) + " limit for a " + what);
     }
@@ -291,13 +310,13 @@ Status read_file(const std::string& path, std::string* out, std::size_t max_byte
         if (content.size() > max_bytes) // the file grew while it was read
         {
             ::close(fd);
-            return Status::error("cannot read " + path + ": it is over the " +
+            return Status::error("cannot read " + path_for_message(path) + ": it is over the " +
                                  format_bytes(static_cast<double>(max_bytes)) + " limit for a " + what);
         }
     }
     ::close(fd);
     if (err != 0)
-        return Status::error("cannot read " + path + ": " + reason(err));
+        return Status::error("cannot read " + path_for_message(path) + ": " + reason(err));
     *out = std::move(content);
     return Status::ok();
 }

@@ -76,6 +76,10 @@ Status write_file_atomically(const std::string& path, std::string_view content);
 Status read_file(const std::string& path, std::string* out, std::size_t max_bytes = kMaxSessionFileBytes,
                  const char* what = "file");
 
+// A path as messages name it: one of more than 200 bytes keeps its first and last 96 bytes (cut on UTF-8
+// boundaries) around "…", so what follows it in a message (the reason) is never cut away.
+std::string path_for_message(const std::string& path);
+
 // "12.5 MB": a byte count for messages.
 std::string format_bytes(double bytes);
 

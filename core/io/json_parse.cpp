@@ -1,6 +1,8 @@
 // Bounded JSON parsing for every file Attention Lab reads (see json_parse.h).
 #include "json_parse.h"
 
+#include "atomic_file.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -20,6 +22,14 @@ Status json_too_deep_status()
 {
     return Status::error("arrays and objects are nested more than " + std::to_string(kMaxJsonDepth) +
                          " levels deep; no Attention Lab file is (is this the right file?)");
+}
+
+Status json_too_big_status(std::size_t values, std::size_t max_bytes)
+{
+    return Status::error("the file holds too many values: after " + std::to_string(values) +
+                         " of them its JSON would take more than " +
+                         format_bytes(static_cast<double>(max_bytes)) +
+                         " of memory, more than any Attention Lab file needs (is this the right file?)");
 }
 
 namespace

@@ -6,6 +6,7 @@
 #include "core/settings.h"
 #include "core/train/token_text.h"
 #include "json_parse.h"
+#include "json_reader.h"
 #include "session_file.h"
 
 #include <nlohmann/json.hpp>
@@ -24,18 +25,16 @@ namespace
 
 using json = nlohmann::json;
 
-struct Context
-{
-    std::string where; // "lessons/02_typo.json, step 3"
-    Status error(const std::string& what) const { return Status::error(where + ": " + what); }
-};
+using Context = JsonReader; // names the file and the step: "lessons/02_typo.json, step 3"
 
+// A string, or a list of strings (a paragraph written as lines, joined with spaces).
 Status read_string_unchecked(const json& object, const char* key, bool required, const Context& ctx,
                              std::string* out)
 {
-    const auto it = object.find(key);
-    if (it == object.end())
-        return required ? ctx.error(std::string("\"") + key + "\" is missing") : Status::ok();
+    const json* it = nullptr;
+    ATTNLAB_TRY(ctx.member(object, "", key, required ? Need::Required : Need::Optional, &it));
+    if (it == nullptr)
+        return Status::ok();
     if (it->is_string())
     {
         *out = it->get<std::string>();
@@ -43,14 +42,13 @@ Status read_string_unchecked(const json& object, const char* key, bool required,
     }
     if (it->is_array() && std::all_of(it->begin(), it->end(), [](const json& s) { return s.is_string(); }))
     {
-        // A paragraph may be written as a list of lines; they are joined with spaces.
         std::string joined;
         for (const json& s : *it)
             joined += (joined.empty() ? "" : " ") + s.get<std::string>();
         *out = joined;
         return Status::ok();
     }
-    return ctx.error(std::string("\"") + key + "\" must be a string, got " + json_excerpt(*it));
+    return ctx.expected(key, "a string or a list of strings (lines joined with spaces)", *it);
 }
 
 // Lesson text is shown in the window and printed by `attnlab lessons`: a control character (a terminal
@@ -79,16 +77,10 @@ Status read_string(const json& object, const char* key, bool required, const Con
     return check_plain_text(*out, key, ctx);
 }
 
+// An optional integer from min to 1,000,000 (absent: *out is kept).
 Status read_int(const json& object, const char* key, int min, const Context& ctx, int* out)
 {
-    const auto it = object.find(key);
-    if (it == object.end())
-        return Status::ok();
-    if (!it->is_number_integer() || it->get<long long>() < min || it->get<long long>() > 1000000)
-        return ctx.error(std::string("\"") + key + "\" must be an integer >= " + std::to_string(min) +
-                         ", got " + json_excerpt(*it));
-    *out = it->get<int>();
-    return Status::ok();
+    return ctx.integer(object, "", key, {min, 1000000}, out, Need::Optional);
 }
 
 // One of a few names, mapped to its enum value; absent leaves *out as it is. The message lists the names.
@@ -96,20 +88,7 @@ template <typename Enum>
 Status read_choice(const json& object, const char* key,
                    std::initializer_list<std::pair<const char*, Enum>> choices, const Context& ctx, Enum* out)
 {
-    const auto it = object.find(key);
-    if (it == object.end())
-        return Status::ok();
-    std::string names;
-    for (const auto& [name, value] : choices)
-    {
-        if (*it == name)
-        {
-            *out = value;
-            return Status::ok();
-        }
-        names += (names.empty() ? "\"" : ", \"") + std::string(name) + "\"";
-    }
-    return ctx.error(std::string("\"") + key + "\" must be one of " + names + ", got " + json_excerpt(*it));
+    return ctx.choice(object, "", key, choices, out, Need::Optional);
 }
 
 Status read_stage(const json& value, const Context& ctx, Stage* out)
@@ -130,10 +109,7 @@ Status read_stage(const json& value, const Context& ctx, Stage* out)
 
 Status check_unknown(const json& object, std::initializer_list<const char*> known, const Context& ctx)
 {
-    for (auto it = object.begin(); it != object.end(); ++it)
-        if (std::none_of(known.begin(), known.end(), [&](const char* k) { return it.key() == k; }))
-            return ctx.error("unknown key \"" + it.key() + "\"");
-    return Status::ok();
+    return ctx.unknown_keys(object, "", known);
 }
 
 // Checks that what a step highlights exists in its session: the session is validated and tokenized, and the
@@ -183,37 +159,25 @@ Status read_run(const json& j, const Context& ctx, const LessonRun& base, Lesson
         !s)
         return s;
     LessonRun r = base;
-    if (const auto task = j.find("task"); task != j.end())
-    {
-        if (!task->is_string())
-            return ctx.error("\"task\" must be a task id (list them with: attnlab tasks)");
+    const json* task = nullptr;
+    ATTNLAB_TRY(ctx.member(j, "", "task", Need::Optional, &task));
+    if (task != nullptr && !task->is_string())
+        return ctx.expected("task", "a task id (list them with: attnlab tasks)", *task);
+    if (task != nullptr)
         if (Status s = train::parse_task(task->get<std::string>(), &r.task); !s)
             return ctx.error(s.message());
-    }
     for (auto [key, field] : {std::pair{"layers", &r.n_layers},
                               {"heads", &r.n_heads},
                               {"d_model", &r.d_model},
                               {"steps", &r.steps}})
         if (Status s = read_int(j, key, 1, ctx, field); !s)
             return s;
-    if (const auto a = j.find("attention_only"); a != j.end())
-    {
-        if (!a->is_boolean())
-            return ctx.error("\"attention_only\" must be true or false");
-        r.attention_only = a->get<bool>() ? 1 : 0;
-    }
-    if (const auto lr = j.find("lr"); lr != j.end())
-    {
-        if (!lr->is_number() || !(lr->get<double>() > 0.0 && lr->get<double>() < 1.0))
-            return ctx.error("\"lr\" must be a number between 0 and 1, got " + json_excerpt(*lr));
-        r.lr = lr->get<float>();
-    }
-    if (const auto seed = j.find("seed"); seed != j.end())
-    {
-        if (!seed->is_number_unsigned())
-            return ctx.error("\"seed\" must be a whole number >= 0");
-        r.seed = seed->get<std::uint64_t>();
-    }
+    bool attention_only = r.attention_only == 1;
+    ATTNLAB_TRY(ctx.boolean(j, "", "attention_only", &attention_only, Need::Optional));
+    if (j.contains("attention_only"))
+        r.attention_only = attention_only ? 1 : 0;
+    ATTNLAB_TRY(ctx.real(j, "", "lr", RealRange{0.0, 1.0, true, true, false}, &r.lr, Need::Optional));
+    ATTNLAB_TRY(ctx.uint64(j, "", "seed", &r.seed, Need::Optional));
     if (r.steps < 1 || r.steps > 20000)
         return ctx.error(
             "a training run needs \"steps\" from 1 to 20000 (it is trained when the step is shown)");
@@ -289,6 +253,29 @@ Status read_training(const json& j, const Context& ctx, LessonTraining* out)
     return Status::ok();
 }
 
+// Why a step's weights file cannot be read, or "" when it is a regular file (or there is none).
+std::string weights_file_problem(const std::string& path)
+{
+    if (path.empty())
+        return "";
+    namespace fs = std::filesystem;
+    const std::string named = "its weights file " + path_for_message(path);
+    std::error_code ec;
+    const fs::file_status status = fs::status(path, ec);
+    if (status.type() == fs::file_type::not_found)
+        return named + (fs::is_symlink(fs::symlink_status(path, ec))
+                            ? " is a link to a file that does not exist"
+                            : " is missing");
+    if (ec)
+        return "cannot read " + named + ": " + ec.message();
+    if (fs::is_directory(status))
+        return named + " is a folder, not a weights file";
+    if (!fs::is_regular_file(status))
+        return named +
+               " is not a regular file (a device, a FIFO or a socket); give the path of a weights file";
+    return "";
+}
+
 } // namespace
 
 bool LessonRun::operator==(const LessonRun& o) const
@@ -299,20 +286,14 @@ bool LessonRun::operator==(const LessonRun& o) const
 
 Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
 {
-    Context ctx{file};
+    const Context ctx(file);
     json root;
-    if (Status parsed = parse_json_text(text, &root); !parsed)
-        return ctx.error(parsed.message());
+    ATTNLAB_TRY(ctx.parse(text, &root));
     if (!root.is_object())
         return ctx.error("expected a JSON object with \"format\": \"attnlab-lesson\"");
-    if (root.value("format", json()) != kLessonFormat)
-        return ctx.error("\"format\" must be \"attnlab-lesson\"");
-    const json version = root.value("version", json());
-    if (!version.is_number_integer() || version.get<int>() < 1)
-        return ctx.error("\"version\" must be a positive integer");
-    if (version.get<int>() > kLessonVersion)
-        return ctx.error("version " + json_excerpt(version) + " is newer than this program reads (" +
-                         std::to_string(kLessonVersion) + ")");
+    ATTNLAB_TRY(ctx.format(root, {kLessonFormat}));
+    int version = 0;
+    ATTNLAB_TRY(ctx.version(root, kLessonVersion, &version));
     if (Status s = check_unknown(
             root, {"format", "version", "title", "summary", "session", "training", "steps"}, ctx);
         !s)
@@ -344,7 +325,7 @@ Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
     for (size_t i = 0; i < steps->size(); ++i)
     {
         const json& js = (*steps)[i];
-        Context sctx{file + ", step " + std::to_string(i + 1)};
+        const Context sctx(file + ", step " + std::to_string(i + 1));
         if (!js.is_object())
             return sctx.error("each step must be an object");
         if (Status s = check_unknown(js,
@@ -368,7 +349,7 @@ Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
         }
         session["format"] = kSessionFormat;
         session["version"] = kSessionVersion;
-        if (Status s = session_from_json(session.dump(), sctx.where, &step.session); !s)
+        if (Status s = session_from_json(session.dump(), sctx.source(), &step.session); !s)
             return s;
         if (const auto stages = js.find("stages"); stages != js.end())
         {
@@ -400,12 +381,7 @@ Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
                 step.cells.push_back(cell);
             }
         }
-        if (const auto cross = js.find("cross"); cross != js.end())
-        {
-            if (!cross->is_boolean())
-                return sctx.error("\"cross\" must be true or false");
-            step.cross = cross->get<bool>();
-        }
+        ATTNLAB_TRY(sctx.boolean(js, "", "cross", &step.cross, Need::Optional));
         for (auto [key, field] :
              {std::pair{"layer", &step.layer}, {"sentence", &step.sentence}, {"head", &step.head}})
             if (Status s = read_int(js, key, 0, sctx, field); !s)
@@ -467,10 +443,15 @@ LessonLibrary load_lessons(const std::string& dir)
             dir + ": lesson folder not found (set ATTNLAB_LESSONS to the assets/lessons folder)");
         return library;
     }
+    // Every entry named *.json is a lesson: one that cannot be read (a link loop, a dangling link, a FIFO,
+    // a folder, a device) is listed with its reason by read_file below, never thrown, never skipped silently.
     std::vector<std::filesystem::path> files;
-    for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
-        if (entry.is_regular_file() && entry.path().extension() == ".json")
-            files.push_back(entry.path());
+    std::filesystem::directory_iterator entries(dir, ec), end;
+    for (; !ec && entries != end; entries.increment(ec))
+        if (entries->path().extension() == ".json")
+            files.push_back(entries->path());
+    if (ec)
+        library.errors.push_back(path_for_message(dir) + ": cannot list the lesson folder: " + ec.message());
     std::sort(files.begin(), files.end());
     for (const auto& path : files)
     {
@@ -489,18 +470,16 @@ LessonLibrary load_lessons(const std::string& dir)
         }
         // A step's weights file is named relative to the lesson file; it must be there (it is read when the
         // step is shown, so a lesson with a large model does not slow the start).
-        std::string missing;
+        std::string unusable;
         for (LessonStep& step : lesson.steps)
         {
             step.session.weights_path = absolute_weights_path(path.string(), step.session.weights_path);
-            std::error_code exists_ec;
-            if (!step.session.weights_path.empty() &&
-                !std::filesystem::is_regular_file(step.session.weights_path, exists_ec) && missing.empty())
-                missing = step.session.weights_path;
+            if (unusable.empty())
+                unusable = weights_file_problem(step.session.weights_path);
         }
-        if (!missing.empty())
+        if (!unusable.empty())
         {
-            library.errors.push_back(name + ": its weights file " + missing + " is missing");
+            library.errors.push_back(name + ": " + unusable);
             continue;
         }
         if (find_lesson(library, lesson.id))

@@ -2,6 +2,7 @@
 #include "model_file.h"
 
 #include "json_parse.h"
+#include "json_reader.h"
 #include "json_writer.h"
 
 #include <nlohmann/json.hpp>
@@ -263,239 +264,43 @@ void write_model(JsonWriter& w, const TrainedModel& m)
     w.end_object();
 }
 
-// [SECTION] Reading helpers: every error names the file, the field and the expected shape.
+// [SECTION] Reading
 
-std::string dims(long long rows, long long cols)
+using Reader = JsonReader;
+
+// The config's sizes, with the limits train::validate checks (ModelConfigLimits test: they agree), so a
+// value out of range is named with its real limits; validate then checks how they fit together.
+struct ConfigInt
 {
-    return std::to_string(rows) + "x" + std::to_string(cols);
-}
-
-// What a JSON value is, for messages ("8x3", "a list of 8 numbers", "a string").
-std::string describe(const json& j)
-{
-    if (j.is_array())
-    {
-        if (!j.empty() && j[0].is_array())
-            return dims(static_cast<long long>(j.size()), static_cast<long long>(j[0].size()));
-        return "a list of " + std::to_string(j.size()) + " values";
-    }
-    if (j.is_null())
-        return "null";
-    if (j.is_object())
-        return "an object";
-    if (j.is_string())
-        return "a string";
-    if (j.is_boolean())
-        return "a boolean";
-    return "the number " + json_excerpt(j);
-}
-
-// "config.d_model", or "step" at the top level.
-std::string join(const std::string& object_field, const char* key)
-{
-    return object_field.empty() ? std::string(key) : object_field + "." + key;
-}
-
-class Reader
-{
-public:
-    explicit Reader(std::string source) : source_(std::move(source)) {}
-
-    Status error(const std::string& field, const std::string& what) const
-    {
-        return Status::error(source_ + ": \"" + field + "\" " + what);
-    }
-    Status error(const std::string& what) const { return Status::error(source_ + ": " + what); }
-
-    // obj[key], or an error naming "<object_field>.<key>" when obj is not an object or the key is missing.
-    Status member(const json& obj, const std::string& object_field, const char* key, const json** out) const
-    {
-        const std::string field = join(object_field, key);
-        if (!obj.is_object())
-            return error(object_field, "must be an object, got " + describe(obj));
-        const auto it = obj.find(key);
-        if (it == obj.end())
-            return error(field, "is missing");
-        *out = &*it;
-        return Status::ok();
-    }
-
-    // A float; null (a NaN or infinity at writing) only when allow_null.
-    Status number(const json& j, const std::string& field, float* out, bool allow_null = false) const
-    {
-        if (allow_null && j.is_null())
-        {
-            *out = std::numeric_limits<float>::quiet_NaN();
-            return Status::ok();
-        }
-        if (!j.is_number())
-            return error(field, "must be a number, got " + describe(j));
-        const double value = j.get<double>();
-        if (!std::isfinite(value) || std::fabs(value) > std::numeric_limits<float>::max())
-            return error(field, "is out of the float range");
-        *out = static_cast<float>(value);
-        return Status::ok();
-    }
-
-    Status integer(const json& obj, const std::string& object_field, const char* key, long long lo,
-                   long long hi, int* out) const
-    {
-        const json* j = nullptr;
-        ATTNLAB_TRY(member(obj, object_field, key, &j));
-        const std::string field = join(object_field, key);
-        if (!j->is_number_integer())
-            return error(field, "must be an integer, got " + describe(*j));
-        const long long value = j->is_number_unsigned() && j->get<unsigned long long>() > LLONG_MAX
-                                    ? LLONG_MAX
-                                    : j->get<long long>();
-        if (value < lo || value > hi)
-            return error(field, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
-                                    ", got " + json_excerpt(*j));
-        *out = static_cast<int>(value);
-        return Status::ok();
-    }
-
-    Status seed(const json& obj, const std::string& object_field, const char* key, std::uint64_t* out) const
-    {
-        const json* j = nullptr;
-        ATTNLAB_TRY(member(obj, object_field, key, &j));
-        if (!j->is_number_unsigned())
-            return error(join(object_field, key),
-                         "must be an integer from 0 to 2^64 - 1, got " + describe(*j));
-        *out = j->get<std::uint64_t>();
-        return Status::ok();
-    }
-
-    Status real(const json& obj, const std::string& object_field, const char* key, float* out) const
-    {
-        const json* j = nullptr;
-        ATTNLAB_TRY(member(obj, object_field, key, &j));
-        return number(*j, join(object_field, key), out);
-    }
-
-    Status boolean(const json& obj, const std::string& object_field, const char* key, bool* out) const
-    {
-        const json* j = nullptr;
-        ATTNLAB_TRY(member(obj, object_field, key, &j));
-        if (!j->is_boolean())
-            return error(join(object_field, key), "must be true or false, got " + describe(*j));
-        *out = j->get<bool>();
-        return Status::ok();
-    }
-
-    // One of two strings: *is_first tells which.
-    Status choice(const json& obj, const std::string& object_field, const char* key, const char* first,
-                  const char* second, bool* is_first) const
-    {
-        const json* j = nullptr;
-        ATTNLAB_TRY(member(obj, object_field, key, &j));
-        if (j->is_string() && j->get_ref<const std::string&>() == first)
-            *is_first = true;
-        else if (j->is_string() && j->get_ref<const std::string&>() == second)
-            *is_first = false;
-        else
-            return error(join(object_field, key), std::string("must be \"") + first + "\" or \"" + second +
-                                                      "\", got " + json_excerpt(*j));
-        return Status::ok();
-    }
-
-    // rows x n floats into out's columns [col0, col0 + n): a list of rows.
-    Status rows(const json& j, const std::string& field, int n_rows, int n, const std::string& shape,
-                Mat& out, int col0) const
-    {
-        const std::string expected = "should be " + shape + " = " + dims(n_rows, n);
-        if (!j.is_array() || static_cast<long long>(j.size()) != n_rows || (n_rows > 0 && !j[0].is_array()))
-            return error(field, expected + ", got " + describe(j));
-        for (int r = 0; r < n_rows; ++r)
-        {
-            const json& row = j[static_cast<size_t>(r)];
-            if (!row.is_array() || static_cast<long long>(row.size()) != n)
-                return error(field, expected + ", but row " + std::to_string(r) + " is " +
-                                        (row.is_array() ? std::to_string(row.size()) + " numbers long"
-                                                        : describe(row)));
-            for (int c = 0; c < n; ++c)
-                ATTNLAB_TRY(number(row[static_cast<size_t>(c)],
-                                   field + "[" + std::to_string(r) + "][" + std::to_string(c) + "]",
-                                   &out(r, col0 + c)));
-        }
-        return Status::ok();
-    }
-
-    Status matrix(const json& obj, const std::string& object_field, const char* key, int n_rows, int n_cols,
-                  const std::string& shape, Mat& out) const
-    {
-        const json* j = nullptr;
-        ATTNLAB_TRY(member(obj, object_field, key, &j));
-        out.resize(n_rows, n_cols);
-        return rows(*j, join(object_field, key), n_rows, n_cols, shape, out, 0);
-    }
-
-    // A (1, n) row given as a list of n numbers.
-    Status vector(const json& obj, const std::string& object_field, const char* key, int n,
-                  const std::string& shape, Mat& out) const
-    {
-        const json* j = nullptr;
-        ATTNLAB_TRY(member(obj, object_field, key, &j));
-        const std::string field = join(object_field, key);
-        if (!j->is_array() || static_cast<long long>(j->size()) != n || (n > 0 && (*j)[0].is_array()))
-            return error(field, "should be a list of " + shape + " = " + std::to_string(n) +
-                                    " numbers, got " + describe(*j));
-        out.resize(1, n);
-        for (int i = 0; i < n; ++i)
-            ATTNLAB_TRY(
-                number((*j)[static_cast<size_t>(i)], field + "[" + std::to_string(i) + "]", &out(0, i)));
-        return Status::ok();
-    }
-
-    // h matrices (n_rows, d) packed side by side into a (n_rows, h·d) matrix: [h][n_rows][d].
-    Status heads(const json& obj, const std::string& object_field, const char* key, int h, int n_rows, int d,
-                 const std::string& shape, Mat& out) const
-    {
-        const json* j = nullptr;
-        ATTNLAB_TRY(member(obj, object_field, key, &j));
-        const std::string field = join(object_field, key);
-        if (!j->is_array() || static_cast<int>(j->size()) != h)
-            return error(field, "should hold h = " + std::to_string(h) + " matrices of " + shape + " = " +
-                                    dims(n_rows, d) + ", got " + describe(*j));
-        out.resize(n_rows, static_cast<Eigen::Index>(h) * d);
-        for (int i = 0; i < h; ++i)
-            ATTNLAB_TRY(rows((*j)[static_cast<size_t>(i)], field + "[" + std::to_string(i) + "]", n_rows, d,
-                             shape, out, i * d));
-        return Status::ok();
-    }
-
-    // A key that must not be there for this config (e.g. FFN weights of an attention-only model).
-    Status absent(const json& obj, const std::string& object_field, const char* key, const char* why) const
-    {
-        if (obj.is_object() && obj.contains(key))
-            return error(join(object_field, key), std::string("must not be there: ") + why);
-        return Status::ok();
-    }
-
-private:
-    std::string source_;
+    const char* key;
+    int ModelConfig::*member;
+    IntRange range;
+};
+const ConfigInt kConfigInts[] = {
+    {"vocab_size", &ModelConfig::vocab_size, {2, 65536}},
+    {"T_max", &ModelConfig::T_max, {1, 4096}},
+    {"d_model", &ModelConfig::d_model, {1, 4096}},
+    {"heads", &ModelConfig::n_heads, {1, 4096, "and d_model must be a multiple of it"}},
+    {"layers", &ModelConfig::n_layers, {1, 24}},
+    {"d_ff", &ModelConfig::d_ff, {0, 16384, "0: 4 d_model"}},
 };
 
 Status read_config(const Reader& r, const json& root, ModelConfig* out)
 {
     const json* j = nullptr;
-    ATTNLAB_TRY(r.member(root, "", "config", &j));
+    ATTNLAB_TRY(r.member(root, "", "config", Need::Required, &j));
     const std::string f = "config";
     ModelConfig c;
-    ATTNLAB_TRY(r.integer(*j, f, "vocab_size", INT_MIN, INT_MAX, &c.vocab_size));
-    ATTNLAB_TRY(r.integer(*j, f, "T_max", INT_MIN, INT_MAX, &c.T_max));
-    ATTNLAB_TRY(r.integer(*j, f, "d_model", INT_MIN, INT_MAX, &c.d_model));
-    ATTNLAB_TRY(r.integer(*j, f, "heads", INT_MIN, INT_MAX, &c.n_heads));
-    ATTNLAB_TRY(r.integer(*j, f, "layers", INT_MIN, INT_MAX, &c.n_layers));
-    ATTNLAB_TRY(r.integer(*j, f, "d_ff", INT_MIN, INT_MAX, &c.d_ff));
+    for (const ConfigInt& field : kConfigInts)
+        ATTNLAB_TRY(r.integer(*j, f, field.key, field.range, &(c.*field.member)));
     ATTNLAB_TRY(r.boolean(*j, f, "attention_only", &c.attention_only));
-    bool pre = true, learned = true;
-    ATTNLAB_TRY(r.choice(*j, f, "norm", "pre", "post", &pre));
-    c.norm = pre ? NormPlacement::Pre : NormPlacement::Post;
-    ATTNLAB_TRY(r.choice(*j, f, "positions", "learned", "sinusoidal", &learned));
-    c.positions = learned ? PositionKind::Learned : PositionKind::Sinusoidal;
+    ATTNLAB_TRY(
+        r.choice(*j, f, "norm", {{"pre", NormPlacement::Pre}, {"post", NormPlacement::Post}}, &c.norm));
+    ATTNLAB_TRY(r.choice(*j, f, "positions",
+                         {{"learned", PositionKind::Learned}, {"sinusoidal", PositionKind::Sinusoidal}},
+                         &c.positions));
     ATTNLAB_TRY(r.boolean(*j, f, "causal", &c.causal));
-    ATTNLAB_TRY(r.seed(*j, f, "seed", &c.seed));
+    ATTNLAB_TRY(r.uint64(*j, f, "seed", &c.seed));
     if (Status valid = train::validate(c); !valid)
         return r.error("\"config\": " + valid.message());
     *out = c;
@@ -505,26 +310,26 @@ Status read_config(const Reader& r, const json& root, ModelConfig* out)
 Status read_settings(const Reader& r, const json& root, train::TrainSettings* out)
 {
     const json* j = nullptr;
-    ATTNLAB_TRY(r.member(root, "", "training", &j));
+    ATTNLAB_TRY(r.member(root, "", "training", Need::Required, &j));
     const std::string f = "training";
     train::TrainSettings t;
     train::OptimizerSettings& o = t.optimizer;
-    ATTNLAB_TRY(r.integer(*j, f, "batch_size", 1, 4096, &t.batch_size));
-    ATTNLAB_TRY(r.integer(*j, f, "steps", 0, INT_MAX, &t.steps));
-    ATTNLAB_TRY(r.real(*j, f, "lr", &o.lr));
-    ATTNLAB_TRY(r.real(*j, f, "beta1", &o.beta1));
-    ATTNLAB_TRY(r.real(*j, f, "beta2", &o.beta2));
-    ATTNLAB_TRY(r.real(*j, f, "eps", &o.eps));
-    ATTNLAB_TRY(r.real(*j, f, "weight_decay", &o.weight_decay));
-    ATTNLAB_TRY(r.real(*j, f, "grad_clip", &o.grad_clip));
-    bool constant = true;
-    ATTNLAB_TRY(r.choice(*j, f, "schedule", "constant", "warmup_cosine", &constant));
-    o.schedule = constant ? Schedule::Constant : Schedule::WarmupCosine;
-    ATTNLAB_TRY(r.integer(*j, f, "warmup_steps", 0, INT_MAX, &o.warmup_steps));
-    ATTNLAB_TRY(r.integer(*j, f, "total_steps", 0, INT_MAX, &o.total_steps));
-    ATTNLAB_TRY(r.real(*j, f, "min_lr_ratio", &o.min_lr_ratio));
-    ATTNLAB_TRY(r.seed(*j, f, "data_seed", &t.data_seed));
-    ATTNLAB_TRY(r.integer(*j, f, "held_out_size", 1, 100000, &t.held_out_size));
+    ATTNLAB_TRY(r.integer(*j, f, "batch_size", {1, 4096}, &t.batch_size));
+    ATTNLAB_TRY(r.integer(*j, f, "steps", {0, INT_MAX}, &t.steps));
+    ATTNLAB_TRY(r.real(*j, f, "lr", RealRange{}, &o.lr));
+    ATTNLAB_TRY(r.real(*j, f, "beta1", RealRange{}, &o.beta1));
+    ATTNLAB_TRY(r.real(*j, f, "beta2", RealRange{}, &o.beta2));
+    ATTNLAB_TRY(r.real(*j, f, "eps", RealRange{}, &o.eps));
+    ATTNLAB_TRY(r.real(*j, f, "weight_decay", RealRange{}, &o.weight_decay));
+    ATTNLAB_TRY(r.real(*j, f, "grad_clip", RealRange{}, &o.grad_clip));
+    ATTNLAB_TRY(r.choice(*j, f, "schedule",
+                         {{"constant", Schedule::Constant}, {"warmup_cosine", Schedule::WarmupCosine}},
+                         &o.schedule));
+    ATTNLAB_TRY(r.integer(*j, f, "warmup_steps", {0, INT_MAX}, &o.warmup_steps));
+    ATTNLAB_TRY(r.integer(*j, f, "total_steps", {0, INT_MAX}, &o.total_steps));
+    ATTNLAB_TRY(r.real(*j, f, "min_lr_ratio", RealRange{}, &o.min_lr_ratio));
+    ATTNLAB_TRY(r.uint64(*j, f, "data_seed", &t.data_seed));
+    ATTNLAB_TRY(r.integer(*j, f, "held_out_size", {1, 100000}, &t.held_out_size));
     *out = t;
     return Status::ok();
 }
@@ -532,17 +337,17 @@ Status read_settings(const Reader& r, const json& root, train::TrainSettings* ou
 Status read_vocabulary(const Reader& r, const json& root, int vocab_size, std::vector<std::string>* out)
 {
     const json* j = nullptr;
-    ATTNLAB_TRY(r.member(root, "", "vocabulary", &j));
+    ATTNLAB_TRY(r.member(root, "", "vocabulary", Need::Required, &j));
     if (!j->is_array() || j->empty() || static_cast<long long>(j->size()) > vocab_size)
         return r.error("vocabulary", "should be a list of 1 to vocab_size = " + std::to_string(vocab_size) +
-                                         " token strings, got " + describe(*j));
+                                         " token strings, got " + describe_json(*j));
     std::vector<std::string> vocabulary;
     for (size_t i = 0; i < j->size(); ++i)
     {
         const json& token = (*j)[i];
         const std::string field = "vocabulary[" + std::to_string(i) + "]";
         if (!token.is_string())
-            return r.error(field, "must be a string, got " + describe(token));
+            return r.error(field, "must be a string, got " + describe_json(token));
         const std::string& text = token.get_ref<const std::string&>();
         if (text.empty() || text.find_first_of(" \t\r\n") != std::string::npos)
             return r.error(field, "must be a token without spaces, got " + json_excerpt(token));
@@ -555,35 +360,36 @@ Status read_vocabulary(const Reader& r, const json& root, int vocab_size, std::v
 Status read_history(const Reader& r, const json& root, int n_scores, std::vector<MetricRow>* out)
 {
     const json* j = nullptr;
-    ATTNLAB_TRY(r.member(root, "", "history", &j));
+    ATTNLAB_TRY(r.member(root, "", "history", Need::Required, &j));
     if (!j->is_array())
-        return r.error("history", "must be a list of logged steps, got " + describe(*j));
+        return r.error("history", "must be a list of logged steps, got " + describe_json(*j));
     std::vector<MetricRow> history(j->size());
     for (size_t i = 0; i < j->size(); ++i)
     {
         const json& row = (*j)[i];
         const std::string f = "history[" + std::to_string(i) + "]";
         MetricRow& m = history[i];
-        ATTNLAB_TRY(r.integer(row, f, "step", 0, INT_MAX, &m.step));
+        ATTNLAB_TRY(r.integer(row, f, "step", {0, INT_MAX}, &m.step));
         const json* field = nullptr;
-        ATTNLAB_TRY(r.member(row, f, "loss", &field));
-        ATTNLAB_TRY(r.number(*field, f + ".loss", &m.loss, true));
-        ATTNLAB_TRY(r.member(row, f, "held_out_loss", &field));
-        ATTNLAB_TRY(r.number(*field, f + ".held_out_loss", &m.held_out_loss, true));
-        ATTNLAB_TRY(r.member(row, f, "accuracy", &field));
-        ATTNLAB_TRY(r.number(*field, f + ".accuracy", &m.accuracy, true));
+        ATTNLAB_TRY(r.member(row, f, "loss", Need::Required, &field));
+        ATTNLAB_TRY(r.number_value(*field, f + ".loss", &m.loss, true));
+        ATTNLAB_TRY(r.member(row, f, "held_out_loss", Need::Required, &field));
+        ATTNLAB_TRY(r.number_value(*field, f + ".held_out_loss", &m.held_out_loss, true));
+        ATTNLAB_TRY(r.member(row, f, "accuracy", Need::Required, &field));
+        ATTNLAB_TRY(r.number_value(*field, f + ".accuracy", &m.accuracy, true));
         for (const char* key : {"previous_token", "induction"})
         {
             std::vector<float>& scores = key[0] == 'p' ? m.previous_token : m.induction;
-            ATTNLAB_TRY(r.member(row, f, key, &field));
+            ATTNLAB_TRY(r.member(row, f, key, Need::Required, &field));
             const std::string name = f + "." + key;
             if (!field->is_array() || static_cast<int>(field->size()) != n_scores)
                 return r.error(name, "should be a list of layers·heads = " + std::to_string(n_scores) +
-                                         " numbers, got " + describe(*field));
+                                         " numbers, got " + describe_json(*field));
             scores.resize(static_cast<size_t>(n_scores));
             for (int k = 0; k < n_scores; ++k)
-                ATTNLAB_TRY(r.number((*field)[static_cast<size_t>(k)], name + "[" + std::to_string(k) + "]",
-                                     &scores[static_cast<size_t>(k)], true));
+                ATTNLAB_TRY(r.number_value((*field)[static_cast<size_t>(k)],
+                                           name + "[" + std::to_string(k) + "]",
+                                           &scores[static_cast<size_t>(k)], true));
         }
     }
     *out = std::move(history);
@@ -593,7 +399,7 @@ Status read_history(const Reader& r, const json& root, int n_scores, std::vector
 Status read_weights(const Reader& r, const json& root, const ModelConfig& c, size_t text_bytes, Params* out)
 {
     const json* w = nullptr;
-    ATTNLAB_TRY(r.member(root, "", "weights", &w));
+    ATTNLAB_TRY(r.member(root, "", "weights", Need::Required, &w));
     const std::string f = "weights";
     // Every trained scalar takes at least two bytes of text: a config asking for more than the file can hold
     // is refused before any tensor is allocated.
@@ -606,35 +412,35 @@ Status read_weights(const Reader& r, const json& root, const ModelConfig& c, siz
     train::init_params(c, p);
     const int V = c.vocab_size, d = c.d_model, h = c.n_heads, d_k = c.d_k(), d_v = c.d_v();
     const int d_ff = c.resolved_d_ff();
-    ATTNLAB_TRY(r.matrix(*w, f, "embedding", V, d, "V x d_model", p.E));
+    ATTNLAB_TRY(r.member_matrix(*w, f, "embedding", V, d, "V x d_model", p.E));
     if (c.positions == PositionKind::Learned)
-        ATTNLAB_TRY(r.matrix(*w, f, "positions", c.T_max, d, "T_max x d_model", p.P));
+        ATTNLAB_TRY(r.member_matrix(*w, f, "positions", c.T_max, d, "T_max x d_model", p.P));
     else
         ATTNLAB_TRY(r.absent(*w, f, "positions", "the model's positions are the fixed sinusoids"));
     const json* layers = nullptr;
-    ATTNLAB_TRY(r.member(*w, f, "layers", &layers));
+    ATTNLAB_TRY(r.member(*w, f, "layers", Need::Required, &layers));
     if (!layers->is_array() || static_cast<int>(layers->size()) != c.n_layers)
         return r.error("weights.layers", "should be a list of layers = " + std::to_string(c.n_layers) +
-                                             " objects, got " + describe(*layers));
+                                             " objects, got " + describe_json(*layers));
     for (int l = 0; l < c.n_layers; ++l)
     {
         const json& j = (*layers)[static_cast<size_t>(l)];
         const std::string lf = "weights.layers[" + std::to_string(l) + "]";
         train::LayerParamsT<float>& L = p.layers[static_cast<size_t>(l)];
-        ATTNLAB_TRY(r.heads(j, lf, "W_Q", h, d, d_k, "d_model x d_k", L.W_Q));
-        ATTNLAB_TRY(r.heads(j, lf, "W_K", h, d, d_k, "d_model x d_k", L.W_K));
-        ATTNLAB_TRY(r.heads(j, lf, "W_V", h, d, d_v, "d_model x d_v", L.W_V));
-        ATTNLAB_TRY(r.matrix(j, lf, "W_O", h * d_v, d, "h·d_v x d_model", L.W_O));
-        ATTNLAB_TRY(r.vector(j, lf, "gamma_1", d, "d_model", L.ln1_gamma));
-        ATTNLAB_TRY(r.vector(j, lf, "beta_1", d, "d_model", L.ln1_beta));
+        ATTNLAB_TRY(r.member_heads(j, lf, "W_Q", h, d, d_k, "d_model x d_k", L.W_Q));
+        ATTNLAB_TRY(r.member_heads(j, lf, "W_K", h, d, d_k, "d_model x d_k", L.W_K));
+        ATTNLAB_TRY(r.member_heads(j, lf, "W_V", h, d, d_v, "d_model x d_v", L.W_V));
+        ATTNLAB_TRY(r.member_matrix(j, lf, "W_O", h * d_v, d, "h·d_v x d_model", L.W_O));
+        ATTNLAB_TRY(r.member_vector(j, lf, "gamma_1", d, "d_model", L.ln1_gamma));
+        ATTNLAB_TRY(r.member_vector(j, lf, "beta_1", d, "d_model", L.ln1_beta));
         if (c.has_ffn())
         {
-            ATTNLAB_TRY(r.matrix(j, lf, "W_1", d, d_ff, "d_model x d_ff", L.W_1));
-            ATTNLAB_TRY(r.vector(j, lf, "b_1", d_ff, "d_ff", L.b_1));
-            ATTNLAB_TRY(r.matrix(j, lf, "W_2", d_ff, d, "d_ff x d_model", L.W_2));
-            ATTNLAB_TRY(r.vector(j, lf, "b_2", d, "d_model", L.b_2));
-            ATTNLAB_TRY(r.vector(j, lf, "gamma_2", d, "d_model", L.ln2_gamma));
-            ATTNLAB_TRY(r.vector(j, lf, "beta_2", d, "d_model", L.ln2_beta));
+            ATTNLAB_TRY(r.member_matrix(j, lf, "W_1", d, d_ff, "d_model x d_ff", L.W_1));
+            ATTNLAB_TRY(r.member_vector(j, lf, "b_1", d_ff, "d_ff", L.b_1));
+            ATTNLAB_TRY(r.member_matrix(j, lf, "W_2", d_ff, d, "d_ff x d_model", L.W_2));
+            ATTNLAB_TRY(r.member_vector(j, lf, "b_2", d, "d_model", L.b_2));
+            ATTNLAB_TRY(r.member_vector(j, lf, "gamma_2", d, "d_model", L.ln2_gamma));
+            ATTNLAB_TRY(r.member_vector(j, lf, "beta_2", d, "d_model", L.ln2_beta));
         }
         else
         {
@@ -645,16 +451,16 @@ Status read_weights(const Reader& r, const json& root, const ModelConfig& c, siz
     if (c.has_final_norm())
     {
         const json* ln_f = nullptr;
-        ATTNLAB_TRY(r.member(*w, f, "ln_f", &ln_f));
-        ATTNLAB_TRY(r.vector(*ln_f, "weights.ln_f", "gamma", d, "d_model", p.lnf_gamma));
-        ATTNLAB_TRY(r.vector(*ln_f, "weights.ln_f", "beta", d, "d_model", p.lnf_beta));
+        ATTNLAB_TRY(r.member(*w, f, "ln_f", Need::Required, &ln_f));
+        ATTNLAB_TRY(r.member_vector(*ln_f, "weights.ln_f", "gamma", d, "d_model", p.lnf_gamma));
+        ATTNLAB_TRY(r.member_vector(*ln_f, "weights.ln_f", "beta", d, "d_model", p.lnf_beta));
     }
     else
     {
         ATTNLAB_TRY(r.absent(*w, f, "ln_f", "a post-LN model has no final LayerNorm"));
     }
-    ATTNLAB_TRY(r.matrix(*w, f, "W_U", d, V, "d_model x V", p.W_U));
-    ATTNLAB_TRY(r.vector(*w, f, "b_U", V, "V", p.b_U));
+    ATTNLAB_TRY(r.member_matrix(*w, f, "W_U", d, V, "d_model x V", p.W_U));
+    ATTNLAB_TRY(r.member_vector(*w, f, "b_U", V, "V", p.b_U));
     *out = std::move(p);
     return Status::ok();
 }
@@ -942,52 +748,34 @@ Status parse_model_json(std::string_view text, const std::string& source, Traine
 {
     const Reader r(source);
     json root;
-    if (Status parsed = parse_json_text(text, &root); !parsed)
-        return r.error(parsed.message());
+    ATTNLAB_TRY(r.parse(text, &root));
     if (!root.is_object())
         return r.error("is not an attnlab model (the file is not a JSON object)");
-    const auto format = root.find("format");
-    if (format == root.end() || !format->is_string() || format->get_ref<const std::string&>() != kModelFormat)
-        return r.error(std::string("is not an attnlab model: \"format\" should be \"") + kModelFormat +
-                       "\", got " + (format == root.end() ? std::string("nothing") : json_excerpt(*format)) +
-                       " (train one with: attnlab train --task reverse -o model.json)");
-    const auto version = root.find("version");
-    if (version == root.end() || !version->is_number_integer() || version->get<long long>() < 1)
-        return r.error("version", "must be a positive integer, got " +
-                                      (version == root.end() ? std::string("nothing") : describe(*version)));
-    if (version->is_number_unsigned() ? version->get<unsigned long long>() > kModelVersion
-                                      : version->get<long long>() > kModelVersion)
-        return r.error("was written by a newer Attention Lab (model version " + json_excerpt(*version) +
-                       "; this one reads version " + std::to_string(kModelVersion) +
-                       "): update Attention Lab to open it");
+    ATTNLAB_TRY(r.format(root, {kModelFormat},
+                         "the file is not an attnlab model: train one with: attnlab train --task reverse -o "
+                         "model.json"));
+    int version = 0;
+    ATTNLAB_TRY(r.version(root, kModelVersion, &version));
 
     TrainedModel m;
-    const json* field = nullptr;
-    ATTNLAB_TRY(r.member(root, "", "task", &field));
+    ATTNLAB_TRY(r.string(root, "", "task", &m.task));
     train::TaskKind kind = train::TaskKind::Count;
-    if (!field->is_string())
-        return r.error("task", "must be a task key such as \"reverse\", got " + describe(*field));
-    if (Status s = train::parse_task(field->get_ref<const std::string&>(), &kind); !s)
+    if (Status s = train::parse_task(m.task, &kind); !s)
         return r.error("task", s.message());
-    m.task = field->get<std::string>();
     ATTNLAB_TRY(read_config(r, root, &m.config));
     ATTNLAB_TRY(read_vocabulary(r, root, m.config.vocab_size, &m.vocabulary));
     ATTNLAB_TRY(read_settings(r, root, &m.settings));
-    ATTNLAB_TRY(r.integer(root, "", "step", 0, INT_MAX, &m.steps_taken));
+    ATTNLAB_TRY(r.integer(root, "", "step", {0, INT_MAX}, &m.steps_taken));
     ATTNLAB_TRY(read_history(r, root, m.config.n_layers * m.config.n_heads, &m.history));
     if (const auto view = root.find("view"); view != root.end())
     {
         if (!view->is_object())
             return r.error("view", "must be an object {\"step\", \"main_panels\", \"probe\"}, got " +
-                                       describe(*view));
+                                       describe_json(*view));
         m.has_view = true;
-        ATTNLAB_TRY(r.integer(*view, "view", "step", 0, m.steps_taken, &m.view_step));
+        ATTNLAB_TRY(r.integer(*view, "view", "step", {0, m.steps_taken}, &m.view_step));
         ATTNLAB_TRY(r.boolean(*view, "view", "main_panels", &m.view_main_panels));
-        const json* probe = nullptr;
-        ATTNLAB_TRY(r.member(*view, "view", "probe", &probe));
-        if (!probe->is_string())
-            return r.error("view.probe", "must be a string of tokens, got " + describe(*probe));
-        m.view_probe = probe->get<std::string>();
+        ATTNLAB_TRY(r.string(*view, "view", "probe", &m.view_probe));
     }
     ATTNLAB_TRY(read_weights(r, root, m.config, text.size(), &m.params));
     *out = std::move(m);

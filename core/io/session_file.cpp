@@ -3,16 +3,18 @@
 
 #include "atomic_file.h"
 #include "json_parse.h"
+#include "json_reader.h"
 
 #include "core/settings.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
+#include <climits>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
-#include <set>
 
 namespace attnlab
 {
@@ -51,112 +53,72 @@ std::vector<std::string> split_lines(const std::string& text)
     }
 }
 
-class Reader
+// Sessions are read with the common JsonReader (written with ordered_json above, for stable bytes).
+using Reader = JsonReader;
+using read_json = nlohmann::json;
+
+// A text field: a string, or a list of strings (one per line).
+Status read_text(const Reader& reader, const read_json& object, const char* key, std::string* out)
 {
-public:
-    explicit Reader(const std::string& source) : source_(source) {}
-
-    Status error(const std::string& what) const { return Status::error(source_ + ": " + what); }
-    Status field_error(const char* key, const std::string& what, const json& got) const
+    const read_json* it = nullptr;
+    ATTNLAB_TRY(reader.member(object, "", key, Need::Optional, &it));
+    if (it == nullptr)
+        return Status::ok();
+    if (it->is_string())
     {
-        return error("\"" + std::string(key) + "\" " + what + ", got " + json_excerpt(got));
-    }
-
-    // Integer fields: min is the smallest valid value (1: positive, 0: non-negative).
-    Status integer(const json& object, const char* key, int min, const std::string& rule, int* out) const
-    {
-        const auto it = object.find(key);
-        if (it == object.end())
-            return Status::ok();
-        if (!it->is_number_integer() || it->get<long long>() < min ||
-            it->get<long long>() > std::numeric_limits<int>::max())
-            return field_error(key, "must be " + rule, *it);
-        *out = static_cast<int>(it->get<long long>());
+        *out = it->get<std::string>();
         return Status::ok();
     }
-
-    Status text(const json& object, const char* key, std::string* out) const
+    if (it->is_array() &&
+        std::all_of(it->begin(), it->end(), [](const read_json& s) { return s.is_string(); }))
     {
-        const auto it = object.find(key);
-        if (it == object.end())
-            return Status::ok();
-        if (it->is_string())
-        {
-            *out = it->get<std::string>();
-            return Status::ok();
-        }
-        if (it->is_array())
-        {
-            std::string joined;
-            for (size_t i = 0; i < it->size(); ++i)
-            {
-                if (!(*it)[i].is_string())
-                    return field_error(key, "must be a string or a list of strings (one per line)", *it);
-                if (i > 0)
-                    joined += '\n';
-                joined += (*it)[i].get<std::string>();
-            }
-            *out = std::move(joined);
-            return Status::ok();
-        }
-        return field_error(key, "must be a string or a list of strings (one per line)", *it);
+        std::string joined;
+        for (std::size_t i = 0; i < it->size(); ++i)
+            joined += (i > 0 ? "\n" : "") + (*it)[i].get<std::string>();
+        *out = std::move(joined);
+        return Status::ok();
     }
-
-private:
-    const std::string& source_;
-};
-
-Status unknown_keys(const Reader& reader, const json& object, const std::set<std::string>& known,
-                    const char* where)
-{
-    for (const auto& item : object.items())
-        if (known.count(item.key()) == 0)
-            return reader.error(std::string("unknown key \"") + item.key() + "\"" + where);
-    return Status::ok();
+    return reader.expected(key, "a string or a list of strings (one per line)", *it);
 }
 
 // One setting from "config" (absent: *out keeps its value), as its row's kind says.
-Status read_setting(const Reader& reader, const json& c, const SettingInfo& info, Config* out)
+Status read_setting(const Reader& reader, const read_json& c, const SettingInfo& info, Config* out)
 {
-    const auto it = c.find(info.key);
-    if (it == c.end())
+    constexpr Need optional = Need::Optional;
+    const read_json* it = nullptr;
+    ATTNLAB_TRY(reader.member(c, "config", info.key, optional, &it));
+    if (it == nullptr)
         return Status::ok();
     switch (info.kind)
     {
     case SettingKind::Int:
-        return reader.integer(c, info.key, static_cast<int>(info.min),
-                              info.min > 0 ? std::string("a positive integer")
-                                           : std::string("a non-negative integer (0: ") + info.note + ")",
-                              &(out->*info.int_member));
+    {
+        const std::string zero = info.note != nullptr ? std::string("0: ") + info.note : std::string();
+        return reader.integer(
+            c, "", info.key,
+            {static_cast<long long>(info.min), INT_MAX, zero.empty() ? nullptr : zero.c_str()},
+            &(out->*info.int_member), optional);
+    }
     case SettingKind::Choice:
     {
         if (!it->is_string())
-            return reader.field_error(info.key, "must be " + choice_list(info, true), *it);
+            return reader.expected(info.key, choice_list(info, true), *it);
         Status parsed = set_choice_by_name(info, it->get<std::string>(), out);
         if (!parsed)
             return reader.error("\"" + std::string(info.key) + "\": " + parsed.message());
         return Status::ok();
     }
     case SettingKind::Float:
-        if (!it->is_number() || !(it->get<double>() >= info.min) || !(it->get<double>() <= info.max))
-            return reader.field_error(info.key,
-                                      "must be a number from " +
-                                          json(float_for_json(static_cast<float>(info.min))).dump() + " to " +
-                                          json(float_for_json(static_cast<float>(info.max))).dump(),
-                                      *it);
-        out->*info.float_member = static_cast<float>(it->get<double>());
-        return Status::ok();
+        return reader.real(c, "", info.key,
+                           RealRange{float_for_json(static_cast<float>(info.min)),
+                                     float_for_json(static_cast<float>(info.max)), false, false, false},
+                           &(out->*info.float_member), optional);
     case SettingKind::Bool:
         if (!it->is_boolean())
-            return reader.field_error(info.key, "must be true (" + std::string(info.note) + ") or false",
-                                      *it);
-        out->*info.bool_member = it->get<bool>();
-        return Status::ok();
+            return reader.expected(info.key, "true (" + std::string(info.note) + ") or false", *it);
+        return reader.boolean(c, "", info.key, &(out->*info.bool_member), optional);
     case SettingKind::Seed:
-        if (!it->is_number_unsigned())
-            return reader.field_error(info.key, "must be a non-negative integer", *it);
-        out->*info.seed_member = it->get<std::uint64_t>();
-        return Status::ok();
+        return reader.uint64(c, "", info.key, &(out->*info.seed_member), optional);
     }
     return Status::ok();
 }
@@ -180,14 +142,14 @@ json setting_to_json(const SettingInfo& info, const Config& c)
     return nullptr;
 }
 
-Status read_config(const Reader& reader, const json& c, Config* out)
+Status read_config(const Reader& reader, const read_json& c, Config* out)
 {
     if (!c.is_object())
-        return reader.error("\"config\" must be an object, got " + json_excerpt(c));
-    std::set<std::string> known = {"resolved"}; // written by trace and weights exports, read as a note
+        return reader.expected("config", "an object", c);
+    std::vector<const char*> known = {"resolved"}; // written by trace and weights exports, read as a note
     for (const SettingInfo& info : setting_table())
-        known.insert(info.key);
-    ATTNLAB_TRY(unknown_keys(reader, c, known, " in \"config\""));
+        known.push_back(info.key);
+    ATTNLAB_TRY(reader.unknown_keys(c, "config", known));
     Config config;
     for (const SettingInfo& info : setting_table())
         ATTNLAB_TRY(read_setting(reader, c, info, &config));
@@ -220,32 +182,21 @@ std::string session_to_json(const Session& session)
 Status session_from_json(std::string_view text, const std::string& source, Session* out)
 {
     const Reader reader(source);
-    json root;
-    if (Status parsed = parse_json_text(text, &root); !parsed)
-        return reader.error(parsed.message());
+    read_json root;
+    ATTNLAB_TRY(reader.parse(text, &root));
     if (!root.is_object())
         return reader.error("expected a JSON object with \"format\": \"attnlab-session\"");
     const auto format = root.find("format");
-    if (format == root.end())
-        return reader.error("\"format\" is missing; expected \"attnlab-session\"");
-    if (!format->is_string() || *format != kSessionFormat)
-        return reader.error("\"format\" is " + json_excerpt(*format) + ", expected \"attnlab-session\"" +
-                            (format->is_string() && *format == "attnlab-trace"
-                                 ? " (a trace export is not a session file)"
-                                 : ""));
-    const auto version = root.find("version");
-    if (version == root.end() || !version->is_number_integer() || version->get<long long>() < 1)
-        return reader.error("\"version\" must be a positive integer" +
-                            (version == root.end() ? std::string() : ", got " + json_excerpt(*version)));
-    if (version->get<long long>() > kSessionVersion)
-        return reader.error("version " + json_excerpt(*version) + " is newer than this program reads (" +
-                            std::to_string(kSessionVersion) + "); update Attention Lab");
-    ATTNLAB_TRY(unknown_keys(reader, root,
-                             {"format", "version", "text", "target", "config", "weights", "model"}, ""));
+    const bool trace = format != root.end() && *format == "attnlab-trace";
+    ATTNLAB_TRY(reader.format(root, {kSessionFormat}, trace ? "a trace export is not a session file" : ""));
+    int version = 0;
+    ATTNLAB_TRY(reader.version(root, kSessionVersion, &version));
+    ATTNLAB_TRY(
+        reader.unknown_keys(root, "", {"format", "version", "text", "target", "config", "weights", "model"}));
 
     Session session;
-    ATTNLAB_TRY(reader.text(root, "text", &session.text));
-    ATTNLAB_TRY(reader.text(root, "target", &session.target));
+    ATTNLAB_TRY(read_text(reader, root, "text", &session.text));
+    ATTNLAB_TRY(read_text(reader, root, "target", &session.target));
     if (const auto it = root.find("weights"); it != root.end())
     {
         if (it->is_null())
@@ -253,13 +204,12 @@ Status session_from_json(std::string_view text, const std::string& source, Sessi
         else if (it->is_string())
             session.weights_path = it->get<std::string>();
         else
-            return reader.field_error("weights", "must be a file path (a string) or \"\" for seeded weights",
-                                      *it);
+            return reader.expected("weights", "a file path (a string) or \"\" for seeded weights", *it);
     }
     if (const auto it = root.find("model"); it != root.end())
     {
         if (!it->is_string())
-            return reader.field_error("model", "must be the path of a trained model file (a string)", *it);
+            return reader.expected("model", "the path of a trained model file (a string)", *it);
         session.model_path = it->get<std::string>();
     }
     if (const auto it = root.find("config"); it != root.end())

@@ -3,6 +3,7 @@
 
 #include "atomic_file.h"
 #include "json_parse.h"
+#include "json_reader.h"
 
 #include <nlohmann/json.hpp>
 
@@ -18,130 +19,7 @@ namespace
 
 using json = nlohmann::json;
 
-// [SECTION] Reading helpers: every error names the file, the field and the expected shape.
-
-class Reader
-{
-public:
-    explicit Reader(std::string source) : source_(std::move(source)) {}
-
-    Status error(const std::string& field, const std::string& what) const
-    {
-        return Status::error(source_ + ": \"" + field + "\" " + what);
-    }
-    Status error(const std::string& what) const { return Status::error(source_ + ": " + what); }
-
-    static std::string dims(long long rows, long long cols)
-    {
-        return std::to_string(rows) + "x" + std::to_string(cols);
-    }
-
-    // The shape of a JSON value read as a matrix, for messages ("8x3", "a list of 8 rows", "a string").
-    static std::string describe(const json& j)
-    {
-        if (j.is_array())
-        {
-            if (!j.empty() && j[0].is_array())
-                return dims(static_cast<long long>(j.size()), static_cast<long long>(j[0].size()));
-            return "a list of " + std::to_string(j.size()) + " numbers";
-        }
-        if (j.is_null())
-            return "null";
-        if (j.is_object())
-            return "an object";
-        if (j.is_string())
-            return "a string";
-        return "a number";
-    }
-
-    Status number(const json& j, const std::string& field, float* out) const
-    {
-        if (!j.is_number())
-            return error(field, std::string("must be a number, got ") + (j.is_null() ? "null" : describe(j)));
-        const double value = j.get<double>();
-        if (!std::isfinite(value) || std::fabs(value) > std::numeric_limits<float>::max())
-            return error(field, "is out of the float range");
-        *out = static_cast<float>(value);
-        return Status::ok();
-    }
-
-    // A rows x cols matrix given as a list of rows. shape names the expected shape ("d_model x d_k").
-    Status matrix(const json& j, const std::string& field, int rows, int cols, const std::string& shape,
-                  Mat& out) const
-    {
-        const std::string expected = "should be " + shape + " = " + dims(rows, cols);
-        if (!j.is_array() || static_cast<long long>(j.size()) != rows)
-            return error(field, expected + ", got " + describe(j));
-        out.resize(rows, cols);
-        for (int r = 0; r < rows; ++r)
-        {
-            const json& row = j[static_cast<size_t>(r)];
-            if (!row.is_array() || static_cast<long long>(row.size()) != cols)
-                return error(field, expected + ", but row " + std::to_string(r) + " is " +
-                                        (row.is_array() ? std::to_string(row.size()) + " numbers long"
-                                                        : describe(row)));
-            for (int c = 0; c < cols; ++c)
-            {
-                Status s =
-                    number(row[static_cast<size_t>(c)],
-                           field + "[" + std::to_string(r) + "][" + std::to_string(c) + "]", &out(r, c));
-                if (!s)
-                    return s;
-            }
-        }
-        return Status::ok();
-    }
-
-    Status vector(const json& j, const std::string& field, int n, const std::string& shape, RowVec& out) const
-    {
-        if (!j.is_array() || static_cast<long long>(j.size()) != n || (n > 0 && j[0].is_array()))
-            return error(field, "should be a list of " + shape + " = " + std::to_string(n) +
-                                    " numbers, got " + describe(j));
-        out.resize(n);
-        for (int i = 0; i < n; ++i)
-        {
-            Status s = number(j[static_cast<size_t>(i)], field + "[" + std::to_string(i) + "]", &out(i));
-            if (!s)
-                return s;
-        }
-        return Status::ok();
-    }
-
-    // h matrices of rows x cols: [h][rows][cols].
-    Status heads(const json& j, const std::string& field, int h, int rows, int cols, const std::string& shape,
-                 std::vector<Mat>& out) const
-    {
-        if (!j.is_array() || static_cast<int>(j.size()) != h)
-            return error(field, "should hold h = " + std::to_string(h) + " matrices of " + shape + " = " +
-                                    dims(rows, cols) + ", got " +
-                                    (j.is_array() ? std::to_string(j.size()) : describe(j)));
-        out.resize(static_cast<size_t>(h));
-        for (int i = 0; i < h; ++i)
-        {
-            Status s = matrix(j[static_cast<size_t>(i)], field + "[" + std::to_string(i) + "]", rows, cols,
-                              shape, out[static_cast<size_t>(i)]);
-            if (!s)
-                return s;
-        }
-        return Status::ok();
-    }
-
-    // The member key of object j, or an error when it is missing.
-    Status member(const json& j, const std::string& object_field, const char* key, const json** out) const
-    {
-        const auto it = j.find(key);
-        if (it == j.end())
-            return error(object_field.empty() ? std::string("\"") + key + "\" is missing"
-                                              : "\"" + object_field + "." + key + "\" is missing");
-        *out = &*it;
-        return Status::ok();
-    }
-
-    const std::string& source() const { return source_; }
-
-private:
-    std::string source_;
-};
+using Reader = JsonReader;
 
 // Parses JSON text; big arrays that are not weights (the stages of an exported trace) are skipped while
 // parsing, so reading the weights of a large trace does not build the whole document in memory.
@@ -154,14 +32,7 @@ bool is_skipped_key(const std::string& key)
 
 Status parse_json(std::string_view text, const Reader& reader, json* out)
 {
-    if (Status parsed = parse_json_text(text, out, &is_skipped_key); !parsed)
-        return reader.error(parsed.message());
-    return Status::ok();
-}
-
-std::string layer_field(int layer, const char* name)
-{
-    return "weights.layers[" + std::to_string(layer) + "]." + name;
+    return reader.parse(text, out, &is_skipped_key);
 }
 
 Status read_attention(const Reader& reader, const json& j, const std::string& prefix, const Config& config,
@@ -171,15 +42,10 @@ Status read_attention(const Reader& reader, const json& j, const std::string& pr
         return reader.error(prefix, "must be an object with W_Q, W_K, W_V, W_O");
     const int h = config.n_heads, d_model = config.d_model;
     const int d_k = config.resolved_d_k(), d_v = config.resolved_d_v();
-    const json* field = nullptr;
-    ATTNLAB_TRY(reader.member(j, prefix, "W_Q", &field));
-    ATTNLAB_TRY(reader.heads(*field, prefix + ".W_Q", h, d_model, d_k, "d_model x d_k", out.W_Q));
-    ATTNLAB_TRY(reader.member(j, prefix, "W_K", &field));
-    ATTNLAB_TRY(reader.heads(*field, prefix + ".W_K", h, d_model, d_k, "d_model x d_k", out.W_K));
-    ATTNLAB_TRY(reader.member(j, prefix, "W_V", &field));
-    ATTNLAB_TRY(reader.heads(*field, prefix + ".W_V", h, d_model, d_v, "d_model x d_v", out.W_V));
-    ATTNLAB_TRY(reader.member(j, prefix, "W_O", &field));
-    ATTNLAB_TRY(reader.matrix(*field, prefix + ".W_O", h * d_v, d_model, "h·d_v x d_model", out.W_O));
+    ATTNLAB_TRY(reader.member_heads(j, prefix, "W_Q", h, d_model, d_k, "d_model x d_k", out.W_Q));
+    ATTNLAB_TRY(reader.member_heads(j, prefix, "W_K", h, d_model, d_k, "d_model x d_k", out.W_K));
+    ATTNLAB_TRY(reader.member_heads(j, prefix, "W_V", h, d_model, d_v, "d_model x d_v", out.W_V));
+    ATTNLAB_TRY(reader.member_matrix(j, prefix, "W_O", h * d_v, d_model, "h·d_v x d_model", out.W_O));
     return Status::ok();
 }
 
@@ -188,15 +54,10 @@ Status read_layer(const Reader& reader, const json& j, int index, const Config& 
     const std::string prefix = "weights.layers[" + std::to_string(index) + "]";
     ATTNLAB_TRY(read_attention(reader, j, prefix, config, out.attn));
     const int d_model = config.d_model, d_ff = config.resolved_d_ff();
-    const json* field = nullptr;
-    ATTNLAB_TRY(reader.member(j, prefix, "W_1", &field));
-    ATTNLAB_TRY(reader.matrix(*field, layer_field(index, "W_1"), d_model, d_ff, "d_model x d_ff", out.W_1));
-    ATTNLAB_TRY(reader.member(j, prefix, "b_1", &field));
-    ATTNLAB_TRY(reader.vector(*field, layer_field(index, "b_1"), d_ff, "d_ff", out.b_1));
-    ATTNLAB_TRY(reader.member(j, prefix, "W_2", &field));
-    ATTNLAB_TRY(reader.matrix(*field, layer_field(index, "W_2"), d_ff, d_model, "d_ff x d_model", out.W_2));
-    ATTNLAB_TRY(reader.member(j, prefix, "b_2", &field));
-    ATTNLAB_TRY(reader.vector(*field, layer_field(index, "b_2"), d_model, "d_model", out.b_2));
+    ATTNLAB_TRY(reader.member_matrix(j, prefix, "W_1", d_model, d_ff, "d_model x d_ff", out.W_1));
+    ATTNLAB_TRY(reader.member_vector(j, prefix, "b_1", d_ff, "d_ff", out.b_1));
+    ATTNLAB_TRY(reader.member_matrix(j, prefix, "W_2", d_ff, d_model, "d_ff x d_model", out.W_2));
+    ATTNLAB_TRY(reader.member_vector(j, prefix, "b_2", d_model, "d_model", out.b_2));
     const struct
     {
         const char* key;
@@ -207,8 +68,7 @@ Status read_layer(const Reader& reader, const json& j, int index, const Config& 
                  {"beta_2", &out.beta_2}};
     for (const auto& norm : norms)
     {
-        ATTNLAB_TRY(reader.member(j, prefix, norm.key, &field));
-        ATTNLAB_TRY(reader.vector(*field, layer_field(index, norm.key), d_model, "d_model", *norm.target));
+        ATTNLAB_TRY(reader.member_vector(j, prefix, norm.key, d_model, "d_model", *norm.target));
     }
     return Status::ok();
 }
@@ -217,21 +77,13 @@ Status check_header(const Reader& reader, const json& root)
 {
     if (!root.is_object())
         return reader.error("expected a JSON object with a \"weights\" object");
-    const auto format = root.find("format");
-    if (format != root.end())
+    // A bare {"weights": ...} object has no header; a file that names its format must name one of these.
+    if (root.contains("format"))
     {
-        if (!format->is_string() || (*format != kTraceFormat && *format != kWeightsFormat))
-            return reader.error("\"format\" is " + json_excerpt(*format) + ", expected \"" + kTraceFormat +
-                                "\" or \"" + kWeightsFormat + "\"");
-        const auto version = root.find("version");
-        if (version == root.end() || !version->is_number_integer())
-            return reader.error("\"version\" must be an integer");
-        const int newest = *format == kTraceFormat ? kTraceVersion : kWeightsVersion;
-        if (version->get<long long>() > newest)
-            return reader.error("version " + json_excerpt(*version) + " is newer than this program reads (" +
-                                std::to_string(newest) + "); update Attention Lab");
-        if (version->get<long long>() < 1)
-            return reader.error("\"version\" must be at least 1, got " + json_excerpt(*version));
+        ATTNLAB_TRY(reader.format(root, {kTraceFormat, kWeightsFormat}));
+        const int newest = root["format"] == kTraceFormat ? kTraceVersion : kWeightsVersion;
+        int version = 0;
+        ATTNLAB_TRY(reader.version(root, newest, &version));
     }
     return Status::ok();
 }

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 namespace attnlab::test
@@ -35,6 +36,23 @@ TEST(LessonsCommand, ABrokenLessonIsNamedAndTheOthersListed)
     EXPECT_EQ(line_count(r.err), 1);
     EXPECT_NE(r.err.find("lessons/02_bad.json, step 1: unknown stage \"softmax\""), std::string::npos)
         << r.err;
+}
+
+// A symlink loop named *.json used to abort the command (filesystem_error, exit 134): it is listed with its
+// reason, and the other lessons are listed.
+TEST(LessonsCommand, ALinkLoopIsNamedNotFatal)
+{
+    TempDir dir;
+    std::ofstream(dir / "01_ok.json") << R"({"format": "attnlab-lesson", "version": 1, "title": "Fine",
+        "session": {"text": "a b"}, "steps": [{"text": "look"}]})";
+    std::filesystem::create_symlink("b.json", dir / "a.json");
+    std::filesystem::create_symlink("a.json", dir / "b.json");
+    const CliResult r = run_cli({"lessons", "--dir", dir.path.string()});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.out, "ok  Fine  (1 steps)\n");
+    EXPECT_EQ(line_count(r.err), 2) << r.err;
+    EXPECT_NE(r.err.find("lessons/a.json: cannot read "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("lessons/b.json: cannot read "), std::string::npos) << r.err;
 }
 
 } // namespace attnlab::test

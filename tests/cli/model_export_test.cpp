@@ -204,6 +204,36 @@ TEST(ModelExport, AnUnknownTokenListsTheVocabulary)
     EXPECT_FALSE(fs::exists(dir / "t.json"));
 }
 
+// Weights scaled by 1e18 overflow float: refused as the seeded engine refuses it, with no file written (it
+// used to write null losses and exit 0).
+TEST(ModelExport, WeightsTooLargeForFloatAreRefused)
+{
+    TempDir dir;
+    TrainedModel model;
+    ASSERT_TRUE(load_model_file(train_model(dir), &model).is_ok());
+    // Every number of the weights object times 1e18.
+    train::Params& p = model.params;
+    for (auto* m : {&p.E, &p.P, &p.lnf_gamma, &p.lnf_beta, &p.W_U, &p.b_U})
+        *m *= 1e18f;
+    for (train::LayerParamsT<float>& layer : p.layers)
+        for (auto* m : {&layer.ln1_gamma, &layer.ln1_beta, &layer.W_Q, &layer.W_K, &layer.W_V, &layer.W_O,
+                        &layer.ln2_gamma, &layer.ln2_beta, &layer.W_1, &layer.b_1, &layer.W_2, &layer.b_2})
+            *m *= 1e18f;
+    ASSERT_TRUE(write_model_file(model, dir / "big.json").is_ok());
+    for (bool gradients : {false, true})
+    {
+        std::vector<std::string> args = {"export", "--model", dir / "big.json", "--text",
+                                         kText,    "-o",      dir / "t.json"};
+        if (gradients)
+            args.push_back("--gradients");
+        const CliResult r = run_cli(args);
+        EXPECT_EQ(r.exit_code, 1) << r.out;
+        EXPECT_EQ(line_count(r.err), 1) << r.err;
+        EXPECT_NE(r.err.find("produced a NaN or infinite value"), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(dir / "t.json"));
+    }
+}
+
 TEST(ModelExport, ALongVocabularyIsCutInTheMessage)
 {
     TempDir dir;

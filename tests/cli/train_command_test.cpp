@@ -210,6 +210,14 @@ TEST(TrainCommand, EveryBadOptionGivesOneLineAnExitCodeAndNoFile)
         {{"--task", "reverse", "--steps", "lots"}, 2, "--steps"},
         {{"--task", "reverse", "--frobnicate"}, 2, "frobnicate"},
         {{"--steps", "3"}, 2, "--task"},
+        // Refused as export --seed refuses them (they were clamped to 2^64 - 1).
+        {{"--task", "reverse", "--seed=-1"}, 1, "--seed: \"-1\" is not a whole number from 0 to"},
+        {{"--task", "reverse", "--seed", "18446744073709551616"},
+         1,
+         "--seed: \"18446744073709551616\" is not"},
+        {{"--task", "reverse", "--seed", "18446744073709551617"}, 1, "is not a whole number"},
+        {{"--task", "reverse", "--seed", "1e23"}, 1, "--seed: \"1e23\" is not a whole number"},
+        {{"--task", "reverse", "--seed", "3.5"}, 1, "is not a whole number"},
     };
     for (const Case& c : cases)
     {

@@ -9,6 +9,10 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace attnlab;
 
@@ -98,7 +102,8 @@ TEST(Lessons, BrokenLessonsAreRejectedWithFileStepAndField)
     };
     const std::vector<Bad> bad = {
         {"{not json", "lessons/99_test.json: not valid JSON at line 1, column 3: invalid literal"},
-        {with(kMinimal, "attnlab-lesson", "attnlab-session"), "\"format\" must be \"attnlab-lesson\""},
+        {with(kMinimal, "attnlab-lesson", "attnlab-session"),
+         "\"format\" is \"attnlab-session\", expected \"attnlab-lesson\""},
         {with(kMinimal, "\"version\": 1", "\"version\": 7"), "newer than this program reads"},
         {with(kMinimal, "[\"weights\"]", "[\"softmax\"]"), "step 1: unknown stage \"softmax\""},
         {with(kMinimal, "\"row\": 2", "\"row\": 3"), "step 1: cell (3, 1) of \"weights\" is outside its 3x3"},
@@ -144,6 +149,73 @@ TEST(Lessons, AMalformedFileIsNamedAndTheOthersStillLoad)
     EXPECT_TRUE(missing.lessons.empty());
     ASSERT_EQ(missing.errors.size(), 1u);
     EXPECT_NE(missing.errors[0].find("not found"), std::string::npos);
+}
+
+// Entries named *.json that are not regular files are listed with their name and what is wrong (a link
+// loop used to abort with filesystem_error; a FIFO, a folder, a device and a dangling link were skipped
+// silently), and the rest load.
+TEST(Lessons, UnreadableEntriesAreListedAndTheRestLoad)
+{
+    namespace fs = std::filesystem;
+    const auto dir = fs::temp_directory_path() / ("attnlab_lessons_odd_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "01_good.json") << kMinimal;
+    fs::create_symlink("03_loop_b.json", dir / "02_loop_a.json");
+    fs::create_symlink("02_loop_a.json", dir / "03_loop_b.json");
+    ASSERT_EQ(::mkfifo((dir / "04_fifo.json").c_str(), 0600), 0);
+    fs::create_directories(dir / "05_folder.json");
+    fs::create_symlink("/dev/zero", dir / "06_device.json");
+    fs::create_symlink("nowhere.json", dir / "07_dangling.json");
+    const LessonLibrary library = load_lessons(dir.string());
+    ASSERT_EQ(library.lessons.size(), 1u);
+    EXPECT_EQ(library.lessons[0].id, "good");
+    const struct
+    {
+        const char* name;
+        const char* reason;
+    } expected[] = {
+        {"lessons/02_loop_a.json: ", "symbolic links"},     {"lessons/03_loop_b.json: ", "symbolic links"},
+        {"lessons/04_fifo.json: ", "not a regular file"},   {"lessons/05_folder.json: ", "folder"},
+        {"lessons/06_device.json: ", "not a regular file"}, {"lessons/07_dangling.json: ", "No such file"},
+    };
+    ASSERT_EQ(library.errors.size(), std::size(expected));
+    for (std::size_t i = 0; i < std::size(expected); ++i)
+    {
+        EXPECT_EQ(library.errors[i].rfind(expected[i].name, 0), 0u) << library.errors[i];
+        EXPECT_NE(library.errors[i].find(expected[i].reason), std::string::npos) << library.errors[i];
+    }
+    fs::remove_all(dir);
+}
+
+// A step's weights file that is a device says so (not "is missing"); a missing one is missing.
+TEST(Lessons, AStepsWeightsFileThatIsNotAFileSaysWhy)
+{
+    namespace fs = std::filesystem;
+    const auto dir = fs::temp_directory_path() / ("attnlab_lessons_weights_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string session =
+        "\"session\": {\"text\": \"a b c\", \"config\": {\"d_model\": 8, \"heads\": 2}";
+    std::ofstream(dir / "01_zero.json") << with(kMinimal, session, session + ", \"weights\": \"/dev/zero\"");
+    std::ofstream(dir / "02_gone.json") << with(kMinimal, session, session + ", \"weights\": \"gone.json\"");
+    const LessonLibrary library = load_lessons(dir.string());
+    EXPECT_TRUE(library.lessons.empty());
+    ASSERT_EQ(library.errors.size(), 2u);
+    EXPECT_NE(library.errors[0].find("its weights file /dev/zero is not a regular file"), std::string::npos)
+        << library.errors[0];
+    EXPECT_NE(library.errors[1].find("gone.json is missing"), std::string::npos) << library.errors[1];
+    fs::remove_all(dir);
+}
+
+// A version past 2^32 is newer than this program reads, not version 1.
+TEST(Lessons, AHugeVersionIsNewerNotOne)
+{
+    Lesson lesson;
+    const Status s = parse(with(kMinimal, "\"version\": 1", "\"version\": 4294967297"), &lesson);
+    ASSERT_FALSE(s.is_ok());
+    EXPECT_NE(s.message().find("version 4294967297 is newer than this program reads"), std::string::npos)
+        << s.message();
 }
 
 // The lessons make claims about numbers; the engine must back them.

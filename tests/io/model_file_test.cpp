@@ -309,19 +309,30 @@ TEST(ModelFile, WrongTypesAndValuesAreRefusedByName)
         {"/config/d_model", "8", "\"config.d_model\" must be an integer"},
         {"/config/norm", "middle", "\"config.norm\" must be \"pre\" or \"post\""},
         {"/config/positions", 1, "\"config.positions\" must be \"learned\" or \"sinusoidal\""},
-        {"/config/seed", -1, "\"config.seed\" must be an integer from 0"},
+        {"/config/seed", -1, "\"config.seed\" must be a non-negative integer"},
         {"/config/attention_only", "no", "\"config.attention_only\" must be true or false"},
         {"/task", "juggling", "\"task\""},
         {"/vocabulary/2", 7, "\"vocabulary[2]\" must be a string"},
         {"/vocabulary/2", "a b", "\"vocabulary[2]\" must be a token without spaces"},
         {"/training/lr", "fast", "\"training.lr\" must be a number"},
-        {"/training/batch_size", 0, "\"training.batch_size\" must be between 1 and 4096"},
-        {"/step", -2, "\"step\" must be between 0"},
+        {"/training/batch_size", 0, "\"training.batch_size\" must be an integer between 1 and 4096"},
+        {"/step", -2, "\"step\" must be a non-negative integer"},
         {"/weights/W_U/0/0", nullptr, "\"weights.W_U[0][0]\" must be a number, got null"},
         {"/weights/b_U/0", 1e300, "\"weights.b_U[0]\" is out of the float range"},
         {"/weights/layers/0/W_Q/0/0/0", "x", "\"weights.layers[0].W_Q[0][0][0]\" must be a number"},
         {"/format", "attnlab-session", "is not an attnlab model"},
         {"/version", "1", "\"version\" must be a positive integer"},
+        // Out of range: the member, its real limits and what was found (not "between -2147483648 and
+        // 2147483647", not "a multiple of the number of heads (0)", not "must be a number, got a number").
+        {"/config/d_ff", 1LL << 40,
+         "\"config.d_ff\" must be an integer between 0 and 16384 (0: 4 d_model), got 1099511627776"},
+        {"/config/heads", 0, "\"config.heads\" must be an integer between 1 and 4096"},
+        {"/config/vocab_size", 1, "\"config.vocab_size\" must be an integer between 2 and 65536, got 1"},
+        {"/config/layers", 25, "\"config.layers\" must be an integer between 1 and 24, got 25"},
+        {"/weights/W_U/0/0", true, "\"weights.W_U[0][0]\" must be a number, got true"},
+        {"/history/0/loss", "x", "\"history[0].loss\" must be a number or null, got \"x\""},
+        {"/step", 1LL << 40, "\"step\" must be a non-negative integer no larger than 2147483647"},
+        {"/version", 4294967297LL, "version 4294967297 is newer than this program reads (1)"},
     };
     for (const Case& c : cases)
     {

@@ -341,4 +341,25 @@ TEST(Messages, NumbersKeepTheirMagnitude)
 }
 
 } // namespace
+// A very long path is cut in its middle: the message keeps its start, its end and the reason after it.
+TEST(Messages, ALongPathIsCutAndTheReasonKept)
+{
+    std::string path = "/nonexistent/";
+    for (int i = 0; i < 500; ++i)
+        path += "folder_é/";
+    path += "weights.json";
+    ASSERT_GT(path.size(), 5000u);
+    std::string text;
+    const Status s = read_file(path, &text, kMaxWeightsFileBytes, "weights file");
+    ASSERT_FALSE(s.is_ok());
+    EXPECT_LT(s.message().size(), 400u) << s.message();
+    EXPECT_EQ(s.message().rfind("cannot read /nonexistent/folder_é/", 0), 0u) << s.message();
+    EXPECT_NE(s.message().find("bytes of the path left out"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("/weights.json: "), std::string::npos) << s.message();
+    EXPECT_EQ(s.message().find("more bytes)"), std::string::npos) << "the reason is not cut away";
+    Session session;
+    const Status loaded = load_session_file(path, &session);
+    EXPECT_NE(loaded.message().find("/weights.json: "), std::string::npos) << loaded.message();
+}
+
 } // namespace attnlab
