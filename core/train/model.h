@@ -1,9 +1,8 @@
 // A small decoder-only transformer language model for training: its config and its named parameter tensors.
 #pragma once
 
+#include "core/matrix.h"
 #include "core/status.h"
-
-#include <Eigen/Core>
 
 #include <cstdint>
 #include <string>
