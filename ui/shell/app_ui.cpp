@@ -19,7 +19,8 @@
 
 #include <algorithm>
 #include <ctime>
-#include <iterator>
+#include <string>
+#include <vector>
 
 #include <sys/stat.h>
 
@@ -31,50 +32,58 @@ namespace attnlab
 namespace
 {
 
-const ShortcutInfo kShortcuts[] = {
-    {"Ctrl+O", "Open a session file"},
-    {"Ctrl+S", "Save the session (asks for a path the first time)"},
-    {"Ctrl+E", "Export the last hovered heatmap (PNG or CSV)"},
-    {"→  /  Space  /  Page Down", "Next step of the lesson (when no text field has focus; a clicker works)"},
-    {"←  /  Page Up", "Previous step of the lesson"},
-    {"F5", "Presenter mode: one large view and the step's text as a caption (Esc or F5 leaves)"},
-    {"[  /  ]", "Previous / next head"},
-    {"Ctrl+=  /  Ctrl+-  /  Ctrl+0",
-     "Larger / smaller / default text (in presenter mode: the presenter's own size, kept apart)"},
-    {"T", "In presenter mode: light or dark presenter theme (bright or dark lecture hall)"},
-    {"F11", "Fullscreen"},
-    {"Alt+1 … Alt+8",
-     "Show / hide a panel (Input, Model, Pipeline, Heads, Inspector, Comparisons, Lesson, Training)"},
-    {"Click a cell", "Pin it in the Inspector (click again to unpin)"},
-    {"Esc", "Unpin the pinned cell and the pinned query token"},
-    {"Click a token (Heads panel)", "Pin it as the query in every head (click again to unpin)"},
-    {"↑  /  ↓  (Heads panel)", "Move the pinned query to the previous / next token"},
-    {"V  (Heads panel)", "Next view: the layer's heads, all layers x heads, cross-attention"},
-    {"Right click a heatmap", "Export it as PNG or CSV"},
-    {"Ctrl+Q", "Quit"},
-};
+// "Alt+1 … Alt+8" and "Show / hide a panel (Input, Model, …)": the panels' row of Help, in Alt digit order.
+ShortcutInfo panel_keys_row()
+{
+    std::vector<const PanelFacts*> by_digit;
+    for (const PanelFacts& p : kPanelTable)
+        by_digit.push_back(&p);
+    std::sort(by_digit.begin(), by_digit.end(),
+              [](const PanelFacts* a, const PanelFacts* b) { return a->alt_digit < b->alt_digit; });
+    ShortcutInfo row;
+    row.keys =
+        std::string(panel_shortcut(by_digit.front()->id)) + " … " + panel_shortcut(by_digit.back()->id);
+    row.action = "Show / hide a panel (";
+    for (const PanelFacts* p : by_digit)
+        row.action += std::string(p == by_digit.front() ? "" : ", ") + p->title;
+    row.action += ")";
+    return row;
+}
+
+std::vector<ShortcutInfo> make_shortcut_table()
+{
+    return {
+        {"Ctrl+O", "Open a session file"},
+        {"Ctrl+S", "Save the session (asks for a path the first time)"},
+        {"Ctrl+E", "Export the last hovered heatmap (PNG or CSV)"},
+        {"Ctrl+T", "Show the trained model or the session in the main panels (once a model is trained)"},
+        {"→  /  Space  /  Page Down",
+         "Next step of the lesson (when no text field has focus; a clicker works)"},
+        {"←  /  Page Up", "Previous step of the lesson"},
+        {"F5", "Presenter mode: one large view and the step's text as a caption (Esc or F5 leaves)"},
+        {"[  /  ]", "Previous / next head"},
+        {"Ctrl+=  /  Ctrl+-  /  Ctrl+0",
+         "Larger / smaller / default text (in presenter mode: the presenter's own size, kept apart)"},
+        {"T", "In presenter mode: light or dark presenter theme (bright or dark lecture hall)"},
+        {"F11", "Fullscreen"},
+        panel_keys_row(),
+        {"Click a cell", "Pin it in the Inspector (click again to unpin)"},
+        {"Esc", "Unpin the pinned cell and the pinned query token"},
+        {"Click a token (Heads panel)", "Pin it as the query in every head (click again to unpin)"},
+        {"↑  /  ↓  (Heads panel)", "Move the pinned query to the previous / next token"},
+        {"V  (Heads panel)", "Next view: the layer's heads, all layers x heads, cross-attention"},
+        {"Right click a heatmap", "Export it as PNG or CSV"},
+        {"Ctrl+Q", "Quit"},
+    };
+}
 
 } // namespace
 
 const ShortcutInfo* shortcut_table(int* count)
 {
-    *count = static_cast<int>(std::size(kShortcuts));
-    return kShortcuts;
-}
-
-const std::array<PanelInfo, kPanelCount>& panel_table()
-{
-    static const std::array<PanelInfo, kPanelCount> table = {{
-        {PanelId::Input, "Input", "Alt+1", draw_input_panel},
-        {PanelId::Model, "Model", "Alt+2", draw_model_panel},
-        {PanelId::Pipeline, "Pipeline", "Alt+3", draw_pipeline_panel},
-        {PanelId::Heads, "Heads", "Alt+4", draw_heads_panel},
-        {PanelId::Inspector, "Inspector", "Alt+5", draw_inspector_panel},
-        {PanelId::Comparisons, "Comparisons", "Alt+6", draw_comparisons_panel},
-        {PanelId::Lesson, "Lesson", "Alt+7", draw_lesson_panel},
-        {PanelId::Training, "Training", "Alt+8", draw_training_panel},
-    }};
-    return table;
+    static const std::vector<ShortcutInfo> table = make_shortcut_table();
+    *count = static_cast<int>(table.size());
+    return table.data();
 }
 
 namespace
@@ -222,10 +231,12 @@ void handle_shortcuts(AppState& state)
             step_text_size(state, 0);
     }
     if (io.KeyAlt && !io.KeyCtrl)
-        for (int p = 0; p < kPanelCount; ++p)
-            if (key_pressed(keys::Digit1 + p))
-                state.prefs.open[static_cast<std::size_t>(p)] =
-                    !state.prefs.open[static_cast<std::size_t>(p)];
+        for (const PanelFacts& p : kPanelTable)
+            if (key_pressed(keys::Digit0 + p.alt_digit))
+            {
+                bool& open = state.prefs.open[static_cast<std::size_t>(p.id)];
+                open = !open;
+            }
     if (key_pressed(keys::F11))
         state.request_fullscreen_toggle = true;
     if (key_pressed(keys::F5) && !popup)
@@ -420,8 +431,8 @@ void main_menu(AppState& state)
     }
     if (ImGui::BeginMenu("View"))
     {
-        for (const PanelInfo& p : panel_table())
-            ImGui::MenuItem(p.name, p.shortcut, &state.prefs.open[static_cast<std::size_t>(p.id)]);
+        for (const PanelFacts& p : kPanelTable)
+            ImGui::MenuItem(p.title, panel_shortcut(p.id), &state.prefs.open[static_cast<std::size_t>(p.id)]);
         ImGui::Separator();
         ImGui::MenuItem("Dark theme", nullptr, &state.prefs.dark_theme);
         ImGui::MenuItem("Numbers in cells", nullptr, &state.prefs.numbers_in_cells);
@@ -622,9 +633,9 @@ void help_windows(AppState& state)
                 {
                     ImGui::TableNextRow();
                     ImGui::TableNextColumn();
-                    ImGui::TextUnformatted(table[i].keys);
+                    ImGui::TextUnformatted(table[i].keys.c_str());
                     ImGui::TableNextColumn();
-                    ImGui::TextUnformatted(table[i].action);
+                    ImGui::TextUnformatted(table[i].action.c_str());
                 }
                 ImGui::EndTable();
             }
@@ -698,8 +709,8 @@ void status_bar(AppState& state, float y, float height)
             // While the trained model shows, the session's panels show its settings, not this message.
             const PanelId home = status_error_panel(state);
             stale = state.prefs.open[static_cast<std::size_t>(home)] && !state.showing_trained()
-                        ? std::string("showing the last valid result: the ") +
-                              panel_table()[static_cast<std::size_t>(home)].name + " panel says why"
+                        ? std::string("showing the last valid result: the ") + panel_facts(home).title +
+                              " panel says why"
                         : "showing the last valid result: " + state.status.message();
         }
         const std::string& text = !stale.empty()           ? stale
@@ -838,7 +849,7 @@ void draw_frame(AppState& state)
     const LayoutRect area = work_area(io.DisplaySize.x, io.DisplaySize.y, menu_h, status_h);
     const std::array<LayoutRect, kPanelCount> defaults =
         default_layout(state.prefs.open, lesson_view_panel(state));
-    for (const PanelInfo& p : panel_table())
+    for (const PanelFacts& p : kPanelTable)
     {
         const auto index = static_cast<std::size_t>(p.id);
         bool& open = state.prefs.open[index];
@@ -850,21 +861,21 @@ void draw_frame(AppState& state)
         }
         place_next_panel(state, p.id, place_in_area(panel_fraction(state.prefs, defaults, p.id), area));
         const ImGuiWindowFlags flags = overlaps_other_panel(state, index) ? 0 : ImGuiWindowFlags_NoBackground;
-        if (ImGui::Begin(p.name, &open, flags))
-            p.draw(state);
+        if (ImGui::Begin(p.title, &open, flags))
+            draw_panel(state, p.id);
         note_panel_place(state, p.id, area);
         const ImVec2 pos = ImGui::GetWindowPos();
         const ImVec2 size = ImGui::GetWindowSize();
         state.panel_rects[index] = {pos.x, pos.y, size.x, size.y};
         ImGui::End();
     }
-    if (state.lesson.focus_panel >= 0 && lesson_active(state))
+    if (state.lesson.focus_panel != PanelId::Count && lesson_active(state))
     {
         // The lesson's text first, then the step's view on top of everything else.
-        ImGui::SetWindowFocus(panel_table()[static_cast<std::size_t>(PanelId::Lesson)].name);
-        ImGui::SetWindowFocus(panel_table()[static_cast<std::size_t>(state.lesson.focus_panel)].name);
+        ImGui::SetWindowFocus(panel_facts(PanelId::Lesson).title);
+        ImGui::SetWindowFocus(panel_facts(state.lesson.focus_panel).title);
     }
-    state.lesson.focus_panel = -1;
+    state.lesson.focus_panel = PanelId::Count;
     help_windows(state);
     file_popup(state);
     unsaved_popup(state);
