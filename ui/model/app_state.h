@@ -413,7 +413,7 @@ struct AppState
     bool request_fullscreen_toggle = false;
     bool request_font_rebuild = false;
     // Non-empty: write a picture of the window to this PNG, on a frame without the file dialog or any other
-    // popup (ui/app_ui.h, begin_window_capture).
+    // popup (ui/shell/app_ui.h, begin_window_capture).
     std::string request_window_png;
     int window_png_clean_frames = 0;   // frames in a row drawn without any popup since the request
     bool window_png_capturing = false; // the frame being drawn is the one captured (the mouse is off)

@@ -1,5 +1,5 @@
-// The whole frame of the app: menu bar, keyboard shortcuts, panels at their default places, popups and the
-// status bar. ImGui only (the window owns GLFW and GL).
+// The whole frame of the app (ui/shell/frame.cpp): menu bar, keyboard shortcuts, panels at their default
+// places, popups and the status bar. ImGui only (the window owns GLFW and GL).
 #pragma once
 
 #include "ui/model/app_state.h"
@@ -37,7 +37,7 @@ bool begin_window_capture(AppState& state);
 void end_window_capture(AppState& state, const Status& written);
 
 // The shortcut list shown in Help (and in the README): pairs of keys and what they do. The panels' row is
-// made from the panel table (ui/model/panel_table.h).
+// made from the panel table (ui/model/panel_table.h). Implemented in ui/shell/shortcuts.cpp.
 struct ShortcutInfo
 {
     std::string keys;
