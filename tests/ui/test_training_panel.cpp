@@ -323,10 +323,10 @@ TEST(TrainingPanel, OpenTrainingOpensThePanelTrained)
 
 TEST(TrainingPanel, PanelTableHasTrainingWithAShortcut)
 {
-    const PanelInfo& p = panel_table()[static_cast<std::size_t>(PanelId::Training)];
+    const PanelFacts& p = panel_facts(PanelId::Training);
     EXPECT_EQ(p.id, PanelId::Training);
-    EXPECT_STREQ(p.name, "Training");
-    EXPECT_STREQ(p.shortcut, "Alt+8");
+    EXPECT_STREQ(p.title, "Training");
+    EXPECT_STREQ(panel_shortcut(p.id), "Alt+8");
 }
 
 // [SECTION] Model files and curves from the window

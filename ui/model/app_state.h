@@ -7,6 +7,7 @@
 #include "core/io/lesson_file.h"
 #include "core/session.h"
 #include "core/trace.h"
+#include "ui/model/panel_table.h"
 #include "ui/model/text_wrap.h"
 #include "ui/model/training/training_probe.h"
 #include "ui/model/training/training_run.h"
@@ -22,22 +23,6 @@
 
 namespace attnlab
 {
-
-// [SECTION] Panels
-
-enum class PanelId
-{
-    Input,
-    Model,
-    Pipeline,
-    Heads,
-    Inspector,
-    Comparisons,
-    Lesson,
-    Training,
-    Count
-};
-inline constexpr int kPanelCount = static_cast<int>(PanelId::Count);
 
 // [SECTION] Which matrix a heatmap shows
 
@@ -138,8 +123,8 @@ struct ViewPrefs
     float font_size = kDefaultFontSize; // pixels at content scale 1
     bool numbers_in_cells = true;
     bool stretch_weights = false; // attention weights coloured on [0, largest weight] instead of [0, 1]
-    std::array<bool, kPanelCount> open = {true, true, true, true, true, false, false, false};
-    std::array<PanelPlace, kPanelCount> places{}; // View > Reset layout forgets them
+    std::array<bool, kPanelCount> open = default_open_panels(); // ui/model/panel_table.h
+    std::array<PanelPlace, kPanelCount> places{};               // View > Reset layout forgets them
     // Presenter mode: its text and maps grow with the window's height times this (Ctrl+= / Ctrl+- there),
     // apart from font_size; and its theme (black, or white for bright lecture halls).
     float presenter_scale = 1.0f;
@@ -232,7 +217,7 @@ struct LessonState
     // Frames left in which the pipeline scrolls its first highlighted stage to the top: a few, because a
     // window's layout settles over its first frames.
     int scroll_request = 0;
-    int focus_panel = -1; // a PanelId to bring to the front on the next frame; -1: none
+    PanelId focus_panel = PanelId::Count; // the panel to bring to the front on the next frame; Count: none
     // Frames left in which the Model panel scrolls the step's setting into view (as scroll_request).
     int setting_scroll_request = 0;
     float pipeline_height = 0.0f; // the Pipeline's visible height last frame: a change scrolls again
@@ -428,7 +413,7 @@ struct AppState
     bool request_fullscreen_toggle = false;
     bool request_font_rebuild = false;
     // Non-empty: write a picture of the window to this PNG, on a frame without the file dialog or any other
-    // popup (ui/app_ui.h, begin_window_capture).
+    // popup (ui/shell/app_ui.h, begin_window_capture).
     std::string request_window_png;
     int window_png_clean_frames = 0;   // frames in a row drawn without any popup since the request
     bool window_png_capturing = false; // the frame being drawn is the one captured (the mouse is off)
