@@ -3,6 +3,7 @@
 
 #include "adamw.h"
 #include "batch.h"
+#include "metrics.h"
 #include "model.h"
 
 #include "core/status.h"
@@ -45,17 +46,39 @@ struct Preset
     TrainSettings train;
 };
 
-// One row per task: its key for the command line ("reverse"), a title and a sentence for the UI.
+// The preset a task's row gives: the model's shape and the run's length. Every task trains pre-LN with
+// learned positions, AdamW with β1 = 0.9 and gradients clipped at 1.
+struct TaskPreset
+{
+    int n_layers = 2, n_heads = 2, d_model = 32;
+    bool attention_only = false;
+    int batch_size = 64, steps = 1000;
+    float lr = 1e-3f;
+    float beta2 = 0.95f, weight_decay = 0.1f;
+    float embedding_std = 0.02f; // E and P start as N(0, std²)
+};
+
+// One row per task, every fact about it but its generator (Task::generate): adding a task is its row here,
+// its TaskKind and its case in the generator. The command line (--task, attnlab tasks), lesson files, model
+// files and the Training panel all read this table.
 struct TaskInfo
 {
     TaskKind kind;
-    const char* key;
-    const char* title;
-    const char* description;
+    const char* key;         // the command line's and the files' name: "reverse"
+    const char* title;       // the UI's: "Reverse"
+    const char* description; // one sentence for the UI and attnlab tasks
+    const char* vocabulary;  // the tokens, separated by single spaces; a token's id is its place
+    int T;                   // the length of every input sequence
+    bool causal;             // false: every position sees every other
+    TaskPreset preset;
+    HeadScoreKind score;         // the head score that tells its heads apart (the curve shown first)
+    HeadScoreKind map_scores[2]; // the two scores above each head's map
 };
 const TaskInfo& task_info(TaskKind kind);
 // Parses a task key; an unknown name gives an error listing the valid ones.
 Status parse_task(std::string_view key, TaskKind* out);
+// "copy, reverse, sort, ...": every task key in the table's order (help texts, messages).
+std::string task_keys();
 
 // Where the two nouns of an Agreement sentence (its token ids) are: the subject (the first noun, whose number
 // the verb takes) and the distractor (the second, nearer the verb, which the verb ignores); -1 if missing.
