@@ -229,7 +229,7 @@ struct LessonState
 // The Training panel: its fields and the snapshot it draws (the run itself is AppState::training_run).
 struct TrainingPanelState
 {
-    TrainingConfig edit;    // the panel's fields; Play, Step or Reset builds the run from them when changed
+    train::RunSpec edit;    // the panel's fields; Play, Step or Reset builds the run from them when changed
     TrainingSnapshot view;  // the latest snapshot copied from the run (TrainingRun::poll)
     std::string error;      // the last configure's message ("" : fine)
     std::string notice;     // what Play did beyond the obvious (it raised the target) ("" : nothing)
@@ -250,13 +250,13 @@ struct TrainingPanelState
 
     int map_kind = 0; // 0: A_h; 1: A_h beside ∂L/∂A_h; 2: logits, probabilities and loss; 3: every stage
     int stage_layer = 0, stage_head = 0; // the layer and head "every stage" shows
-    int score_kind = 0; // the head-score curve: 0 previous-token, 1 induction, 2 diagonal, 3 anti-diagonal
+    int score_kind = 0; // the head-score curve: a train::HeadScoreKind (core/train/metrics.h)
     float pace = 0.0f;  // at most this many steps a second (0: full speed)
     bool stop_at_accuracy = false;
     float stop_accuracy = 0.99f;
     int step_count = 100;     // Step N's N
     std::string lesson_key;   // the lesson runs the panel holds ("" : the user's own run)
-    TrainingConfig error_for; // the fields `error` is about (the message goes when they change)
+    train::RunSpec error_for; // the fields `error` is about (the message goes when they change)
     // The user's own run, kept while a lesson trains its runs in the panel, and opened again when the lesson
     // is left (its model at its step; the curves of earlier runs are not kept).
     bool user_run_kept = false;
@@ -266,7 +266,7 @@ struct TrainingPanelState
     // does not.
     // A lesson's runs still to train on the worker, one after the other (the compared runs first, then the
     // step's own, which the panel keeps); empty: none waiting.
-    std::vector<TrainingConfig> lesson_queue;
+    std::vector<train::RunSpec> lesson_queue;
     std::shared_ptr<const train::Params> replay_expect;
     int replay_target = 0;
     TrainedModel replay_model;

@@ -39,24 +39,45 @@ namespace
 
 // [SECTION] Controls: task, model, Play / Pause, Step, Reset, pace, stop conditions, progress
 
+// An integer field of the run spec, kept within its limits (core/train/run_spec.h); h's and d_model's also
+// within each other's.
+void clamp_field(int* value, train::RunField field, int max = 1 << 30)
+{
+    const train::RunFieldInfo& f = train::run_field(field);
+    *value = std::clamp(*value, static_cast<int>(f.min), std::min(max, static_cast<int>(f.max)));
+}
+
+// A field's tooltip with its limits: "... (1 to 24)."
+void field_tooltip(train::RunField field, const char* text)
+{
+    const train::RunFieldInfo& f = train::run_field(field);
+    char line[256];
+    std::snprintf(line, sizeof line, "%s (%g to %g).", text, f.min, f.max);
+    item_tooltip(line);
+}
+
 void model_fields(TrainingPanelState& ts)
 {
+    using train::RunField;
+    const auto label = [](RunField f) { return train::run_field(f).label; };
     const float w = ImGui::GetFontSize() * 7.0f;
     ImGui::SetNextItemWidth(w);
-    ImGui::InputInt("layers", &ts.edit.n_layers);
-    item_tooltip("N: transformer layers stacked (1 to 8). Induction needs 2: one layer cannot do it.");
+    ImGui::InputInt(label(RunField::Layers), &ts.edit.n_layers);
+    field_tooltip(RunField::Layers,
+                  "N: transformer layers stacked. Induction needs 2: one layer cannot do it");
     ImGui::SetNextItemWidth(w);
     int h = ts.edit.n_heads;
-    if (ImGui::InputInt("h (heads)", &h))
+    if (ImGui::InputInt(label(RunField::Heads), &h))
     {
         // The - and + buttons step through the h that divide d_model; a typed h is kept as typed.
         const int d = h - ts.edit.n_heads;
         ts.edit.n_heads = d == 1 || d == -1 ? next_head_count(ts.edit.d_model, ts.edit.n_heads, d) : h;
     }
-    item_tooltip("Heads per layer; d_k = d_model / h, so h steps through the divisors of d_model.");
+    field_tooltip(RunField::Heads,
+                  "Heads per layer; d_k = d_model / h, so h steps through the divisors of d_model");
     ImGui::SetNextItemWidth(w);
-    ImGui::InputInt("d_model", &ts.edit.d_model, 8, 32);
-    item_tooltip("The width of every token's vector (4 to 512).");
+    ImGui::InputInt(label(RunField::DModel), &ts.edit.d_model, 8, 32);
+    field_tooltip(RunField::DModel, "The width of every token's vector");
     ImGui::Checkbox("attention-only (no FFN)", &ts.edit.attention_only);
     item_tooltip("Leave out the feed-forward sub-layers: only attention moves information (the induction "
                  "preset's choice, as in Olsson et al.).");
@@ -65,18 +86,18 @@ void model_fields(TrainingPanelState& ts)
         ts.edit.norm = post ? train::NormPlacement::Post : train::NormPlacement::Pre;
     item_tooltip("Off: pre-LN, A = X + MHA(LN1(X)) (GPT-2, trains more steadily). On: A = LN1(X + MHA(X)).");
     ImGui::SetNextItemWidth(w);
-    ImGui::InputFloat("learning rate", &ts.edit.lr, 0.0f, 0.0f, "%.1e");
+    ImGui::InputFloat(label(RunField::LearningRate), &ts.edit.lr, 0.0f, 0.0f, "%.1e");
     item_tooltip("AdamW's step size after warm-up. 1e-3 suits most tasks here; 1e-2 and up often diverges.");
     ImGui::SetNextItemWidth(w);
-    ImGui::InputInt("batch", &ts.edit.batch_size, 8, 32);
-    item_tooltip("Sequences per training step (1 to 1024).");
+    ImGui::InputInt(label(RunField::Batch), &ts.edit.batch_size, 8, 32);
+    field_tooltip(RunField::Batch, "Sequences per training step");
     ImGui::SetNextItemWidth(w);
     ImGui::InputScalar("seed", ImGuiDataType_U64, &ts.edit.seed);
     item_tooltip("Seeds the initial weights and the training batches: the same seed gives the same run.");
-    ts.edit.n_layers = std::clamp(ts.edit.n_layers, 1, 8);
-    ts.edit.d_model = std::clamp(ts.edit.d_model, 4, 512);
-    ts.edit.n_heads = std::clamp(ts.edit.n_heads, 1, std::min(16, ts.edit.d_model));
-    ts.edit.batch_size = std::clamp(ts.edit.batch_size, 1, 1024);
+    clamp_field(&ts.edit.n_layers, RunField::Layers);
+    clamp_field(&ts.edit.d_model, RunField::DModel);
+    clamp_field(&ts.edit.n_heads, RunField::Heads, ts.edit.d_model);
+    clamp_field(&ts.edit.batch_size, RunField::Batch);
 }
 
 // ImGui's progress bar draws its text in the theme's text colour wherever it falls: once the bar is full that
@@ -117,7 +138,7 @@ void draw_task(AppState& state)
             const auto kind = static_cast<train::TaskKind>(k);
             if (ImGui::Selectable(train::task_info(kind).title, kind == ts.edit.task) && kind != ts.edit.task)
             {
-                ts.edit = TrainingConfig::from_preset(kind);
+                ts.edit = train::RunSpec(kind);
                 apply_training_fields(state);
             }
         }
@@ -125,10 +146,10 @@ void draw_task(AppState& state)
     }
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled("%s", info.description);
-    const TrainingConfig preset = TrainingConfig::from_preset(ts.edit.task);
+    const train::RunSpec preset(ts.edit.task);
     ImGui::TextDisabled("preset: %d layer%s, h = %d, d_model = %d%s, %d steps", preset.n_layers,
                         preset.n_layers == 1 ? "" : "s", preset.n_heads, preset.d_model,
-                        preset.attention_only ? ", attention-only" : ", with FFN", preset.target_steps);
+                        preset.attention_only ? ", attention-only" : ", with FFN", preset.steps);
     ImGui::PopTextWrapPos();
 
     if (ImGui::TreeNodeEx("Model and training", ImGuiTreeNodeFlags_DefaultOpen))
@@ -137,7 +158,7 @@ void draw_task(AppState& state)
         if (ImGui::Button("Preset"))
         {
             const std::uint64_t seed = ts.edit.seed;
-            ts.edit = TrainingConfig::from_preset(ts.edit.task);
+            ts.edit = train::RunSpec(ts.edit.task);
             ts.edit.seed = seed;
         }
         item_tooltip("Put the task's preset shape and settings back in the fields (the seed stays).");
@@ -202,10 +223,10 @@ void draw_run_limits(AppState& state)
     if (ImGui::InputInt("steps per Step N", &ts.step_count, 10, 100))
         ts.step_count = std::clamp(ts.step_count, 1, 100000);
     ImGui::SetNextItemWidth(w);
-    if (ImGui::InputInt("target steps", &ts.edit.target_steps, 100, 1000))
+    if (ImGui::InputInt(train::run_field(train::RunField::Steps).label, &ts.edit.steps, 100, 1000))
     {
-        ts.edit.target_steps = std::clamp(ts.edit.target_steps, 1, 1000000);
-        run.set_target_steps(ts.edit.target_steps);
+        clamp_field(&ts.edit.steps, train::RunField::Steps);
+        run.set_target_steps(ts.edit.steps);
         ts.notice.clear();
     }
     item_tooltip("Play stops here.");
@@ -236,7 +257,7 @@ void draw_progress(AppState& state)
     TrainingPanelState& ts = state.training;
     const TrainingRun& run = state.training_run;
     const TrainingSnapshot& v = ts.view;
-    const int target = std::max(1, ts.edit.target_steps);
+    const int target = std::max(1, ts.edit.steps);
     char overlay[128];
     // Screenshots leave the rate out: it is the machine's, and the picture should not change from run to run.
     if (state.mouse_ignored || v.steps_per_s <= 0.0)
@@ -446,7 +467,7 @@ void draw_training_panel(AppState& state)
     TrainingPanelState& ts = state.training;
     if (!state.training_run.configured() && ts.error.empty())
     {
-        ts.edit = TrainingConfig::from_preset(ts.edit.task);
+        ts.edit = train::RunSpec(ts.edit.task);
         apply_training_fields(state);
     }
     state.training_run.poll(ts.view);

@@ -107,7 +107,7 @@ void draw_training_curves(AppState& state, int cursor)
     TrainingPanelState& ts = state.training;
     const TrainingSnapshot& v = ts.view;
     const float fs = ImGui::GetFontSize();
-    const TrainingCurves c = training_curves(v, ts.edit.target_steps, ts.score_kind);
+    const TrainingCurves c = training_curves(v, ts.edit.steps, ts.score_kind);
     const float w = ImGui::GetContentRegionAvail().x;
     const float plot_w = (w - fs) / 3.0f;
     const float plot_h = fs * 8.0f;
@@ -129,7 +129,12 @@ void draw_training_curves(AppState& state, int cursor)
     if (const int k = draw_plot(state, c.heads, c, cursor, ImVec2(plot_w, plot_h - fs * 1.6f)); k >= 0)
         clicked = k;
     ImGui::SetNextItemWidth(plot_w * 0.6f);
-    ImGui::Combo("##score", &ts.score_kind, "previous-token\0induction\0diagonal\0anti-diagonal\0");
+    const auto score_key = [](void*, int i, const char** out)
+    {
+        *out = train::head_score_info(train::head_score_kind(i)).key;
+        return true;
+    };
+    ImGui::Combo("##score", &ts.score_kind, score_key, nullptr, train::kHeadScoreCount);
     item_tooltip(
         "Per head, on the held-out set: previous-token = mean weight on key i − 1; induction = weight "
         "on keys whose previous token equals the query's token (Olsson et al.); diagonal = on key i; "

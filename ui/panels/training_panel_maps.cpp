@@ -19,17 +19,6 @@ namespace attnlab
 namespace
 {
 
-// The score that tells this task's heads apart, for the map titles.
-void head_score_text(train::TaskKind task, const train::HeadScores& s, char* out, std::size_t n)
-{
-    if (task == train::TaskKind::Reverse)
-        std::snprintf(out, n, "anti-diag %.2f  prev %.2f", s.anti_diagonal, s.previous_token);
-    else if (task == train::TaskKind::Copy)
-        std::snprintf(out, n, "diag %.2f  prev %.2f", s.diagonal, s.previous_token);
-    else
-        std::snprintf(out, n, "prev %.2f  ind %.2f", s.previous_token, s.induction);
-}
-
 void draw_attention(AppState& state, bool with_gradient)
 {
     TrainingPanelState& ts = state.training;
@@ -57,15 +46,15 @@ void draw_attention(AppState& state, bool with_gradient)
             ImGui::PushStyleColor(ImGuiCol_Text, head_text_color(j));
             ImGui::Text("layer %d, head %d", l + 1, j + 1);
             ImGui::PopStyleColor();
-            char scores[96] = "";
-            if (k < static_cast<int>(pr.scores().size()))
-                head_score_text(ts.view.config.task, pr.scores()[static_cast<std::size_t>(k)], scores,
-                                sizeof scores);
+            const std::string scores =
+                k < static_cast<int>(pr.scores().size())
+                    ? map_scores_text(ts.view.config.task, pr.scores()[static_cast<std::size_t>(k)])
+                    : std::string();
             char line[128];
-            std::snprintf(line, sizeof line, "%s%s", with_gradient ? "A_h | ∂L/∂A_h   " : "", scores);
+            std::snprintf(line, sizeof line, "%s%s", with_gradient ? "A_h | ∂L/∂A_h   " : "", scores.c_str());
             // Only what fits above the map (at 1280x720 the full line would run into the next head).
             if (ImGui::CalcTextSize(line).x > side * static_cast<float>(per_head))
-                std::snprintf(line, sizeof line, "%s", scores);
+                std::snprintf(line, sizeof line, "%s", scores.c_str());
             if (ImGui::CalcTextSize(line).x <= side * static_cast<float>(per_head))
                 ImGui::TextDisabled("%s", line);
             else

@@ -176,7 +176,7 @@ void training_maps(AppState& state, SlideContent& content)
     if (pr.empty())
         return;
     content.curves = &v;
-    content.target_steps = ts.edit.target_steps;
+    content.target_steps = ts.edit.steps;
     content.score_kind = ts.score_kind;
     content.cursor_step = f->step;
     content.curves_note = "the maps: weights at step " + std::to_string(f->step) +
@@ -215,10 +215,11 @@ void training_maps(AppState& state, SlideContent& content)
             std::snprintf(title, sizeof title, "A_%d · layer %d", j + 1, l + 1);
             if (k < static_cast<int>(pr.scores().size()))
             {
-                const std::string name = head_score_name(ts.score_kind);
+                const train::HeadScoreKind score = train::head_score_kind(ts.score_kind);
+                const std::string name = train::head_score_info(score).name;
                 std::snprintf(title + std::strlen(title), sizeof title - std::strlen(title), " · %s %.2f",
                               name.substr(0, name.find(' ')).c_str(),
-                              head_score(pr.scores()[static_cast<std::size_t>(k)], ts.score_kind));
+                              train::head_score(pr.scores()[static_cast<std::size_t>(k)], score));
             }
             HeatmapPicture a =
                 probe_map(pr.weights(k), title, "", &content.tokens, &content.tokens, true, &pr.mask());

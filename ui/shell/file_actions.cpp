@@ -106,7 +106,7 @@ std::string run_file_action(AppState& state)
     }
     case FileAction::ExportCurvesPng:
     {
-        const Status s = export_curves_png(state.training.view, state.training.edit.target_steps,
+        const Status s = export_curves_png(state.training.view, state.training.edit.steps,
                                            state.training.score_kind, d.path);
         if (s.is_ok())
             state.set_message("Exported a picture of the training curves to " + d.path, false);
