@@ -7,11 +7,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <string>
+#include <vector>
 
 namespace
 {
@@ -51,22 +54,26 @@ void add_window_options(CLI::App& app, WindowArgs& args)
                  "With --model (or screenshot --train): show the trained model in the main panels");
 }
 
-// The window's options from the command line; false (after one line on stderr) when the session is invalid.
+// The window's options from the command line, each parsed or loaded once here and handed to the window as a
+// value; false (after one line on stderr) when one is refused.
 bool window_options(const WindowArgs& args, attnlab::WindowOptions* options)
 {
+    const std::string what = args.screenshot_path.empty() ? "" : "screenshot";
+    attnlab::StartupOptions& start = options->startup;
     std::string session_path;
-    attnlab::Status status = attnlab::build_session(args.session, &options->session, &session_path);
+    attnlab::Status status = attnlab::build_session(args.session, &start.session, &session_path);
     if (!status)
     {
-        attnlab::print_error(std::cerr, args.screenshot_path.empty() ? "" : "screenshot", status.message());
+        attnlab::print_error(std::cerr, what, status.message());
         return false;
     }
-    options->session_path = session_path;
-    options->session_from_command_line = attnlab::any_session_option_given(args.session);
-    options->lesson_id = args.lesson_id;
-    options->lesson_step = args.lesson_step;
-    options->presenter = args.presenter;
-    options->theme = args.theme;
+    start.session_path = session_path;
+    start.session_from_command_line = attnlab::any_session_option_given(args.session);
+    start.lesson_step = args.lesson_step;
+    start.presenter = args.presenter;
+    start.theme = args.theme;
+    start.picture = !args.screenshot_path.empty() || !args.export_dir.empty();
+    start.lesson_export = !args.export_dir.empty();
     options->export_dir = args.export_dir;
     options->width = args.width;
     options->height = args.height;
@@ -80,16 +87,16 @@ bool window_options(const WindowArgs& args, attnlab::WindowOptions* options)
             attnlab::print_error(std::cerr, "screenshot", s.message());
             return false;
         }
-        options->train_task = args.train_task;
-        options->train_steps = args.train_steps;
+        start.train_task = kind;
+        start.train_steps = args.train_steps;
     }
     if (!args.model_path.empty())
     {
-        // Checked here, so a broken file is one line before any window opens.
+        // Loaded here, so a broken file is one line before any window opens, and the window opens this copy.
         attnlab::TrainedModel model;
         if (attnlab::Status s = attnlab::load_model_file(args.model_path, &model); !s)
         {
-            attnlab::print_error(std::cerr, args.screenshot_path.empty() ? "" : "screenshot", s.message());
+            attnlab::print_error(std::cerr, what, s.message());
             return false;
         }
         if (!args.train_task.empty())
@@ -97,22 +104,24 @@ bool window_options(const WindowArgs& args, attnlab::WindowOptions* options)
             attnlab::print_error(std::cerr, "screenshot", "--model and --train do not go together: pick one");
             return false;
         }
-        options->model_path = args.model_path;
+        start.model = std::move(model);
+        start.model_path = args.model_path;
     }
     if (args.trained_view && args.model_path.empty() && args.train_task.empty())
     {
-        attnlab::print_error(std::cerr, args.screenshot_path.empty() ? "" : "screenshot",
+        attnlab::print_error(std::cerr, what,
                              "--trained-view needs a trained model: add --model FILE (or --train TASK)");
         return false;
     }
-    options->trained_view = args.trained_view;
+    start.trained_view = args.trained_view;
     return true;
 }
 
-// Checks --lesson and --step against the built-in lessons. Returns 0, or 2 after one line on stderr that
-// lists the valid ids (or the step range).
-int check_lesson(const WindowArgs& args, const char* what)
+// The built-in lessons, loaded once, and --lesson and --step checked against them. Returns 0, or 2 after one
+// line on stderr that lists the valid ids (or the step range).
+int find_lesson(const WindowArgs& args, const char* what, attnlab::StartupOptions* start)
 {
+    start->lessons = attnlab::load_lessons(attnlab::default_lessons_dir());
     if (args.lesson_id.empty())
     {
         if (args.lesson_step > 0)
@@ -122,26 +131,28 @@ int check_lesson(const WindowArgs& args, const char* what)
         }
         return 0;
     }
-    const attnlab::LessonLibrary library = attnlab::load_lessons(attnlab::default_lessons_dir());
-    const attnlab::Lesson* lesson = attnlab::find_lesson(library, args.lesson_id);
-    if (lesson == nullptr)
+    const std::vector<attnlab::Lesson>& lessons = start->lessons.lessons;
+    const auto it = std::find_if(lessons.begin(), lessons.end(),
+                                 [&](const attnlab::Lesson& l) { return l.id == args.lesson_id; });
+    if (it == lessons.end())
     {
         std::string ids;
-        for (const attnlab::Lesson& l : library.lessons)
+        for (const attnlab::Lesson& l : lessons)
             ids += (ids.empty() ? "" : ", ") + l.id;
         attnlab::print_error(std::cerr, what,
                              "unknown lesson \"" + args.lesson_id +
                                  "\"; valid ids: " + (ids.empty() ? std::string("(none found)") : ids));
         return 2;
     }
-    const int n = static_cast<int>(lesson->steps.size());
+    const int n = static_cast<int>(it->steps.size());
     if (args.lesson_step > n)
     {
         attnlab::print_error(std::cerr, what,
-                             "lesson " + lesson->id + " has " + std::to_string(n) +
-                                 " steps; --step must be 1.." + std::to_string(n));
+                             "lesson " + it->id + " has " + std::to_string(n) + " steps; --step must be 1.." +
+                                 std::to_string(n));
         return 2;
     }
+    start->lesson = static_cast<int>(it - lessons.begin());
     return 0;
 }
 
@@ -196,7 +207,8 @@ int main(int argc, char** argv)
 
     const WindowArgs& args = lesson_command->parsed() ? lesson : screenshot->parsed() ? shot : window;
     const char* what = lesson_command->parsed() ? "lesson" : screenshot->parsed() ? "screenshot" : "";
-    if (const int code = check_lesson(args, what); code != 0)
+    attnlab::WindowOptions options;
+    if (const int code = find_lesson(args, what, &options.startup); code != 0)
         return code;
     if (!args.export_dir.empty())
     {
@@ -215,7 +227,6 @@ int main(int argc, char** argv)
         std::fclose(f);
         std::filesystem::remove(probe, ec);
     }
-    attnlab::WindowOptions options;
     if (!window_options(args, &options))
         return 1;
     return attnlab::run_window(options);

@@ -4,6 +4,7 @@
 
 #include "core/io/atomic_file.h"
 #include "core/io/model_file.h"
+#include "core/train/run_spec.h"
 #include "core/train/trainer.h"
 
 #include <CLI/CLI.hpp>
@@ -59,10 +60,6 @@ public:
 private:
     struct sigaction previous_ = {};
 };
-
-// Largest estimate of memory a run may take (parameters, gradients, AdamW moments, activations).
-constexpr double kMaxTrainBytes = 4.0 * (1u << 30);
-constexpr int kMaxSteps = 10000000;
 
 // The shortest text that reads back to the same float ("nan" for NaN).
 void append_float(std::string& s, float value)
@@ -121,35 +118,34 @@ std::string csv_row(const MetricRow& row)
     return s + "\n";
 }
 
-// The preset of the task with the options given on top. Checks what Trainer::init does not say in terms of
-// the options.
+// The task's run spec with the options given on top, checked (core/train/run_spec.h), as the trainer's
+// preset.
 Status make_preset(const TrainArgs& args, train::TaskKind* kind, train::Preset* out)
 {
     ATTNLAB_TRY(train::parse_task(args.task, kind));
-    train::Preset p = train::Task(*kind).preset();
-    train::ModelConfig& m = p.model;
+    train::RunSpec spec(*kind);
     if (args.layers)
-        m.n_layers = *args.layers;
+        spec.n_layers = *args.layers;
     if (args.heads)
-        m.n_heads = *args.heads;
+        spec.n_heads = *args.heads;
     if (args.d_model)
-        m.d_model = *args.d_model;
+        spec.d_model = *args.d_model;
     if (args.d_ff)
-        m.d_ff = *args.d_ff;
+        spec.d_ff = *args.d_ff;
     if (args.attention_only)
-        m.attention_only = *args.attention_only;
+        spec.attention_only = *args.attention_only;
     if (args.norm)
     {
         if (*args.norm != "pre" && *args.norm != "post")
             return Status::error("--norm must be pre or post, not '" + *args.norm + "'");
-        m.norm = *args.norm == "pre" ? train::NormPlacement::Pre : train::NormPlacement::Post;
+        spec.norm = *args.norm == "pre" ? train::NormPlacement::Pre : train::NormPlacement::Post;
     }
     if (args.positional)
     {
         if (*args.positional != "learned" && *args.positional != "sinusoidal")
             return Status::error("--positional must be learned or sinusoidal, not '" + *args.positional +
                                  "'");
-        m.positions =
+        spec.positions =
             *args.positional == "learned" ? train::PositionKind::Learned : train::PositionKind::Sinusoidal;
     }
     if (args.seed)
@@ -162,53 +158,20 @@ Status make_preset(const TrainArgs& args, train::TaskKind* kind, train::Preset* 
         if (t.empty() || ec != std::errc() || end != t.data() + t.size())
             return Status::error("--seed: \"" + t + "\" is not a whole number from 0 to " +
                                  std::to_string(std::numeric_limits<std::uint64_t>::max()));
-        m.seed = seed;
-        p.train.data_seed = seed;
+        spec.seed = seed;
     }
     if (args.steps)
-    {
-        if (*args.steps < 1 || *args.steps > kMaxSteps)
-            return Status::error("--steps must be between 1 and " + std::to_string(kMaxSteps) + ", not " +
-                                 std::to_string(*args.steps));
-        p.train.steps = *args.steps;
-    }
+        spec.steps = *args.steps;
     if (args.batch)
-    {
-        if (*args.batch < 1 || *args.batch > 4096)
-            return Status::error("--batch must be between 1 and 4096, not " + std::to_string(*args.batch));
-        p.train.batch_size = *args.batch;
-    }
+        spec.batch_size = *args.batch;
     if (args.lr)
-    {
-        if (!(*args.lr > 0 && *args.lr < 10))
-            return Status::error("--lr must be above 0 and below 10 (try 1e-3), not " +
-                                 format_number(*args.lr));
-        p.train.optimizer.lr = *args.lr;
-    }
+        spec.lr = *args.lr;
     if (args.weight_decay)
-    {
-        if (!(*args.weight_decay >= 0 && *args.weight_decay <= 10))
-            return Status::error("--weight-decay must be between 0 and 10 (try 0.1), not " +
-                                 format_number(*args.weight_decay));
-        p.train.optimizer.weight_decay = *args.weight_decay;
-    }
+        spec.weight_decay = *args.weight_decay;
     if (args.threads < 1 || args.threads > 256)
         return Status::error("--threads must be between 1 and 256, not " + std::to_string(args.threads));
-    if (Status valid = train::validate(m); !valid)
-        return Status::error(valid.message() + " (--layers, --heads, --d-model, --d-ff)");
-    // Parameters, gradients and AdamW's two moments, then the activations and their gradients (about 14
-    // (N, d)-sized and 3 (N, d_ff)-sized buffers and 5 (B·h·T, T) ones per layer, twice: forward and
-    // backward).
-    const double N = static_cast<double>(p.train.batch_size) * m.T_max;
-    const double per_layer = N * (14.0 * m.d_model + 3.0 * m.resolved_d_ff()) +
-                             5.0 * p.train.batch_size * m.n_heads * static_cast<double>(m.T_max) * m.T_max;
-    const double bytes = 4.0 * (4.0 * static_cast<double>(trained_scalar_count(m)) +
-                                2.0 * (m.n_layers * per_layer + 3.0 * N * m.vocab_size));
-    if (bytes > kMaxTrainBytes)
-        return Status::error("this model would need about " + format_bytes(bytes) +
-                             " of memory, more than the " + format_bytes(kMaxTrainBytes) +
-                             " a training run may take: use fewer --layers, a smaller --d-model or --batch");
-    *out = p;
+    ATTNLAB_TRY(train::check_run(spec, train::FieldNames::Flag));
+    *out = spec.preset();
     return Status::ok();
 }
 
@@ -269,9 +232,7 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args)
 {
     CLI::App* cmd = app.add_subcommand(
         "train", "Train a small transformer on a task (list them with: tasks) and write the model as JSON");
-    cmd->add_option("--task", args.task,
-                    "The task: copy, reverse, sort, induction, brackets, agreement, tally")
-        ->required();
+    cmd->add_option("--task", args.task, "The task: " + train::task_keys())->required();
     cmd->add_option("-o,--output", args.output, "Output model file (JSON)")->required();
     cmd->add_option_function<int>(
         "--layers", [&args](const int& v) { args.layers = v; }, "Layers (default: the task's preset)");

@@ -149,8 +149,12 @@ Status check_step_shapes(const LessonStep& step, const Context& ctx)
     return Status::ok();
 }
 
-// The "training" object of a step (the lesson's, with the step's patched in).
-Status read_run(const json& j, const Context& ctx, const LessonRun& base, LessonRun* out)
+// The most steps a lesson's run may take: it is trained when the step is shown.
+constexpr int kMaxLessonSteps = 20000;
+
+// A training run of a step: the task's preset with the fields given, checked as every run is
+// (train::check_run).
+Status read_run(const json& j, const Context& ctx, train::RunSpec* out)
 {
     if (!j.is_object())
         return ctx.error("a training run must be an object such as {\"task\": \"reverse\", \"steps\": 200}");
@@ -158,39 +162,29 @@ Status read_run(const json& j, const Context& ctx, const LessonRun& base, Lesson
             j, {"task", "layers", "heads", "d_model", "attention_only", "lr", "seed", "steps"}, ctx);
         !s)
         return s;
-    LessonRun r = base;
+    train::TaskKind kind = train::TaskKind::Reverse;
     const json* task = nullptr;
     ATTNLAB_TRY(ctx.member(j, "", "task", Need::Optional, &task));
     if (task != nullptr && !task->is_string())
         return ctx.expected("task", "a task id (list them with: attnlab tasks)", *task);
     if (task != nullptr)
-        if (Status s = train::parse_task(task->get<std::string>(), &r.task); !s)
+        if (Status s = train::parse_task(task->get<std::string>(), &kind); !s)
             return ctx.error(s.message());
+    train::RunSpec r(kind);
+    r.steps = 0; // required
     for (auto [key, field] : {std::pair{"layers", &r.n_layers},
                               {"heads", &r.n_heads},
                               {"d_model", &r.d_model},
                               {"steps", &r.steps}})
         if (Status s = read_int(j, key, 1, ctx, field); !s)
             return s;
-    bool attention_only = r.attention_only == 1;
-    ATTNLAB_TRY(ctx.boolean(j, "", "attention_only", &attention_only, Need::Optional));
-    if (j.contains("attention_only"))
-        r.attention_only = attention_only ? 1 : 0;
-    ATTNLAB_TRY(ctx.real(j, "", "lr", RealRange{0.0, 1.0, true, true, false}, &r.lr, Need::Optional));
+    ATTNLAB_TRY(ctx.boolean(j, "", "attention_only", &r.attention_only, Need::Optional));
+    ATTNLAB_TRY(ctx.real(j, "", "lr", RealRange{}, &r.lr, Need::Optional));
     ATTNLAB_TRY(ctx.uint64(j, "", "seed", &r.seed, Need::Optional));
-    if (r.steps < 1 || r.steps > 20000)
-        return ctx.error(
-            "a training run needs \"steps\" from 1 to 20000 (it is trained when the step is shown)");
-    train::Preset p = train::Task(r.task).preset();
-    if (r.n_layers > 0)
-        p.model.n_layers = r.n_layers;
-    if (r.n_heads > 0)
-        p.model.n_heads = r.n_heads;
-    if (r.d_model > 0)
-        p.model.d_model = r.d_model;
-    p.model.vocab_size = train::Task(r.task).vocab_size();
-    p.model.T_max = train::Task(r.task).T();
-    if (Status s = train::validate(p.model); !s)
+    if (r.steps < 1 || r.steps > kMaxLessonSteps)
+        return ctx.error("a training run needs \"steps\" from 1 to " + std::to_string(kMaxLessonSteps) +
+                         " (it is trained when the step is shown)");
+    if (Status s = train::check_run(r, train::FieldNames::Key); !s)
         return ctx.error("its training run is invalid: " + s.message());
     *out = r;
     return Status::ok();
@@ -211,7 +205,7 @@ Status read_training(const json& j, const Context& ctx, LessonTraining* out)
     json run = j;
     for (const char* key : {"compare", "show_step", "map", "score", "probe"})
         run.erase(key);
-    if (Status s = read_run(run, ctx, LessonRun{}, &t.run); !s)
+    if (Status s = read_run(run, ctx, &t.run); !s)
         return s;
     if (const auto compare = j.find("compare"); compare != j.end())
     {
@@ -220,8 +214,13 @@ Status read_training(const json& j, const Context& ctx, LessonTraining* out)
                 "\"compare\" must be a list of at most 3 runs (fields that differ from the run)");
         for (const json& c : *compare)
         {
-            LessonRun r;
-            if (Status s = read_run(c, ctx, t.run, &r); !s)
+            // The step's run with this one's fields changed (a field the step's run leaves to the preset
+            // stays the preset's, of this run's task).
+            json patched = run;
+            if (c.is_object())
+                patched.merge_patch(c);
+            train::RunSpec r;
+            if (Status s = read_run(c.is_object() ? patched : c, ctx, &r); !s)
                 return s;
             t.compare.push_back(r);
         }
@@ -277,12 +276,6 @@ std::string weights_file_problem(const std::string& path)
 }
 
 } // namespace
-
-bool LessonRun::operator==(const LessonRun& o) const
-{
-    return task == o.task && n_layers == o.n_layers && n_heads == o.n_heads && d_model == o.d_model &&
-           attention_only == o.attention_only && lr == o.lr && seed == o.seed && steps == o.steps;
-}
 
 Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
 {

@@ -4,7 +4,7 @@
 #include "core/session.h"
 #include "core/status.h"
 #include "core/trace.h"
-#include "core/train/tasks.h"
+#include "core/train/run_spec.h"
 
 #include <string>
 #include <string_view>
@@ -33,27 +33,16 @@ enum class LessonView
     Training,    // a model the lesson trains, in the Training panel
 };
 
-// One training run a lesson step asks for: the task's preset with these fields changed (0 or -1: the
-// preset's), trained for `steps` steps from `seed`. Deterministic: the same run on every machine.
-struct LessonRun
-{
-    train::TaskKind task = train::TaskKind::Reverse;
-    int n_layers = 0, n_heads = 0, d_model = 0;
-    int attention_only = -1; // -1: the preset's; 0 or 1
-    float lr = 0.0f;
-    std::uint64_t seed = 1;
-    int steps = 0;
-    bool operator==(const LessonRun& o) const;
-};
-
 // A step in the Training panel: the run (with runs trained before it, whose curves stay beside its own), the
-// step of the timeline shown, the maps and the head score in front, and the probe.
+// step of the timeline shown, the maps and the head score in front, and the probe. A run is its task's preset
+// with the fields the file gives, trained for its "steps" from its "seed": the same run on every machine; a
+// run to compare with is the step's run with its own fields changed.
 struct LessonTraining
 {
     bool on = false;
-    LessonRun run;
-    std::vector<LessonRun> compare; // trained first, in order; their curves are overlaid
-    int show_step = -1;             // the timeline at this step; -1: the run's last
+    train::RunSpec run;
+    std::vector<train::RunSpec> compare; // trained first, in order; their curves are overlaid
+    int show_step = -1;                  // the timeline at this step; -1: the run's last
     int map_kind = 0;   // 0 attention, 1 attention and ∂L/∂A_h, 2 output stages, 3 every stage
     int score_kind = 0; // 0 previous-token, 1 induction, 2 diagonal, 3 anti-diagonal
     std::string probe;  // the probe's tokens; "": the task's default

@@ -675,16 +675,7 @@ void write_model_trace(JsonWriter& w, const ModelPass& pass)
 
 long long trained_scalar_count(const ModelConfig& c)
 {
-    const long long V = c.vocab_size, d = c.d_model, d_ff = c.resolved_d_ff(), hd = c.n_heads * c.d_k();
-    long long layer = 3 * d * hd + hd * d + 2 * d; // W_Q, W_K, W_V, W_O, LN1
-    if (c.has_ffn())
-        layer += d * d_ff + d_ff + d_ff * d + d + 2 * d;  // W_1, b_1, W_2, b_2, LN2
-    long long n = V * d + c.n_layers * layer + d * V + V; // E, layers, W_U, b_U
-    if (c.positions == PositionKind::Learned)
-        n += static_cast<long long>(c.T_max) * d;
-    if (c.has_final_norm())
-        n += 2 * d;
-    return n;
+    return train::parameter_count(c);
 }
 
 MetricRow metric_row(const train::StepStats& step, const train::EvalStats& eval)

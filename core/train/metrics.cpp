@@ -1,8 +1,48 @@
 // Accuracy over counted positions and per-head attention scores (previous-token, induction, diagonals).
 #include "metrics.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace attnlab::train
 {
+
+namespace
+{
+
+constexpr HeadScoreInfo kHeadScoreTable[] = {
+    {HeadScoreKind::PreviousToken, "previous-token", "previous-token", "prev", &HeadScores::previous_token},
+    {HeadScoreKind::Induction, "induction", "induction (prefix matching)", "ind", &HeadScores::induction},
+    {HeadScoreKind::Diagonal, "diagonal", "diagonal", "diag", &HeadScores::diagonal},
+    {HeadScoreKind::AntiDiagonal, "anti-diagonal", "anti-diagonal", "anti-diag", &HeadScores::anti_diagonal},
+};
+
+constexpr bool rows_in_order()
+{
+    for (int i = 0; i < kHeadScoreCount; ++i)
+        if (static_cast<int>(kHeadScoreTable[i].kind) != i)
+            return false;
+    return true;
+}
+static_assert(std::size(kHeadScoreTable) == static_cast<std::size_t>(kHeadScoreCount) && rows_in_order(),
+              "one row per HeadScoreKind, in its order");
+
+} // namespace
+
+const HeadScoreInfo& head_score_info(HeadScoreKind kind)
+{
+    return kHeadScoreTable[static_cast<std::size_t>(head_score_kind(static_cast<int>(kind)))];
+}
+
+double head_score(const HeadScores& s, HeadScoreKind kind)
+{
+    return s.*head_score_info(kind).member;
+}
+
+HeadScoreKind head_score_kind(int i)
+{
+    return static_cast<HeadScoreKind>(std::clamp(i, 0, kHeadScoreCount - 1));
+}
 
 void Accuracy::add(const Batch& batch, const Activations& acts)
 {

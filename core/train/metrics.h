@@ -42,6 +42,34 @@ struct HeadScores
     double previous_token = 0, induction = 0, diagonal = 0, anti_diagonal = 0;
 };
 
+// The scores above as a list, in HeadScores' order (the Training panel's score picker, lesson files' "score",
+// a task's row in core/train/tasks.cpp).
+enum class HeadScoreKind
+{
+    PreviousToken,
+    Induction,
+    Diagonal,
+    AntiDiagonal,
+    Count
+};
+inline constexpr int kHeadScoreCount = static_cast<int>(HeadScoreKind::Count);
+
+// One row per score: its key in files ("anti-diagonal"), its name on a curve, its short name in a map title
+// ("anti-diag") and where HeadScores keeps it.
+struct HeadScoreInfo
+{
+    HeadScoreKind kind;
+    const char* key;
+    const char* name;
+    const char* short_name;
+    double HeadScores::*member;
+};
+const HeadScoreInfo& head_score_info(HeadScoreKind kind);
+// The score of that kind; kind outside the list: previous-token (a score picked by index from a UI list).
+double head_score(const HeadScores& s, HeadScoreKind kind);
+// The kind at index i of the list, clamped into it.
+HeadScoreKind head_score_kind(int i);
+
 // Sums of the scores above over a batch, for every layer and head ([l·h + j]); finish() turns them into
 // means.
 class HeadScoreSums

@@ -16,17 +16,34 @@ Status validate(const ModelConfig& c)
         return Status::error("vocab_size must be between 2 and 65536, not " + std::to_string(c.vocab_size));
     if (c.T_max < 1 || c.T_max > 4096)
         return Status::error("T_max must be between 1 and 4096, not " + std::to_string(c.T_max));
-    if (c.d_model < 1 || c.d_model > 4096)
-        return Status::error("d_model must be between 1 and 4096, not " + std::to_string(c.d_model));
+    if (c.d_model < 1 || c.d_model > kMaxDModel)
+        return Status::error("d_model must be between 1 and " + std::to_string(kMaxDModel) + ", not " +
+                             std::to_string(c.d_model));
     if (c.n_heads < 1 || c.n_heads > c.d_model || c.d_model % c.n_heads != 0)
         return Status::error("d_model (" + std::to_string(c.d_model) +
                              ") must be a multiple of the number of heads (" + std::to_string(c.n_heads) +
                              ")");
-    if (c.n_layers < 1 || c.n_layers > 24)
-        return Status::error("n_layers must be between 1 and 24, not " + std::to_string(c.n_layers));
-    if (c.d_ff < 0 || c.d_ff > 16384)
-        return Status::error("d_ff must be between 0 (4 d_model) and 16384, not " + std::to_string(c.d_ff));
+    if (c.n_layers < 1 || c.n_layers > kMaxLayers)
+        return Status::error("n_layers must be between 1 and " + std::to_string(kMaxLayers) + ", not " +
+                             std::to_string(c.n_layers));
+    if (c.d_ff < 0 || c.d_ff > kMaxDFF)
+        return Status::error("d_ff must be between 0 (4 d_model) and " + std::to_string(kMaxDFF) + ", not " +
+                             std::to_string(c.d_ff));
     return Status::ok();
+}
+
+long long parameter_count(const ModelConfig& c)
+{
+    const long long V = c.vocab_size, d = c.d_model, d_ff = c.resolved_d_ff(), hd = c.n_heads * c.d_k();
+    long long layer = 3 * d * hd + hd * d + 2 * d; // W_Q, W_K, W_V, W_O, LN1
+    if (c.has_ffn())
+        layer += d * d_ff + d_ff + d_ff * d + d + 2 * d;  // W_1, b_1, W_2, b_2, LN2
+    long long n = V * d + c.n_layers * layer + d * V + V; // E, layers, W_U, b_U
+    if (c.positions == PositionKind::Learned)
+        n += static_cast<long long>(c.T_max) * d;
+    if (c.has_final_norm())
+        n += 2 * d;
+    return n;
 }
 
 namespace
@@ -197,16 +214,6 @@ template <typename To, typename From> ParamsT<To> cast_params(const ParamsT<From
     out.W_U = p.W_U.template cast<To>();
     out.b_U = p.b_U.template cast<To>();
     return out;
-}
-
-long long parameter_count(const ModelConfig& c)
-{
-    Params p;
-    size_params(c, p);
-    long long n = 0;
-    for (const NamedTensor& t : named_tensors(c, p))
-        n += t.value->size();
-    return n;
 }
 
 template void size_params(const ModelConfig&, ParamsT<float>&);

@@ -52,6 +52,9 @@ struct ModelConfig
     bool has_final_norm() const { return norm == NormPlacement::Pre; }
 };
 
+// The engine's limits on a model's sizes (validate; the run spec's table shows them, core/train/run_spec.h).
+inline constexpr int kMaxLayers = 24, kMaxDModel = 4096, kMaxDFF = 16384;
+
 // Sizes in range, d_model divisible by h. The message says what to change.
 Status validate(const ModelConfig& config);
 
@@ -113,7 +116,7 @@ void init_params(const ModelConfig& config, Params& params);
 // A copy in another precision (the float model in double for the gradient check).
 template <typename To, typename From> ParamsT<To> cast_params(const ParamsT<From>& params);
 
-// Total number of trained scalars.
+// Total number of trained scalars, counted from the shape (nothing allocated: size checks come first).
 long long parameter_count(const ModelConfig& config);
 
 // [SECTION] Views: per head, per sentence

@@ -207,6 +207,9 @@ TEST(TrainCommand, EveryBadOptionGivesOneLineAnExitCodeAndNoFile)
         {{"--task", "reverse", "--d-model", "8192", "--heads", "1"}, 1, "d_model must be between 1 and 4096"},
         {{"--task", "reverse", "--layers", "25"}, 1, "n_layers must be between 1 and 24"},
         {{"--task", "reverse", "--d-model", "4096", "--heads", "8", "--layers", "24"}, 1, "of memory"},
+        // The run spec's limits (core/train/run_spec.h), the same as the Training panel's and lessons'.
+        {{"--task", "reverse", "--lr", "5"}, 1, "--lr must be above 0 and below 1 (try 1e-3), not 5"},
+        {{"--task", "reverse", "--d-model", "128", "--heads", "128"}, 1, "--heads must be between 1 and 64"},
         {{"--task", "reverse", "--steps", "lots"}, 2, "--steps"},
         {{"--task", "reverse", "--frobnicate"}, 2, "frobnicate"},
         {{"--steps", "3"}, 2, "--task"},

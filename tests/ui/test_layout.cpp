@@ -51,12 +51,12 @@ void expect_every_panel_inside(const AppState& state, float width, float height)
 {
     const float menu_h = ImGui::GetFrameHeight();
     const float status_h = ImGui::GetFrameHeight() + ImGui::GetStyle().WindowPadding.y * 2.0f;
-    for (const PanelInfo& p : panel_table())
+    for (const PanelFacts& p : kPanelTable)
     {
         if (!state.prefs.open[idx(p.id)])
             continue;
         const LayoutRect r = rect_of(state, p.id);
-        SCOPED_TRACE(std::string(p.name) + " " + describe(r));
+        SCOPED_TRACE(std::string(p.title) + " " + describe(r));
         EXPECT_GT(r.w, 100.0f);
         EXPECT_GT(r.h, 60.0f);
         EXPECT_GE(r.x, 0.0f);
@@ -72,8 +72,8 @@ void expect_no_overlap(const AppState& state, std::initializer_list<PanelId> ids
         for (PanelId b : ids)
             if (a < b)
                 EXPECT_FALSE(overlap(rect_of(state, a), rect_of(state, b), 1.0f))
-                    << panel_table()[idx(a)].name << " " << describe(rect_of(state, a)) << " and "
-                    << panel_table()[idx(b)].name << " " << describe(rect_of(state, b));
+                    << panel_facts(a).title << " " << describe(rect_of(state, a)) << " and "
+                    << panel_facts(b).title << " " << describe(rect_of(state, b));
 }
 
 const std::initializer_list<PanelId> kUsualPanels = {PanelId::Input, PanelId::Model, PanelId::Pipeline,
@@ -108,7 +108,7 @@ TEST(DefaultLayout, TheLessonHasItsOwnPlaceAndAClosedPanelGivesItsRoomAway)
     EXPECT_EQ(lesson.y, 0.0f);
     EXPECT_GT(lesson.h, 0.5f);
     for (PanelId other : kUsualPanels)
-        EXPECT_FALSE(overlap(lesson, r[idx(other)], 1e-6f)) << panel_table()[idx(other)].name;
+        EXPECT_FALSE(overlap(lesson, r[idx(other)], 1e-6f)) << panel_facts(other).title;
     EXPECT_NEAR(r[idx(PanelId::Model)].y + r[idx(PanelId::Model)].h, 1.0f, 1e-6f);
 
     // A lesson step's view gets twice its share of its column.

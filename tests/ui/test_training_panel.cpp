@@ -44,10 +44,10 @@ std::string unwrapped(std::string text)
     return text;
 }
 
-TrainingConfig small_reverse(int target)
+train::RunSpec small_reverse(int target)
 {
-    TrainingConfig c = TrainingConfig::from_preset(train::TaskKind::Reverse);
-    c.target_steps = target;
+    train::RunSpec c = train::RunSpec(train::TaskKind::Reverse);
+    c.steps = target;
     return c;
 }
 
@@ -236,7 +236,7 @@ TEST(TrainingPanel, ProbeIsEditableAndAWrongTokenIsAMessage)
     EXPECT_EQ(ts.probe.T(), 7); // the last good probe stays
 
     // Another task brings its own vocabulary and default probe.
-    ts.edit = TrainingConfig::from_preset(train::TaskKind::Sort);
+    ts.edit = train::RunSpec(train::TaskKind::Sort);
     ASSERT_TRUE(state->training_run.configure(ts.edit).is_ok());
     ui.frames(*state, 1, panel_only(draw_training_panel));
     EXPECT_NE(ts.probe_text, "1 2 x");
@@ -323,10 +323,10 @@ TEST(TrainingPanel, OpenTrainingOpensThePanelTrained)
 
 TEST(TrainingPanel, PanelTableHasTrainingWithAShortcut)
 {
-    const PanelInfo& p = panel_table()[static_cast<std::size_t>(PanelId::Training)];
+    const PanelFacts& p = panel_facts(PanelId::Training);
     EXPECT_EQ(p.id, PanelId::Training);
-    EXPECT_STREQ(p.name, "Training");
-    EXPECT_STREQ(p.shortcut, "Alt+8");
+    EXPECT_STREQ(p.title, "Training");
+    EXPECT_STREQ(panel_shortcut(p.id), "Alt+8");
 }
 
 // [SECTION] Model files and curves from the window
@@ -729,7 +729,7 @@ TEST(TrainingPanel, RefusedFieldsTrainNothingAndTheMessageGoesWhenTheyChange)
     ui.frames(*state, 1, panel_only(draw_training_panel));
     TrainingPanelState& ts = state->training;
     ts.edit.lr = 0.0f;
-    ts.edit.target_steps = 3;
+    ts.edit.steps = 3;
     auto out = ui.frames(*state, 1, panel_only(draw_training_panel));
     EXPECT_TRUE(contains(out.text, "Changed: Play, Step or Reset")) << out.text;
     state->training.step_count = 3;
@@ -755,15 +755,15 @@ TEST(TrainingPanel, PlayAtTheTargetGoesOnForThePresetsLengthAndSaysSo)
     auto state = std::make_unique<AppState>();
     ui.frames(*state, 1, panel_only(draw_training_panel));
     TrainingPanelState& ts = state->training;
-    ts.edit.target_steps = 20;
+    ts.edit.steps = 20;
     state->training_run.set_target_steps(20);
     state->training_run.step_now(20);
     auto out = ui.frames(*state, 1, panel_only(draw_training_panel));
     EXPECT_TRUE(contains(out.text, "step 20 / 20")) << out.text;
 
     ui.press_key(*state, 32, false, false, panel_only(draw_training_panel));
-    const int preset = TrainingConfig::from_preset(train::TaskKind::Reverse).target_steps;
-    EXPECT_EQ(ts.edit.target_steps, 20 + preset);
+    const int preset = train::RunSpec(train::TaskKind::Reverse).steps;
+    EXPECT_EQ(ts.edit.steps, 20 + preset);
     ASSERT_TRUE(wait_stopped(state->training_run));
     out = ui.frames(*state, 2, panel_only(draw_training_panel));
     EXPECT_EQ(ts.view.step, 20 + preset);
@@ -866,7 +866,7 @@ TEST(TrainingPanel, ProgressTextReadsOnTheFillInBothThemes)
         auto state = std::make_unique<AppState>();
         state->prefs.dark_theme = dark;
         ui.frames(*state, 1, panel_only(draw_training_panel));
-        state->training.edit.target_steps = 20;
+        state->training.edit.steps = 20;
         state->training_run.set_target_steps(20);
         state->training_run.step_now(20); // a full bar: the text lies on the fill
         const auto out = ui.frames(*state, 2, panel_only(draw_training_panel));
@@ -910,6 +910,9 @@ TEST(TrainingLessons, ABadTrainingStepIsAMessageNamingTheStep)
         {R"({"task": "copy"})", "\"steps\" from 1 to 20000"},
         {R"({"task": "copy", "steps": 5, "show_step": 9})", "after the run's last step 5"},
         {R"({"task": "copy", "steps": 5, "heads": 3})", "must be a multiple of the number of heads"},
+        {R"({"task": "copy", "steps": 5, "lr": 1.5})", "\"lr\" must be above 0 and below 1"},
+        {R"({"task": "copy", "steps": 5, "d_model": 128, "heads": 128})",
+         "\"heads\" must be between 1 and 64"},
         {R"({"task": "copy", "steps": 5, "probe": "1 2 x"})", "unknown token 'x'"},
         {R"({"task": "copy", "steps": 5, "map": "sideways"})", "\"map\" must be one of"},
         {R"({"task": "copy", "steps": 5, "speed": 3})", "unknown key \"speed\""},
@@ -928,6 +931,30 @@ TEST(TrainingLessons, ABadTrainingStepIsAMessageNamingTheStep)
 }
 
 // [SECTION] TrainingRun
+
+// The panel's run is checked as the command line's and lessons' are (core/train/run_spec.h): one set of
+// limits.
+TEST(TrainingRun, RefusesWhatEveryWayInRefusesNamingThePanelsField)
+{
+    TrainingRun run;
+    train::RunSpec c = small_reverse(10);
+    c.batch_size = 4097;
+    Status s = run.configure(c);
+    EXPECT_TRUE(contains(s.message(), "batch must be between 1 and 4096, not 4097")) << s.message();
+    train::RunSpec copy(train::TaskKind::Copy); // the smallest model
+    copy.batch_size = 1100;                     // over the panel's old 1024, within the one limit
+    EXPECT_TRUE(run.configure(copy).is_ok());
+    c = small_reverse(10);
+    c.lr = 2.0f;
+    s = run.configure(c);
+    EXPECT_TRUE(contains(s.message(), "learning rate must be above 0 and below 1")) << s.message();
+    c.lr = 1e-3f;
+    c.d_model = 4096;
+    c.n_heads = 8;
+    c.n_layers = 24;
+    s = run.configure(c);
+    EXPECT_TRUE(contains(s.message(), "of memory")) << s.message();
+}
 
 TEST(TrainingRun, ResetWithTheSameSeedIsTheSameRun)
 {
@@ -1018,7 +1045,7 @@ TEST(TrainingRun, DestructorStopsARunningWorker)
 TEST(TrainingRun, InvalidShapeIsAMessage)
 {
     TrainingRun run;
-    TrainingConfig c = small_reverse(10);
+    train::RunSpec c = small_reverse(10);
     c.n_heads = 5; // 48 is not divisible by 5
     const Status s = run.configure(c);
     EXPECT_FALSE(s.is_ok());
@@ -1032,7 +1059,7 @@ TEST(TrainingRun, ResetKeepsTheRunSoFarAsAPastRunToCompare)
     ASSERT_TRUE(run.configure(small_reverse(100)).is_ok());
     run.step_now(12);
     run.reset(); // the 12-step run is kept
-    TrainingConfig one_layer = small_reverse(100);
+    train::RunSpec one_layer = small_reverse(100);
     one_layer.n_layers = 1;
     ASSERT_TRUE(run.configure(one_layer).is_ok()); // a run at step 0 is not kept
     run.step_now(3);
@@ -1058,8 +1085,8 @@ TEST(TrainingRun, ResetKeepsTheRunSoFarAsAPastRunToCompare)
 TEST(TrainingRun, StopsAtTheHeldOutAccuracyAndSaysWhy)
 {
     TrainingRun run;
-    TrainingConfig c = TrainingConfig::from_preset(train::TaskKind::Copy);
-    c.target_steps = 3000;
+    train::RunSpec c = train::RunSpec(train::TaskKind::Copy);
+    c.steps = 3000;
     ASSERT_TRUE(run.configure(c).is_ok());
     run.set_stop_accuracy(0.5f);
     run.play();
@@ -1092,8 +1119,8 @@ TEST(TrainingRun, SlowMotionPaceStillStepsAndPausesPromptly)
 TEST(TrainingRun, TimelineThinsOutAndKeepsItsEnds)
 {
     TrainingRun run;
-    TrainingConfig c = TrainingConfig::from_preset(train::TaskKind::Copy); // the smallest model
-    c.target_steps = 100;                                                  // a point every 10 steps
+    train::RunSpec c = train::RunSpec(train::TaskKind::Copy); // the smallest model
+    c.steps = 100;                                            // a point every 10 steps
     c.batch_size = 4;
     ASSERT_TRUE(run.configure(c).is_ok());
     run.step_now(TrainingRun::kMaxTimeline * 10 + 50);

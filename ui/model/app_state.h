@@ -7,6 +7,7 @@
 #include "core/io/lesson_file.h"
 #include "core/session.h"
 #include "core/trace.h"
+#include "ui/model/panel_table.h"
 #include "ui/model/text_wrap.h"
 #include "ui/model/training/training_probe.h"
 #include "ui/model/training/training_run.h"
@@ -22,22 +23,6 @@
 
 namespace attnlab
 {
-
-// [SECTION] Panels
-
-enum class PanelId
-{
-    Input,
-    Model,
-    Pipeline,
-    Heads,
-    Inspector,
-    Comparisons,
-    Lesson,
-    Training,
-    Count
-};
-inline constexpr int kPanelCount = static_cast<int>(PanelId::Count);
 
 // [SECTION] Which matrix a heatmap shows
 
@@ -138,8 +123,8 @@ struct ViewPrefs
     float font_size = kDefaultFontSize; // pixels at content scale 1
     bool numbers_in_cells = true;
     bool stretch_weights = false; // attention weights coloured on [0, largest weight] instead of [0, 1]
-    std::array<bool, kPanelCount> open = {true, true, true, true, true, false, false, false};
-    std::array<PanelPlace, kPanelCount> places{}; // View > Reset layout forgets them
+    std::array<bool, kPanelCount> open = default_open_panels(); // ui/model/panel_table.h
+    std::array<PanelPlace, kPanelCount> places{};               // View > Reset layout forgets them
     // Presenter mode: its text and maps grow with the window's height times this (Ctrl+= / Ctrl+- there),
     // apart from font_size; and its theme (black, or white for bright lecture halls).
     float presenter_scale = 1.0f;
@@ -232,7 +217,7 @@ struct LessonState
     // Frames left in which the pipeline scrolls its first highlighted stage to the top: a few, because a
     // window's layout settles over its first frames.
     int scroll_request = 0;
-    int focus_panel = -1; // a PanelId to bring to the front on the next frame; -1: none
+    PanelId focus_panel = PanelId::Count; // the panel to bring to the front on the next frame; Count: none
     // Frames left in which the Model panel scrolls the step's setting into view (as scroll_request).
     int setting_scroll_request = 0;
     float pipeline_height = 0.0f; // the Pipeline's visible height last frame: a change scrolls again
@@ -244,7 +229,7 @@ struct LessonState
 // The Training panel: its fields and the snapshot it draws (the run itself is AppState::training_run).
 struct TrainingPanelState
 {
-    TrainingConfig edit;    // the panel's fields; Play, Step or Reset builds the run from them when changed
+    train::RunSpec edit;    // the panel's fields; Play, Step or Reset builds the run from them when changed
     TrainingSnapshot view;  // the latest snapshot copied from the run (TrainingRun::poll)
     std::string error;      // the last configure's message ("" : fine)
     std::string notice;     // what Play did beyond the obvious (it raised the target) ("" : nothing)
@@ -265,13 +250,13 @@ struct TrainingPanelState
 
     int map_kind = 0; // 0: A_h; 1: A_h beside ∂L/∂A_h; 2: logits, probabilities and loss; 3: every stage
     int stage_layer = 0, stage_head = 0; // the layer and head "every stage" shows
-    int score_kind = 0; // the head-score curve: 0 previous-token, 1 induction, 2 diagonal, 3 anti-diagonal
+    int score_kind = 0; // the head-score curve: a train::HeadScoreKind (core/train/metrics.h)
     float pace = 0.0f;  // at most this many steps a second (0: full speed)
     bool stop_at_accuracy = false;
     float stop_accuracy = 0.99f;
     int step_count = 100;     // Step N's N
     std::string lesson_key;   // the lesson runs the panel holds ("" : the user's own run)
-    TrainingConfig error_for; // the fields `error` is about (the message goes when they change)
+    train::RunSpec error_for; // the fields `error` is about (the message goes when they change)
     // The user's own run, kept while a lesson trains its runs in the panel, and opened again when the lesson
     // is left (its model at its step; the curves of earlier runs are not kept).
     bool user_run_kept = false;
@@ -281,7 +266,7 @@ struct TrainingPanelState
     // does not.
     // A lesson's runs still to train on the worker, one after the other (the compared runs first, then the
     // step's own, which the panel keeps); empty: none waiting.
-    std::vector<TrainingConfig> lesson_queue;
+    std::vector<train::RunSpec> lesson_queue;
     std::shared_ptr<const train::Params> replay_expect;
     int replay_target = 0;
     TrainedModel replay_model;
@@ -428,7 +413,7 @@ struct AppState
     bool request_fullscreen_toggle = false;
     bool request_font_rebuild = false;
     // Non-empty: write a picture of the window to this PNG, on a frame without the file dialog or any other
-    // popup (ui/app_ui.h, begin_window_capture).
+    // popup (ui/shell/app_ui.h, begin_window_capture).
     std::string request_window_png;
     int window_png_clean_frames = 0;   // frames in a row drawn without any popup since the request
     bool window_png_capturing = false; // the frame being drawn is the one captured (the mouse is off)

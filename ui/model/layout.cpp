@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace attnlab
 {
@@ -13,18 +14,6 @@ namespace
 
 // [SECTION] The default columns
 
-struct Member
-{
-    PanelId id;
-    float weight; // share of the column's height among its open panels
-};
-
-// The lesson's text needs most of the left column while it is open; Input and Model keep their 2 : 3.
-constexpr Member kLeft[] = {{PanelId::Lesson, 1.8f}, {PanelId::Input, 0.4f}, {PanelId::Model, 0.6f}};
-constexpr Member kCentre[] = {{PanelId::Pipeline, 1.0f}};
-constexpr Member kRight[] = {{PanelId::Heads, 0.56f}, {PanelId::Inspector, 0.44f}};
-// Large views that cover the centre and right columns while they are open.
-constexpr PanelId kOver[] = {PanelId::Comparisons, PanelId::Training};
 constexpr float kLeftWidth = 0.24f, kCentreWidth = 0.40f, kRightWidth = 0.36f;
 
 bool is_open(const std::array<bool, kPanelCount>& open, PanelId id)
@@ -32,29 +21,31 @@ bool is_open(const std::array<bool, kPanelCount>& open, PanelId id)
     return open[static_cast<std::size_t>(id)];
 }
 
-template <std::size_t N> bool any_open(const Member (&column)[N], const std::array<bool, kPanelCount>& open)
+bool any_open(PanelColumn column, const std::array<bool, kPanelCount>& open)
 {
-    return std::any_of(std::begin(column), std::end(column),
-                       [&](const Member& m) { return is_open(open, m.id); });
+    return std::any_of(kPanelTable.begin(), kPanelTable.end(),
+                       [&](const PanelFacts& p) { return p.column == column && is_open(open, p.id); });
 }
 
-// Stacks the column's open panels from top to bottom, each as tall as its share of the weights.
-// The focused panel counts twice.
-template <std::size_t N>
-void stack(const Member (&column)[N], const std::array<bool, kPanelCount>& open, PanelId focus, float x,
-           float w, std::array<LayoutRect, kPanelCount>& out)
+// Stacks the column's open panels from top to bottom (the table's `row`), each as tall as its share of the
+// weights. The focused panel counts twice.
+void stack(PanelColumn column, const std::array<bool, kPanelCount>& open, PanelId focus, float x, float w,
+           std::array<LayoutRect, kPanelCount>& out)
 {
-    const auto weight = [&](const Member& m) { return m.id == focus ? 2.0f * m.weight : m.weight; };
+    std::vector<const PanelFacts*> shown; // the column's open panels, top first
+    for (int row = 0; row < kPanelCount; ++row)
+        for (const PanelFacts& p : kPanelTable)
+            if (p.column == column && p.row == row && is_open(open, p.id))
+                shown.push_back(&p);
+    const auto weight = [&](const PanelFacts& p) { return p.id == focus ? 2.0f * p.weight : p.weight; };
     float total = 0.0f;
-    for (const Member& m : column)
-        total += is_open(open, m.id) ? weight(m) : 0.0f;
+    for (const PanelFacts* p : shown)
+        total += weight(*p);
     float y = 0.0f;
-    for (const Member& m : column)
+    for (const PanelFacts* p : shown)
     {
-        if (!is_open(open, m.id))
-            continue;
-        const float h = weight(m) / total;
-        out[static_cast<std::size_t>(m.id)] = {x, y, w, h};
+        const float h = weight(*p) / total;
+        out[static_cast<std::size_t>(p->id)] = {x, y, w, h};
         y += h;
     }
 }
@@ -64,18 +55,18 @@ void stack(const Member (&column)[N], const std::array<bool, kPanelCount>& open,
 std::array<LayoutRect, kPanelCount> default_layout(const std::array<bool, kPanelCount>& open, PanelId focus)
 {
     std::array<LayoutRect, kPanelCount> out{};
-    const float left_w = any_open(kLeft, open) ? kLeftWidth : 0.0f;
+    const float left_w = any_open(PanelColumn::Left, open) ? kLeftWidth : 0.0f;
     const float rest = 1.0f - left_w;
-    const bool centre = any_open(kCentre, open);
-    const bool right = any_open(kRight, open);
+    const bool centre = any_open(PanelColumn::Centre, open);
+    const bool right = any_open(PanelColumn::Right, open);
     // The centre and the right column share what the left column leaves, in their usual proportion.
     const float centre_w = !centre ? 0.0f : right ? rest * kCentreWidth / (kCentreWidth + kRightWidth) : rest;
-    stack(kLeft, open, focus, 0.0f, left_w, out);
-    stack(kCentre, open, focus, left_w, centre_w, out);
-    stack(kRight, open, focus, left_w + centre_w, rest - centre_w, out);
-    for (const PanelId id : kOver)
-        if (is_open(open, id))
-            out[static_cast<std::size_t>(id)] = {left_w, 0.0f, rest, 1.0f};
+    stack(PanelColumn::Left, open, focus, 0.0f, left_w, out);
+    stack(PanelColumn::Centre, open, focus, left_w, centre_w, out);
+    stack(PanelColumn::Right, open, focus, left_w + centre_w, rest - centre_w, out);
+    for (const PanelFacts& p : kPanelTable)
+        if (p.column == PanelColumn::Over && is_open(open, p.id))
+            out[static_cast<std::size_t>(p.id)] = {left_w, 0.0f, rest, 1.0f};
     return out;
 }
 

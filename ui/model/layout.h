@@ -20,11 +20,12 @@ struct LayoutRect
 };
 
 // The default place of every panel, in fractions of the work area, for this set of open panels. Three
-// columns: Lesson, Input and Model stacked on the left; the Pipeline in the centre; Heads over the Inspector
-// on the right. A column shares its height among its open panels, and a column with none gives its width to
-// its neighbour, so closing a panel gives its room to the others. `focus` (a lesson step's view) gets twice
-// its share of its column. Comparisons and Training cover the centre and right columns. A closed panel gets
-// an empty rectangle.
+// columns, each panel's column, row and weight from the panel table (ui/model/panel_table.h): Lesson, Input
+// and Model stacked on the left; the Pipeline in the centre; Heads over the Inspector on the right. A column
+// shares its height among its open panels, and a column with none gives its width to its neighbour, so
+// closing a panel gives its room to the others. `focus` (a lesson step's view) gets twice its share of its
+// column. Comparisons and Training cover the centre and right columns. A closed panel gets an empty
+// rectangle.
 std::array<LayoutRect, kPanelCount> default_layout(const std::array<bool, kPanelCount>& open,
                                                    PanelId focus = PanelId::Count);
 

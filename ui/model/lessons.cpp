@@ -177,7 +177,7 @@ void go_to_step(AppState& state, int step)
         open_panel(state, PanelId::Model);
     if (s.training.on)
         show_lesson_training(state, s.training);
-    l.focus_panel = static_cast<int>(view);
+    l.focus_panel = view;
     l.scroll_request = s.stages.empty() ? 0 : 3;
     l.setting_scroll_request = s.setting.empty() ? 0 : 3;
 }
@@ -203,7 +203,7 @@ void leave_lesson(AppState& state)
     l.step = 0;
     l.scroll_request = 0;
     l.setting_scroll_request = 0;
-    l.focus_panel = -1;
+    l.focus_panel = PanelId::Count;
     close_opened_panels(state, {});
     state.stage_collapsed = l.user_stage_collapsed;
     state.cross_stage_collapsed = l.user_cross_stage_collapsed;

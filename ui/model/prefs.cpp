@@ -16,9 +16,6 @@ namespace attnlab
 namespace
 {
 
-const char* const kPanelKeys[kPanelCount] = {"input",     "model",       "pipeline", "heads",
-                                             "inspector", "comparisons", "lesson",   "training"};
-
 std::string trim(const std::string& s)
 {
     const auto a = s.find_first_not_of(" \t\r");
@@ -79,14 +76,13 @@ std::string prefs_to_text(const ViewPrefs& prefs)
     out << "stretch_weights = " << (prefs.stretch_weights ? 1 : 0) << "\n";
     out << "presenter_scale = " << prefs.presenter_scale << "\n";
     out << "presenter_theme = " << (prefs.presenter_light ? "light" : "dark") << "\n";
-    for (int p = 0; p < kPanelCount; ++p)
-        out << "panel." << kPanelKeys[p] << " = " << (prefs.open[static_cast<std::size_t>(p)] ? 1 : 0)
-            << "\n";
+    for (const PanelFacts& p : kPanelTable)
+        out << "panel." << p.key << " = " << (prefs.open[static_cast<std::size_t>(p.id)] ? 1 : 0) << "\n";
     // Panels the user moved or resized: x y w h in fractions of the area under the menu bar.
-    for (int p = 0; p < kPanelCount; ++p)
-        if (const PanelPlace& place = prefs.places[static_cast<std::size_t>(p)]; place.placed)
-            out << "place." << kPanelKeys[p] << " = " << place.x << " " << place.y << " " << place.w << " "
-                << place.h << "\n";
+    for (const PanelFacts& p : kPanelTable)
+        if (const PanelPlace& place = prefs.places[static_cast<std::size_t>(p.id)]; place.placed)
+            out << "place." << p.key << " = " << place.x << " " << place.y << " " << place.w << " " << place.h
+                << "\n";
     return out.str();
 }
 
@@ -124,16 +120,17 @@ void prefs_from_text(const std::string& text, ViewPrefs& prefs)
         else if (key == "stretch_weights")
             parse_bool(value, &prefs.stretch_weights);
         else
-            for (int p = 0; p < kPanelCount; ++p)
+            for (const PanelFacts& p : kPanelTable)
             {
-                if (key == std::string("panel.") + kPanelKeys[p])
+                const auto i = static_cast<std::size_t>(p.id);
+                if (key == std::string("panel.") + p.key)
                 {
                     bool open = false;
                     if (parse_bool(value, &open))
-                        prefs.open[static_cast<std::size_t>(p)] = open;
+                        prefs.open[i] = open;
                 }
-                else if (key == std::string("place.") + kPanelKeys[p])
-                    parse_place(value, &prefs.places[static_cast<std::size_t>(p)]);
+                else if (key == std::string("place.") + p.key)
+                    parse_place(value, &prefs.places[i]);
             }
     }
 }

@@ -244,6 +244,11 @@ Status open_model_file(AppState& state, const std::string& path)
 {
     TrainedModel model;
     ATTNLAB_TRY(load_model_file(path, &model));
+    return open_model(state, model, path);
+}
+
+Status open_model(AppState& state, const TrainedModel& model, const std::string& path)
+{
     ATTNLAB_TRY(open_trained_model(state, model));
     state.training.model_path = path;
     remember(state, path);

@@ -53,6 +53,8 @@ Status open_recent_file(AppState& state, const std::string& path);
 // Opens an attnlab-model file in the Training panel at its step and puts it first in the recent files. A
 // broken file is an error naming it and what is wrong; the run on screen stays.
 Status open_model_file(AppState& state, const std::string& path);
+// The same for a model already loaded from path (attnlab --model FILE, loaded once by main()).
+Status open_model(AppState& state, const TrainedModel& model, const std::string& path);
 // Saves the Training panel's model at its current step (with settings and metric history).
 Status save_model_file(AppState& state, const std::string& path);
 // True when the file starts like an attnlab-model file (File > Recent opens it as a model, not a session).

@@ -3,6 +3,7 @@
 #include "ui/model/lessons.h"
 #include "ui/panels/panels.h"
 #include "ui/picture/heatmap_math.h"
+#include "ui/picture/step_maps.h"
 #include "ui/shell/widgets.h"
 
 #include <imgui.h>
@@ -81,8 +82,10 @@ void packed_section(AppState& state, bool alone)
     const float height = maps_height(alone, 2.0f, 14.0f, 2.0f);
     HeatmapOptions options;
     options.max_height = height;
+    const std::vector<MatrixRef> maps =
+        comparison_maps(state, ComparisonSection::Packed); // packed, Q_1 … Q_h
     ImGui::PushID("packed");
-    draw_heatmap(state, selected_comparison(state, ComparisonMatrix::Q_packed), options);
+    draw_heatmap(state, maps[0], options);
     ImGui::PopID();
     ImGui::TextDisabled("the per-head Q_j (each on its own colour scale):");
     const float w = std::max(60.0f, (ImGui::GetContentRegionAvail().x - 8.0f * (h - 1)) / std::max(1, h));
@@ -101,7 +104,7 @@ void packed_section(AppState& state, bool alone)
         small.colorbar = false;
         small.frame_color = head_color(j);
         small.max_height = alone ? height : ImGui::GetFontSize() * 10.0f;
-        draw_heatmap(state, selected_stage(state, Stage::Q, j), small);
+        draw_heatmap(state, maps[static_cast<std::size_t>(1 + j)], small);
         ImGui::EndGroup();
         ImGui::PopID();
     }
@@ -117,10 +120,9 @@ void two_step_section(AppState& state, bool alone)
         "into one, W^Q W_h^Q, so the paper has only one per head. Largest difference: %s "
         "(rounding only).",
         format_value_long(state.comparisons.two_step_max_diff).c_str());
+    const std::vector<MatrixRef> maps = comparison_maps(state, ComparisonSection::TwoStep);
     ImGui::PushID("collapse");
-    side_by_side(state, selected_comparison(state, ComparisonMatrix::Q_two_step),
-                 selected_comparison(state, ComparisonMatrix::Q_collapsed),
-                 maps_height(alone, 1.0f, 16.0f, 2.0f));
+    side_by_side(state, maps[0], maps[1], maps_height(alone, 1.0f, 16.0f, 2.0f));
     ImGui::PopID();
 }
 
@@ -141,11 +143,11 @@ void single_head_section(AppState& state, bool alone)
             "nothing collapses: the outputs differ by up to %s (not rounding).",
             format_value_long(diff).c_str());
     const float height = maps_height(alone, 2.0f, 16.0f, 5.0f);
+    // The single head's weights beside the selected head's, then the two outputs.
+    const std::vector<MatrixRef> maps = comparison_maps(state, ComparisonSection::SingleHead);
     ImGui::PushID("single");
-    side_by_side(state, selected_comparison(state, ComparisonMatrix::single_weights),
-                 selected_stage(state, Stage::weights, state.sel.head), height);
-    side_by_side(state, selected_comparison(state, ComparisonMatrix::single_out),
-                 selected_stage(state, Stage::mha, 0), height);
+    side_by_side(state, maps[0], maps[1], height);
+    side_by_side(state, maps[2], maps[3], height);
     ImGui::PopID();
 }
 
@@ -160,19 +162,19 @@ void draw_comparisons_panel(AppState& state)
     }
     trained_view_banner(state);
     state.ensure_comparisons();
-    const LessonStep* step = current_step(state);
+    const StepMaps step = step_maps(state, current_step(state));
     const ComparisonSection only =
-        step != nullptr && step->view == LessonView::Comparisons ? step->comparison : ComparisonSection::All;
+        step.kind == StepMapsKind::Comparisons ? step.comparison : ComparisonSection::All;
     if (!state.presenter)
         ImGui::TextDisabled(
             "layer %d, sentence %d, head %d (change them in the Pipeline; [ and ] switch heads)",
             state.sel.layer + 1, state.sel.b + 1, state.sel.head + 1);
     const bool all = only == ComparisonSection::All;
-    if (all || only == ComparisonSection::Packed)
+    if (shows_comparison(only, ComparisonSection::Packed))
         packed_section(state, !all);
-    if (all || only == ComparisonSection::TwoStep)
+    if (shows_comparison(only, ComparisonSection::TwoStep))
         two_step_section(state, !all);
-    if (all || only == ComparisonSection::SingleHead)
+    if (shows_comparison(only, ComparisonSection::SingleHead))
         single_head_section(state, !all);
 }
 

@@ -1,6 +1,17 @@
 // Heads panel: the h attention maps of a layer as small multiples, a query token pinned across every head,
 // the layers x heads overview of that query's weights, and the cross-attention maps.
+//
+// Index of this file:
+// [SECTION] Shared with the overview (heads_panel_views.h)
+// [SECTION] Text that fits
+// [SECTION] The pinned query
+// [SECTION] Shared lines: colour bar and what H means
+// [SECTION] The grid of maps (one layer's heads, or the cross-attention block's)
+// [SECTION] Views
+//
+// The layers x heads overview is in heads_panel_overview.cpp.
 #include "ui/heatmap/heatmap.h"
+#include "ui/panels/heads_panel_views.h"
 #include "ui/panels/panels.h"
 #include "ui/picture/heads_layout.h"
 #include "ui/picture/heatmap_math.h"
@@ -19,13 +30,65 @@
 namespace attnlab
 {
 
+// [SECTION] Shared with the overview (heads_panel_views.h)
+
+namespace heads_view
+{
+
+QueryPin& pin_of(AppState& state, bool cross)
+{
+    return cross ? state.heads_panel.cross_query : state.heads_panel.query;
+}
+
+void toggle_pin(AppState& state, bool cross, int row)
+{
+    if (const std::vector<std::string>* tokens = state.query_tokens(cross))
+        toggle_query_pin(pin_of(state, cross), row, *tokens);
+}
+
+std::string short_token(const std::string& token)
+{
+    return truncate_utf8(token, kMaxLabelChars);
+}
+
+void key_labels(const std::vector<std::string>& keys, ImVec2 top_left, float cell, int stride)
+{
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float fs = ImGui::GetFontSize();
+    for (int c = 0; c < static_cast<int>(keys.size()); c += std::max(1, stride))
+    {
+        const std::string token = short_token(keys[static_cast<std::size_t>(c)]);
+        const std::string text = stride > 1 ? std::to_string(c) + " " + token : token;
+        const float w = ImGui::CalcTextSize(text.c_str()).x;
+        const float x = top_left.x + (static_cast<float>(c) + 0.5f) * cell - fs * 0.5f;
+        draw_text_upwards(dl, ImVec2(x, top_left.y + 4.0f + w),
+                          ImGui::GetColorU32(token == "<pad>" ? ImGuiCol_TextDisabled : ImGuiCol_Text),
+                          text.c_str());
+    }
+}
+
+float widest_label(const std::vector<std::string>& tokens)
+{
+    float w = 0.0f;
+    for (const std::string& token : tokens)
+        w = std::max(w, ImGui::CalcTextSize(short_token(token).c_str()).x);
+    return w;
+}
+
+} // namespace heads_view
+
 namespace
 {
 
-constexpr int kMaxLabelChars = 10; // as the heatmap widget's labels
-constexpr int kMaxChips = 48;      // query tokens as chips up to this T; a slider beyond
-// The ink of a line of DejaVu Sans is about 0.85 of the font size tall: labels that far apart do not touch.
-constexpr float kLabelPitch = 0.85f;
+using heads_view::key_labels;
+using heads_view::kLabelPitch;
+using heads_view::kMaxLabelChars;
+using heads_view::pin_of;
+using heads_view::short_token;
+using heads_view::toggle_pin;
+using heads_view::widest_label;
+
+constexpr int kMaxChips = 48; // query tokens as chips up to this T; a slider beyond
 
 // [SECTION] Text that fits
 
@@ -59,22 +122,6 @@ std::string strprintf(const char* fmt, ...)
 }
 
 // [SECTION] The pinned query
-
-QueryPin& pin_of(AppState& state, bool cross)
-{
-    return cross ? state.heads_panel.cross_query : state.heads_panel.query;
-}
-
-void toggle_pin(AppState& state, bool cross, int row)
-{
-    if (const std::vector<std::string>* tokens = state.query_tokens(cross))
-        toggle_query_pin(pin_of(state, cross), row, *tokens);
-}
-
-std::string short_token(const std::string& token)
-{
-    return truncate_utf8(token, kMaxLabelChars);
-}
 
 // ↑ / ↓ move the pinned query (from none: the first or the last token); V shows the next view. Only while the
 // panel has the keyboard focus and no text field takes the keys.
@@ -339,32 +386,6 @@ void row_labels(AppState& state, bool cross, const std::vector<std::string>& tok
     }
 }
 
-// Key labels drawn upwards under a map column, every stride-th key.
-// Thinned labels (stride > 1) carry their index, so "every fifth key" reads as such.
-void key_labels(const std::vector<std::string>& keys, ImVec2 top_left, float cell, int stride)
-{
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    const float fs = ImGui::GetFontSize();
-    for (int c = 0; c < static_cast<int>(keys.size()); c += std::max(1, stride))
-    {
-        const std::string token = short_token(keys[static_cast<std::size_t>(c)]);
-        const std::string text = stride > 1 ? std::to_string(c) + " " + token : token;
-        const float w = ImGui::CalcTextSize(text.c_str()).x;
-        const float x = top_left.x + (static_cast<float>(c) + 0.5f) * cell - fs * 0.5f;
-        draw_text_upwards(dl, ImVec2(x, top_left.y + 4.0f + w),
-                          ImGui::GetColorU32(token == "<pad>" ? ImGuiCol_TextDisabled : ImGuiCol_Text),
-                          text.c_str());
-    }
-}
-
-float widest_label(const std::vector<std::string>& tokens)
-{
-    float w = 0.0f;
-    for (const std::string& token : tokens)
-        w = std::max(w, ImGui::CalcTextSize(short_token(token).c_str()).x);
-    return w;
-}
-
 void draw_map_grid(AppState& state, bool cross)
 {
     const int h = state.heads();
@@ -467,234 +488,6 @@ void draw_map_grid(AppState& state, bool cross)
     ImGui::SetCursorScreenPos(origin);
     ImGui::Dummy(ImVec2(label_w + static_cast<float>(grid.columns) * (grid.map_w + request.gap) - request.gap,
                         grid_h + (grid.key_labels ? request.key_label_h : 0.0f)));
-}
-
-// [SECTION] Layers x heads overview
-
-// One strip: the query's row of a weights map, from its cached texture when each key gets a pixel column,
-// else each pixel column coloured by the largest weight of the keys it covers (so no strong key is lost).
-void draw_strip(const HeatmapEntry& entry, const Mat& weights, const Mat* mask, int query, ImVec2 p0,
-                ImVec2 p1)
-{
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    const int T = static_cast<int>(weights.cols());
-    const int pixels = static_cast<int>(p1.x - p0.x);
-    if (pixels >= T && entry.texture != 0)
-    {
-        const float v0 = static_cast<float>(query) / static_cast<float>(entry.rows);
-        const float v1 = static_cast<float>(query + 1) / static_cast<float>(entry.rows);
-        dl->AddImage(reinterpret_cast<ImTextureID>(entry.texture), p0, p1, ImVec2(0.0f, v0),
-                     ImVec2(1.0f, v1));
-        return;
-    }
-    const float px = (p1.x - p0.x) / static_cast<float>(std::max(1, pixels));
-    for (int p = 0; p < pixels; ++p)
-    {
-        int first = 0, last = 0;
-        keys_of_pixel(T, pixels, p, &first, &last);
-        float best = 0.0f;
-        bool any = false;
-        for (int c = first; c < last; ++c)
-            if (mask == nullptr || !std::isinf((*mask)(query, c)))
-            {
-                best = any ? std::max(best, weights(query, c)) : weights(query, c);
-                any = true;
-            }
-        const Color32 colour = any ? value_to_color(best, entry.scale) : kNegInfColor;
-        dl->AddRectFilled(ImVec2(p0.x + static_cast<float>(p) * px, p0.y),
-                          ImVec2(p0.x + static_cast<float>(p + 1) * px, p1.y), colour);
-    }
-}
-
-void draw_overview(AppState& state)
-{
-    const Trace& t = state.trace();
-    const int layers = static_cast<int>(t.layers.size());
-    const int h = state.heads();
-    const std::vector<std::string>& tokens = *state.query_tokens(false);
-    const int T = static_cast<int>(tokens.size());
-    const int query = state.shown_query(false);
-    const float fs = ImGui::GetFontSize();
-    const float line_h = ImGui::GetTextLineHeightWithSpacing();
-
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
-    OverviewRequest request;
-    request.layers = layers;
-    request.heads = h;
-    request.keys = T;
-    request.width = avail.x;
-    request.height = avail.y;
-    request.font_px = fs * kLabelPitch;
-    request.line_h = line_h;
-    request.gap = fs * 0.5f;
-    request.layer_label_w = ImGui::CalcTextSize(("layer " + std::to_string(layers)).c_str()).x + fs * 0.6f;
-    request.key_label_h = widest_label(tokens) + 8.0f;
-    OverviewLayout o = layout_overview(request);
-    if (o.key_stride > 1)
-    {
-        // Thinned labels carry their index: room for it too.
-        request.key_label_h += ImGui::CalcTextSize((std::to_string(T) + " ").c_str()).x;
-        o = layout_overview(request);
-    }
-    // A query's strips, or the whole maps when there is none.
-    const bool strips = query >= 0;
-    const float image_h = strips ? o.strip_h : o.map_h;
-    const float row_h = strips ? o.strip_row_h : o.map_row_h;
-
-    const ImVec2 origin = ImGui::GetCursorScreenPos();
-    const float grid_x = origin.x + request.layer_label_w;
-    const float grid_y = origin.y + line_h;
-    const float grid_w = static_cast<float>(h) * (o.cell_w + request.gap) - request.gap;
-    const float grid_h = static_cast<float>(layers) * row_h - request.gap;
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-
-    // Head chips across the top (click: select the head).
-    for (int j = 0; j < h; ++j)
-    {
-        ImGui::SetCursorScreenPos(
-            ImVec2(grid_x + static_cast<float>(j) * (o.cell_w + request.gap), origin.y));
-        ImGui::PushID(j);
-        if (head_chip(j, j == state.sel.head, ("head " + std::to_string(j + 1)).c_str()))
-            state.sel.head = j;
-        ImGui::PopID();
-    }
-
-    // One item over the whole grid: the cells are hit-tested, not widgets (T and h x layers can be large).
-    ImGui::SetCursorScreenPos(ImVec2(grid_x, grid_y));
-    ImGui::InvisibleButton("##overview", ImVec2(std::max(1.0f, grid_w), std::max(1.0f, grid_h)));
-    const bool over = ImGui::IsItemHovered() && !state.mouse_ignored;
-    const bool clicked = over && ImGui::IsItemClicked(ImGuiMouseButton_Left);
-    int hover_l = -1, hover_j = -1, hover_key = -1, hover_row = -1;
-    if (over)
-    {
-        const ImVec2 m = ImGui::GetIO().MousePos;
-        const int j = static_cast<int>((m.x - grid_x) / (o.cell_w + request.gap));
-        const int l = static_cast<int>((m.y - grid_y) / row_h);
-        const float cx = m.x - grid_x - static_cast<float>(j) * (o.cell_w + request.gap);
-        const float cy = m.y - grid_y - static_cast<float>(l) * row_h;
-        if (j >= 0 && j < h && l >= 0 && l < layers && cx < o.cell_w && cy < image_h)
-        {
-            hover_l = l;
-            hover_j = j;
-            hover_key = std::clamp(static_cast<int>(cx / o.cell_w * static_cast<float>(T)), 0, T - 1);
-            hover_row = std::clamp(static_cast<int>(cy / image_h * static_cast<float>(T)), 0, T - 1);
-        }
-    }
-
-    MatrixRef ref;
-    ref.stage = Stage::weights;
-    ref.b = state.sel.b;
-    for (int l = 0; l < layers; ++l)
-    {
-        const float y = grid_y + static_cast<float>(l) * row_h;
-        char label[32];
-        std::snprintf(label, sizeof label, "layer %d", l + 1);
-        dl->AddText(ImVec2(origin.x, y + (image_h - fs) * 0.5f),
-                    ImGui::GetColorU32(l == state.sel.layer ? ImGuiCol_Text : ImGuiCol_TextDisabled), label);
-        for (int j = 0; j < h; ++j)
-        {
-            ref.layer = l;
-            ref.head = j;
-            const MatrixView view = resolve_matrix(state, ref);
-            if (view.m == nullptr)
-                continue;
-            const HeatmapEntry& entry = state.heatmaps.get(view.key, view.version, *view.m, view.probability,
-                                                           view.mask, view.stretch);
-            const ImVec2 p0(grid_x + static_cast<float>(j) * (o.cell_w + request.gap), y);
-            const bool selected = l == state.sel.layer && j == state.sel.head;
-            if (strips)
-            {
-                const ImVec2 p1(p0.x + o.cell_w, p0.y + image_h);
-                draw_strip(entry, *view.m, view.mask, query, p0, p1);
-                dl->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p1.x + 1, p1.y + 1), head_color(j), 0.0f, 0,
-                            selected ? 3.0f : 1.0f);
-                // The query's own position, as a key: a tick above and below the strip.
-                const float qx = p0.x + (static_cast<float>(query) + 0.5f) * o.cell_w / static_cast<float>(T);
-                dl->AddLine(ImVec2(qx, p0.y - 4.0f), ImVec2(qx, p0.y), ImGui::GetColorU32(ImGuiCol_Text),
-                            2.0f);
-                const TopKey top = top_key(*view.m, query);
-                if (top.col >= 0)
-                {
-                    char text[96];
-                    std::snprintf(text, sizeof text, "%s %.2f",
-                                  short_token(tokens[static_cast<std::size_t>(top.col)]).c_str(),
-                                  static_cast<double>(top.weight));
-                    if (ImGui::CalcTextSize(text).x > o.cell_w)
-                        std::snprintf(text, sizeof text, "%s",
-                                      short_token(tokens[static_cast<std::size_t>(top.col)]).c_str());
-                    if (ImGui::CalcTextSize(text).x <= o.cell_w)
-                        dl->AddText(ImVec2(p0.x, p1.y + 2.0f), ImGui::GetColorU32(ImGuiCol_Text), text);
-                }
-                if (hover_key >= 0)
-                {
-                    // The hovered key in every strip.
-                    const float kx0 = p0.x + static_cast<float>(hover_key) * o.cell_w / static_cast<float>(T);
-                    const float kx1 = std::max(kx0 + 2.0f, p0.x + static_cast<float>(hover_key + 1) *
-                                                                      o.cell_w / static_cast<float>(T));
-                    dl->AddRect(ImVec2(kx0 - 1, p0.y - 1), ImVec2(kx1 + 1, p1.y + 1),
-                                IM_COL32(255, 255, 255, 255), 0.0f, 0, 1.5f);
-                }
-            }
-            else
-            {
-                const ImVec2 p1(p0.x + o.cell_w, p0.y + image_h);
-                if (entry.texture != 0)
-                    dl->AddImage(reinterpret_cast<ImTextureID>(entry.texture), p0, p1);
-                dl->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p1.x + 1, p1.y + 1), head_color(j), 0.0f, 0,
-                            selected ? 3.0f : 1.0f);
-                if (hover_row >= 0)
-                {
-                    const float ry = p0.y + static_cast<float>(hover_row) * image_h / static_cast<float>(T);
-                    dl->AddRect(
-                        ImVec2(p0.x - 1, ry - 1),
-                        ImVec2(p1.x + 1, std::max(ry + 2.0f, ry + image_h / static_cast<float>(T)) + 1),
-                        IM_COL32(255, 255, 255, 255), 0.0f, 0, 1.5f);
-                }
-            }
-        }
-    }
-    // Key labels under the last layer, in every head's column (thinned when the keys are narrower than a
-    // line).
-    for (int j = 0; j < h; ++j)
-        key_labels(tokens, ImVec2(grid_x + static_cast<float>(j) * (o.cell_w + request.gap), grid_y + grid_h),
-                   o.key_px, o.key_stride);
-
-    if (hover_l >= 0)
-    {
-        ref.layer = hover_l;
-        ref.head = hover_j;
-        const MatrixView view = resolve_matrix(state, ref);
-        ImGui::BeginTooltip();
-        if (query >= 0 && view.m != nullptr)
-        {
-            ImGui::Text("layer %d, head %d: query “%s” (i = %d)", hover_l + 1, hover_j + 1,
-                        tokens[static_cast<std::size_t>(query)].c_str(), query);
-            ImGui::Text("key “%s” (j = %d): weight %s", tokens[static_cast<std::size_t>(hover_key)].c_str(),
-                        hover_key, format_value_long((*view.m)(query, hover_key)).c_str());
-            if (o.key_px < 1.0f)
-                ImGui::TextDisabled(
-                    "%d keys share a pixel column here: each shows the largest of their weights",
-                    static_cast<int>(std::ceil(1.0f / o.key_px)));
-            ImGui::TextDisabled("click: select layer %d head %d", hover_l + 1, hover_j + 1);
-        }
-        else
-        {
-            ImGui::Text("layer %d, head %d: query “%s” (i = %d)", hover_l + 1, hover_j + 1,
-                        tokens[static_cast<std::size_t>(hover_row)].c_str(), hover_row);
-            ImGui::TextDisabled(
-                "click: pin this query (its row in every layer and head) and select the head");
-        }
-        ImGui::EndTooltip();
-    }
-    if (clicked)
-    {
-        state.sel.layer = hover_l;
-        state.sel.head = hover_j;
-        if (query < 0)
-            toggle_pin(state, false, hover_row);
-    }
-    ImGui::SetCursorScreenPos(origin);
-    ImGui::Dummy(ImVec2(request.layer_label_w + grid_w, line_h + grid_h + request.key_label_h));
 }
 
 // [SECTION] Views
@@ -825,7 +618,7 @@ void draw_heads_panel(AppState& state)
     if (view != HeadsView::AllLayers) // the overview shows no H
         entropy_line(T);
     if (view == HeadsView::AllLayers)
-        draw_overview(state);
+        heads_view::draw_overview(state);
     else
         draw_map_grid(state, cross);
 }

@@ -1,4 +1,4 @@
-// The panels: one free function each (ui/panels/<name>_panel.cpp), and the table that builds the View menu.
+// The panels: one free function each (ui/panels/<name>_panel.cpp), and the draw table the frame walks.
 #pragma once
 
 #include "ui/model/app_state.h"
@@ -7,6 +7,8 @@
 
 namespace attnlab
 {
+
+// [SECTION] One function per panel
 
 void draw_input_panel(AppState& state);
 void draw_model_panel(AppState& state);
@@ -23,15 +25,43 @@ void draw_trained_probe_input(AppState& state);
 // session shows and there is no trained model.
 void trained_view_banner(AppState& state);
 
-struct PanelInfo
+// [SECTION] The draw table
+
+// The half of the panel table that needs ImGui: each panel's draw function by PanelId, beside the facts in
+// ui/model/panel_table.h (which ui/model reads without linking the panels). A new panel adds its declaration
+// above and its row here.
+struct PanelDraw
 {
     PanelId id;
-    const char* name;     // window title
-    const char* shortcut; // shown in the View menu ("Alt+1"), handled in ui/app_ui.cpp
     void (*draw)(AppState&);
 };
 
-// In PanelId order.
-const std::array<PanelInfo, kPanelCount>& panel_table();
+inline constexpr std::array<PanelDraw, kPanelCount> kPanelDraws = {{
+    {PanelId::Input, draw_input_panel},
+    {PanelId::Model, draw_model_panel},
+    {PanelId::Pipeline, draw_pipeline_panel},
+    {PanelId::Heads, draw_heads_panel},
+    {PanelId::Inspector, draw_inspector_panel},
+    {PanelId::Comparisons, draw_comparisons_panel},
+    {PanelId::Lesson, draw_lesson_panel},
+    {PanelId::Training, draw_training_panel},
+}};
+
+constexpr bool panel_draws_are_consistent()
+{
+    for (int i = 0; i < kPanelCount; ++i)
+        if (static_cast<int>(kPanelDraws[static_cast<std::size_t>(i)].id) != i ||
+            kPanelDraws[static_cast<std::size_t>(i)].draw == nullptr)
+            return false;
+    return true;
+}
+static_assert(panel_draws_are_consistent(),
+              "kPanelDraws: one draw function per PanelId, in the enum's order");
+
+// Draws panel `id`'s contents (between Begin and End).
+inline void draw_panel(AppState& state, PanelId id)
+{
+    kPanelDraws[static_cast<std::size_t>(id)].draw(state);
+}
 
 } // namespace attnlab

@@ -1,9 +1,18 @@
 // Export of a heatmap: a slide-ready PNG drawn on the CPU with stb_truetype, and CSV of the matrix.
+//
+// Index of this file:
+// [SECTION] What a heatmap picture says
+// [SECTION] The heatmap picture
+// [SECTION] Files
+// [SECTION] The training curves picture
+//
+// The curve plots are laid out in curve_plot.h; this file only paints them.
 #include "ui/picture/export.h"
 
 #include "core/io/atomic_file.h"
 #include "ui/model/training/training_curves.h"
 #include "ui/picture/colormap.h"
+#include "ui/picture/curve_plot.h"
 #include "ui/picture/heatmap_math.h"
 
 #include <stb_image_write.h>
@@ -594,102 +603,56 @@ void draw_line(Image& img, float x0, float y0, float x1, float y1, float width, 
         blend_dot(img, x0 + (x1 - x0) * t / n, y0 + (y1 - y0) * t / n, width * 0.5f, color);
 }
 
-std::string axis_text(float v, const CurvePlot& plot)
-{
-    char s[32];
-    if (plot.percent)
-        std::snprintf(s, sizeof s, "%.0f %%", 100.0 * static_cast<double>(v));
-    else if (v != 0.0f && std::fabs(v) < 0.01f)
-        std::snprintf(s, sizeof s, "%.1e", static_cast<double>(v));
-    else
-        std::snprintf(s, sizeof s, "%.3g", static_cast<double>(v));
-    return s;
-}
-
 void draw_curve_plot(Image& img, const TextRasterizer& text, const Palette& palette, const CurvePlot& plot,
                      const TrainingCurves& c, int x, int y, int w, int h, int cursor_step)
 {
     const float label_px = 17.0f;
     text.draw(img, static_cast<float>(x), static_cast<float>(y), 20.0f, palette.ink, plot.title);
     const int ax = x + 74, ay = y + 34, bx = x + w, by = y + h - 28;
-    float lo = 0, hi = 1;
-    plot_y_range(plot, &lo, &hi);
-    const auto fy = [&](float v) { return plot.log_y ? std::log10(std::max(v, 1e-12f)) : v; };
-    float ylo = fy(lo), yhi = fy(hi);
-    if (yhi - ylo < 1e-6f)
+    CurvePlotStyle style;
+    style.tick_gap = 2.0f * label_px;
+    style.percent_decimals = 0;
+    style.thin = false; // the picture keeps every step's wiggle
+    style.clamp = true;
+    const PlotRect axes{static_cast<float>(ax), static_cast<float>(ay), static_cast<float>(bx),
+                        static_cast<float>(by)};
+    const CurvePlotPicture p = layout_curve_plot(plot, c, axes, cursor_step, style);
+    for (const PlotTick& t : p.y_ticks)
     {
-        ylo -= 0.5f;
-        yhi += 0.5f;
-    }
-    const float span = static_cast<float>(std::max(1, c.x_max - c.x_min));
-    const auto sx = [&](float step)
-    {
-        return static_cast<float>(ax) +
-               (step - static_cast<float>(c.x_min)) / span * static_cast<float>(bx - ax);
-    };
-    const auto sy = [&](float v)
-    { return static_cast<float>(by) - (fy(v) - ylo) / (yhi - ylo) * static_cast<float>(by - ay); };
-    const auto y_label = [&](float v)
-    {
-        const std::string t = axis_text(v, plot);
-        const float yy = sy(v);
-        text.draw(img, static_cast<float>(ax) - text.width(t, label_px) - 6.0f, yy - label_px * 0.6f,
-                  label_px, palette.grey_ink, t);
-        fill_rect(img, ax, static_cast<int>(yy), bx, static_cast<int>(yy) + 1,
+        text.draw(img, static_cast<float>(ax) - text.width(t.text, label_px) - 6.0f, t.y - label_px * 0.6f,
+                  label_px, palette.grey_ink, t.text);
+        fill_rect(img, ax, static_cast<int>(t.y), bx, static_cast<int>(t.y) + 1,
                   palette.dark ? pack_rgba(60, 60, 68) : pack_rgba(225, 225, 230));
-    };
-    y_label(lo);
-    y_label(hi);
-    float last_y = static_cast<float>(by);
-    if (plot.log_y)
-        for (float d = std::ceil(ylo); d < yhi; d += 1.0f)
-        {
-            const float yy = sy(std::pow(10.0f, d));
-            if (yy < static_cast<float>(by) - 2.0f * label_px &&
-                yy > static_cast<float>(ay) + 2.0f * label_px && yy < last_y - 2.0f * label_px)
-            {
-                y_label(std::pow(10.0f, d));
-                last_y = yy;
-            }
-        }
-    if (&plot == &c.loss && c.has_drop)
-    {
-        fill_rect(img, static_cast<int>(sx(static_cast<float>(c.drop.from_step))), ay,
-                  std::max(static_cast<int>(sx(static_cast<float>(c.drop.to_step))),
-                           static_cast<int>(sx(static_cast<float>(c.drop.from_step))) + 2),
-                  by, palette.dark ? pack_rgba(80, 58, 30) : pack_rgba(252, 232, 200));
-        text.draw(img, sx(static_cast<float>(c.drop.from_step)) + 4.0f, static_cast<float>(ay) + 4.0f,
-                  label_px, pack_rgba(200, 120, 0), "steepest drop");
     }
-    if (cursor_step >= c.x_min && cursor_step <= c.x_max)
+    if (p.has_band)
+    {
+        const int x0 = static_cast<int>(p.band_x0);
+        fill_rect(img, x0, ay, std::max(static_cast<int>(p.band_x1), x0 + 2), by,
+                  palette.dark ? pack_rgba(80, 58, 30) : pack_rgba(252, 232, 200));
+        text.draw(img, p.band_x0 + 4.0f, static_cast<float>(ay) + 4.0f, label_px, pack_rgba(200, 120, 0),
+                  "steepest drop");
+    }
+    if (p.has_cursor)
     {
         // The step the maps show (the window's timeline cursor).
-        const int cx = static_cast<int>(sx(static_cast<float>(cursor_step)));
+        const int cx = static_cast<int>(p.cursor_x);
         fill_rect(img, cx - 1, ay, cx + 1, by, palette.grey_ink);
     }
-    for (const CurveSeries& s : plot.series)
-    {
-        bool has_prev = false;
-        float px = 0, py = 0;
-        for (const auto& [stp, v] : s.points)
+    for (const PlotLine& line : p.lines)
+        for (std::size_t i = 0; i < line.points.size(); ++i)
         {
-            if (!std::isfinite(v) || (plot.log_y && v <= 0.0f))
-                continue;
-            const float qx = sx(stp), qy = std::clamp(sy(v), static_cast<float>(ay), static_cast<float>(by));
-            if (has_prev)
-                draw_line(img, px, py, qx, qy, s.width * 1.6f, s.color);
+            const PlotPoint& q = line.points[i];
+            if (i > 0)
+                draw_line(img, line.points[i - 1].x, line.points[i - 1].y, q.x, q.y, line.width * 1.6f,
+                          line.color);
             else
-                blend_dot(img, qx, qy, s.width, s.color);
-            px = qx;
-            py = qy;
-            has_prev = true;
+                blend_dot(img, q.x, q.y, line.width, line.color);
         }
-    }
     frame_rect(img, ax, ay, bx + 1, by + 1, palette.frame);
-    const std::string first = std::to_string(c.x_min), last = "step " + std::to_string(c.x_max);
-    text.draw(img, static_cast<float>(ax), static_cast<float>(by) + 4.0f, label_px, palette.grey_ink, first);
-    text.draw(img, static_cast<float>(bx) - text.width(last, label_px), static_cast<float>(by) + 4.0f,
-              label_px, palette.grey_ink, last);
+    text.draw(img, static_cast<float>(ax), static_cast<float>(by) + 4.0f, label_px, palette.grey_ink,
+              p.x_first);
+    text.draw(img, static_cast<float>(bx) - text.width(p.x_last, label_px), static_cast<float>(by) + 4.0f,
+              label_px, palette.grey_ink, p.x_last);
 }
 
 } // namespace

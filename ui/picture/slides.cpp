@@ -1,10 +1,17 @@
 // Lesson slides drawn on the CPU: title, maps laid out as large as they fit, and the step's text as caption.
+//
+// Index of this file:
+// [SECTION] The caption
+// [SECTION] What a step shows
+// [SECTION] Layout: the maps in rows, one cell size for all, as large as the area allows
+// [SECTION] The slide
 #include "ui/picture/slides.h"
 
 #include "ui/model/lessons.h"
 #include "ui/model/training/training_curves.h"
 #include "ui/picture/export.h"
 #include "ui/picture/heatmap_math.h"
+#include "ui/picture/step_maps.h"
 
 #include <algorithm>
 #include <cctype>
@@ -122,37 +129,11 @@ void add_stage(AppState& state, SlideContent& content, const MatrixRef& ref)
     content.context = matrix_context(state, ref); // the last map's: the mask and τ from where they apply
 }
 
-void comparison_maps(AppState& state, const LessonStep* step, SlideContent& content)
-{
-    state.ensure_comparisons();
-    const ComparisonSection only = step != nullptr ? step->comparison : ComparisonSection::All;
-    const bool all = only == ComparisonSection::All;
-    if (all || only == ComparisonSection::Packed)
-    {
-        add_stage(state, content, selected_comparison(state, ComparisonMatrix::Q_packed));
-        for (int j = 0; j < state.heads(); ++j)
-            add_stage(state, content, selected_stage(state, Stage::Q, j, false));
-    }
-    if (all || only == ComparisonSection::TwoStep)
-    {
-        add_stage(state, content, selected_comparison(state, ComparisonMatrix::Q_two_step));
-        add_stage(state, content, selected_comparison(state, ComparisonMatrix::Q_collapsed));
-    }
-    if (all || only == ComparisonSection::SingleHead)
-    {
-        add_stage(state, content, selected_comparison(state, ComparisonMatrix::single_weights));
-        add_stage(state, content, selected_stage(state, Stage::weights, state.sel.head, false));
-        add_stage(state, content, selected_comparison(state, ComparisonMatrix::single_out));
-        add_stage(state, content, selected_stage(state, Stage::mha, 0, false));
-    }
-}
-
-void heads_maps(AppState& state, SlideContent& content)
+void heads_maps(AppState& state, const std::vector<MatrixRef>& refs, SlideContent& content)
 {
     content.shared_scale = !state.prefs.stretch_weights;
-    for (int j = 0; j < state.heads(); ++j)
+    for (const MatrixRef& ref : refs)
     {
-        const MatrixRef ref = selected_stage(state, Stage::weights, j, false);
         HeatmapPicture p = stage_map(state, ref);
         if (p.view.m == nullptr)
             continue;
@@ -195,7 +176,7 @@ void training_maps(AppState& state, SlideContent& content)
     if (pr.empty())
         return;
     content.curves = &v;
-    content.target_steps = ts.edit.target_steps;
+    content.target_steps = ts.edit.steps;
     content.score_kind = ts.score_kind;
     content.cursor_step = f->step;
     content.curves_note = "the maps: weights at step " + std::to_string(f->step) +
@@ -234,10 +215,11 @@ void training_maps(AppState& state, SlideContent& content)
             std::snprintf(title, sizeof title, "A_%d · layer %d", j + 1, l + 1);
             if (k < static_cast<int>(pr.scores().size()))
             {
-                const std::string name = head_score_name(ts.score_kind);
+                const train::HeadScoreKind score = train::head_score_kind(ts.score_kind);
+                const std::string name = train::head_score_info(score).name;
                 std::snprintf(title + std::strlen(title), sizeof title - std::strlen(title), " · %s %.2f",
                               name.substr(0, name.find(' ')).c_str(),
-                              head_score(pr.scores()[static_cast<std::size_t>(k)], ts.score_kind));
+                              train::head_score(pr.scores()[static_cast<std::size_t>(k)], score));
             }
             HeatmapPicture a =
                 probe_map(pr.weights(k), title, "", &content.tokens, &content.tokens, true, &pr.mask());
@@ -258,23 +240,23 @@ void training_maps(AppState& state, SlideContent& content)
 
 void fill_content(AppState& state, SlideContent& content)
 {
-    const LessonStep* step = current_step(state);
-    if (step != nullptr && step->view == LessonView::Training)
+    const StepMaps shown = step_maps(state, current_step(state));
+    if (shown.kind == StepMapsKind::Training)
     {
         training_maps(state, content);
         return;
     }
     if (!state.has_trace())
         return;
-    if (step != nullptr && step->view == LessonView::Heads)
-        heads_maps(state, content);
-    else if (step != nullptr && step->view == LessonView::Comparisons)
-        comparison_maps(state, step, content);
-    else if (step != nullptr && !step->stages.empty())
-        for (Stage stage : step->stages)
-            add_stage(state, content, selected_stage(state, stage, state.sel.head, step->cross));
-    else
-        add_stage(state, content, selected_stage(state, Stage::weights, state.sel.head, false));
+    if (shown.kind == StepMapsKind::Heads)
+    {
+        heads_maps(state, shown.maps, content);
+        return;
+    }
+    if (shown.kind == StepMapsKind::Comparisons)
+        state.ensure_comparisons();
+    for (const MatrixRef& ref : shown.maps)
+        add_stage(state, content, ref);
 }
 
 // [SECTION] Layout: the maps in rows, one cell size for all, as large as the area allows

@@ -1,8 +1,10 @@
-// The whole frame of the app: menu bar, keyboard shortcuts, panels at their default places, popups and the
-// status bar. ImGui only (the window owns GLFW and GL).
+// The whole frame of the app (ui/shell/frame.cpp): menu bar, keyboard shortcuts, panels at their default
+// places, popups and the status bar. ImGui only (the window owns GLFW and GL).
 #pragma once
 
 #include "ui/model/app_state.h"
+
+#include <string>
 
 namespace attnlab
 {
@@ -34,11 +36,12 @@ bool begin_window_capture(AppState& state);
 // and gives the mouse back.
 void end_window_capture(AppState& state, const Status& written);
 
-// The shortcut list shown in Help (and in the README): pairs of keys and what they do.
+// The shortcut list shown in Help (and in the README): pairs of keys and what they do. The panels' row is
+// made from the panel table (ui/model/panel_table.h). Implemented in ui/shell/shortcuts.cpp.
 struct ShortcutInfo
 {
-    const char* keys;
-    const char* action;
+    std::string keys;
+    std::string action;
 };
 const ShortcutInfo* shortcut_table(int* count);
 

@@ -77,4 +77,23 @@ void forget_panel_place(AppState& state, PanelId id)
     state.layout.moving[static_cast<std::size_t>(id)] = false;
 }
 
+bool overlaps_other_panel(const AppState& state, PanelId id)
+{
+    const auto index = static_cast<std::size_t>(id);
+    const auto& a = state.panel_rects[index];
+    if (a[2] <= 0.0f || a[3] <= 0.0f)
+        return true;
+    const float eps = 1.0f; // panels that only touch along an edge do not overlap
+    for (std::size_t k = 0; k < state.panel_rects.size(); ++k)
+    {
+        const auto& b = state.panel_rects[k];
+        if (k == index || b[2] <= 0.0f || b[3] <= 0.0f)
+            continue;
+        if (a[0] + eps < b[0] + b[2] && b[0] + eps < a[0] + a[2] && a[1] + eps < b[1] + b[3] &&
+            b[1] + eps < a[1] + a[3])
+            return true;
+    }
+    return false;
+}
+
 } // namespace attnlab

@@ -15,5 +15,8 @@ void place_next_panel(AppState& state, PanelId id, const LayoutRect& target);
 void note_panel_place(AppState& state, PanelId id, const LayoutRect& area);
 // A closed panel: placed again when it reopens.
 void forget_panel_place(AppState& state, PanelId id);
+// True when panel `id` overlapped another open panel last frame (state.panel_rects), or has no rectangle yet:
+// then its window keeps its background.
+bool overlaps_other_panel(const AppState& state, PanelId id);
 
 } // namespace attnlab

@@ -1,5 +1,16 @@
 // Presenter mode: for a lecture, one large view (the step's highlighted stages, its heads or its comparison)
 // and the step's text as a caption, without the editing chrome; its own text size and theme.
+//
+// Index of this file:
+// [SECTION] Headers: parts that never break inside
+// [SECTION] A grid of maps filling the view
+// [SECTION] The step's stages
+// [SECTION] Heads: every head's map, with query and key labels and what the colours and H mean in words
+// [SECTION] The comparisons: what the step shows, in a sentence with its number, above the maps
+// [SECTION] Text size and theme
+// [SECTION] The frame: title line, caption and view
+//
+// Which maps a step shows is decided in picture/step_maps.h.
 #include "ui/shell/presenter.h"
 
 #include "ui/heatmap/heatmap.h"
@@ -7,6 +18,7 @@
 #include "ui/panels/panels.h"
 #include "ui/picture/heatmap_math.h"
 #include "ui/picture/presenter_layout.h"
+#include "ui/picture/step_maps.h"
 #include "ui/shell/app_ui.h"
 #include "ui/shell/theme.h"
 #include "ui/shell/widgets.h"
@@ -315,19 +327,15 @@ Header stage_header(AppState& state, const MatrixRef& ref, const MatrixView& vie
 
 // [SECTION] The step's stages
 
-void highlighted_stages(AppState& state, const LessonStep& step)
+void highlighted_stages(AppState& state, const std::vector<MatrixRef>& refs)
 {
     if (!state.status.is_ok())
         error_text(state.status.message());
     std::vector<GridMap> maps;
-    for (Stage stage : step.stages)
+    for (const MatrixRef& ref : refs)
     {
         GridMap map;
-        map.ref.source = step.cross ? MatrixSource::Cross : MatrixSource::Layer;
-        map.ref.stage = stage;
-        map.ref.layer = state.sel.layer;
-        map.ref.b = state.sel.b;
-        map.ref.head = state.sel.head;
+        map.ref = ref;
         const MatrixView view = resolve_matrix(state, map.ref);
         if (view.m == nullptr)
             continue;
@@ -450,7 +458,7 @@ void move_query_pin(AppState& state, const std::vector<std::string>& tokens)
     set_query_pin(pin, pin.valid() ? std::clamp(pin.row + step, 0, T - 1) : (step > 0 ? 0 : T - 1), tokens);
 }
 
-void presenter_heads(AppState& state)
+void presenter_heads(AppState& state, const std::vector<MatrixRef>& refs)
 {
     const std::vector<std::string>& tokens =
         state.trace().tokens.tokens[static_cast<std::size_t>(state.sel.b)];
@@ -462,16 +470,12 @@ void presenter_heads(AppState& state)
     const int pinned = pin.valid() && pin.row < T ? pin.row : -1;
     const int hovered = state.heads_hover_row >= 0 && state.heads_hover_row < T ? state.heads_hover_row : -1;
     const int query = hovered >= 0 ? hovered : pinned;
-    const int h = state.heads();
     std::vector<GridMap> maps;
-    for (int j = 0; j < h; ++j)
+    for (const MatrixRef& ref : refs)
     {
+        const int j = ref.head;
         GridMap map;
-        map.ref.source = MatrixSource::Layer;
-        map.ref.stage = Stage::weights;
-        map.ref.layer = state.sel.layer;
-        map.ref.b = state.sel.b;
-        map.ref.head = j;
+        map.ref = ref;
         map.header.title = "head " + std::to_string(j + 1);
         map.header.title_color = head_text_color(j);
         map.header.parts = {HeaderPart{entropy_part(state, map.ref).narrow, "", false}};
@@ -515,30 +519,25 @@ void claim_line(const std::string& text)
     ImGui::Dummy(ImVec2(1.0f, ImGui::GetFontSize() * 0.3f));
 }
 
-GridMap comparison_map(AppState& state, MatrixSource source, ComparisonMatrix which, Stage stage, int head)
+GridMap comparison_map(AppState& state, const MatrixRef& ref)
 {
     GridMap map;
-    map.ref.source = source;
-    map.ref.comparison = which;
-    map.ref.stage = stage;
-    map.ref.layer = state.sel.layer;
-    map.ref.b = state.sel.b;
-    map.ref.head = head;
+    map.ref = ref;
     map.header = stage_header(state, map.ref, resolve_matrix(state, map.ref));
     return map;
 }
 
 // The packed X W^Q beside the h per-head Q_j it splits into.
-void presenter_packed(AppState& state)
+void presenter_packed(AppState& state, const std::vector<MatrixRef>& refs)
 {
     claim_line("X W^Q is h column blocks (the lines), block j being Q_j: largest difference " +
                format_value_long(state.comparisons.packed_max_diff) +
                " (rounding only). Each Q_j is coloured on its own scale.");
-    std::vector<GridMap> maps = {
-        comparison_map(state, MatrixSource::Comparison, ComparisonMatrix::Q_packed, Stage::Q, 0)};
-    for (int j = 0; j < state.heads(); ++j)
+    std::vector<GridMap> maps = {comparison_map(state, refs[0])};
+    for (std::size_t i = 1; i < refs.size(); ++i)
     {
-        GridMap map = comparison_map(state, MatrixSource::Layer, ComparisonMatrix::Q_packed, Stage::Q, j);
+        const int j = refs[i].head;
+        GridMap map = comparison_map(state, refs[i]);
         const MatrixView view = resolve_matrix(state, map.ref);
         map.header = Header{"Q_" + std::to_string(j + 1), head_text_color(j), {shape_part(view.shape)}};
         // Only the pattern is compared here: five colour bars would take the room of the maps.
@@ -549,29 +548,23 @@ void presenter_packed(AppState& state)
     draw_map_grid(state, maps);
 }
 
-void presenter_two_step(AppState& state)
+void presenter_two_step(AppState& state, const std::vector<MatrixRef>& refs)
 {
     claim_line("(X W^Q) W_h^Q and X (W^Q W_h^Q) differ by at most " +
                format_value_long(state.comparisons.two_step_max_diff) + ": rounding only");
-    draw_map_grid(
-        state, {comparison_map(state, MatrixSource::Comparison, ComparisonMatrix::Q_two_step, Stage::Q, 0),
-                comparison_map(state, MatrixSource::Comparison, ComparisonMatrix::Q_collapsed, Stage::Q, 0)});
+    draw_map_grid(state, {comparison_map(state, refs[0]), comparison_map(state, refs[1])});
 }
 
-void presenter_single_head(AppState& state)
+void presenter_single_head(AppState& state, const std::vector<MatrixRef>& refs)
 {
     const float diff = state.comparisons.single_vs_multi_max_diff;
     claim_line(state.heads() == 1 ? "h = 1: the one head is single-head attention; the outputs differ by " +
                                         format_value_long(diff) + " (rounding only)"
                                   : "One map against h maps: the outputs differ by up to " +
                                         format_value_long(diff) + " (not rounding)");
-    const int head = state.sel.head;
-    const std::vector<GridMap> maps = {
-        comparison_map(state, MatrixSource::Comparison, ComparisonMatrix::single_weights, Stage::weights,
-                       head),
-        comparison_map(state, MatrixSource::Layer, ComparisonMatrix::single_weights, Stage::weights, head),
-        comparison_map(state, MatrixSource::Comparison, ComparisonMatrix::single_out, Stage::mha, head),
-        comparison_map(state, MatrixSource::Layer, ComparisonMatrix::single_out, Stage::mha, 0)};
+    std::vector<GridMap> maps;
+    for (const MatrixRef& ref : refs)
+        maps.push_back(comparison_map(state, ref));
     // The two T×T maps are the point (one map against one of h); the outputs join them when that leaves the
     // maps at least 60% of their size alone (on a 16:9 screen they would shrink them to a third, so the
     // claim above states their difference instead).
@@ -582,15 +575,15 @@ void presenter_single_head(AppState& state)
     draw_map_grid(state, all_cell >= 0.6f * pair_cell ? maps : pair);
 }
 
-void presenter_comparison(AppState& state, ComparisonSection section)
+void presenter_comparison(AppState& state, const StepMaps& shown)
 {
     state.ensure_comparisons();
-    if (section == ComparisonSection::Packed)
-        presenter_packed(state);
-    else if (section == ComparisonSection::TwoStep)
-        presenter_two_step(state);
-    else if (section == ComparisonSection::SingleHead)
-        presenter_single_head(state);
+    if (shown.comparison == ComparisonSection::Packed)
+        presenter_packed(state, shown.maps);
+    else if (shown.comparison == ComparisonSection::TwoStep)
+        presenter_two_step(state, shown.maps);
+    else if (shown.comparison == ComparisonSection::SingleHead)
+        presenter_single_head(state, shown.maps);
     else
         draw_comparisons_panel(state); // every comparison at once: the panel's own sections
 }
@@ -635,20 +628,18 @@ void toggle_presenter_theme(AppState& state)
         note(state, state.prefs.presenter_light ? "light theme (T: dark)" : "dark theme (T: light)");
 }
 
-// [SECTION] The frame
+// [SECTION] The frame: title line, caption and view
 
-void draw_presenter(AppState& state)
+namespace
 {
-    const ImGuiIO& io = ImGui::GetIO();
-    const ImGuiStyle& style = ImGui::GetStyle();
-    const Lesson* lesson = current_lesson(state);
-    const LessonStep* step = current_step(state);
-    const float W = io.DisplaySize.x;
-    const float H = io.DisplaySize.y;
-    const float pad = style.WindowPadding.x;
 
-    // [SECTION] Title line: the lesson on the left, the counter and the keys on the right, a new text size or
-    // theme in the middle for a moment.
+// The title line: the lesson on the left, the counter and the keys on the right, a new text size or theme in
+// the middle for a moment. Returns its height.
+float presenter_title(AppState& state, const Lesson* lesson)
+{
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float W = ImGui::GetIO().DisplaySize.x;
+    const float pad = style.WindowPadding.x;
     const float title_h = ImGui::GetTextLineHeight() + style.WindowPadding.y * 2.0f;
     ImGui::SetNextWindowPos(ImVec2(0.0f, 0.0f));
     ImGui::SetNextWindowSize(ImVec2(W, title_h));
@@ -676,8 +667,16 @@ void draw_presenter(AppState& state)
         ImGui::TextUnformatted(right.c_str());
     }
     ImGui::End();
+    return title_h;
+}
 
-    // [SECTION] Caption: the step's title and text, wrapped to the window's width.
+// The caption at the bottom: the step's title and text, wrapped to the window's width. Returns its height.
+float presenter_caption(AppState& state, const LessonStep* step)
+{
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float W = ImGui::GetIO().DisplaySize.x;
+    const float H = ImGui::GetIO().DisplaySize.y;
+    const float pad = style.WindowPadding.x;
     const std::string heading = step != nullptr ? step->title : std::string("Presenter mode");
     const std::string text = step != nullptr ? step->text : session_caption(state);
     const float wrap_w = W - 2.0f * pad;
@@ -696,8 +695,14 @@ void draw_presenter(AppState& state)
         ImGui::PopTextWrapPos();
     }
     ImGui::End();
+    return caption_h;
+}
 
-    // [SECTION] The view: the step's stages, heads, comparison or panel, or the pipeline.
+// The view between them: the step's stages, heads, comparison or panel, or the pipeline.
+void presenter_view(AppState& state, const LessonStep* step, float title_h, float caption_h)
+{
+    const float W = ImGui::GetIO().DisplaySize.x;
+    const float H = ImGui::GetIO().DisplaySize.y;
     ImGui::SetNextWindowPos(ImVec2(0.0f, title_h));
     ImGui::SetNextWindowSize(ImVec2(W, std::max(50.0f, H - title_h - caption_h)));
     float bg[4];
@@ -705,21 +710,32 @@ void draw_presenter(AppState& state)
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(bg[0], bg[1], bg[2], bg[3]));
     if (ImGui::Begin("##presenter_view", nullptr, kFixed))
     {
-        if (step != nullptr && step->view == LessonView::Training)
+        const StepMaps shown = step_maps(state, step);
+        if (shown.kind == StepMapsKind::Training)
             draw_training_panel(state);
         else if (!state.has_trace())
             error_text(state.status.message());
-        else if (step != nullptr && step->view == LessonView::Heads)
-            presenter_heads(state);
-        else if (step != nullptr && step->view == LessonView::Comparisons)
-            presenter_comparison(state, step->comparison);
-        else if (step != nullptr && !step->stages.empty())
-            highlighted_stages(state, *step);
+        else if (shown.kind == StepMapsKind::Heads)
+            presenter_heads(state, shown.maps);
+        else if (shown.kind == StepMapsKind::Comparisons)
+            presenter_comparison(state, shown);
+        else if (shown.kind == StepMapsKind::Stages)
+            highlighted_stages(state, shown.maps);
         else
             draw_pipeline_panel(state);
     }
     ImGui::End();
     ImGui::PopStyleColor();
+}
+
+} // namespace
+
+void draw_presenter(AppState& state)
+{
+    const LessonStep* step = current_step(state);
+    const float title_h = presenter_title(state, current_lesson(state));
+    const float caption_h = presenter_caption(state, step);
+    presenter_view(state, step, title_h, caption_h);
 }
 
 } // namespace attnlab

@@ -15,34 +15,18 @@ namespace attnlab
 {
 
 // The fields that need a new model (everything but the target step count).
-bool same_model(const TrainingConfig& a, const TrainingConfig& b)
+bool same_model(const train::RunSpec& a, const train::RunSpec& b)
 {
-    TrainingConfig x = a;
-    x.target_steps = b.target_steps;
+    train::RunSpec x = a;
+    x.steps = b.steps;
     return x == b;
-}
-
-// The head score that tells a task's heads apart (the curve shown first).
-int task_score_kind(train::TaskKind task)
-{
-    switch (task)
-    {
-    case train::TaskKind::Reverse:
-        return 3; // anti-diagonal
-    case train::TaskKind::Copy:
-        return 2; // diagonal
-    case train::TaskKind::Induction:
-        return 1; // induction
-    default:
-        return 0; // previous-token
-    }
 }
 
 void apply_training_fields(AppState& state)
 {
     TrainingPanelState& ts = state.training;
     if (ts.edit.task != ts.view.config.task || !state.training_run.configured())
-        ts.score_kind = task_score_kind(ts.edit.task);
+        ts.score_kind = static_cast<int>(train::task_info(ts.edit.task).score);
     ts.lesson_key.clear();
     ts.lesson_queue.clear(); // the user's own fields: a lesson's runs waiting are dropped
     const Status s = state.training_run.configure(ts.edit);
@@ -98,14 +82,15 @@ namespace
 // raising the target silently leaves the student wondering where the new number came from.
 void raise_target(TrainingPanelState& ts, TrainingRun& run)
 {
-    const int reached = ts.edit.target_steps;
-    const int more = TrainingConfig::from_preset(ts.edit.task).target_steps;
-    ts.edit.target_steps = std::min(1000000, ts.view.step + more);
-    run.set_target_steps(ts.edit.target_steps);
+    const int reached = ts.edit.steps;
+    const int more = train::RunSpec(ts.edit.task).steps;
+    ts.edit.steps =
+        std::min(static_cast<int>(train::run_field(train::RunField::Steps).max), ts.view.step + more);
+    run.set_target_steps(ts.edit.steps);
     ts.notice = "Step " + std::to_string(ts.view.step) + " had reached the target of " +
                 std::to_string(reached) + " steps: Play goes on for " +
-                std::to_string(ts.edit.target_steps - ts.view.step) + " more, to step " +
-                std::to_string(ts.edit.target_steps) + " (change it in \"target steps\").";
+                std::to_string(ts.edit.steps - ts.view.step) + " more, to step " +
+                std::to_string(ts.edit.steps) + " (change it in \"target steps\").";
 }
 
 } // namespace
@@ -126,7 +111,7 @@ void training_play_pause(AppState& state)
     if (ts.view.diverged_at >= 0)
         return; // NaN weights train no further: the panel's message says to lower the rate and Reset
     ts.notice.clear();
-    if (ts.view.step >= ts.edit.target_steps)
+    if (ts.view.step >= ts.edit.steps)
         raise_target(ts, run);
     ts.follow_latest = true;
     run.play();
@@ -147,30 +132,12 @@ void training_step(AppState& state, int n)
 namespace
 {
 
-TrainingConfig lesson_config(const LessonRun& r)
-{
-    TrainingConfig c = TrainingConfig::from_preset(r.task);
-    if (r.n_layers > 0)
-        c.n_layers = r.n_layers;
-    if (r.n_heads > 0)
-        c.n_heads = r.n_heads;
-    if (r.d_model > 0)
-        c.d_model = r.d_model;
-    if (r.attention_only >= 0)
-        c.attention_only = r.attention_only != 0;
-    if (r.lr > 0.0f)
-        c.lr = r.lr;
-    c.seed = r.seed;
-    c.target_steps = r.steps;
-    return c;
-}
-
 std::string lesson_key(const LessonTraining& t)
 {
     std::string key;
-    for (const LessonRun& r : t.compare)
-        key += lesson_config(r).label() + "/" + std::to_string(r.steps) + ";";
-    return key + lesson_config(t.run).label() + "/" + std::to_string(t.run.steps);
+    for (const train::RunSpec& r : t.compare)
+        key += r.label() + "/" + std::to_string(r.steps) + ";";
+    return key + t.run.label() + "/" + std::to_string(t.run.steps);
 }
 
 // Starts a lesson's next waiting run when the worker is free (the one before joins the earlier runs). The
@@ -181,7 +148,7 @@ void advance_lesson_queue(AppState& state)
     TrainingRun& run = state.training_run;
     if (ts.lesson_queue.empty() || run.running())
         return;
-    std::vector<TrainingConfig> rest(ts.lesson_queue.begin() + 1, ts.lesson_queue.end());
+    std::vector<train::RunSpec> rest(ts.lesson_queue.begin() + 1, ts.lesson_queue.end());
     ts.edit = ts.lesson_queue.front();
     const std::string key = ts.lesson_key;
     const bool follow = ts.follow_latest;
@@ -193,7 +160,7 @@ void advance_lesson_queue(AppState& state)
     if (!ts.error.empty())
         return;
     ts.lesson_queue = std::move(rest);
-    run.set_target_steps(ts.edit.target_steps);
+    run.set_target_steps(ts.edit.steps);
     run.play();
 }
 
@@ -219,10 +186,10 @@ void show_lesson_training(AppState& state, const LessonTraining& t)
         if (state.mouse_ignored)
         {
             // A picture: every run is trained before the frame.
-            for (const LessonRun& c : t.compare)
-                if (run.configure(lesson_config(c)).is_ok())
+            for (const train::RunSpec& c : t.compare)
+                if (run.configure(c).is_ok())
                     run.step_now(c.steps);
-            ts.edit = lesson_config(t.run);
+            ts.edit = t.run;
             apply_training_fields(state); // the compared runs become the curves' earlier runs
             if (!ts.error.empty())
                 return;
@@ -232,9 +199,9 @@ void show_lesson_training(AppState& state, const LessonTraining& t)
         {
             // The window: each run trains on the worker in turn (the compared ones first, so their curves
             // are the earlier runs'), and the student watches; the window stays responsive.
-            for (const LessonRun& c : t.compare)
-                ts.lesson_queue.push_back(lesson_config(c));
-            ts.lesson_queue.push_back(lesson_config(t.run));
+            for (const train::RunSpec& c : t.compare)
+                ts.lesson_queue.push_back(c);
+            ts.lesson_queue.push_back(t.run);
             advance_lesson_queue(state);
             if (!ts.error.empty())
                 return;
@@ -269,7 +236,7 @@ void restore_user_training(AppState& state)
 
 void open_training(AppState& state, train::TaskKind task, int steps)
 {
-    state.training.edit = TrainingConfig::from_preset(task);
+    state.training.edit = train::RunSpec(task);
     apply_training_fields(state);
     if (state.training.error.empty() && steps > 0)
         state.training_run.step_now(steps);
@@ -359,8 +326,8 @@ Status replay_timeline(AppState& state)
         return Status::ok();
     TrainedModel model = ts.view.trained_model();
     const int target = ts.view.step;
-    TrainingConfig config = ts.view.config;
-    config.target_steps = target;
+    train::RunSpec config = ts.view.config;
+    config.steps = target;
     auto expect = ts.view.params();
     ATTNLAB_TRY(run.configure(config));
     run.clear_past(); // the opened model's one step is not a run to compare with

@@ -12,9 +12,7 @@ namespace attnlab
 
 // True when a and b describe the same model (everything but the target step count): a change elsewhere
 // needs a new run.
-bool same_model(const TrainingConfig& a, const TrainingConfig& b);
-// The head score that tells a task's heads apart (the curve shown first).
-int task_score_kind(train::TaskKind task);
+bool same_model(const train::RunSpec& a, const train::RunSpec& b);
 // Applies the panel's fields (state.training.edit) to the run: a refused field leaves its message in
 // state.training.error and trains nothing.
 void apply_training_fields(AppState& state);

@@ -11,26 +11,14 @@
 namespace attnlab
 {
 
-const char* head_score_name(int kind)
+std::string map_scores_text(train::TaskKind task, const train::HeadScores& s)
 {
-    static const char* kNames[] = {"previous-token", "induction (prefix matching)", "diagonal",
-                                   "anti-diagonal"};
-    return kNames[std::clamp(kind, 0, 3)];
-}
-
-float head_score(const train::HeadScores& s, int kind)
-{
-    switch (kind)
-    {
-    case 0:
-        return static_cast<float>(s.previous_token);
-    case 1:
-        return static_cast<float>(s.induction);
-    case 2:
-        return static_cast<float>(s.diagonal);
-    default:
-        return static_cast<float>(s.anti_diagonal);
-    }
+    const train::HeadScoreKind* kinds = train::task_info(task).map_scores;
+    char text[96];
+    std::snprintf(text, sizeof text, "%s %.2f  %s %.2f", train::head_score_info(kinds[0]).short_name,
+                  train::head_score(s, kinds[0]), train::head_score_info(kinds[1]).short_name,
+                  train::head_score(s, kinds[1]));
+    return text;
 }
 
 Color32 past_run_color(std::size_t i, int alpha)
@@ -111,7 +99,8 @@ TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int 
         a.points.push_back(at(e.step, e.accuracy));
     c.accuracy.series.push_back(std::move(a));
 
-    c.heads.title = std::string("head scores: ") + head_score_name(score_kind);
+    const train::HeadScoreKind score = train::head_score_kind(score_kind);
+    c.heads.title = std::string("head scores: ") + train::head_score_info(score).name;
     c.heads.fixed_y = true;
     const int h = v.model.n_heads;
     const int n = v.model.n_layers * h;
@@ -122,7 +111,8 @@ TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int 
         CurveSeries s{{}, head_color(k % h), label, k / h == 0 ? 1.2f : 2.4f};
         for (const TrainingEval& e : v.evals)
             if (k < static_cast<int>(e.heads.size()))
-                s.points.push_back(at(e.step, head_score(e.heads[static_cast<std::size_t>(k)], score_kind)));
+                s.points.push_back(at(e.step, static_cast<float>(train::head_score(
+                                                  e.heads[static_cast<std::size_t>(k)], score))));
         c.heads.series.push_back(std::move(s));
     }
     return c;

@@ -41,9 +41,8 @@ struct TrainingCurves
     LossDrop drop;
 };
 
-// "previous-token", "induction (prefix matching)", "diagonal", "anti-diagonal" for kind 0..3.
-const char* head_score_name(int kind);
-float head_score(const train::HeadScores& s, int kind);
+// "anti-diag 0.91  prev 0.10": the two scores the task's row puts above each head's map.
+std::string map_scores_text(train::TaskKind task, const train::HeadScores& s);
 // The colour of an earlier run's curves (grey, reddish purple, bluish green), with alpha.
 Color32 past_run_color(std::size_t i, int alpha = 255);
 
@@ -51,7 +50,8 @@ Color32 past_run_color(std::size_t i, int alpha = 255);
 // [0.1 or 0, 1] when it has none).
 void plot_y_range(const CurvePlot& plot, float* lo, float* hi);
 
-// The curves of run v on a step axis up to at least target_steps; score_kind picks the head score.
+// The curves of run v on a step axis up to at least target_steps; score_kind (a train::HeadScoreKind) picks
+// the head score.
 TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int score_kind);
 
 } // namespace attnlab

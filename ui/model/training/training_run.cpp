@@ -37,63 +37,6 @@ int eval_spacing(int target)
 
 } // namespace
 
-// [SECTION] TrainingConfig
-
-TrainingConfig TrainingConfig::from_preset(train::TaskKind task)
-{
-    return from_model(task, train::Task(task).preset());
-}
-
-TrainingConfig TrainingConfig::from_model(train::TaskKind task, const train::Preset& p)
-{
-    TrainingConfig c;
-    c.task = task;
-    c.n_layers = p.model.n_layers;
-    c.n_heads = p.model.n_heads;
-    c.d_model = p.model.d_model;
-    c.attention_only = p.model.attention_only;
-    c.norm = p.model.norm;
-    c.lr = p.train.optimizer.lr;
-    c.batch_size = p.train.batch_size;
-    c.seed = p.model.seed;
-    c.target_steps = p.train.steps;
-    return c;
-}
-
-train::Preset TrainingConfig::preset() const
-{
-    train::Preset p = train::Task(task).preset();
-    p.model.n_layers = n_layers;
-    p.model.n_heads = n_heads;
-    p.model.d_model = d_model;
-    p.model.attention_only = attention_only;
-    p.model.norm = norm;
-    p.model.seed = seed;
-    p.train.data_seed = seed;
-    p.train.optimizer.lr = lr;
-    p.train.batch_size = batch_size;
-    p.train.steps = target_steps;
-    p.train.held_out_size = kHeldOutSize;
-    return p;
-}
-
-std::string TrainingConfig::label() const
-{
-    char s[160];
-    std::snprintf(s, sizeof s, "%s, %d layer%s, h = %d, d_model = %d%s%s, lr %.0e, seed %llu",
-                  train::task_info(task).title, n_layers, n_layers == 1 ? "" : "s", n_heads, d_model,
-                  attention_only ? ", attn-only" : "", norm == train::NormPlacement::Post ? ", post-LN" : "",
-                  static_cast<double>(lr), static_cast<unsigned long long>(seed));
-    return s;
-}
-
-bool TrainingConfig::operator==(const TrainingConfig& o) const
-{
-    return task == o.task && n_layers == o.n_layers && n_heads == o.n_heads && d_model == o.d_model &&
-           attention_only == o.attention_only && norm == o.norm && lr == o.lr && batch_size == o.batch_size &&
-           seed == o.seed && target_steps == o.target_steps;
-}
-
 // [SECTION] TrainingSnapshot
 
 const std::shared_ptr<const train::Params>& TrainingSnapshot::params() const
@@ -171,19 +114,17 @@ TrainingRun::~TrainingRun()
     pause();
 }
 
-Status TrainingRun::configure(const TrainingConfig& config)
+Status TrainingRun::configure(const train::RunSpec& config)
 {
     pause();
-    if (!(config.lr > 0.0f && config.lr < 1.0f))
-        return Status::error(
-            "the learning rate must be greater than 0 and less than 1 (0.001 is a good start)");
-    if (config.batch_size < 1 || config.batch_size > 1024)
-        return Status::error("the batch must be 1 to 1024 sequences");
-    if (Status s = trainer_.init(config.task, config.preset()); !s)
+    ATTNLAB_TRY(train::check_run(config, train::FieldNames::Label));
+    train::Preset preset = config.preset();
+    preset.train.held_out_size = kHeldOutSize;
+    if (Status s = trainer_.init(config.task, preset); !s)
         return s;
     keep_as_past();
     work_.config = config;
-    target_.store(config.target_steps, std::memory_order_relaxed);
+    target_.store(config.steps, std::memory_order_relaxed);
     start_fresh();
     return Status::ok();
 }
@@ -206,9 +147,9 @@ Status TrainingRun::open(const TrainedModel& model)
     }
     trainer_.set_steps_taken(model.steps_taken);
     keep_as_past();
-    work_.config = TrainingConfig::from_model(kind, preset);
-    work_.config.target_steps = std::max(model.settings.steps, model.steps_taken);
-    target_.store(work_.config.target_steps, std::memory_order_relaxed);
+    work_.config = train::RunSpec::of_model(kind, preset);
+    work_.config.steps = std::max(model.settings.steps, model.steps_taken);
+    target_.store(work_.config.steps, std::memory_order_relaxed);
     start_fresh();
     // The file's history as the held-out curves (it keeps the two scores a file has per head).
     const int n_heads_total = model.config.n_layers * model.config.n_heads;
@@ -325,7 +266,7 @@ void TrainingRun::start_fresh()
     work_.timeline.clear();
     work_.stopped_because.clear();
     work_.diverged_at = -1;
-    work_.eval_every = eval_spacing(work_.config.target_steps);
+    work_.eval_every = eval_spacing(work_.config.steps);
     frame_every_ = work_.eval_every;
     accuracy_.clear();
     loss_since_eval_ = 0;

@@ -14,6 +14,7 @@
 
 #include "core/io/model_file.h"
 #include "core/status.h"
+#include "core/train/run_spec.h"
 #include "core/train/trainer.h"
 
 #include <atomic>
@@ -26,32 +27,6 @@
 
 namespace attnlab
 {
-
-// What the user chose: a task and the preset fields the panel lets them change.
-struct TrainingConfig
-{
-    train::TaskKind task = train::TaskKind::Reverse;
-    int n_layers = 2;
-    int n_heads = 2; // h
-    int d_model = 48;
-    bool attention_only = false;
-    train::NormPlacement norm = train::NormPlacement::Pre;
-    float lr = 1e-3f;
-    int batch_size = 64;
-    std::uint64_t seed = 1; // the initial parameters and the training batches
-    int target_steps = 500; // play() stops here
-
-    // The task's preset model and settings.
-    static TrainingConfig from_preset(train::TaskKind task);
-    // The fields of a model's shape and settings (a model file's).
-    static TrainingConfig from_model(train::TaskKind task, const train::Preset& preset);
-    // The fields as a Preset for the trainer.
-    train::Preset preset() const;
-    // "Reverse, 2 layers, h = 2, d_model = 48, lr 1e-03, seed 1": the legend of a run's curves.
-    std::string label() const;
-    bool operator==(const TrainingConfig& o) const;
-    bool operator!=(const TrainingConfig& o) const { return !(*this == o); }
-};
 
 // The held-out figures after a step (one point of the curves).
 struct TrainingEval
@@ -82,7 +57,7 @@ struct PastRun
 struct TrainingSnapshot
 {
     unsigned long long version = 0; // 0: nothing published yet
-    TrainingConfig config;          // the run's
+    train::RunSpec config;          // the run's
     train::ModelConfig model;       // its model (vocabulary size, T_max, causal, ...)
     std::vector<std::string> vocabulary;
     std::string probe_text;          // the task's first held-out sequence, the probe's default
@@ -131,8 +106,9 @@ public:
     TrainingRun& operator=(const TrainingRun&) = delete;
 
     // Stops the worker, builds a fresh model for config (step 0) and publishes it. The run so far (if it took
-    // a step) joins the past runs. On error the previous run stays (paused) and the message is returned.
-    Status configure(const TrainingConfig& config);
+    // a step) joins the past runs. On error (train::check_run's, fields named as the Training panel labels
+    // them) the previous run stays (paused) and the message is returned.
+    Status configure(const train::RunSpec& config);
     // The same from a model file: its shape, settings and parameters at its step; Play goes on training it
     // (with fresh optimizer moments). Its metric history becomes the curves' held-out points.
     Status open(const TrainedModel& model);

@@ -1,0 +1,154 @@
+// Which maps a lesson step shows: one decision (picture/step_maps.h) that the presenter, the lesson slides
+// and the Comparisons panel read. Every step of every built-in lesson, drawn by all three.
+#include "core/io/lesson_file.h"
+#include "ui/model/app_state.h"
+#include "ui/model/lessons.h"
+#include "ui/panels/panels.h"
+#include "ui/picture/export.h"
+#include "ui/picture/slides.h"
+#include "ui/picture/step_maps.h"
+#include "ui_test_support.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+namespace attnlab
+{
+namespace
+{
+
+using test::HeadlessUi;
+
+bool has_text(const std::vector<std::string>& texts, const std::string& s)
+{
+    return std::find(texts.begin(), texts.end(), s) != texts.end();
+}
+
+StepMapsKind expected_kind(const LessonStep& step)
+{
+    switch (step.view)
+    {
+    case LessonView::Training:
+        return StepMapsKind::Training;
+    case LessonView::Heads:
+        return StepMapsKind::Heads;
+    case LessonView::Comparisons:
+        return StepMapsKind::Comparisons;
+    default:
+        return step.stages.empty() ? StepMapsKind::Session : StepMapsKind::Stages;
+    }
+}
+
+TEST(StepMaps, EveryLessonStepShowsTheSameMapsInThePresenterTheSlideAndTheComparisonsPanel)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    load_lesson_library(*state, default_lessons_dir());
+    const auto& lessons = state->lesson.library.lessons;
+    ASSERT_FALSE(lessons.empty());
+    int checked = 0;
+    for (int i = 0; i < static_cast<int>(lessons.size()); ++i)
+        for (int k = 0; k < static_cast<int>(lessons[static_cast<std::size_t>(i)].steps.size()); ++k)
+        {
+            const LessonStep& step = lessons[static_cast<std::size_t>(i)].steps[static_cast<std::size_t>(k)];
+            SCOPED_TRACE(lessons[static_cast<std::size_t>(i)].id + " step " + std::to_string(k + 1));
+            enter_lesson(*state, i, k);
+            ui.frames(*state, 2);
+            const StepMaps shown = step_maps(*state, current_step(*state));
+            ASSERT_EQ(shown.kind, expected_kind(step));
+            if (shown.kind == StepMapsKind::Training)
+            {
+                EXPECT_TRUE(shown.maps.empty());
+                continue; // the probe's maps come from a training run, not from these refs
+            }
+            ASSERT_TRUE(state->has_trace()) << state->status.message();
+            state->ensure_comparisons();
+            std::vector<MatrixRef> drawable;
+            for (const MatrixRef& ref : shown.maps)
+                if (resolve_matrix(*state, ref).m != nullptr)
+                    drawable.push_back(ref);
+            ASSERT_FALSE(drawable.empty());
+            if (shown.kind == StepMapsKind::Stages)
+            {
+                EXPECT_EQ(shown.maps.size(), step.stages.size());
+            }
+            if (shown.kind == StepMapsKind::Heads)
+            {
+                EXPECT_EQ(static_cast<int>(shown.maps.size()), state->heads());
+            }
+
+            // The slide: every map, by name, and no other.
+            std::vector<std::string> texts;
+            render_lesson_slide(*state, 1600, 900, false, nullptr, &texts);
+            for (const MatrixRef& ref : drawable)
+            {
+                EXPECT_TRUE(has_text(texts, matrix_name(*state, ref))) << matrix_name(*state, ref);
+            }
+
+            // The presenter: one heatmap texture per map (the single-head comparison may leave out the two
+            // outputs when they would shrink the weights; every comparison at once is the panel's own view).
+            state->presenter = true;
+            const test::FrameOutput presented = ui.frames(*state, 3);
+            state->presenter = false;
+            const std::size_t n = drawable.size();
+            if (shown.kind == StepMapsKind::Comparisons && shown.comparison == ComparisonSection::SingleHead)
+            {
+                EXPECT_TRUE(presented.textures.size() == n || presented.textures.size() == 2)
+                    << presented.textures.size();
+            }
+            else if (shown.kind != StepMapsKind::Session &&
+                     !(shown.kind == StepMapsKind::Comparisons && shown.comparison == ComparisonSection::All))
+            {
+                EXPECT_EQ(presented.textures.size(), n);
+            }
+
+            // The Comparisons panel: the step's section(s), one texture per map.
+            if (shown.kind == StepMapsKind::Comparisons)
+            {
+                const test::FrameOutput panel =
+                    ui.frames(*state, 3, test::panel_only(draw_comparisons_panel));
+                EXPECT_EQ(panel.textures.size(), n);
+            }
+            ++checked;
+        }
+    EXPECT_GT(checked, 20);
+}
+
+TEST(StepMaps, ComparisonSectionsAreTheUnionOfTheirParts)
+{
+    AppState state;
+    state.update();
+    ASSERT_TRUE(state.has_trace());
+    const std::vector<MatrixRef> all = comparison_maps(state, ComparisonSection::All);
+    std::vector<MatrixRef> parts;
+    for (const ComparisonSection s :
+         {ComparisonSection::Packed, ComparisonSection::TwoStep, ComparisonSection::SingleHead})
+    {
+        EXPECT_TRUE(shows_comparison(ComparisonSection::All, s));
+        EXPECT_TRUE(shows_comparison(s, s));
+        const std::vector<MatrixRef> part = comparison_maps(state, s);
+        parts.insert(parts.end(), part.begin(), part.end());
+    }
+    EXPECT_FALSE(shows_comparison(ComparisonSection::Packed, ComparisonSection::TwoStep));
+    EXPECT_EQ(all, parts);
+    // Packed: X W^Q, then every head's Q_h.
+    const std::vector<MatrixRef> packed = comparison_maps(state, ComparisonSection::Packed);
+    ASSERT_EQ(static_cast<int>(packed.size()), 1 + state.heads());
+    EXPECT_EQ(packed[0].source, MatrixSource::Comparison);
+    for (int j = 0; j < state.heads(); ++j)
+    {
+        EXPECT_EQ(packed[static_cast<std::size_t>(1 + j)].stage, Stage::Q);
+        EXPECT_EQ(packed[static_cast<std::size_t>(1 + j)].head, j);
+    }
+    // Outside a lesson: the selected head's weights.
+    const StepMaps none = step_maps(state, nullptr);
+    EXPECT_EQ(none.kind, StepMapsKind::Session);
+    ASSERT_EQ(none.maps.size(), 1u);
+    EXPECT_EQ(none.maps[0], selected_stage(state, Stage::weights, state.sel.head));
+}
+
+} // namespace
+} // namespace attnlab

@@ -1,0 +1,146 @@
+// Start-up without a window: the config folder's files, then what the command line asked for.
+#include "ui/model/startup.h"
+
+#include "core/io/json_io.h"
+#include "ui/model/app_state.h"
+#include "ui/model/lessons.h"
+#include "ui/model/prefs.h"
+#include "ui/model/training/training_controller.h"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace attnlab
+{
+
+namespace
+{
+
+std::string config_file(const char* name)
+{
+    const std::string dir = config_dir();
+    return dir.empty() ? std::string() : dir + "/" + name;
+}
+
+// Preferences, recent files, the autosaved session and model (a window, not a picture).
+void read_config(AppState& state, const StartupOptions& options, StartupFiles* files)
+{
+    std::error_code ec;
+    std::filesystem::create_directories(config_dir(), ec);
+    // No preferences yet: the very first start, which points to the tour.
+    state.show_tour_hint = !std::filesystem::exists(prefs_path(), ec);
+    load_prefs(prefs_path(), state.prefs);
+    if (state.show_tour_hint) // written now, so even a run that is killed shows the hint only once
+        save_prefs(prefs_path(), state.prefs);
+    files->imgui_ini = config_file("imgui.ini");
+    state.recent_files_path = recent_files_path();
+    load_recent_files_into(state);
+    if (!state.session_path.empty())
+    {
+        push_recent_file(state.recent_files, state.session_path);
+        save_recent_files(state.recent_files_path, state.recent_files);
+    }
+    files->autosave.path = autosave_path();
+    state.autosave_path = files->autosave.path;
+    // A copy of the last run's autosave first: this run may start on another session and autosave it.
+    if (Status s = rotate_autosaves(files->autosave.path); !s.is_ok())
+        state.set_message(s.message(), true);
+    if (!options.session_from_command_line)
+        if (Status s = restore_autosave(state, files->autosave); !s.is_ok())
+            state.set_message(s.message() + " (the built-in session is shown)", true);
+    files->model_autosave.path = model_autosave_path();
+    // The model trained last time comes back in the Training panel (unless a model or task was asked for).
+    const bool show = state.prefs.open[static_cast<std::size_t>(PanelId::Training)];
+    if (!options.model && !options.train_task)
+        if (Status s = restore_model_autosave(state, files->model_autosave, show); !s.is_ok())
+            state.set_message(s.message(), true);
+}
+
+// The session's weights file, when it names one (a file that does not load is a message: seeded weights).
+void load_weights(AppState& state)
+{
+    if (state.session.weights_path.empty())
+        return;
+    ModelWeights weights;
+    if (const Status s = load_any_weights_file(state.session.weights_path, state.session.config, &weights);
+        !s)
+        state.set_message(s.message(), true);
+    else
+        state.engine.set_imported_weights(std::move(weights));
+}
+
+// The lesson (with the user's session kept aside, so leaving it gives it back), the task or the model.
+void open_asked_for(AppState& state, const StartupOptions& options)
+{
+    state.lesson.library = options.lessons;
+    if (options.lesson >= 0 && options.lesson < static_cast<int>(options.lessons.lessons.size()))
+        enter_lesson(state, options.lesson, std::max(0, options.lesson_step - 1));
+    if (options.train_task)
+        open_training(state, *options.train_task, options.train_steps);
+    if (options.model)
+        if (const Status s = open_model(state, *options.model, options.model_path); !s)
+            state.set_message(s.message(), true);
+    if (options.trained_view && state.training_run.configured())
+    {
+        set_trained_view(state, true);
+        state.prefs.open[static_cast<std::size_t>(PanelId::Training)] = false;
+    }
+}
+
+void apply_theme(AppState& state, const StartupOptions& options)
+{
+    if (!options.theme.empty())
+    {
+        state.prefs.dark_theme = options.theme == "dark";
+        state.prefs.presenter_light = options.theme == "light"; // presenter mode's theme follows it
+    }
+    else if (options.lesson_export && !prefs_path().empty())
+    {
+        // Lesson slides follow the themes chosen in the window (View > Dark theme, View > Light presenter
+        // theme), unless --theme says.
+        ViewPrefs saved;
+        load_prefs(prefs_path(), saved);
+        state.prefs.dark_theme = saved.dark_theme;
+        state.prefs.presenter_light = saved.presenter_light;
+    }
+}
+
+} // namespace
+
+std::string prefs_path()
+{
+    return config_file("prefs.ini");
+}
+std::string autosave_path()
+{
+    return config_file("last_session.json");
+}
+std::string model_autosave_path()
+{
+    return config_file("last_model.json");
+}
+std::string recent_files_path()
+{
+    return config_file("recent_sessions.txt");
+}
+
+std::unique_ptr<AppState> start_app(const StartupOptions& options, float content_scale, StartupFiles* files)
+{
+    auto state = std::make_unique<AppState>();
+    state->content_scale = content_scale;
+    state->session = options.session;
+    state->saved_session = options.session; // what the run begins with is not an unsaved change
+    state->session_path = options.session_path;
+    *files = StartupFiles{};
+    if (options.picture)
+        state->mouse_ignored = true;
+    else if (!config_dir().empty())
+        read_config(*state, options, files);
+    load_weights(*state);
+    open_asked_for(*state, options);
+    state->presenter = options.presenter;
+    apply_theme(*state, options);
+    return state;
+}
+
+} // namespace attnlab

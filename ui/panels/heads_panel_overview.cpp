@@ -1,0 +1,308 @@
+// The Heads panel's layers x heads overview: every layer's heads at once, the shown query's row of each map
+// as a strip (its top key written under it), or the whole maps when no query is shown; a click selects the
+// head.
+#include "ui/heatmap/heatmap.h"
+#include "ui/panels/heads_panel_views.h"
+#include "ui/picture/heads_layout.h"
+#include "ui/picture/heatmap_math.h"
+#include "ui/shell/widgets.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace attnlab::heads_view
+{
+
+namespace
+{
+
+// One strip: the query's row of a weights map, from its cached texture when each key gets a pixel column,
+// else each pixel column coloured by the largest weight of the keys it covers (so no strong key is lost).
+void draw_strip(const HeatmapEntry& entry, const Mat& weights, const Mat* mask, int query, ImVec2 p0,
+                ImVec2 p1)
+{
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const int T = static_cast<int>(weights.cols());
+    const int pixels = static_cast<int>(p1.x - p0.x);
+    if (pixels >= T && entry.texture != 0)
+    {
+        const float v0 = static_cast<float>(query) / static_cast<float>(entry.rows);
+        const float v1 = static_cast<float>(query + 1) / static_cast<float>(entry.rows);
+        dl->AddImage(reinterpret_cast<ImTextureID>(entry.texture), p0, p1, ImVec2(0.0f, v0),
+                     ImVec2(1.0f, v1));
+        return;
+    }
+    const float px = (p1.x - p0.x) / static_cast<float>(std::max(1, pixels));
+    for (int p = 0; p < pixels; ++p)
+    {
+        int first = 0, last = 0;
+        keys_of_pixel(T, pixels, p, &first, &last);
+        float best = 0.0f;
+        bool any = false;
+        for (int c = first; c < last; ++c)
+            if (mask == nullptr || !std::isinf((*mask)(query, c)))
+            {
+                best = any ? std::max(best, weights(query, c)) : weights(query, c);
+                any = true;
+            }
+        const Color32 colour = any ? value_to_color(best, entry.scale) : kNegInfColor;
+        dl->AddRectFilled(ImVec2(p0.x + static_cast<float>(p) * px, p0.y),
+                          ImVec2(p0.x + static_cast<float>(p + 1) * px, p1.y), colour);
+    }
+}
+
+// Where the overview's cells go.
+struct OverviewGrid
+{
+    OverviewRequest request;
+    OverviewLayout o;
+    bool strips = false; // a query's strips, or the whole maps when there is none
+    float image_h = 0.0f, row_h = 0.0f;
+    ImVec2 origin;
+    float grid_x = 0.0f, grid_y = 0.0f, grid_w = 0.0f, grid_h = 0.0f;
+
+    // The top left of layer l's head j.
+    ImVec2 cell(int l, int j) const
+    {
+        return ImVec2(grid_x + static_cast<float>(j) * (o.cell_w + request.gap),
+                      grid_y + static_cast<float>(l) * row_h);
+    }
+};
+
+OverviewGrid overview_grid(const AppState& state, const std::vector<std::string>& tokens, int query)
+{
+    const int layers = static_cast<int>(state.trace().layers.size());
+    const int T = static_cast<int>(tokens.size());
+    const float fs = ImGui::GetFontSize();
+    const float line_h = ImGui::GetTextLineHeightWithSpacing();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    OverviewGrid g;
+    OverviewRequest& request = g.request;
+    request.layers = layers;
+    request.heads = state.heads();
+    request.keys = T;
+    request.width = avail.x;
+    request.height = avail.y;
+    request.font_px = fs * kLabelPitch;
+    request.line_h = line_h;
+    request.gap = fs * 0.5f;
+    request.layer_label_w = ImGui::CalcTextSize(("layer " + std::to_string(layers)).c_str()).x + fs * 0.6f;
+    request.key_label_h = widest_label(tokens) + 8.0f;
+    g.o = layout_overview(request);
+    if (g.o.key_stride > 1)
+    {
+        // Thinned labels carry their index: room for it too.
+        request.key_label_h += ImGui::CalcTextSize((std::to_string(T) + " ").c_str()).x;
+        g.o = layout_overview(request);
+    }
+    g.strips = query >= 0;
+    g.image_h = g.strips ? g.o.strip_h : g.o.map_h;
+    g.row_h = g.strips ? g.o.strip_row_h : g.o.map_row_h;
+    g.origin = ImGui::GetCursorScreenPos();
+    g.grid_x = g.origin.x + request.layer_label_w;
+    g.grid_y = g.origin.y + line_h;
+    g.grid_w = static_cast<float>(request.heads) * (g.o.cell_w + request.gap) - request.gap;
+    g.grid_h = static_cast<float>(layers) * g.row_h - request.gap;
+    return g;
+}
+
+// Head chips across the top (click: select the head).
+void head_chips(AppState& state, const OverviewGrid& g)
+{
+    for (int j = 0; j < g.request.heads; ++j)
+    {
+        ImGui::SetCursorScreenPos(ImVec2(g.cell(0, j).x, g.origin.y));
+        ImGui::PushID(j);
+        if (head_chip(j, j == state.sel.head, ("head " + std::to_string(j + 1)).c_str()))
+            state.sel.head = j;
+        ImGui::PopID();
+    }
+}
+
+// The cell under the mouse: its layer and head, and the key (column) and query (row) under it.
+struct OverviewHover
+{
+    int layer = -1, head = -1, key = -1, row = -1;
+    bool clicked = false;
+};
+
+// One item over the whole grid: the cells are hit-tested, not widgets (T and h x layers can be large).
+OverviewHover overview_hover(const AppState& state, const OverviewGrid& g)
+{
+    const int T = g.request.keys;
+    ImGui::SetCursorScreenPos(ImVec2(g.grid_x, g.grid_y));
+    ImGui::InvisibleButton("##overview", ImVec2(std::max(1.0f, g.grid_w), std::max(1.0f, g.grid_h)));
+    const bool over = ImGui::IsItemHovered() && !state.mouse_ignored;
+    OverviewHover hover;
+    hover.clicked = over && ImGui::IsItemClicked(ImGuiMouseButton_Left);
+    if (!over)
+        return hover;
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    const int j = static_cast<int>((m.x - g.grid_x) / (g.o.cell_w + g.request.gap));
+    const int l = static_cast<int>((m.y - g.grid_y) / g.row_h);
+    const float cx = m.x - g.grid_x - static_cast<float>(j) * (g.o.cell_w + g.request.gap);
+    const float cy = m.y - g.grid_y - static_cast<float>(l) * g.row_h;
+    if (j >= 0 && j < g.request.heads && l >= 0 && l < g.request.layers && cx < g.o.cell_w && cy < g.image_h)
+    {
+        hover.layer = l;
+        hover.head = j;
+        hover.key = std::clamp(static_cast<int>(cx / g.o.cell_w * static_cast<float>(T)), 0, T - 1);
+        hover.row = std::clamp(static_cast<int>(cy / g.image_h * static_cast<float>(T)), 0, T - 1);
+    }
+    return hover;
+}
+
+// Head j's strip: the query's row, its frame, the query's own key ticked, the top key under it and the
+// hovered key outlined.
+void strip_cell(const OverviewGrid& g, const HeatmapEntry& entry, const MatrixView& view,
+                const std::vector<std::string>& tokens, int query, const OverviewHover& hover, ImVec2 p0,
+                int j, bool selected)
+{
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const int T = g.request.keys;
+    const float cell_w = g.o.cell_w;
+    const ImVec2 p1(p0.x + cell_w, p0.y + g.image_h);
+    draw_strip(entry, *view.m, view.mask, query, p0, p1);
+    dl->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p1.x + 1, p1.y + 1), head_color(j), 0.0f, 0,
+                selected ? 3.0f : 1.0f);
+    // The query's own position, as a key: a tick above and below the strip.
+    const float qx = p0.x + (static_cast<float>(query) + 0.5f) * cell_w / static_cast<float>(T);
+    dl->AddLine(ImVec2(qx, p0.y - 4.0f), ImVec2(qx, p0.y), ImGui::GetColorU32(ImGuiCol_Text), 2.0f);
+    const TopKey top = top_key(*view.m, query);
+    if (top.col >= 0)
+    {
+        char text[96];
+        std::snprintf(text, sizeof text, "%s %.2f",
+                      short_token(tokens[static_cast<std::size_t>(top.col)]).c_str(),
+                      static_cast<double>(top.weight));
+        if (ImGui::CalcTextSize(text).x > cell_w)
+            std::snprintf(text, sizeof text, "%s",
+                          short_token(tokens[static_cast<std::size_t>(top.col)]).c_str());
+        if (ImGui::CalcTextSize(text).x <= cell_w)
+            dl->AddText(ImVec2(p0.x, p1.y + 2.0f), ImGui::GetColorU32(ImGuiCol_Text), text);
+    }
+    if (hover.key >= 0)
+    {
+        // The hovered key in every strip.
+        const float kx0 = p0.x + static_cast<float>(hover.key) * cell_w / static_cast<float>(T);
+        const float kx1 =
+            std::max(kx0 + 2.0f, p0.x + static_cast<float>(hover.key + 1) * cell_w / static_cast<float>(T));
+        dl->AddRect(ImVec2(kx0 - 1, p0.y - 1), ImVec2(kx1 + 1, p1.y + 1), IM_COL32(255, 255, 255, 255), 0.0f,
+                    0, 1.5f);
+    }
+}
+
+// Head j's whole map, its frame and the hovered query's row outlined.
+void map_cell(const OverviewGrid& g, const HeatmapEntry& entry, const OverviewHover& hover, ImVec2 p0, int j,
+              bool selected)
+{
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const int T = g.request.keys;
+    const ImVec2 p1(p0.x + g.o.cell_w, p0.y + g.image_h);
+    if (entry.texture != 0)
+        dl->AddImage(reinterpret_cast<ImTextureID>(entry.texture), p0, p1);
+    dl->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p1.x + 1, p1.y + 1), head_color(j), 0.0f, 0,
+                selected ? 3.0f : 1.0f);
+    if (hover.row >= 0)
+    {
+        const float ry = p0.y + static_cast<float>(hover.row) * g.image_h / static_cast<float>(T);
+        dl->AddRect(ImVec2(p0.x - 1, ry - 1),
+                    ImVec2(p1.x + 1, std::max(ry + 2.0f, ry + g.image_h / static_cast<float>(T)) + 1),
+                    IM_COL32(255, 255, 255, 255), 0.0f, 0, 1.5f);
+    }
+}
+
+// The layer labels and every cell.
+void overview_cells(AppState& state, const OverviewGrid& g, const std::vector<std::string>& tokens, int query,
+                    const OverviewHover& hover)
+{
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float fs = ImGui::GetFontSize();
+    MatrixRef ref;
+    ref.stage = Stage::weights;
+    ref.b = state.sel.b;
+    for (int l = 0; l < g.request.layers; ++l)
+    {
+        const float y = g.cell(l, 0).y;
+        char label[32];
+        std::snprintf(label, sizeof label, "layer %d", l + 1);
+        dl->AddText(ImVec2(g.origin.x, y + (g.image_h - fs) * 0.5f),
+                    ImGui::GetColorU32(l == state.sel.layer ? ImGuiCol_Text : ImGuiCol_TextDisabled), label);
+        for (int j = 0; j < g.request.heads; ++j)
+        {
+            ref.layer = l;
+            ref.head = j;
+            const MatrixView view = resolve_matrix(state, ref);
+            if (view.m == nullptr)
+                continue;
+            const HeatmapEntry& entry = state.heatmaps.get(view.key, view.version, *view.m, view.probability,
+                                                           view.mask, view.stretch);
+            const bool selected = l == state.sel.layer && j == state.sel.head;
+            if (g.strips)
+                strip_cell(g, entry, view, tokens, query, hover, g.cell(l, j), j, selected);
+            else
+                map_cell(g, entry, hover, g.cell(l, j), j, selected);
+        }
+    }
+}
+
+void overview_tooltip(AppState& state, const OverviewGrid& g, const std::vector<std::string>& tokens,
+                      int query, const OverviewHover& hover)
+{
+    MatrixRef ref;
+    ref.stage = Stage::weights;
+    ref.b = state.sel.b;
+    ref.layer = hover.layer;
+    ref.head = hover.head;
+    const MatrixView view = resolve_matrix(state, ref);
+    ImGui::BeginTooltip();
+    if (query >= 0 && view.m != nullptr)
+    {
+        ImGui::Text("layer %d, head %d: query “%s” (i = %d)", hover.layer + 1, hover.head + 1,
+                    tokens[static_cast<std::size_t>(query)].c_str(), query);
+        ImGui::Text("key “%s” (j = %d): weight %s", tokens[static_cast<std::size_t>(hover.key)].c_str(),
+                    hover.key, format_value_long((*view.m)(query, hover.key)).c_str());
+        if (g.o.key_px < 1.0f)
+            ImGui::TextDisabled("%d keys share a pixel column here: each shows the largest of their weights",
+                                static_cast<int>(std::ceil(1.0f / g.o.key_px)));
+        ImGui::TextDisabled("click: select layer %d head %d", hover.layer + 1, hover.head + 1);
+    }
+    else
+    {
+        ImGui::Text("layer %d, head %d: query “%s” (i = %d)", hover.layer + 1, hover.head + 1,
+                    tokens[static_cast<std::size_t>(hover.row)].c_str(), hover.row);
+        ImGui::TextDisabled("click: pin this query (its row in every layer and head) and select the head");
+    }
+    ImGui::EndTooltip();
+}
+
+} // namespace
+
+void draw_overview(AppState& state)
+{
+    const std::vector<std::string>& tokens = *state.query_tokens(false);
+    const int query = state.shown_query(false);
+    const OverviewGrid g = overview_grid(state, tokens, query);
+    head_chips(state, g);
+    const OverviewHover hover = overview_hover(state, g);
+    overview_cells(state, g, tokens, query, hover);
+    // Key labels under the last layer, in every head's column (thinned when the keys are narrower than a
+    // line).
+    for (int j = 0; j < g.request.heads; ++j)
+        key_labels(tokens, ImVec2(g.cell(0, j).x, g.grid_y + g.grid_h), g.o.key_px, g.o.key_stride);
+    if (hover.layer >= 0)
+        overview_tooltip(state, g, tokens, query, hover);
+    if (hover.clicked)
+    {
+        state.sel.layer = hover.layer;
+        state.sel.head = hover.head;
+        if (query < 0)
+            toggle_pin(state, false, hover.row);
+    }
+    ImGui::SetCursorScreenPos(g.origin);
+    ImGui::Dummy(
+        ImVec2(g.request.layer_label_w + g.grid_w, g.request.line_h + g.grid_h + g.request.key_label_h));
+}
+
+} // namespace attnlab::heads_view

@@ -1,0 +1,152 @@
+// The Training panel's curves: loss, accuracy and head scores, painted from the shared plot description
+// (picture/curve_plot.h) that the PNG export paints too, with the legend of runs and the timeline's cursor.
+#include "ui/model/training/training_curves.h"
+#include "ui/panels/training_panel_views.h"
+#include "ui/picture/curve_plot.h"
+#include "ui/shell/widgets.h"
+
+#include <algorithm>
+
+namespace attnlab
+{
+
+namespace
+{
+
+// Paints a plot with its y axis, step labels, the steepest drop, the cursor and the pointer's values. Returns
+// the step under the mouse when the plot is clicked (-1 otherwise): clicking moves the timeline there.
+int draw_plot(const AppState& state, const CurvePlot& plot, const TrainingCurves& c, int cursor, ImVec2 size)
+{
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float fs = ImGui::GetFontSize();
+    const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
+    const ImU32 faint = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const ImU32 grid = ImGui::GetColorU32(ImGuiCol_Border);
+    ImGui::TextUnformatted(plot.title.c_str());
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float axis_w = fs * 3.9f; // "5.7e-05" and "100.0 %" fit
+    const ImVec2 a(p.x + axis_w, p.y + fs * 0.3f);
+    const ImVec2 b(p.x + size.x - fs * 0.5f, p.y + size.y - fs * 1.4f);
+    ImGui::InvisibleButton(plot.title.c_str(), size);
+    const bool hovered = ImGui::IsItemHovered() && !state.mouse_ignored;
+    const bool clicked = ImGui::IsItemClicked();
+
+    CurvePlotStyle style;
+    style.tick_gap = fs * 1.1f;
+    const CurvePlotPicture pic = layout_curve_plot(plot, c, PlotRect{a.x, a.y, b.x, b.y}, cursor, style);
+
+    dl->AddRect(a, b, grid);
+    for (const PlotTick& t : pic.y_ticks)
+    {
+        const ImVec2 sz = ImGui::CalcTextSize(t.text.c_str());
+        dl->AddText(ImVec2(a.x - sz.x - fs * 0.25f, t.y - sz.y * 0.5f), faint, t.text.c_str());
+        dl->AddLine(ImVec2(a.x, t.y), ImVec2(b.x, t.y), (grid & 0x00FFFFFFu) | 0x50000000u);
+    }
+    dl->AddText(ImVec2(a.x, b.y + fs * 0.1f), faint, pic.x_first.c_str());
+    dl->AddText(ImVec2(b.x - ImGui::CalcTextSize(pic.x_last.c_str()).x, b.y + fs * 0.1f), faint,
+                pic.x_last.c_str());
+
+    dl->PushClipRect(a, b, true);
+    if (pic.has_band)
+    {
+        dl->AddRectFilled(ImVec2(pic.band_x0, a.y), ImVec2(std::max(pic.band_x1, pic.band_x0 + 2.0f), b.y),
+                          IM_COL32(230, 159, 0, 50));
+        dl->AddText(ImVec2(pic.band_x0 + fs * 0.2f, a.y + fs * 0.1f), IM_COL32(230, 159, 0, 255),
+                    "steepest drop");
+    }
+    for (const PlotLine& line : pic.lines)
+    {
+        std::vector<ImVec2> screen;
+        screen.reserve(line.points.size());
+        for (const PlotPoint& q : line.points)
+            screen.emplace_back(q.x, q.y);
+        if (screen.size() == 1)
+            dl->AddCircleFilled(screen[0], line.width * 1.5f, line.color);
+        else if (screen.size() > 1)
+            dl->AddPolyline(screen.data(), static_cast<int>(screen.size()), line.color, 0, line.width);
+    }
+    if (pic.has_cursor)
+        dl->AddLine(ImVec2(pic.cursor_x, a.y), ImVec2(pic.cursor_x, b.y), ink, 1.0f);
+    dl->PopClipRect();
+
+    if (!hovered)
+        return -1;
+    const float mx = ImGui::GetIO().MousePos.x;
+    const int step = curve_step_at(pic, mx);
+    dl->AddLine(ImVec2(mx, a.y), ImVec2(mx, b.y), faint);
+    ImGui::SetTooltip("%s", curve_hover_text(plot, step, style.percent_decimals).c_str());
+    return clicked ? step : -1;
+}
+
+// The legend of the runs: the current one, then the kept ones.
+void draw_legend(const TrainingSnapshot& v)
+{
+    const float fs = ImGui::GetFontSize();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const auto swatch = [&](ImU32 c)
+    {
+        const ImVec2 p = ImGui::GetCursorScreenPos();
+        dl->AddRectFilled(ImVec2(p.x, p.y + fs * 0.35f), ImVec2(p.x + fs * 1.2f, p.y + fs * 0.65f), c);
+        ImGui::Dummy(ImVec2(fs * 1.3f, fs));
+        ImGui::SameLine();
+    };
+    swatch(kThisRunColor);
+    ImGui::TextDisabled("this run: %s", v.config.label().c_str());
+    for (std::size_t i = v.past.size(); i-- > 0;)
+    {
+        swatch(past_run_color(i));
+        ImGui::TextDisabled("earlier: %s (%d steps)", v.past[i].label.c_str(),
+                            static_cast<int>(v.past[i].loss.size()));
+    }
+}
+
+} // namespace
+
+void draw_training_curves(AppState& state, int cursor)
+{
+    TrainingPanelState& ts = state.training;
+    const TrainingSnapshot& v = ts.view;
+    const float fs = ImGui::GetFontSize();
+    const TrainingCurves c = training_curves(v, ts.edit.steps, ts.score_kind);
+    const float w = ImGui::GetContentRegionAvail().x;
+    const float plot_w = (w - fs) / 3.0f;
+    const float plot_h = fs * 8.0f;
+
+    ImGui::BeginGroup();
+    int clicked = draw_plot(state, c.loss, c, cursor, ImVec2(plot_w, plot_h));
+    ImGui::EndGroup();
+    if (c.has_drop)
+        item_tooltip("The shaded band is where the training loss falls fastest: the phase change.");
+
+    ImGui::SameLine();
+    ImGui::BeginGroup();
+    if (const int k = draw_plot(state, c.accuracy, c, cursor, ImVec2(plot_w, plot_h)); k >= 0)
+        clicked = k;
+    ImGui::EndGroup();
+
+    ImGui::SameLine();
+    ImGui::BeginGroup();
+    if (const int k = draw_plot(state, c.heads, c, cursor, ImVec2(plot_w, plot_h - fs * 1.6f)); k >= 0)
+        clicked = k;
+    ImGui::SetNextItemWidth(plot_w * 0.6f);
+    const auto score_key = [](void*, int i, const char** out)
+    {
+        *out = train::head_score_info(train::head_score_kind(i)).key;
+        return true;
+    };
+    ImGui::Combo("##score", &ts.score_kind, score_key, nullptr, train::kHeadScoreCount);
+    item_tooltip(
+        "Per head, on the held-out set: previous-token = mean weight on key i − 1; induction = weight "
+        "on keys whose previous token equals the query's token (Olsson et al.); diagonal = on key i; "
+        "anti-diagonal = on the mirrored key T − 1 − i. Thin lines: layer 1; thick: later layers.");
+    ImGui::EndGroup();
+    draw_legend(v);
+
+    if (clicked >= 0 && !v.timeline.empty())
+    {
+        ts.follow_latest = false;
+        ts.shown_step = clicked;
+    }
+}
+
+} // namespace attnlab

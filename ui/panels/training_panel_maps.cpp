@@ -1,0 +1,318 @@
+// The Training panel's maps of the probe: every head's attention (beside it the gradient of the loss), the
+// output stages (logits, probabilities, predictions and losses), and the switch between them and "every
+// stage".
+#include "core/train/model_trace.h"
+#include "ui/model/lessons.h"
+#include "ui/model/training/training_controller.h"
+#include "ui/model/training/training_curves.h"
+#include "ui/panels/training_panel_views.h"
+#include "ui/picture/colormap.h"
+#include "ui/shell/widgets.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace attnlab
+{
+
+namespace
+{
+
+void draw_attention(AppState& state, bool with_gradient)
+{
+    TrainingPanelState& ts = state.training;
+    const TrainingProbe& pr = ts.probe;
+    const int h = pr.n_heads(), L = pr.n_layers();
+    const std::vector<std::string> tokens = training_probe_tokens(ts);
+    const float fs = ImGui::GetFontSize();
+    const float gap = fs * 0.8f;
+    const float title_h = ImGui::GetTextLineHeightWithSpacing() * 2.0f;
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const int per_head = with_gradient ? 2 : 1;
+    const int cols = h * per_head;
+    const float side_w = (avail.x - static_cast<float>(cols) * gap) / static_cast<float>(cols);
+    const float side_h = (avail.y - static_cast<float>(L) * (title_h + gap)) / static_cast<float>(L);
+    const float side = std::max(fs * 4.0f, std::min(side_w, side_h));
+    const float grid_x = ImGui::GetCursorPosX();
+    for (int l = 0; l < L; ++l)
+        for (int j = 0; j < h; ++j)
+        {
+            const int k = l * h + j;
+            if (j != 0)
+                ImGui::SameLine(grid_x + static_cast<float>(j * per_head) * (side + gap));
+            ImGui::PushID(k);
+            ImGui::BeginGroup();
+            ImGui::PushStyleColor(ImGuiCol_Text, head_text_color(j));
+            ImGui::Text("layer %d, head %d", l + 1, j + 1);
+            ImGui::PopStyleColor();
+            const std::string scores =
+                k < static_cast<int>(pr.scores().size())
+                    ? map_scores_text(ts.view.config.task, pr.scores()[static_cast<std::size_t>(k)])
+                    : std::string();
+            char line[128];
+            std::snprintf(line, sizeof line, "%s%s", with_gradient ? "A_h | ∂L/∂A_h   " : "", scores.c_str());
+            // Only what fits above the map (at 1280x720 the full line would run into the next head).
+            if (ImGui::CalcTextSize(line).x > side * static_cast<float>(per_head))
+                std::snprintf(line, sizeof line, "%s", scores.c_str());
+            if (ImGui::CalcTextSize(line).x <= side * static_cast<float>(per_head))
+                ImGui::TextDisabled("%s", line);
+            else
+                ImGui::TextDisabled(" ");
+            char key[48];
+            std::snprintf(key, sizeof key, "train/L%d/h%d", l, j);
+            const auto [r, c] = draw_probe_map(state, key, pr.version(), pr.weights(k), true, &pr.mask(),
+                                               ImVec2(side, side), {&tokens, &tokens}, head_color(j));
+            if (r >= 0)
+                ImGui::SetTooltip("query %d \"%s\" -> key %d \"%s\": A = %.3f%s", r,
+                                  tokens[static_cast<std::size_t>(r)].c_str(), c,
+                                  tokens[static_cast<std::size_t>(c)].c_str(),
+                                  static_cast<double>(pr.weights(k)(r, c)),
+                                  pr.mask()(r, c) < 0 ? " (masked: the key is in the future)" : "");
+            if (with_gradient)
+            {
+                ImGui::SameLine();
+                std::snprintf(key, sizeof key, "train/L%d/h%d/grad", l, j);
+                const auto [gr, gc] =
+                    draw_probe_map(state, key, pr.version(), pr.dweights(k), false, &pr.mask(),
+                                   ImVec2(side, side), {&tokens, &tokens}, head_color(j));
+                if (gr >= 0)
+                    ImGui::SetTooltip("∂L/∂A_h at query %d, key %d: %.3g\nNegative (blue): more weight here "
+                                      "would lower the loss.",
+                                      gr, gc, static_cast<double>(pr.dweights(k)(gr, gc)));
+            }
+            ImGui::EndGroup();
+            ImGui::PopID();
+        }
+}
+
+void draw_output(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    const TrainingProbe& pr = ts.probe;
+    const TrainingSnapshot& v = ts.view;
+    const std::vector<std::string> tokens = training_probe_tokens(ts);
+    const int T = pr.T();
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextDisabled(
+        "logits = Z W_U + b_U and probs = softmax(logits) per position (T x V = %d x %d): row t "
+        "predicts token t + 1. Loss at t = −log probs[t, token t + 1]; mean %.3f.",
+        T, static_cast<int>(v.vocabulary.size()), static_cast<double>(pr.mean_loss()));
+    ImGui::PopTextWrapPos();
+    const float fs = ImGui::GetFontSize();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float table_w = fs * 12.0f;
+    const float map_w = (avail.x - table_w - fs * 2.0f) / 2.0f;
+    const ImVec2 area(map_w, avail.y - fs * 2.0f);
+
+    ImGui::BeginGroup();
+    ImGui::TextUnformatted("logits (T x V)");
+    const auto [r, c] = draw_probe_map(state, "train/logits", pr.version(), pr.logits(), false, nullptr, area,
+                                       {&tokens, &v.vocabulary}, ImGui::GetColorU32(ImGuiCol_Border));
+    if (r >= 0)
+        ImGui::SetTooltip(
+            "after \"%s\" (position %d): logit of \"%s\" = %.3f", tokens[static_cast<std::size_t>(r)].c_str(),
+            r, v.vocabulary[static_cast<std::size_t>(c)].c_str(), static_cast<double>(pr.logits()(r, c)));
+    ImGui::EndGroup();
+    ImGui::SameLine();
+    ImGui::BeginGroup();
+    ImGui::TextUnformatted("next-token probabilities (T x V)");
+    const auto [pr_r, pr_c] =
+        draw_probe_map(state, "train/probs", pr.version(), pr.probs(), true, nullptr, area,
+                       {&tokens, &v.vocabulary}, ImGui::GetColorU32(ImGuiCol_Border));
+    if (pr_r >= 0)
+        ImGui::SetTooltip("after \"%s\" (position %d): p(\"%s\") = %.3f",
+                          tokens[static_cast<std::size_t>(pr_r)].c_str(), pr_r,
+                          v.vocabulary[static_cast<std::size_t>(pr_c)].c_str(),
+                          static_cast<double>(pr.probs()(pr_r, pr_c)));
+    ImGui::EndGroup();
+    ImGui::SameLine();
+    ImGui::BeginGroup();
+    ImGui::TextUnformatted("predicted, loss");
+    if (ImGui::BeginTable("predictions", 4,
+                          ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY,
+                          ImVec2(table_w, area.y)))
+    {
+        ImGui::TableSetupScrollFreeze(0, 1);
+        ImGui::TableSetupColumn("t");
+        ImGui::TableSetupColumn("token");
+        ImGui::TableSetupColumn("next?");
+        ImGui::TableSetupColumn("loss");
+        ImGui::TableHeadersRow();
+        for (int t = 0; t < T; ++t)
+        {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", t);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(tokens[static_cast<std::size_t>(t)].c_str());
+            ImGui::TableNextColumn();
+            const int pred = pr.predicted()[static_cast<std::size_t>(t)];
+            const bool has_next = t + 1 < T;
+            const bool right = has_next && ts.probe_batch.tokens[static_cast<std::size_t>(t + 1)] == pred;
+            const char* word = v.vocabulary[static_cast<std::size_t>(pred)].c_str();
+            if (!has_next)
+                ImGui::TextDisabled("%s", word);
+            else if (right)
+                ImGui::Text("%s", word);
+            else
+                ImGui::TextColored(error_color(), "%s", word);
+            ImGui::TableNextColumn();
+            if (has_next)
+                ImGui::Text("%.2f", static_cast<double>(pr.loss()[static_cast<std::size_t>(t)]));
+        }
+        ImGui::EndTable();
+    }
+    ImGui::EndGroup();
+}
+
+// True when every map the probe feeds (attention weights, their gradients, logits and probabilities) is
+// finite.
+bool probe_is_finite(const TrainingProbe& pr)
+{
+    if (!pr.logits().allFinite() || !pr.probs().allFinite())
+        return false;
+    for (int k = 0; k < pr.n_layers() * pr.n_heads(); ++k)
+        if (!pr.weights(k).allFinite() || !pr.dweights(k).allFinite())
+            return false;
+    return true;
+}
+
+} // namespace
+
+// [SECTION] A probe map
+
+std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned long long version, const Mat& m,
+                                   bool probability, const Mat* mask, ImVec2 area, const MapLabels& labels,
+                                   ImU32 frame_color)
+{
+    const float fs = ImGui::GetFontSize();
+    const int R = static_cast<int>(m.rows()), C = static_cast<int>(m.cols());
+    // Room for labels only where they fit: a cell at least 0.7 em high, every label within 2 em.
+    const auto cell_for = [&](float label_space)
+    {
+        const float cw = (area.x - label_space) / static_cast<float>(std::max(1, C));
+        const float ch = (area.y - label_space) / static_cast<float>(std::max(1, R));
+        return std::max(1.0f, std::min(cw, ch));
+    };
+    const auto short_labels = [&](const std::vector<std::string>* l)
+    {
+        if (l == nullptr)
+            return false;
+        for (const std::string& t : *l)
+            if (ImGui::CalcTextSize(t.c_str()).x > fs * 2.0f)
+                return false;
+        return true;
+    };
+    float label_w = fs * 2.2f;
+    if (cell_for(label_w) < fs * 0.7f || !(short_labels(labels.rows) || short_labels(labels.cols)))
+        label_w = fs * 0.2f;
+    const float cell = cell_for(label_w);
+    const HeatmapEntry& e = state.heatmaps.get(key, version, m, probability, mask);
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const ImVec2 img0(p.x + label_w, p.y + label_w);
+    const ImVec2 img1(img0.x + cell * static_cast<float>(C), img0.y + cell * static_cast<float>(R));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    if (e.texture != 0)
+        dl->AddImage(reinterpret_cast<ImTextureID>(e.texture), img0, img1);
+    dl->AddRect(ImVec2(img0.x - 1, img0.y - 1), ImVec2(img1.x + 1, img1.y + 1), frame_color);
+    const ImU32 col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const auto fits = [&](const std::vector<std::string>* l)
+    { return label_w > fs && cell >= fs * 0.7f && short_labels(l); };
+    if (fits(labels.rows))
+        for (int r = 0; r < R && r < static_cast<int>(labels.rows->size()); ++r)
+        {
+            const char* t = (*labels.rows)[static_cast<std::size_t>(r)].c_str();
+            const ImVec2 sz = ImGui::CalcTextSize(t);
+            dl->AddText(ImVec2(img0.x - sz.x - fs * 0.2f,
+                               img0.y + (static_cast<float>(r) + 0.5f) * cell - sz.y * 0.5f),
+                        col, t);
+        }
+    if (fits(labels.cols) && cell >= ImGui::CalcTextSize("00").x * 0.6f)
+        for (int c = 0; c < C && c < static_cast<int>(labels.cols->size()); ++c)
+        {
+            const char* t = (*labels.cols)[static_cast<std::size_t>(c)].c_str();
+            const ImVec2 sz = ImGui::CalcTextSize(t);
+            if (sz.x > cell * 1.05f)
+                continue;
+            dl->AddText(ImVec2(img0.x + (static_cast<float>(c) + 0.5f) * cell - sz.x * 0.5f,
+                               img0.y - sz.y - fs * 0.1f),
+                        col, t);
+        }
+    ImGui::Dummy(ImVec2(label_w + cell * static_cast<float>(C), label_w + cell * static_cast<float>(R)));
+    if (!ImGui::IsItemHovered() || state.mouse_ignored)
+        return {-1, -1};
+    const ImVec2 mp = ImGui::GetIO().MousePos;
+    const int r = static_cast<int>(std::floor((mp.y - img0.y) / cell));
+    const int c = static_cast<int>(std::floor((mp.x - img0.x) / cell));
+    if (r < 0 || r >= R || c < 0 || c >= C)
+        return {-1, -1};
+    return {r, c};
+}
+
+std::vector<std::string> training_probe_tokens(const TrainingPanelState& ts)
+{
+    std::vector<std::string> out;
+    for (const int id : ts.probe_batch.tokens)
+        out.push_back(id >= 0 && id < static_cast<int>(ts.view.vocabulary.size())
+                          ? ts.view.vocabulary[static_cast<std::size_t>(id)]
+                          : "?");
+    return out;
+}
+
+// [SECTION] Which maps
+
+void draw_training_maps(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    const TrainingSnapshot& v = ts.view;
+    const TrainingFrame* f = shown_frame(ts);
+    if (f == nullptr || ts.probe_batch.T == 0)
+    {
+        ImGui::TextDisabled("No model yet.");
+        return;
+    }
+    ts.probe.update(v.model, f->params, ts.probe_batch, ts.probe_version);
+    if (ts.probe.empty())
+        return;
+    if (!probe_is_finite(ts.probe))
+    {
+        // NaN weights would paint every map one flat colour and every number "NaN": say why instead.
+        error_text(
+            "The maps at step " + std::to_string(f->step) +
+            " are not drawn: the model's weights there are NaN or infinite (the run diverged). Move the "
+            "timeline to an earlier step to see the last maps before it did.");
+        return;
+    }
+    ImGui::RadioButton("attention A_h", &ts.map_kind, 0);
+    item_tooltip("Each head's weights on the probe: row = query position, column = key position; hatched "
+                 "cells are masked (a key in the future).");
+    ImGui::SameLine();
+    ImGui::RadioButton("A_h and ∂L/∂A_h", &ts.map_kind, 1);
+    item_tooltip("Beside each head, the gradient of the probe's loss with respect to its weights: where more "
+                 "attention would lower (blue) or raise (red) the loss.");
+    ImGui::SameLine();
+    ImGui::RadioButton("output: logits, probabilities, loss", &ts.map_kind, 2);
+    ImGui::SameLine();
+    ImGui::RadioButton("every stage", &ts.map_kind, 3);
+    item_tooltip(
+        "Every intermediate of one layer and head on the probe, from X to the probabilities, with its "
+        "equation and shape: what the trained model computes, step by step.");
+    ImGui::TextDisabled("weights at step %d%s", f->step, f->step == 0 ? ": random, untrained" : "");
+    if (!lesson_active(state))
+    {
+        ImGui::SameLine();
+        bool on = state.trained_view.on;
+        if (ImGui::Checkbox("in the main panels (Ctrl+T)", &on))
+            set_trained_view(state, on);
+        item_tooltip("Pipeline, Heads, Inspector and Comparisons show this model on the probe, every stage "
+                     "with its numbers, at the step the timeline shows.");
+    }
+    if (ts.map_kind == 2)
+        draw_output(state);
+    else if (ts.map_kind == 3)
+        draw_training_stages(state);
+    else
+        draw_attention(state, ts.map_kind == 1);
+}
+} // namespace attnlab

@@ -1,0 +1,43 @@
+// The Training panel's views beside its controls (private to the panel): the curves, the maps of the probe
+// and "every stage", each in a file named after the panel (training_panel_<view>.cpp).
+#pragma once
+
+#include "core/matrix.h"
+#include "ui/model/app_state.h"
+
+#include <imgui.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attnlab
+{
+
+// The three plots (loss, accuracy, head scores) and the legend of runs; a click on a plot moves the timeline
+// to its step. cursor: the step the maps show (-1: none).
+void draw_training_curves(AppState& state, int cursor);
+
+// The maps of the probe at the timeline's step: attention (with its gradient), the output, or every stage.
+void draw_training_maps(AppState& state);
+
+// Every intermediate of one layer and head on the probe, in order, with its equation and shape.
+void draw_training_stages(AppState& state);
+
+// Row and column labels of a probe map (nullptr: none).
+struct MapLabels
+{
+    const std::vector<std::string>* rows = nullptr;
+    const std::vector<std::string>* cols = nullptr;
+};
+
+// Draws one heatmap in an area of `area` pixels with row labels left and column labels on top when they fit.
+// Returns the hovered cell (row, col) or (-1, -1).
+std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned long long version, const Mat& m,
+                                   bool probability, const Mat* mask, ImVec2 area, const MapLabels& labels,
+                                   ImU32 frame_color);
+
+// The probe's tokens as text ("?" for an id outside the vocabulary).
+std::vector<std::string> training_probe_tokens(const TrainingPanelState& ts);
+
+} // namespace attnlab

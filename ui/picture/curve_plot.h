@@ -1,0 +1,84 @@
+// One training-curve plot as pure geometry (no ImGui): its axes, tick texts, the curves as polylines in
+// pixels, the steepest-drop band, the cursor and what the pointer is over. The PNG export (export.cpp) and
+// the Training panel (panels/training_panel_curves.cpp) only paint it, so both show the same plot.
+#pragma once
+
+#include "ui/model/training/training_curves.h"
+
+#include <string>
+#include <vector>
+
+namespace attnlab
+{
+
+struct PlotPoint
+{
+    float x = 0.0f, y = 0.0f; // pixels, y down
+};
+
+// A rectangle in pixels: (x0, y0) top left, (x1, y1) bottom right.
+struct PlotRect
+{
+    float x0 = 0.0f, y0 = 0.0f, x1 = 1.0f, y1 = 1.0f;
+};
+
+// What differs between the two painters; everything else is shared.
+struct CurvePlotStyle
+{
+    // A decade label on a log axis is kept only this far (pixels) from the ends and from the label below it.
+    float tick_gap = 20.0f;
+    // Decimals of a percent: 1 gives "100.0 %" (the panel), 0 gives "100 %" (the PNG).
+    int percent_decimals = 1;
+    // At most one point per pixel column, the mean of the points in it (the panel, drawn at screen size).
+    bool thin = true;
+    // Points outside the axes moved onto their top or bottom edge, and values <= 0 on a log axis left out
+    // (the PNG, which has no clip rectangle). Otherwise they stay where they fall, for the painter to clip.
+    bool clamp = false;
+};
+
+// A y label with its grid line.
+struct PlotTick
+{
+    float value = 0.0f;
+    float y = 0.0f; // pixels
+    std::string text;
+};
+
+// One series as a line in pixels (non-finite values left out).
+struct PlotLine
+{
+    std::vector<PlotPoint> points;
+    Color32 color = 0;
+    float width = 1.5f; // the series' width
+};
+
+struct CurvePlotPicture
+{
+    PlotRect axes;
+    int x_min = 0, x_max = 1;      // the steps at the left and right edges
+    std::vector<PlotTick> y_ticks; // the lowest and highest value, then the decades between on a log axis
+    std::string x_first, x_last;   // "0" under the left end, "step 600" under the right end
+    bool has_band = false;         // the steepest drop of the loss (loss plot only), from band_x0 to band_x1
+    float band_x0 = 0.0f, band_x1 = 0.0f;
+    bool has_cursor = false; // the step the maps show, at cursor_x
+    float cursor_x = 0.0f;
+    std::vector<PlotLine> lines; // one per series, in the plot's order
+};
+
+// A value as the plots write it: "0.123", "5.7e-05" (below 0.01), "12.5 %" for a percent plot (decimals as
+// given), "not finite (diverged)" for NaN or infinity.
+std::string curve_value_text(float v, bool percent, int percent_decimals);
+
+// Lays out `plot` (one of c's three) with its axes in `axes`; the cursor line at step `cursor` when it lies
+// in [c.x_min, c.x_max] (-1: none).
+CurvePlotPicture layout_curve_plot(const CurvePlot& plot, const TrainingCurves& c, const PlotRect& axes,
+                                   int cursor, const CurvePlotStyle& style);
+
+// The step under pixel column x, clamped to the plot's steps.
+int curve_step_at(const CurvePlotPicture& p, float x);
+
+// The pointer's tooltip at `step`: "step 120", then per series its label and the value of its first point at
+// or after the step (its last point when none) with that point's step.
+std::string curve_hover_text(const CurvePlot& plot, int step, int percent_decimals);
+
+} // namespace attnlab

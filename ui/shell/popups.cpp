@@ -1,0 +1,210 @@
+// The frame's popups and small windows: file dialog, unsaved changes, heatmap export, Keyboard shortcuts,
+// About.
+#include "ui/shell/popups.h"
+
+#include "ui/model/session_files.h"
+#include "ui/picture/export.h"
+#include "ui/shell/app_ui.h"
+#include "ui/shell/file_actions.h"
+#include "ui/shell/widgets.h"
+
+#include <imgui.h>
+
+namespace attnlab
+{
+
+namespace
+{
+
+void file_popup(AppState& state)
+{
+    FileDialog& d = state.file_dialog;
+    const char* title = "File###file_dialog";
+    if (d.open_request)
+    {
+        ImGui::OpenPopup(title);
+        d.open_request = false;
+    }
+    if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize))
+        return;
+    const char* what = d.action == FileAction::OpenSession       ? "Open session from"
+                       : d.action == FileAction::SaveSession     ? "Save session to"
+                       : d.action == FileAction::ExportTraceJson ? "Export the whole trace (JSON) to"
+                       : d.action == FileAction::OpenModel ? "Open a trained model (attnlab-model JSON) from"
+                       : d.action == FileAction::SaveModel ? "Save the trained model (attnlab-model JSON) to"
+                       : d.action == FileAction::ExportCurvesCsv ? "Export the training curves (CSV) to"
+                       : d.action == FileAction::ExportCurvesPng
+                           ? "Save a picture of the training curves (PNG) to"
+                           : "Save a picture of the window (PNG) to";
+    ImGui::TextUnformatted(what);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
+    if (ImGui::IsWindowAppearing())
+        ImGui::SetKeyboardFocusHere();
+    const bool enter = input_text("##path", &d.path, true);
+    if (!d.error.empty())
+        error_text(d.error);
+    if (ImGui::Button("OK") || enter)
+    {
+        d.error = run_file_action(state);
+        if (d.error.empty())
+            ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
+        ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+}
+
+// The question before a file replaces a session with unsaved changes: Save (to its file, or a path typed
+// here), Discard or Cancel. Esc cancels.
+void unsaved_popup(AppState& state)
+{
+    UnsavedPrompt& u = state.unsaved;
+    const char* title = "Unsaved changes###unsaved_changes";
+    if (u.open_request)
+    {
+        ImGui::OpenPopup(title);
+        u.open_request = false;
+    }
+    if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize))
+        return;
+    if (u.path.empty()) // answered elsewhere
+    {
+        ImGui::CloseCurrentPopup();
+        ImGui::EndPopup();
+        return;
+    }
+    ImGui::TextUnformatted("The session on screen has changes that are in no file.");
+    ImGui::Text("Opening %s replaces it.", u.path.c_str());
+    ImGui::Spacing();
+    ImGui::TextUnformatted("Save the session to");
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
+    input_text("##save_path", &u.save_path);
+    if (!u.error.empty())
+        error_text(u.error);
+    if (ImGui::Button("Save, then open"))
+    {
+        if (answer_unsaved_changes(state, UnsavedAnswer::Save).is_ok() || u.path.empty())
+            ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Discard changes and open"))
+    {
+        answer_unsaved_changes(state, UnsavedAnswer::Discard);
+        ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
+    {
+        answer_unsaved_changes(state, UnsavedAnswer::Cancel);
+        ImGui::CloseCurrentPopup();
+    }
+    ImGui::EndPopup();
+}
+
+void export_popup(AppState& state)
+{
+    ExportDialog& d = state.export_dialog;
+    const char* title = "Export heatmap###export_dialog";
+    const MatrixView view = resolve_matrix(state, d.matrix);
+    if (d.open_request)
+    {
+        ImGui::OpenPopup(title);
+        d.open_request = false;
+        if (view.m != nullptr)
+            d.scale =
+                default_export_scale(static_cast<int>(view.m->rows()), static_cast<int>(view.m->cols()));
+    }
+    if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize))
+        return;
+    // The picture's own title, so the dialog names exactly what the file will say.
+    ImGui::TextUnformatted(heatmap_picture(state, d.matrix).title.c_str());
+    ImGui::TextDisabled("%s   [%s]", view.equation.c_str(), view.shape.c_str());
+    int format = d.format == ExportFormat::Png ? 0 : 1;
+    if (ImGui::RadioButton("PNG picture (for slides)", &format, 0) |
+        ImGui::RadioButton("CSV numbers", &format, 1))
+    {
+        d.format = format == 0 ? ExportFormat::Png : ExportFormat::Csv;
+        d.path = default_export_path(d.matrix, d.format);
+    }
+    if (d.format == ExportFormat::Png)
+    {
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12.0f);
+        ImGui::SliderInt("pixels per cell", &d.scale, 1, 96);
+        if (view.m != nullptr)
+            ImGui::TextDisabled("the matrix will be %d×%d pixels, plus title, labels and colour bar",
+                                static_cast<int>(view.m->cols()) * d.scale,
+                                static_cast<int>(view.m->rows()) * d.scale);
+    }
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
+    const bool enter = input_text("file", &d.path, true);
+    if (!d.error.empty())
+        error_text(d.error);
+    if (ImGui::Button("Export") || enter)
+    {
+        run_export_dialog(state);
+        if (state.message_is_error)
+            d.error = state.message;
+        else
+        {
+            d.error.clear();
+            ImGui::CloseCurrentPopup();
+        }
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
+        ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+}
+
+void help_windows(AppState& state)
+{
+    if (state.show_help)
+    {
+        ImGui::SetNextWindowPos(
+            ImVec2(ImGui::GetIO().DisplaySize.x * 0.5f, ImGui::GetIO().DisplaySize.y * 0.4f),
+            ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+        if (ImGui::Begin("Keyboard shortcuts", &state.show_help, ImGuiWindowFlags_AlwaysAutoResize))
+        {
+            int n = 0;
+            const ShortcutInfo* table = shortcut_table(&n);
+            if (ImGui::BeginTable("##keys", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV))
+            {
+                for (int i = 0; i < n; ++i)
+                {
+                    ImGui::TableNextRow();
+                    ImGui::TableNextColumn();
+                    ImGui::TextUnformatted(table[i].keys.c_str());
+                    ImGui::TableNextColumn();
+                    ImGui::TextUnformatted(table[i].action.c_str());
+                }
+                ImGui::EndTable();
+            }
+        }
+        ImGui::End();
+    }
+    if (state.show_about)
+    {
+        if (ImGui::Begin("About Attention Lab", &state.show_about, ImGuiWindowFlags_AlwaysAutoResize))
+        {
+            ImGui::TextUnformatted("Attention Lab: every intermediate of multi-head attention, live.");
+            ImGui::TextUnformatted(
+                "Notation of “Attention Is All You Need” (Vaswani et al., 2017): row vectors, "
+                "Q_h = X W_h^Q, A_h = softmax(Q_h K_hᵀ / √d_k + M).");
+            ImGui::TextDisabled("Dear ImGui %s", IMGUI_VERSION);
+        }
+        ImGui::End();
+    }
+}
+
+} // namespace
+
+void draw_popups(AppState& state)
+{
+    help_windows(state);
+    file_popup(state);
+    unsaved_popup(state);
+    export_popup(state);
+}
+
+} // namespace attnlab

@@ -1,0 +1,149 @@
+// The keyboard shortcuts: what each key does in the frame, and the Help list of them (its panel row made from
+// the panel table).
+#include "ui/shell/shortcuts.h"
+
+#include "ui/model/lessons.h"
+#include "ui/model/training/training_controller.h"
+#include "ui/shell/app_ui.h"
+#include "ui/shell/file_actions.h"
+#include "ui/shell/presenter.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace attnlab
+{
+
+namespace
+{
+
+// [SECTION] The Help list
+
+// "Alt+1 … Alt+8" and "Show / hide a panel (Input, Model, …)": the panels' row of Help, in Alt digit order.
+ShortcutInfo panel_keys_row()
+{
+    std::vector<const PanelFacts*> by_digit;
+    for (const PanelFacts& p : kPanelTable)
+        by_digit.push_back(&p);
+    std::sort(by_digit.begin(), by_digit.end(),
+              [](const PanelFacts* a, const PanelFacts* b) { return a->alt_digit < b->alt_digit; });
+    ShortcutInfo row;
+    row.keys =
+        std::string(panel_shortcut(by_digit.front()->id)) + " … " + panel_shortcut(by_digit.back()->id);
+    row.action = "Show / hide a panel (";
+    for (const PanelFacts* p : by_digit)
+        row.action += std::string(p == by_digit.front() ? "" : ", ") + p->title;
+    row.action += ")";
+    return row;
+}
+
+std::vector<ShortcutInfo> make_shortcut_table()
+{
+    return {
+        {"Ctrl+O", "Open a session file"},
+        {"Ctrl+S", "Save the session (asks for a path the first time)"},
+        {"Ctrl+E", "Export the last hovered heatmap (PNG or CSV)"},
+        {"Ctrl+T", "Show the trained model or the session in the main panels (once a model is trained)"},
+        {"→  /  Space  /  Page Down",
+         "Next step of the lesson (when no text field has focus; a clicker works)"},
+        {"←  /  Page Up", "Previous step of the lesson"},
+        {"F5", "Presenter mode: one large view and the step's text as a caption (Esc or F5 leaves)"},
+        {"[  /  ]", "Previous / next head"},
+        {"Ctrl+=  /  Ctrl+-  /  Ctrl+0",
+         "Larger / smaller / default text (in presenter mode: the presenter's own size, kept apart)"},
+        {"T", "In presenter mode: light or dark presenter theme (bright or dark lecture hall)"},
+        {"F11", "Fullscreen"},
+        panel_keys_row(),
+        {"Click a cell", "Pin it in the Inspector (click again to unpin)"},
+        {"Esc", "Unpin the pinned cell and the pinned query token"},
+        {"Click a token (Heads panel)", "Pin it as the query in every head (click again to unpin)"},
+        {"↑  /  ↓  (Heads panel)", "Move the pinned query to the previous / next token"},
+        {"V  (Heads panel)", "Next view: the layer's heads, all layers x heads, cross-attention"},
+        {"Right click a heatmap", "Export it as PNG or CSV"},
+        {"Ctrl+Q", "Quit"},
+    };
+}
+
+// [SECTION] Keys
+
+bool key_pressed(int key)
+{
+    return ImGui::IsKeyPressed(key, false);
+}
+
+} // namespace
+
+void handle_shortcuts(AppState& state)
+{
+    const ImGuiIO& io = ImGui::GetIO();
+    const bool popup = ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel);
+    if (io.KeyCtrl && !io.KeyAlt)
+    {
+        if (key_pressed(keys::O))
+            open_file_dialog(state, FileAction::OpenSession);
+        if (key_pressed(keys::S))
+            save_session_or_ask(state);
+        if (key_pressed(keys::E))
+            open_export_dialog(state, state.last_heatmap);
+        if (key_pressed(keys::Q))
+            state.request_quit = true;
+        if (key_pressed(keys::T) && state.training_run.configured())
+            set_trained_view(state, !state.trained_view.on);
+        if (key_pressed(keys::Equal))
+            step_text_size(state, 1);
+        if (key_pressed(keys::Minus))
+            step_text_size(state, -1);
+        if (key_pressed(keys::Digit0))
+            step_text_size(state, 0);
+    }
+    if (io.KeyAlt && !io.KeyCtrl)
+        for (const PanelFacts& p : kPanelTable)
+            if (key_pressed(keys::Digit0 + p.alt_digit))
+            {
+                bool& open = state.prefs.open[static_cast<std::size_t>(p.id)];
+                open = !open;
+            }
+    if (key_pressed(keys::F11))
+        state.request_fullscreen_toggle = true;
+    if (key_pressed(keys::F5) && !popup)
+    {
+        state.presenter = !state.presenter;
+        state.request_font_rebuild = true;
+    }
+    if (!io.WantTextInput && !io.KeyCtrl && !io.KeyAlt && !popup)
+    {
+        if (key_pressed(keys::LeftBracket))
+            state.select_head(state.sel.head - 1);
+        if (key_pressed(keys::RightBracket))
+            state.select_head(state.sel.head + 1);
+        if (key_pressed(keys::T) && state.presenter)
+            toggle_presenter_theme(state);
+        if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
+        {
+            if (state.presenter && !state.pinned.valid && !state.heads_panel.query.valid() &&
+                !state.heads_panel.cross_query.valid())
+            {
+                state.presenter = false;
+                state.request_font_rebuild = true;
+            }
+            state.pinned = CellRef{};
+            state.unpin_queries();
+        }
+        if (key_pressed(keys::Right) || key_pressed(keys::Space) || key_pressed(keys::PageDown))
+            next_step(state);
+        if (key_pressed(keys::Left) || key_pressed(keys::PageUp))
+            previous_step(state);
+    }
+}
+
+const ShortcutInfo* shortcut_table(int* count)
+{
+    static const std::vector<ShortcutInfo> table = make_shortcut_table();
+    *count = static_cast<int>(table.size());
+    return table.data();
+}
+
+} // namespace attnlab

@@ -1,0 +1,105 @@
+// The status bar: the trace's shape and timings, and one line of message (cut to fit, whole in a tooltip).
+#include "ui/shell/status_bar.h"
+
+#include "ui/picture/heatmap_math.h"
+#include "ui/shell/widgets.h"
+
+#include <imgui.h>
+
+#include <string>
+
+namespace attnlab
+{
+
+namespace
+{
+
+void trace_summary(const AppState& state)
+{
+    const Trace& t = state.trace();
+    ImGui::TextDisabled("B = %d  T = %d  d_model = %d  h = %d  d_k = %d  d_v = %d  layers = %d   |   "
+                        "recompute %.1f ms",
+                        t.batch_size(), t.T(), t.config.d_model, state.heads(), t.d_k, t.d_v,
+                        static_cast<int>(t.layers.size()), state.recompute_ms);
+    if (state.frame_ms > 0.0f)
+    {
+        ImGui::SameLine();
+        ImGui::TextDisabled("  frame %.1f ms", state.frame_ms);
+    }
+}
+
+// An invalid session keeps the last good picture on screen: say so wherever the user is looking. The message
+// itself is in the panel it is about; only when that panel is closed is it written here. "" : the session is
+// fine (or nothing is shown yet).
+std::string stale_result_text(const AppState& state)
+{
+    if (state.status.is_ok() || !state.has_trace())
+        return std::string();
+    // While the trained model shows, the session's panels show its settings, not this message.
+    const PanelId home = status_error_panel(state);
+    return state.prefs.open[static_cast<std::size_t>(home)] && !state.showing_trained()
+               ? std::string("showing the last valid result: the ") + panel_facts(home).title +
+                     " panel says why"
+               : "showing the last valid result: " + state.status.message();
+}
+
+// One line: a long message is cut with "…" and shown whole in a tooltip. The longest cut that fits is found
+// by halving, so a long message costs a few measurements a frame.
+void one_line(const std::string& text, bool error)
+{
+    const float room = ImGui::GetContentRegionAvail().x;
+    std::string shown = text;
+    if (ImGui::CalcTextSize(text.c_str()).x > room)
+    {
+        int lo = 8, hi = utf8_length(text); // a cut to lo characters is shown even if it does not fit
+        while (hi - lo > 1)
+        {
+            const int mid = (lo + hi) / 2;
+            if (ImGui::CalcTextSize(truncate_utf8(text, mid).c_str()).x <= room)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        shown = truncate_utf8(text, lo); // ends in "…"
+    }
+    if (error)
+        ImGui::PushStyleColor(ImGuiCol_Text, error_color());
+    ImGui::TextUnformatted(shown.c_str());
+    if (error)
+        ImGui::PopStyleColor();
+    if (shown != text)
+        item_tooltip(text.c_str());
+}
+
+} // namespace
+
+void draw_status_bar(AppState& state, float y, float height)
+{
+    const ImGuiIO& io = ImGui::GetIO();
+    ImGui::SetNextWindowPos(ImVec2(0.0f, y));
+    ImGui::SetNextWindowSize(ImVec2(io.DisplaySize.x, height));
+    const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                                   ImGuiWindowFlags_NoBringToFrontOnFocus;
+    if (ImGui::Begin("##status", nullptr, flags))
+    {
+        if (state.has_trace())
+        {
+            trace_summary(state);
+            ImGui::SameLine();
+        }
+        const std::string stale = stale_result_text(state);
+        const std::string& text = !stale.empty()           ? stale
+                                  : !state.message.empty() ? state.message
+                                                           : state.font_message;
+        if (!text.empty())
+        {
+            ImGui::TextUnformatted("   ");
+            ImGui::SameLine();
+            one_line(text, !stale.empty() || state.message_is_error || state.message.empty());
+        }
+    }
+    ImGui::End();
+}
+
+} // namespace attnlab
