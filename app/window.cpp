@@ -2,11 +2,13 @@
 #include "window.h"
 
 #include "cli/session_options.h"
+#include "core/io/atomic_file.h"
 #include "core/io/lesson_file.h"
 #include "core/io/session_file.h"
 #include "ui/gl/framebuffer_png.h"
 #include "ui/gl/gl_textures.h"
 #include "ui/model/app_state.h"
+#include "ui/model/config_files.h"
 #include "ui/model/key_taps.h"
 #include "ui/model/lessons.h"
 #include "ui/model/prefs.h"
@@ -566,8 +568,8 @@ int run_window(const WindowOptions& options)
 {
     const auto t_start = Clock::now();
     const bool screenshot = !options.screenshot_path.empty() || !options.export_dir.empty();
-    // ImGui writes its layout to io.IniFilename when the window's destructor ends the context: the path must
-    // outlive the window, so it is declared first.
+    // ImGui's layout (imgui.ini): read and written here, never by ImGui (io.IniFilename stays null), so the
+    // file gets the checks and the atomic, link-replacing write of the app's other files.
     std::string ini_path;
     Window window;
     if (const std::string error = window.open(options, true); !error.empty())
@@ -597,11 +599,16 @@ int run_window(const WindowOptions& options)
         std::filesystem::create_directories(config_dir(), ec);
         // No preferences yet: the very first start, which points to the tour.
         state->show_tour_hint = !std::filesystem::exists(prefs_path(), ec);
-        load_prefs(prefs_path(), state->prefs);
+        if (Status s = load_prefs(prefs_path(), state->prefs); !s)
+            state->set_message(s.message(), true);
         if (state->show_tour_hint) // written now, so even a run that is killed shows the hint only once
             save_prefs(prefs_path(), state->prefs);
         ini_path = config_dir() + "/imgui.ini";
-        io.IniFilename = ini_path.c_str();
+        std::string ini; // loaded even when empty: ImGui then never opens the file itself
+        if (Status s = read_config_file(ini_path, &ini, "window layout file", "the default layout is used");
+            !s)
+            state->set_message(s.message(), true);
+        ImGui::LoadIniSettingsFromMemory(ini.c_str(), ini.size());
         state->recent_files_path = recent_files_path();
         load_recent_files_into(*state);
         if (!state->session_path.empty())
@@ -757,6 +764,8 @@ int run_window(const WindowOptions& options)
             // The user's session is written at most once a second while it changes, and at exit.
             autosave_tick(*state, autosave, ms_since(t0) / 1000.0, false);
             model_autosave_tick(*state, model_autosave, false);
+            if (io.WantSaveIniSettings && !ini_path.empty())
+                write_file_atomically(ini_path, ImGui::SaveIniSettingsToMemory(), OutputKind::OwnFile);
             state->frame_ms = static_cast<float>(ms_since(last) - waited_ms); // the work, not the idle wait
             last = Clock::now();
         }
@@ -764,6 +773,8 @@ int run_window(const WindowOptions& options)
             save_prefs(prefs_path(), saved_prefs);
         autosave_tick(*state, autosave, ms_since(t0) / 1000.0, true);
         model_autosave_tick(*state, model_autosave, true);
+        if (!ini_path.empty())
+            write_file_atomically(ini_path, ImGui::SaveIniSettingsToMemory(), OutputKind::OwnFile);
     }
     state->heatmaps.clear();
     state->heatmaps.set_provider(nullptr);
