@@ -4,9 +4,12 @@
 #include "window.h"
 
 #include "frames.h"
+
+#include "core/io/atomic_file.h"
 #include "ui/gl/framebuffer_png.h"
 #include "ui/gl/gl_textures.h"
 #include "ui/model/app_state.h"
+#include "ui/model/config_files.h"
 #include "ui/model/key_taps.h"
 #include "ui/model/lessons.h"
 #include "ui/model/prefs.h"
@@ -383,6 +386,11 @@ void run_loop(Window& window, AppState& state, StartupFiles& files)
         // The user's session is written at most once a second while it changes, and at exit.
         autosave_tick(state, files.autosave, ms_since(t0) / 1000.0, false);
         model_autosave_tick(state, files.model_autosave, false);
+        if (ImGui::GetIO().WantSaveIniSettings && !files.imgui_ini.empty())
+        {
+            write_file_atomically(files.imgui_ini, ImGui::SaveIniSettingsToMemory(), OutputKind::OwnFile);
+            ImGui::GetIO().WantSaveIniSettings = false;
+        }
         state.frame_ms = static_cast<float>(ms_since(last) - waited_ms); // the work, not the idle wait
         last = Clock::now();
     }
@@ -390,6 +398,8 @@ void run_loop(Window& window, AppState& state, StartupFiles& files)
         save_prefs(prefs_path(), saved_prefs);
     autosave_tick(state, files.autosave, ms_since(t0) / 1000.0, true);
     model_autosave_tick(state, files.model_autosave, true);
+    if (!files.imgui_ini.empty())
+        write_file_atomically(files.imgui_ini, ImGui::SaveIniSettingsToMemory(), OutputKind::OwnFile);
 }
 
 } // namespace
@@ -400,8 +410,8 @@ int run_window(const WindowOptions& options)
 {
     const auto t_start = Clock::now();
     const bool picture = options.startup.picture;
-    // ImGui writes its layout to io.IniFilename when the window's destructor ends the context: the path must
-    // outlive the window, so it is declared first.
+    // ImGui's layout (imgui.ini) is read and written here, never by ImGui itself (io.IniFilename stays null),
+    // so the file gets the checks and the atomic, link-replacing write of the app's other files.
     StartupFiles files;
     Window window;
     if (const std::string error = window.open(options, true); !error.empty())
@@ -411,7 +421,16 @@ int run_window(const WindowOptions& options)
     }
     std::unique_ptr<AppState> state = start_app(options.startup, window.content_scale(), &files);
     ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = files.imgui_ini.empty() ? nullptr : files.imgui_ini.c_str();
+    io.IniFilename = nullptr;
+    if (!files.imgui_ini.empty())
+    {
+        std::string ini; // loaded even when empty: ImGui then never opens the file itself
+        if (Status s =
+                read_config_file(files.imgui_ini, &ini, "window layout file", "the default layout is used");
+            !s)
+            state->set_message(s.message(), true);
+        ImGui::LoadIniSettingsFromMemory(ini.c_str(), ini.size());
+    }
     if (picture)
         io.ConfigFlags |= ImGuiConfigFlags_NoMouse;
 

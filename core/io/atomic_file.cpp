@@ -107,7 +107,7 @@ AtomicFile::~AtomicFile()
     discard();
 }
 
-Status AtomicFile::open(const std::string& path)
+Status AtomicFile::open(const std::string& path, OutputKind kind)
 {
     discard();
     if (path.empty())
@@ -115,9 +115,10 @@ Status AtomicFile::open(const std::string& path)
     namespace fs = std::filesystem;
     std::error_code ec;
     path_ = path;
-    // Writing to a symbolic link writes the file it points to: the rename then replaces that file, in its own
-    // folder, and the link stays a link.
-    if (fs::is_symlink(path, ec))
+    const bool own = kind == OutputKind::OwnFile;
+    // A user's file: writing to a symbolic link writes the file it points to, the rename then replaces that
+    // file, in its own folder, and the link stays a link. The app's own file: the link itself is replaced.
+    if (!own && fs::is_symlink(path, ec))
     {
         const fs::path target = fs::weakly_canonical(path, ec);
         if (ec)
@@ -129,11 +130,12 @@ Status AtomicFile::open(const std::string& path)
     buffer_.clear();
 
     struct stat st = {};
-    const bool exists = ::stat(path_.c_str(), &st) == 0;
+    // lstat for the app's own file: a link there is a name to replace, not a file to look through.
+    const bool exists = (own ? ::lstat(path_.c_str(), &st) : ::stat(path_.c_str(), &st)) == 0;
     if (exists && S_ISDIR(st.st_mode))
         return Status::error("cannot write " + path_for_message(path_) +
                              ": it is a folder; give a file name");
-    if (exists && !S_ISREG(st.st_mode))
+    if (exists && !S_ISREG(st.st_mode) && !own)
     {
         // A device, FIFO or socket: write it in place. O_NONBLOCK so a FIFO without a reader fails at once
         // (ENXIO) instead of hanging; the flag is cleared again for the writes.
@@ -164,7 +166,7 @@ Status AtomicFile::open(const std::string& path)
     temp_path_ = name.data();
     ::fcntl(fd_, F_SETFD, FD_CLOEXEC);
     // mkstemps makes the file 0600; give it the replaced file's mode, or the usual one for a new file.
-    ::fchmod(fd_, exists ? (st.st_mode & 07777) : (0666 & ~current_umask()));
+    ::fchmod(fd_, exists && S_ISREG(st.st_mode) ? (st.st_mode & 07777) : (0666 & ~current_umask()));
     buffer_.reserve(kFlushSize + 4096);
     return Status::ok();
 }
@@ -220,10 +222,10 @@ void AtomicFile::discard()
     buffer_.clear();
 }
 
-Status write_file_atomically(const std::string& path, std::string_view content)
+Status write_file_atomically(const std::string& path, std::string_view content, OutputKind kind)
 {
     AtomicFile file;
-    Status status = file.open(path);
+    Status status = file.open(path, kind);
     if (!status)
         return status;
     file.write(content);

@@ -16,17 +16,30 @@ namespace attnlab
 inline constexpr std::size_t kMaxSessionFileBytes = std::size_t{16} << 20;  // sessions, lessons, recent lists
 inline constexpr std::size_t kMaxWeightsFileBytes = std::size_t{256} << 20; // weights, exports, models
 
+// Whose file an AtomicFile writes, which decides what happens when the name is not a regular file.
+enum class OutputKind
+{
+    // A file the user named (-o, Save as): a symbolic link is written through (the file it points to is
+    // replaced, in its own folder, and the link is kept, as the shell's `>` would), and a device, a FIFO or a
+    // socket (/dev/null, /dev/stdout) is written in place.
+    UserFile,
+    // One of the app's own files in its config folder (autosave, preferences, recent files, layout): whatever
+    // stands at the name that is not a regular file (a link, a FIFO, a device) is replaced by the new file,
+    // and nothing else is written. rename() replaces a name and never follows a link, so no link planted
+    // there can make the app write a file elsewhere, and the app keeps its files (refusing would turn the
+    // autosave off for good).
+    OwnFile,
+};
+
 // Buffered writer for one output file.
 //
 // A regular file (or a new one) is written to a temporary file created next to it with a unique name
 // (O_CREAT | O_EXCL: never an existing file, never through a link planted at that name), and commit() renames
 // it onto path: readers see the old file or the whole new one, two writers to one path each leave a complete
 // file, and a failed write leaves nothing behind and the old file untouched. A new file gets the usual
-// permissions (0666 less the umask), a replaced one keeps its own.
+// permissions (0666 less the umask), a replaced regular file keeps its own.
 //
-// When path is a symbolic link, the file it points to is the one written, and the link is kept. When path is
-// a device, a FIFO or a socket (/dev/null, /dev/stdout), bytes are written to it directly: such a file is
-// never replaced by a regular one. A folder is refused.
+// A link, device, FIFO or socket at path is handled as OutputKind says. A folder is refused.
 class AtomicFile
 {
 public:
@@ -36,7 +49,7 @@ public:
     AtomicFile& operator=(const AtomicFile&) = delete;
 
     // Creates the temporary file (or opens the device). The error names the path and the system's reason.
-    Status open(const std::string& path);
+    Status open(const std::string& path, OutputKind kind = OutputKind::UserFile);
 
     // Appends bytes (buffered; errors are remembered and reported by commit()).
     void write(std::string_view bytes)
@@ -68,7 +81,8 @@ private:
 };
 
 // Writes a whole string to path through AtomicFile.
-Status write_file_atomically(const std::string& path, std::string_view content);
+Status write_file_atomically(const std::string& path, std::string_view content,
+                             OutputKind kind = OutputKind::UserFile);
 
 // Reads a whole regular file of at most max_bytes. A device, FIFO, socket or folder is refused without
 // reading (it could be endless, or block forever), and so is a larger file, with its size and the limit in

@@ -1,13 +1,17 @@
 // Writes the seed corpus that comes from files the app writes, with the same functions the app uses:
 //   make_seeds DIR   ->  DIR/session/*.json (save_session_file), DIR/weights/*.json (write_weights_json and
 //                        write_trace_json, i.e. attnlab-weights files and small `attnlab export` traces),
-//                        DIR/model/*.json (write_model_file: small models of each task, trained a few steps).
+//                        DIR/model/*.json (write_model_file: small models of each task, trained a few steps),
+//                        DIR/prefs/*.ini (prefs_to_text) and DIR/recent/*.txt (recent_files_to_text).
 // The hand-written files (assets/lessons, tests/data) are copied beside them by the script that runs the
 // fuzzers. Generated at each run, so the seeds follow the current file formats.
 #include "core/engine.h"
+#include "core/io/atomic_file.h"
 #include "core/io/json_io.h"
 #include "core/io/model_file.h"
 #include "core/io/session_file.h"
+#include "ui/model/config_files.h"
+#include "ui/model/prefs.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -77,6 +81,28 @@ int main(int argc, char** argv)
     std::filesystem::create_directories(dir / "session");
     std::filesystem::create_directories(dir / "weights");
     std::filesystem::create_directories(dir / "model");
+    std::filesystem::create_directories(dir / "prefs");
+    std::filesystem::create_directories(dir / "recent");
+
+    // Preferences: the defaults, and a file with every key changed and two panels placed.
+    ViewPrefs prefs;
+    report(write_file_atomically((dir / "prefs" / "prefs-0.ini").string(), prefs_to_text(prefs)));
+    prefs.dark_theme = false;
+    prefs.font_size = 19.5f;
+    prefs.numbers_in_cells = false;
+    prefs.stretch_weights = true;
+    prefs.presenter_scale = 1.5f;
+    prefs.presenter_light = true;
+    prefs.open.fill(true);
+    prefs.places[0] = PanelPlace{true, 0.0f, 0.0f, 0.25f, 0.5f};
+    prefs.places[3] = PanelPlace{true, 0.5f, 0.25f, 0.5f, 0.75f};
+    report(write_file_atomically((dir / "prefs" / "prefs-1.ini").string(), prefs_to_text(prefs)));
+    // Recent files: empty, and a full list.
+    report(write_file_atomically((dir / "recent" / "recent-0.txt").string(), recent_files_to_text({})));
+    std::vector<std::string> recent;
+    for (int i = 0; i < 10; ++i)
+        recent.push_back("/home/user/sessions/lecture " + std::to_string(i) + ".json");
+    report(write_file_atomically((dir / "recent" / "recent-1.txt").string(), recent_files_to_text(recent)));
 
     const std::vector<Session> all = sessions();
     for (size_t i = 0; i < all.size(); ++i)

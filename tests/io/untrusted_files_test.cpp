@@ -164,6 +164,54 @@ TEST_F(UntrustedFiles, ALinkPlantedAtTheOldTemporaryNameIsNotFollowed)
     EXPECT_TRUE(fs::is_symlink(path("out.json.tmp")));
 }
 
+// A file the user names (-o link.json) is written through its link: the file it points to gets the new
+// content and the link stays (what README.md says of -o).
+TEST_F(UntrustedFiles, AUsersLinkIsWrittenThroughAndKept)
+{
+    fs::create_directories(dir / "elsewhere");
+    const std::string target = (dir / "elsewhere" / "real.json").string();
+    std::ofstream(target) << "old";
+    fs::create_symlink(target, path("link.json"));
+    ASSERT_TRUE(write_file_atomically(path("link.json"), "{}"));
+    EXPECT_TRUE(fs::is_symlink(path("link.json")));
+    EXPECT_EQ(read(target), "{}");
+}
+
+// The app's own files (OutputKind::OwnFile) are never written through what stands at their name: a link is
+// replaced by the new file (its target keeps its bytes), and so are a FIFO and a link to a device.
+TEST_F(UntrustedFiles, AnOwnFileReplacesALinkOrAFifoAtItsName)
+{
+    const std::string victim = path("victim.txt");
+    std::ofstream(victim) << "precious";
+    fs::create_symlink(victim, path("last_session.json"));
+    ASSERT_TRUE(write_file_atomically(path("last_session.json"), "{}", OutputKind::OwnFile));
+    EXPECT_EQ(read(victim), "precious");
+    EXPECT_FALSE(fs::is_symlink(path("last_session.json")));
+    EXPECT_TRUE(fs::is_regular_file(path("last_session.json")));
+    EXPECT_EQ(read(path("last_session.json")), "{}");
+
+    // A dangling link, a link to /dev/null and a FIFO nobody reads: each becomes the new regular file.
+    fs::create_symlink(path("nowhere"), path("a.ini"));
+    fs::create_symlink("/dev/null", path("b.ini"));
+    ASSERT_EQ(::mkfifo(path("c.ini").c_str(), 0600), 0);
+    for (const char* name : {"a.ini", "b.ini", "c.ini"})
+    {
+        AtomicFile file;
+        ASSERT_TRUE(file.open(path(name), OutputKind::OwnFile)) << name;
+        file.write("x = 1\n");
+        ASSERT_TRUE(file.commit()) << name;
+        struct stat st = {};
+        ASSERT_EQ(::lstat(path(name).c_str(), &st), 0);
+        EXPECT_TRUE(S_ISREG(st.st_mode)) << name;
+        EXPECT_EQ(read(path(name)), "x = 1\n") << name;
+    }
+    EXPECT_FALSE(fs::exists(path("nowhere")));
+
+    // A folder at the name is still refused.
+    fs::create_directories(dir / "d.ini");
+    EXPECT_FALSE(write_file_atomically(path("d.ini"), "x", OutputKind::OwnFile));
+}
+
 TEST_F(UntrustedFiles, AFailedWriteLeavesTheUsersOwnTmpFileAlone)
 {
     // "x.tmp" is the user's file; a write to "x" that fails must neither delete nor change it.

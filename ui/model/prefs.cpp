@@ -3,11 +3,11 @@
 #include "ui/model/prefs.h"
 
 #include "core/io/atomic_file.h"
+#include "ui/model/config_files.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 namespace attnlab
@@ -135,14 +135,12 @@ void prefs_from_text(const std::string& text, ViewPrefs& prefs)
     }
 }
 
-void load_prefs(const std::string& path, ViewPrefs& prefs)
+Status load_prefs(const std::string& path, ViewPrefs& prefs)
 {
-    std::ifstream f(path);
-    if (!f)
-        return;
-    std::ostringstream text;
-    text << f.rdbuf();
-    prefs_from_text(text.str(), prefs);
+    std::string text;
+    ATTNLAB_TRY(read_config_file(path, &text, "preferences file", "the default preferences are used"));
+    prefs_from_text(text, prefs);
+    return Status();
 }
 
 Status save_prefs(const std::string& path, const ViewPrefs& prefs)
@@ -152,7 +150,7 @@ Status save_prefs(const std::string& path, const ViewPrefs& prefs)
     if (!dir.empty())
         std::filesystem::create_directories(dir, ec);
     AtomicFile file;
-    if (Status s = file.open(path); !s.is_ok())
+    if (Status s = file.open(path, OutputKind::OwnFile); !s.is_ok())
         return s;
     file.write(prefs_to_text(prefs));
     return file.commit();

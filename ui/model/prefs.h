@@ -14,9 +14,11 @@ namespace attnlab
 std::string config_dir();
 
 // "key = value" lines. Unknown keys and bad values are ignored (an old or hand-edited file never stops the
-// app); a missing file leaves prefs unchanged.
-void load_prefs(const std::string& path, ViewPrefs& prefs);
-// Creates the folder when needed; the file is written whole or not at all.
+// app); a missing file leaves prefs unchanged, and so does a refused one (read_config_file in
+// config_files.h), whose error is returned.
+Status load_prefs(const std::string& path, ViewPrefs& prefs);
+// Creates the folder when needed; the file is written whole or not at all, and a link or anything else that
+// is not a regular file at path is replaced, never written through (OutputKind::OwnFile).
 Status save_prefs(const std::string& path, const ViewPrefs& prefs);
 
 // The text of a prefs file (what save_prefs writes) and its parser, for tests.

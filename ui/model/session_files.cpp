@@ -6,6 +6,7 @@
 #include "core/io/json_io.h"
 #include "core/io/model_file.h"
 #include "core/io/session_file.h"
+#include "ui/model/config_files.h"
 #include "ui/model/lessons.h"
 #include "ui/model/training/training_controller.h"
 
@@ -13,7 +14,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 namespace attnlab
 {
@@ -274,7 +274,11 @@ Status save_model_file(AppState& state, const std::string& path)
 
 bool looks_like_model_file(const std::string& path)
 {
-    // The format line is written first: the file's first 4 KiB say it (a model can be hundreds of MB).
+    // The format line is written first: the file's first 4 KiB say it (a model can be hundreds of MB). Only
+    // a regular file is opened: a FIFO would block the open, and the loader refuses it with a message.
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        return false;
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return false;
@@ -377,7 +381,11 @@ bool model_autosave_tick(AppState& state, ModelAutosave& autosave, bool force)
         return false;
     autosave.last_write_s = now;
     autosave.written_view = key;
-    const Status s = write_model_file(model_with_view(state), autosave.path);
+    // The app's own file: a link at its name is replaced, never written through.
+    AtomicFile file;
+    Status s = file.open(autosave.path, OutputKind::OwnFile);
+    if (s.is_ok())
+        s = write_model_file(model_with_view(state), file);
     if (!s.is_ok())
     {
         if (s.message() != autosave.error)
@@ -409,22 +417,13 @@ Status restore_model_autosave(AppState& state, ModelAutosave& autosave, bool sho
 
 // [SECTION] Recent files
 
-std::vector<std::string> load_recent_files(const std::string& path)
+std::vector<std::string> load_recent_files(const std::string& path, Status* status)
 {
-    std::vector<std::string> files;
     std::string text;
-    if (!read_file(path, &text).is_ok())
-        return files;
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line) && static_cast<int>(files.size()) < kMaxRecentFiles)
-    {
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
-        if (!line.empty() && line[0] != '#' && std::find(files.begin(), files.end(), line) == files.end())
-            files.push_back(line);
-    }
-    return files;
+    Status s = read_config_file(path, &text, "recent files list", "the recent files list starts empty");
+    if (status != nullptr)
+        *status = s;
+    return recent_files_from_text(text, kMaxRecentFiles);
 }
 
 Status save_recent_files(const std::string& path, const std::vector<std::string>& files)
@@ -433,10 +432,7 @@ Status save_recent_files(const std::string& path, const std::vector<std::string>
     const std::filesystem::path dir = std::filesystem::path(path).parent_path();
     if (!dir.empty())
         std::filesystem::create_directories(dir, ec);
-    std::string text = "# Attention Lab: recent session files, most recent first\n";
-    for (const std::string& f : files)
-        text += f + "\n";
-    return write_file_atomically(path, text);
+    return write_file_atomically(path, recent_files_to_text(files), OutputKind::OwnFile);
 }
 
 void push_recent_file(std::vector<std::string>& files, const std::string& path)
@@ -470,7 +466,13 @@ void load_recent_files_into(AppState& state)
 {
     if (state.recent_files_path.empty())
         return;
-    state.recent_files = load_recent_files(state.recent_files_path);
+    Status read;
+    state.recent_files = load_recent_files(state.recent_files_path, &read);
+    if (!read)
+    {
+        state.set_message(read.message(), true);
+        return;
+    }
     const std::vector<std::string> dropped = drop_missing_files(state.recent_files);
     if (dropped.empty())
         return;
@@ -495,7 +497,9 @@ bool autosave_tick(AppState& state, Autosave& autosave, double now_s, bool force
     autosave.last_write_s = now_s;
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(autosave.path).parent_path(), ec);
-    if (Status s = save_session_file(session, autosave.path); !s.is_ok())
+    // The app's own file: a link at its name is replaced, never written through (save_session_file would).
+    if (Status s = write_file_atomically(autosave.path, session_to_json(session), OutputKind::OwnFile);
+        !s.is_ok())
     {
         if (s.message() != autosave.error)
             state.set_message(
@@ -544,7 +548,8 @@ Status rotate_autosaves(const std::string& path)
         if (fs::is_regular_file(from, ec))
             fs::rename(from, kept_autosave_path(path, n + 1), ec);
     }
-    if (Status s = write_file_atomically(kept_autosave_path(path, 1), current); !s.is_ok())
+    if (Status s = write_file_atomically(kept_autosave_path(path, 1), current, OutputKind::OwnFile);
+        !s.is_ok())
         return Status::error("the autosave was not copied before this run: " + s.message());
     return Status();
 }

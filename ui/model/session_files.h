@@ -89,13 +89,18 @@ Status restore_model_autosave(AppState& state, ModelAutosave& autosave, bool sho
 
 inline constexpr int kMaxRecentFiles = 10;
 
-std::vector<std::string> load_recent_files(const std::string& path);
+// The list in the file at path (recent_files_from_text). A missing file is an empty list; so is a refused
+// one (not a regular file, or over 16 MB: read_config_file), and *status (when given) then says why.
+std::vector<std::string> load_recent_files(const std::string& path, Status* status = nullptr);
+// Written atomically; a link or anything else that is not a regular file at path is replaced, never written
+// through (OutputKind::OwnFile).
 Status save_recent_files(const std::string& path, const std::vector<std::string>& files);
 // Moves (or adds) path to the front, without duplicates, keeping at most kMaxRecentFiles.
 void push_recent_file(std::vector<std::string>& files, const std::string& path);
 // Removes the files that no longer exist and returns them.
 std::vector<std::string> drop_missing_files(std::vector<std::string>& files);
-// Loads state.recent_files from state.recent_files_path, dropping missing files (a message names them).
+// Loads state.recent_files from state.recent_files_path, dropping missing files (a message names them). A
+// refused file leaves the list empty, with the reason in the status bar.
 void load_recent_files_into(AppState& state);
 
 // [SECTION] Autosave
@@ -116,8 +121,10 @@ inline constexpr int kKeptAutosaves = 3;
 
 // Writes user_session(state) to autosave.path (atomically) when it differs from what the file holds and
 // min_interval_s has passed since the last write; `force` (at exit) skips the wait. Returns true when
-// written. A failed write is tried again after min_interval_s; the status bar says so the first time (and
-// again when the reason changes), and says when autosave works again.
+// written. A link (or anything but a regular file) at autosave.path is replaced, never written through, and
+// so for the kept copies and the model autosave (OutputKind::OwnFile). A failed write is tried again after
+// min_interval_s; the status bar says so the first time (and again when the reason changes), and says when
+// autosave works again.
 bool autosave_tick(AppState& state, Autosave& autosave, double now_s, bool force);
 // Call once at start, before anything writes the autosave: copies the autosave to "<stem>.1.json", shifting
 // the older copies up to kKeptAutosaves (the oldest is dropped), unless .1 already holds the same bytes. So a

@@ -29,7 +29,8 @@ void read_config(AppState& state, const StartupOptions& options, StartupFiles* f
     std::filesystem::create_directories(config_dir(), ec);
     // No preferences yet: the very first start, which points to the tour.
     state.show_tour_hint = !std::filesystem::exists(prefs_path(), ec);
-    load_prefs(prefs_path(), state.prefs);
+    if (Status s = load_prefs(prefs_path(), state.prefs); !s)
+        state.set_message(s.message(), true);
     if (state.show_tour_hint) // written now, so even a run that is killed shows the hint only once
         save_prefs(prefs_path(), state.prefs);
     files->imgui_ini = config_file("imgui.ini");

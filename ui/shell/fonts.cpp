@@ -5,6 +5,7 @@
 
 #include <imgui.h>
 
+#include <cstring>
 #include <string>
 
 namespace attnlab
@@ -32,22 +33,29 @@ bool load_fonts(float size_px, std::string* message)
 {
     ImGuiIO& io = ImGui::GetIO();
     io.Fonts->Clear();
-    const std::string path = find_font_file();
-    if (!path.empty())
+    // Read here with the checks of every file read (a FIFO or a device named by ATTNLAB_FONT is refused,
+    // never opened by ImGui), then handed over from memory: the atlas owns and frees the copy.
+    const FontFile font = load_font_file();
+    if (message != nullptr)
+        *message = font.note;
+    if (!font.path.empty() && !font.bytes.empty())
     {
         ImFontConfig config;
         config.OversampleH = 2;
         config.OversampleV = 1;
-        if (io.Fonts->AddFontFromFileTTF(path.c_str(), size_px, &config, kMathRanges) != nullptr)
+        void* data = IM_ALLOC(font.bytes.size());
+        std::memcpy(data, font.bytes.data(), font.bytes.size());
+        if (io.Fonts->AddFontFromMemoryTTF(data, static_cast<int>(font.bytes.size()), size_px, &config,
+                                           kMathRanges) != nullptr)
             return true;
     }
     ImFontConfig config;
     config.SizePixels = size_px;
     io.Fonts->AddFontDefault(&config);
     if (message != nullptr)
-        *message =
-            "DejaVuSans.ttf not found (install fonts-dejavu-core or set ATTNLAB_FONT): using the built-in "
-            "font, so √, ᵀ, τ and other maths symbols show as '?'.";
+        *message = (font.note.empty() ? std::string() : font.note + ". ") +
+                   "DejaVuSans.ttf not found (install fonts-dejavu-core or set ATTNLAB_FONT): using the "
+                   "built-in font, so √, ᵀ, τ and other maths symbols show as '?'.";
     return false;
 }
 
