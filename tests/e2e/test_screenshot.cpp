@@ -141,9 +141,13 @@ TEST(Screenshot, ThemeOptionPicksLightOrDark)
         // The Inspector's empty area (right, bottom) is the theme's background.
         const double b = mean_brightness(load_png(png_path), 0.66f, 0.7f, 0.98f, 0.9f);
         if (std::string(theme) == "light")
+        {
             EXPECT_GT(b, 180.0) << theme;
+        }
         else
+        {
             EXPECT_LT(b, 60.0) << theme;
+        }
     }
     EXPECT_EQ(run_app("screenshot --theme blue -o '" + (dir / "x.png").string() + "'", dir, &out, &err), 2);
     EXPECT_NE(err.find("--theme"), std::string::npos) << err;

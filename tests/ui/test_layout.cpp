@@ -71,9 +71,11 @@ void expect_no_overlap(const AppState& state, std::initializer_list<PanelId> ids
     for (PanelId a : ids)
         for (PanelId b : ids)
             if (a < b)
+            {
                 EXPECT_FALSE(overlap(rect_of(state, a), rect_of(state, b), 1.0f))
                     << panel_facts(a).title << " " << describe(rect_of(state, a)) << " and "
                     << panel_facts(b).title << " " << describe(rect_of(state, b));
+            }
 }
 
 const std::initializer_list<PanelId> kUsualPanels = {PanelId::Input, PanelId::Model, PanelId::Pipeline,
@@ -93,7 +95,9 @@ TEST(DefaultLayout, TheUsualPanelsTileTheWholeArea)
         EXPECT_LE(r[idx(a)].x + r[idx(a)].w, 1.0f + 1e-6f);
         for (PanelId b : kUsualPanels)
             if (a < b)
+            {
                 EXPECT_FALSE(overlap(r[idx(a)], r[idx(b)], 1e-6f));
+            }
     }
     EXPECT_NEAR(area, 1.0f, 1e-5f);
 }
@@ -364,7 +368,9 @@ void check_every_step(float width, float height)
                 EXPECT_EQ(state->lesson.setting_scroll_request, 0)
                     << "the Model panel never reached the setting";
                 if (step.setting == "scale")
+                {
                     EXPECT_NE(out.text.find("scale by √d_k"), std::string::npos) << out.text;
+                }
             }
             const LayoutRect pipeline = rect_of(*state, PanelId::Pipeline);
             if (step.view == LessonView::Pipeline)

@@ -138,12 +138,16 @@ TEST_F(LessonTest, EveryStepRendersWithItsHighlights)
                 EXPECT_EQ(drawn(out, two_step), all || c == ComparisonSection::TwoStep) << out.text;
                 EXPECT_EQ(drawn(out, single), all || c == ComparisonSection::SingleHead) << out.text;
                 if (c == ComparisonSection::TwoStep)
+                {
                     EXPECT_TRUE(drawn(out, "Largest difference: " +
                                                format_value_long(state->comparisons.two_step_max_diff)))
                         << out.text;
+                }
                 if (c == ComparisonSection::SingleHead)
+                {
                     EXPECT_TRUE(drawn(out, format_value_long(state->comparisons.single_vs_multi_max_diff)))
                         << out.text;
+                }
             }
             else
                 EXPECT_FALSE(state->prefs.open[static_cast<std::size_t>(PanelId::Comparisons)]);
