@@ -169,3 +169,10 @@ TEST(Settings, EveryChoiceNameRoundTripsAndAnUnknownOneListsThemAll)
 
 } // namespace
 } // namespace attnlab
+
+// The table's compile-time check run at run time too: the sanitizer build cannot evaluate it while compiling
+// (core/settings.h says why), so this is where a broken row shows there.
+TEST(SettingsTable, EveryRowIsCompleteAndInOrderAtRunTime)
+{
+    EXPECT_TRUE(attnlab::setting_table_is_consistent());
+}
