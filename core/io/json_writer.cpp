@@ -6,6 +6,29 @@
 
 namespace attnlab
 {
+namespace
+{
+
+// The shortest text that reads back to the same float. Negative zero is "-0.0": a JSON reader takes "-0" for the
+// integer 0 and would lose the sign, so a model with a -0 weight would not load back bit-identical.
+void append_float(std::string* out, float value)
+{
+    if (!std::isfinite(value))
+    {
+        out->append("null");
+        return;
+    }
+    if (value == 0.0f && std::signbit(value))
+    {
+        out->append("-0.0");
+        return;
+    }
+    char text[32];
+    const auto result = std::to_chars(text, text + sizeof text, value);
+    out->append(text, result.ptr);
+}
+
+} // namespace
 
 void JsonWriter::newline_indent()
 {
@@ -139,14 +162,7 @@ void JsonWriter::number(unsigned long long value)
 void JsonWriter::number(float value)
 {
     before_value();
-    if (!std::isfinite(value))
-    {
-        buffer_.append("null");
-        return;
-    }
-    char text[32];
-    const auto result = std::to_chars(text, text + sizeof text, value);
-    buffer_.append(text, result.ptr);
+    append_float(&buffer_, value);
 }
 
 void JsonWriter::boolean(bool value)
@@ -165,21 +181,11 @@ void JsonWriter::row(const float* values, int n)
 {
     before_value();
     buffer_.push_back('[');
-    char text[32];
     for (int i = 0; i < n; ++i)
     {
         if (i > 0)
             buffer_.push_back(',');
-        const float value = values[i];
-        if (std::isfinite(value))
-        {
-            const auto result = std::to_chars(text, text + sizeof text, value);
-            buffer_.append(text, result.ptr);
-        }
-        else
-        {
-            buffer_.append("null");
-        }
+        append_float(&buffer_, values[i]);
     }
     buffer_.push_back(']');
     maybe_flush();

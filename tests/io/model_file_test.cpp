@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -133,6 +134,21 @@ TEST(ModelFile, RoundTripIsBitIdenticalAfterTraining)
     EXPECT_EQ(model.steps_taken, 3);
     ASSERT_EQ(model.history.size(), 3u);
     EXPECT_EQ(model.history[0].previous_token.size(), 4u); // 2 layers x 2 heads
+    round_trip(model);
+}
+
+TEST(ModelFile, ANegativeZeroWeightKeepsItsSign)
+{
+    // "-0" reads back as the integer 0; the file must say -0.0 for the round trip to stay bit-identical.
+    TrainedModel model = small_model(TaskKind::Reverse);
+    ASSERT_GT(model.params.P.size(), 0);
+    model.params.P(0, 0) = -0.0f;
+    const std::string text = model_to_json(model);
+    EXPECT_NE(text.find("-0.0"), std::string::npos);
+    TrainedModel loaded;
+    const Status s = parse_model_json(text, "negative_zero.json", &loaded);
+    ASSERT_TRUE(s.is_ok()) << s.message();
+    EXPECT_TRUE(std::signbit(loaded.params.P(0, 0)));
     round_trip(model);
 }
 
