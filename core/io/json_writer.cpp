@@ -9,8 +9,8 @@ namespace attnlab
 namespace
 {
 
-// The shortest text that reads back to the same float. Negative zero is "-0.0": a JSON reader takes "-0" for the
-// integer 0 and would lose the sign, so a model with a -0 weight would not load back bit-identical.
+// The shortest text that reads back to the same float. Negative zero is "-0.0": a JSON reader takes "-0" for
+// the integer 0 and would lose the sign, so a model with a -0 weight would not load back bit-identical.
 void append_float(std::string* out, float value)
 {
     if (!std::isfinite(value))

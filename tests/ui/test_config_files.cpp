@@ -7,6 +7,7 @@
 #include "ui/model/prefs.h"
 #include "ui/model/session_files.h"
 #include "ui/picture/font_file.h"
+#include "ui/picture/raster.h"
 
 #include <gtest/gtest.h>
 
@@ -167,6 +168,17 @@ TEST_F(ConfigFilesTest, AFifoNamedByAttnlabFontIsRefusedAndTheUsualFontUsed)
     EXPECT_NE(font.note.find("not a regular file"), std::string::npos) << font.note;
     EXPECT_NE(font.path, fifo);
     EXPECT_EQ(font.path.empty(), font.bytes.empty()); // a font found is a font read
+}
+
+TEST_F(ConfigFilesTest, ThePicturesFontReaderRefusesAFifoAtOnce)
+{
+    const std::string fifo = outside("picture_font.ttf");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    TextRasterizer text;
+    bool loaded = true;
+    EXPECT_TRUE(returns_promptly([&] { loaded = text.load(fifo); }, fifo));
+    EXPECT_FALSE(loaded);
+    EXPECT_FALSE(text.ok());
 }
 
 TEST_F(ConfigFilesTest, RecentFilesTextRoundTripsAndSkipsCommentsRepeatsAndCarriageReturns)

@@ -3,11 +3,12 @@
 
 #include "ui/picture/font_file.h"
 
+#include "core/io/atomic_file.h"
+
 #include <stb_truetype.h>
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <iterator>
 
 namespace attnlab
@@ -114,7 +115,7 @@ void blend(Image& img, int x, int y, Color32 color, int alpha)
 
 struct TextRasterizer::Font
 {
-    std::vector<char> data;
+    std::string data;
     stbtt_fontinfo info{};
 };
 
@@ -123,25 +124,33 @@ TextRasterizer::~TextRasterizer() = default;
 
 bool TextRasterizer::load_default(std::string* note)
 {
-    const std::string path = find_font_file();
-    if (!path.empty() && load(path))
+    FontFile file = load_font_file();
+    if (!file.path.empty() && load_bytes(std::move(file.bytes)))
         return true;
     if (note != nullptr)
-        *note = "DejaVuSans.ttf not found: the picture has no text";
+        *note = file.path.empty()
+                    ? "DejaVuSans.ttf not found: the picture has no text"
+                    : file.path + " is not a font stb_truetype can read: the picture has no text";
     return false;
 }
 
 bool TextRasterizer::load(const std::string& path)
 {
     ok_ = false;
-    std::ifstream f(path, std::ios::binary);
-    if (!f)
+    std::string bytes;
+    if (!read_file(path, &bytes, kMaxFontFileBytes, "font file (.ttf)"))
         return false;
+    return load_bytes(std::move(bytes));
+}
+
+bool TextRasterizer::load_bytes(std::string bytes)
+{
+    ok_ = false;
     font_ = std::make_unique<Font>();
-    font_->data.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-    const auto* bytes = reinterpret_cast<const unsigned char*>(font_->data.data());
-    ok_ = !font_->data.empty() &&
-          stbtt_InitFont(&font_->info, bytes, stbtt_GetFontOffsetForIndex(bytes, 0)) != 0;
+    font_->data = std::move(bytes);
+    const auto* data = reinterpret_cast<const unsigned char*>(font_->data.data());
+    const int offset = font_->data.empty() ? -1 : stbtt_GetFontOffsetForIndex(data, 0);
+    ok_ = offset >= 0 && stbtt_InitFont(&font_->info, data, offset) != 0;
     return ok_;
 }
 

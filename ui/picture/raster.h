@@ -53,9 +53,12 @@ public:
     TextRasterizer(const TextRasterizer&) = delete;
     TextRasterizer& operator=(const TextRasterizer&) = delete;
 
-    // Loads find_font_file(); false (and *note set) when it is missing.
+    // Loads load_font_file()'s font; false (and *note set) when it is missing or not a font.
     bool load_default(std::string* note = nullptr);
+    // Reads path with read_file's checks (a regular file of at most kMaxFontFileBytes); false if refused.
     bool load(const std::string& path);
+    // Takes a font file's bytes; false if stb_truetype cannot read them.
+    bool load_bytes(std::string bytes);
     bool ok() const { return ok_; }
 
     float width(const std::string& text, float px) const;
