@@ -94,6 +94,19 @@ TEST_F(StartupTest, AWindowWritesPrefsOnTheFirstStartAndRestoresTheAutosaveAfter
     EXPECT_EQ(third->session.text, "a cat"); // the command line's session is not replaced
 }
 
+TEST_F(StartupTest, EveryBadConfigFileIsSaidNotOnlyTheLast)
+{
+    // Folders where the preferences and the recent files should be: both are refused, and both are said.
+    fs::create_directories(home / "attnlab" / "prefs.ini");
+    fs::create_directories(home / "attnlab" / "recent_sessions.txt");
+    StartupOptions o;
+    o.session_from_command_line = true;
+    const std::unique_ptr<AppState> state = start_app(o, 1.0f, &files);
+    EXPECT_TRUE(state->message_is_error);
+    EXPECT_NE(state->message.find("prefs.ini"), std::string::npos) << state->message;
+    EXPECT_NE(state->message.find("recent_sessions.txt"), std::string::npos) << state->message;
+}
+
 TEST_F(StartupTest, TheTaskAndTheModelAreOpenedAsMainParsedThem)
 {
     StartupOptions o;

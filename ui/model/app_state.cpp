@@ -170,6 +170,14 @@ void AppState::set_message(std::string text, bool is_error)
     message_is_error = is_error;
 }
 
+void AppState::add_error(const std::string& text)
+{
+    if (message_is_error && !message.empty())
+        set_message(message + "  |  " + text, true);
+    else
+        set_message(text, true);
+}
+
 void AppState::ensure_comparisons()
 {
     if (!has_trace())

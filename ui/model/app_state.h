@@ -450,6 +450,9 @@ struct AppState
     // Keeps the layer, sentence, head and pinned cell inside trace() (after it changed shape).
     void clamp_selection();
     void set_message(std::string text, bool is_error);
+    // Adds an error to the error shown (start-up: a bad preferences file and a broken autosave are both said,
+    // not the last one alone); replaces a message that is not an error.
+    void add_error(const std::string& text);
     // Mean row entropy (nats) of the matrix ref resolves to (meant for weights: 0 one-hot, ln T uniform),
     // cached per matrix and trace generation because it costs O(T²). Negative when it does not resolve.
     float mean_entropy(const MatrixRef& ref);

@@ -470,7 +470,7 @@ void load_recent_files_into(AppState& state)
     state.recent_files = load_recent_files(state.recent_files_path, &read);
     if (!read)
     {
-        state.set_message(read.message(), true);
+        state.add_error(read.message());
         return;
     }
     const std::vector<std::string> dropped = drop_missing_files(state.recent_files);

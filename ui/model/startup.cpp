@@ -30,7 +30,7 @@ void read_config(AppState& state, const StartupOptions& options, StartupFiles* f
     // No preferences yet: the very first start, which points to the tour.
     state.show_tour_hint = !std::filesystem::exists(prefs_path(), ec);
     if (Status s = load_prefs(prefs_path(), state.prefs); !s)
-        state.set_message(s.message(), true);
+        state.add_error(s.message());
     if (state.show_tour_hint) // written now, so even a run that is killed shows the hint only once
         save_prefs(prefs_path(), state.prefs);
     files->imgui_ini = config_file("imgui.ini");
@@ -45,16 +45,16 @@ void read_config(AppState& state, const StartupOptions& options, StartupFiles* f
     state.autosave_path = files->autosave.path;
     // A copy of the last run's autosave first: this run may start on another session and autosave it.
     if (Status s = rotate_autosaves(files->autosave.path); !s.is_ok())
-        state.set_message(s.message(), true);
+        state.add_error(s.message());
     if (!options.session_from_command_line)
         if (Status s = restore_autosave(state, files->autosave); !s.is_ok())
-            state.set_message(s.message() + " (the built-in session is shown)", true);
+            state.add_error(s.message() + " (the built-in session is shown)");
     files->model_autosave.path = model_autosave_path();
     // The model trained last time comes back in the Training panel (unless a model or task was asked for).
     const bool show = state.prefs.open[static_cast<std::size_t>(PanelId::Training)];
     if (!options.model && !options.train_task)
         if (Status s = restore_model_autosave(state, files->model_autosave, show); !s.is_ok())
-            state.set_message(s.message(), true);
+            state.add_error(s.message());
 }
 
 // The session's weights file, when it names one (a file that does not load is a message: seeded weights).
@@ -65,7 +65,7 @@ void load_weights(AppState& state)
     ModelWeights weights;
     if (const Status s = load_any_weights_file(state.session.weights_path, state.session.config, &weights);
         !s)
-        state.set_message(s.message(), true);
+        state.add_error(s.message());
     else
         state.engine.set_imported_weights(std::move(weights));
 }
@@ -80,7 +80,7 @@ void open_asked_for(AppState& state, const StartupOptions& options)
         open_training(state, *options.train_task, options.train_steps);
     if (options.model)
         if (const Status s = open_model(state, *options.model, options.model_path); !s)
-            state.set_message(s.message(), true);
+            state.add_error(s.message());
     if (options.trained_view && state.training_run.configured())
     {
         set_trained_view(state, true);
