@@ -4,6 +4,7 @@
 #include "ui/model/lessons.h"
 #include "ui/model/session_files.h"
 #include "ui/model/training/training_controller.h"
+#include "ui/model/training/training_curves.h"
 #include "ui/model/training/training_run.h"
 #include "ui/panels/panels.h"
 #include "ui/picture/colormap.h"
@@ -720,6 +721,64 @@ TEST(TrainingLessons, LeavingTheLessonGivesTheUsersOwnRunBack)
     EXPECT_EQ(v.step, 7);
     EXPECT_EQ(v.params()->W_U, user_W_U);
     EXPECT_FALSE(state->training.user_run_kept);
+}
+
+// The legend's earlier runs during a lesson are the lesson's compared runs in order, so compare[i] always has
+// the colour past_run_color_name(i): the student's own run before the lesson is not among them.
+TEST(TrainingLessons, TheComparedRunsAreTheEarlierRunsInOrderNotTheStudentsOwn)
+{
+    Lesson lesson;
+    ASSERT_TRUE(parse_lesson(kTrainingLesson, "t.json", &lesson).is_ok());
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    state->mouse_ignored = true;
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    state->training_run.step_now(7); // the student's own reverse run
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    state->lesson.library.lessons.push_back(lesson);
+    enter_lesson(*state, 0, 0);
+    ui.frames(*state, 1);
+    const TrainingSnapshot& v = state->training.view;
+    const std::vector<train::RunSpec>& compare = lesson.steps[0].training.compare;
+    ASSERT_EQ(v.past.size(), compare.size());
+    for (std::size_t i = 0; i < compare.size(); ++i)
+        EXPECT_EQ(v.past[i].label, compare[i].label()) << i;
+    EXPECT_STREQ(past_run_color_name(0), "grey");
+}
+
+// A built-in lesson's text that names an earlier run's colour ("the grey curves") names a compared run that
+// exists, and says what sets it apart as the legend does (a part of its label the lesson's own run lacks).
+TEST(TrainingLessons, ColoursNamedInLessonTextsAreTheComparedRunsTheyDescribe)
+{
+    const LessonLibrary library = load_lessons(default_lessons_dir());
+    int named = 0;
+    for (const Lesson& lesson : library.lessons)
+        for (const LessonStep& step : lesson.steps)
+            for (std::size_t i = 0; i < static_cast<std::size_t>(TrainingRun::kKeptRuns); ++i)
+            {
+                const std::string colour = past_run_color_name(i);
+                if (!contains(step.text, colour + " curve"))
+                    continue;
+                ++named;
+                ASSERT_TRUE(step.training.on) << lesson.id << ": " << step.title;
+                ASSERT_LT(i, step.training.compare.size())
+                    << lesson.id << ": \"" << step.title << "\" names the " << colour << " curves";
+                const std::string label = step.training.compare[i].label();
+                const std::string own = step.training.run.label() + ", ";
+                bool told_apart = false;
+                for (std::size_t at = 0; at < label.size();)
+                {
+                    std::size_t end = label.find(", ", at);
+                    end = end == std::string::npos ? label.size() : end;
+                    const std::string part = label.substr(at, end - at);
+                    if (!contains(own, part + ", ") && contains(step.text, part))
+                        told_apart = true;
+                    at = end + 2;
+                }
+                EXPECT_TRUE(told_apart) << lesson.id << ": \"" << step.title << "\" names the " << colour
+                                        << " curves without what the legend says of them: " << label;
+            }
+    EXPECT_GT(named, 0) << "no built-in lesson names an earlier run's colour: this check checks nothing";
 }
 
 TEST(TrainingPanel, RefusedFieldsTrainNothingAndTheMessageGoesWhenTheyChange)

@@ -181,7 +181,8 @@ void show_lesson_training(AppState& state, const LessonTraining& t)
             ts.user_run = ts.view.trained_model();
             ts.user_run_kept = true;
         }
-        run.clear_past();
+        run.clear_past(
+            /*and_current=*/true); // the lesson's runs alone: compare[i] is past[i], its colour fixed
         ts.lesson_queue.clear();
         if (state.mouse_ignored)
         {
@@ -295,7 +296,7 @@ void finish_replay(AppState& state)
     const int reached = ts.view.step;
     TrainedModel model = std::move(ts.replay_model);
     model.has_view = false;
-    state.training_run.clear_past();
+    state.training_run.clear_past(/*and_current=*/true);
     if (state.training_run.open(model).is_ok())
         state.training_run.poll(ts.view);
     ts.edit = ts.view.config;

@@ -7,6 +7,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 
 namespace attnlab
 {
@@ -21,11 +22,31 @@ std::string map_scores_text(train::TaskKind task, const train::HeadScores& s)
     return text;
 }
 
+namespace
+{
+
+struct PastRunColor
+{
+    const char* name;
+    Color32 rgb;
+};
+// Okabe-Ito colours, told apart with every kind of colour blindness.
+const PastRunColor kPastRunColors[] = {{"grey", pack_rgba(150, 150, 150)},
+                                       {"pink", pack_rgba(204, 121, 167)},
+                                       {"green", pack_rgba(0, 158, 115)}};
+static_assert(std::size(kPastRunColors) == TrainingRun::kKeptRuns, "one colour per kept earlier run");
+
+} // namespace
+
 Color32 past_run_color(std::size_t i, int alpha)
 {
-    static const Color32 kColors[] = {pack_rgba(150, 150, 150), pack_rgba(204, 121, 167),
-                                      pack_rgba(0, 158, 115)};
-    return (kColors[i % 3] & 0x00FFFFFFu) | (static_cast<Color32>(alpha) << 24);
+    return (kPastRunColors[i % std::size(kPastRunColors)].rgb & 0x00FFFFFFu) |
+           (static_cast<Color32>(alpha) << 24);
+}
+
+const char* past_run_color_name(std::size_t i)
+{
+    return kPastRunColors[i % std::size(kPastRunColors)].name;
 }
 
 void plot_y_range(const CurvePlot& plot, float* lo, float* hi)

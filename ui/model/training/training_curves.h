@@ -43,8 +43,12 @@ struct TrainingCurves
 
 // "anti-diag 0.91  prev 0.10": the two scores the task's row puts above each head's map.
 std::string map_scores_text(train::TaskKind task, const train::HeadScores& s);
-// The colour of an earlier run's curves (grey, reddish purple, bluish green), with alpha.
+// The colour of an earlier run's curves, with alpha: the i-th earlier run is always grey, then pink (reddish
+// purple), then green (bluish green). A lesson's compare[i] is earlier run i, so its text may name the colour
+// (assets/lessons/README.md says so).
 Color32 past_run_color(std::size_t i, int alpha = 255);
+// The name a lesson's text uses for past_run_color(i): "grey", "pink", "green".
+const char* past_run_color_name(std::size_t i);
 
 // The y range a plot shows: [y_min, y_max] when fixed, else its data's (positive values only on a log axis;
 // [0.1 or 0, 1] when it has none).

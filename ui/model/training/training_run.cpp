@@ -230,10 +230,11 @@ void TrainingRun::step_now(int n)
     publish(false);
 }
 
-void TrainingRun::clear_past()
+void TrainingRun::clear_past(bool and_current)
 {
     pause();
     work_.past.clear();
+    drop_current_ = and_current;
     if (configured_)
         publish(false);
 }
@@ -278,7 +279,9 @@ void TrainingRun::start_fresh()
 
 void TrainingRun::keep_as_past()
 {
-    if (!configured_ || work_.loss.empty())
+    const bool dropped = drop_current_;
+    drop_current_ = false;
+    if (dropped || !configured_ || work_.loss.empty())
         return;
     PastRun p;
     p.label = work_.config.label();

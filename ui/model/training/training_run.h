@@ -131,8 +131,9 @@ public:
     void set_stop_accuracy(float a) { stop_accuracy_.store(a, std::memory_order_relaxed); }
     // At most this many steps per second (0: as fast as it goes): a slow-motion pace to watch the change.
     void set_max_steps_per_s(float r) { max_steps_per_s_.store(r, std::memory_order_relaxed); }
-    // Forgets the past runs' curves.
-    void clear_past();
+    // Forgets the past runs' curves. With and_current, the current run does not join them at the next
+    // configure() or open() either (a lesson's comparison starts from its own runs, not the student's).
+    void clear_past(bool and_current = false);
 
     // Copies the latest snapshot into out when it is newer than out.version. Returns true when it did.
     bool poll(TrainingSnapshot& out) const;
@@ -146,7 +147,7 @@ private:
     const train::EvalStats& evaluate_now(); // the held-out figures, as the curves' next point
     void add_frame();
     void publish(bool running);
-    void keep_as_past(); // the run so far joins the past runs (when it took a step)
+    void keep_as_past(); // the run so far joins the past runs (when it took a step and is not dropped)
     void start_fresh();  // history for a run at trainer_'s current step
     // On the UI thread: joins a worker that stopped by itself (reached the target).
     void join_finished();
@@ -157,8 +158,9 @@ private:
     std::vector<float> accuracy_; // the last steps' batch accuracy
     double loss_since_eval_ = 0;  // sum of the batch losses since the last evaluation
     int steps_since_eval_ = 0;
-    int frame_every_ = 1;     // steps between timeline frames (doubles when the timeline is full)
-    bool configured_ = false; // written by the UI thread only
+    int frame_every_ = 1;       // steps between timeline frames (doubles when the timeline is full)
+    bool configured_ = false;   // written by the UI thread only
+    bool drop_current_ = false; // clear_past(true): the current run is not kept at the next configure/open
 
     // Shared.
     std::thread worker_;
