@@ -232,6 +232,107 @@ void generate_tally(std::uint64_t key, TaskDraft& d)
     }
 }
 
+// [SECTION] The labels: what each position of an input sequence should predict, and which positions count,
+// from the input tokens alone (a sequence the user wrote, such as the Training panel's probe). For every
+// sequence a generator writes, its label gives the generator's own targets and masks (a test checks it).
+
+// Counts position t with that target, for the loss and the accuracy.
+void count(TaskLabels& l, int t, int target, bool acc = true)
+{
+    l.targets[t] = target;
+    l.loss_mask[t] = 1;
+    l.acc_mask[t] = acc;
+}
+
+// Copy and Reverse: digits, the separator at s, then the answer; position t in [s, 2s − 1] predicts the
+// answer's digit t − s (Copy) or 2s − 1 − t (Reverse).
+void label_digits(TaskLabels& l, bool reversed)
+{
+    constexpr int separator = 10;
+    const int s = static_cast<int>(std::find(l.tokens, l.tokens + l.T, separator) - l.tokens);
+    if (s == l.T || std::any_of(l.tokens, l.tokens + s, [](int x) { return x >= separator; }))
+        return;
+    for (int t = s; t < std::min(l.T, 2 * s); ++t)
+        count(l, t, l.tokens[reversed ? 2 * s - 1 - t : t - s]);
+}
+
+void label_copy(TaskLabels& l)
+{
+    label_digits(l, false);
+}
+
+void label_reverse(TaskLabels& l)
+{
+    label_digits(l, true);
+}
+
+// Sort: 6 symbols, then the same sorted; position t in [5, 10] predicts the sorted symbol t − 5.
+void label_sort(TaskLabels& l)
+{
+    constexpr int L = 6;
+    if (l.T < L)
+        return;
+    int sorted[L];
+    std::copy(l.tokens, l.tokens + L, sorted);
+    std::sort(sorted, sorted + L);
+    for (int t = L - 1; t < std::min(l.T, 2 * L - 1); ++t)
+        count(l, t, sorted[t - L + 1]);
+}
+
+// Induction: every position predicts the next token; the accuracy counts from the first repeat on, and the
+// last position predicts the token one period back.
+void label_induction(TaskLabels& l)
+{
+    const int period = shortest_period(l.tokens, l.T);
+    for (int t = 0; t + 1 < l.T; ++t)
+        count(l, t, l.tokens[t + 1], t + 1 >= period);
+    if (period < l.T)
+        count(l, l.T - 1, l.tokens[l.T - period]);
+}
+
+// Brackets: the '=' after the brackets predicts yes when they are balanced, no when not.
+void label_brackets(TaskLabels& l)
+{
+    constexpr int open = 0, equals = 2, yes = 3, no = 4;
+    const int e = static_cast<int>(std::find(l.tokens, l.tokens + l.T, equals) - l.tokens);
+    if (e == l.T)
+        return;
+    int depth = 0, lowest = 0;
+    for (int i = 0; i < e; ++i)
+    {
+        if (l.tokens[i] > 1)
+            return; // not a bracket
+        depth += l.tokens[i] == open ? 1 : -1;
+        lowest = std::min(lowest, depth);
+    }
+    count(l, e, depth == 0 && lowest == 0 ? yes : no);
+}
+
+// Agreement: the position before "is"/"are" predicts the verb that agrees with the first noun.
+void label_agreement(TaskLabels& l)
+{
+    const int v = static_cast<int>(
+        std::find_if(l.tokens, l.tokens + l.T, [](int x) { return x == kIs || x == kAre; }) - l.tokens);
+    const AgreementNouns nouns = agreement_nouns(l.tokens, v);
+    if (v == l.T || v == 0 || nouns.subject < 0)
+        return;
+    count(l, v - 1, (l.tokens[nouns.subject] - kNoun0) % 2 == 1 ? kAre : kIs);
+}
+
+// Tally: from the second vote on, each position names the vote before and who leads so far.
+void label_tally(TaskLabels& l)
+{
+    int lead = 0;
+    for (int t = 0; t < l.T; ++t)
+    {
+        if (l.tokens[t] > 1)
+            return; // not a vote: the answers after it are undefined
+        lead += l.tokens[t] == kVoteA ? 1 : -1;
+        if (t > 0)
+            count(l, t, kTallyAnswer0 + 3 * l.tokens[t - 1] + (lead > 0 ? 0 : lead < 0 ? 1 : 2));
+    }
+}
+
 // [SECTION] The table
 
 using S = HeadScoreKind;
@@ -252,7 +353,8 @@ constexpr std::array<TaskInfo, kTaskCount> kTaskTable = {{
      {1, 1, 32, false, 64, 300},
      S::Diagonal,
      {S::Diagonal, S::PreviousToken},
-     generate_copy},
+     generate_copy,
+     label_copy},
     // 100% by step 100, anti-diagonal layer-0 heads.
     {TaskKind::Reverse,
      "reverse",
@@ -264,7 +366,8 @@ constexpr std::array<TaskInfo, kTaskCount> kTaskTable = {{
      {2, 2, 48, false, 64, 500},
      S::AntiDiagonal,
      {S::AntiDiagonal, S::PreviousToken},
-     generate_reverse},
+     generate_reverse,
+     label_reverse},
     // minGPT's demo model (85.7k parameters), its lr and betas, no dropout.
     {TaskKind::Sort,
      "sort",
@@ -276,7 +379,8 @@ constexpr std::array<TaskInfo, kTaskCount> kTaskTable = {{
      {3, 3, 48, false, 64, 2000, 5e-4f},
      S::PreviousToken,
      {S::PreviousToken, S::Induction},
-     generate_sort},
+     generate_sort,
+     label_sort},
     // Attention-only, 2 layers: the smallest circuit that does it. Embeddings at GPT-2's 0.02 left the
     // circuit
     // to chance: seeds 2, 5, 7 and 8 of 1-8 stalled at 92-94% with no previous-token head. At 0.05 every seed
@@ -291,7 +395,8 @@ constexpr std::array<TaskInfo, kTaskCount> kTaskTable = {{
      {2, 4, 64, kAttentionOnly, 32, 3000, 1e-3f, 0.99f, 0.01f, 0.05f},
      S::Induction,
      {S::PreviousToken, S::Induction},
-     generate_induction},
+     generate_induction,
+     label_induction},
     {TaskKind::Brackets,
      "brackets",
      "Balanced brackets",
@@ -302,7 +407,8 @@ constexpr std::array<TaskInfo, kTaskCount> kTaskTable = {{
      {2, 4, 48, false, 64, 2000},
      S::PreviousToken,
      {S::PreviousToken, S::Induction},
-     generate_brackets},
+     generate_brackets,
+     label_brackets},
     {TaskKind::Agreement,
      "agreement",
      "Subject-verb agreement",
@@ -320,7 +426,8 @@ constexpr std::array<TaskInfo, kTaskCount> kTaskTable = {{
      {2, 2, 32, false, 64, 1000},
      S::PreviousToken,
      {S::PreviousToken, S::Induction},
-     generate_agreement},
+     generate_agreement,
+     label_agreement},
     // h = 2 is exact by step 500 on seeds 1-8; the same model with h = 1 reaches 70-82% at 500 and 71-92% at
     // 1000. The previous-vote head sharpens after the answers are exact (weight on i - 1 0.33-0.88 at step
     // 500, 0.79-0.95 at 1000), hence 1000 steps.
@@ -334,7 +441,8 @@ constexpr std::array<TaskInfo, kTaskCount> kTaskTable = {{
      {1, 2, 32, kAttentionOnly, 64, 1000},
      S::PreviousToken,
      {S::PreviousToken, S::Induction},
-     generate_tally},
+     generate_tally,
+     label_tally},
 }};
 
 // A forgotten or misplaced row, or one without its generator, is a compile error (a missing row would be a
@@ -344,7 +452,8 @@ constexpr bool task_rows_in_order()
     for (int i = 0; i < kTaskCount; ++i)
         if (static_cast<int>(kTaskTable[static_cast<std::size_t>(i)].kind) != i ||
             kTaskTable[static_cast<std::size_t>(i)].key == nullptr ||
-            kTaskTable[static_cast<std::size_t>(i)].generate == nullptr)
+            kTaskTable[static_cast<std::size_t>(i)].generate == nullptr ||
+            kTaskTable[static_cast<std::size_t>(i)].label == nullptr)
             return false;
     return true;
 }
@@ -428,6 +537,27 @@ Preset Task::preset() const
     o.weight_decay = row.weight_decay;
     o.grad_clip = 1.0f;
     return p;
+}
+
+void Task::label(Batch& batch, int vocab_size) const
+{
+    for (int b = 0; b < batch.B; ++b)
+    {
+        const std::size_t at = static_cast<std::size_t>(b) * static_cast<std::size_t>(batch.T);
+        TaskLabels l{&batch.tokens[at], batch.T, &batch.targets[at], &batch.loss_mask[at],
+                     &batch.acc_mask[at]};
+        std::fill(l.targets, l.targets + l.T, -1);
+        std::fill(l.loss_mask, l.loss_mask + l.T, std::uint8_t{0});
+        std::fill(l.acc_mask, l.acc_mask + l.T, std::uint8_t{0});
+        info().label(l);
+        for (int t = 0; t < l.T; ++t)
+            if (l.targets[t] < 0 || l.targets[t] >= vocab_size)
+            {
+                l.targets[t] = 0;
+                l.loss_mask[t] = 0;
+                l.acc_mask[t] = 0;
+            }
+    }
 }
 
 bool Task::generate(std::uint64_t key, int* tokens, int* targets, std::uint8_t* loss_mask,

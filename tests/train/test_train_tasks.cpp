@@ -300,3 +300,66 @@ TEST(TrainTasks, HeldOutSequencesDoNotShareShiftedRandomStreams)
         EXPECT_EQ(shifted, 0) << task.info().key;
     }
 }
+
+// The label of a sequence from its input tokens alone (what the Training panel's probe and `export --model`
+// use for a sequence the user wrote) gives, for every generated sequence of every task, the generator's own
+// counted positions and targets: one definition of what a task scores.
+TEST(TrainTasks, TheLabelOfEveryGeneratedSequenceIsTheGeneratorsOwn)
+{
+    for (int k = 0; k < kTaskCount; ++k)
+    {
+        const Task task(static_cast<TaskKind>(k));
+        Batch generated;
+        task.make_batch(7, 3, 256, generated);
+        Batch relabelled = generated;
+        task.label(relabelled, task.vocab_size());
+        int counted_positions = 0;
+        for (std::size_t i = 0; i < generated.tokens.size(); ++i)
+        {
+            ASSERT_EQ(relabelled.loss_mask[i], generated.loss_mask[i]) << task.info().key << " at " << i;
+            ASSERT_EQ(relabelled.acc_mask[i], generated.acc_mask[i]) << task.info().key << " at " << i;
+            if (generated.loss_mask[i])
+            {
+                ASSERT_EQ(relabelled.targets[i], generated.targets[i]) << task.info().key << " at " << i;
+                ++counted_positions;
+            }
+        }
+        EXPECT_GT(counted_positions, 0) << task.info().key;
+    }
+}
+
+// A sequence the user wrote is labelled as the task scores it, worked by hand.
+TEST(TrainTasks, AWrittenSequenceIsLabelledAsTheTaskScoresIt)
+{
+    const auto labelled = [](TaskKind kind, std::vector<int> tokens, int vocab_size = 0)
+    {
+        const Task task(kind);
+        Batch b;
+        b.resize(1, static_cast<int>(tokens.size()));
+        b.tokens = std::move(tokens);
+        task.label(b, vocab_size > 0 ? vocab_size : task.vocab_size());
+        return b;
+    };
+    // Reverse "3 1 4 | 4 1": positions 3 and 4 count, predicting 4 and 1 (the digits mirrored), not the 1
+    // typed next; position 5 would predict 3 but is not in the sequence.
+    Batch r = labelled(TaskKind::Reverse, {3, 1, 4, 10, 4, 9});
+    EXPECT_EQ(r.loss_mask, (std::vector<std::uint8_t>{0, 0, 0, 1, 1, 1}));
+    EXPECT_EQ(r.targets[3], 4);
+    EXPECT_EQ(r.targets[4], 1);
+    EXPECT_EQ(r.targets[5], 3);
+    // Copy without a separator: nothing counts.
+    Batch c = labelled(TaskKind::Copy, {3, 1, 4});
+    EXPECT_EQ(c.loss_mask, (std::vector<std::uint8_t>{0, 0, 0}));
+    // Brackets "( ) ) ( =" are not balanced: '=' predicts no (4).
+    Batch br = labelled(TaskKind::Brackets, {0, 1, 1, 0, 2});
+    EXPECT_EQ(br.loss_mask, (std::vector<std::uint8_t>{0, 0, 0, 0, 1}));
+    EXPECT_EQ(br.targets[4], 4);
+    // Tally "A B B": after B the leader is A= (a tie) and the vote before A; after the second B, B leads.
+    Batch ta = labelled(TaskKind::Tally, {0, 1, 1});
+    EXPECT_EQ(ta.loss_mask, (std::vector<std::uint8_t>{0, 1, 1}));
+    EXPECT_EQ(ta.targets[1], 2 + 3 * 0 + 2);
+    EXPECT_EQ(ta.targets[2], 2 + 3 * 1 + 1);
+    // A vocabulary too small for brackets' answers: the position does not count rather than index past it.
+    Batch small = labelled(TaskKind::Brackets, {0, 1, 2}, 3);
+    EXPECT_EQ(small.loss_mask, (std::vector<std::uint8_t>{0, 0, 0}));
+}
