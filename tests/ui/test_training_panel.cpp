@@ -245,6 +245,32 @@ TEST(TrainingPanel, ProbeIsEditableAndAWrongTokenIsAMessage)
     EXPECT_EQ(ts.probe.T(), 11);
 }
 
+// One number per score: the title above a head's map is the held-out score at the shown step, the value the
+// head-score curve has there (not the probe's, which is one sequence).
+TEST(TrainingPanel, AHeadsTitleShowsTheNumberItsCurveShows)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    state->training_run.step_now(20);
+    const auto out = ui.frames(*state, 2, panel_only(draw_training_panel));
+    const TrainingSnapshot& v = state->training.view;
+    ASSERT_FALSE(v.evals.empty());
+    ASSERT_EQ(v.evals.back().step, v.step);
+    const train::HeadScores* held_out = held_out_scores_at(v, v.step, 0);
+    ASSERT_NE(held_out, nullptr);
+    std::string title = map_scores_text(v.config.task, *held_out);
+    for (std::size_t at = title.find("  "); at != std::string::npos; at = title.find("  "))
+        title.erase(at, 1); // the captured text has single spaces
+    EXPECT_TRUE(contains(out.text, title)) << title << "\n" << out.text;
+    const TrainingCurves curves =
+        training_curves(v, v.config.steps, static_cast<int>(train::HeadScoreKind::AntiDiagonal));
+    ASSERT_FALSE(curves.heads.series.empty());
+    ASSERT_FALSE(curves.heads.series[0].points.empty());
+    EXPECT_EQ(curves.heads.series[0].points.back().second,
+              static_cast<float>(train::head_score(*held_out, train::HeadScoreKind::AntiDiagonal)));
+}
+
 TEST(TrainingPanel, OutputStagesShowLogitsProbabilitiesAndLoss)
 {
     HeadlessUi ui;
@@ -253,7 +279,7 @@ TEST(TrainingPanel, OutputStagesShowLogitsProbabilitiesAndLoss)
     state->training_run.step_now(5);
     state->training.map_kind = 2;
     const auto out = ui.frames(*state, 2, panel_only(draw_training_panel));
-    EXPECT_TRUE(contains(out.text, "next-token probabilities (T x V)")) << out.text;
+    EXPECT_TRUE(contains(out.text, "probabilities (T x V)")) << out.text;
     EXPECT_TRUE(contains(out.text, "logits (T x V)")) << out.text;
     const TrainingProbe& pr = state->training.probe;
     ASSERT_EQ(pr.probs().rows(), 16);
@@ -263,15 +289,33 @@ TEST(TrainingPanel, OutputStagesShowLogitsProbabilitiesAndLoss)
     const HeatmapEntry* e = state->heatmaps.find("train/probs");
     ASSERT_NE(e, nullptr);
     EXPECT_EQ(e->cols, 11);
-    // The loss at t is -log p(token t + 1), and the mean over t < T - 1 is the probe's loss.
+    // Reverse scores the 8 positions from the separator on: the loss at t is -log p(target t), the reversed
+    // digit; the mean over those 8 alone is the probe's loss, the loss that was trained.
+    const train::Batch& batch = state->training.probe_batch;
+    const int separator = 10;
+    const auto at = std::find(batch.tokens.begin(), batch.tokens.end(), separator) - batch.tokens.begin();
+    ASSERT_EQ(at, 8);
     double sum = 0;
-    for (int t = 0; t + 1 < 16; ++t)
+    int scored = 0;
+    for (int t = 0; t < 16; ++t)
     {
-        const int next = state->training.probe_batch.tokens[static_cast<std::size_t>(t + 1)];
-        EXPECT_NEAR(pr.loss()[static_cast<std::size_t>(t)], -std::log(pr.probs()(t, next)), 1e-4);
-        sum += pr.loss()[static_cast<std::size_t>(t)];
+        const std::size_t i = static_cast<std::size_t>(t);
+        EXPECT_EQ(batch.loss_mask[i] != 0, t >= 8) << t;
+        if (!batch.loss_mask[i])
+        {
+            EXPECT_EQ(pr.loss()[i], 0.0f) << t;
+            continue;
+        }
+        const int target = batch.tokens[static_cast<std::size_t>(15 - t)]; // 2·8 − 1 − t
+        EXPECT_EQ(batch.targets[i], target) << t;
+        EXPECT_NEAR(pr.loss()[i], -std::log(pr.probs()(t, target)), 1e-4);
+        sum += pr.loss()[i];
+        ++scored;
     }
-    EXPECT_NEAR(sum / 15.0, pr.mean_loss(), 1e-4);
+    EXPECT_EQ(scored, 8);
+    EXPECT_NEAR(sum / scored, pr.mean_loss(), 1e-4);
+    EXPECT_TRUE(contains(out.text, "The task scores 8 of the 16 positions")) << out.text;
+    EXPECT_TRUE(contains(out.text, "not scored")) << out.text;
 
     state->training.map_kind = 1; // the gradient beside each map
     ui.frames(*state, 1, panel_only(draw_training_panel));
@@ -655,7 +699,7 @@ TEST(TrainingLessons, AStepTrainsItsRunsOnceAndShowsItsStepMapsAndProbe)
     EXPECT_TRUE(contains(out.text, "weights at step 10")) << out.text;
     EXPECT_EQ(ts.map_kind, 2);
     EXPECT_EQ(ts.probe.T(), 11); // the step's own probe
-    EXPECT_TRUE(contains(out.text, "next-token probabilities")) << out.text;
+    EXPECT_TRUE(contains(out.text, "probabilities (T x V)")) << out.text;
 
     go_to_step(*state, 2);
     out = ui.frames(*state, 1);

@@ -30,6 +30,8 @@ void draw_attention(AppState& state, bool with_gradient)
     const float title_h = ImGui::GetTextLineHeightWithSpacing() * 2.0f;
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const int per_head = with_gradient ? 2 : 1;
+    const TrainingFrame* frame = shown_frame(ts);
+    const int shown_step = frame != nullptr ? frame->step : ts.view.step;
     const int cols = h * per_head;
     const float side_w = (avail.x - static_cast<float>(cols) * gap) / static_cast<float>(cols);
     const float side_h = (avail.y - static_cast<float>(L) * (title_h + gap)) / static_cast<float>(L);
@@ -46,9 +48,14 @@ void draw_attention(AppState& state, bool with_gradient)
             ImGui::PushStyleColor(ImGuiCol_Text, head_text_color(j));
             ImGui::Text("layer %d, head %d", l + 1, j + 1);
             ImGui::PopStyleColor();
+            // The held-out scores at the shown step: the number the head-score curve shows there.
+            const train::HeadScores* held_out = held_out_scores_at(ts.view, shown_step, k);
+            // Else (no evaluation at this step, so no point on the curves either) the probe's, marked so.
             const std::string scores =
-                k < static_cast<int>(pr.scores().size())
-                    ? map_scores_text(ts.view.config.task, pr.scores()[static_cast<std::size_t>(k)])
+                held_out != nullptr ? map_scores_text(ts.view.config.task, *held_out)
+                : k < static_cast<int>(pr.scores().size())
+                    ? map_scores_text(ts.view.config.task, pr.scores()[static_cast<std::size_t>(k)]) +
+                          " (probe)"
                     : std::string();
             char line[128];
             std::snprintf(line, sizeof line, "%s%s", with_gradient ? "A_h | ∂L/∂A_h   " : "", scores.c_str());
@@ -59,6 +66,17 @@ void draw_attention(AppState& state, bool with_gradient)
                 ImGui::TextDisabled("%s", line);
             else
                 ImGui::TextDisabled(" ");
+            if (held_out != nullptr && ImGui::IsItemHovered())
+            {
+                const std::string probe_scores =
+                    k < static_cast<int>(pr.scores().size())
+                        ? map_scores_text(ts.view.config.task, pr.scores()[static_cast<std::size_t>(k)])
+                        : std::string("-");
+                ImGui::SetTooltip(
+                    "The held-out mean at step %d: the numbers the head-score curves show at this "
+                    "step.\nOn this probe alone: %s",
+                    shown_step, probe_scores.c_str());
+            }
             char key[48];
             std::snprintf(key, sizeof key, "train/L%d/h%d", l, j);
             const auto [r, c] = draw_probe_map(state, key, pr.version(), pr.weights(k), true, &pr.mask(),
@@ -93,15 +111,28 @@ void draw_output(AppState& state)
     const TrainingSnapshot& v = ts.view;
     const std::vector<std::string> tokens = training_probe_tokens(ts);
     const int T = pr.T();
+    const train::Batch& batch = ts.probe_batch;
+    const auto scored = [&](int t)
+    { return t < batch.T && batch.loss_mask[static_cast<std::size_t>(t)] != 0; };
+    int n_scored = 0;
+    for (int t = 0; t < T; ++t)
+        n_scored += scored(t);
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextDisabled(
-        "logits = Z W_U + b_U and probs = softmax(logits) per position (T x V = %d x %d): row t "
-        "predicts token t + 1. Loss at t = −log probs[t, token t + 1]; mean %.3f.",
-        T, static_cast<int>(v.vocabulary.size()), static_cast<double>(pr.mean_loss()));
+    if (n_scored > 0)
+        ImGui::TextDisabled(
+            "logits = Z W_U + b_U and probs = softmax(logits) per position (T x V = %d x %d). The task "
+            "scores "
+            "%d of the %d positions (the others are greyed: training never scores them): loss at t = −log "
+            "probs[t, target t]; mean %.3f over them, the loss that was trained.",
+            T, static_cast<int>(v.vocabulary.size()), n_scored, T, static_cast<double>(pr.mean_loss()));
+    else
+        ImGui::TextColored(error_color(),
+                           "The task scores no position of this sequence (it is not in the task's form: see "
+                           "the task's description), so there is no loss to show.");
     ImGui::PopTextWrapPos();
     const float fs = ImGui::GetFontSize();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float table_w = fs * 12.0f;
+    const float table_w = fs * 17.0f;
     const float map_w = (avail.x - table_w - fs * 2.0f) / 2.0f;
     const ImVec2 area(map_w, avail.y - fs * 2.0f);
 
@@ -116,7 +147,7 @@ void draw_output(AppState& state)
     ImGui::EndGroup();
     ImGui::SameLine();
     ImGui::BeginGroup();
-    ImGui::TextUnformatted("next-token probabilities (T x V)");
+    ImGui::TextUnformatted("probabilities (T x V)");
     const auto [pr_r, pr_c] =
         draw_probe_map(state, "train/probs", pr.version(), pr.probs(), true, nullptr, area,
                        {&tokens, &v.vocabulary}, ImGui::GetColorU32(ImGuiCol_Border));
@@ -128,38 +159,50 @@ void draw_output(AppState& state)
     ImGui::EndGroup();
     ImGui::SameLine();
     ImGui::BeginGroup();
-    ImGui::TextUnformatted("predicted, loss");
-    if (ImGui::BeginTable("predictions", 4,
+    ImGui::TextUnformatted("predicted, target, loss");
+    if (ImGui::BeginTable("predictions", 5,
                           ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY,
                           ImVec2(table_w, area.y)))
     {
         ImGui::TableSetupScrollFreeze(0, 1);
         ImGui::TableSetupColumn("t");
         ImGui::TableSetupColumn("token");
-        ImGui::TableSetupColumn("next?");
+        ImGui::TableSetupColumn("predicted");
+        ImGui::TableSetupColumn("target");
         ImGui::TableSetupColumn("loss");
         ImGui::TableHeadersRow();
         for (int t = 0; t < T; ++t)
         {
+            const std::size_t i = static_cast<std::size_t>(t);
+            const int pred = pr.predicted()[i];
+            const char* predicted = v.vocabulary[static_cast<std::size_t>(pred)].c_str();
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
+            if (!scored(t))
+            {
+                ImGui::TextDisabled("%d", t);
+                ImGui::TableNextColumn();
+                ImGui::TextDisabled("%s", tokens[i].c_str());
+                ImGui::TableNextColumn();
+                ImGui::TextDisabled("%s", predicted);
+                ImGui::TableNextColumn();
+                ImGui::TextDisabled("not scored");
+                ImGui::TableNextColumn();
+                continue;
+            }
+            const int target = batch.targets[i];
             ImGui::Text("%d", t);
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(tokens[static_cast<std::size_t>(t)].c_str());
+            ImGui::TextUnformatted(tokens[i].c_str());
             ImGui::TableNextColumn();
-            const int pred = pr.predicted()[static_cast<std::size_t>(t)];
-            const bool has_next = t + 1 < T;
-            const bool right = has_next && ts.probe_batch.tokens[static_cast<std::size_t>(t + 1)] == pred;
-            const char* word = v.vocabulary[static_cast<std::size_t>(pred)].c_str();
-            if (!has_next)
-                ImGui::TextDisabled("%s", word);
-            else if (right)
-                ImGui::Text("%s", word);
+            if (pred == target)
+                ImGui::Text("%s", predicted);
             else
-                ImGui::TextColored(error_color(), "%s", word);
+                ImGui::TextColored(error_color(), "%s", predicted);
             ImGui::TableNextColumn();
-            if (has_next)
-                ImGui::Text("%.2f", static_cast<double>(pr.loss()[static_cast<std::size_t>(t)]));
+            ImGui::TextUnformatted(v.vocabulary[static_cast<std::size_t>(target)].c_str());
+            ImGui::TableNextColumn();
+            ImGui::Text("%.2f", static_cast<double>(pr.loss()[i]));
         }
         ImGui::EndTable();
     }

@@ -4,6 +4,7 @@
 #include "ui/model/training/training_controller.h"
 
 #include "core/train/model_trace.h"
+#include "core/train/tasks.h"
 #include "core/train/token_text.h"
 #include "ui/model/lessons.h"
 
@@ -55,6 +56,9 @@ void sync_probe(TrainingPanelState& ts)
     Status s = train::text_batch(ts.probe_text, v.vocabulary, v.model.T_max, &batch);
     if (s && batch.B != 1)
         s = Status::error("the probe is one sequence: write it on one line");
+    if (s) // the positions the task scores, with its targets: the loss and gradients shown are the trained
+           // ones
+        train::Task(v.config.task).label(batch, static_cast<int>(v.vocabulary.size()));
     if (!s)
     {
         ts.probe_error = s.message();

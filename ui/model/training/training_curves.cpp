@@ -38,6 +38,15 @@ static_assert(std::size(kPastRunColors) == TrainingRun::kKeptRuns, "one colour p
 
 } // namespace
 
+const train::HeadScores* held_out_scores_at(const TrainingSnapshot& v, int step, int k)
+{
+    const auto e = std::lower_bound(v.evals.begin(), v.evals.end(), step,
+                                    [](const TrainingEval& a, int s) { return a.step < s; });
+    if (e == v.evals.end() || e->step != step || k < 0 || k >= static_cast<int>(e->heads.size()))
+        return nullptr;
+    return &e->heads[static_cast<std::size_t>(k)];
+}
+
 Color32 past_run_color(std::size_t i, int alpha)
 {
     return (kPastRunColors[i % std::size(kPastRunColors)].rgb & 0x00FFFFFFu) |
