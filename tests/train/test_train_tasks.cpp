@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -362,4 +364,17 @@ TEST(TrainTasks, AWrittenSequenceIsLabelledAsTheTaskScoresIt)
     // A vocabulary too small for brackets' answers: the position does not count rather than index past it.
     Batch small = labelled(TaskKind::Brackets, {0, 1, 2}, 3);
     EXPECT_EQ(small.loss_mask, (std::vector<std::uint8_t>{0, 0, 0}));
+}
+
+// The README's table of tasks has a row for every task of the table.
+TEST(TrainTasks, TheReadmeListsEveryTask)
+{
+    std::ifstream in(std::string(ATTNLAB_SOURCE_DIR) + "/README.md");
+    ASSERT_TRUE(in) << "README.md not found";
+    const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (int k = 0; k < kTaskCount; ++k)
+    {
+        const std::string row = std::string("| `") + task_info(static_cast<TaskKind>(k)).key + "` |";
+        EXPECT_NE(readme.find(row), std::string::npos) << "README.md has no row " << row;
+    }
 }
