@@ -684,6 +684,20 @@ TEST_F(PanelTest, BracketKeysChangeHeadAndCtrlEqualsGrowsTheFont)
 
 // [SECTION] Model, comparisons
 
+// d_k, d_v and d_ff at 0 mean the paper's default: the panel shows an "auto" box beside each and the value
+// used in the field, never a 0 the student would read as a width of zero.
+TEST_F(PanelTest, ModelPanelShowsAutoAndTheValueUsedNotZero)
+{
+    const auto out = ui.frames(*state, 2, panel_only(draw_model_panel));
+    EXPECT_EQ(occurrences(out.text, "auto"), 3) << out.text;
+    EXPECT_FALSE(contains(out.text, "= 4")) << out.text;
+    state->session.config.d_k = 8; // the student's own: its box is unticked, the field editable
+    state->edit();
+    const auto own = ui.frames(*state, 2, panel_only(draw_model_panel));
+    EXPECT_EQ(occurrences(own.text, "auto"), 3) << own.text;
+    EXPECT_TRUE(contains(own.text, "8")) << own.text;
+}
+
 TEST_F(PanelTest, ModelPanelExplainsEverySetting)
 {
     const auto out = ui.frames(*state, 2, panel_only(draw_model_panel));

@@ -74,20 +74,64 @@ void end_setting(AppState& state, const char* key)
     }
 }
 
-// An integer field; 0 may stand for the paper's default (its row's default_value, shown beside it when
-// known). Returns true when edited.
+// An integer field. A setting whose 0 stands for the paper's default (its row's default_value) has an "auto"
+// box: ticked, the field shows the value used, greyed; unticked, the field is the student's own, starting
+// from that value. Returns true when edited.
 bool int_field(const SettingInfo& info, Config& c)
 {
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
+    const float width = ImGui::GetFontSize() * 7.0f;
     int* value = &(c.*info.int_member);
-    const bool changed = ImGui::InputInt(info.label, value, 1, 8);
-    item_tooltip(info.tooltip);
-    const int resolved = info.default_value != nullptr ? info.default_value(c) : -1;
-    if (resolved >= 0 && *value == 0)
+    if (info.default_value == nullptr)
     {
-        ImGui::SameLine();
-        ImGui::TextDisabled("= %d", resolved);
+        ImGui::SetNextItemWidth(width);
+        const bool changed = ImGui::InputInt(info.label, value, 1, 8);
+        item_tooltip(info.tooltip);
+        return changed;
     }
+    ImGui::PushID(info.key);
+    bool changed = false;
+    bool automatic = *value == 0;
+    const int resolved = info.default_value(c); // < 0: the default is not whole (d_model / h)
+    if (automatic)
+    {
+        ImGui::BeginDisabled();
+        if (resolved >= 0)
+        {
+            int shown = resolved;
+            ImGui::SetNextItemWidth(width);
+            ImGui::InputInt(info.label, &shown, 1, 8);
+        }
+        else
+        {
+            ImGui::TextUnformatted(info.label);
+        }
+        ImGui::EndDisabled();
+    }
+    else
+    {
+        ImGui::SetNextItemWidth(width);
+        changed = ImGui::InputInt(info.label, value, 1, 8);
+    }
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("%s", info.tooltip);
+    ImGui::SameLine();
+    if (ImGui::Checkbox("auto", &automatic))
+    {
+        *value = automatic ? 0 : std::max(resolved, 1);
+        changed = true;
+    }
+    if (ImGui::IsItemHovered())
+    {
+        const char* what = info.note != nullptr ? info.note : "the default";
+        if (resolved >= 0)
+            ImGui::SetTooltip("Ticked: the paper's default, %s = %d here. Untick to set your own.", what,
+                              resolved);
+        else
+            ImGui::SetTooltip("Ticked: the paper's default, %s, which is not whole here. Untick to set your "
+                              "own, or change d_model or h.",
+                              what);
+    }
+    ImGui::PopID();
     return changed;
 }
 
