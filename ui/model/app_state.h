@@ -402,6 +402,8 @@ struct AppState
     std::vector<std::string> recent_files; // session files, most recent first (File > Recent)
     std::string recent_files_path;         // where the list is kept ("" : not kept)
     std::string autosave_path;             // the autosave, whose kept copies File > Recent offers too
+    std::string config_folder;             // where the autosaves are ("" : no config folder)
+    int window_slot = 0;                   // this window's autosave slot (ui/model/window_slot.h); 0: none
     MatrixRef last_heatmap;                // the heatmap hovered most recently: Ctrl+E exports it
 
     // A one-line message for the status bar (export written, file not writable, ...).

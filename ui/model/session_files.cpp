@@ -591,6 +591,21 @@ Status open_autosave_file(AppState& state, const std::string& path)
     return Status();
 }
 
+Status restore_autosave_copy(AppState& state, const std::string& path)
+{
+    std::error_code ec;
+    if (path.empty() || !std::filesystem::exists(path, ec))
+        return Status();
+    Session restored;
+    if (Status s = load_session_file(path, &restored); !s.is_ok())
+        return Status::error("the autosaved session was not restored: " + s.message());
+    restored.weights_path = absolute_weights_path(path, restored.weights_path);
+    state.session = restored;
+    state.saved_session = restored;
+    state.edit();
+    return Status();
+}
+
 Status restore_autosave(AppState& state, Autosave& autosave)
 {
     std::error_code ec;

@@ -137,6 +137,10 @@ std::vector<std::string> autosave_files(const std::string& path);
 // unreadable_autosave_path() first, so later autosaves never write over it (when it cannot be renamed,
 // autosave.path is cleared instead). A missing file is not an error.
 Status restore_autosave(AppState& state, Autosave& autosave);
+// Starts on the session in another window's autosave at path, as restore_autosave does but without touching
+// the file (neither set aside when broken nor written later: this window autosaves elsewhere). A missing file
+// is not an error.
+Status restore_autosave_copy(AppState& state, const std::string& path);
 // Opens an autosave (or a kept copy) like a session file, but as an unsaved session: it does not become the
 // file Ctrl+S writes and does not enter the recent files.
 Status open_autosave_file(AppState& state, const std::string& path);
