@@ -18,6 +18,8 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace attnlab
 {
@@ -54,12 +56,14 @@ TEST_F(SessionFilesTest, AutosaveIsThrottledWrittenAtExitAndRestored)
     EXPECT_FALSE(autosave_tick(*state, autosave, 20.0, false)); // unchanged: nothing to write
 
     state->session.text = "the cat sat on the mat";
-    EXPECT_FALSE(autosave_tick(*state, autosave, 10.5, false)); // within a second of the last write
-    EXPECT_TRUE(autosave_tick(*state, autosave, 11.1, false));
+    EXPECT_FALSE(autosave_tick(*state, autosave, 10.1, false)); // within a quarter second of the last write
+    EXPECT_TRUE(autosave.pending);
+    EXPECT_TRUE(autosave_tick(*state, autosave, 10.3, false));
+    EXPECT_FALSE(autosave.pending);
     state->session.config.n_heads = 2;
     state->session.config.d_model = 8;
-    EXPECT_FALSE(autosave_tick(*state, autosave, 11.2, false));
-    EXPECT_TRUE(autosave_tick(*state, autosave, 11.3, true)); // at exit: no wait
+    EXPECT_FALSE(autosave_tick(*state, autosave, 10.4, false));
+    EXPECT_TRUE(autosave_tick(*state, autosave, 10.45, true)); // at exit: no wait
     EXPECT_EQ(autosave.writes, 3);
     // Written atomically: no temporary file is left beside it.
     EXPECT_FALSE(fs::exists(autosave.path + ".tmp"));
@@ -75,6 +79,36 @@ TEST_F(SessionFilesTest, AutosaveIsThrottledWrittenAtExitAndRestored)
     EXPECT_EQ(next->trace().config.n_heads, 2);
     // Nothing changed since: the restored file is not written again.
     EXPECT_FALSE(autosave_tick(*next, restored, 100.0, true));
+}
+
+// A kill -9 loses at most the edits of the last quarter second: each keystroke of a steady stream of typing
+// (12 keys a second, a frame every 1/60 s) is in the file 0.25 s after it (and the frame that writes it).
+TEST_F(SessionFilesTest, EveryEditIsInTheAutosaveAQuarterSecondAfterIt)
+{
+    const std::string words = "the cat sat on the mat";
+    const double frame_s = 1.0 / 60.0;
+    std::vector<std::pair<double, std::size_t>> edits; // when, and the text's length after it
+    for (int frame = 0; frame <= 60 * 3; ++frame)
+    {
+        const double t = 5.0 + frame * frame_s;
+        if (frame % 5 == 0 && frame / 5 < static_cast<int>(words.size()))
+        {
+            state->session.text = words.substr(0, static_cast<std::size_t>(frame / 5 + 1));
+            edits.emplace_back(t, state->session.text.size());
+        }
+        autosave_tick(*state, autosave, t, false);
+        Session on_disk;
+        ASSERT_TRUE(load_session_file(autosave.path, &on_disk).is_ok());
+        for (const auto& [when, length] : edits)
+            if (t - when >= 0.25 + frame_s)
+            {
+                EXPECT_GE(on_disk.text.size(), length)
+                    << "typed at " << when << " s, not in the file at " << t;
+            }
+    }
+    EXPECT_EQ(autosave.written.text, words);
+    EXPECT_LE(autosave.writes, 3 * 4 + 1); // at most four writes a second while typing
+    EXPECT_FALSE(autosave.pending);
 }
 
 TEST_F(SessionFilesTest, ABrokenOrNewerAutosaveLeavesTheSessionAndSaysWhy)

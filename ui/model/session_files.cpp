@@ -487,13 +487,17 @@ void load_recent_files_into(AppState& state)
 
 bool autosave_tick(AppState& state, Autosave& autosave, double now_s, bool force)
 {
+    autosave.pending = false;
     if (autosave.path.empty())
         return false;
     const Session& session = user_session(state);
     if (autosave.has_written && session == autosave.written)
         return false;
     if (!force && now_s - autosave.last_write_s < autosave.min_interval_s)
+    {
+        autosave.pending = autosave.error.empty(); // a failing write is tried again, but at the idle rate
         return false;
+    }
     autosave.last_write_s = now_s;
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(autosave.path).parent_path(), ec);

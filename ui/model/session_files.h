@@ -107,24 +107,27 @@ void load_recent_files_into(AppState& state);
 
 struct Autosave
 {
-    std::string path;             // "" : no autosave
-    double min_interval_s = 1.0;  // at most one write per this many seconds while editing
+    std::string path; // "" : no autosave
+    // At most one write per this many seconds while editing, so a change is on disk this long after it at
+    // the latest (while the window's loop runs: it keeps drawing while `pending`).
+    double min_interval_s = 0.25;
     Session written;              // what the file holds
     bool has_written = false;     // false: nothing written or restored yet
     double last_write_s = -1e300; // clock of the last write
     int writes = 0;
-    std::string error; // why the last write failed ("" : it did not)
+    std::string error;    // why the last write failed ("" : it did not)
+    bool pending = false; // the session differs from the file and a write waits for min_interval_s
 };
 
 // Earlier autosaves kept beside the file: last_session.1.json (the newest) to last_session.3.json.
 inline constexpr int kKeptAutosaves = 3;
 
 // Writes user_session(state) to autosave.path (atomically) when it differs from what the file holds and
-// min_interval_s has passed since the last write; `force` (at exit) skips the wait. Returns true when
-// written. A link (or anything but a regular file) at autosave.path is replaced, never written through, and
-// so for the kept copies and the model autosave (OutputKind::OwnFile). A failed write is tried again after
-// min_interval_s; the status bar says so the first time (and again when the reason changes), and says when
-// autosave works again.
+// min_interval_s has passed since the last write (else sets autosave.pending); `force` (at exit) skips the
+// wait. Returns true when written. A link (or anything but a regular file) at autosave.path is replaced,
+// never written through, and so for the kept copies and the model autosave (OutputKind::OwnFile). A failed
+// write is tried again after min_interval_s; the status bar says so the first time (and again when the reason
+// changes), and says when autosave works again.
 bool autosave_tick(AppState& state, Autosave& autosave, double now_s, bool force);
 // Call once at start, before anything writes the autosave: copies the autosave to "<stem>.1.json", shifting
 // the older copies up to kKeptAutosaves (the oldest is dropped), unless .1 already holds the same bytes. So a
