@@ -48,6 +48,28 @@ Status save_user_session(AppState& state, const std::string& path);
 // the path) and counts as unsaved. Every outcome is also said in the status bar.
 Status open_recent_file(AppState& state, const std::string& path);
 
+// [SECTION] Quitting
+
+struct Autosave;
+// True when quitting now would lose work: the user's session has changes its file does not hold
+// (has_unsaved_changes) and the autosave does not hold them either (this window has no autosave, or the
+// autosave's last write failed, or nothing was written since the session changed).
+bool quit_would_lose_work(const AppState& state, const Autosave& autosave);
+// Called by the window when the user asks to quit (Ctrl+Q, File > Quit, the window's close button): writes
+// the autosave at once, then returns true when the window may close (nothing would be lost, or the user
+// already chose to quit without saving). Otherwise the question waits in state.quit for answer_quit, the
+// window stays, and false is returned.
+bool quit_now_or_ask(AppState& state, Autosave& autosave, double now_s);
+enum class QuitAnswer
+{
+    Save,   // write the user's session to state.quit.save_path, then quit
+    Quit,   // quit without saving
+    Cancel, // keep the window open
+};
+// Save: a failed write keeps the question open with its message (in state.quit.error) and returns it. Save
+// and Quit set state.request_quit, so the window closes on its next frame.
+Status answer_quit(AppState& state, QuitAnswer answer);
+
 // [SECTION] Trained models and training curves
 
 // Opens an attnlab-model file in the Training panel at its step and puts it first in the recent files. A
