@@ -383,6 +383,9 @@ void run_loop(Window& window, AppState& state, StartupFiles& files)
         else
             glfwPollEvents();
         const double waited_ms = ms_since(wait_start);
+        // An autosave that waited for its interval is written before this frame's recompute, which can take
+        // long for a large session.
+        autosave_tick(state, files.autosave, ms_since(t0) / 1000.0, false);
         render_frame(window, state, std::string(), nullptr);
         // Preferences are saved as soon as they change, so a killed app keeps them too (panels a lesson
         // opened for its steps are not the user's choice and are left out).
@@ -394,7 +397,8 @@ void run_loop(Window& window, AppState& state, StartupFiles& files)
             save_prefs(prefs_path(), persistent);
             saved_prefs = persistent;
         }
-        // The user's session is written within Autosave::min_interval_s (0.25 s) of each change, and at exit.
+        // The user's session is written within Autosave::min_interval_s (0.25 s) of each change (and the
+        // frame being drawn then), and at exit.
         autosave_tick(state, files.autosave, ms_since(t0) / 1000.0, false);
         model_autosave_tick(state, files.model_autosave, false);
         if (ImGui::GetIO().WantSaveIniSettings && !files.imgui_ini.empty())
