@@ -121,8 +121,11 @@ void quit_popup(AppState& state)
         ImGui::EndPopup();
         return;
     }
-    ImGui::TextUnformatted("The session on screen has changes that are in no file");
-    ImGui::Text("(%s): quitting now loses them.", q.reason.c_str());
+    ImGui::TextUnformatted("The session on screen has changes that are in no file: quitting now loses them.");
+    // The reason names a path, which may be long: wrapped, so the question stays inside a small window.
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+    ImGui::TextWrapped("%s.", q.reason.c_str());
+    ImGui::PopTextWrapPos();
     ImGui::Spacing();
     ImGui::TextUnformatted("Save the session to");
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
