@@ -360,11 +360,22 @@ void run_loop(Window& window, AppState& state, StartupFiles& files)
     auto last = Clock::now();
     const auto t0 = Clock::now();
     ViewPrefs saved_prefs = state.prefs;
-    while (!glfwWindowShouldClose(window.get()) && !state.request_quit)
+    for (;;)
     {
+        // Ctrl+Q, File > Quit or the window's close button: the autosave is written first, and a quit that
+        // would lose work no file holds (the autosave failed) asks instead (ui/model/session_files.h).
+        if (glfwWindowShouldClose(window.get()) || state.request_quit)
+        {
+            glfwSetWindowShouldClose(window.get(), GLFW_FALSE);
+            state.request_quit = false;
+            if (quit_now_or_ask(state, files.autosave, ms_since(t0) / 1000.0))
+                break;
+            note_input(); // draw the question at once
+        }
         const auto wait_start = Clock::now();
-        // Work still pending (an edit to compute, a lesson's scroll settling) keeps the full rate.
-        const bool pending = state.session_version != state.computed_version ||
+        // Work still pending (an edit to compute or to autosave, a lesson's scroll settling) keeps the full
+        // rate.
+        const bool pending = state.session_version != state.computed_version || files.autosave.pending ||
                              state.lesson.scroll_request > 0 || !state.request_window_png.empty() ||
                              state.training_run.running();
         if (!pending && ms_since(g_last_input) > kIdleAfterMs)
@@ -372,6 +383,9 @@ void run_loop(Window& window, AppState& state, StartupFiles& files)
         else
             glfwPollEvents();
         const double waited_ms = ms_since(wait_start);
+        // An autosave that waited for its interval is written before this frame's recompute, which can take
+        // long for a large session.
+        autosave_tick(state, files.autosave, ms_since(t0) / 1000.0, false);
         render_frame(window, state, std::string(), nullptr);
         // Preferences are saved as soon as they change, so a killed app keeps them too (panels a lesson
         // opened for its steps are not the user's choice and are left out).
@@ -383,7 +397,8 @@ void run_loop(Window& window, AppState& state, StartupFiles& files)
             save_prefs(prefs_path(), persistent);
             saved_prefs = persistent;
         }
-        // The user's session is written at most once a second while it changes, and at exit.
+        // The user's session is written within Autosave::min_interval_s (0.25 s) of each change (and the
+        // frame being drawn then), and at exit.
         autosave_tick(state, files.autosave, ms_since(t0) / 1000.0, false);
         model_autosave_tick(state, files.model_autosave, false);
         if (ImGui::GetIO().WantSaveIniSettings && !files.imgui_ini.empty())

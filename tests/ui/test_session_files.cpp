@@ -18,6 +18,8 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace attnlab
 {
@@ -54,12 +56,14 @@ TEST_F(SessionFilesTest, AutosaveIsThrottledWrittenAtExitAndRestored)
     EXPECT_FALSE(autosave_tick(*state, autosave, 20.0, false)); // unchanged: nothing to write
 
     state->session.text = "the cat sat on the mat";
-    EXPECT_FALSE(autosave_tick(*state, autosave, 10.5, false)); // within a second of the last write
-    EXPECT_TRUE(autosave_tick(*state, autosave, 11.1, false));
+    EXPECT_FALSE(autosave_tick(*state, autosave, 10.1, false)); // within a quarter second of the last write
+    EXPECT_TRUE(autosave.pending);
+    EXPECT_TRUE(autosave_tick(*state, autosave, 10.3, false));
+    EXPECT_FALSE(autosave.pending);
     state->session.config.n_heads = 2;
     state->session.config.d_model = 8;
-    EXPECT_FALSE(autosave_tick(*state, autosave, 11.2, false));
-    EXPECT_TRUE(autosave_tick(*state, autosave, 11.3, true)); // at exit: no wait
+    EXPECT_FALSE(autosave_tick(*state, autosave, 10.4, false));
+    EXPECT_TRUE(autosave_tick(*state, autosave, 10.45, true)); // at exit: no wait
     EXPECT_EQ(autosave.writes, 3);
     // Written atomically: no temporary file is left beside it.
     EXPECT_FALSE(fs::exists(autosave.path + ".tmp"));
@@ -75,6 +79,36 @@ TEST_F(SessionFilesTest, AutosaveIsThrottledWrittenAtExitAndRestored)
     EXPECT_EQ(next->trace().config.n_heads, 2);
     // Nothing changed since: the restored file is not written again.
     EXPECT_FALSE(autosave_tick(*next, restored, 100.0, true));
+}
+
+// A kill -9 loses at most the edits of the last quarter second: each keystroke of a steady stream of typing
+// (12 keys a second, a frame every 1/60 s) is in the file 0.25 s after it (and the frame that writes it).
+TEST_F(SessionFilesTest, EveryEditIsInTheAutosaveAQuarterSecondAfterIt)
+{
+    const std::string words = "the cat sat on the mat";
+    const double frame_s = 1.0 / 60.0;
+    std::vector<std::pair<double, std::size_t>> edits; // when, and the text's length after it
+    for (int frame = 0; frame <= 60 * 3; ++frame)
+    {
+        const double t = 5.0 + frame * frame_s;
+        if (frame % 5 == 0 && frame / 5 < static_cast<int>(words.size()))
+        {
+            state->session.text = words.substr(0, static_cast<std::size_t>(frame / 5 + 1));
+            edits.emplace_back(t, state->session.text.size());
+        }
+        autosave_tick(*state, autosave, t, false);
+        Session on_disk;
+        ASSERT_TRUE(load_session_file(autosave.path, &on_disk).is_ok());
+        for (const auto& [when, length] : edits)
+            if (t - when >= 0.25 + frame_s)
+            {
+                EXPECT_GE(on_disk.text.size(), length)
+                    << "typed at " << when << " s, not in the file at " << t;
+            }
+    }
+    EXPECT_EQ(autosave.written.text, words);
+    EXPECT_LE(autosave.writes, 3 * 4 + 1); // at most four writes a second while typing
+    EXPECT_FALSE(autosave.pending);
 }
 
 TEST_F(SessionFilesTest, ABrokenOrNewerAutosaveLeavesTheSessionAndSaysWhy)
@@ -312,6 +346,78 @@ TEST_F(SessionFilesTest, OpeningASessionLeavesAnOpenLesson)
     EXPECT_EQ(user_session(*state).text, "a session of my own");
 }
 
+// [SECTION] Quitting: with a config folder where the autosave cannot write (read-only, full), a quit with
+// work that no file holds asks first.
+
+TEST_F(SessionFilesTest, QuittingAsksOnlyWhenNoFileHoldsTheWork)
+{
+    // Nothing changed: nothing to lose, whatever the autosave does.
+    Autosave broken;
+    std::ofstream(home / "not_a_folder") << "x"; // nothing can be written under it, even as root
+    broken.path = (home / "not_a_folder" / "attnlab" / "last_session.json").string();
+    EXPECT_FALSE(quit_would_lose_work(*state, broken));
+    EXPECT_TRUE(quit_now_or_ask(*state, broken, 1.0));
+
+    // Changed, and the autosave works: quitting writes it and closes at once.
+    state->session.text = "typed just now";
+    EXPECT_TRUE(quit_would_lose_work(*state, autosave)); // not written yet
+    EXPECT_TRUE(quit_now_or_ask(*state, autosave, 1.0));
+    Session kept;
+    ASSERT_TRUE(load_session_file(autosave.path, &kept).is_ok());
+    EXPECT_EQ(kept.text, "typed just now");
+    EXPECT_FALSE(state->quit.asking);
+
+    // Changed, and the autosave fails: the question, with the reason, and the window stays.
+    EXPECT_TRUE(quit_would_lose_work(*state, broken));
+    EXPECT_FALSE(quit_now_or_ask(*state, broken, 2.0));
+    EXPECT_TRUE(state->quit.asking);
+    EXPECT_TRUE(state->quit.open_request);
+    EXPECT_NE(state->quit.reason.find("the autosave failed"), std::string::npos) << state->quit.reason;
+    EXPECT_EQ(state->quit.save_path, "session.json");
+    // No autosave at all (no config folder, or every window slot taken): the same.
+    EXPECT_TRUE(quit_would_lose_work(*state, Autosave{}));
+}
+
+TEST_F(SessionFilesTest, TheQuitQuestionSavesQuitsOrCancels)
+{
+    Autosave broken;
+    std::ofstream(home / "not_a_folder") << "x";
+    broken.path = (home / "not_a_folder" / "attnlab" / "last_session.json").string();
+    state->session.text = "only on screen";
+    ASSERT_FALSE(quit_now_or_ask(*state, broken, 1.0));
+
+    // Cancel: the window stays, and the status bar says the work is still in no file.
+    ASSERT_TRUE(answer_quit(*state, QuitAnswer::Cancel).is_ok());
+    EXPECT_FALSE(state->quit.asking);
+    EXPECT_FALSE(state->request_quit);
+    EXPECT_NE(state->message.find("in no file"), std::string::npos) << state->message;
+
+    // Save to a path that cannot be written: the question stays with the message.
+    ASSERT_FALSE(quit_now_or_ask(*state, broken, 2.0));
+    fs::create_directories(home / "a_folder");
+    state->quit.save_path = (home / "a_folder").string();
+    EXPECT_FALSE(answer_quit(*state, QuitAnswer::Save).is_ok());
+    EXPECT_TRUE(state->quit.asking);
+    EXPECT_FALSE(state->quit.error.empty());
+    EXPECT_FALSE(state->request_quit);
+    // Save to a good path: written, then the quit goes through.
+    state->quit.save_path = (home / "kept.json").string();
+    ASSERT_TRUE(answer_quit(*state, QuitAnswer::Save).is_ok());
+    EXPECT_TRUE(state->request_quit);
+    Session kept;
+    ASSERT_TRUE(load_session_file((home / "kept.json").string(), &kept).is_ok());
+    EXPECT_EQ(kept.text, "only on screen");
+    EXPECT_TRUE(quit_now_or_ask(*state, broken, 3.0));
+
+    // Quit without saving: the next request closes.
+    state->request_quit = false;
+    state->session.text = "thrown away";
+    ASSERT_FALSE(quit_now_or_ask(*state, broken, 4.0));
+    ASSERT_TRUE(answer_quit(*state, QuitAnswer::Quit).is_ok());
+    EXPECT_TRUE(state->request_quit);
+    EXPECT_TRUE(quit_now_or_ask(*state, broken, 5.0));
+}
+
 // [SECTION] Unsaved changes: Open and Recent ask before replacing them
 
 // Two session files, a.json ("first") and b.json ("second"), and the state opened on a.json.
@@ -498,6 +604,31 @@ TEST_F(UnsavedChangesTest, TheOpenDialogAsksAndEscCancels)
     EXPECT_TRUE(state->unsaved.path.empty());
     EXPECT_EQ(state->session.text, "my edit");
     EXPECT_EQ(out.text.find("changes that are in no file"), std::string::npos) << out.text;
+}
+
+// Through the window: Ctrl+Q with work the failed autosave does not hold shows the question; Esc cancels.
+TEST_F(UnsavedChangesTest, CtrlQWithAFailedAutosaveAsksAndEscCancels)
+{
+    ui = std::make_unique<test::HeadlessUi>();
+    Autosave broken;
+    std::ofstream(home / "not_a_folder") << "x";
+    broken.path = (home / "not_a_folder" / "attnlab" / "last_session.json").string();
+    state->session.text = "my edit";
+    ui->frames(*state, 2);
+    ui->press_key(*state, keys::Q, true);
+    ASSERT_TRUE(state->request_quit);
+    state->request_quit = false; // what the window's loop does with the request
+    ASSERT_FALSE(quit_now_or_ask(*state, broken, 1.0));
+    auto out = ui->frames(*state, 2);
+    EXPECT_NE(out.text.find("changes that are in no file"), std::string::npos) << out.text;
+    EXPECT_NE(out.text.find("the autosave failed"), std::string::npos) << out.text;
+    EXPECT_NE(out.text.find("Quit without saving"), std::string::npos) << out.text;
+    ui->press_key(*state, 256); // Esc
+    out = ui->frames(*state, 2);
+    EXPECT_FALSE(state->quit.asking);
+    EXPECT_FALSE(state->request_quit);
+    EXPECT_EQ(state->session.text, "my edit");
+    EXPECT_EQ(out.text.find("Quit without saving"), std::string::npos) << out.text;
 }
 
 } // namespace

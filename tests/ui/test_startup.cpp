@@ -1,17 +1,21 @@
 // Start-up without a window (ui/model/startup.h): the config folder's files on a window's start and none for
 // a picture, the lesson at its step, and the task and model main() parsed, opened as the values they are.
 #include "core/io/lesson_file.h"
+#include "core/io/session_file.h"
 #include "ui/model/app_state.h"
 #include "ui/model/prefs.h"
 #include "ui/model/startup.h"
+#include "ui/model/window_slot.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace attnlab
 {
@@ -131,6 +135,96 @@ TEST_F(StartupTest, TheTaskAndTheModelAreOpenedAsMainParsedThem)
     EXPECT_EQ(opened->training.model_path, m.model_path);
     EXPECT_TRUE(opened->trained_view.on);
     EXPECT_FALSE(opened->prefs.open[static_cast<std::size_t>(PanelId::Training)]);
+}
+
+// Two windows on one config folder (the case): A types, B types, A types again, both quit. Each
+// window's last words are in a file, and the next start offers the other window's autosave.
+TEST_F(StartupTest, TwoWindowsOnOneConfigFolderKeepEachOthersWork)
+{
+    StartupOptions plain;
+    StartupFiles files_a, files_b;
+    std::unique_ptr<AppState> a = start_app(plain, 1.0f, &files_a);
+    std::unique_ptr<AppState> b = start_app(plain, 1.0f, &files_b);
+    EXPECT_EQ(files_a.autosave.path, autosave_path());
+    EXPECT_EQ(files_a.model_autosave.path, model_autosave_path());
+    ASSERT_NE(files_b.autosave.path, files_a.autosave.path);
+    ASSERT_FALSE(files_b.autosave.path.empty());
+    EXPECT_NE(files_b.model_autosave.path, files_a.model_autosave.path);
+    EXPECT_NE(b->message.find("Another Attention Lab window uses"), std::string::npos) << b->message;
+    EXPECT_NE(b->message.find(files_b.autosave.path), std::string::npos) << b->message;
+    EXPECT_EQ(a->message.find("Another"), std::string::npos) << a->message;
+
+    a->session.text = "alpha one";
+    ASSERT_TRUE(autosave_tick(*a, files_a.autosave, 1.0, false));
+    b->session.text = "bravo two";
+    ASSERT_TRUE(autosave_tick(*b, files_b.autosave, 1.0, false));
+    a->session.text = "alpha three";
+    ASSERT_TRUE(autosave_tick(*a, files_a.autosave, 2.0, false));
+    autosave_tick(*a, files_a.autosave, 3.0, true); // both quit
+    autosave_tick(*b, files_b.autosave, 3.0, true);
+    Session in_a, in_b;
+    ASSERT_TRUE(load_session_file(files_a.autosave.path, &in_a).is_ok());
+    ASSERT_TRUE(load_session_file(files_b.autosave.path, &in_b).is_ok());
+    EXPECT_EQ(in_a.text, "alpha three");
+    EXPECT_EQ(in_b.text, "bravo two");
+    const std::string b_file = files_b.autosave.path;
+    a.reset();
+    b.reset();
+    files_a = StartupFiles{}; // the windows are gone: their slots are free
+    files_b = StartupFiles{};
+
+    // The next start is the first window again; the other window's autosave is offered in File > Recent.
+    StartupFiles files_c;
+    const std::unique_ptr<AppState> c = start_app(plain, 1.0f, &files_c);
+    EXPECT_EQ(files_c.slot.number(), 1);
+    EXPECT_EQ(c->session.text, "alpha three");
+    EXPECT_EQ(other_window_autosaves(c->config_folder, c->window_slot), std::vector<std::string>{b_file});
+    // A second window now starts on its own last session, kept before it writes anew.
+    StartupFiles files_d;
+    const std::unique_ptr<AppState> d = start_app(plain, 1.0f, &files_d);
+    EXPECT_EQ(files_d.autosave.path, b_file);
+    EXPECT_EQ(d->session.text, "bravo two");
+}
+
+// A second window that crashed after the first one's last write: its work is named at the next start.
+TEST_F(StartupTest, WorkLeftByAWindowThatCrashedIsNamedAtTheNextStart)
+{
+    StartupOptions plain;
+    std::string b_file;
+    {
+        StartupFiles files_a, files_b;
+        const std::unique_ptr<AppState> a = start_app(plain, 1.0f, &files_a);
+        const std::unique_ptr<AppState> b = start_app(plain, 1.0f, &files_b);
+        // B starts where A's autosave is, read only: nothing of A's is written by B.
+        a->session.text = "alpha";
+        ASSERT_TRUE(autosave_tick(*a, files_a.autosave, 1.0, true));
+        b->session.text = "bravo, never saved by hand";
+        ASSERT_TRUE(autosave_tick(*b, files_b.autosave, 1.0, true));
+        b_file = files_b.autosave.path;
+        const auto now = fs::last_write_time(autosave_path());
+        fs::last_write_time(b_file, now + std::chrono::seconds(5));
+    } // both gone (a kill -9 lets the locks go the same way: the process's files close)
+    StartupFiles files_c;
+    const std::unique_ptr<AppState> c = start_app(plain, 1.0f, &files_c);
+    EXPECT_EQ(c->session.text, "alpha");
+    EXPECT_NE(c->message.find(b_file), std::string::npos) << c->message;
+    EXPECT_NE(c->message.find("File > Recent"), std::string::npos) << c->message;
+}
+
+// The tenth window on one folder autosaves nothing and says so; a further window's model autosave is its own.
+TEST_F(StartupTest, WhenEverySlotIsTakenTheWindowSaysItsWorkIsNotAutosaved)
+{
+    StartupOptions plain;
+    std::vector<WindowSlot> taken;
+    fs::create_directories(config_dir());
+    for (int i = 0; i < kMaxWindowSlots; ++i)
+        taken.push_back(WindowSlot::claim(config_dir()));
+    const std::unique_ptr<AppState> state = start_app(plain, 1.0f, &files);
+    EXPECT_EQ(files.slot.number(), 0);
+    EXPECT_TRUE(files.autosave.path.empty());
+    EXPECT_TRUE(files.model_autosave.path.empty());
+    EXPECT_TRUE(state->message_is_error);
+    EXPECT_NE(state->message.find("not autosaved"), std::string::npos) << state->message;
 }
 
 } // namespace

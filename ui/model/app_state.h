@@ -193,6 +193,17 @@ struct UnsavedPrompt
     std::string error;         // the last Save's message, shown in the popup (which stays open)
 };
 
+// The question before quitting would lose work that no file holds (ui/model/session_files.h, answer_quit).
+struct QuitPrompt
+{
+    bool asking = false;       // the question is on screen
+    bool open_request = false; // open the question's popup on the next frame
+    bool confirmed = false;    // the user chose to quit without saving: the next quit request closes
+    std::string reason;        // why no file holds the work (the autosave's failure), shown in the question
+    std::string save_path;     // where Save writes the session: its own file, or a name the user types
+    std::string error;         // the last Save's message, shown in the question (which stays open)
+};
+
 // [SECTION] Lessons
 
 // The lesson being followed and what it stands in for. While a lesson is open, AppState::session is the
@@ -343,6 +354,7 @@ struct AppState
     // empty once its file is gone. Anything else is unsaved (has_unsaved_changes(), ui/session_files.h).
     std::optional<Session> saved_session = Session{};
     UnsavedPrompt unsaved; // a file that waits for the answer about the unsaved changes
+    QuitPrompt quit;       // the question before a quit that would lose work
     unsigned long long session_version = 1;
     unsigned long long computed_version = 0;
 
@@ -402,6 +414,8 @@ struct AppState
     std::vector<std::string> recent_files; // session files, most recent first (File > Recent)
     std::string recent_files_path;         // where the list is kept ("" : not kept)
     std::string autosave_path;             // the autosave, whose kept copies File > Recent offers too
+    std::string config_folder;             // where the autosaves are ("" : no config folder)
+    int window_slot = 0;                   // this window's autosave slot (ui/model/window_slot.h); 0: none
     MatrixRef last_heatmap;                // the heatmap hovered most recently: Ctrl+E exports it
 
     // A one-line message for the status bar (export written, file not writable, ...).

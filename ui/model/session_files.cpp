@@ -238,6 +238,58 @@ Status open_recent_file(AppState& state, const std::string& path)
     return s;
 }
 
+// [SECTION] Quitting
+
+bool quit_would_lose_work(const AppState& state, const Autosave& autosave)
+{
+    if (!has_unsaved_changes(state))
+        return false;
+    return autosave.path.empty() || !autosave.has_written || autosave.written != user_session(state);
+}
+
+bool quit_now_or_ask(AppState& state, Autosave& autosave, double now_s)
+{
+    autosave_tick(state, autosave, now_s, true);
+    if (state.quit.confirmed || !quit_would_lose_work(state, autosave))
+        return true;
+    QuitPrompt& q = state.quit;
+    q.reason = autosave.path.empty()    ? std::string("this window has no autosave")
+               : autosave.error.empty() ? std::string("the autosave has not written it yet")
+                                        : "the autosave failed: " + autosave.error;
+    if (!q.asking)
+    {
+        const std::string& own = user_session_path(state);
+        q.save_path = own.empty() ? "session.json" : own;
+        q.error.clear();
+    }
+    q.asking = true;
+    q.open_request = true;
+    return false;
+}
+
+Status answer_quit(AppState& state, QuitAnswer answer)
+{
+    QuitPrompt& q = state.quit;
+    if (answer == QuitAnswer::Cancel)
+    {
+        state.set_message("Quit cancelled: the session on screen is still in no file (File > Save session as "
+                          "keeps it)",
+                          true);
+        q = QuitPrompt{};
+        return Status();
+    }
+    if (answer == QuitAnswer::Save)
+        if (Status s = save_user_session(state, q.save_path); !s.is_ok())
+        {
+            q.error = "Not saved: " + s.message();
+            return s;
+        }
+    q.asking = false;
+    q.confirmed = answer == QuitAnswer::Quit;
+    state.request_quit = true;
+    return Status();
+}
+
 // [SECTION] Trained models and training curves
 
 Status open_model_file(AppState& state, const std::string& path)
@@ -487,13 +539,17 @@ void load_recent_files_into(AppState& state)
 
 bool autosave_tick(AppState& state, Autosave& autosave, double now_s, bool force)
 {
+    autosave.pending = false;
     if (autosave.path.empty())
         return false;
     const Session& session = user_session(state);
     if (autosave.has_written && session == autosave.written)
         return false;
     if (!force && now_s - autosave.last_write_s < autosave.min_interval_s)
+    {
+        autosave.pending = autosave.error.empty(); // a failing write is tried again, but at the idle rate
         return false;
+    }
     autosave.last_write_s = now_s;
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(autosave.path).parent_path(), ec);
@@ -588,6 +644,21 @@ Status open_autosave_file(AppState& state, const std::string& path)
     ATTNLAB_TRY(load_into_state(
         state, path, "Opened the autosave " + path + " (unsaved: File > Save session as keeps it)"));
     state.session_path.clear();
+    return Status();
+}
+
+Status restore_autosave_copy(AppState& state, const std::string& path)
+{
+    std::error_code ec;
+    if (path.empty() || !std::filesystem::exists(path, ec))
+        return Status();
+    Session restored;
+    if (Status s = load_session_file(path, &restored); !s.is_ok())
+        return Status::error("the autosaved session was not restored: " + s.message());
+    restored.weights_path = absolute_weights_path(path, restored.weights_path);
+    state.session = restored;
+    state.saved_session = restored;
+    state.edit();
     return Status();
 }
 

@@ -48,6 +48,28 @@ Status save_user_session(AppState& state, const std::string& path);
 // the path) and counts as unsaved. Every outcome is also said in the status bar.
 Status open_recent_file(AppState& state, const std::string& path);
 
+// [SECTION] Quitting
+
+struct Autosave;
+// True when quitting now would lose work: the user's session has changes its file does not hold
+// (has_unsaved_changes) and the autosave does not hold them either (this window has no autosave, or the
+// autosave's last write failed, or nothing was written since the session changed).
+bool quit_would_lose_work(const AppState& state, const Autosave& autosave);
+// Called by the window when the user asks to quit (Ctrl+Q, File > Quit, the window's close button): writes
+// the autosave at once, then returns true when the window may close (nothing would be lost, or the user
+// already chose to quit without saving). Otherwise the question waits in state.quit for answer_quit, the
+// window stays, and false is returned.
+bool quit_now_or_ask(AppState& state, Autosave& autosave, double now_s);
+enum class QuitAnswer
+{
+    Save,   // write the user's session to state.quit.save_path, then quit
+    Quit,   // quit without saving
+    Cancel, // keep the window open
+};
+// Save: a failed write keeps the question open with its message (in state.quit.error) and returns it. Save
+// and Quit set state.request_quit, so the window closes on its next frame.
+Status answer_quit(AppState& state, QuitAnswer answer);
+
 // [SECTION] Trained models and training curves
 
 // Opens an attnlab-model file in the Training panel at its step and puts it first in the recent files. A
@@ -107,24 +129,27 @@ void load_recent_files_into(AppState& state);
 
 struct Autosave
 {
-    std::string path;             // "" : no autosave
-    double min_interval_s = 1.0;  // at most one write per this many seconds while editing
+    std::string path; // "" : no autosave
+    // At most one write per this many seconds while editing, so a change is on disk this long after it at
+    // the latest (while the window's loop runs: it keeps drawing while `pending`).
+    double min_interval_s = 0.25;
     Session written;              // what the file holds
     bool has_written = false;     // false: nothing written or restored yet
     double last_write_s = -1e300; // clock of the last write
     int writes = 0;
-    std::string error; // why the last write failed ("" : it did not)
+    std::string error;    // why the last write failed ("" : it did not)
+    bool pending = false; // the session differs from the file and a write waits for min_interval_s
 };
 
 // Earlier autosaves kept beside the file: last_session.1.json (the newest) to last_session.3.json.
 inline constexpr int kKeptAutosaves = 3;
 
 // Writes user_session(state) to autosave.path (atomically) when it differs from what the file holds and
-// min_interval_s has passed since the last write; `force` (at exit) skips the wait. Returns true when
-// written. A link (or anything but a regular file) at autosave.path is replaced, never written through, and
-// so for the kept copies and the model autosave (OutputKind::OwnFile). A failed write is tried again after
-// min_interval_s; the status bar says so the first time (and again when the reason changes), and says when
-// autosave works again.
+// min_interval_s has passed since the last write (else sets autosave.pending); `force` (at exit) skips the
+// wait. Returns true when written. A link (or anything but a regular file) at autosave.path is replaced,
+// never written through, and so for the kept copies and the model autosave (OutputKind::OwnFile). A failed
+// write is tried again after min_interval_s; the status bar says so the first time (and again when the reason
+// changes), and says when autosave works again.
 bool autosave_tick(AppState& state, Autosave& autosave, double now_s, bool force);
 // Call once at start, before anything writes the autosave: copies the autosave to "<stem>.1.json", shifting
 // the older copies up to kKeptAutosaves (the oldest is dropped), unless .1 already holds the same bytes. So a
@@ -137,6 +162,10 @@ std::vector<std::string> autosave_files(const std::string& path);
 // unreadable_autosave_path() first, so later autosaves never write over it (when it cannot be renamed,
 // autosave.path is cleared instead). A missing file is not an error.
 Status restore_autosave(AppState& state, Autosave& autosave);
+// Starts on the session in another window's autosave at path, as restore_autosave does but without touching
+// the file (neither set aside when broken nor written later: this window autosaves elsewhere). A missing file
+// is not an error.
+Status restore_autosave_copy(AppState& state, const std::string& path);
 // Opens an autosave (or a kept copy) like a session file, but as an unsaved session: it does not become the
 // file Ctrl+S writes and does not enter the recent files.
 Status open_autosave_file(AppState& state, const std::string& path);

@@ -22,6 +22,84 @@ std::string config_file(const char* name)
     return dir.empty() ? std::string() : dir + "/" + name;
 }
 
+// Adds a line to the status bar's message: an error joins the errors there (AppState::add_error); a note
+// goes after what is there, so an error stays in sight.
+void add_message(AppState& state, const std::string& text, bool is_error)
+{
+    if (is_error)
+        state.add_error(text);
+    else if (state.message.empty())
+        state.set_message(text, false);
+    else
+        state.set_message(state.message + "  |  " + text, state.message_is_error);
+}
+
+std::filesystem::file_time_type modified(const std::string& path)
+{
+    std::error_code ec;
+    const auto t = std::filesystem::last_write_time(path, ec);
+    return ec ? std::filesystem::file_time_type::min() : t;
+}
+
+// This window's slot and its autosaves: the session's rotated and restored, the model's restored.
+void claim_autosaves(AppState& state, const StartupOptions& options, StartupFiles* files)
+{
+    const std::string dir = config_dir();
+    files->slot = WindowSlot::claim(dir);
+    const int slot = files->slot.number();
+    state.config_folder = dir;
+    state.window_slot = slot;
+    files->autosave.path = slot > 0 ? window_slot_file(dir, slot, "last_session") : std::string();
+    files->model_autosave.path = slot > 0 ? window_slot_file(dir, slot, "last_model") : std::string();
+    state.autosave_path = files->autosave.path;
+    // A copy of the last run's autosave first: this run may start on another session and autosave it.
+    if (Status s = rotate_autosaves(files->autosave.path); !s.is_ok())
+        state.add_error(s.message());
+    // A further window with no autosave of its own starts where the first window's autosave is, read only.
+    std::error_code ec;
+    const bool own_session = slot == 1 || std::filesystem::exists(files->autosave.path, ec);
+    if (!options.session_from_command_line)
+    {
+        const Status s = own_session ? restore_autosave(state, files->autosave)
+                                     : restore_autosave_copy(state, window_slot_file(dir, 1, "last_session"));
+        if (!s.is_ok())
+            state.add_error(s.message() + " (the built-in session is shown)");
+    }
+    // The model trained last time comes back in the Training panel (unless a model or task was asked for).
+    ModelAutosave& model = files->model_autosave;
+    const std::string own_model = model.path;
+    if (slot != 1 && !std::filesystem::exists(own_model, ec))
+        model.path = window_slot_file(dir, 1, "last_model");
+    const bool show = state.prefs.open[static_cast<std::size_t>(PanelId::Training)];
+    if (!options.model && !options.train_task)
+        if (Status s = restore_model_autosave(state, model, show); !s.is_ok())
+            state.add_error(s.message());
+    model.path = own_model;
+
+    if (slot == 0)
+        add_message(state,
+                    std::to_string(kMaxWindowSlots) + " other windows use " + dir +
+                        ": this window's work is not autosaved (File > Save session as keeps it)",
+                    true);
+    else if (slot > 1)
+        add_message(state,
+                    "Another Attention Lab window uses " + dir + ": this window autosaves to " +
+                        files->autosave.path + " (File > Recent lists every window's autosave)",
+                    false);
+    // Work a window left in its own autosave (it ran beside another one, or crashed) and that is newer than
+    // this window's: said once per start, until this window's autosave is newer.
+    const auto own_time = modified(files->autosave.path);
+    for (const std::string& other : other_window_autosaves(dir, slot))
+        if (other != window_slot_file(dir, 1, "last_session") && modified(other) > own_time)
+        {
+            add_message(state,
+                        "A window that ran beside another one left its work in " + other +
+                            " (File > Recent opens it)",
+                        false);
+            break;
+        }
+}
+
 // Preferences, recent files, the autosaved session and model (a window, not a picture).
 void read_config(AppState& state, const StartupOptions& options, StartupFiles* files)
 {
@@ -41,20 +119,7 @@ void read_config(AppState& state, const StartupOptions& options, StartupFiles* f
         push_recent_file(state.recent_files, state.session_path);
         save_recent_files(state.recent_files_path, state.recent_files);
     }
-    files->autosave.path = autosave_path();
-    state.autosave_path = files->autosave.path;
-    // A copy of the last run's autosave first: this run may start on another session and autosave it.
-    if (Status s = rotate_autosaves(files->autosave.path); !s.is_ok())
-        state.add_error(s.message());
-    if (!options.session_from_command_line)
-        if (Status s = restore_autosave(state, files->autosave); !s.is_ok())
-            state.add_error(s.message() + " (the built-in session is shown)");
-    files->model_autosave.path = model_autosave_path();
-    // The model trained last time comes back in the Training panel (unless a model or task was asked for).
-    const bool show = state.prefs.open[static_cast<std::size_t>(PanelId::Training)];
-    if (!options.model && !options.train_task)
-        if (Status s = restore_model_autosave(state, files->model_autosave, show); !s.is_ok())
-            state.add_error(s.message());
+    claim_autosaves(state, options, files);
 }
 
 // The session's weights file, when it names one (a file that does not load is a message: seeded weights).

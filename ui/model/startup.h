@@ -8,6 +8,7 @@
 #include "core/session.h"
 #include "core/train/tasks.h"
 #include "ui/model/session_files.h"
+#include "ui/model/window_slot.h"
 
 #include <memory>
 #include <optional>
@@ -40,23 +41,29 @@ struct StartupOptions
     bool lesson_export = false; // attnlab lesson --export-dir: the slides take the themes saved in the window
 };
 
-// The files the window goes on writing after start-up.
+// The files the window goes on writing after start-up, and the lock that makes the autosaves this window's.
 struct StartupFiles
 {
+    WindowSlot slot;              // held while the window runs (ui/model/window_slot.h)
     std::string imgui_ini;        // ImGui's layout file ("" : none)
     Autosave autosave;            // the session's
     ModelAutosave model_autosave; // the Training panel's model
 };
 
-// The files of the config folder ("" when there is no config folder: no HOME nor XDG_CONFIG_HOME).
+// The files of the config folder ("" when there is no config folder: no HOME nor XDG_CONFIG_HOME). The
+// autosaves are the first window's; a window started beside it writes its own (window_slot_file).
 std::string prefs_path();
 std::string autosave_path();
 std::string model_autosave_path();
 std::string recent_files_path();
 
 // The state the app starts on. Outside pictures: the preferences (written at once on the very first start, so
-// the tour hint shows once), the recent files, the autosave rotated and restored (unless the command line
-// chose the session), the model trained last time (unless a model or task was asked for). Then the session's
+// the tour hint shows once), the recent files, this window's slot claimed (files->slot: the first window owns
+// last_session.json; a window started while another runs gets its own autosave and the status bar says
+// where), the slot's autosave rotated and restored (unless the command line chose the session; a further
+// window without an autosave of its own starts on the first window's, read only), the model trained last time
+// (unless a model or task was asked for). A session another window left in its own autosave that is newer
+// than this window's is named in the status bar (File > Recent opens it). Then the session's
 // weights, the lesson at its step, the training task or the model, the trained view, presenter mode and the
 // theme. A file that cannot be read is a message in the status bar, never a failed start.
 std::unique_ptr<AppState> start_app(const StartupOptions& options, float content_scale, StartupFiles* files);

@@ -5,6 +5,7 @@
 #include "ui/model/lessons.h"
 #include "ui/model/session_files.h"
 #include "ui/model/training/training_controller.h"
+#include "ui/model/window_slot.h"
 #include "ui/shell/file_actions.h"
 #include "ui/shell/presenter.h"
 #include "ui/shell/widgets.h"
@@ -42,10 +43,11 @@ std::string modified_time(const std::string& path)
 void recent_menu(AppState& state)
 {
     // The autosaves are looked up only while the menu is open, not every frame.
-    if (!ImGui::BeginMenu("Recent", !state.recent_files.empty() || !state.autosave_path.empty()))
+    if (!ImGui::BeginMenu("Recent", !state.recent_files.empty() || !state.config_folder.empty()))
         return;
     const std::vector<std::string> autosaves = autosave_files(state.autosave_path);
-    if (state.recent_files.empty() && autosaves.empty())
+    const std::vector<std::string> others = other_window_autosaves(state.config_folder, state.window_slot);
+    if (state.recent_files.empty() && autosaves.empty() && others.empty())
         ImGui::TextDisabled("(no session files yet)");
     std::string chosen, chosen_autosave;
     for (std::size_t i = 0; i < state.recent_files.size(); ++i)
@@ -70,6 +72,20 @@ void recent_menu(AppState& state)
                 chosen_autosave = autosaves[i];
             if (ImGui::IsItemHovered())
                 ImGui::SetTooltip("%s", autosaves[i].c_str());
+            ImGui::PopID();
+        }
+    }
+    if (!others.empty())
+    {
+        // Each window on this config folder autosaves to its own file (ui/model/window_slot.h).
+        ImGui::Separator();
+        ImGui::TextDisabled("Other windows' autosaves");
+        for (std::size_t i = 0; i < others.size(); ++i)
+        {
+            ImGui::PushID(2000 + static_cast<int>(i));
+            const std::string label = others[i] + "  (" + modified_time(others[i]) + ")";
+            if (ImGui::MenuItem(label.c_str()))
+                chosen_autosave = others[i];
             ImGui::PopID();
         }
     }

@@ -1,5 +1,5 @@
-// The frame's popups and small windows: file dialog, unsaved changes, heatmap export, Keyboard shortcuts,
-// About.
+// The frame's popups and small windows: file dialog, unsaved changes, the question before quitting, heatmap
+// export, Keyboard shortcuts, About.
 #include "ui/shell/popups.h"
 
 #include "ui/model/session_files.h"
@@ -97,6 +97,58 @@ void unsaved_popup(AppState& state)
     if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
     {
         answer_unsaved_changes(state, UnsavedAnswer::Cancel);
+        ImGui::CloseCurrentPopup();
+    }
+    ImGui::EndPopup();
+}
+
+// The question before a quit that would lose work no file holds (the autosave failed): Save (to the
+// session's file, or a path typed here), Quit without saving, or Cancel. Esc cancels.
+void quit_popup(AppState& state)
+{
+    QuitPrompt& q = state.quit;
+    const char* title = "Quit with unsaved work?###quit_question";
+    if (q.open_request)
+    {
+        ImGui::OpenPopup(title);
+        q.open_request = false;
+    }
+    if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize))
+        return;
+    if (!q.asking) // answered elsewhere
+    {
+        ImGui::CloseCurrentPopup();
+        ImGui::EndPopup();
+        return;
+    }
+    ImGui::TextUnformatted("The session on screen has changes that are in no file: quitting now loses them.");
+    // The reason names a path, which may be long: wrapped, so the question stays inside a small window.
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+    ImGui::TextWrapped("%s.", q.reason.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::Spacing();
+    ImGui::TextUnformatted("Save the session to");
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
+    if (ImGui::IsWindowAppearing())
+        ImGui::SetKeyboardFocusHere();
+    input_text("##quit_save_path", &q.save_path);
+    if (!q.error.empty())
+        error_text(q.error);
+    if (ImGui::Button("Save, then quit"))
+    {
+        if (answer_quit(state, QuitAnswer::Save).is_ok())
+            ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Quit without saving"))
+    {
+        answer_quit(state, QuitAnswer::Quit);
+        ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
+    {
+        answer_quit(state, QuitAnswer::Cancel);
         ImGui::CloseCurrentPopup();
     }
     ImGui::EndPopup();
@@ -204,6 +256,7 @@ void draw_popups(AppState& state)
     help_windows(state);
     file_popup(state);
     unsaved_popup(state);
+    quit_popup(state);
     export_popup(state);
 }
 
