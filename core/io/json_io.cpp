@@ -172,29 +172,38 @@ void write_heads(JsonWriter& w, const AttentionTrace& attn, int B)
     w.end_array();
 }
 
-// Walks the stage table: stages outside the attention block come from the layer, per-head ones are grouped
-// under "heads" at the place of the first of them.
-void write_layer(JsonWriter& w, const LayerTrace& layer, int B)
+// Walks the stage table: each stage `shown` keeps as [B][rows][cols] under its key (`matrix(stage, b)`:
+// sentence b's), the per-head ones grouped under "heads" at the place of the first of them.
+template <typename Shown, typename Matrix>
+void write_stages(JsonWriter& w, const AttentionTrace& attn, int B, Shown shown, Matrix matrix)
 {
-    w.begin_object();
     bool heads_written = false;
     std::vector<const Mat*> stack(static_cast<size_t>(B));
     for (const StageInfo& info : stage_table())
     {
-        if (!engine_layer_stage(info))
+        if (!shown(info))
             continue;
         if (info.per_head)
         {
             if (!heads_written)
-                write_heads(w, layer.attn, B);
+                write_heads(w, attn, B);
             heads_written = true;
             continue;
         }
         for (int b = 0; b < B; ++b)
-            stack[static_cast<size_t>(b)] = &stage_matrix(layer, info.id, b, 0);
+            stack[static_cast<size_t>(b)] = &matrix(info.id, b);
         w.key(info.key);
         w.matrices(stack);
     }
+}
+
+// A layer's stages: those outside the attention block come from the layer.
+void write_layer(JsonWriter& w, const LayerTrace& layer, int B)
+{
+    w.begin_object();
+    write_stages(
+        w, layer.attn, B, [](const StageInfo& info) { return engine_layer_stage(info); },
+        [&layer](Stage stage, int b) -> const Mat& { return stage_matrix(layer, stage, b, 0); });
     w.end_object();
 }
 
@@ -207,24 +216,11 @@ void write_cross(JsonWriter& w, const CrossTrace& cross, int B)
     write_matrix(w, "positional", cross.positional);
     write_batch(w, "X_q", cross.X_q);
     write_batch(w, "X_kv", cross.X_kv);
-    bool heads_written = false;
-    std::vector<const Mat*> stack(static_cast<size_t>(B));
-    for (const StageInfo& info : stage_table())
-    {
-        if (!info.attention_block || !engine_layer_stage(info))
-            continue;
-        if (info.per_head)
-        {
-            if (!heads_written)
-                write_heads(w, cross.attn, B);
-            heads_written = true;
-            continue;
-        }
-        for (int b = 0; b < B; ++b)
-            stack[static_cast<size_t>(b)] = &attention_stage_matrix(cross.attn, info.id, b, 0);
-        w.key(info.key);
-        w.matrices(stack);
-    }
+    write_stages(
+        w, cross.attn, B,
+        [](const StageInfo& info) { return info.attention_block && engine_layer_stage(info); },
+        [&cross](Stage stage, int b) -> const Mat&
+        { return attention_stage_matrix(cross.attn, stage, b, 0); });
     w.end_object();
 }
 

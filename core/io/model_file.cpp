@@ -40,6 +40,24 @@ const char* schedule_name(Schedule schedule)
     return schedule == Schedule::Constant ? "constant" : "warmup_cosine";
 }
 
+// The config's sizes in the order they are written, with the limits train::validate checks (ModelConfigLimits
+// test: they agree), so a value out of range is named with its real limits; validate then checks how they fit
+// together.
+struct ConfigInt
+{
+    const char* key;
+    int ModelConfig::*member;
+    IntRange range;
+};
+const ConfigInt kConfigInts[] = {
+    {"vocab_size", &ModelConfig::vocab_size, {2, 65536}},
+    {"T_max", &ModelConfig::T_max, {1, 4096}},
+    {"d_model", &ModelConfig::d_model, {1, 4096}},
+    {"heads", &ModelConfig::n_heads, {1, 4096, "and d_model must be a multiple of it"}},
+    {"layers", &ModelConfig::n_layers, {1, 24}},
+    {"d_ff", &ModelConfig::d_ff, {0, 16384, "0: 4 d_model"}},
+};
+
 // [SECTION] Writing
 
 // rows x n floats, row r at base + r·stride: [[...], ...].
@@ -68,18 +86,11 @@ void write_heads(JsonWriter& w, const Mat& m, int h, int d_k)
 void write_config(JsonWriter& w, const ModelConfig& c)
 {
     w.begin_object();
-    w.key("vocab_size");
-    w.number(c.vocab_size);
-    w.key("T_max");
-    w.number(c.T_max);
-    w.key("d_model");
-    w.number(c.d_model);
-    w.key("heads");
-    w.number(c.n_heads);
-    w.key("layers");
-    w.number(c.n_layers);
-    w.key("d_ff");
-    w.number(c.d_ff);
+    for (const ConfigInt& field : kConfigInts)
+    {
+        w.key(field.key);
+        w.number(c.*field.member);
+    }
     w.key("attention_only");
     w.boolean(c.attention_only);
     w.key("norm");
@@ -269,23 +280,6 @@ void write_model(JsonWriter& w, const TrainedModel& m)
 // [SECTION] Reading
 
 using Reader = JsonReader;
-
-// The config's sizes, with the limits train::validate checks (ModelConfigLimits test: they agree), so a
-// value out of range is named with its real limits; validate then checks how they fit together.
-struct ConfigInt
-{
-    const char* key;
-    int ModelConfig::*member;
-    IntRange range;
-};
-const ConfigInt kConfigInts[] = {
-    {"vocab_size", &ModelConfig::vocab_size, {2, 65536}},
-    {"T_max", &ModelConfig::T_max, {1, 4096}},
-    {"d_model", &ModelConfig::d_model, {1, 4096}},
-    {"heads", &ModelConfig::n_heads, {1, 4096, "and d_model must be a multiple of it"}},
-    {"layers", &ModelConfig::n_layers, {1, 24}},
-    {"d_ff", &ModelConfig::d_ff, {0, 16384, "0: 4 d_model"}},
-};
 
 Status read_config(const Reader& r, const json& root, ModelConfig* out)
 {

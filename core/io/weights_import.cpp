@@ -299,6 +299,33 @@ Status read_torch_root(const Reader& reader, const json& root, const Config& con
     return Status::ok();
 }
 
+// The "weights" object of an attnlab file, or a PyTorch state dict: whichever the file holds.
+Status read_any_root(const Reader& reader, const json& root, const Config& config, ModelWeights* out)
+{
+    if (is_torch_state_dict(root))
+        return read_torch_root(reader, root, config, out);
+    return read_weights_with_hint(reader, root, config, out);
+}
+
+// Reads the weights from a parsed file (read_weights_with_hint, read_torch_root or read_any_root).
+using RootReader = Status (*)(const Reader&, const json&, const Config&, ModelWeights*);
+
+Status parse_with(RootReader read, std::string_view text, const std::string& source, const Config& config,
+                  ModelWeights* out)
+{
+    const Reader reader(source);
+    json root;
+    ATTNLAB_TRY(parse_json(text, reader, &root));
+    return read(reader, root, config, out);
+}
+
+Status load_with(RootReader read, const std::string& path, const Config& config, ModelWeights* out)
+{
+    std::string text;
+    ATTNLAB_TRY(read_file(path, &text, kMaxWeightsFileBytes, "weights file"));
+    return parse_with(read, text, path, config, out);
+}
+
 } // namespace
 
 // [SECTION] Public functions
@@ -306,45 +333,28 @@ Status read_torch_root(const Reader& reader, const json& root, const Config& con
 Status parse_weights_json(std::string_view text, const std::string& source, const Config& config,
                           ModelWeights* out)
 {
-    const Reader reader(source);
-    json root;
-    ATTNLAB_TRY(parse_json(text, reader, &root));
-    return read_weights_with_hint(reader, root, config, out);
+    return parse_with(&read_weights_with_hint, text, source, config, out);
 }
 
 Status load_weights_file(const std::string& path, const Config& config, ModelWeights* out)
 {
-    std::string text;
-    ATTNLAB_TRY(read_file(path, &text, kMaxWeightsFileBytes, "weights file"));
-    return parse_weights_json(text, path, config, out);
+    return load_with(&read_weights_with_hint, path, config, out);
 }
 
 Status parse_torch_weights_json(std::string_view text, const std::string& source, const Config& config,
                                 ModelWeights* out)
 {
-    const Reader reader(source);
-    json root;
-    ATTNLAB_TRY(parse_json(text, reader, &root));
-    return read_torch_root(reader, root, config, out);
+    return parse_with(&read_torch_root, text, source, config, out);
 }
 
 Status load_torch_weights_file(const std::string& path, const Config& config, ModelWeights* out)
 {
-    std::string text;
-    ATTNLAB_TRY(read_file(path, &text, kMaxWeightsFileBytes, "weights file"));
-    return parse_torch_weights_json(text, path, config, out);
+    return load_with(&read_torch_root, path, config, out);
 }
 
 Status load_any_weights_file(const std::string& path, const Config& config, ModelWeights* out)
 {
-    std::string text;
-    ATTNLAB_TRY(read_file(path, &text, kMaxWeightsFileBytes, "weights file"));
-    const Reader reader(path);
-    json root;
-    ATTNLAB_TRY(parse_json(text, reader, &root));
-    if (is_torch_state_dict(root))
-        return read_torch_root(reader, root, config, out);
-    return read_weights_with_hint(reader, root, config, out);
+    return load_with(&read_any_root, path, config, out);
 }
 
 } // namespace attnlab
