@@ -13,8 +13,9 @@ namespace
 
 // [SECTION] Pieces shared by the trace and weights files
 
-// "config": every setting (walking the settings table), then the sizes actually used.
-void write_config(JsonWriter& w, const Config& config, int d_k, int d_v, int d_ff)
+// "config": every setting, then under "resolved" the sizes actually used for those whose 0 stands for a
+// default (walking the settings table).
+void write_config(JsonWriter& w, const Config& config)
 {
     w.key("config");
     w.begin_object();
@@ -42,12 +43,12 @@ void write_config(JsonWriter& w, const Config& config, int d_k, int d_v, int d_f
     }
     w.key("resolved");
     w.begin_object();
-    w.key("d_k");
-    w.number(d_k);
-    w.key("d_v");
-    w.number(d_v);
-    w.key("d_ff");
-    w.number(d_ff);
+    for (const SettingInfo& info : setting_table())
+        if (info.kind == SettingKind::Int && info.default_value != nullptr)
+        {
+            w.key(info.key);
+            w.number(resolved_setting(info, config));
+        }
     w.end_object();
     w.end_object();
 }
@@ -290,7 +291,7 @@ void write_trace_document(JsonWriter& w, const Trace& trace, const ModelWeights&
     w.string(kTraceFormat);
     w.key("version");
     w.number(kTraceVersion);
-    write_config(w, trace.config, trace.d_k, trace.d_v, trace.d_ff);
+    write_config(w, trace.config);
     w.key("B");
     w.number(B);
     w.key("T");
@@ -371,7 +372,7 @@ Status write_weights_json(const ModelWeights& weights, const Config& config, con
     w.string(kWeightsFormat);
     w.key("version");
     w.number(kWeightsVersion);
-    write_config(w, config, config.resolved_d_k(), config.resolved_d_v(), config.resolved_d_ff());
+    write_config(w, config);
     write_weights_object(w, weights);
     w.end_object();
     w.flush();

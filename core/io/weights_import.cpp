@@ -2,6 +2,7 @@
 #include "json_io.h"
 
 #include "atomic_file.h"
+#include "core/settings.h"
 #include "json_parse.h"
 #include "json_reader.h"
 
@@ -125,18 +126,21 @@ Status read_weights_root(const Reader& reader, const json& root, const Config& c
     return Status::ok();
 }
 
-// The sizes an attnlab file says it was made with, as a hint for a shape mismatch ("" when it has none).
+// The sizes (the Int settings, walking the settings table) an attnlab file says it was made with, as a hint
+// for a shape mismatch ("" when it has none).
 std::string config_hint(const json& root)
 {
     const auto config = root.find("config");
     if (config == root.end() || !config->is_object())
         return "";
     std::string hint;
-    for (const char* key : {"d_model", "heads", "d_k", "d_v", "d_ff", "layers"})
+    for (const SettingInfo& info : setting_table())
     {
-        const auto it = config->find(key);
+        if (info.kind != SettingKind::Int)
+            continue;
+        const auto it = config->find(info.key);
         if (it != config->end() && it->is_number_integer() && it->get<long long>() != 0)
-            hint += std::string(hint.empty() ? "" : ", ") + key + " " + json_excerpt(*it);
+            hint += std::string(hint.empty() ? "" : ", ") + info.key + " " + json_excerpt(*it);
     }
     return hint.empty() ? "" : " (the file was made with " + hint + ": use the same settings)";
 }
