@@ -195,25 +195,8 @@ void rows_product(const float* A, Index m, Index k, const float* B, Index n, flo
 #else // Eigen's kernel
 
 // [SECTION] Eigen's kernel
-//
-// Eigen's cache block sizes (kc, mc, nc) for one product, with the packed panels in this thread's scratch.
-// rows, cols and depth are those of the column-major product Eigen runs: for a row-major C = A B it computes
-// Cᵀ = Bᵀ Aᵀ, so rows = C.cols() and cols = C.rows().
-class Blocking : public Eigen::internal::level3_blocking<float, float>
-{
-public:
-    Blocking(Index rows, Index cols, Index depth)
-    {
-        m_mc = rows;
-        m_nc = cols;
-        m_kc = depth;
-        Eigen::internal::computeProductBlockingSizes<float, float, 1>(m_kc, m_mc, m_nc, Index{1});
-        constexpr Index align = 16; // floats per 64 bytes: the second panel starts aligned
-        const Index size_a = (m_kc * m_mc + align - 1) / align * align;
-        m_blockA = scratch(size_a + m_kc * m_nc);
-        m_blockB = m_blockA + size_a;
-    }
-};
+
+using Blocking = ScratchBlocking<&scratch>; // the packed panels in this thread's scratch
 
 template <bool TransB>
 void rows_product(const float* A, Index m, Index k, const float* B, Index n, float* C, Index m_whole)

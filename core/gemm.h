@@ -27,4 +27,25 @@ const char* gemm_kernel();
 // Floats of packing space the calling thread holds (for tests and the memory figures).
 std::size_t gemm_scratch_floats();
 
+// Eigen's cache block sizes (kc, mc, nc) for one product of its GEMM kernel, with the packed panels in the
+// buffer Scratch(floats) returns (a per-thread buffer that only grows) rather than from malloc. rows, cols
+// and depth are those of the column-major product Eigen runs: for a row-major C = A B it computes Cᵀ = Bᵀ Aᵀ,
+// so rows = C.cols() and cols = C.rows().
+template <float* (*Scratch)(Eigen::Index)>
+class ScratchBlocking : public Eigen::internal::level3_blocking<float, float>
+{
+public:
+    ScratchBlocking(Eigen::Index rows, Eigen::Index cols, Eigen::Index depth)
+    {
+        m_mc = rows;
+        m_nc = cols;
+        m_kc = depth;
+        Eigen::internal::computeProductBlockingSizes<float, float, 1>(m_kc, m_mc, m_nc, Eigen::Index{1});
+        constexpr Eigen::Index align = 16; // floats per 64 bytes: the second panel starts aligned
+        const Eigen::Index size_a = (m_kc * m_mc + align - 1) / align * align;
+        m_blockA = Scratch(size_a + m_kc * m_nc);
+        m_blockB = m_blockA + size_a;
+    }
+};
+
 } // namespace attnlab

@@ -32,6 +32,12 @@ std::string setting_keys()
     return keys;
 }
 
+int resolved_setting(const SettingInfo& info, const Config& config)
+{
+    const int value = config.*info.int_member;
+    return value > 0 ? value : info.default_value(config);
+}
+
 bool same_setting(const SettingInfo& info, const Config& a, const Config& b)
 {
     switch (info.kind)

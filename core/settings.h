@@ -354,6 +354,10 @@ std::string choice_list(const SettingInfo& info, bool quoted);
 // ("unknown mask \"x\": use none or causal (padding is masked automatically)"), *config unchanged.
 Status set_choice_by_name(const SettingInfo& info, std::string_view name, Config* config);
 
+// Int rows whose 0 stands for a default size (d_k, d_v, d_ff: default_value set): the size a valid config
+// uses, its value or, for 0, the size 0 stands for. The "resolved" sizes of trace and weights files.
+int resolved_setting(const SettingInfo& info, const Config& config);
+
 // The setting's own limits (not the rules between settings, which validate_config adds): a message naming
 // it by its name, e.g. "layers must be between 1 and 12, got 99".
 Status check_setting(const SettingInfo& info, const Config& config);

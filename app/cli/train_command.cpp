@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -118,22 +119,24 @@ std::string csv_row(const MetricRow& row)
     return s + "\n";
 }
 
+// *field = the option's value when it was given.
+template <typename T> void override_with(const std::optional<T>& option, T* field)
+{
+    if (option)
+        *field = *option;
+}
+
 // The task's run spec with the options given on top, checked (core/train/run_spec.h), as the trainer's
 // preset.
 Status make_preset(const TrainArgs& args, train::TaskKind* kind, train::Preset* out)
 {
     ATTNLAB_TRY(train::parse_task(args.task, kind));
     train::RunSpec spec(*kind);
-    if (args.layers)
-        spec.n_layers = *args.layers;
-    if (args.heads)
-        spec.n_heads = *args.heads;
-    if (args.d_model)
-        spec.d_model = *args.d_model;
-    if (args.d_ff)
-        spec.d_ff = *args.d_ff;
-    if (args.attention_only)
-        spec.attention_only = *args.attention_only;
+    override_with(args.layers, &spec.n_layers);
+    override_with(args.heads, &spec.n_heads);
+    override_with(args.d_model, &spec.d_model);
+    override_with(args.d_ff, &spec.d_ff);
+    override_with(args.attention_only, &spec.attention_only);
     if (args.norm)
     {
         if (*args.norm != "pre" && *args.norm != "post")
@@ -160,14 +163,10 @@ Status make_preset(const TrainArgs& args, train::TaskKind* kind, train::Preset* 
                                  std::to_string(std::numeric_limits<std::uint64_t>::max()));
         spec.seed = seed;
     }
-    if (args.steps)
-        spec.steps = *args.steps;
-    if (args.batch)
-        spec.batch_size = *args.batch;
-    if (args.lr)
-        spec.lr = *args.lr;
-    if (args.weight_decay)
-        spec.weight_decay = *args.weight_decay;
+    override_with(args.steps, &spec.steps);
+    override_with(args.batch, &spec.batch_size);
+    override_with(args.lr, &spec.lr);
+    override_with(args.weight_decay, &spec.weight_decay);
     if (args.threads < 1 || args.threads > 256)
         return Status::error("--threads must be between 1 and 256, not " + std::to_string(args.threads));
     ATTNLAB_TRY(train::check_run(spec, train::FieldNames::Flag));
@@ -226,6 +225,14 @@ private:
     bool drawn_ = false;
 };
 
+// An option that sets `target` when it is given (left empty otherwise, so the task's preset stays).
+template <typename T>
+void optional_option(CLI::App* cmd, const char* name, std::optional<T>& target, const char* help)
+{
+    cmd->add_option_function<T>(
+        name, [&target](const T& v) { target = v; }, help);
+}
+
 } // namespace
 
 CLI::App* add_train_command(CLI::App& app, TrainArgs& args)
@@ -234,32 +241,20 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args)
         "train", "Train a small transformer on a task (list them with: tasks) and write the model as JSON");
     cmd->add_option("--task", args.task, "The task: " + train::task_keys())->required();
     cmd->add_option("-o,--output", args.output, "Output model file (JSON)")->required();
-    cmd->add_option_function<int>(
-        "--layers", [&args](const int& v) { args.layers = v; }, "Layers (default: the task's preset)");
-    cmd->add_option_function<int>(
-        "--heads", [&args](const int& v) { args.heads = v; }, "Heads h per layer (must divide d_model)");
-    cmd->add_option_function<int>(
-        "--d-model", [&args](const int& v) { args.d_model = v; }, "Model width d_model");
-    cmd->add_option_function<int>(
-        "--d-ff", [&args](const int& v) { args.d_ff = v; }, "FFN inner width (0: 4 d_model)");
+    optional_option(cmd, "--layers", args.layers, "Layers (default: the task's preset)");
+    optional_option(cmd, "--heads", args.heads, "Heads h per layer (must divide d_model)");
+    optional_option(cmd, "--d-model", args.d_model, "Model width d_model");
+    optional_option(cmd, "--d-ff", args.d_ff, "FFN inner width (0: 4 d_model)");
     cmd->add_flag_function(
         "--attention-only", [&args](std::int64_t count) { args.attention_only = count > 0; },
         "No FFN sub-layer (--attention-only=false for one)");
-    cmd->add_option_function<std::string>(
-        "--norm", [&args](const std::string& v) { args.norm = v; }, "pre (GPT-2) or post (the paper's)");
-    cmd->add_option_function<std::string>(
-        "--positional", [&args](const std::string& v) { args.positional = v; }, "learned or sinusoidal");
-    cmd->add_option_function<int>(
-        "--steps", [&args](const int& v) { args.steps = v; }, "Training steps");
-    cmd->add_option_function<int>(
-        "--batch", [&args](const int& v) { args.batch = v; }, "Sequences per step");
-    cmd->add_option_function<float>(
-        "--lr", [&args](const float& v) { args.lr = v; }, "AdamW learning rate");
-    cmd->add_option_function<float>(
-        "--weight-decay", [&args](const float& v) { args.weight_decay = v; }, "AdamW decoupled weight decay");
-    cmd->add_option_function<std::string>(
-        "--seed", [&args](const std::string& v) { args.seed = v; },
-        "Seed of the initial weights and of the training batches");
+    optional_option(cmd, "--norm", args.norm, "pre (GPT-2) or post (the paper's)");
+    optional_option(cmd, "--positional", args.positional, "learned or sinusoidal");
+    optional_option(cmd, "--steps", args.steps, "Training steps");
+    optional_option(cmd, "--batch", args.batch, "Sequences per step");
+    optional_option(cmd, "--lr", args.lr, "AdamW learning rate");
+    optional_option(cmd, "--weight-decay", args.weight_decay, "AdamW decoupled weight decay");
+    optional_option(cmd, "--seed", args.seed, "Seed of the initial weights and of the training batches");
     cmd->add_option("--threads", args.threads, "Threads for the matrix products (default 1)");
     cmd->add_option("--log", args.log, "Write a CSV row per logged step (loss, held-out loss, head scores)");
     return cmd;

@@ -13,8 +13,9 @@ namespace
 
 // [SECTION] Pieces shared by the trace and weights files
 
-// "config": every setting (walking the settings table), then the sizes actually used.
-void write_config(JsonWriter& w, const Config& config, int d_k, int d_v, int d_ff)
+// "config": every setting, then under "resolved" the sizes actually used for those whose 0 stands for a
+// default (walking the settings table).
+void write_config(JsonWriter& w, const Config& config)
 {
     w.key("config");
     w.begin_object();
@@ -42,12 +43,12 @@ void write_config(JsonWriter& w, const Config& config, int d_k, int d_v, int d_f
     }
     w.key("resolved");
     w.begin_object();
-    w.key("d_k");
-    w.number(d_k);
-    w.key("d_v");
-    w.number(d_v);
-    w.key("d_ff");
-    w.number(d_ff);
+    for (const SettingInfo& info : setting_table())
+        if (info.kind == SettingKind::Int && info.default_value != nullptr)
+        {
+            w.key(info.key);
+            w.number(resolved_setting(info, config));
+        }
     w.end_object();
     w.end_object();
 }
@@ -172,29 +173,38 @@ void write_heads(JsonWriter& w, const AttentionTrace& attn, int B)
     w.end_array();
 }
 
-// Walks the stage table: stages outside the attention block come from the layer, per-head ones are grouped
-// under "heads" at the place of the first of them.
-void write_layer(JsonWriter& w, const LayerTrace& layer, int B)
+// Walks the stage table: each stage `shown` keeps as [B][rows][cols] under its key (`matrix(stage, b)`:
+// sentence b's), the per-head ones grouped under "heads" at the place of the first of them.
+template <typename Shown, typename Matrix>
+void write_stages(JsonWriter& w, const AttentionTrace& attn, int B, Shown shown, Matrix matrix)
 {
-    w.begin_object();
     bool heads_written = false;
     std::vector<const Mat*> stack(static_cast<size_t>(B));
     for (const StageInfo& info : stage_table())
     {
-        if (!engine_layer_stage(info))
+        if (!shown(info))
             continue;
         if (info.per_head)
         {
             if (!heads_written)
-                write_heads(w, layer.attn, B);
+                write_heads(w, attn, B);
             heads_written = true;
             continue;
         }
         for (int b = 0; b < B; ++b)
-            stack[static_cast<size_t>(b)] = &stage_matrix(layer, info.id, b, 0);
+            stack[static_cast<size_t>(b)] = &matrix(info.id, b);
         w.key(info.key);
         w.matrices(stack);
     }
+}
+
+// A layer's stages: those outside the attention block come from the layer.
+void write_layer(JsonWriter& w, const LayerTrace& layer, int B)
+{
+    w.begin_object();
+    write_stages(
+        w, layer.attn, B, [](const StageInfo& info) { return engine_layer_stage(info); },
+        [&layer](Stage stage, int b) -> const Mat& { return stage_matrix(layer, stage, b, 0); });
     w.end_object();
 }
 
@@ -207,24 +217,11 @@ void write_cross(JsonWriter& w, const CrossTrace& cross, int B)
     write_matrix(w, "positional", cross.positional);
     write_batch(w, "X_q", cross.X_q);
     write_batch(w, "X_kv", cross.X_kv);
-    bool heads_written = false;
-    std::vector<const Mat*> stack(static_cast<size_t>(B));
-    for (const StageInfo& info : stage_table())
-    {
-        if (!info.attention_block || !engine_layer_stage(info))
-            continue;
-        if (info.per_head)
-        {
-            if (!heads_written)
-                write_heads(w, cross.attn, B);
-            heads_written = true;
-            continue;
-        }
-        for (int b = 0; b < B; ++b)
-            stack[static_cast<size_t>(b)] = &attention_stage_matrix(cross.attn, info.id, b, 0);
-        w.key(info.key);
-        w.matrices(stack);
-    }
+    write_stages(
+        w, cross.attn, B,
+        [](const StageInfo& info) { return info.attention_block && engine_layer_stage(info); },
+        [&cross](Stage stage, int b) -> const Mat&
+        { return attention_stage_matrix(cross.attn, stage, b, 0); });
     w.end_object();
 }
 
@@ -294,7 +291,7 @@ void write_trace_document(JsonWriter& w, const Trace& trace, const ModelWeights&
     w.string(kTraceFormat);
     w.key("version");
     w.number(kTraceVersion);
-    write_config(w, trace.config, trace.d_k, trace.d_v, trace.d_ff);
+    write_config(w, trace.config);
     w.key("B");
     w.number(B);
     w.key("T");
@@ -375,7 +372,7 @@ Status write_weights_json(const ModelWeights& weights, const Config& config, con
     w.string(kWeightsFormat);
     w.key("version");
     w.number(kWeightsVersion);
-    write_config(w, config, config.resolved_d_k(), config.resolved_d_v(), config.resolved_d_ff());
+    write_config(w, config);
     write_weights_object(w, weights);
     w.end_object();
     w.flush();

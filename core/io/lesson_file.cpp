@@ -112,6 +112,30 @@ Status check_unknown(const json& object, std::initializer_list<const char*> know
     return ctx.unknown_keys(object, "", known);
 }
 
+// An object with none but the known keys; `not_object` is the message when it is not an object.
+Status check_object(const json& j, const char* not_object, std::initializer_list<const char*> known,
+                    const Context& ctx)
+{
+    if (!j.is_object())
+        return ctx.error(not_object);
+    return check_unknown(j, known, ctx);
+}
+
+// `base` with the object under `key` in `step` merged in, key by key (a null base becomes an object first).
+Status patched(const json& base, const json& step, const char* key, const Context& ctx, json* out)
+{
+    *out = base;
+    const auto patch = step.find(key);
+    if (patch == step.end())
+        return Status::ok();
+    if (!patch->is_object())
+        return ctx.error(std::string("\"") + key + "\" must be an object");
+    if (out->is_null())
+        *out = json::object();
+    out->merge_patch(*patch);
+    return Status::ok();
+}
+
 // Checks that what a step highlights exists in its session: the session is validated and tokenized, and the
 // shapes come from the config and the lengths, so loading a lesson computes no forward pass (a step at
 // T = 2048 costs its tokenizer, not seconds of attention). Whether its weights load is checked when the step
@@ -156,12 +180,9 @@ constexpr int kMaxLessonSteps = 20000;
 // (train::check_run).
 Status read_run(const json& j, const Context& ctx, train::RunSpec* out)
 {
-    if (!j.is_object())
-        return ctx.error("a training run must be an object such as {\"task\": \"reverse\", \"steps\": 200}");
-    if (Status s = check_unknown(
-            j, {"task", "layers", "heads", "d_model", "attention_only", "lr", "seed", "steps"}, ctx);
-        !s)
-        return s;
+    ATTNLAB_TRY(
+        check_object(j, "a training run must be an object such as {\"task\": \"reverse\", \"steps\": 200}",
+                     {"task", "layers", "heads", "d_model", "attention_only", "lr", "seed", "steps"}, ctx));
     train::TaskKind kind = train::TaskKind::Reverse;
     const json* task = nullptr;
     ATTNLAB_TRY(ctx.member(j, "", "task", Need::Optional, &task));
@@ -192,14 +213,10 @@ Status read_run(const json& j, const Context& ctx, train::RunSpec* out)
 
 Status read_training(const json& j, const Context& ctx, LessonTraining* out)
 {
-    if (!j.is_object())
-        return ctx.error("\"training\" must be an object");
-    if (Status s = check_unknown(j,
-                                 {"task", "layers", "heads", "d_model", "attention_only", "lr", "seed",
-                                  "steps", "compare", "show_step", "map", "score", "probe"},
-                                 ctx);
-        !s)
-        return s;
+    ATTNLAB_TRY(check_object(j, "\"training\" must be an object",
+                             {"task", "layers", "heads", "d_model", "attention_only", "lr", "seed", "steps",
+                              "compare", "show_step", "map", "score", "probe"},
+                             ctx));
     LessonTraining t;
     t.on = true;
     json run = j;
@@ -275,6 +292,110 @@ std::string weights_file_problem(const std::string& path)
     return "";
 }
 
+// The lesson's id from its file name: "lessons/02_typo.json" -> "typo" (a leading number orders the list
+// and is not part of the id).
+std::string lesson_id(const std::string& file)
+{
+    std::string stem = std::filesystem::path(file).stem().string();
+    const size_t underscore = stem.find('_');
+    if (underscore != std::string::npos &&
+        std::all_of(stem.begin(), stem.begin() + static_cast<long>(underscore), ::isdigit))
+        stem = stem.substr(underscore + 1);
+    return stem;
+}
+
+// A step's "stages" and "cells": what it highlights.
+Status read_step_highlights(const json& js, const Context& sctx, LessonStep* step)
+{
+    if (const auto stages = js.find("stages"); stages != js.end())
+    {
+        if (!stages->is_array())
+            return sctx.error("\"stages\" must be a list of stage names");
+        for (const json& st : *stages)
+        {
+            Stage stage{};
+            ATTNLAB_TRY(read_stage(st, sctx, &stage));
+            step->stages.push_back(stage);
+        }
+    }
+    if (const auto cells = js.find("cells"); cells != js.end())
+    {
+        if (!cells->is_array())
+            return sctx.error("\"cells\" must be a list of {\"stage\", \"row\", \"col\"}");
+        for (const json& jc : *cells)
+        {
+            if (!jc.is_object() || !jc.contains("stage"))
+                return sctx.error("each cell needs \"stage\", \"row\" and \"col\"");
+            LessonCell cell;
+            ATTNLAB_TRY(read_stage(jc["stage"], sctx, &cell.stage));
+            ATTNLAB_TRY(read_int(jc, "row", 0, sctx, &cell.row));
+            ATTNLAB_TRY(read_int(jc, "col", 0, sctx, &cell.col));
+            step->cells.push_back(cell);
+        }
+    }
+    return Status::ok();
+}
+
+// Where a step looks: cross-attention or not, the layer, sentence and head, the view (and comparison), and
+// the Model panel setting it points at.
+Status read_step_focus(const json& js, const Context& sctx, LessonStep* step)
+{
+    ATTNLAB_TRY(sctx.boolean(js, "", "cross", &step->cross, Need::Optional));
+    for (auto [key, field] :
+         {std::pair{"layer", &step->layer}, {"sentence", &step->sentence}, {"head", &step->head}})
+        ATTNLAB_TRY(read_int(js, key, 0, sctx, field));
+    ATTNLAB_TRY(read_choice(js, "view",
+                            {{"pipeline", LessonView::Pipeline},
+                             {"heads", LessonView::Heads},
+                             {"comparisons", LessonView::Comparisons}},
+                            sctx, &step->view));
+    if (js.contains("comparison"))
+    {
+        ATTNLAB_TRY(read_choice(js, "comparison",
+                                {{"packed", ComparisonSection::Packed},
+                                 {"two_step", ComparisonSection::TwoStep},
+                                 {"single_head", ComparisonSection::SingleHead}},
+                                sctx, &step->comparison));
+        step->view = LessonView::Comparisons;
+    }
+    ATTNLAB_TRY(read_string(js, "setting", false, sctx, &step->setting));
+    if (!step->setting.empty() && setting_from_key(step->setting) == nullptr)
+        return sctx.error("\"setting\" \"" + step->setting +
+                          "\" is not a Model panel setting; valid: " + setting_keys());
+    return Status::ok();
+}
+
+// One step: its text, its session (the lesson's with the step's fields patched in), what it highlights and
+// where it looks, checked against the session's shapes, and its training run (the lesson's patched likewise).
+Status read_step(const json& js, const json& base, const json& base_training, const Context& sctx,
+                 LessonStep* out)
+{
+    ATTNLAB_TRY(check_object(js, "each step must be an object",
+                             {"title", "text", "session", "stages", "cells", "cross", "layer", "sentence",
+                              "head", "view", "comparison", "setting", "training"},
+                             sctx));
+    LessonStep step;
+    ATTNLAB_TRY(read_string(js, "title", false, sctx, &step.title));
+    ATTNLAB_TRY(read_string(js, "text", true, sctx, &step.text));
+    json session;
+    ATTNLAB_TRY(patched(base, js, "session", sctx, &session));
+    session["format"] = kSessionFormat;
+    session["version"] = kSessionVersion;
+    ATTNLAB_TRY(session_from_json(session.dump(), sctx.source(), &step.session));
+    ATTNLAB_TRY(read_step_highlights(js, sctx, &step));
+    ATTNLAB_TRY(read_step_focus(js, sctx, &step));
+    ATTNLAB_TRY(check_step_shapes(step, sctx));
+    json training;
+    ATTNLAB_TRY(patched(base_training, js, "training", sctx, &training));
+    if (!training.is_null())
+    {
+        ATTNLAB_TRY(read_training(training, sctx, &step.training));
+        step.view = LessonView::Training;
+    }
+    *out = std::move(step);
+    return Status::ok();
+}
+
 } // namespace
 
 Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
@@ -287,24 +408,14 @@ Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
     ATTNLAB_TRY(ctx.format(root, {kLessonFormat}));
     int version = 0;
     ATTNLAB_TRY(ctx.version(root, kLessonVersion, &version));
-    if (Status s = check_unknown(
-            root, {"format", "version", "title", "summary", "session", "training", "steps"}, ctx);
-        !s)
-        return s;
+    ATTNLAB_TRY(
+        check_unknown(root, {"format", "version", "title", "summary", "session", "training", "steps"}, ctx));
 
     Lesson lesson;
     lesson.file = file;
-    std::string stem = std::filesystem::path(file).stem().string();
-    // "02_typo" -> "typo": a leading number orders the list and is not part of the id.
-    const size_t underscore = stem.find('_');
-    if (underscore != std::string::npos &&
-        std::all_of(stem.begin(), stem.begin() + static_cast<long>(underscore), ::isdigit))
-        stem = stem.substr(underscore + 1);
-    lesson.id = stem;
-    if (Status s = read_string(root, "title", true, ctx, &lesson.title); !s)
-        return s;
-    if (Status s = read_string(root, "summary", false, ctx, &lesson.summary); !s)
-        return s;
+    lesson.id = lesson_id(file);
+    ATTNLAB_TRY(read_string(root, "title", true, ctx, &lesson.title));
+    ATTNLAB_TRY(read_string(root, "summary", false, ctx, &lesson.summary));
     const json base = root.value("session", json::object());
     if (!base.is_object())
         return ctx.error("\"session\" must be an object (the fields of a session file)");
@@ -314,112 +425,11 @@ Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
     const auto steps = root.find("steps");
     if (steps == root.end() || !steps->is_array() || steps->empty())
         return ctx.error("\"steps\" must be a non-empty list");
-
     for (size_t i = 0; i < steps->size(); ++i)
     {
-        const json& js = (*steps)[i];
-        const Context sctx(file + ", step " + std::to_string(i + 1));
-        if (!js.is_object())
-            return sctx.error("each step must be an object");
-        if (Status s = check_unknown(js,
-                                     {"title", "text", "session", "stages", "cells", "cross", "layer",
-                                      "sentence", "head", "view", "comparison", "setting", "training"},
-                                     sctx);
-            !s)
-            return s;
         LessonStep step;
-        if (Status s = read_string(js, "title", false, sctx, &step.title); !s)
-            return s;
-        if (Status s = read_string(js, "text", true, sctx, &step.text); !s)
-            return s;
-        // The step's session: the lesson's, with this step's fields patched in (objects merge key by key).
-        json session = base;
-        if (const auto patch = js.find("session"); patch != js.end())
-        {
-            if (!patch->is_object())
-                return sctx.error("\"session\" must be an object");
-            session.merge_patch(*patch);
-        }
-        session["format"] = kSessionFormat;
-        session["version"] = kSessionVersion;
-        if (Status s = session_from_json(session.dump(), sctx.source(), &step.session); !s)
-            return s;
-        if (const auto stages = js.find("stages"); stages != js.end())
-        {
-            if (!stages->is_array())
-                return sctx.error("\"stages\" must be a list of stage names");
-            for (const json& st : *stages)
-            {
-                Stage stage{};
-                if (Status s = read_stage(st, sctx, &stage); !s)
-                    return s;
-                step.stages.push_back(stage);
-            }
-        }
-        if (const auto cells = js.find("cells"); cells != js.end())
-        {
-            if (!cells->is_array())
-                return sctx.error("\"cells\" must be a list of {\"stage\", \"row\", \"col\"}");
-            for (const json& jc : *cells)
-            {
-                if (!jc.is_object() || !jc.contains("stage"))
-                    return sctx.error("each cell needs \"stage\", \"row\" and \"col\"");
-                LessonCell cell;
-                if (Status s = read_stage(jc["stage"], sctx, &cell.stage); !s)
-                    return s;
-                if (Status s = read_int(jc, "row", 0, sctx, &cell.row); !s)
-                    return s;
-                if (Status s = read_int(jc, "col", 0, sctx, &cell.col); !s)
-                    return s;
-                step.cells.push_back(cell);
-            }
-        }
-        ATTNLAB_TRY(sctx.boolean(js, "", "cross", &step.cross, Need::Optional));
-        for (auto [key, field] :
-             {std::pair{"layer", &step.layer}, {"sentence", &step.sentence}, {"head", &step.head}})
-            if (Status s = read_int(js, key, 0, sctx, field); !s)
-                return s;
-        if (Status s = read_choice(js, "view",
-                                   {{"pipeline", LessonView::Pipeline},
-                                    {"heads", LessonView::Heads},
-                                    {"comparisons", LessonView::Comparisons}},
-                                   sctx, &step.view);
-            !s)
-            return s;
-        if (js.contains("comparison"))
-        {
-            if (Status s = read_choice(js, "comparison",
-                                       {{"packed", ComparisonSection::Packed},
-                                        {"two_step", ComparisonSection::TwoStep},
-                                        {"single_head", ComparisonSection::SingleHead}},
-                                       sctx, &step.comparison);
-                !s)
-                return s;
-            step.view = LessonView::Comparisons;
-        }
-        if (Status s = read_string(js, "setting", false, sctx, &step.setting); !s)
-            return s;
-        if (!step.setting.empty() && setting_from_key(step.setting) == nullptr)
-            return sctx.error("\"setting\" \"" + step.setting +
-                              "\" is not a Model panel setting; valid: " + setting_keys());
-        if (Status s = check_step_shapes(step, sctx); !s)
-            return s;
-        // A training step: the lesson's run with the step's fields patched in.
-        json training = base_training;
-        if (const auto patch = js.find("training"); patch != js.end())
-        {
-            if (!patch->is_object())
-                return sctx.error("\"training\" must be an object");
-            if (training.is_null())
-                training = json::object();
-            training.merge_patch(*patch);
-        }
-        if (!training.is_null())
-        {
-            if (Status s = read_training(training, sctx, &step.training); !s)
-                return s;
-            step.view = LessonView::Training;
-        }
+        ATTNLAB_TRY(read_step((*steps)[i], base, base_training,
+                              Context(file + ", step " + std::to_string(i + 1)), &step));
         lesson.steps.push_back(std::move(step));
     }
     *out = std::move(lesson);

@@ -10,6 +10,8 @@
 #include <climits>
 #include <cmath>
 #include <limits>
+#include <tuple>
+#include <utility>
 
 namespace attnlab
 {
@@ -37,6 +39,24 @@ const char* schedule_name(Schedule schedule)
 {
     return schedule == Schedule::Constant ? "constant" : "warmup_cosine";
 }
+
+// The config's sizes in the order they are written, with the limits train::validate checks (ModelConfigLimits
+// test: they agree), so a value out of range is named with its real limits; validate then checks how they fit
+// together.
+struct ConfigInt
+{
+    const char* key;
+    int ModelConfig::*member;
+    IntRange range;
+};
+const ConfigInt kConfigInts[] = {
+    {"vocab_size", &ModelConfig::vocab_size, {2, 65536}},
+    {"T_max", &ModelConfig::T_max, {1, 4096}},
+    {"d_model", &ModelConfig::d_model, {1, 4096}},
+    {"heads", &ModelConfig::n_heads, {1, 4096, "and d_model must be a multiple of it"}},
+    {"layers", &ModelConfig::n_layers, {1, 24}},
+    {"d_ff", &ModelConfig::d_ff, {0, 16384, "0: 4 d_model"}},
+};
 
 // [SECTION] Writing
 
@@ -66,18 +86,11 @@ void write_heads(JsonWriter& w, const Mat& m, int h, int d_k)
 void write_config(JsonWriter& w, const ModelConfig& c)
 {
     w.begin_object();
-    w.key("vocab_size");
-    w.number(c.vocab_size);
-    w.key("T_max");
-    w.number(c.T_max);
-    w.key("d_model");
-    w.number(c.d_model);
-    w.key("heads");
-    w.number(c.n_heads);
-    w.key("layers");
-    w.number(c.n_layers);
-    w.key("d_ff");
-    w.number(c.d_ff);
+    for (const ConfigInt& field : kConfigInts)
+    {
+        w.key(field.key);
+        w.number(c.*field.member);
+    }
     w.key("attention_only");
     w.boolean(c.attention_only);
     w.key("norm");
@@ -267,23 +280,6 @@ void write_model(JsonWriter& w, const TrainedModel& m)
 // [SECTION] Reading
 
 using Reader = JsonReader;
-
-// The config's sizes, with the limits train::validate checks (ModelConfigLimits test: they agree), so a
-// value out of range is named with its real limits; validate then checks how they fit together.
-struct ConfigInt
-{
-    const char* key;
-    int ModelConfig::*member;
-    IntRange range;
-};
-const ConfigInt kConfigInts[] = {
-    {"vocab_size", &ModelConfig::vocab_size, {2, 65536}},
-    {"T_max", &ModelConfig::T_max, {1, 4096}},
-    {"d_model", &ModelConfig::d_model, {1, 4096}},
-    {"heads", &ModelConfig::n_heads, {1, 4096, "and d_model must be a multiple of it"}},
-    {"layers", &ModelConfig::n_layers, {1, 24}},
-    {"d_ff", &ModelConfig::d_ff, {0, 16384, "0: 4 d_model"}},
-};
 
 Status read_config(const Reader& r, const json& root, ModelConfig* out)
 {
@@ -500,14 +496,153 @@ void write_attention(JsonWriter& w, const Mat& m, int B, int T, int j, int h)
     w.end_array();
 }
 
+// A (B·T, n) matrix under its key, as [B][T][n].
+void write_named(JsonWriter& w, const char* key, const Mat& m, int B, int T)
+{
+    w.key(key);
+    write_sentences(w, m, B, T);
+}
+
+// The batch's tokens: "tokens" as text (an id past the vocabulary as its number) and "token_ids", [B][T]
+// each.
+void write_trace_tokens(JsonWriter& w, const TrainedModel& model, const train::Batch& batch)
+{
+    const int B = batch.B, T = batch.T;
+    const auto token = [&](int b, int t) { return batch.tokens[static_cast<size_t>(b * T + t)]; };
+    w.key("tokens");
+    w.begin_array(true);
+    for (int b = 0; b < B; ++b)
+    {
+        w.begin_array(false);
+        for (int t = 0; t < T; ++t)
+        {
+            const int id = token(b, t);
+            w.string(id < static_cast<int>(model.vocabulary.size())
+                         ? model.vocabulary[static_cast<size_t>(id)]
+                         : std::to_string(id));
+        }
+        w.end_array();
+    }
+    w.end_array();
+    w.key("token_ids");
+    w.begin_array(true);
+    for (int b = 0; b < B; ++b)
+    {
+        w.begin_array(false);
+        for (int t = 0; t < T; ++t)
+            w.number(token(b, t));
+        w.end_array();
+    }
+    w.end_array();
+}
+
+// Head j of a layer: its Q, K, V columns, its four T×T maps and its output columns of concat.
+void write_trace_head(JsonWriter& w, const ModelConfig& c, const train::LayerActsT<float>& L, int B, int T,
+                      int j)
+{
+    const int h = c.n_heads, d_k = c.d_k(), d_v = c.d_v();
+    w.begin_object();
+    for (const auto& [key, m, d] : {std::tuple{"Q", &L.Q, d_k}, {"K", &L.K, d_k}, {"V", &L.V, d_v}})
+    {
+        w.key(key);
+        write_head_cols(w, *m, B, T, j, d);
+    }
+    for (const auto& [key, m] : {std::pair{"scores", &L.scores},
+                                 {"scaled", &L.scaled},
+                                 {"masked", &L.masked},
+                                 {"weights", &L.weights}})
+    {
+        w.key(key);
+        write_attention(w, *m, B, T, j, h);
+    }
+    w.key("head_out");
+    write_head_cols(w, L.concat, B, T, j, d_v);
+    w.end_object();
+}
+
+// One layer's activations in the order they are computed: a pre-LN layer normalises before each sub-layer,
+// a post-LN one after it.
+void write_trace_layer(JsonWriter& w, const ModelConfig& c, const train::LayerActsT<float>& L, int B, int T)
+{
+    const bool pre = c.norm == NormPlacement::Pre;
+    w.begin_object();
+    write_named(w, "X", L.X, B, T);
+    if (pre)
+        write_named(w, "ln1", L.ln1, B, T);
+    w.key("heads");
+    w.begin_array(true);
+    for (int j = 0; j < c.n_heads; ++j)
+        write_trace_head(w, c, L, B, T, j);
+    w.end_array();
+    for (const auto& [key, m] : {std::pair{"concat", &L.concat}, {"mha", &L.mha}, {"residual", &L.residual}})
+        write_named(w, key, *m, B, T);
+    if (!pre)
+        write_named(w, "ln1", L.ln1, B, T);
+    if (c.has_ffn())
+    {
+        if (pre)
+            write_named(w, "ln2", L.ln2, B, T);
+        for (const auto& [key, m] : {std::pair{"ffn_pre", &L.ffn_pre},
+                                     {"ffn_hidden", &L.ffn_hidden},
+                                     {"ffn", &L.ffn},
+                                     {"residual2", &L.residual2}})
+            write_named(w, key, *m, B, T);
+        if (!pre)
+            write_named(w, "ln2", L.ln2, B, T);
+    }
+    w.end_object();
+}
+
+// After the last layer: the final norm (pre-LN), logits, probabilities and the loss at each position.
+void write_trace_outputs(JsonWriter& w, const ModelConfig& c, const train::Activations& a, int B, int T)
+{
+    if (c.has_final_norm())
+        write_named(w, "lnf", a.lnf, B, T);
+    write_named(w, "logits", a.logits, B, T);
+    write_named(w, "probs", a.probs, B, T);
+    w.key("loss");
+    w.begin_array(true);
+    for (int b = 0; b < B; ++b)
+        w.row(a.loss.data() + static_cast<Eigen::Index>(b) * T, T - 1);
+    w.end_array();
+    w.key("mean_loss");
+    w.number(a.mean_loss);
+}
+
+// "gradients": the weights' gradients and, per layer and head, ∂L/∂A_h.
+void write_trace_gradients(JsonWriter& w, const ModelConfig& c, const ModelPass& pass, int B, int T)
+{
+    w.key("gradients");
+    w.begin_object();
+    w.key("weights");
+    write_weights(w, c, *pass.grads);
+    w.key("layers");
+    w.begin_array(true);
+    for (const train::LayerGradsT<float>& G : pass.act_grads->layers)
+    {
+        w.begin_object();
+        w.key("heads");
+        w.begin_array(true);
+        for (int j = 0; j < c.n_heads; ++j)
+        {
+            w.begin_object();
+            w.key("weights");
+            write_attention(w, G.dweights, B, T, j, c.n_heads);
+            w.end_object();
+        }
+        w.end_array();
+        w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+}
+
 void write_model_trace(JsonWriter& w, const ModelPass& pass)
 {
     const TrainedModel& model = *pass.model;
     const ModelConfig& c = model.config;
     const train::Batch& batch = *pass.batch;
-    const train::Activations& a = *pass.acts;
-    const int B = batch.B, T = batch.T, h = c.n_heads, d_k = c.d_k(), d_v = c.d_v();
-    const bool pre = c.norm == NormPlacement::Pre;
+    const int B = batch.B, T = batch.T;
 
     w.begin_object();
     w.key("format");
@@ -524,150 +659,19 @@ void write_model_trace(JsonWriter& w, const ModelPass& pass)
     w.number(B);
     w.key("T");
     w.number(T);
-    w.key("tokens");
-    w.begin_array(true);
-    for (int b = 0; b < B; ++b)
-    {
-        w.begin_array(false);
-        for (int t = 0; t < T; ++t)
-        {
-            const int id = batch.tokens[static_cast<size_t>(b * T + t)];
-            w.string(id < static_cast<int>(model.vocabulary.size())
-                         ? model.vocabulary[static_cast<size_t>(id)]
-                         : std::to_string(id));
-        }
-        w.end_array();
-    }
-    w.end_array();
-    w.key("token_ids");
-    w.begin_array(true);
-    for (int b = 0; b < B; ++b)
-    {
-        w.begin_array(false);
-        for (int t = 0; t < T; ++t)
-            w.number(batch.tokens[static_cast<size_t>(b * T + t)]);
-        w.end_array();
-    }
-    w.end_array();
+    write_trace_tokens(w, model, batch);
     w.key("weights");
     write_weights(w, c, model.params);
     w.key("positions");
     write_rows(w, model.params.P.data(), T, model.params.P.cols(), c.d_model);
-
     w.key("layers");
     w.begin_array(true);
-    for (const train::LayerActsT<float>& L : a.layers)
-    {
-        w.begin_object();
-        w.key("X");
-        write_sentences(w, L.X, B, T);
-        if (pre)
-        {
-            w.key("ln1");
-            write_sentences(w, L.ln1, B, T);
-        }
-        w.key("heads");
-        w.begin_array(true);
-        for (int j = 0; j < h; ++j)
-        {
-            w.begin_object();
-            w.key("Q");
-            write_head_cols(w, L.Q, B, T, j, d_k);
-            w.key("K");
-            write_head_cols(w, L.K, B, T, j, d_k);
-            w.key("V");
-            write_head_cols(w, L.V, B, T, j, d_v);
-            w.key("scores");
-            write_attention(w, L.scores, B, T, j, h);
-            w.key("scaled");
-            write_attention(w, L.scaled, B, T, j, h);
-            w.key("masked");
-            write_attention(w, L.masked, B, T, j, h);
-            w.key("weights");
-            write_attention(w, L.weights, B, T, j, h);
-            w.key("head_out");
-            write_head_cols(w, L.concat, B, T, j, d_v);
-            w.end_object();
-        }
-        w.end_array();
-        w.key("concat");
-        write_sentences(w, L.concat, B, T);
-        w.key("mha");
-        write_sentences(w, L.mha, B, T);
-        w.key("residual");
-        write_sentences(w, L.residual, B, T);
-        if (!pre)
-        {
-            w.key("ln1");
-            write_sentences(w, L.ln1, B, T);
-        }
-        if (c.has_ffn())
-        {
-            if (pre)
-            {
-                w.key("ln2");
-                write_sentences(w, L.ln2, B, T);
-            }
-            w.key("ffn_pre");
-            write_sentences(w, L.ffn_pre, B, T);
-            w.key("ffn_hidden");
-            write_sentences(w, L.ffn_hidden, B, T);
-            w.key("ffn");
-            write_sentences(w, L.ffn, B, T);
-            w.key("residual2");
-            write_sentences(w, L.residual2, B, T);
-            if (!pre)
-            {
-                w.key("ln2");
-                write_sentences(w, L.ln2, B, T);
-            }
-        }
-        w.end_object();
-    }
+    for (const train::LayerActsT<float>& L : pass.acts->layers)
+        write_trace_layer(w, c, L, B, T);
     w.end_array();
-    if (c.has_final_norm())
-    {
-        w.key("lnf");
-        write_sentences(w, a.lnf, B, T);
-    }
-    w.key("logits");
-    write_sentences(w, a.logits, B, T);
-    w.key("probs");
-    write_sentences(w, a.probs, B, T);
-    w.key("loss");
-    w.begin_array(true);
-    for (int b = 0; b < B; ++b)
-        w.row(a.loss.data() + static_cast<Eigen::Index>(b) * T, T - 1);
-    w.end_array();
-    w.key("mean_loss");
-    w.number(a.mean_loss);
-
+    write_trace_outputs(w, c, *pass.acts, B, T);
     if (pass.grads != nullptr && pass.act_grads != nullptr)
-    {
-        w.key("gradients");
-        w.begin_object();
-        w.key("weights");
-        write_weights(w, c, *pass.grads);
-        w.key("layers");
-        w.begin_array(true);
-        for (const train::LayerGradsT<float>& G : pass.act_grads->layers)
-        {
-            w.begin_object();
-            w.key("heads");
-            w.begin_array(true);
-            for (int j = 0; j < h; ++j)
-            {
-                w.begin_object();
-                w.key("weights");
-                write_attention(w, G.dweights, B, T, j, h);
-                w.end_object();
-            }
-            w.end_array();
-            w.end_object();
-        }
-        w.end_array();
-        w.end_object();
-    }
+        write_trace_gradients(w, c, pass, B, T);
     w.end_object();
 }
 

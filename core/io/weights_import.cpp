@@ -2,6 +2,7 @@
 #include "json_io.h"
 
 #include "atomic_file.h"
+#include "core/settings.h"
 #include "json_parse.h"
 #include "json_reader.h"
 
@@ -125,18 +126,21 @@ Status read_weights_root(const Reader& reader, const json& root, const Config& c
     return Status::ok();
 }
 
-// The sizes an attnlab file says it was made with, as a hint for a shape mismatch ("" when it has none).
+// The sizes (the Int settings, walking the settings table) an attnlab file says it was made with, as a hint
+// for a shape mismatch ("" when it has none).
 std::string config_hint(const json& root)
 {
     const auto config = root.find("config");
     if (config == root.end() || !config->is_object())
         return "";
     std::string hint;
-    for (const char* key : {"d_model", "heads", "d_k", "d_v", "d_ff", "layers"})
+    for (const SettingInfo& info : setting_table())
     {
-        const auto it = config->find(key);
+        if (info.kind != SettingKind::Int)
+            continue;
+        const auto it = config->find(info.key);
         if (it != config->end() && it->is_number_integer() && it->get<long long>() != 0)
-            hint += std::string(hint.empty() ? "" : ", ") + key + " " + json_excerpt(*it);
+            hint += std::string(hint.empty() ? "" : ", ") + info.key + " " + json_excerpt(*it);
     }
     return hint.empty() ? "" : " (the file was made with " + hint + ": use the same settings)";
 }
@@ -299,6 +303,33 @@ Status read_torch_root(const Reader& reader, const json& root, const Config& con
     return Status::ok();
 }
 
+// The "weights" object of an attnlab file, or a PyTorch state dict: whichever the file holds.
+Status read_any_root(const Reader& reader, const json& root, const Config& config, ModelWeights* out)
+{
+    if (is_torch_state_dict(root))
+        return read_torch_root(reader, root, config, out);
+    return read_weights_with_hint(reader, root, config, out);
+}
+
+// Reads the weights from a parsed file (read_weights_with_hint, read_torch_root or read_any_root).
+using RootReader = Status (*)(const Reader&, const json&, const Config&, ModelWeights*);
+
+Status parse_with(RootReader read, std::string_view text, const std::string& source, const Config& config,
+                  ModelWeights* out)
+{
+    const Reader reader(source);
+    json root;
+    ATTNLAB_TRY(parse_json(text, reader, &root));
+    return read(reader, root, config, out);
+}
+
+Status load_with(RootReader read, const std::string& path, const Config& config, ModelWeights* out)
+{
+    std::string text;
+    ATTNLAB_TRY(read_file(path, &text, kMaxWeightsFileBytes, "weights file"));
+    return parse_with(read, text, path, config, out);
+}
+
 } // namespace
 
 // [SECTION] Public functions
@@ -306,45 +337,28 @@ Status read_torch_root(const Reader& reader, const json& root, const Config& con
 Status parse_weights_json(std::string_view text, const std::string& source, const Config& config,
                           ModelWeights* out)
 {
-    const Reader reader(source);
-    json root;
-    ATTNLAB_TRY(parse_json(text, reader, &root));
-    return read_weights_with_hint(reader, root, config, out);
+    return parse_with(&read_weights_with_hint, text, source, config, out);
 }
 
 Status load_weights_file(const std::string& path, const Config& config, ModelWeights* out)
 {
-    std::string text;
-    ATTNLAB_TRY(read_file(path, &text, kMaxWeightsFileBytes, "weights file"));
-    return parse_weights_json(text, path, config, out);
+    return load_with(&read_weights_with_hint, path, config, out);
 }
 
 Status parse_torch_weights_json(std::string_view text, const std::string& source, const Config& config,
                                 ModelWeights* out)
 {
-    const Reader reader(source);
-    json root;
-    ATTNLAB_TRY(parse_json(text, reader, &root));
-    return read_torch_root(reader, root, config, out);
+    return parse_with(&read_torch_root, text, source, config, out);
 }
 
 Status load_torch_weights_file(const std::string& path, const Config& config, ModelWeights* out)
 {
-    std::string text;
-    ATTNLAB_TRY(read_file(path, &text, kMaxWeightsFileBytes, "weights file"));
-    return parse_torch_weights_json(text, path, config, out);
+    return load_with(&read_torch_root, path, config, out);
 }
 
 Status load_any_weights_file(const std::string& path, const Config& config, ModelWeights* out)
 {
-    std::string text;
-    ATTNLAB_TRY(read_file(path, &text, kMaxWeightsFileBytes, "weights file"));
-    const Reader reader(path);
-    json root;
-    ATTNLAB_TRY(parse_json(text, reader, &root));
-    if (is_torch_state_dict(root))
-        return read_torch_root(reader, root, config, out);
-    return read_weights_with_hint(reader, root, config, out);
+    return load_with(&read_any_root, path, config, out);
 }
 
 } // namespace attnlab

@@ -284,21 +284,7 @@ void at_times_b(const float* A, Index lda, Index m, Index k, const float* B, Ind
 
 // Eigen's blocking for Cᵀ = Bᵀ A (the column-major product Eigen runs for a row-major C = Aᵀ B), with the
 // packed panels in this thread's scratch (Eigen's operator* would take them from malloc past 128 KB).
-class AtBlocking : public Eigen::internal::level3_blocking<float, float>
-{
-public:
-    AtBlocking(Index rows, Index cols, Index depth)
-    {
-        m_mc = rows;
-        m_nc = cols;
-        m_kc = depth;
-        Eigen::internal::computeProductBlockingSizes<float, float, 1>(m_kc, m_mc, m_nc, Index{1});
-        constexpr Index align = 16; // the second panel starts 64-byte aligned
-        const Index size_a = (m_kc * m_mc + align - 1) / align * align;
-        m_blockA = scratch(size_a + m_kc * m_nc);
-        m_blockB = m_blockA + size_a;
-    }
-};
+using AtBlocking = ScratchBlocking<&scratch>;
 
 // C += product, through a per-thread matrix that only grows.
 MatT<float>& sum_space()

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <limits>
 #include <set>
 #include <string>
@@ -165,6 +166,30 @@ TEST(Settings, EveryChoiceNameRoundTripsAndAnUnknownOneListsThemAll)
     }
     EXPECT_STREQ(to_string(MaskKind::Causal), "causal");
     EXPECT_STREQ(to_string(PositionalKind::Sinusoidal), "sinusoidal");
+}
+
+// The "resolved" sizes of trace and weights files come from the table: for every valid config they are the
+// sizes the engine uses (Config::resolved_d_k, resolved_d_v, resolved_d_ff), given or left at 0.
+TEST(Settings, ResolvedSizesAreTheOnesTheEngineUses)
+{
+    int rows = 0;
+    for (const SettingInfo& info : setting_table())
+        rows += info.kind == SettingKind::Int && info.default_value != nullptr;
+    EXPECT_EQ(rows, 3); // d_k, d_v, d_ff: a new one needs its resolved size below
+    // d_model, h, d_k, d_v, d_ff
+    const std::array<int Config::*, 5> fields = {&Config::d_model, &Config::n_heads, &Config::d_k,
+                                                 &Config::d_v, &Config::d_ff};
+    for (const auto& sizes : {std::array{16, 4, 0, 0, 0}, std::array{16, 4, 5, 3, 20},
+                              std::array{12, 3, 0, 7, 0}, std::array{8, 1, 2, 0, 9}})
+    {
+        Config c;
+        for (std::size_t i = 0; i < fields.size(); ++i)
+            c.*fields[i] = sizes[i];
+        ASSERT_TRUE(validate_config(c).is_ok());
+        EXPECT_EQ(resolved_setting(setting_info(Setting::d_k), c), c.resolved_d_k());
+        EXPECT_EQ(resolved_setting(setting_info(Setting::d_v), c), c.resolved_d_v());
+        EXPECT_EQ(resolved_setting(setting_info(Setting::d_ff), c), c.resolved_d_ff());
+    }
 }
 
 } // namespace

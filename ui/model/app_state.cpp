@@ -4,6 +4,7 @@
 #include "core/softmax.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -214,26 +215,50 @@ std::string layer_key(const MatrixRef& ref)
     return key;
 }
 
+// A comparison matrix's facts, one row per ComparisonMatrix in the enum's order: its key, where it lives and
+// what its heatmap says (single_weights and W_collapsed add theirs in resolve_comparison).
+struct ComparisonInfo
+{
+    ComparisonMatrix id;
+    const char* key;          // "Q_packed": the texture cache key's last part
+    Mat Comparisons::*matrix; // where it lives
+    const char* title;
+    const char* equation;
+    const char* shape;    // the shape's symbols, "T×d_k"
+    const char* col_axis; // what a column is
+};
+
+// clang-format off
+constexpr std::array<ComparisonInfo, static_cast<std::size_t>(ComparisonMatrix::Count)> kComparisonTable = {{
+    {ComparisonMatrix::Q_packed, "Q_packed", &Comparisons::Q_packed,
+     "X W^Q (packed)", "X [W_1^Q | … | W_h^Q]: column block j is Q_j", "T×h·d_k", "feature (h·d_k)"},
+    {ComparisonMatrix::Q_two_step, "Q_two_step", &Comparisons::Q_two_step,
+     "Two steps: (X W^Q) W_h^Q", "q = x W^Q, then q W_h^Q", "T×d_k", "feature (d_k)"},
+    {ComparisonMatrix::Q_collapsed, "Q_collapsed", &Comparisons::Q_collapsed,
+     "Collapsed: X (W^Q W_h^Q)", "one matrix W^Q W_h^Q", "T×d_k", "feature (d_k)"},
+    {ComparisonMatrix::W_collapsed, "W_collapsed", &Comparisons::W_collapsed,
+     "W^Q W_h^Q", "the product of two linear maps is one linear map", "d_model×d_k", "feature (d_k)"},
+    {ComparisonMatrix::single_weights, "single_weights", &Comparisons::single_weights,
+     "Single-head weights", "softmax((X W^Q (X W^K)ᵀ / √(h·d_k) + M) / τ)", "T×T", "key"},
+    {ComparisonMatrix::single_out, "single_out", &Comparisons::single_out,
+     "Single-head output", "A (X W^V) W^O", "T×d_model", "feature (d_model)"},
+}};
+// clang-format on
+
+constexpr bool comparison_table_in_order()
+{
+    for (std::size_t i = 0; i < kComparisonTable.size(); ++i)
+        if (static_cast<std::size_t>(kComparisonTable[i].id) != i)
+            return false;
+    return true;
+}
+static_assert(comparison_table_in_order(),
+              "kComparisonTable: one row per ComparisonMatrix, in the enum's order");
+
 const char* comparison_key(ComparisonMatrix c)
 {
-    switch (c)
-    {
-    case ComparisonMatrix::Q_packed:
-        return "Q_packed";
-    case ComparisonMatrix::Q_two_step:
-        return "Q_two_step";
-    case ComparisonMatrix::Q_collapsed:
-        return "Q_collapsed";
-    case ComparisonMatrix::W_collapsed:
-        return "W_collapsed";
-    case ComparisonMatrix::single_weights:
-        return "single_weights";
-    case ComparisonMatrix::single_out:
-        return "single_out";
-    case ComparisonMatrix::Count:
-        break;
-    }
-    return "?";
+    const auto i = static_cast<std::size_t>(c);
+    return i < kComparisonTable.size() ? kComparisonTable[i].key : "?";
 }
 
 void resolve_comparison(const AppState& state, const MatrixRef& ref, MatrixView& v)
@@ -246,70 +271,46 @@ void resolve_comparison(const AppState& state, const MatrixRef& ref, MatrixView&
     v.row_tokens = tokens;
     v.version = state.comparisons_version;
     v.key = std::string("cmp/") + comparison_key(ref.comparison);
-    const int T = t.T();
-    const int h = state.heads();
     v.row_axis = "position";
+    const auto index = static_cast<std::size_t>(ref.comparison);
+    if (index >= kComparisonTable.size())
+        return;
+    const ComparisonInfo& info = kComparisonTable[index];
+    const Mat& m = c.*info.matrix;
+    const int T = t.T();
     auto shape = [](const char* sym, long r, long cols)
     { return std::string(sym) + " = " + std::to_string(r) + "×" + std::to_string(cols); };
+    v.m = &m;
+    v.title = info.title;
+    v.equation = info.equation;
+    v.shape = shape(info.shape, T, m.cols());
+    v.col_axis = info.col_axis;
     switch (ref.comparison)
     {
     case ComparisonMatrix::Q_packed:
-        v.m = &c.Q_packed;
-        v.title = "X W^Q (packed)";
-        v.equation = "X [W_1^Q | … | W_h^Q]: column block j is Q_j";
-        v.shape = shape("T×h·d_k", T, c.Q_packed.cols());
-        v.col_axis = "feature (h·d_k)";
-        v.column_blocks = h > 0 ? static_cast<int>(c.Q_packed.cols()) / h : 0;
-        break;
-    case ComparisonMatrix::Q_two_step:
-        v.m = &c.Q_two_step;
-        v.title = "Two steps: (X W^Q) W_h^Q";
-        v.equation = "q = x W^Q, then q W_h^Q";
-        v.shape = shape("T×d_k", T, c.Q_two_step.cols());
-        v.col_axis = "feature (d_k)";
-        break;
-    case ComparisonMatrix::Q_collapsed:
-        v.m = &c.Q_collapsed;
-        v.title = "Collapsed: X (W^Q W_h^Q)";
-        v.equation = "one matrix W^Q W_h^Q";
-        v.shape = shape("T×d_k", T, c.Q_collapsed.cols());
-        v.col_axis = "feature (d_k)";
+        v.column_blocks = state.heads() > 0 ? static_cast<int>(m.cols()) / state.heads() : 0;
         break;
     case ComparisonMatrix::W_collapsed:
-        v.m = &c.W_collapsed;
         v.row_tokens = nullptr;
-        v.title = "W^Q W_h^Q";
-        v.equation = "the product of two linear maps is one linear map";
-        v.shape = shape("d_model×d_k", c.W_collapsed.rows(), c.W_collapsed.cols());
+        v.shape = shape(info.shape, m.rows(), m.cols());
         v.row_axis = "feature (d_model)";
-        v.col_axis = "feature (d_k)";
         break;
     case ComparisonMatrix::single_weights:
-        v.m = &c.single_weights;
         v.col_tokens = tokens;
         v.probability = true;
         v.stretch = state.prefs.stretch_weights;
-        v.title = "Single-head weights";
-        v.equation = t.config.scale ? "softmax((X W^Q (X W^K)ᵀ / √(h·d_k) + M) / τ)"
-                                    : "softmax((X W^Q (X W^K)ᵀ + M) / τ)";
-        v.shape = shape("T×T", T, T);
+        if (!t.config.scale)
+            v.equation = "softmax((X W^Q (X W^K)ᵀ + M) / τ)";
+        v.shape = shape(info.shape, T, T);
         v.row_axis = "query";
-        v.col_axis = "key";
         // The same mask as the layer's heads: its −∞ cells are drawn as masked, not as a weight of 0.
         if (c.layer < static_cast<int>(t.layers.size()))
             v.mask = &t.layers[static_cast<std::size_t>(c.layer)].attn.mask[static_cast<std::size_t>(c.b)];
         break;
-    case ComparisonMatrix::single_out:
-        v.m = &c.single_out;
-        v.title = "Single-head output";
-        v.equation = "A (X W^V) W^O";
-        v.shape = shape("T×d_model", T, c.single_out.cols());
-        v.col_axis = "feature (d_model)";
-        break;
-    case ComparisonMatrix::Count:
+    default:
         break;
     }
-    if (v.m != nullptr && v.m->size() == 0)
+    if (v.m->size() == 0)
         v.m = nullptr;
 }
 

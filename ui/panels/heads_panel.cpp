@@ -248,15 +248,7 @@ void colour_line(AppState& state, int T)
     ImGui::TextDisabled("%s", label);
     ImGui::SameLine();
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    const auto& table = colormap_table(Colormap::Sequential);
-    for (int s = 0; s < 32; ++s)
-    {
-        const ImU32 a = table[static_cast<std::size_t>(s * 255 / 31)];
-        const ImU32 b = table[static_cast<std::size_t>(std::min(255, (s + 1) * 255 / 31))];
-        dl->AddRectFilledMultiColor(ImVec2(p.x + bw * s / 32, p.y + 2),
-                                    ImVec2(p.x + bw * (s + 1) / 32, p.y + fs - 2), a, b, b, a);
-    }
+    colormap_strip(ImGui::GetWindowDrawList(), p.x, p.y + 2, bw, p.y + fs - 2);
     ImGui::Dummy(ImVec2(bw, fs));
     if (ImGui::IsItemHovered() && !state.mouse_ignored)
         ImGui::SetTooltip(

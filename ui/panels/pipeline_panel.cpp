@@ -170,6 +170,18 @@ bool block_has_stage(const AppState& state, Stage stage, bool cross)
     return stage_present(state.trace(), stage, state.sel.layer);
 }
 
+// The selected sentence and head's matrix of `stage` in `layer`.
+MatrixRef stage_ref(const AppState& state, MatrixSource source, Stage stage, int layer)
+{
+    MatrixRef ref;
+    ref.source = source;
+    ref.stage = stage;
+    ref.layer = layer;
+    ref.b = state.sel.b;
+    ref.head = state.sel.head;
+    return ref;
+}
+
 // The height each heatmap a lesson step highlights in this block may take (labels and colour bar included),
 // so that all of them fit in the visible height `visible_h` together with the headers between them (the
 // first one is scrolled to the top). 0: no step highlights stages here.
@@ -193,12 +205,8 @@ float lesson_heatmap_height(AppState& state, bool cross, float visible_h)
             continue;
         ++lit;
         // The note, the spacing after the heatmap and ImGui::Spacing().
-        MatrixRef ref;
-        ref.source = cross ? MatrixSource::Cross : MatrixSource::Layer;
-        ref.stage = stage;
-        ref.layer = state.sel.layer;
-        ref.b = state.sel.b;
-        ref.head = state.sel.head;
+        const MatrixRef ref =
+            stage_ref(state, cross ? MatrixSource::Cross : MatrixSource::Layer, stage, state.sel.layer);
         fixed += stage_note_height(stage_note_text(state, ref)) + 2.0f * style.ItemSpacing.y;
     }
     if (lit == 0)
@@ -265,22 +273,11 @@ void stage_block(AppState& state, const MatrixRef& ref, const char* id, float ma
     ImGui::Spacing();
 }
 
-} // namespace
-
-void draw_pipeline_panel(AppState& state)
+// Selectors: layer, sentence, head, then the switches; each goes on a new line when the panel is too narrow
+// for it.
+void pipeline_toolbar(AppState& state, const Trace& t)
 {
-    trained_view_banner(state);
-    // An invalid session's message is in the Input or Model panel and the status bar, not here again.
-    if (!state.has_trace())
-    {
-        ImGui::TextDisabled("No result yet: fix the input or the model settings.");
-        return;
-    }
-    const Trace& t = state.trace();
     const int n_layers = static_cast<int>(t.layers.size());
-
-    // [SECTION] Selectors: layer, sentence, head, then the switches; each goes on a new line when the panel
-    // is too narrow for it.
     bool first = true;
     if (n_layers > 1)
     {
@@ -308,22 +305,22 @@ void draw_pipeline_panel(AppState& state)
                      first);
         ImGui::Checkbox("cross-attention", &state.show_cross);
     }
-    toolbar_item(small_button_width("expand all"), first);
-    if (ImGui::SmallButton("expand all"))
+    for (const bool collapse : {false, true})
     {
-        state.stage_collapsed.fill(false);
-        state.cross_stage_collapsed.fill(false);
+        const char* label = collapse ? "collapse all" : "expand all";
+        toolbar_item(small_button_width(label), first);
+        if (ImGui::SmallButton(label))
+        {
+            state.stage_collapsed.fill(collapse);
+            state.cross_stage_collapsed.fill(collapse);
+        }
     }
-    toolbar_item(small_button_width("collapse all"), first);
-    if (ImGui::SmallButton("collapse all"))
-    {
-        state.stage_collapsed.fill(true);
-        state.cross_stage_collapsed.fill(true);
-    }
-    ImGui::Separator();
+}
 
-    // [SECTION] Stages, in the order of the stage table
-    ImGui::BeginChild("##stages");
+// Stages, in the order of the stage table: the model's input, the selected layer, the model's output, then
+// the cross-attention block when it is shown.
+void pipeline_stages(AppState& state, const Trace& t)
+{
     // A lesson step's first stage is scrolled to the top (only the first: the flag is cleared there), again
     // when the panel's height changed (window resized, layout reset).
     const float visible_h = ImGui::GetWindowHeight();
@@ -347,42 +344,49 @@ void draw_pipeline_panel(AppState& state)
             scope = info.scope;
             ImGui::Spacing();
             if (scope == StageScope::Layer)
-                ImGui::TextDisabled("Layer %d of %d", state.sel.layer + 1, n_layers);
+                ImGui::TextDisabled("Layer %d of %d", state.sel.layer + 1, static_cast<int>(t.layers.size()));
             else
                 ImGui::TextDisabled("After the last layer: the model's output");
         }
-        MatrixRef ref;
-        ref.source = MatrixSource::Layer;
-        ref.stage = info.id;
-        ref.layer = state.sel.layer;
-        ref.b = state.sel.b;
-        ref.head = state.sel.head;
         ImGui::PushID(static_cast<int>(info.id));
-        stage_block(state, ref, info.key, max_height, lesson_height, scroll);
+        stage_block(state, stage_ref(state, MatrixSource::Layer, info.id, state.sel.layer), info.key,
+                    max_height, lesson_height, scroll);
         ImGui::PopID();
     }
-    if (t.has_cross && state.show_cross)
+    if (!t.has_cross || !state.show_cross)
+        return;
+    ImGui::Spacing();
+    ImGui::Separator();
+    ImGui::TextUnformatted("Cross-attention (decoder): Q from the target, K and V from the encoder output");
+    ImGui::PushID("cross");
+    for (const StageInfo& info : stage_table())
     {
-        ImGui::Spacing();
-        ImGui::Separator();
-        ImGui::TextUnformatted(
-            "Cross-attention (decoder): Q from the target, K and V from the encoder output");
-        ImGui::PushID("cross");
-        for (const StageInfo& info : stage_table())
-        {
-            if (!block_has_stage(state, info.id, true))
-                continue;
-            MatrixRef ref;
-            ref.source = MatrixSource::Cross;
-            ref.stage = info.id;
-            ref.b = state.sel.b;
-            ref.head = state.sel.head;
-            ImGui::PushID(static_cast<int>(info.id));
-            stage_block(state, ref, info.key, max_height, cross_lesson_height, scroll);
-            ImGui::PopID();
-        }
+        if (!block_has_stage(state, info.id, true))
+            continue;
+        ImGui::PushID(static_cast<int>(info.id));
+        stage_block(state, stage_ref(state, MatrixSource::Cross, info.id, 0), info.key, max_height,
+                    cross_lesson_height, scroll);
         ImGui::PopID();
     }
+    ImGui::PopID();
+}
+
+} // namespace
+
+void draw_pipeline_panel(AppState& state)
+{
+    trained_view_banner(state);
+    // An invalid session's message is in the Input or Model panel and the status bar, not here again.
+    if (!state.has_trace())
+    {
+        ImGui::TextDisabled("No result yet: fix the input or the model settings.");
+        return;
+    }
+    const Trace& t = state.trace();
+    pipeline_toolbar(state, t);
+    ImGui::Separator();
+    ImGui::BeginChild("##stages");
+    pipeline_stages(state, t);
     ImGui::EndChild();
 }
 

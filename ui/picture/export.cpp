@@ -309,22 +309,30 @@ void measure_heatmap_picture(const HeatmapPicture& p, const TextRasterizer& text
         *image_top = L.y_img;
 }
 
-void draw_heatmap_picture(Image& img, int x, int y, const HeatmapPicture& p, const TextRasterizer& text,
-                          const PictureFonts& f, const Palette& palette, int cell_px)
+namespace
 {
-    if (p.view.m == nullptr || p.view.m->size() == 0)
-        return;
-    const MatrixView& view = p.view;
-    const Mat& m = *view.m;
-    const HeatmapLayout L = layout_heatmap(p, text, f, cell_px);
-    const float fx = static_cast<float>(x), fy = static_cast<float>(y);
-    text.draw(img, fx, fy + L.title_y, f.title, palette.ink, p.title);
-    for (std::size_t i = 0; i < L.subtitle_lines.size(); ++i)
-        text.draw(img, fx, fy + L.subtitle_y + static_cast<float>(i) * f.body * 1.3f, f.body,
-                  palette.grey_ink, L.subtitle_lines[i]);
 
-    // Cells: the colour map, masked ones hatched as in the window.
-    const int xi = x + L.x_img, yi = y + L.y_img, cell = L.cell;
+// What every step of drawing a heatmap picture reads: the picture, its layout, where it goes and how text
+// and colours look.
+struct HeatmapCanvas
+{
+    Image& img;
+    const HeatmapPicture& p;
+    const HeatmapLayout& L;
+    const TextRasterizer& text;
+    const PictureFonts& f;
+    const Palette& palette;
+    int x, y;   // the picture's top left
+    int xi, yi; // the image's top left
+};
+
+// Cells: the colour map, masked ones hatched as in the window, column blocks, numbers and outlined cells.
+void draw_heatmap_cells(const HeatmapCanvas& k)
+{
+    const MatrixView& view = k.p.view;
+    const Mat& m = *view.m;
+    const HeatmapLayout& L = k.L;
+    const int xi = k.xi, yi = k.yi, cell = L.cell;
     std::vector<Color32> colors;
     fill_heatmap_pixels(m.data(), L.rows, L.cols, L.scale, 1, colors);
     for (int r = 0; r < L.rows; ++r)
@@ -332,15 +340,15 @@ void draw_heatmap_picture(Image& img, int x, int y, const HeatmapPicture& p, con
         {
             const int x0 = xi + c * cell, y0 = yi + r * cell;
             if (cell_masked(view, r, c))
-                hatch_rect(img, x0, y0, x0 + cell, y0 + cell);
+                hatch_rect(k.img, x0, y0, x0 + cell, y0 + cell);
             else
-                fill_rect(img, x0, y0, x0 + cell, y0 + cell,
+                fill_rect(k.img, x0, y0, x0 + cell, y0 + cell,
                           colors[static_cast<std::size_t>(r) * L.cols + c]);
         }
     if (view.column_blocks > 0)
         for (int c = view.column_blocks; c < L.cols; c += view.column_blocks)
-            fill_rect(img, xi + c * cell - 1, yi - 4, xi + c * cell + 1, yi + L.image_h + 4, palette.ink);
-    frame_rect(img, xi - 1, yi - 1, xi + L.image_w + 1, yi + L.image_h + 1, palette.frame);
+            fill_rect(k.img, xi + c * cell - 1, yi - 4, xi + c * cell + 1, yi + L.image_h + 4, k.palette.ink);
+    frame_rect(k.img, xi - 1, yi - 1, xi + L.image_w + 1, yi + L.image_h + 1, k.palette.frame);
     if (L.number_px > 0.0f)
         for (int r = 0; r < L.rows; ++r)
             for (int c = 0; c < L.cols; ++c)
@@ -348,76 +356,91 @@ void draw_heatmap_picture(Image& img, int x, int y, const HeatmapPicture& p, con
                 if (cell_masked(view, r, c))
                     continue;
                 const std::string s = format_number(m(r, c), L.format);
-                const float w = text.width(s, L.number_px);
-                text.draw(img, static_cast<float>(xi + c * cell) + (static_cast<float>(cell) - w) * 0.5f,
-                          static_cast<float>(yi + r * cell) +
-                              (static_cast<float>(cell) - L.number_px * 1.15f) * 0.5f,
-                          L.number_px, text_color_on(colors[static_cast<std::size_t>(r) * L.cols + c]), s);
+                const float w = k.text.width(s, L.number_px);
+                k.text.draw(k.img, static_cast<float>(xi + c * cell) + (static_cast<float>(cell) - w) * 0.5f,
+                            static_cast<float>(yi + r * cell) +
+                                (static_cast<float>(cell) - L.number_px * 1.15f) * 0.5f,
+                            L.number_px, text_color_on(colors[static_cast<std::size_t>(r) * L.cols + c]), s);
             }
-    for (const auto& [r, c] : p.outlined)
+    for (const auto& [r, c] : k.p.outlined)
         if (r >= 0 && r < L.rows && c >= 0 && c < L.cols)
         {
             const int t = std::max(2, cell / 12);
-            frame_rect(img, xi + c * cell - t, yi + r * cell - t, xi + (c + 1) * cell + t,
-                       yi + (r + 1) * cell + t, p.outline_color, t);
+            frame_rect(k.img, xi + c * cell - t, yi + r * cell - t, xi + (c + 1) * cell + t,
+                       yi + (r + 1) * cell + t, k.p.outline_color, t);
         }
+}
 
-    // Labels: tokens in ink (<pad> in grey), numbered rows and columns in grey.
+// Labels: tokens in ink (<pad> in grey), numbered rows and columns in grey. Axis titles: the column axis
+// centred under its labels, the row axis reading upwards beside its labels.
+void draw_heatmap_labels(const HeatmapCanvas& k)
+{
+    const HeatmapLayout& L = k.L;
+    const HeatmapPicture& p = k.p;
+    const PictureFonts& f = k.f;
+    const Palette& palette = k.palette;
+    const int xi = k.xi, yi = k.yi, cell = L.cell;
     for (int r = 0; r < L.rows; r += L.rstride)
     {
         const std::string& s = L.row_labels[static_cast<std::size_t>(r)];
-        const float w = text.width(s, f.label);
-        const bool grey = view.row_tokens == nullptr || s == "<pad>";
-        text.draw(img, static_cast<float>(xi) - 8.0f - w,
-                  static_cast<float>(yi) + (r + 0.5f) * cell - f.label * 0.6f, f.label,
-                  grey ? palette.grey_ink : palette.ink, s);
+        const float w = k.text.width(s, f.label);
+        const bool grey = p.view.row_tokens == nullptr || s == "<pad>";
+        k.text.draw(k.img, static_cast<float>(xi) - 8.0f - w,
+                    static_cast<float>(yi) + (r + 0.5f) * cell - f.label * 0.6f, f.label,
+                    grey ? palette.grey_ink : palette.ink, s);
     }
     for (int c = 0; c < L.cols; c += L.cstride)
     {
         const std::string& s = L.col_labels[static_cast<std::size_t>(c)];
-        const float w = text.width(s, f.label);
+        const float w = k.text.width(s, f.label);
         if (L.col_tokens)
-            text.draw(img, static_cast<float>(xi) + (c + 0.5f) * cell - f.label * 0.6f,
-                      static_cast<float>(yi + L.image_h) + 6.0f + w, f.label,
-                      s == "<pad>" ? palette.grey_ink : palette.ink, s, true);
+            k.text.draw(k.img, static_cast<float>(xi) + (c + 0.5f) * cell - f.label * 0.6f,
+                        static_cast<float>(yi + L.image_h) + 6.0f + w, f.label,
+                        s == "<pad>" ? palette.grey_ink : palette.ink, s, true);
         else
-            text.draw(img, static_cast<float>(xi) + (c + 0.5f) * cell - w * 0.5f,
-                      static_cast<float>(yi + L.image_h) + 4.0f, f.label, palette.grey_ink, s);
+            k.text.draw(k.img, static_cast<float>(xi) + (c + 0.5f) * cell - w * 0.5f,
+                        static_cast<float>(yi + L.image_h) + 4.0f, f.label, palette.grey_ink, s);
     }
-    // Axis titles: the column axis centred under its labels, the row axis reading upwards beside its labels.
     if (!p.col_axis.empty())
     {
-        const float w = text.width(p.col_axis, f.label);
-        text.draw(img, static_cast<float>(xi) + (static_cast<float>(L.image_w) - w) * 0.5f,
-                  static_cast<float>(yi + L.image_h) + 10.0f + L.col_labels_h, f.label, palette.grey_ink,
-                  p.col_axis);
+        const float w = k.text.width(p.col_axis, f.label);
+        k.text.draw(k.img, static_cast<float>(xi) + (static_cast<float>(L.image_w) - w) * 0.5f,
+                    static_cast<float>(yi + L.image_h) + 10.0f + L.col_labels_h, f.label, palette.grey_ink,
+                    p.col_axis);
     }
     if (!p.row_axis.empty())
     {
-        const float w = text.width(p.row_axis, f.label);
-        text.draw(img, fx + L.row_axis_x, static_cast<float>(yi) + (static_cast<float>(L.image_h) + w) * 0.5f,
-                  f.label, palette.grey_ink, p.row_axis, true);
+        const float w = k.text.width(p.row_axis, f.label);
+        k.text.draw(k.img, static_cast<float>(k.x) + L.row_axis_x,
+                    static_cast<float>(yi) + (static_cast<float>(L.image_h) + w) * 0.5f, f.label,
+                    palette.grey_ink, p.row_axis, true);
     }
-    if (!p.colorbar)
-        return;
+}
 
-    // Colour bar: high at the top, marks at the true min and max, labels in the cells' number format.
+// Colour bar: high at the top, marks at the true min and max, labels in the cells' number format, and the
+// hatched "masked" swatch under it when a cell is masked.
+void draw_heatmap_colorbar(const HeatmapCanvas& k)
+{
+    const HeatmapLayout& L = k.L;
+    const PictureFonts& f = k.f;
+    const Palette& palette = k.palette;
+    const int yi = k.yi;
     const auto& table = colormap_table(L.scale.map());
-    const int xb = x + L.x_bar, bar_h = L.bar_h;
+    const int xb = k.x + L.x_bar, bar_h = L.bar_h;
     for (int r = 0; r < bar_h; ++r)
     {
         const auto idx = static_cast<std::size_t>(std::lround(
             (1.0f - static_cast<float>(r) / static_cast<float>(std::max(1, bar_h - 1))) * 255.0f));
-        fill_rect(img, xb, yi + r, xb + L.bar_w, yi + r + 1, table[idx]);
+        fill_rect(k.img, xb, yi + r, xb + L.bar_w, yi + r + 1, table[idx]);
     }
-    frame_rect(img, xb - 1, yi - 1, xb + L.bar_w + 1, yi + bar_h + 1, palette.frame);
+    frame_rect(k.img, xb - 1, yi - 1, xb + L.bar_w + 1, yi + bar_h + 1, palette.frame);
     const float tx = static_cast<float>(xb + L.bar_w + 8);
     const auto bar_y = [&](float v)
     { return static_cast<float>(yi) + (1.0f - scale_position(v, L.scale)) * static_cast<float>(bar_h - 1); };
     std::vector<float> label_ys;
     const auto bar_label = [&](float v, float text_y)
     {
-        text.draw(img, tx, text_y, f.body, palette.ink, format_number(v, L.format));
+        k.text.draw(k.img, tx, text_y, f.body, palette.ink, format_number(v, L.format));
         label_ys.push_back(text_y);
     };
     bar_label(L.scale.hi, static_cast<float>(yi) - 4.0f);
@@ -428,7 +451,7 @@ void draw_heatmap_picture(Image& img, int x, int y, const HeatmapPicture& p, con
         for (float v : {L.range.min, L.range.max})
         {
             const float yy = bar_y(v);
-            fill_rect(img, xb - 5, static_cast<int>(yy) - 1, xb + L.bar_w + 5, static_cast<int>(yy) + 2,
+            fill_rect(k.img, xb - 5, static_cast<int>(yy) - 1, xb + L.bar_w + 5, static_cast<int>(yy) + 2,
                       palette.ink);
             // The true min and max are labelled where they do not crowd a label (the scale may be wider).
             const float ty = yy - f.body * 0.6f;
@@ -442,10 +465,30 @@ void draw_heatmap_picture(Image& img, int x, int y, const HeatmapPicture& p, con
     {
         const int ys = yi + bar_h + 14;
         const int sw = static_cast<int>(f.body * 1.3f);
-        hatch_rect(img, xb, ys, xb + L.bar_w, ys + sw);
-        text.draw(img, tx, static_cast<float>(ys) + (static_cast<float>(sw) - f.body * 1.15f) * 0.5f, f.body,
-                  palette.ink, kMaskedLegend);
+        hatch_rect(k.img, xb, ys, xb + L.bar_w, ys + sw);
+        k.text.draw(k.img, tx, static_cast<float>(ys) + (static_cast<float>(sw) - f.body * 1.15f) * 0.5f,
+                    f.body, palette.ink, kMaskedLegend);
     }
+}
+
+} // namespace
+
+void draw_heatmap_picture(Image& img, int x, int y, const HeatmapPicture& p, const TextRasterizer& text,
+                          const PictureFonts& f, const Palette& palette, int cell_px)
+{
+    if (p.view.m == nullptr || p.view.m->size() == 0)
+        return;
+    const HeatmapLayout L = layout_heatmap(p, text, f, cell_px);
+    const float fx = static_cast<float>(x), fy = static_cast<float>(y);
+    text.draw(img, fx, fy + L.title_y, f.title, palette.ink, p.title);
+    for (std::size_t i = 0; i < L.subtitle_lines.size(); ++i)
+        text.draw(img, fx, fy + L.subtitle_y + static_cast<float>(i) * f.body * 1.3f, f.body,
+                  palette.grey_ink, L.subtitle_lines[i]);
+    const HeatmapCanvas canvas{img, p, L, text, f, palette, x, y, x + L.x_img, y + L.y_img};
+    draw_heatmap_cells(canvas);
+    draw_heatmap_labels(canvas);
+    if (p.colorbar)
+        draw_heatmap_colorbar(canvas);
 }
 
 Image render_heatmap_image(const HeatmapPicture& p, int cell_px, bool dark, std::string* note)

@@ -363,6 +363,78 @@ GridFit fit_grid(const std::vector<HeatmapPicture>& maps, bool shared_scale, con
     return fallback;
 }
 
+// The header: the lesson and the step counter, then the step's title in the accent colour. Returns the y
+// under it.
+float draw_slide_heading(Image& img, const TextRasterizer& text, const Palette& palette, Color32 accent,
+                         const AppState& state, int margin, float small_px, float heading_px)
+{
+    const Lesson* lesson = current_lesson(state);
+    const LessonStep* step = current_step(state);
+    float y = static_cast<float>(margin) * 0.6f;
+    if (lesson != nullptr)
+    {
+        const std::string counter = step_counter(state);
+        text.draw(img, static_cast<float>(margin), y, small_px, palette.grey_ink, lesson->title);
+        text.draw(img, static_cast<float>(img.width - margin) - text.width(counter, small_px), y, small_px,
+                  palette.grey_ink, counter);
+        y += small_px * 1.6f;
+    }
+    const std::string heading = step != nullptr ? step->title : std::string("Attention weights");
+    text.draw(img, static_cast<float>(margin), y, heading_px, accent, heading);
+    return y + heading_px * 1.35f;
+}
+
+// The caption at the bottom of a slide of height img.height(), wrapped to `width` and made smaller (from
+// `px`, down to 14 px) until it takes at most a third of the slide. Returns its top.
+float draw_slide_caption(Image& img, const TextRasterizer& text, const Palette& palette,
+                         const std::string& caption, float px, int margin, float width)
+{
+    const int height = img.height;
+    std::vector<std::string> lines = text.wrap(caption, px, width);
+    while (px > 14.0f && static_cast<float>(lines.size()) * px * 1.4f > height / 3.0f)
+    {
+        px *= 0.92f;
+        lines = text.wrap(caption, px, width);
+    }
+    const float caption_h = static_cast<float>(lines.size()) * px * 1.4f;
+    const float caption_y = static_cast<float>(height - margin) - caption_h;
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        text.draw(img, static_cast<float>(margin), caption_y + static_cast<float>(i) * px * 1.4f, px,
+                  palette.ink, lines[i]);
+    return caption_y;
+}
+
+// Rows of `per_row` maps, each row centred; the block centred in the area (left, top, area_w, area_h).
+void draw_map_rows(Image& img, const TextRasterizer& text, const Palette& palette,
+                   const std::vector<HeatmapPicture>& maps, std::size_t per_row, const PictureFonts& fonts,
+                   int cell, int map_gap, int left, int top, int area_w, int area_h)
+{
+    std::vector<int> row_w, row_h, row_top;
+    int total_h = 0;
+    for (std::size_t first = 0; first < maps.size(); first += per_row)
+    {
+        int w = 0, h = 0, t = 0;
+        row_size(maps, first, std::min(maps.size(), first + per_row), text, fonts, cell, map_gap, &w, &h, &t);
+        row_w.push_back(w);
+        row_h.push_back(h);
+        row_top.push_back(t);
+        total_h += h + (first > 0 ? map_gap : 0);
+    }
+    int ry = top + std::max(0, (area_h - total_h) / 2);
+    for (std::size_t r = 0, first = 0; first < maps.size(); ++r, first += per_row)
+    {
+        int x = left + std::max(0, (area_w - row_w[r]) / 2);
+        for (std::size_t i = first; i < std::min(maps.size(), first + per_row); ++i)
+        {
+            int mw = 0, mh = 0, mt = 0;
+            measure_heatmap_picture(maps[i], text, fonts, cell, &mw, &mh, &mt);
+            draw_heatmap_picture(img, x, ry + row_top[r] - mt, maps[i], text, fonts, palette, cell);
+            x += mw + map_gap;
+        }
+        ry += row_h[r] + map_gap;
+    }
+}
+
 } // namespace
 
 // [SECTION] The slide
@@ -391,21 +463,8 @@ Image render_lesson_slide(AppState& state, int width, int height, bool dark, std
     const int gap = static_cast<int>(std::max(16.0f, 36.0f * s));
     const float inner_w = static_cast<float>(width - 2 * margin);
 
-    // Header: the lesson and the step counter, then the step's title.
-    const Lesson* lesson = current_lesson(state);
     const LessonStep* step = current_step(state);
-    float y = static_cast<float>(margin) * 0.6f;
-    if (lesson != nullptr)
-    {
-        const std::string counter = step_counter(state);
-        text.draw(img, static_cast<float>(margin), y, small_px, palette.grey_ink, lesson->title);
-        text.draw(img, static_cast<float>(width - margin) - text.width(counter, small_px), y, small_px,
-                  palette.grey_ink, counter);
-        y += small_px * 1.6f;
-    }
-    const std::string heading = step != nullptr ? step->title : std::string("Attention weights");
-    text.draw(img, static_cast<float>(margin), y, heading_px, accent, heading);
-    y += heading_px * 1.35f;
+    float y = draw_slide_heading(img, text, palette, accent, state, margin, small_px, heading_px);
 
     auto content = std::make_unique<SlideContent>();
     fill_content(state, *content);
@@ -416,20 +475,10 @@ Image render_lesson_slide(AppState& state, int width, int height, bool dark, std
     }
     y += static_cast<float>(gap) * 0.4f;
 
-    // Caption at the bottom: the step's text for a still picture, at most a third of the slide.
-    const std::string caption = step != nullptr ? slide_caption(step->text) : std::string();
-    float caption_px = body_px;
-    std::vector<std::string> lines = text.wrap(caption, caption_px, inner_w);
-    while (caption_px > 14.0f && static_cast<float>(lines.size()) * caption_px * 1.4f > height / 3.0f)
-    {
-        caption_px *= 0.92f;
-        lines = text.wrap(caption, caption_px, inner_w);
-    }
-    const float caption_h = static_cast<float>(lines.size()) * caption_px * 1.4f;
-    const float caption_y = static_cast<float>(height - margin) - caption_h;
-    for (std::size_t i = 0; i < lines.size(); ++i)
-        text.draw(img, static_cast<float>(margin), caption_y + static_cast<float>(i) * caption_px * 1.4f,
-                  caption_px, palette.ink, lines[i]);
+    // Caption at the bottom: the step's text for a still picture.
+    const float caption_y =
+        draw_slide_caption(img, text, palette, step != nullptr ? slide_caption(step->text) : std::string(),
+                           body_px, margin, inner_w);
 
     // The curves of a training step take the top of the area, the maps the rest.
     int top = static_cast<int>(std::ceil(y));
@@ -459,33 +508,8 @@ Image render_lesson_slide(AppState& state, int width, int height, bool dark, std
     const PictureFonts map_fonts = scaled(fonts, fit.font_scale);
     const std::size_t per_row = static_cast<std::size_t>(fit.per_row);
     const std::vector<HeatmapPicture> maps = arranged(content->maps, per_row, content->shared_scale);
-
-    // Rows of maps, each row centred; the block centred in the area.
-    std::vector<int> row_w, row_h, row_top;
-    int total_h = 0;
-    for (std::size_t first = 0; first < maps.size(); first += per_row)
-    {
-        int w = 0, h = 0, t = 0;
-        row_size(maps, first, std::min(maps.size(), first + per_row), text, map_fonts, fit.cell, map_gap, &w,
-                 &h, &t);
-        row_w.push_back(w);
-        row_h.push_back(h);
-        row_top.push_back(t);
-        total_h += h + (first > 0 ? map_gap : 0);
-    }
-    int ry = top + std::max(0, (area_h - total_h) / 2);
-    for (std::size_t r = 0, first = 0; first < maps.size(); ++r, first += per_row)
-    {
-        int x = margin + std::max(0, (area_w - row_w[r]) / 2);
-        for (std::size_t i = first; i < std::min(maps.size(), first + per_row); ++i)
-        {
-            int mw = 0, mh = 0, mt = 0;
-            measure_heatmap_picture(maps[i], text, map_fonts, fit.cell, &mw, &mh, &mt);
-            draw_heatmap_picture(img, x, ry + row_top[r] - mt, maps[i], text, map_fonts, palette, fit.cell);
-            x += mw + map_gap;
-        }
-        ry += row_h[r] + map_gap;
-    }
+    draw_map_rows(img, text, palette, maps, per_row, map_fonts, fit.cell, map_gap, margin, top, area_w,
+                  area_h);
     return img;
 }
 

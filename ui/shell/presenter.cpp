@@ -386,16 +386,7 @@ void heads_legend(AppState& state)
     ImGui::SameLine(0.0f, space);
     {
         const ImVec2 p = ImGui::GetCursorScreenPos();
-        ImDrawList* dl = ImGui::GetWindowDrawList();
-        const auto& table = colormap_table(Colormap::Sequential);
-        for (int s = 0; s < 32; ++s)
-        {
-            const ImU32 a = table[static_cast<std::size_t>(s * 255 / 31)];
-            const ImU32 b = table[static_cast<std::size_t>(std::min(255, (s + 1) * 255 / 31))];
-            dl->AddRectFilledMultiColor(
-                ImVec2(p.x + bar_w * static_cast<float>(s) / 32.0f, p.y + 3.0f),
-                ImVec2(p.x + bar_w * static_cast<float>(s + 1) / 32.0f, p.y + fs - 3.0f), a, b, b, a);
-        }
+        colormap_strip(ImGui::GetWindowDrawList(), p.x, p.y + 3.0f, bar_w, p.y + fs - 3.0f);
         ImGui::Dummy(ImVec2(bar_w, fs));
     }
     ImGui::SameLine(0.0f, space);

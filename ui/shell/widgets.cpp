@@ -102,6 +102,19 @@ bool input_text(const char* label, std::string* text, bool enter_returns_true)
     return ImGui::InputText(label, text->data(), text->capacity() + 1, flags, resize_callback, text);
 }
 
+void colormap_strip(ImDrawList* dl, float x, float top, float width, float bottom)
+{
+    const auto& table = colormap_table(Colormap::Sequential);
+    for (int s = 0; s < 32; ++s)
+    {
+        const ImU32 a = table[static_cast<std::size_t>(s * 255 / 31)];
+        const ImU32 b = table[static_cast<std::size_t>(std::min(255, (s + 1) * 255 / 31))];
+        dl->AddRectFilledMultiColor(ImVec2(x + width * static_cast<float>(s) / 32.0f, top),
+                                    ImVec2(x + width * static_cast<float>(s + 1) / 32.0f, bottom), a, b, b,
+                                    a);
+    }
+}
+
 void item_tooltip(const char* text)
 {
     if (ImGui::IsItemHovered())

@@ -17,6 +17,9 @@ bool input_text_wrapped(const char* label, std::string* text, SoftWrapField* fie
                         float height);
 // A one-line text field editing a std::string; returns true when the text changed.
 bool input_text(const char* label, std::string* text, bool enter_returns_true = false);
+// The sequential colour map as a strip from (x, top) to (x + width, bottom), low on the left, in 32 steps:
+// the legend of the attention maps.
+void colormap_strip(ImDrawList* dl, float x, float top, float width, float bottom);
 // A tooltip with a wrapped sentence on the last item, when hovered.
 void item_tooltip(const char* text);
 // head_color(j) for text on the current theme's panels: lightened on a dark one and darkened on a light one,
