@@ -9,6 +9,7 @@
 #include "ui/panels/panels.h"
 #include "ui/picture/colormap.h"
 #include "ui/picture/export.h"
+#include "ui/shell/app_ui.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>
@@ -269,6 +270,40 @@ TEST(TrainingPanel, AHeadsTitleShowsTheNumberItsCurveShows)
     ASSERT_FALSE(curves.heads.series[0].points.empty());
     EXPECT_EQ(curves.heads.series[0].points.back().second,
               static_cast<float>(train::head_score(*held_out, train::HeadScoreKind::AntiDiagonal)));
+}
+
+// The Training panel covers the Pipeline and the Heads: showing the trained model in them closes it (so they
+// show), switching back opens it again; Alt+3 on the covered Pipeline brings it forward rather than closing
+// it.
+TEST(TrainingPanel, ShowingTheTrainedModelInTheMainPanelsShowsThem)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    bool& training_open = state->prefs.open[static_cast<std::size_t>(PanelId::Training)];
+    const auto is_open = [&](PanelId id) { return state->prefs.open[static_cast<std::size_t>(id)]; };
+    training_open = true;
+    ui.frames(*state, 1);
+    state->training_run.step_now(5);
+    ui.frames(*state, 1);
+    ui.press_key(*state, 'T', true); // Ctrl+T
+    ASSERT_TRUE(state->showing_trained());
+    EXPECT_FALSE(training_open);
+    EXPECT_TRUE(is_open(PanelId::Pipeline) && is_open(PanelId::Heads));
+    EXPECT_TRUE(contains(state->message, "Alt+8")) << state->message;
+    ui.press_key(*state, 'T', true);
+    EXPECT_FALSE(state->showing_trained());
+    EXPECT_TRUE(training_open) << "back where the student was";
+
+    // Alt+3 while Training covers the open Pipeline: Training steps aside, the Pipeline stays open.
+    ui.press_key(*state, keys::Digit1 + 2, false, true);
+    EXPECT_TRUE(is_open(PanelId::Pipeline));
+    EXPECT_FALSE(training_open);
+    EXPECT_TRUE(contains(state->message, "Pipeline is in front")) << state->message;
+    // Nothing covers it now: Alt+3 hides it, and shows it again.
+    ui.press_key(*state, keys::Digit1 + 2, false, true);
+    EXPECT_FALSE(is_open(PanelId::Pipeline));
+    ui.press_key(*state, keys::Digit1 + 2, false, true);
+    EXPECT_TRUE(is_open(PanelId::Pipeline));
 }
 
 TEST(TrainingPanel, OutputStagesShowLogitsProbabilitiesAndLoss)

@@ -179,6 +179,32 @@ void AppState::add_error(const std::string& text)
         set_message(text, true);
 }
 
+void toggle_panel(AppState& state, PanelId id)
+{
+    auto& open = state.prefs.open;
+    bool& this_open = open[static_cast<std::size_t>(id)];
+    const PanelColumn column = panel_facts(id).column;
+    if (!this_open || column == PanelColumn::Over || column == PanelColumn::Left)
+    {
+        this_open = !this_open;
+        return;
+    }
+    std::string covering;
+    for (const PanelFacts& p : kPanelTable)
+        if (p.column == PanelColumn::Over && open[static_cast<std::size_t>(p.id)])
+        {
+            open[static_cast<std::size_t>(p.id)] = false;
+            covering +=
+                std::string(covering.empty() ? "" : ", ") + p.title + " (" + panel_shortcut(p.id) + ")";
+        }
+    if (covering.empty())
+        this_open = false;
+    else
+        state.set_message(std::string(panel_facts(id).title) + " is in front: " + covering +
+                              ", which covered it, is closed; its key opens it again.",
+                          false);
+}
+
 void AppState::ensure_comparisons()
 {
     if (!has_trace())

@@ -293,6 +293,7 @@ struct TrainedView
     unsigned long long probe_version = 0; // TrainingProbe::version() the trace was copied from
     unsigned long long generation = 0;    // bumped at each copy (the heatmaps' version)
     std::string label;                    // "reverse · step 300"
+    bool closed_training = false;         // showing it closed the Training panel (switching back reopens it)
 };
 
 // [SECTION] The Heads panel
@@ -480,6 +481,11 @@ struct AppState
     // Drops both pinned query tokens (Esc).
     void unpin_queries();
 };
+
+// Alt+digit and the View menu on a panel: opens a closed one. An open one is closed, unless a large view
+// (Training, Comparisons: PanelColumn::Over) covers it: then the view closes so the panel shows, and the
+// status bar says how to get the view back.
+void toggle_panel(AppState& state, PanelId id);
 
 // [SECTION] Resolving matrices and cells
 

@@ -199,7 +199,8 @@ void view_menu(AppState& state)
     if (!ImGui::BeginMenu("View"))
         return;
     for (const PanelFacts& p : kPanelTable)
-        ImGui::MenuItem(p.title, panel_shortcut(p.id), &state.prefs.open[static_cast<std::size_t>(p.id)]);
+        if (ImGui::MenuItem(p.title, panel_shortcut(p.id), state.prefs.open[static_cast<std::size_t>(p.id)]))
+            toggle_panel(state, p.id);
     ImGui::Separator();
     ImGui::MenuItem("Dark theme", nullptr, &state.prefs.dark_theme);
     ImGui::MenuItem("Numbers in cells", nullptr, &state.prefs.numbers_in_cells);

@@ -102,10 +102,7 @@ void handle_shortcuts(AppState& state)
     if (io.KeyAlt && !io.KeyCtrl)
         for (const PanelFacts& p : kPanelTable)
             if (key_pressed(keys::Digit0 + p.alt_digit))
-            {
-                bool& open = state.prefs.open[static_cast<std::size_t>(p.id)];
-                open = !open;
-            }
+                toggle_panel(state, p.id);
     if (key_pressed(keys::F11))
         state.request_fullscreen_toggle = true;
     if (key_pressed(keys::F5) && !popup)

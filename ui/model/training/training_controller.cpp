@@ -422,12 +422,28 @@ void update_trained_view(AppState& state)
 
 void set_trained_view(AppState& state, bool on)
 {
+    bool& training_open = state.prefs.open[static_cast<std::size_t>(PanelId::Training)];
     state.trained_view.on = on;
     if (on)
     {
         state.prefs.open[static_cast<std::size_t>(PanelId::Pipeline)] = true;
         state.prefs.open[static_cast<std::size_t>(PanelId::Heads)] = true;
         update_trained_view(state);
+        // The Training panel covers the Pipeline and the Heads: it steps aside so they show (a lesson's step
+        // keeps it, its text is about it).
+        if (training_open && !lesson_active(state))
+        {
+            training_open = false;
+            state.trained_view.closed_training = true;
+            state.set_message("The trained model is in the main panels. Alt+8: the Training panel again; "
+                              "Ctrl+T: back to the session.",
+                              false);
+        }
+    }
+    else if (state.trained_view.closed_training)
+    {
+        training_open = true; // back where the student was
+        state.trained_view.closed_training = false;
     }
     state.pinned.valid = false;
     state.clamp_selection();
