@@ -15,9 +15,12 @@ namespace
 
 constexpr int kMaxChips = 160; // per sentence; the rest is summarised (T can be 2048)
 
-// Token chips of one sentence with their index i; <pad> is dimmed. Clicking a chip selects the sentence.
-void token_chips(AppState& state, const std::vector<std::string>& tokens, int b, int length, const char* id)
+// Token chips of one sentence with their index i; <pad> is dimmed. Clicking a chip selects the sentence and
+// pins the token as the query row of every head (as clicking a Heads row does); a second click unpins.
+void token_chips(AppState& state, const std::vector<std::string>& tokens, int b, int length, bool cross)
 {
+    const char* id = cross ? "tgt" : "src";
+    QueryPin& pin = cross ? state.heads_panel.cross_query : state.heads_panel.query;
     ImGui::PushID(id);
     ImGui::PushID(b);
     const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
@@ -39,8 +42,18 @@ void token_chips(AppState& state, const std::vector<std::string>& tokens, int b,
             ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyle().Colors[ImGuiCol_FrameBg]);
             ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
         }
+        const bool pinned = !pad && b == state.sel.b && pin.row == t;
+        if (pinned)
+            ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyle().Colors[ImGuiCol_ButtonActive]);
         if (ImGui::SmallButton(label.c_str()))
+        {
             state.sel.b = b;
+            if (!pad)
+                if (const std::vector<std::string>* shown_tokens = state.query_tokens(cross))
+                    toggle_query_pin(pin, t, *shown_tokens);
+        }
+        if (pinned)
+            ImGui::PopStyleColor();
         if (pad)
         {
             ImGui::PopStyleColor(2);
@@ -50,7 +63,8 @@ void token_chips(AppState& state, const std::vector<std::string>& tokens, int b,
         }
         else
             item_tooltip("The number is the token's position i, counted from 0 as the rows and columns of "
-                         "the maps are. Click to show this sentence.");
+                         "the maps are. Click: show this sentence and pin this token as the query (its row "
+                         "in every head); click again to unpin.");
         ImGui::PopID();
     }
     if (static_cast<int>(tokens.size()) > shown)
@@ -114,7 +128,7 @@ void draw_input_panel(AppState& state)
             ImGui::Text("sentence %d (%d token%s)", b + 1, length, length == 1 ? "" : "s");
         }
         token_chips(state, t.tokens.tokens[static_cast<std::size_t>(b)], b,
-                    t.tokens.lengths[static_cast<std::size_t>(b)], "src");
+                    t.tokens.lengths[static_cast<std::size_t>(b)], false);
     }
     if (t.has_cross)
     {
@@ -123,7 +137,7 @@ void draw_input_panel(AppState& state)
         const int b = std::min(state.sel.b, t.cross.target.batch_size() - 1);
         if (b >= 0)
             token_chips(state, t.cross.target.tokens[static_cast<std::size_t>(b)], b,
-                        t.cross.target.lengths[static_cast<std::size_t>(b)], "tgt");
+                        t.cross.target.lengths[static_cast<std::size_t>(b)], true);
     }
 }
 
