@@ -2,11 +2,13 @@
 #include "commands.h"
 
 #include "core/io/model_file.h"
+#include "core/train/tasks.h"
 #include "core/train/token_text.h"
 #include "core/train/transformer.h"
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <ostream>
 
@@ -24,6 +26,21 @@ Status default_text(const TrainedModel& model, std::string* out)
     const train::Task task(kind);
     const std::vector<train::Batch> held_out = task.held_out(1, 1);
     *out = task.to_text(held_out[0].tokens.data(), held_out[0].T);
+    return Status::ok();
+}
+
+// The positions the model's task scores, with their targets (the loss, "mean_loss" and the gradients count
+// those alone, as training did). A text with none is refused: there would be no loss to show.
+Status label_as_task(const TrainedModel& model, train::Batch* batch)
+{
+    train::TaskKind kind = train::TaskKind::Count;
+    ATTNLAB_TRY(train::parse_task(model.task, &kind));
+    const train::Task task(kind);
+    task.label(*batch, static_cast<int>(model.vocabulary.size()));
+    if (std::find(batch->loss_mask.begin(), batch->loss_mask.end(), 1) == batch->loss_mask.end())
+        return Status::error(std::string("the text has no position the ") + model.task + " task scores (" +
+                             task.info().description +
+                             "): write a sequence of that form, or leave --text out for the task's own");
     return Status::ok();
 }
 
@@ -87,8 +104,8 @@ int run_model_export(const ExportArgs& args, std::ostream& out, std::ostream& er
         status = default_text(model, &text);
     if (status)
         status = train::text_batch(text, model.vocabulary, model.config.T_max, &batch);
-    if (status && args.gradients && batch.T < 2)
-        status = Status::error("--gradients needs at least 2 tokens per line (each predicts the next one)");
+    if (status)
+        status = label_as_task(model, &batch);
     if (!status)
     {
         print_error(err, "export", status.message());

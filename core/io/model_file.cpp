@@ -593,17 +593,44 @@ void write_trace_layer(JsonWriter& w, const ModelConfig& c, const train::LayerAc
     w.end_object();
 }
 
-// After the last layer: the final norm (pre-LN), logits, probabilities and the loss at each position.
-void write_trace_outputs(JsonWriter& w, const ModelConfig& c, const train::Activations& a, int B, int T)
+// After the last layer: the final norm (pre-LN), logits, probabilities, then the positions the batch scores
+// with their targets (-1: not scored) and the loss at each (0 where not scored).
+void write_trace_outputs(JsonWriter& w, const ModelConfig& c, const train::Activations& a,
+                         const train::Batch& batch)
 {
+    const int B = batch.B, T = batch.T;
     if (c.has_final_norm())
         write_named(w, "lnf", a.lnf, B, T);
     write_named(w, "logits", a.logits, B, T);
     write_named(w, "probs", a.probs, B, T);
+    w.key("targets");
+    w.begin_array(true);
+    for (int b = 0; b < B; ++b)
+    {
+        w.begin_array(false);
+        for (int t = 0; t < T; ++t)
+        {
+            const std::size_t i =
+                static_cast<std::size_t>(b) * static_cast<std::size_t>(T) + static_cast<std::size_t>(t);
+            w.number(batch.loss_mask[i] ? batch.targets[i] : -1);
+        }
+        w.end_array();
+    }
+    w.end_array();
+    std::vector<float> row(static_cast<std::size_t>(T));
     w.key("loss");
     w.begin_array(true);
     for (int b = 0; b < B; ++b)
-        w.row(a.loss.data() + static_cast<Eigen::Index>(b) * T, T - 1);
+    {
+        for (int t = 0; t < T; ++t)
+        {
+            const std::size_t i =
+                static_cast<std::size_t>(b) * static_cast<std::size_t>(T) + static_cast<std::size_t>(t);
+            row[static_cast<std::size_t>(t)] =
+                batch.loss_mask[i] ? a.loss(static_cast<Eigen::Index>(i)) : 0.0f;
+        }
+        w.row(row.data(), T);
+    }
     w.end_array();
     w.key("mean_loss");
     w.number(a.mean_loss);
@@ -669,7 +696,7 @@ void write_model_trace(JsonWriter& w, const ModelPass& pass)
     for (const train::LayerActsT<float>& L : pass.acts->layers)
         write_trace_layer(w, c, L, B, T);
     w.end_array();
-    write_trace_outputs(w, c, *pass.acts, B, T);
+    write_trace_outputs(w, c, *pass.acts, batch);
     if (pass.grads != nullptr && pass.act_grads != nullptr)
         write_trace_gradients(w, c, pass, B, T);
     w.end_object();

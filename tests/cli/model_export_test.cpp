@@ -93,8 +93,11 @@ TEST(ModelExport, WritesEveryIntermediateAndProbabilitiesThatSumToOne)
     ASSERT_EQ(probs.size(), static_cast<size_t>(B));
     ASSERT_EQ(doc["logits"][1][3].size(), static_cast<size_t>(V));
     ASSERT_EQ(doc["loss"].size(), static_cast<size_t>(B));
-    ASSERT_EQ(doc["loss"][0].size(), static_cast<size_t>(T - 1));
+    ASSERT_EQ(doc["loss"][0].size(), static_cast<size_t>(T));
+    ASSERT_EQ(doc["targets"].size(), static_cast<size_t>(B));
+    ASSERT_EQ(doc["targets"][0].size(), static_cast<size_t>(T));
     double mean = 0;
+    int scored = 0;
     for (int b = 0; b < B; ++b)
         for (int t = 0; t < T; ++t)
         {
@@ -104,16 +107,25 @@ TEST(ModelExport, WritesEveryIntermediateAndProbabilitiesThatSumToOne)
             for (const json& p : row)
                 sum += p.get<double>();
             EXPECT_NEAR(sum, 1.0, 1e-5);
-            if (t + 1 < T)
+            // Reverse scores the positions from the separator (t = 8) on, each predicting the digit mirrored
+            // about it: target[b][t] = token 15 − t, loss = −log p(target); the others are −1 and 0.
+            const int target = doc["targets"][static_cast<size_t>(b)][static_cast<size_t>(t)];
+            const double loss = doc["loss"][static_cast<size_t>(b)][static_cast<size_t>(t)].get<double>();
+            if (t < 8)
             {
-                // loss[b][t] = −log p(token t + 1 | tokens <= t).
-                const int next = doc["token_ids"][static_cast<size_t>(b)][static_cast<size_t>(t + 1)];
-                const double p = row[static_cast<size_t>(next)].get<double>();
-                const double loss = doc["loss"][static_cast<size_t>(b)][static_cast<size_t>(t)].get<double>();
-                EXPECT_NEAR(loss, -std::log(p), 1e-4 * std::max(1.0, loss));
-                mean += loss / (B * (T - 1));
+                EXPECT_EQ(target, -1) << b << " " << t;
+                EXPECT_EQ(loss, 0.0) << b << " " << t;
+                continue;
             }
+            EXPECT_EQ(target,
+                      doc["token_ids"][static_cast<size_t>(b)][static_cast<size_t>(15 - t)].get<int>());
+            EXPECT_NEAR(loss, -std::log(row[static_cast<size_t>(target)].get<double>()),
+                        1e-4 * std::max(1.0, loss));
+            mean += loss;
+            ++scored;
         }
+    ASSERT_EQ(scored, 16);
+    mean /= scored;
     EXPECT_NEAR(doc["mean_loss"].get<double>(), mean, 1e-4);
 }
 
@@ -160,22 +172,27 @@ TEST(ModelExport, GradientsHaveTheShapesOfTheWeightsAndOfEachHeadsWeights)
         }
     }
     EXPECT_GT(largest, 0.0);
-    // ∂L/∂b_U[v] = mean over the counted positions of probs[v] − [next token = v]: the file agrees with
-    // itself.
+    // ∂L/∂b_U[v] = mean over the scored positions of probs[v] − [target = v] (the file's "targets", −1 where
+    // not scored): the file agrees with itself, and the gradient is that of the loss training minimised.
     const int B = 2, T = 16, V = 11;
     for (int v = 0; v < V; ++v)
     {
         double expected = 0;
+        int scored = 0;
         for (int b = 0; b < B; ++b)
-            for (int t = 0; t + 1 < T; ++t)
+            for (int t = 0; t < T; ++t)
             {
-                const int next = doc["token_ids"][static_cast<size_t>(b)][static_cast<size_t>(t + 1)];
+                const int target = doc["targets"][static_cast<size_t>(b)][static_cast<size_t>(t)];
+                if (target < 0)
+                    continue;
                 expected +=
                     doc["probs"][static_cast<size_t>(b)][static_cast<size_t>(t)][static_cast<size_t>(v)]
                         .get<double>() -
-                    (next == v ? 1.0 : 0.0);
+                    (target == v ? 1.0 : 0.0);
+                ++scored;
             }
-        expected /= B * (T - 1);
+        ASSERT_EQ(scored, 16);
+        expected /= scored;
         EXPECT_NEAR(g["weights"]["b_U"][static_cast<size_t>(v)].get<double>(), expected, 1e-5) << v;
     }
 }
@@ -272,7 +289,7 @@ TEST(ModelExport, BadInputGivesOneLineAndNoFile)
         {{"--model", model, "--text", "1 2 3 4 5 6 7 8 | 8 7 6 5 4 3 2 1"}, "more than the model's T_max 16"},
         {{"--model", model, "--text", "1 2 3\n1 2"}, "line 2 has 2"},
         {{"--model", model, "--text", " \n "}, "the text has no tokens"},
-        {{"--model", model, "--text", "1", "--gradients"}, "--gradients needs at least 2 tokens"},
+        {{"--model", model, "--text", "1", "--gradients"}, "no position the reverse task scores"},
         {{"--model", model, "--text", "1 2", "--d-model", "8"}, "--d-model does not go with --model"},
         {{"--model", model, "--text", "1 2", "--mask", "causal"}, "--mask does not go with --model"},
         {{"--text", "a b", "--gradients"}, "--gradients needs --model"},
