@@ -13,18 +13,9 @@ rm -rf "$work" && mkdir -p "$work/config"
 cat >"$work/drive.sh" <<'INNER'
 #!/usr/bin/env bash
 set -uo pipefail
-app=$1 work=$2 trials=$3
-XDG_CONFIG_HOME="$work/config" "$app" >"$work/stdout.txt" 2>"$work/stderr.txt" &
-pid=$!
-win=""
-for _ in $(seq 1 100); do
-    win=$(xdotool search --name "Attention Lab" 2>/dev/null | head -1)
-    [ -n "$win" ] && break
-    sleep 0.1
-done
-[ -n "$win" ] || { echo "the window never appeared"; kill "$pid"; exit 1; }
-sleep 0.5
-xdotool windowfocus --sync "$win" 2>/dev/null || true
+app=$1 work=$2 trials=$3 here=$4
+source "$here/window_driver.sh"
+start_window "$app" "$work" || exit 1
 xdotool mousemove --window "$win" 150 120 click 1 # into the Sentences box of the default layout
 sleep 0.5
 # The sentences as the autosave (written at most once a second) holds them, one line each.
@@ -49,4 +40,4 @@ echo "Ctrl+A then typing: $hits of $trials trials replaced the sentences"
 [ "$hits" -eq "$trials" ]
 INNER
 
-xvfb-run -a -s '-screen 0 1600x1000x24' bash "$work/drive.sh" "$app" "$work" "$trials"
+xvfb-run -a -s '-screen 0 1600x1000x24' bash "$work/drive.sh" "$app" "$work" "$trials" "$(cd "$(dirname "$0")" && pwd)"
