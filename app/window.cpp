@@ -10,6 +10,7 @@
 #include "ui/gl/gl_textures.h"
 #include "ui/model/app_state.h"
 #include "ui/model/config_files.h"
+#include "ui/model/heap_policy.h"
 #include "ui/model/key_taps.h"
 #include "ui/model/lessons.h"
 #include "ui/model/prefs.h"
@@ -424,6 +425,8 @@ void run_loop(Window& window, AppState& state, StartupFiles& files)
 int run_window(const WindowOptions& options)
 {
     const auto t_start = Clock::now();
+    // Before any framebuffer exists: buffers sized to the window go back to the system when it shrinks.
+    map_large_blocks_apart();
     const bool picture = options.startup.picture;
     // ImGui's layout (imgui.ini) is read and written here, never by ImGui itself (io.IniFilename stays null),
     // so the file gets the checks and the atomic, link-replacing write of the app's other files.

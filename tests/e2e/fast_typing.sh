@@ -12,18 +12,9 @@ rm -rf "$work" && mkdir -p "$work/config"
 cat >"$work/drive.sh" <<'INNER'
 #!/usr/bin/env bash
 set -uo pipefail
-app=$1 work=$2
-XDG_CONFIG_HOME="$work/config" "$app" >"$work/stdout.txt" 2>"$work/stderr.txt" &
-pid=$!
-win=""
-for _ in $(seq 1 100); do
-    win=$(xdotool search --name "Attention Lab" 2>/dev/null | head -1)
-    [ -n "$win" ] && break
-    sleep 0.1
-done
-[ -n "$win" ] || { echo "the window never appeared"; kill "$pid"; exit 1; }
-sleep 0.5
-xdotool windowfocus --sync "$win" 2>/dev/null || true
+app=$1 work=$2 here=$3
+source "$here/window_driver.sh"
+start_window "$app" "$work" || exit 1
 # Click into the Sentences box of the default layout, then type fast: each capital is Shift down, the letter
 # down and up, Shift up, all within a few milliseconds.
 xdotool mousemove --window "$win" 150 120 click 1
@@ -45,7 +36,7 @@ status=$?
 [ "$status" -eq 0 ] || { echo "the app exited with status $status"; exit 1; }
 INNER
 
-xvfb-run -a -s '-screen 0 1600x1000x24' bash "$work/drive.sh" "$app" "$work"
+xvfb-run -a -s '-screen 0 1600x1000x24' bash "$work/drive.sh" "$app" "$work" "$(cd "$(dirname "$0")" && pwd)"
 status=$?
 if grep -q "Assertion" "$work/stderr.txt"; then
     echo "stderr of the app:"; cat "$work/stderr.txt"; exit 1

@@ -6,9 +6,24 @@
 namespace attnlab
 {
 
-bool KeyTaps::changed_this_frame(int key) const
+bool KeyTaps::must_wait(const Event& e) const
 {
-    return std::find(changed_.begin(), changed_.end(), key) != changed_.end();
+    if (e.is_char || e.action == Repeat)
+        return false;
+    // A key changes state at most once between two frames, or ImGui never sees one of the states.
+    if (std::find(changed_.begin(), changed_.end(), e.key) != changed_.end())
+        return true;
+    // A release after a press would hide the keys that were down with that press: Ctrl released in the same
+    // frame as A's press turns Ctrl+A into a plain A.
+    return e.action == Release && pressed_;
+}
+
+void KeyTaps::note_passed(const Event& e)
+{
+    if (e.is_char || e.action == Repeat)
+        return;
+    changed_.push_back(e.key);
+    pressed_ = pressed_ || e.action == Press;
 }
 
 bool KeyTaps::key(int key, int scancode, int action, int mods)
@@ -17,14 +32,12 @@ bool KeyTaps::key(int key, int scancode, int action, int mods)
     // Once one event waits, the later ones wait behind it: Ctrl+Q typed fast may send Ctrl's release in the
     // same batch as Q's press and release, and the frame that sees Q down must still see Ctrl down; and the
     // letters typed after a Shift release must not arrive while Shift still looks down.
-    // A key changes state at most once between two frames, or ImGui never sees one of the states.
-    if (!queue_.empty() || (action != Repeat && changed_this_frame(key)))
+    if (!queue_.empty() || must_wait(event))
     {
         queue_.push_back(event);
         return false;
     }
-    if (action != Repeat)
-        changed_.push_back(key);
+    note_passed(event);
     return true;
 }
 
@@ -42,15 +55,12 @@ bool KeyTaps::character(unsigned codepoint)
 std::vector<KeyTaps::Event> KeyTaps::take_ready()
 {
     changed_.clear();
+    pressed_ = false;
     std::vector<Event> ready;
-    while (!queue_.empty())
+    while (!queue_.empty() && !must_wait(queue_.front()))
     {
-        const Event& e = queue_.front();
-        if (!e.is_char && e.action != Repeat && changed_this_frame(e.key))
-            break; // the next frame sees this key's state; its next change goes after that frame
-        if (!e.is_char && e.action != Repeat)
-            changed_.push_back(e.key);
-        ready.push_back(e);
+        note_passed(queue_.front());
+        ready.push_back(queue_.front());
         queue_.pop_front();
     }
     return ready;
