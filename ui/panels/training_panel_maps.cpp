@@ -48,9 +48,10 @@ void draw_attention(AppState& state, bool with_gradient)
             ImGui::PushStyleColor(ImGuiCol_Text, head_text_color(j));
             ImGui::Text("layer %d, head %d", l + 1, j + 1);
             ImGui::PopStyleColor();
-            // The held-out scores at the shown step: the number the head-score curve shows there.
-            const train::HeadScores* held_out = held_out_scores_at(ts.view, shown_step, k);
-            // Else (no evaluation at this step, so no point on the curves either) the probe's, marked so.
+            // The held-out scores of the last evaluation up to the shown step: the curve's number there.
+            int eval_step = 0;
+            const train::HeadScores* held_out = held_out_scores_at(ts.view, shown_step, k, &eval_step);
+            // Else (no evaluation yet, so no point on the curves either) the probe's, marked so.
             const std::string scores =
                 held_out != nullptr ? map_scores_text(ts.view.config.task, *held_out)
                 : k < static_cast<int>(pr.scores().size())
@@ -73,9 +74,9 @@ void draw_attention(AppState& state, bool with_gradient)
                         ? map_scores_text(ts.view.config.task, pr.scores()[static_cast<std::size_t>(k)])
                         : std::string("-");
                 ImGui::SetTooltip(
-                    "The held-out mean at step %d: the numbers the head-score curves show at this "
-                    "step.\nOn this probe alone: %s",
-                    shown_step, probe_scores.c_str());
+                    "The held-out mean at step %d, the last evaluation up to the step shown: the numbers "
+                    "the head-score curves show there.\nOn this probe alone: %s",
+                    eval_step, probe_scores.c_str());
             }
             char key[48];
             std::snprintf(key, sizeof key, "train/L%d/h%d", l, j);

@@ -38,13 +38,18 @@ static_assert(std::size(kPastRunColors) == TrainingRun::kKeptRuns, "one colour p
 
 } // namespace
 
-const train::HeadScores* held_out_scores_at(const TrainingSnapshot& v, int step, int k)
+const train::HeadScores* held_out_scores_at(const TrainingSnapshot& v, int step, int k, int* at_step)
 {
-    const auto e = std::lower_bound(v.evals.begin(), v.evals.end(), step,
-                                    [](const TrainingEval& a, int s) { return a.step < s; });
-    if (e == v.evals.end() || e->step != step || k < 0 || k >= static_cast<int>(e->heads.size()))
+    const auto after = std::upper_bound(v.evals.begin(), v.evals.end(), step,
+                                        [](int s, const TrainingEval& e) { return s < e.step; });
+    if (after == v.evals.begin())
         return nullptr;
-    return &e->heads[static_cast<std::size_t>(k)];
+    const TrainingEval& e = *(after - 1);
+    if (k < 0 || k >= static_cast<int>(e.heads.size()))
+        return nullptr;
+    if (at_step != nullptr)
+        *at_step = e.step;
+    return &e.heads[static_cast<std::size_t>(k)];
 }
 
 Color32 past_run_color(std::size_t i, int alpha)

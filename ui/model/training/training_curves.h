@@ -41,9 +41,10 @@ struct TrainingCurves
     LossDrop drop;
 };
 
-// The held-out scores of head k ([l·h + j]) at that step, as the head-score curves show them there; nullptr
-// when no evaluation was made at that step.
-const train::HeadScores* held_out_scores_at(const TrainingSnapshot& v, int step, int k);
+// The held-out scores of head k ([l·h + j]) at the last evaluation at or before that step (*at_step set to
+// its step), as the head-score curves show them there; nullptr when there is none.
+const train::HeadScores* held_out_scores_at(const TrainingSnapshot& v, int step, int k,
+                                            int* at_step = nullptr);
 // "anti-diag 0.91  prev 0.10": the two scores the task's row puts above each head's map.
 std::string map_scores_text(train::TaskKind task, const train::HeadScores& s);
 // The colour of an earlier run's curves, with alpha: the i-th earlier run is always grey, then pink (reddish
