@@ -778,6 +778,7 @@ TEST(TrainingLessons, InTheWindowTheRunsTrainOnTheWorkerInTurn)
     EXPECT_EQ(shot->training.view.params()->W_U, ts.view.params()->W_U);
 }
 
+// The user's own run is set aside while a lesson trains its runs, and comes back when it is left.
 TEST(TrainingLessons, LeavingTheLessonGivesTheUsersOwnRunBack)
 {
     Lesson lesson;
@@ -793,6 +794,13 @@ TEST(TrainingLessons, LeavingTheLessonGivesTheUsersOwnRunBack)
     enter_lesson(*state, 0, 0);
     ui.frames(*state, 1);
     EXPECT_EQ(state->training.view.config.task, train::TaskKind::Copy);
+    // The legend's earlier runs are the lesson's compared runs in order, so compare[i] always has the colour
+    // past_run_color_name(i): the user's own run is set aside, not among them.
+    const std::vector<train::RunSpec>& compare = lesson.steps[0].training.compare;
+    ASSERT_EQ(state->training.view.past.size(), compare.size());
+    for (std::size_t i = 0; i < compare.size(); ++i)
+        EXPECT_EQ(state->training.view.past[i].label, compare[i].label()) << i;
+    EXPECT_STREQ(past_run_color_name(0), "grey");
     leave_lesson(*state);
     ui.frames(*state, 1);
     const TrainingSnapshot& v = state->training.view;
@@ -800,29 +808,6 @@ TEST(TrainingLessons, LeavingTheLessonGivesTheUsersOwnRunBack)
     EXPECT_EQ(v.step, 7);
     EXPECT_EQ(v.params()->W_U, user_W_U);
     EXPECT_FALSE(state->training.user_run_kept);
-}
-
-// The legend's earlier runs during a lesson are the lesson's compared runs in order, so compare[i] always has
-// the colour past_run_color_name(i): the student's own run before the lesson is not among them.
-TEST(TrainingLessons, TheComparedRunsAreTheEarlierRunsInOrderNotTheStudentsOwn)
-{
-    Lesson lesson;
-    ASSERT_TRUE(parse_lesson(kTrainingLesson, "t.json", &lesson).is_ok());
-    HeadlessUi ui;
-    auto state = std::make_unique<AppState>();
-    state->mouse_ignored = true;
-    ui.frames(*state, 1, panel_only(draw_training_panel));
-    state->training_run.step_now(7); // the student's own reverse run
-    ui.frames(*state, 1, panel_only(draw_training_panel));
-    state->lesson.library.lessons.push_back(lesson);
-    enter_lesson(*state, 0, 0);
-    ui.frames(*state, 1);
-    const TrainingSnapshot& v = state->training.view;
-    const std::vector<train::RunSpec>& compare = lesson.steps[0].training.compare;
-    ASSERT_EQ(v.past.size(), compare.size());
-    for (std::size_t i = 0; i < compare.size(); ++i)
-        EXPECT_EQ(v.past[i].label, compare[i].label()) << i;
-    EXPECT_STREQ(past_run_color_name(0), "grey");
 }
 
 // A built-in lesson's text that names an earlier run's colour ("the grey curves") names a compared run that

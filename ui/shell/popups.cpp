@@ -16,6 +16,28 @@ namespace attnlab
 namespace
 {
 
+// The three answers of a question about work no file holds: save, go on without saving, or cancel (Esc).
+enum class Choice
+{
+    None,
+    Save,
+    Discard,
+    Cancel,
+};
+Choice save_discard_or_cancel(const char* save, const char* discard)
+{
+    Choice choice = Choice::None;
+    if (ImGui::Button(save))
+        choice = Choice::Save;
+    ImGui::SameLine();
+    if (ImGui::Button(discard))
+        choice = Choice::Discard;
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
+        choice = Choice::Cancel;
+    return choice;
+}
+
 void file_popup(AppState& state)
 {
     FileDialog& d = state.file_dialog;
@@ -82,21 +104,16 @@ void unsaved_popup(AppState& state)
     input_text("##save_path", &u.save_path);
     if (!u.error.empty())
         error_text(u.error);
-    if (ImGui::Button("Save, then open"))
+    const Choice choice = save_discard_or_cancel("Save, then open", "Discard changes and open");
+    if (choice == Choice::Save)
     {
         if (answer_unsaved_changes(state, UnsavedAnswer::Save).is_ok() || u.path.empty())
             ImGui::CloseCurrentPopup();
     }
-    ImGui::SameLine();
-    if (ImGui::Button("Discard changes and open"))
+    else if (choice != Choice::None)
     {
-        answer_unsaved_changes(state, UnsavedAnswer::Discard);
-        ImGui::CloseCurrentPopup();
-    }
-    ImGui::SameLine();
-    if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
-    {
-        answer_unsaved_changes(state, UnsavedAnswer::Cancel);
+        answer_unsaved_changes(state,
+                               choice == Choice::Discard ? UnsavedAnswer::Discard : UnsavedAnswer::Cancel);
         ImGui::CloseCurrentPopup();
     }
     ImGui::EndPopup();
@@ -134,21 +151,15 @@ void quit_popup(AppState& state)
     input_text("##quit_save_path", &q.save_path);
     if (!q.error.empty())
         error_text(q.error);
-    if (ImGui::Button("Save, then quit"))
+    const Choice choice = save_discard_or_cancel("Save, then quit", "Quit without saving");
+    if (choice == Choice::Save)
     {
         if (answer_quit(state, QuitAnswer::Save).is_ok())
             ImGui::CloseCurrentPopup();
     }
-    ImGui::SameLine();
-    if (ImGui::Button("Quit without saving"))
+    else if (choice != Choice::None)
     {
-        answer_quit(state, QuitAnswer::Quit);
-        ImGui::CloseCurrentPopup();
-    }
-    ImGui::SameLine();
-    if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
-    {
-        answer_quit(state, QuitAnswer::Cancel);
+        answer_quit(state, choice == Choice::Discard ? QuitAnswer::Quit : QuitAnswer::Cancel);
         ImGui::CloseCurrentPopup();
     }
     ImGui::EndPopup();
