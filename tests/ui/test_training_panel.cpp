@@ -802,12 +802,21 @@ TEST(TrainingLessons, LeavingTheLessonGivesTheUsersOwnRunBack)
         EXPECT_EQ(state->training.view.past[i].label, compare[i].label()) << i;
     EXPECT_STREQ(past_run_color_name(0), "grey");
     leave_lesson(*state);
+    // Its timeline comes back by a replay from the seed, on the worker; the frames go on meanwhile.
+    for (int i = 0; i < 6000 && (state->training_run.running() || state->training.replay_expect != nullptr);
+         ++i)
+    {
+        ui.frames(*state, 1);
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
     ui.frames(*state, 1);
     const TrainingSnapshot& v = state->training.view;
     EXPECT_EQ(v.config.task, train::TaskKind::Reverse);
     EXPECT_EQ(v.step, 7);
     EXPECT_EQ(v.params()->W_U, user_W_U);
     EXPECT_FALSE(state->training.user_run_kept);
+    EXPECT_TRUE(v.past.empty()) << "the lesson's runs are not in the user's legend";
+    EXPECT_GT(v.timeline.size(), 1u) << "the user's timeline, not the one frame of an opened model";
 }
 
 // A built-in lesson's text that names an earlier run's colour ("the grey curves") names a compared run that

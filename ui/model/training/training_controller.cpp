@@ -235,7 +235,14 @@ void restore_user_training(AppState& state)
         return;
     ts.user_run_kept = false;
     if (open_trained_model(state, ts.user_run, false).is_ok())
+    {
+        // Opening made the lesson's last run an earlier run: the legend is the user's again. The timeline
+        // comes back by replaying the run from its seed (checked bit for bit against the kept weights).
+        state.training_run.clear_past();
+        state.training_run.poll(ts.view);
+        replay_timeline(state);
         state.set_message("Left the lesson: your own session and trained model are back", false);
+    }
     ts.user_run = TrainedModel{};
 }
 
