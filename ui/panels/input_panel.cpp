@@ -88,7 +88,9 @@ void draw_input_panel(AppState& state)
         ImGui::TextWrapped("The probe: one sequence in the task's vocabulary, tokens separated by spaces.");
         draw_trained_probe_input(state);
         ImGui::Separator();
-        ImGui::TextDisabled("The session's sentences wait until you show the session again.");
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        ImGui::TextWrapped("The session's sentences wait until you show the session again.");
+        ImGui::PopStyleColor();
         return;
     }
     const float w = ImGui::GetContentRegionAvail().x;
