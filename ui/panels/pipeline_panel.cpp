@@ -54,20 +54,24 @@ float head_selector_width(int h)
     return w;
 }
 
-// Head chips 1..h in each head's colour; the selected one is framed.
+// Head chips 1..h in each head's colour; the selected one is framed. They flow onto the next lines when the
+// panel is too narrow (h = 64 needs several).
 void head_selector(AppState& state)
 {
     const int h = state.heads();
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    const float gap = 3.0f;
     ImGui::TextUnformatted("head");
     for (int j = 0; j < h; ++j)
     {
-        ImGui::SameLine(0.0f, 3.0f);
+        const std::string label = std::to_string(j + 1);
+        const float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2.0f;
+        if (ImGui::GetItemRectMax().x + gap + w <= right)
+            ImGui::SameLine(0.0f, gap); // else the next line (an item ends its line)
         ImGui::PushID(j);
         if (head_chip(j, j == state.sel.head))
             state.sel.head = j;
         ImGui::PopID();
-        if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 2.0f && j + 1 < h)
-            ImGui::NewLine();
     }
 }
 
