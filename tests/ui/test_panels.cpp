@@ -588,6 +588,23 @@ TEST_F(PanelTest, StageHeadersShowTheBatchShape)
     EXPECT_TRUE(contains(out.text, "T×d_model = 6×16, every sentence")) << out.text;
 }
 
+// A very wide matrix keeps rows a line of text tall: X at d_model 1024 (cells under a pixel wide) is not
+// drawn a few pixels high under its own labels.
+TEST_F(PanelTest, AWideMatrixKeepsRowsALineTall)
+{
+    state->session.config.d_model = 1024;
+    state->edit();
+    state->stage_collapsed.fill(true);
+    state->stage_collapsed[static_cast<std::size_t>(Stage::X)] = false;
+    const auto out = ui.frames(*state, 3);
+    const TextureHandle t = texture_of(*state, "L0/b0/X");
+    ASSERT_TRUE(out.texture_rects.count(t));
+    const ImVec4 r = out.texture_rects.at(t);
+    const float row_h = (r.w - r.y) / static_cast<float>(state->trace().T());
+    EXPECT_GE(row_h, ImGui::GetFontSize() - 0.5f) << "rows " << row_h << " px tall";
+    EXPECT_LT((r.z - r.x) / 1024.0f, 1.0f) << "the columns are under a pixel: the case this is about";
+}
+
 TEST_F(PanelTest, SoftmaxLineNamesTheRowMaximumAndCountsAllowedKeys)
 {
     state->session.config.mask = MaskKind::Causal;

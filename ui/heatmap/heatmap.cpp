@@ -244,7 +244,9 @@ HeatmapGeometry heatmap_geometry(const MatrixView& view, const HeatmapOptions& o
     const float numbers_cell = ImGui::CalcTextSize("-0.00").x + 10.0f;
     g.cell_w = std::min(options.max_cell_px > 0.0f ? options.max_cell_px : std::max(48.0f, numbers_cell),
                         image_w_avail / static_cast<float>(g.cols));
-    g.cell_h = g.cell_w;
+    // Square cells, but a row at least a line of text tall: a very wide matrix (X at d_model 1024 has cells
+    // under a pixel wide) stays tall enough to see and to label.
+    g.cell_h = std::max(g.cell_w, fs);
     if (max_image_h > 0.0f && g.cell_h * g.rows > max_image_h)
         g.cell_h = max_image_h / static_cast<float>(g.rows);
     g.image_w = g.cell_w * g.cols;
