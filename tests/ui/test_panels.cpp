@@ -389,6 +389,24 @@ TEST_F(PanelTest, BatchWithPaddingMarksPadAndMasksItsKey)
     }
 }
 
+// The Inspector on an Add & Norm cell gives its numbers, not only the formula: the row's mean and spread and
+// the normalised value, worked from the trace here.
+TEST_F(PanelTest, InspectorWorksALayerNormCellWithItsNumbers)
+{
+    ui.frames(*state, 2);
+    state->pinned.valid = true;
+    state->pinned.matrix = MatrixRef{};
+    state->pinned.matrix.stage = Stage::norm1;
+    state->pinned.row = 1;
+    state->pinned.col = 2;
+    const auto out = ui.frames(*state, 2, panel_only(draw_inspector_panel));
+    const Mat& residual = state->trace().layers[0].residual[0];
+    const float mean = residual.row(1).mean();
+    EXPECT_TRUE(contains(out.text, "μ_i = " + format_value_long(mean))) << out.text;
+    EXPECT_TRUE(contains(out.text, "residual[i, c] = " + format_value_long(residual(1, 2)))) << out.text;
+    EXPECT_TRUE(contains(out.text, "normalised:")) << out.text;
+}
+
 TEST_F(PanelTest, CausalMaskShowsMaskedWeightsInTheMaskedColour)
 {
     state->session.config.mask = MaskKind::Causal;

@@ -229,8 +229,67 @@ void projection_formula(const AppState& state, const CellRef& cell)
             "is no separate q before W_h^Q)");
 }
 
+// A LayerNorm's cell with its numbers: the row it normalises, its mean and spread, the normalised value, and
+// the value after the layer's own scale γ and shift β. False when the stage is not a LayerNorm.
+bool layer_norm_formula(const AppState& state, const CellRef& cell, const MatrixView& view)
+{
+    const MatrixRef& ref = cell.matrix;
+    if (ref.source != MatrixSource::Layer)
+        return false;
+    const Trace& t = state.trace();
+    const LayerTrace& layer = t.layers[static_cast<std::size_t>(ref.layer)];
+    const std::size_t b = static_cast<std::size_t>(ref.b);
+    const Mat* in = nullptr;
+    const char* in_name = "";
+    switch (ref.stage)
+    {
+    case Stage::norm1:
+        in = &layer.residual[b], in_name = "residual";
+        break;
+    case Stage::norm2:
+        in = &layer.residual2[b], in_name = "residual2";
+        break;
+    case Stage::ln1:
+        in = &layer.X[b], in_name = "X";
+        break;
+    case Stage::ln2:
+        in = &layer.residual[b], in_name = "residual";
+        break;
+    default:
+        return false;
+    }
+    if (cell.row >= in->rows() || cell.col >= in->cols())
+        return false;
+    const auto r = in->row(cell.row);
+    const double n = static_cast<double>(r.size());
+    const double mean = static_cast<double>(r.sum()) / n;
+    double var = 0.0;
+    for (Eigen::Index m = 0; m < r.size(); ++m)
+        var += (static_cast<double>(r(m)) - mean) * (static_cast<double>(r(m)) - mean) / n;
+    const double eps = 1e-5;
+    const float x = r(cell.col);
+    const float z = static_cast<float>((static_cast<double>(x) - mean) / std::sqrt(var + eps));
+    const std::string key = stage_info(ref.stage).key;
+    ImGui::Separator();
+    ImGui::TextWrapped(
+        "%s[i, c] = γ[c] · (%s[i, c] − μ_i) / √(σ_i² + ε) + β[c]: row i of %s brought to mean 0 "
+        "and variance 1 over its %d numbers, then scaled and shifted per column.",
+        key.c_str(), in_name, in_name, static_cast<int>(r.size()));
+    ImGui::TextWrapped("%s[i, c] = %s, μ_i = %s, σ_i = %s, ε = 1e-5", in_name, format_value_long(x).c_str(),
+                       format_value_long(static_cast<float>(mean)).c_str(),
+                       format_value_long(static_cast<float>(std::sqrt(var))).c_str());
+    ImGui::TextWrapped("normalised: (%s − %s) / %s = %s; after γ[c] and β[c]: %s",
+                       format_value_long(x).c_str(), format_value_long(static_cast<float>(mean)).c_str(),
+                       format_value_long(static_cast<float>(std::sqrt(var + eps))).c_str(),
+                       format_value_long(z).c_str(),
+                       format_value_long((*view.m)(cell.row, cell.col)).c_str());
+    return true;
+}
+
 void generic_formula(const AppState& state, const CellRef& cell, const MatrixView& view)
 {
+    if (layer_norm_formula(state, cell, view))
+        return;
     const Trace& t = state.trace();
     const MatrixRef& ref = cell.matrix;
     const int i = cell.row;
