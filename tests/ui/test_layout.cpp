@@ -256,6 +256,22 @@ TEST(LayoutFrames, AMovedPanelIsSavedInFractionsAndFitsAnotherWindowSize)
     EXPECT_NEAR(rect_of(*state, PanelId::Heads).x + rect_of(*state, PanelId::Heads).w, 1280.0f, 0.5f);
 }
 
+// View > Reset layout after the Training panel covered the main panels and the Inspector was closed: the
+// panels of a first start come back (Training, a large view, closes), so the reset is seen to do something.
+TEST(LayoutFrames, ResetLayoutReopensTheFirstStartsPanels)
+{
+    HeadlessUi ui(1280.0f, 720.0f);
+    auto state = std::make_unique<AppState>();
+    state->prefs.open[idx(PanelId::Training)] = true;
+    state->prefs.open[idx(PanelId::Inspector)] = false;
+    ui.frames(*state, 2);
+    state->reset_layout = true;
+    ui.frames(*state, 2);
+    for (const PanelFacts& p : kPanelTable)
+        EXPECT_EQ(state->prefs.open[idx(p.id)], p.open) << p.title;
+    expect_no_overlap(*state, kUsualPanels);
+}
+
 TEST(LayoutFrames, ImGuisPixelLayoutFromALargerWindowIsBroughtInside)
 {
     // What ImGui wrote to imgui.ini after a run at 1600x1000, read at the start of a run at 1280x720.

@@ -1,6 +1,8 @@
 // AppState: recompute once per edit, keep the selection in range, and resolve matrix references.
 #include "ui/model/app_state.h"
 
+#include "ui/model/lessons.h"
+
 #include "core/softmax.h"
 
 #include <algorithm>
@@ -177,6 +179,19 @@ void AppState::add_error(const std::string& text)
         set_message(message + "  |  " + text, true);
     else
         set_message(text, true);
+}
+
+void reset_panels(AppState& state)
+{
+    state.prefs.places = {};
+    for (const PanelFacts& p : kPanelTable)
+        state.prefs.open[static_cast<std::size_t>(p.id)] = p.open;
+    if (lesson_active(state))
+    {
+        state.prefs.open[static_cast<std::size_t>(PanelId::Lesson)] = true;
+        if (const PanelId view = lesson_view_panel(state); view != PanelId::Count)
+            state.prefs.open[static_cast<std::size_t>(view)] = true;
+    }
 }
 
 void toggle_panel(AppState& state, PanelId id)

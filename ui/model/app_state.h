@@ -482,6 +482,10 @@ struct AppState
     void unpin_queries();
 };
 
+// View > Reset layout: the panels open on a first start, at their default places (a large view such as
+// Training closes, so the main panels show); a lesson's own panels stay open while it is on.
+void reset_panels(AppState& state);
+
 // Alt+digit and the View menu on a panel: opens a closed one. An open one is closed, unless a large view
 // (Training, Comparisons: PanelColumn::Over) covers it: then the view closes so the panel shows, and the
 // status bar says how to get the view back.

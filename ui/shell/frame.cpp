@@ -63,7 +63,7 @@ void draw_panel_window(AppState& state, const PanelFacts& p, const LayoutRect& f
 void draw_panels(AppState& state, const LayoutRect& area)
 {
     if (state.reset_layout)
-        state.prefs.places = {};
+        reset_panels(state);
     state.reset_layout = false;
     const std::array<LayoutRect, kPanelCount> defaults =
         default_layout(state.prefs.open, lesson_view_panel(state));
