@@ -140,11 +140,10 @@ void draw_training_curves(AppState& state, int cursor)
         "on keys whose previous token equals the query's token (Olsson et al.); diagonal = on key i; "
         "anti-diagonal = on the mirrored key T − 1 − i. Thin lines: layer 1; thick: later layers.");
     ImGui::EndGroup();
-    ImGui::Checkbox("fit to this run", &ts.fit_curves);
+    draw_legend(v);
+    ImGui::Checkbox("fit the axes to this run", &ts.fit_curves);
     item_tooltip("The axes fit the current run's steps so far and its loss; earlier runs (dimmed) are cut "
                  "at its right edge. Off: every run in full, up to the target.");
-    ImGui::SameLine();
-    draw_legend(v);
 
     if (clicked >= 0 && !v.timeline.empty())
     {
