@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -151,6 +152,103 @@ TEST(CurvePlot, ThePointerReadsTheStepAndEachSeriesValueThere)
     EXPECT_EQ(curve_step_at(p, kAxes.x1 + 40.0f), 100);
     EXPECT_EQ(curve_hover_text(c.accuracy, 40, 1), "step 40\nheld-out: 50.0 % (step 50)");
     EXPECT_EQ(curve_hover_text(c.accuracy, 100, 0), "step 100\nheld-out: 100 % (step 100)");
+}
+
+// An earlier run of 400 steps whose loss fell to 1e-6..1e-5 (reverse), and a current run at step 150 of a
+// 3000-step target whose loss is still 1..3 (induction on its plateau).
+TrainingSnapshot fitted_runs()
+{
+    TrainingSnapshot v;
+    PastRun past;
+    past.label = "reverse";
+    for (int k = 0; k < 400; ++k)
+        past.loss.push_back(1e-5f - 9e-6f * static_cast<float>(k) / 399.0f);
+    for (int step = 25; step <= 400; step += 25)
+        past.evals.push_back(TrainingEval{step, 2e-6f, 2e-6f, 1.0f, {}});
+    v.past.push_back(past);
+    v.step = 150;
+    for (int k = 0; k < 150; ++k)
+        v.loss.push_back(3.0f - 2.0f * static_cast<float>(k) / 149.0f);
+    for (int step = 0; step <= 150; step += 25)
+        v.evals.push_back(TrainingEval{step, 2.0f, 2.0f, 0.3f, {}});
+    return v;
+}
+
+TEST(CurvePlot, TheLossAxisFitsTheCurrentRunNotAnEarlierOneFarBelow)
+{
+    const TrainingCurves c = training_curves(fitted_runs(), 3000, 0);
+    float lo = 0.0f, hi = 0.0f;
+    plot_y_range(c.loss, &lo, &hi);
+    EXPECT_GE(lo, 0.5f) << "the earlier run's 1e-6 must not squash the current run at the top";
+    EXPECT_LE(lo, 1.0f);
+    EXPECT_GE(hi, 3.0f);
+    const CurvePlotPicture p = layout_curve_plot(c.loss, c, kAxes, -1, CurvePlotStyle{});
+    for (const PlotTick& t : p.y_ticks)
+        EXPECT_GE(t.value, 0.5f) << t.text;
+    // The current run's training loss spans the plot's height rather than lying along its top edge.
+    ASSERT_FALSE(p.lines.empty());
+    const PlotLine& training = p.lines[p.lines.size() - 2];
+    ASSERT_FALSE(training.points.empty());
+    const auto [top, bottom] = std::minmax_element(training.points.begin(), training.points.end(),
+                                                   [](PlotPoint a, PlotPoint b) { return a.y < b.y; });
+    EXPECT_NEAR(top->y, kAxes.y0, 1.0f);    // 3 at the top
+    EXPECT_NEAR(bottom->y, kAxes.y1, 1.0f); // 1 at the bottom
+}
+
+TEST(CurvePlot, TheStepAxisEndsNearTheCurrentRunsStepAndCutsEarlierRuns)
+{
+    const TrainingCurves c = training_curves(fitted_runs(), 3000, 0);
+    EXPECT_GE(c.x_max, 150);
+    EXPECT_LE(c.x_max, 300) << "step 150 of a 3000-step target takes most of the width";
+    for (const CurvePlot* plot : {&c.loss, &c.accuracy})
+        for (const CurveSeries& s : plot->series)
+            for (const auto& [step, value] : s.points)
+                EXPECT_LE(step, static_cast<float>(c.x_max)) << plot->title << ": " << s.label;
+    // The earlier run reaches the right edge, not only its last point before it.
+    ASSERT_FALSE(c.accuracy.series.front().points.empty());
+    EXPECT_FLOAT_EQ(c.accuracy.series.front().points.back().first, static_cast<float>(c.x_max));
+}
+
+TEST(CurvePlot, EarlierRunsAreDrawnDimmerThanTheCurrentOne)
+{
+    const TrainingSnapshot v = fitted_runs();
+    const TrainingCurves c = training_curves(v, 3000, 0);
+    const auto alpha = [](Color32 color) { return static_cast<int>(color >> 24); };
+    for (const CurvePlot* plot : {&c.loss, &c.accuracy})
+    {
+        const std::size_t n_past = v.past.size();
+        ASSERT_GT(plot->series.size(), n_past);
+        int current = 255;
+        for (std::size_t i = n_past; i < plot->series.size(); ++i)
+            current = std::min(current, alpha(plot->series[i].color));
+        for (std::size_t i = 0; i < n_past; ++i)
+            EXPECT_LT(alpha(plot->series[i].color), current) << plot->title;
+    }
+}
+
+TEST(CurvePlot, TheFullViewCoversEveryRunUpToTheTarget)
+{
+    const TrainingCurves c = training_curves(fitted_runs(), 3000, 0, false);
+    EXPECT_EQ(c.x_max, 3000);
+    float lo = 0.0f, hi = 0.0f;
+    plot_y_range(c.loss, &lo, &hi);
+    EXPECT_LE(lo, 1e-6f * 1.01f);
+    // Nothing of the current run yet: the earlier runs set the axes even when fitting.
+    TrainingSnapshot fresh = fitted_runs();
+    fresh.step = 0;
+    fresh.loss.clear();
+    fresh.evals.clear();
+    EXPECT_EQ(training_curves(fresh, 100, 0).x_max, 400);
+}
+
+TEST(CurvePlot, TheFittedStepAxisEndsOnARoundNumberWithinTheTarget)
+{
+    EXPECT_EQ(fit_x_max(0, 150, 3000), 200); // 165 rounded up
+    EXPECT_EQ(fit_x_max(0, 100, 3000), 120); // 110 rounded up
+    EXPECT_EQ(fit_x_max(0, 0, 3000), kMinFitSteps);
+    EXPECT_EQ(fit_x_max(0, 600, 600), 600);    // a finished run: no room past its end
+    EXPECT_EQ(fit_x_max(100, 250, 3000), 300); // from a model's first step: 165 more rounded up
+    EXPECT_EQ(fit_x_max(0, 5, 10), 10);        // never past the target
 }
 
 } // namespace

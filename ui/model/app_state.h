@@ -261,8 +261,9 @@ struct TrainingPanelState
 
     int map_kind = 0; // 0: A_h; 1: A_h beside ∂L/∂A_h; 2: logits, probabilities and loss; 3: every stage
     int stage_layer = 0, stage_head = 0; // the layer and head "every stage" shows
-    int score_kind = 0; // the head-score curve: a train::HeadScoreKind (core/train/metrics.h)
-    float pace = 0.0f;  // at most this many steps a second (0: full speed)
+    int score_kind = 0;     // the head-score curve: a train::HeadScoreKind (core/train/metrics.h)
+    bool fit_curves = true; // the curves' axes fit the current run (earlier runs cut at its right edge)
+    float pace = 0.0f;      // at most this many steps a second (0: full speed)
     bool stop_at_accuracy = false;
     float stop_accuracy = 0.99f;
     int step_count = 100;     // Step N's N

@@ -702,9 +702,9 @@ void draw_curve_plot(Image& img, const TextRasterizer& text, const Palette& pale
 
 void draw_curve_plots(Image& img, const TextRasterizer& text, const Palette& palette,
                       const TrainingSnapshot& run, int target_steps, int score_kind, int x, int y, int w,
-                      int h, int cursor_step)
+                      int h, int cursor_step, bool fit_to_run)
 {
-    const TrainingCurves c = training_curves(run, target_steps, score_kind);
+    const TrainingCurves c = training_curves(run, target_steps, score_kind, fit_to_run);
     const int gap = 40;
     const int plot_w = (w - 2 * gap) / 3;
     draw_curve_plot(img, text, palette, c.loss, c, x, y, plot_w, h, cursor_step);
@@ -712,7 +712,8 @@ void draw_curve_plots(Image& img, const TextRasterizer& text, const Palette& pal
     draw_curve_plot(img, text, palette, c.heads, c, x + 2 * (plot_w + gap), y, plot_w, h, cursor_step);
 }
 
-Image render_curves_image(const TrainingSnapshot& run, int target_steps, int score_kind, std::string* note)
+Image render_curves_image(const TrainingSnapshot& run, int target_steps, int score_kind, std::string* note,
+                          bool fit_to_run)
 {
     TextRasterizer text;
     text.load_default(note);
@@ -735,7 +736,7 @@ Image render_curves_image(const TrainingSnapshot& run, int target_steps, int sco
     }
     const int top = 110;
     draw_curve_plots(img, text, palette, run, target_steps, score_kind, margin, top, img.width - 2 * margin,
-                     420);
+                     420, -1, fit_to_run);
     // Legend: this run, then the earlier ones; the heads' colours are those of the window's head chips.
     int ly = top + 420 + 16;
     const auto legend = [&](Color32 color, const std::string& label)
@@ -754,11 +755,11 @@ Image render_curves_image(const TrainingSnapshot& run, int target_steps, int sco
 }
 
 Status export_curves_png(const TrainingSnapshot& run, int target_steps, int score_kind,
-                         const std::string& path)
+                         const std::string& path, bool fit_to_run)
 {
     if (run.evals.empty() && run.loss.empty())
         return Status::error("no curves yet: train a few steps first");
-    return write_png(render_curves_image(run, target_steps, score_kind), path);
+    return write_png(render_curves_image(run, target_steps, score_kind, nullptr, fit_to_run), path);
 }
 
 void run_export_dialog(AppState& state)

@@ -87,14 +87,15 @@ Status export_heatmap_png(const MatrixView& view, const std::string& path, int c
 
 // The Training panel's curves as a slide: the run's settings and step, held-out figures, the loss (log
 // scale, its steepest drop marked), accuracy and head-score plots, earlier runs overlaid, and a legend.
+// fit_to_run as in training_curves.
 Image render_curves_image(const TrainingSnapshot& run, int target_steps, int score_kind,
-                          std::string* note = nullptr);
+                          std::string* note = nullptr, bool fit_to_run = true);
 // The three plots alone, in [x, x + w) x [y, y + h) of img (for lesson slides).
 void draw_curve_plots(Image& img, const TextRasterizer& text, const Palette& palette,
                       const TrainingSnapshot& run, int target_steps, int score_kind, int x, int y, int w,
-                      int h, int cursor_step = -1);
+                      int h, int cursor_step = -1, bool fit_to_run = true);
 Status export_curves_png(const TrainingSnapshot& run, int target_steps, int score_kind,
-                         const std::string& path);
+                         const std::string& path, bool fit_to_run = true);
 
 // Runs the export the dialog describes; the result goes to state.message.
 void run_export_dialog(AppState& state);

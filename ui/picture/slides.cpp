@@ -97,6 +97,7 @@ struct SlideContent
     bool shared_scale = false;                // every map on the weights' [0, 1] scale: one colour bar a row
     const TrainingSnapshot* curves = nullptr; // a training step: its curves above the maps
     int target_steps = 0, score_kind = 0, cursor_step = -1;
+    bool fit_to_run = true;
     std::string curves_note; // "weights at step 30"
 };
 
@@ -178,6 +179,7 @@ void training_maps(AppState& state, SlideContent& content)
     content.curves = &v;
     content.target_steps = ts.edit.steps;
     content.score_kind = ts.score_kind;
+    content.fit_to_run = ts.fit_curves;
     content.cursor_step = f->step;
     content.curves_note = "the maps: weights at step " + std::to_string(f->step) +
                           (f->step == 0 ? " (random, untrained)" : "") + ", on the probe";
@@ -488,7 +490,7 @@ Image render_lesson_slide(AppState& state, int width, int height, bool dark, std
         const int curves_h = std::max(170, (bottom - top) * (content->maps.size() > 4 ? 24 : 30) / 100);
         draw_curve_plots(img, text, palette, *content->curves, content->target_steps, content->score_kind,
                          margin, top, width - 2 * margin, curves_h - static_cast<int>(small_px * 1.6f),
-                         content->cursor_step);
+                         content->cursor_step, content->fit_to_run);
         text.draw(img, static_cast<float>(margin), static_cast<float>(top + curves_h) - small_px * 1.3f,
                   small_px, palette.grey_ink, content->curves_note);
         top += curves_h + gap / 2;

@@ -72,12 +72,13 @@ void plot_y_range(const CurvePlot& plot, float* lo, float* hi)
     *lo = FLT_MAX;
     *hi = -FLT_MAX;
     for (const CurveSeries& s : plot.series)
-        for (const auto& [x, y] : s.points)
-            if (std::isfinite(y) && (!plot.log_y || y > 0.0f))
-            {
-                *lo = std::min(*lo, y);
-                *hi = std::max(*hi, y);
-            }
+        if (s.sets_range)
+            for (const auto& [x, y] : s.points)
+                if (std::isfinite(y) && (!plot.log_y || y > 0.0f))
+                {
+                    *lo = std::min(*lo, y);
+                    *hi = std::max(*hi, y);
+                }
     if (*lo > *hi)
     {
         *lo = plot.log_y ? 0.1f : 0.0f;
@@ -85,28 +86,94 @@ void plot_y_range(const CurvePlot& plot, float* lo, float* hi)
     }
 }
 
-TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int score_kind)
+int fit_x_max(int first, int step, int target_steps)
+{
+    const int full = std::max(step, target_steps);
+    const double want = std::max(static_cast<double>(kMinFitSteps), 1.1 * (step - first));
+    double decade = 1.0;
+    while (decade * 10.0 <= want)
+        decade *= 10.0;
+    static const double kRound[] = {1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0};
+    double span = 10.0 * decade;
+    for (const double r : kRound)
+        if (r * decade >= want)
+        {
+            span = r * decade;
+            break;
+        }
+    return std::min(first + static_cast<int>(std::lround(span)), std::max(full, first + 1));
+}
+
+namespace
+{
+
+// An earlier run's points up to step x_max, the last one on x_max itself when the run goes on past it.
+void cut_at(std::vector<std::pair<float, float>>* points, int x_max)
+{
+    const float edge = static_cast<float>(x_max);
+    const auto past = std::upper_bound(points->begin(), points->end(), edge,
+                                       [](float x, const std::pair<float, float>& q) { return x < q.first; });
+    if (past == points->end())
+        return;
+    if (past != points->begin())
+    {
+        const std::pair<float, float> a = *(past - 1), b = *past;
+        const float t = (edge - a.first) / (b.first - a.first);
+        points->erase(past, points->end());
+        if (a.first < edge)
+            points->emplace_back(edge, a.second + t * (b.second - a.second));
+    }
+    else
+        points->clear();
+}
+
+} // namespace
+
+TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int score_kind, bool fit_to_run)
 {
     TrainingCurves c;
     // A model opened from a file brings its history: the curves start where it does.
     c.x_min = !v.evals.empty() && v.evals.front().step < v.first_step ? 0 : v.first_step;
-    c.x_max = std::max({v.step, target_steps, c.x_min + 1});
-    for (const PastRun& r : v.past)
-        c.x_max = std::max(c.x_max, static_cast<int>(r.loss.size()));
+    // Nothing of the current run to fit yet: the full view.
+    const bool fit = fit_to_run && (!v.loss.empty() || !v.evals.empty());
+    if (fit)
+        c.x_max = std::max(fit_x_max(c.x_min, v.step, target_steps), c.x_min + 1);
+    else
+    {
+        c.x_max = std::max({v.step, target_steps, c.x_min + 1});
+        for (const PastRun& r : v.past)
+            c.x_max = std::max(c.x_max, static_cast<int>(r.loss.size()));
+    }
     const auto at = [](int step, float value)
     { return std::pair<float, float>(static_cast<float>(step), value); };
+    const auto past_series = [&](std::size_t i)
+    {
+        CurveSeries s{{}, past_run_color(i, kPastRunAlpha), "earlier: " + v.past[i].label, 1.2f};
+        s.sets_range = !fit;
+        return s;
+    };
+    const auto cut = [&](CurveSeries* s)
+    {
+        if (fit)
+            cut_at(&s->points, c.x_max);
+    };
 
     // Loss (log scale): earlier runs' training loss, this run's training loss per step, held-out per point.
     c.loss.title = "loss (log scale): training, held-out";
     c.loss.log_y = true;
     for (std::size_t i = 0; i < v.past.size(); ++i)
     {
-        CurveSeries s{{}, past_run_color(i, 200), "earlier: " + v.past[i].label, 1.2f};
+        CurveSeries s = past_series(i);
         for (std::size_t k = 0; k < v.past[i].loss.size(); ++k)
             s.points.push_back(at(static_cast<int>(k) + 1, v.past[i].loss[k]));
+        cut(&s);
         c.loss.series.push_back(std::move(s));
     }
-    CurveSeries train_loss{{}, (kThisRunColor & 0x00FFFFFFu) | 0x70000000u, "training loss", 1.0f};
+    CurveSeries train_loss{{},
+                           (kThisRunColor & 0x00FFFFFFu) |
+                               (static_cast<Color32>(kThisRunTrainingLossAlpha) << 24),
+                           "training loss",
+                           1.0f};
     for (const TrainingEval& e : v.evals)
         if (e.step <= v.first_step) // from the file: the training loss at its logged steps
             train_loss.points.push_back(at(e.step, e.train_loss));
@@ -124,9 +191,10 @@ TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int 
     c.accuracy.fixed_y = true;
     for (std::size_t i = 0; i < v.past.size(); ++i)
     {
-        CurveSeries s{{}, past_run_color(i, 200), "earlier: " + v.past[i].label, 1.2f};
+        CurveSeries s = past_series(i);
         for (const TrainingEval& e : v.past[i].evals)
             s.points.push_back(at(e.step, e.accuracy));
+        cut(&s);
         c.accuracy.series.push_back(std::move(s));
     }
     CurveSeries a{{}, kThisRunColor, "held-out accuracy", 2.0f};

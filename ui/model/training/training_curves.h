@@ -14,13 +14,18 @@ namespace attnlab
 
 // This run's held-out curves (Okabe–Ito vermilion); its per-step training loss is drawn fainter.
 inline constexpr Color32 kThisRunColor = pack_rgba(213, 94, 0);
+// The alpha of this run's per-step training loss, and the lower one of the earlier runs' curves, which stay
+// behind the current run's.
+inline constexpr int kThisRunTrainingLossAlpha = 112;
+inline constexpr int kPastRunAlpha = 100;
 
 struct CurveSeries
 {
     std::vector<std::pair<float, float>> points; // (step, value), steps increasing
     Color32 color = 0;
     std::string label;
-    float width = 1.5f; // line width in pixels at the normal font size
+    float width = 1.5f;     // line width in pixels at the normal font size
+    bool sets_range = true; // the y range fits it (an earlier run does not when the axes fit the current one)
 };
 
 struct CurvePlot
@@ -54,12 +59,21 @@ Color32 past_run_color(std::size_t i, int alpha = 255);
 // The name a lesson's text uses for past_run_color(i): "grey", "pink", "green".
 const char* past_run_color_name(std::size_t i);
 
-// The y range a plot shows: [y_min, y_max] when fixed, else its data's (positive values only on a log axis;
-// [0.1 or 0, 1] when it has none).
+// The y range a plot shows: [y_min, y_max] when fixed, else the data's of its series that set the range
+// (CurveSeries::sets_range; positive values only on a log axis; [0.1 or 0, 1] when there are none).
 void plot_y_range(const CurvePlot& plot, float* lo, float* hi);
 
-// The curves of run v on a step axis up to at least target_steps; score_kind (a train::HeadScoreKind) picks
-// the head score.
-TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int score_kind);
+// The end of the step axis that fits a run at `step` of `target_steps` from `first`: the steps so far with a
+// tenth more, rounded up to a round number (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 times a power of ten), at
+// least kMinFitSteps, and never past max(step, target_steps).
+inline constexpr int kMinFitSteps = 20;
+int fit_x_max(int first, int step, int target_steps);
+
+// The curves of run v; score_kind (a train::HeadScoreKind) picks the head score. fit_to_run: the axes fit
+// the current run (steps from fit_x_max; the loss's y range its values only), earlier runs cut at the right
+// edge; otherwise (or while the current run has no points yet) the steps go up to at least target_steps and
+// every earlier run's end, the y range covers every run. Earlier runs are drawn at kPastRunAlpha either way.
+TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int score_kind,
+                               bool fit_to_run = true);
 
 } // namespace attnlab
