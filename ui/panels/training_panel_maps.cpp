@@ -46,7 +46,12 @@ void draw_attention(AppState& state, bool with_gradient)
             ImGui::PushID(k);
             ImGui::BeginGroup();
             ImGui::PushStyleColor(ImGuiCol_Text, head_text_color(j));
-            ImGui::Text("layer %d, head %d", l + 1, j + 1);
+            // The short form when the long one would run into the next head's title (narrow maps).
+            char title[40];
+            std::snprintf(title, sizeof title, "layer %d, head %d", l + 1, j + 1);
+            if (ImGui::CalcTextSize(title).x > side * static_cast<float>(per_head) + gap * 0.5f)
+                std::snprintf(title, sizeof title, "L%d H%d", l + 1, j + 1);
+            ImGui::TextUnformatted(title);
             ImGui::PopStyleColor();
             // The held-out scores of the last evaluation up to the shown step: the curve's number there.
             int eval_step = 0;
