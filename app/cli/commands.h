@@ -33,7 +33,7 @@ CLI::App* add_export_command(CLI::App& app, ExportArgs& args);
 // 1 after one line on err (and no output file).
 int run_export(const ExportArgs& args, std::ostream& out, std::ostream& err);
 // export --model: runs the trained model on --text (the model's tokens separated by spaces, one sentence per
-// line, all of one length; without --text the task's first held-out sequence) and writes
+// line, all of one length; without --text the task's default probe, Task::probe()) and writes
 // "attnlab-model-trace" (core/io/FORMAT.md). Same exit codes as run_export.
 int run_model_export(const ExportArgs& args, std::ostream& out, std::ostream& err);
 

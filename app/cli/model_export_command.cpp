@@ -18,14 +18,14 @@ namespace attnlab
 namespace
 {
 
-// The task's first held-out sequence as text (the default when --text is not given).
+// The task's default probe as text (the default when --text is not given), as the Training panel shows it.
 Status default_text(const TrainedModel& model, std::string* out)
 {
     train::TaskKind kind = train::TaskKind::Count;
     ATTNLAB_TRY(train::parse_task(model.task, &kind));
     const train::Task task(kind);
-    const std::vector<train::Batch> held_out = task.held_out(1, 1);
-    *out = task.to_text(held_out[0].tokens.data(), held_out[0].T);
+    const train::Batch probe = task.probe();
+    *out = task.to_text(probe.tokens.data(), probe.T);
     return Status::ok();
 }
 

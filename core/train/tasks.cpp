@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <vector>
 
 namespace attnlab::train
 {
@@ -537,6 +538,20 @@ Preset Task::preset() const
     o.weight_decay = row.weight_decay;
     o.grad_clip = 1.0f;
     return p;
+}
+
+Batch Task::probe() const
+{
+    const std::vector<Batch> held_out = this->held_out(256, 1);
+    for (const Batch& b : held_out)
+    {
+        const int period = shortest_period(b.tokens.data(), b.T);
+        std::vector<int> first(b.tokens.begin(), b.tokens.begin() + period);
+        std::sort(first.begin(), first.end());
+        if (std::adjacent_find(first.begin(), first.end()) == first.end())
+            return b;
+    }
+    return held_out.front();
 }
 
 void Task::label(Batch& batch, int vocab_size) const

@@ -134,6 +134,11 @@ public:
     // vocabulary may be smaller than the task's).
     void label(Batch& batch, int vocab_size) const;
 
+    // The sequence a view shows by default (the Training panel's probe, `export --model` without --text): the
+    // first of the first 256 held-out sequences whose first period holds no token twice, so a copy from it is
+    // never ambiguous (Induction's "Z K H Z d ..." would be); the first held-out sequence when none does.
+    Batch probe() const;
+
     // "3 1 4 | 4 1 3": a sequence of token ids as text, tokens separated by spaces.
     std::string to_text(const int* tokens, int n) const;
 

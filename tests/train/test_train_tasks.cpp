@@ -378,3 +378,26 @@ TEST(TrainTasks, TheReadmeListsEveryTask)
         EXPECT_NE(readme.find(row), std::string::npos) << "README.md has no row " << row;
     }
 }
+
+// The default probe is a held-out sequence whose first period holds no token twice (an unambiguous copy), or
+// the first held-out sequence when no such one is among the first 256.
+TEST(TrainTasks, TheDefaultProbeIsHeldOutAndItsCopiesAreUnambiguous)
+{
+    const Task induction(TaskKind::Induction);
+    const Batch probe = induction.probe();
+    const std::vector<Batch> held_out = induction.held_out(256, 1);
+    EXPECT_TRUE(std::any_of(held_out.begin(), held_out.end(),
+                            [&](const Batch& b) { return b.tokens == probe.tokens; }));
+    // Its first period, found by hand: the first repeat of its first token starts the second period.
+    int period = 1;
+    while (period < probe.T &&
+           !std::equal(probe.tokens.begin() + period, probe.tokens.end(), probe.tokens.begin()))
+        ++period;
+    ASSERT_LT(period, probe.T) << "an induction sequence repeats";
+    const std::set<int> distinct(probe.tokens.begin(), probe.tokens.begin() + period);
+    EXPECT_EQ(static_cast<int>(distinct.size()), period);
+    // Reverse has no period: its 16 tokens cannot all differ among 11, so its probe is the first held-out
+    // one.
+    const Task reverse(TaskKind::Reverse);
+    EXPECT_EQ(reverse.probe().tokens, reverse.held_out(1, 1).front().tokens);
+}

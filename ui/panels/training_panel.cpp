@@ -395,7 +395,8 @@ void draw_probe_field(AppState& state)
         ts.probe_text = ts.view.probe_text;
         ts.probe_dirty = true;
     }
-    item_tooltip("The task's first held-out sequence (never trained on).");
+    item_tooltip(
+        "The task's default probe: a held-out sequence (never trained on) whose copies are unambiguous.");
     if (!ts.probe_error.empty())
         error_text(ts.probe_error + " (the maps show the last good probe)");
 }

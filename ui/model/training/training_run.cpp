@@ -255,7 +255,7 @@ void TrainingRun::start_fresh()
     const train::Task& task = trainer_.task();
     work_.model = trainer_.model();
     work_.vocabulary = task.vocabulary();
-    const train::Batch probe = task.held_out(1, 1).front();
+    const train::Batch probe = task.probe();
     work_.probe_text = task.to_text(probe.tokens.data(), probe.T);
     work_.settings = trainer_.settings();
     work_.first_step = trainer_.steps_taken();

@@ -60,7 +60,7 @@ struct TrainingSnapshot
     train::RunSpec config;          // the run's
     train::ModelConfig model;       // its model (vocabulary size, T_max, causal, ...)
     std::vector<std::string> vocabulary;
-    std::string probe_text;          // the task's first held-out sequence, the probe's default
+    std::string probe_text;          // the task's default probe (Task::probe(): held out, never trained on)
     int step = 0;                    // steps taken
     int first_step = 0;              // the step the run started from (a model opened from a file: its steps)
     bool running = false;            // the worker was running when this was published
