@@ -125,12 +125,14 @@ void draw_output(AppState& state)
         n_scored += scored(t);
     ImGui::PushTextWrapPos(0.0f);
     if (n_scored > 0)
-        ImGui::TextDisabled(
-            "logits = Z W_U + b_U and probs = softmax(logits) per position (T x V = %d x %d). The task "
-            "scores "
-            "%d of the %d positions (the others are greyed: training never scores them): loss at t = −log "
-            "probs[t, target t]; mean %.3f over them, the loss that was trained.",
-            T, static_cast<int>(v.vocabulary.size()), n_scored, T, static_cast<double>(pr.mean_loss()));
+        ImGui::TextDisabled("logits = Z W_U + b_U and probs = softmax(logits) per position (T x V = %d x "
+                            "%d). The task scores "
+                            "%d of the %d positions%s: loss at t = −log probs[t, target t]; mean %.3f over "
+                            "them, the loss that "
+                            "was trained.",
+                            T, static_cast<int>(v.vocabulary.size()), n_scored, T,
+                            n_scored < T ? " (the others are greyed: training never scores them)" : "",
+                            static_cast<double>(pr.mean_loss()));
     else
         ImGui::TextColored(error_color(),
                            "The task scores no position of this sequence (it is not in the task's form: see "
