@@ -14,8 +14,8 @@ namespace attnlab
 
 // Writes JSON text into a string buffer that is handed to an AtomicFile whenever it grows past 1 MB (or
 // kept whole when there is no file). Objects and multi-line arrays are indented by 2 spaces; each matrix row
-// goes on one line. Floats use the shortest text that reads back to the same float (negative zero as -0.0, which
-// keeps its sign through a JSON reader); non-finite ones are null.
+// goes on one line. Floats use the shortest text that reads back to the same float (negative zero as -0.0,
+// which keeps its sign through a JSON reader); non-finite ones are null.
 class JsonWriter
 {
 public:

@@ -1,6 +1,7 @@
 // Session files in the app: the throttled autosave and its restore (in a temporary XDG_CONFIG_HOME), recent
 // files, opening newer or broken files without losing the current session, and the question before a file
 // replaces unsaved changes.
+#include "config_home.h"
 #include "core/io/json_io.h"
 #include "core/io/session_file.h"
 #include "ui/model/lessons.h"
@@ -28,21 +29,15 @@ namespace
 
 namespace fs = std::filesystem;
 
-class SessionFilesTest : public ::testing::Test
+class SessionFilesTest : public ConfigHomeTest
 {
 protected:
     void SetUp() override
     {
-        home = fs::path(ATTNLAB_BINARY_DIR) / "tests" / "ui" / "config_home" /
-               ::testing::UnitTest::GetInstance()->current_test_info()->name();
-        fs::remove_all(home);
-        fs::create_directories(home);
-        setenv("XDG_CONFIG_HOME", home.string().c_str(), 1);
+        ConfigHomeTest::SetUp();
         autosave.path = config_dir() + "/last_session.json";
     }
-    void TearDown() override { fs::remove_all(home); }
 
-    fs::path home;
     Autosave autosave;
     std::unique_ptr<AppState> state = std::make_unique<AppState>();
 };

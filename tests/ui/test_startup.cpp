@@ -1,5 +1,6 @@
 // Start-up without a window (ui/model/startup.h): the config folder's files on a window's start and none for
 // a picture, the lesson at its step, and the task and model main() parsed, opened as the values they are.
+#include "config_home.h"
 #include "core/io/lesson_file.h"
 #include "core/io/session_file.h"
 #include "ui/model/app_state.h"
@@ -24,24 +25,9 @@ namespace
 
 namespace fs = std::filesystem;
 
-class StartupTest : public ::testing::Test
+class StartupTest : public ConfigHomeTest
 {
 protected:
-    void SetUp() override
-    {
-        home = fs::path(ATTNLAB_BINARY_DIR) / "tests" / "ui" / "config_home" /
-               ::testing::UnitTest::GetInstance()->current_test_info()->name();
-        fs::remove_all(home);
-        fs::create_directories(home);
-        setenv("XDG_CONFIG_HOME", home.string().c_str(), 1);
-    }
-    void TearDown() override
-    {
-        unsetenv("XDG_CONFIG_HOME");
-        fs::remove_all(home);
-    }
-
-    fs::path home;
     StartupFiles files;
 };
 
