@@ -227,7 +227,7 @@ void rebuild_fonts(AppState& state, Window& window)
 {
     std::string message;
     window.font_px = ui_font_size(state, window.logical_height());
-    load_fonts(window.font_px * window.content_scale(), &message);
+    load_fonts(window.font_px * window.content_scale(), &message, state.glyphs.extra);
     state.font_message = message;
 }
 

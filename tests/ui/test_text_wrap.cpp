@@ -118,5 +118,56 @@ TEST(TextWrap, EveryEditRewrappedKeepsTheTextOneLinePerSentence)
     }
 }
 
+// ImGui's 16-bit build hands back every emoji as U+FFFD after an edit anywhere in the field.
+const std::string kSmile = "\xF0\x9F\x98\x80"; // U+1F600
+const std::string kCat = "\xF0\x9F\x90\x88";   // U+1F408
+const std::string kFffd = "\xEF\xBF\xBD";
+
+TEST(TextWrap, EmojiOutsideAnEditAreKept)
+{
+    const std::string before = "a " + kSmile + " b " + kCat + " c";
+    // "x" typed after "b": the field gives both emoji back as U+FFFD.
+    const std::string after = "a " + kFffd + " bx " + kFffd + " c";
+    const int typed_end = static_cast<int>(("a " + kFffd + " bx").size());
+    const SoftEdit e = apply_soft_edit(before, after, typed_end, false);
+    EXPECT_EQ(e.text, "a " + kSmile + " bx " + kCat + " c");
+    EXPECT_EQ(e.cursor, static_cast<int>(("a " + kSmile + " bx").size()));
+}
+
+TEST(TextWrap, EmojiAtTheEdgesAndBesideTheCursorAreKept)
+{
+    // Backspace right after an emoji removes the "z" that follows it, not the emoji.
+    {
+        const std::string before = kSmile + "z" + kCat;
+        const std::string after = kFffd + kFffd;
+        const SoftEdit e = apply_soft_edit(before, after, 3, true);
+        EXPECT_EQ(e.text, kSmile + kCat);
+        EXPECT_EQ(e.cursor, 4);
+    }
+    // Typing at the start; the emoji is at the very end.
+    {
+        int cursor = 1;
+        EXPECT_EQ(restore_wide_characters("ab" + kSmile, "xab" + kFffd, &cursor), "xab" + kSmile);
+        EXPECT_EQ(cursor, 1);
+    }
+    // A typed "a" before "a…": the cursor lies inside the common start and still lands after what was typed.
+    {
+        int cursor = 1;
+        EXPECT_EQ(restore_wide_characters("a" + kSmile, "aa" + kFffd, &cursor), "aa" + kSmile);
+        EXPECT_EQ(cursor, 1);
+    }
+}
+
+TEST(TextWrap, ARealReplacementCharacterAndPlainTextAreLeftAlone)
+{
+    int cursor = 3;
+    // No wide character before: a U+FFFD the user had stays one.
+    EXPECT_EQ(restore_wide_characters(kFffd, kFffd + "q", &cursor), kFffd + "q");
+    EXPECT_EQ(cursor, 3);
+    cursor = 2;
+    EXPECT_EQ(restore_wide_characters("abc", "abXc", &cursor), "abXc");
+    EXPECT_EQ(cursor, 2);
+}
+
 } // namespace
 } // namespace attnlab

@@ -7,6 +7,7 @@
 #include "core/io/lesson_file.h"
 #include "core/session.h"
 #include "core/trace.h"
+#include "ui/model/glyphs.h"
 #include "ui/model/panel_table.h"
 #include "ui/model/text_wrap.h"
 #include "ui/model/training/training_probe.h"
@@ -428,6 +429,8 @@ struct AppState
     bool request_quit = false;
     bool request_fullscreen_toggle = false;
     bool request_font_rebuild = false;
+    GlyphSet glyphs; // the characters beyond the fixed ranges that the atlas holds (ui/model/glyphs.h)
+    unsigned long long glyphs_version = 0; // the session_version whose text glyphs has seen
     // Non-empty: write a picture of the window to this PNG, on a frame without the file dialog or any other
     // popup (ui/shell/app_ui.h, begin_window_capture).
     std::string request_window_png;

@@ -56,7 +56,51 @@ void wrap_line(std::string_view line, float width, const TextWidth& text_width, 
     }
 }
 
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD"; // U+FFFD in UTF-8
+
+// A character above U+FFFF (four bytes) starts at s[i].
+bool wide_at(std::string_view s, std::size_t i)
+{
+    return i + 4 <= s.size() && static_cast<unsigned char>(s[i]) >= 0xF0;
+}
+
 } // namespace
+
+std::string restore_wide_characters(std::string_view before, std::string_view after, int* cursor)
+{
+    const auto at = static_cast<std::size_t>(std::clamp(*cursor, 0, static_cast<int>(after.size())));
+    // The common start, a wide character of `before` matching a U+FFFD of `after`.
+    std::size_t b = 0, a = 0, cursor_b = 0;
+    while (b < before.size() && a < after.size())
+    {
+        if (a == at)
+            cursor_b = b;
+        if (before[b] == after[a])
+            ++b, ++a;
+        else if (wide_at(before, b) && after.substr(a, 3) == kReplacement)
+            b += 4, a += 3;
+        else
+            break;
+    }
+    // The common end, up to the cursor (what was typed ends there) and never into the common start.
+    const std::size_t floor = std::max(a, at);
+    std::size_t be = before.size(), ae = after.size();
+    while (be > b && ae > floor)
+    {
+        if (before[be - 1] == after[ae - 1])
+            --be, --ae;
+        else if (be >= b + 4 && wide_at(before, be - 4) && ae >= floor + 3 &&
+                 after.substr(ae - 3, 3) == kReplacement)
+            be -= 4, ae -= 3;
+        else
+            break;
+    }
+    std::string restored;
+    restored.reserve(b + (ae - a) + (before.size() - be));
+    restored.append(before.substr(0, b)).append(after.substr(a, ae - a)).append(before.substr(be));
+    *cursor = static_cast<int>(at >= a ? b + (at - a) : cursor_b);
+    return restored;
+}
 
 std::string wrap_soft(std::string_view text, float width, const TextWidth& text_width)
 {
@@ -118,8 +162,11 @@ int wrapped_offset(std::string_view shown, int at)
     return static_cast<int>(i);
 }
 
-SoftEdit apply_soft_edit(std::string_view before, std::string_view after, int cursor_after, bool backspace)
+SoftEdit apply_soft_edit(std::string_view before, std::string_view after_field, int cursor_after,
+                         bool backspace)
 {
+    const std::string after_restored = restore_wide_characters(before, after_field, &cursor_after);
+    const std::string_view after = after_restored;
     // The edit is one change between a common start and a common end. What was typed ends at the cursor, so
     // the common end is taken first, up to the cursor: typing "a" into "aa" is then placed where it was
     // typed.

@@ -33,6 +33,11 @@ int unwrapped_offset(std::string_view shown, int at);
 // The byte of `shown` at offset `at` of its user's text; on a soft break, the start of the next line.
 int wrapped_offset(std::string_view shown, int at);
 
+// ImGui's 16-bit build turns every character above U+FFFF (emoji) into U+FFFD when a field is edited.
+// Gives `after` (the field after an edit) back the wide characters of `before` outside the edited part; the
+// cursor, an offset in `after`, is moved to the same place in the result. What was typed stays as typed.
+std::string restore_wide_characters(std::string_view before, std::string_view after, int* cursor);
+
 struct SoftEdit
 {
     std::string text; // the user's text after the edit
@@ -43,6 +48,7 @@ struct SoftEdit
 // typed. Soft breaks are not characters: when an edit removed only
 // a soft break (Backspace or Delete beside one), it removes the character before it (`backspace`) or after
 // it instead.
+// Characters above U+FFFF outside the edit are kept (restore_wide_characters).
 SoftEdit apply_soft_edit(std::string_view before, std::string_view after, int cursor_after, bool backspace);
 
 } // namespace attnlab

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 namespace attnlab
 {
@@ -77,6 +78,21 @@ void token_chips(AppState& state, const std::vector<std::string>& tokens, int b,
     ImGui::PopID();
 }
 
+// Characters above U+FFFF (emoji) are boxes in the window: name them, and say where they are drawn.
+void beyond_bmp_note(const std::vector<char32_t>& characters)
+{
+    std::string names;
+    for (std::size_t i = 0; i < characters.size() && i < 6; ++i)
+        names += (i > 0 ? ", " : "") + code_point_name(characters[i]);
+    if (characters.size() > 6)
+        names += " and " + std::to_string(characters.size() - 6) + " more";
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped("%s: the window cannot draw characters beyond U+FFFF, so they show as boxes here. "
+                       "Their tokens keep them, and exported pictures draw them.",
+                       names.c_str());
+    ImGui::PopStyleColor();
+}
+
 } // namespace
 
 void draw_input_panel(AppState& state)
@@ -106,6 +122,9 @@ void draw_input_panel(AppState& state)
     item_tooltip(
         "A decoder-side sentence: its tokens give the queries Q, the encoder's output gives K and V. "
         "One line for every source sentence, or one line per source.");
+
+    if (!state.glyphs.beyond_bmp.empty())
+        beyond_bmp_note(state.glyphs.beyond_bmp);
 
     if (!state.status.is_ok() && status_error_panel(state) == PanelId::Input)
         error_text(state.status.message() + (state.has_trace() ? "  (showing the last valid result)" : ""));

@@ -1,4 +1,5 @@
-// Where DejaVu Sans is on this machine, read with the checks every file read gets.
+// Where the fonts are on this machine (DejaVu Sans and its fallbacks), read with the checks every file read
+// gets.
 #include "ui/picture/font_file.h"
 
 #include "core/io/atomic_file.h"
@@ -42,6 +43,42 @@ FontFile load_font_file()
 std::string find_font_file()
 {
     return load_font_file().path;
+}
+
+bool in_font_ranges(char32_t c)
+{
+    for (const auto& [first, last] : kFontRanges)
+        if (c >= first && c <= last)
+            return true;
+    return false;
+}
+
+std::vector<FontFile> load_fallback_font_files()
+{
+    // One row per fallback: the places its file is found on Debian and other Linux systems, first found wins.
+    const std::vector<std::vector<const char*>> fallbacks = {
+        {"/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+         "/usr/share/fonts-droid-fallback/truetype/DroidSansFallback.ttf",
+         "/usr/share/fonts/google-droid/DroidSansFallbackFull.ttf"},
+        {"/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf",
+         "/usr/share/fonts/truetype/ancient-scripts/Symbola.ttf", "/usr/share/fonts/TTF/Symbola.ttf"},
+    };
+    std::vector<FontFile> fonts;
+    for (const auto& places : fallbacks)
+        for (const char* path : places)
+        {
+            std::error_code ec;
+            if (!std::filesystem::exists(path, ec))
+                continue;
+            FontFile font;
+            if (read_file(path, &font.bytes, kMaxFontFileBytes, "font file (.ttf)"))
+            {
+                font.path = path;
+                fonts.push_back(std::move(font));
+                break;
+            }
+        }
+    return fonts;
 }
 
 } // namespace attnlab

@@ -1,9 +1,12 @@
-// Where DejaVu Sans is on this machine: the font with the maths glyphs (√ ᵀ ₕ ⟨⟩ α … →) that the window and
-// the CPU pictures draw with.
+// Where the fonts are on this machine: DejaVu Sans with the maths glyphs (√ ᵀ ₕ ⟨⟩ α … →) that the window and
+// the CPU pictures draw with, and the fallbacks for characters it lacks (CJK, symbols, emoji).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace attnlab
 {
@@ -26,5 +29,27 @@ FontFile load_font_file();
 
 // The path load_font_file() reads ("" if none).
 std::string find_font_file();
+
+// The character ranges (first, last) the window's atlas always holds from DejaVu Sans: Latin, Greek and the
+// maths blocks. Other characters are added when the text uses them (ui/model/glyphs.h).
+inline constexpr std::array<std::pair<char32_t, char32_t>, 9> kFontRanges{{
+    {0x0020, 0x00FF}, // Basic Latin + Latin-1 (· × ÷)
+    {0x0370, 0x03FF}, // Greek (α τ Σ)
+    {0x1D00, 0x1DBF}, // phonetic extensions (ᵀ ᵢ)
+    {0x2010, 0x205E}, // punctuation (… “ ” ‖)
+    {0x2070, 0x209F}, // superscripts and subscripts (ₕ ₀–₉)
+    {0x2190, 0x21FF}, // arrows (→)
+    {0x2200, 0x22FF}, // mathematical operators (√ ∞ ⊙ Σ)
+    {0x27C0, 0x27EF}, // brackets (⟨ ⟩)
+    {0x2C60, 0x2C7F}, // Latin Extended-C (ⱼ)
+}};
+
+// True when c is in one of kFontRanges.
+bool in_font_ranges(char32_t c);
+
+// The fonts tried, in order, for a character DejaVu Sans lacks, as far as they are installed: Droid Sans
+// Fallback (Chinese, Japanese, Korean: Debian's fonts-droid-fallback), then Symbola (symbols and emoji:
+// fonts-symbola). Each is read with load_font_file()'s checks; missing ones are left out.
+std::vector<FontFile> load_fallback_font_files();
 
 } // namespace attnlab

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <memory>
+#include <vector>
 
 namespace attnlab
 {
@@ -113,10 +115,50 @@ void blend(Image& img, int x, int y, Color32 color, int alpha)
 
 } // namespace
 
-struct TextRasterizer::Font
+// One font file: its bytes and stb_truetype's view of them (which points into the bytes, so a face never
+// moves).
+struct FontFace
 {
     std::string data;
     stbtt_fontinfo info{};
+
+    bool init()
+    {
+        const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
+        const int offset = data.empty() ? -1 : stbtt_GetFontOffsetForIndex(bytes, 0);
+        return offset >= 0 && stbtt_InitFont(&info, bytes, offset) != 0;
+    }
+};
+
+// DejaVu Sans, and the fallback fonts for characters it lacks (CJK, symbols, emoji), read the first time one
+// is needed.
+struct TextRasterizer::Font
+{
+    FontFace main;
+    mutable std::vector<std::unique_ptr<FontFace>> fallbacks;
+    mutable bool fallbacks_read = false;
+
+    // The face that draws cp: the main font when it has the character or no fallback has it.
+    const FontFace& face_for(int cp) const
+    {
+        if (cp < 0x80 || stbtt_FindGlyphIndex(&main.info, cp) != 0)
+            return main;
+        if (!fallbacks_read)
+        {
+            fallbacks_read = true;
+            for (FontFile& file : load_fallback_font_files())
+            {
+                auto face = std::make_unique<FontFace>();
+                face->data = std::move(file.bytes);
+                if (face->init())
+                    fallbacks.push_back(std::move(face));
+            }
+        }
+        for (const auto& face : fallbacks)
+            if (stbtt_FindGlyphIndex(&face->info, cp) != 0)
+                return *face;
+        return main;
+    }
 };
 
 TextRasterizer::TextRasterizer() = default;
@@ -147,10 +189,8 @@ bool TextRasterizer::load_bytes(std::string bytes)
 {
     ok_ = false;
     font_ = std::make_unique<Font>();
-    font_->data = std::move(bytes);
-    const auto* data = reinterpret_cast<const unsigned char*>(font_->data.data());
-    const int offset = font_->data.empty() ? -1 : stbtt_GetFontOffsetForIndex(data, 0);
-    ok_ = offset >= 0 && stbtt_InitFont(&font_->info, data, offset) != 0;
+    font_->main.data = std::move(bytes);
+    ok_ = font_->main.init();
     return ok_;
 }
 
@@ -158,13 +198,14 @@ float TextRasterizer::width(const std::string& text, float px) const
 {
     if (!ok_)
         return 0.0f;
-    const float scale = stbtt_ScaleForPixelHeight(&font_->info, px);
     float x = 0.0f;
     for (std::size_t i = 0; i < text.size();)
     {
+        const int cp = next_code_point(text, i);
+        const stbtt_fontinfo* face = &font_->face_for(cp).info;
         int advance = 0, lsb = 0;
-        stbtt_GetCodepointHMetrics(&font_->info, next_code_point(text, i), &advance, &lsb);
-        x += static_cast<float>(advance) * scale;
+        stbtt_GetCodepointHMetrics(face, cp, &advance, &lsb);
+        x += static_cast<float>(advance) * stbtt_ScaleForPixelHeight(face, px);
     }
     return x;
 }
@@ -176,15 +217,16 @@ void TextRasterizer::draw(Image& img, float x, float y, float px, Color32 color,
         drawn_->push_back(text);
     if (!ok_)
         return;
-    const stbtt_fontinfo* font = &font_->info;
-    const float scale = stbtt_ScaleForPixelHeight(font, px);
+    const stbtt_fontinfo* main = &font_->main.info;
     int ascent = 0, descent = 0, gap = 0;
-    stbtt_GetFontVMetrics(font, &ascent, &descent, &gap);
-    const float baseline = static_cast<float>(ascent) * scale;
+    stbtt_GetFontVMetrics(main, &ascent, &descent, &gap);
+    const float baseline = static_cast<float>(ascent) * stbtt_ScaleForPixelHeight(main, px);
     float pen = 0.0f;
     for (std::size_t i = 0; i < text.size();)
     {
         const int cp = next_code_point(text, i);
+        const stbtt_fontinfo* font = &font_->face_for(cp).info;
+        const float scale = stbtt_ScaleForPixelHeight(font, px);
         int advance = 0, lsb = 0;
         stbtt_GetCodepointHMetrics(font, cp, &advance, &lsb);
         int w = 0, h = 0, xoff = 0, yoff = 0;

@@ -43,7 +43,8 @@ void frame_rect(Image& img, int x0, int y0, int x1, int y1, Color32 color, int t
 // colour when the cell is under 4 pixels, too small for stripes).
 void hatch_rect(Image& img, int x0, int y0, int x1, int y1);
 
-// Text in DejaVu Sans at any pixel size. When the font file is missing every call draws nothing and widths
+// Text in DejaVu Sans at any pixel size, characters it lacks from the fallback fonts (CJK, symbols, emoji;
+// ui/picture/font_file.h). When the font file is missing every call draws nothing and widths
 // are 0, so a picture still has its cells.
 class TextRasterizer
 {

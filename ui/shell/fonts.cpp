@@ -1,10 +1,12 @@
-// Fonts: DejaVu Sans with the maths glyphs (√ ᵀ ₕ ⟨⟩ α … →), looked up at run time, with a clear fallback.
+// Fonts: DejaVu Sans with the maths glyphs (√ ᵀ ₕ ⟨⟩ α … →), the fallbacks for the CJK and other characters
+// the text uses, and a box for a character no font has; looked up at run time, with a clear fallback.
 #include "ui/shell/fonts.h"
 
 #include "ui/picture/font_file.h"
 
 #include <imgui.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -14,22 +16,64 @@ namespace attnlab
 namespace
 {
 
-const ImWchar kMathRanges[] = {
-    0x0020, 0x00FF, // Basic Latin + Latin-1 (· × ÷)
-    0x0370, 0x03FF, // Greek (α τ Σ)
-    0x1D00, 0x1DBF, // phonetic extensions (ᵀ ᵢ)
-    0x2010, 0x205E, // punctuation (… “ ” ‖)
-    0x2070, 0x209F, // superscripts and subscripts (ₕ ₀–₉)
-    0x2190, 0x21FF, // arrows (→)
-    0x2200, 0x22FF, // mathematical operators (√ ∞ ⊙ Σ)
-    0x27C0, 0x27EF, // brackets (⟨ ⟩)
-    0x2C60, 0x2C7F, // Latin Extended-C (ⱼ)
-    0,
-};
+// A copy of a font file's bytes that the atlas owns and frees.
+void* atlas_copy(const std::string& bytes)
+{
+    void* data = IM_ALLOC(bytes.size());
+    std::memcpy(data, bytes.data(), bytes.size());
+    return data;
+}
+
+// The fallback fonts merged into `font` for the extra characters (ImGui skips those a font lacks, and never
+// replaces a glyph an earlier font gave).
+void merge_fallbacks(ImFontAtlas* atlas, float size_px, const std::vector<char32_t>& extra,
+                     ImVector<ImWchar>* ranges)
+{
+    if (extra.empty())
+        return;
+    ImFontGlyphRangesBuilder builder;
+    for (const char32_t c : extra)
+        builder.AddChar(static_cast<ImWchar>(c));
+    builder.BuildRanges(ranges);
+    for (const FontFile& file : load_fallback_font_files())
+    {
+        ImFontConfig config;
+        config.MergeMode = true;
+        config.OversampleH = 1;
+        config.OversampleV = 1;
+        atlas->AddFontFromMemoryTTF(atlas_copy(file.bytes), static_cast<int>(file.bytes.size()), size_px,
+                                    &config, ranges->Data);
+    }
+}
+
+// U+FFFD, the character ImGui draws for any glyph it lacks (and for every character above U+FFFF, which its
+// 16-bit build cannot hold), becomes an empty box: a missing character, never a question mark.
+int add_missing_glyph_box(ImFontAtlas* atlas, ImFont* font, float size_px)
+{
+    const int w = std::max(4, static_cast<int>(std::lround(size_px * 0.5f)));
+    const int h = std::max(6, static_cast<int>(std::lround(size_px * 0.7f)));
+    const float top = std::round(size_px * 0.2f);
+    return atlas->AddCustomRectFontGlyph(font, static_cast<ImWchar>(0xFFFD), w, h,
+                                         static_cast<float>(w) + 2.0f, ImVec2(1.0f, top));
+}
+
+void paint_missing_glyph_box(ImFontAtlas* atlas, int rect_id)
+{
+    unsigned char* pixels = nullptr;
+    int tex_w = 0, tex_h = 0;
+    atlas->GetTexDataAsAlpha8(&pixels, &tex_w, &tex_h);
+    const ImFontAtlasCustomRect* r = atlas->GetCustomRectByIndex(rect_id);
+    for (int y = 0; y < r->Height; ++y)
+        for (int x = 0; x < r->Width; ++x)
+        {
+            const bool edge = x == 0 || y == 0 || x == r->Width - 1 || y == r->Height - 1;
+            pixels[(r->Y + y) * tex_w + (r->X + x)] = edge ? 255 : 0;
+        }
+}
 
 } // namespace
 
-bool load_fonts(float size_px, std::string* message)
+bool load_fonts(float size_px, std::string* message, const std::vector<char32_t>& extra)
 {
     ImGuiIO& io = ImGui::GetIO();
     io.Fonts->Clear();
@@ -38,16 +82,31 @@ bool load_fonts(float size_px, std::string* message)
     const FontFile font = load_font_file();
     if (message != nullptr)
         *message = font.note;
+    // The ranges must outlive the atlas build, which happens when the renderer asks for the texture.
+    static ImVector<ImWchar> ranges;
+    static ImVector<ImWchar> extra_ranges;
+    ranges.clear();
+    for (const auto& [first, last] : kFontRanges)
+    {
+        ranges.push_back(static_cast<ImWchar>(first));
+        ranges.push_back(static_cast<ImWchar>(last));
+    }
+    ranges.push_back(0);
     if (!font.path.empty() && !font.bytes.empty())
     {
         ImFontConfig config;
         config.OversampleH = 2;
         config.OversampleV = 1;
-        void* data = IM_ALLOC(font.bytes.size());
-        std::memcpy(data, font.bytes.data(), font.bytes.size());
-        if (io.Fonts->AddFontFromMemoryTTF(data, static_cast<int>(font.bytes.size()), size_px, &config,
-                                           kMathRanges) != nullptr)
+        ImFont* main = io.Fonts->AddFontFromMemoryTTF(
+            atlas_copy(font.bytes), static_cast<int>(font.bytes.size()), size_px, &config, ranges.Data);
+        if (main != nullptr)
+        {
+            merge_fallbacks(io.Fonts, size_px, extra, &extra_ranges);
+            const int box = add_missing_glyph_box(io.Fonts, main, size_px);
+            io.Fonts->Build();
+            paint_missing_glyph_box(io.Fonts, box);
             return true;
+        }
     }
     ImFontConfig config;
     config.SizePixels = size_px;

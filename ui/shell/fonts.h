@@ -1,15 +1,18 @@
-// The window's fonts: DejaVu Sans (ui/picture/font_file.h) with the maths glyphs in ImGui's atlas, with a
-// clear fallback.
+// The window's fonts: DejaVu Sans (ui/picture/font_file.h) with the maths glyphs in ImGui's atlas, the
+// fallback fonts for the extra characters the text uses (ui/model/glyphs.h), with a clear fallback.
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace attnlab
 {
 
 // Clears the font atlas of the current ImGui context and adds DejaVu Sans at size_px (or ImGui's default
-// font when the file is missing: then message explains that maths symbols will show as '?').
-// Returns true when DejaVu was loaded. The caller rebuilds the renderer's font texture.
-bool load_fonts(float size_px, std::string* message);
+// font when the file is missing: then message explains that maths symbols will show as '?'), with the
+// extra characters (≤ U+FFFF) taken from the fallback fonts that have them; a character no font has is
+// drawn as an empty box. Returns true when DejaVu was loaded. The caller rebuilds the renderer's font
+// texture.
+bool load_fonts(float size_px, std::string* message, const std::vector<char32_t>& extra = {});
 
 } // namespace attnlab

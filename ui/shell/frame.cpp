@@ -86,9 +86,25 @@ void draw_panels(AppState& state, const LayoutRect& area)
     state.lesson.focus_panel = PanelId::Count;
 }
 
+// Characters the text uses that the atlas lacks (CJK and others) ask for a new atlas before the next frame.
+void note_new_characters(AppState& state)
+{
+    if (state.glyphs_version == state.session_version)
+        return;
+    state.glyphs_version = state.session_version;
+    state.glyphs.beyond_bmp = characters_beyond_bmp(state.session.text + "\n" + state.session.target);
+    bool added = state.glyphs.add_from(state.session.text);
+    added = state.glyphs.add_from(state.session.target) || added;
+    for (const std::string& path : state.recent_files)
+        added = state.glyphs.add_from(path) || added;
+    if (added)
+        state.request_font_rebuild = true;
+}
+
 void draw_frame(AppState& state)
 {
     apply_mode_theme(state);
+    note_new_characters(state);
     state.lesson.cells_outlined = 0;
     handle_shortcuts(state);
     update_trained_view(state);
