@@ -439,8 +439,10 @@ void trained_view_banner(AppState& state)
     };
     if (trained)
     {
-        ImGui::TextColored(ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram], "Trained model: %s",
-                           state.trained_view.label.c_str());
+        // Wrapped: a long run label ("Induction heads, 2 layers × 2 heads, step 600") in a narrow panel.
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram]);
+        ImGui::TextWrapped("Trained model: %s", state.trained_view.label.c_str());
+        ImGui::PopStyleColor();
         item_tooltip(
             "The Training panel's model at the step its timeline shows, run on its probe sequence "
             "(edit the probe there). The session's own text and settings wait until you switch back.");
