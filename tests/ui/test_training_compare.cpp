@@ -7,9 +7,11 @@
 #include "ui/model/training/training_probe.h"
 #include "ui/model/training/training_run.h"
 #include "ui/panels/panels.h"
+#include "ui/picture/slides.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -314,6 +316,52 @@ TEST(TrainingCompare, WhyMultiHeadStep3ShowsTheOneHeadRunBesideTheTwoAndItsTextH
     EXPECT_LT(one_prev, 0.5 * two_prev[sharp]) << "a small one beside the sharp head's";
     EXPECT_GE(sharp_held_out->previous_token, 0.8) << "the other run's head: nearly all its weight on i − 1";
     EXPECT_LT(two_prev[1 - sharp], 1.2 * two_earlier[1 - sharp]) << "its other head: even, no bump";
+
+    // The step's slide shows the same two groups, each map titled with its run's words and held-out score.
+    std::vector<std::string> texts;
+    render_lesson_slide(*state, 1600, 900, false, nullptr, &texts);
+    const auto on_slide = [&](const std::string& t)
+    { return std::find(texts.begin(), texts.end(), t) != texts.end(); };
+    char title[128];
+    std::snprintf(title, sizeof title, "h = 1: A_1 · layer 1 · previous-token %.2f",
+                  one_held_out->previous_token);
+    EXPECT_TRUE(on_slide(title)) << title;
+    std::snprintf(title, sizeof title, "h = 2: A_%d · layer 1 · previous-token %.2f", sharp + 1,
+                  sharp_held_out->previous_token);
+    EXPECT_TRUE(on_slide(title)) << title;
+    std::snprintf(title, sizeof title, "h = 2: A_%d · layer 1 · previous-token %.2f", 2 - sharp,
+                  even_held_out->previous_token);
+    EXPECT_TRUE(on_slide(title)) << title;
+}
+
+// In presenter mode a training step shows its curves and maps without the panel's controls: the three maps
+// of lesson 11's step 3 are on screen, above the caption, at 1280x720.
+TEST(TrainingCompare, PresenterModeShowsBothGroupsOnScreen)
+{
+    HeadlessUi ui(1280.0f, 720.0f);
+    auto state = std::make_unique<AppState>();
+    state->mouse_ignored = true;
+    load_lesson_library(*state, default_lessons_dir());
+    const int index = lesson_index(*state, "why_multi_head_experiment");
+    ASSERT_GE(index, 0);
+    enter_lesson(*state, index, 2);
+    state->presenter = true;
+    const auto out = ui.frames(*state, 3);
+    EXPECT_TRUE(contains(out.text, "earlier: h = 1 · step 1000")) << out.text;
+    EXPECT_TRUE(contains(out.text, "this run: h = 2 · step 1000")) << out.text;
+    EXPECT_FALSE(contains(out.text, "target steps")) << "no controls in presenter mode";
+    // The view between the title and the caption.
+    const ImGuiWindow* view = ImGui::FindWindowByName("##presenter_view");
+    ASSERT_NE(view, nullptr);
+    const float bottom = view->Pos.y + view->Size.y;
+    ASSERT_EQ(out.texture_rects.size(), 3u) << out.text;
+    for (const auto& [id, r] : out.texture_rects)
+    {
+        EXPECT_GE(r.x, 0.0f);
+        EXPECT_LE(r.z, 1280.0f);
+        EXPECT_LE(r.w, bottom) << "above the caption";
+        EXPECT_GE(r.z - r.x, 60.0f) << "large enough to read";
+    }
 }
 
 } // namespace

@@ -97,9 +97,12 @@ void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, fl
                     : std::string();
             char line[128];
             std::snprintf(line, sizeof line, "%s%s", with_gradient ? "A_h | ∂L/∂A_h   " : "", scores.c_str());
-            // Only what fits above the map (at 1280x720 the full line would run into the next head).
+            // Only what fits above the map (at 1280x720 the full line would run into the next head): the
+            // scores alone, else the first.
             if (ImGui::CalcTextSize(line).x > side * static_cast<float>(per_head))
                 std::snprintf(line, sizeof line, "%s", scores.c_str());
+            if (ImGui::CalcTextSize(line).x > side * static_cast<float>(per_head))
+                std::snprintf(line, sizeof line, "%s", scores.substr(0, scores.find("  ")).c_str());
             if (ImGui::CalcTextSize(line).x <= side * static_cast<float>(per_head))
                 ImGui::TextDisabled("%s", line);
             else
@@ -378,6 +381,25 @@ bool probe_is_finite(const TrainingProbe& pr)
     return true;
 }
 
+// The radio buttons of the maps shown.
+void draw_map_kind_choice(TrainingPanelState& ts)
+{
+    ImGui::RadioButton("attention A_h", &ts.map_kind, 0);
+    item_tooltip("Each head's weights on the probe: row = query position, column = key position; hatched "
+                 "cells are masked (a key in the future).");
+    ImGui::SameLine();
+    ImGui::RadioButton("A_h and ∂L/∂A_h", &ts.map_kind, 1);
+    item_tooltip("Beside each head, the gradient of the probe's loss with respect to its weights: where more "
+                 "attention would lower (blue) or raise (red) the loss.");
+    ImGui::SameLine();
+    ImGui::RadioButton("output: logits, probabilities, loss", &ts.map_kind, 2);
+    ImGui::SameLine();
+    ImGui::RadioButton("every stage", &ts.map_kind, 3);
+    item_tooltip(
+        "Every intermediate of one layer and head on the probe, from X to the probabilities, with its "
+        "equation and shape: what the trained model computes, step by step.");
+}
+
 // The earlier run to draw beside this one, its maps run on the probe (nullptr: none chosen, or its weights
 // are not finite).
 const PastRun* compared_maps(AppState& state)
@@ -496,20 +518,9 @@ void draw_training_maps(AppState& state)
             "timeline to an earlier step to see the last maps before it did.");
         return;
     }
-    ImGui::RadioButton("attention A_h", &ts.map_kind, 0);
-    item_tooltip("Each head's weights on the probe: row = query position, column = key position; hatched "
-                 "cells are masked (a key in the future).");
-    ImGui::SameLine();
-    ImGui::RadioButton("A_h and ∂L/∂A_h", &ts.map_kind, 1);
-    item_tooltip("Beside each head, the gradient of the probe's loss with respect to its weights: where more "
-                 "attention would lower (blue) or raise (red) the loss.");
-    ImGui::SameLine();
-    ImGui::RadioButton("output: logits, probabilities, loss", &ts.map_kind, 2);
-    ImGui::SameLine();
-    ImGui::RadioButton("every stage", &ts.map_kind, 3);
-    item_tooltip(
-        "Every intermediate of one layer and head on the probe, from X to the probabilities, with its "
-        "equation and shape: what the trained model computes, step by step.");
+    // In presenter mode the step chose the maps: the line of choices would take the maps' room.
+    if (!state.presenter)
+        draw_map_kind_choice(ts);
     ImGui::TextDisabled("weights at step %d%s", f->step, f->step == 0 ? ": random, untrained" : "");
     if (!lesson_active(state))
     {
