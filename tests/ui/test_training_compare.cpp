@@ -47,17 +47,21 @@ train::RunSpec reverse_run(int heads, int steps)
     return c;
 }
 
-// The panel trains `first`, then `second` (first becomes the earlier run), each for its steps.
-void train_two(AppState& state, HeadlessUi& ui, const train::RunSpec& first, const train::RunSpec& second)
+// The panel after training `first`, then `second` (first becomes the earlier run), each for its steps.
+std::unique_ptr<AppState> two_runs(HeadlessUi& ui, const train::RunSpec& first, const train::RunSpec& second)
 {
+    auto state = std::make_unique<AppState>();
+    state->mouse_ignored = true;
+    ui.frames(*state, 1, panel_only(draw_training_panel));
     for (const train::RunSpec& r : {first, second})
     {
-        state.training.edit = r;
-        apply_training_fields(state);
-        ASSERT_TRUE(state.training.error.empty()) << state.training.error;
-        state.training_run.step_now(r.steps);
-        ui.frames(state, 1, panel_only(draw_training_panel));
+        state->training.edit = r;
+        apply_training_fields(*state);
+        EXPECT_TRUE(state->training.error.empty()) << state->training.error;
+        state->training_run.step_now(r.steps);
+        ui.frames(*state, 1, panel_only(draw_training_panel));
     }
+    return state;
 }
 
 // [SECTION] What a past run keeps
@@ -114,10 +118,7 @@ TEST(TrainingCompare, LabelDifferenceIsWhatTheLegendSaysOfOneRunAndNotTheOther)
 TEST(TrainingCompare, TheComparedMapsAreTheEarlierRunsModelOnTheSameProbe)
 {
     HeadlessUi ui;
-    auto state = std::make_unique<AppState>();
-    state->mouse_ignored = true;
-    ui.frames(*state, 1, panel_only(draw_training_panel));
-    train_two(*state, ui, reverse_run(2, 20), reverse_run(1, 20));
+    auto state = two_runs(ui, reverse_run(2, 20), reverse_run(1, 20));
     TrainingPanelState& ts = state->training;
     ASSERT_EQ(ts.view.past.size(), 1u);
     EXPECT_EQ(compared_run(ts), nullptr) << "off until chosen";
@@ -163,25 +164,31 @@ TEST(TrainingCompare, TheComparedMapsAreTheEarlierRunsModelOnTheSameProbe)
     EXPECT_EQ(compared_run(ts), nullptr);
 }
 
-// A run joining the past runs shifts the list: the chosen run is found again by its label and step.
+// A run joining the past runs shifts the list: the chosen run is found again by its label and step, and when
+// it is gone nothing else is shown in its place.
 TEST(TrainingCompare, TheChosenRunIsFoundAgainWhenTheListShifts)
 {
     HeadlessUi ui;
-    auto state = std::make_unique<AppState>();
-    state->mouse_ignored = true;
-    ui.frames(*state, 1, panel_only(draw_training_panel));
-    train_two(*state, ui, reverse_run(2, 10), reverse_run(1, 10));
+    auto state = two_runs(ui, reverse_run(2, 10), reverse_run(1, 10)); // past: [h = 2]
     TrainingPanelState& ts = state->training;
-    choose_compared_run(ts, 0);
-    const std::string label = ts.view.past[0].label;
-    for (int i = 0; i < TrainingRun::kKeptRuns; ++i)
+    const auto another = [&](int heads, int steps)
     {
-        ts.edit = reverse_run(i % 2 == 0 ? 4 : 1, 10 + i);
+        ts.edit = reverse_run(heads, steps);
         apply_training_fields(*state);
         state->training_run.step_now(3);
         ui.frames(*state, 1, panel_only(draw_training_panel));
-    }
-    // The 2-head run was the oldest of four: it is gone, and nothing else is shown in its place.
+    };
+    another(4, 11); // past: [h = 2, h = 1]
+    another(2, 12); // past: [h = 2, h = 1, h = 4]
+    ASSERT_EQ(static_cast<int>(ts.view.past.size()), TrainingRun::kKeptRuns);
+    choose_compared_run(ts, 1);
+    const std::string chosen = ts.view.past[1].label;
+    another(1, 13); // past: [h = 1, h = 4, h = 2 (12 steps)]: the oldest went, the chosen one moved to 0
+    ASSERT_NE(compared_run(ts), nullptr);
+    EXPECT_EQ(compared_run(ts)->label, chosen);
+    EXPECT_EQ(compared_run(ts), &ts.view.past[0]);
+    another(4, 14);
+    another(2, 15); // the chosen run is gone
     EXPECT_EQ(compared_run(ts), nullptr);
 }
 
