@@ -215,12 +215,12 @@ Status read_training(const json& j, const Context& ctx, LessonTraining* out)
 {
     ATTNLAB_TRY(check_object(j, "\"training\" must be an object",
                              {"task", "layers", "heads", "d_model", "attention_only", "lr", "seed", "steps",
-                              "compare", "show_step", "map", "score", "probe"},
+                              "compare", "show_step", "map", "score", "probe", "compare_maps"},
                              ctx));
     LessonTraining t;
     t.on = true;
     json run = j;
-    for (const char* key : {"compare", "show_step", "map", "score", "probe"})
+    for (const char* key : {"compare", "show_step", "map", "score", "probe", "compare_maps"})
         run.erase(key);
     if (Status s = read_run(run, ctx, &t.run); !s)
         return s;
@@ -256,6 +256,15 @@ Status read_training(const json& j, const Context& ctx, LessonTraining* out)
             &t.score_kind);
         !s)
         return s;
+    if (Status s = read_int(j, "compare_maps", 0, ctx, &t.compare_maps); !s)
+        return s;
+    if (t.compare_maps >= static_cast<int>(t.compare.size()))
+        return ctx.error("\"compare_maps\" " + std::to_string(t.compare_maps) +
+                         " names no compared run (\"compare\" lists " + std::to_string(t.compare.size()) +
+                         "; they count from 0)");
+    if (t.compare_maps >= 0 && t.map_kind > 1)
+        return ctx.error("\"compare_maps\" shows attention maps side by side: it needs \"map\" "
+                         "\"attention\" or \"gradient\"");
     if (Status s = read_string(j, "probe", false, ctx, &t.probe); !s)
         return s;
     if (!t.probe.empty())

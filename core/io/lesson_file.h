@@ -46,6 +46,8 @@ struct LessonTraining
     int map_kind = 0;   // 0 attention, 1 attention and ∂L/∂A_h, 2 output stages, 3 every stage
     int score_kind = 0; // 0 previous-token, 1 induction, 2 diagonal, 3 anti-diagonal
     std::string probe;  // the probe's tokens; "": the task's default
+    // The maps of compare[compare_maps] beside the run's own (its final weights on the same probe); -1: none.
+    int compare_maps = -1;
 };
 
 // Which part of the comparisons view a step is about (the view shows only that part while the step is on).

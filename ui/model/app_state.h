@@ -261,6 +261,12 @@ struct TrainingPanelState
     int shown_step = 0;
 
     int map_kind = 0; // 0: A_h; 1: A_h beside ∂L/∂A_h; 2: logits, probabilities and loss; 3: every stage
+    // An earlier run's maps beside this run's (attention views): view.past[compare_run] (-1: none), found
+    // again by compare_key (its label and step; "": by index, as a lesson's compare[i] is past[i]) when the
+    // list shifts; its final parameters on the same probe (training_controller.h, compared_run()).
+    int compare_run = -1;
+    std::string compare_key;
+    TrainingProbe compare_probe;
     int stage_layer = 0, stage_head = 0; // the layer and head "every stage" shows
     int score_kind = 0;     // the head-score curve: a train::HeadScoreKind (core/train/metrics.h)
     bool fit_curves = true; // the curves' axes fit the current run (earlier runs cut at its right edge)

@@ -18,6 +18,8 @@ void draw_inspector_panel(AppState& state);
 void draw_comparisons_panel(AppState& state);
 void draw_lesson_panel(AppState& state);
 void draw_training_panel(AppState& state);
+// A lesson's training step in presenter mode: the curves (lower) and the maps, without the controls.
+void draw_training_presenter_view(AppState& state);
 
 // The trained model's probe field (the Training panel's), for the Input panel while the trained model shows.
 void draw_trained_probe_input(AppState& state);

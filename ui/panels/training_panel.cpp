@@ -493,4 +493,20 @@ void draw_training_panel(AppState& state)
     ImGui::EndChild();
 }
 
+void draw_training_presenter_view(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    if (!state.training_run.configured())
+    {
+        ImGui::TextDisabled("No model yet.");
+        return;
+    }
+    state.training_run.poll(ts.view);
+    sync_probe(ts);
+    const TrainingFrame* f = shown_frame(ts);
+    draw_training_curves(state, f == nullptr ? -1 : f->step, /*compact=*/true);
+    ImGui::Separator();
+    draw_training_maps(state);
+}
+
 } // namespace attnlab

@@ -102,7 +102,7 @@ void draw_legend(const TrainingSnapshot& v)
 
 } // namespace
 
-void draw_training_curves(AppState& state, int cursor)
+void draw_training_curves(AppState& state, int cursor, bool compact)
 {
     TrainingPanelState& ts = state.training;
     const TrainingSnapshot& v = ts.view;
@@ -110,7 +110,7 @@ void draw_training_curves(AppState& state, int cursor)
     const TrainingCurves c = training_curves(v, ts.edit.steps, ts.score_kind, ts.fit_curves);
     const float w = ImGui::GetContentRegionAvail().x;
     const float plot_w = (w - fs) / 3.0f;
-    const float plot_h = fs * 8.0f;
+    const float plot_h = fs * (compact ? 4.5f : 8.0f);
 
     ImGui::BeginGroup();
     int clicked = draw_plot(state, c.loss, c, cursor, ImVec2(plot_w, plot_h));
@@ -141,9 +141,13 @@ void draw_training_curves(AppState& state, int cursor)
         "anti-diagonal = on the mirrored key T − 1 − i. Thin lines: layer 1; thick: later layers.");
     ImGui::EndGroup();
     draw_legend(v);
-    ImGui::Checkbox("fit the axes to this run", &ts.fit_curves);
-    item_tooltip("The axes fit the current run's steps so far and its loss; earlier runs (dimmed) are cut "
-                 "at its right edge. Off: every run in full, up to the target.");
+    if (!compact)
+    {
+        ImGui::Checkbox("fit the axes to this run", &ts.fit_curves);
+        item_tooltip(
+            "The axes fit the current run's steps so far and its loss; earlier runs (dimmed) are cut "
+            "at its right edge. Off: every run in full, up to the target.");
+    }
 
     if (clicked >= 0 && !v.timeline.empty())
     {

@@ -5,6 +5,7 @@
 #include "ui/model/lessons.h"
 #include "ui/model/training/training_controller.h"
 #include "ui/model/training/training_curves.h"
+#include "ui/model/training/training_probe.h"
 #include "ui/panels/training_panel_views.h"
 #include "ui/picture/colormap.h"
 #include "ui/shell/widgets.h"
@@ -19,30 +20,60 @@ namespace attnlab
 namespace
 {
 
-void draw_attention(AppState& state, bool with_gradient)
+// One run's heads on the probe, in layers x heads: the current run's, or an earlier run's beside them.
+struct HeadGroup
 {
-    TrainingPanelState& ts = state.training;
-    const TrainingProbe& pr = ts.probe;
+    const TrainingProbe* probe = nullptr;
+    const std::vector<TrainingEval>* evals = nullptr; // the run's held-out points
+    int step = 0;         // the titles' scores are the last evaluation's at or before this step
+    bool past = false;    // an earlier run (its scores are those of its last evaluation)
+    std::string title;    // "" : no group title (nothing compared)
+    Color32 color = 0;    // the run's colour in the legend
+    std::string about;    // the title's tooltip
+    const char* key = ""; // the heatmaps' key prefix
+};
+
+// The run's colour as text that reads on the panel.
+ImVec4 run_text_color(Color32 c)
+{
+    ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    bg.w = 1.0f;
+    return ImGui::ColorConvertU32ToFloat4(readable_on(c | 0xFF000000u, ImGui::ColorConvertFloat4ToU32(bg)));
+}
+
+void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, float side, float gap, int rows)
+{
+    const TrainingPanelState& ts = state.training;
+    const TrainingProbe& pr = *g.probe;
     const int h = pr.n_heads(), L = pr.n_layers();
+    const int per_head = with_gradient ? 2 : 1;
     const std::vector<std::string> tokens = training_probe_tokens(ts);
     const float fs = ImGui::GetFontSize();
-    const float gap = fs * 0.8f;
-    const float title_h = ImGui::GetTextLineHeightWithSpacing() * 2.0f;
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const int per_head = with_gradient ? 2 : 1;
-    const TrainingFrame* frame = shown_frame(ts);
-    const int shown_step = frame != nullptr ? frame->step : ts.view.step;
-    const int cols = h * per_head;
-    const float side_w = (avail.x - static_cast<float>(cols) * gap) / static_cast<float>(cols);
-    const float side_h = (avail.y - static_cast<float>(L) * (title_h + gap)) / static_cast<float>(L);
-    const float side = std::max(fs * 4.0f, std::min(side_w, side_h));
-    const float grid_x = ImGui::GetCursorPosX();
+    ImGui::BeginGroup();
+    if (!g.title.empty())
+    {
+        // The legend's swatch and words for the run, so the group reads as the curve it belongs to.
+        ImDrawList* dl = ImGui::GetWindowDrawList();
+        const ImVec2 p = ImGui::GetCursorScreenPos();
+        dl->AddRectFilled(ImVec2(p.x, p.y + fs * 0.3f), ImVec2(p.x + fs * 1.2f, p.y + fs * 0.7f),
+                          g.color | 0xFF000000u);
+        ImGui::Dummy(ImVec2(fs * 1.3f, fs));
+        ImGui::SameLine();
+        ImGui::PushStyleColor(ImGuiCol_Text, run_text_color(g.color));
+        ImGui::TextUnformatted(g.title.c_str());
+        ImGui::PopStyleColor();
+        item_tooltip(g.about.c_str());
+    }
+    // Screen x of the grid's left edge: SameLine's own offsets count from the innermost group, which this is.
+    const float grid_x = ImGui::GetCursorScreenPos().x;
     for (int l = 0; l < L; ++l)
         for (int j = 0; j < h; ++j)
         {
             const int k = l * h + j;
             if (j != 0)
-                ImGui::SameLine(grid_x + static_cast<float>(j * per_head) * (side + gap));
+                ImGui::SameLine(0.0f, grid_x + static_cast<float>(j * per_head) * (side + gap) -
+                                          ImGui::GetItemRectMax().x);
+            ImGui::PushID(g.key);
             ImGui::PushID(k);
             ImGui::BeginGroup();
             ImGui::PushStyleColor(ImGuiCol_Text, head_text_color(j));
@@ -53,9 +84,10 @@ void draw_attention(AppState& state, bool with_gradient)
                 std::snprintf(title, sizeof title, "L%d H%d", l + 1, j + 1);
             ImGui::TextUnformatted(title);
             ImGui::PopStyleColor();
-            // The held-out scores of the last evaluation up to the shown step: the curve's number there.
+            // The held-out scores of the last evaluation up to the shown step (an earlier run: its last one):
+            // the curve's number there.
             int eval_step = 0;
-            const train::HeadScores* held_out = held_out_scores_at(ts.view, shown_step, k, &eval_step);
+            const train::HeadScores* held_out = held_out_scores_at(*g.evals, g.step, k, &eval_step);
             // Else (no evaluation yet, so no point on the curves either) the probe's, marked so.
             const std::string scores =
                 held_out != nullptr ? map_scores_text(ts.view.config.task, *held_out)
@@ -65,9 +97,12 @@ void draw_attention(AppState& state, bool with_gradient)
                     : std::string();
             char line[128];
             std::snprintf(line, sizeof line, "%s%s", with_gradient ? "A_h | ∂L/∂A_h   " : "", scores.c_str());
-            // Only what fits above the map (at 1280x720 the full line would run into the next head).
+            // Only what fits above the map (at 1280x720 the full line would run into the next head): the
+            // scores alone, else the first.
             if (ImGui::CalcTextSize(line).x > side * static_cast<float>(per_head))
                 std::snprintf(line, sizeof line, "%s", scores.c_str());
+            if (ImGui::CalcTextSize(line).x > side * static_cast<float>(per_head))
+                std::snprintf(line, sizeof line, "%s", scores.substr(0, scores.find("  ")).c_str());
             if (ImGui::CalcTextSize(line).x <= side * static_cast<float>(per_head))
                 ImGui::TextDisabled("%s", line);
             else
@@ -78,13 +113,15 @@ void draw_attention(AppState& state, bool with_gradient)
                     k < static_cast<int>(pr.scores().size())
                         ? map_scores_text(ts.view.config.task, pr.scores()[static_cast<std::size_t>(k)])
                         : std::string("-");
-                ImGui::SetTooltip(
-                    "The held-out mean at step %d, the last evaluation up to the step shown: the numbers "
-                    "the head-score curves show there.\nOn this probe alone: %s",
-                    eval_step, probe_scores.c_str());
+                ImGui::SetTooltip("The held-out mean at step %d, %s: the numbers the head-score curves show "
+                                  "there.\nOn this probe alone: %s",
+                                  eval_step,
+                                  g.past ? "the earlier run's last evaluation"
+                                         : "the last evaluation up to the step shown",
+                                  probe_scores.c_str());
             }
-            char key[48];
-            std::snprintf(key, sizeof key, "train/L%d/h%d", l, j);
+            char key[64];
+            std::snprintf(key, sizeof key, "%s/L%d/h%d", g.key, l, j);
             const auto [r, c] = draw_probe_map(state, key, pr.version(), pr.weights(k), true, &pr.mask(),
                                                ImVec2(side, side), {&tokens, &tokens}, head_color(j));
             if (r >= 0)
@@ -96,7 +133,7 @@ void draw_attention(AppState& state, bool with_gradient)
             if (with_gradient)
             {
                 ImGui::SameLine();
-                std::snprintf(key, sizeof key, "train/L%d/h%d/grad", l, j);
+                std::snprintf(key, sizeof key, "%s/L%d/h%d/grad", g.key, l, j);
                 const auto [gr, gc] =
                     draw_probe_map(state, key, pr.version(), pr.dweights(k), false, &pr.mask(),
                                    ImVec2(side, side), {&tokens, &tokens}, head_color(j));
@@ -107,7 +144,79 @@ void draw_attention(AppState& state, bool with_gradient)
             }
             ImGui::EndGroup();
             ImGui::PopID();
+            ImGui::PopID();
         }
+    // A run with fewer layers keeps the rows of the other's height, so both groups end level.
+    if (L < rows)
+        ImGui::Dummy(ImVec2(side, static_cast<float>(rows - L) *
+                                      (side + ImGui::GetTextLineHeightWithSpacing() * 2.0f + gap)));
+    ImGui::EndGroup();
+}
+
+void draw_attention(AppState& state, bool with_gradient, const PastRun* compared)
+{
+    TrainingPanelState& ts = state.training;
+    const TrainingSnapshot& v = ts.view;
+    const TrainingFrame* frame = shown_frame(ts);
+    HeadGroup current;
+    current.probe = &ts.probe;
+    current.evals = &v.evals;
+    current.step = frame != nullptr ? frame->step : v.step;
+    current.key = "train";
+    std::vector<HeadGroup> groups;
+    if (compared != nullptr)
+    {
+        // The earlier run first (it was trained first, as in the legend's order of time), then this run; each
+        // titled with what the legend says of it that the other's label does not.
+        const std::size_t i = static_cast<std::size_t>(compared - v.past.data());
+        const std::string own = v.config.label();
+        HeadGroup past;
+        past.probe = &ts.compare_probe;
+        past.evals = &compared->evals;
+        past.step = compared->step;
+        past.past = true;
+        const std::string differs = label_difference(compared->label, own);
+        past.title = "earlier: " + (differs.empty() ? compared->label : differs) + " · step " +
+                     std::to_string(compared->step);
+        past.color = past_run_color(i);
+        past.about = "The earlier run's weights at its last step (" + std::to_string(compared->step) +
+                     ") on the same probe, in the same colour scale; its head scores are its last held-out "
+                     "evaluation. Its curves are the " +
+                     past_run_color_name(i) + " ones: " + compared->label + ".";
+        past.key = "train/past";
+        groups.push_back(std::move(past));
+        const std::string differs_own = label_difference(own, compared->label);
+        current.title = "this run: " + (differs_own.empty() ? own : differs_own) + " · step " +
+                        std::to_string(current.step);
+        current.color = kThisRunColor;
+        current.about = "This run's weights at the step the timeline shows: " + own + ".";
+    }
+    groups.push_back(current);
+
+    const float fs = ImGui::GetFontSize();
+    const float gap = fs * 0.8f;
+    const float group_gap = fs * 2.0f;
+    const float title_h = ImGui::GetTextLineHeightWithSpacing() * 2.0f;
+    const float group_title_h = compared != nullptr ? ImGui::GetTextLineHeightWithSpacing() : 0.0f;
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const int per_head = with_gradient ? 2 : 1;
+    int cols = 0, rows = 1;
+    for (const HeadGroup& g : groups)
+    {
+        cols += g.probe->n_heads() * per_head;
+        rows = std::max(rows, g.probe->n_layers());
+    }
+    const float gaps_w = static_cast<float>(cols) * gap + static_cast<float>(groups.size() - 1) * group_gap;
+    const float side_w = (avail.x - gaps_w) / static_cast<float>(std::max(1, cols));
+    const float side_h =
+        (avail.y - group_title_h - static_cast<float>(rows) * (title_h + gap)) / static_cast<float>(rows);
+    const float side = std::max(fs * 4.0f, std::min(side_w, side_h));
+    for (std::size_t g = 0; g < groups.size(); ++g)
+    {
+        if (g != 0)
+            ImGui::SameLine(0.0f, group_gap);
+        draw_head_group(state, groups[g], with_gradient, side, gap, rows);
+    }
 }
 
 void draw_output(AppState& state)
@@ -217,6 +326,49 @@ void draw_output(AppState& state)
     ImGui::EndGroup();
 }
 
+// The compare selector (attention views, when there are earlier runs): which earlier run's maps to draw
+// beside this run's.
+void draw_compare_selector(TrainingPanelState& ts)
+{
+    const std::vector<PastRun>& past = ts.view.past;
+    if (past.empty())
+        return;
+    const std::string own = ts.view.config.label();
+    const auto name = [&](std::size_t i)
+    {
+        const std::string differs = label_difference(past[i].label, own);
+        return "earlier: " + (differs.empty() ? past[i].label : differs);
+    };
+    const PastRun* chosen = compared_run(ts);
+    const std::string preview =
+        chosen != nullptr ? name(static_cast<std::size_t>(chosen - past.data())) : std::string("nothing");
+    ImGui::SameLine();
+    ImGui::TextUnformatted("compare with:");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(std::min(ImGui::GetFontSize() * 16.0f,
+                                     ImGui::CalcTextSize(preview.c_str()).x + ImGui::GetFontSize() * 2.5f));
+    if (ImGui::BeginCombo("##compare_maps", preview.c_str()))
+    {
+        if (ImGui::Selectable("nothing", chosen == nullptr))
+            choose_compared_run(ts, -1);
+        for (std::size_t i = past.size(); i-- > 0;)
+        {
+            ImGui::PushID(static_cast<int>(i));
+            const bool fits = can_compare_maps(ts, past[i]);
+            const std::string item = name(i) + (fits ? "" : " (another task: not on this probe)");
+            ImGui::PushStyleColor(ImGuiCol_Text, run_text_color(past_run_color(i)));
+            if (ImGui::Selectable(item.c_str(), chosen == &past[i],
+                                  fits ? ImGuiSelectableFlags_None : ImGuiSelectableFlags_Disabled))
+                choose_compared_run(ts, static_cast<int>(i));
+            ImGui::PopStyleColor();
+            ImGui::PopID();
+        }
+        ImGui::EndCombo();
+    }
+    item_tooltip("An earlier run's trained maps beside this run's: its weights at its last step on the same "
+                 "probe, in the same colour scale, each group titled as the legend names its run.");
+}
+
 // True when every map the probe feeds (attention weights, their gradients, logits and probabilities) is
 // finite.
 bool probe_is_finite(const TrainingProbe& pr)
@@ -227,6 +379,37 @@ bool probe_is_finite(const TrainingProbe& pr)
         if (!pr.weights(k).allFinite() || !pr.dweights(k).allFinite())
             return false;
     return true;
+}
+
+// The radio buttons of the maps shown.
+void draw_map_kind_choice(TrainingPanelState& ts)
+{
+    ImGui::RadioButton("attention A_h", &ts.map_kind, 0);
+    item_tooltip("Each head's weights on the probe: row = query position, column = key position; hatched "
+                 "cells are masked (a key in the future).");
+    ImGui::SameLine();
+    ImGui::RadioButton("A_h and ∂L/∂A_h", &ts.map_kind, 1);
+    item_tooltip("Beside each head, the gradient of the probe's loss with respect to its weights: where more "
+                 "attention would lower (blue) or raise (red) the loss.");
+    ImGui::SameLine();
+    ImGui::RadioButton("output: logits, probabilities, loss", &ts.map_kind, 2);
+    ImGui::SameLine();
+    ImGui::RadioButton("every stage", &ts.map_kind, 3);
+    item_tooltip(
+        "Every intermediate of one layer and head on the probe, from X to the probabilities, with its "
+        "equation and shape: what the trained model computes, step by step.");
+}
+
+// The earlier run to draw beside this one, its maps run on the probe (nullptr: none chosen, or its weights
+// are not finite).
+const PastRun* compared_maps(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    const PastRun* run = compared_run(ts);
+    if (run == nullptr)
+        return nullptr;
+    ts.compare_probe.update(run->model, run->params, ts.probe_batch, ts.probe_version);
+    return !ts.compare_probe.empty() && probe_is_finite(ts.compare_probe) ? run : nullptr;
 }
 
 } // namespace
@@ -335,20 +518,9 @@ void draw_training_maps(AppState& state)
             "timeline to an earlier step to see the last maps before it did.");
         return;
     }
-    ImGui::RadioButton("attention A_h", &ts.map_kind, 0);
-    item_tooltip("Each head's weights on the probe: row = query position, column = key position; hatched "
-                 "cells are masked (a key in the future).");
-    ImGui::SameLine();
-    ImGui::RadioButton("A_h and ∂L/∂A_h", &ts.map_kind, 1);
-    item_tooltip("Beside each head, the gradient of the probe's loss with respect to its weights: where more "
-                 "attention would lower (blue) or raise (red) the loss.");
-    ImGui::SameLine();
-    ImGui::RadioButton("output: logits, probabilities, loss", &ts.map_kind, 2);
-    ImGui::SameLine();
-    ImGui::RadioButton("every stage", &ts.map_kind, 3);
-    item_tooltip(
-        "Every intermediate of one layer and head on the probe, from X to the probabilities, with its "
-        "equation and shape: what the trained model computes, step by step.");
+    // In presenter mode the step chose the maps: the line of choices would take the maps' room.
+    if (!state.presenter)
+        draw_map_kind_choice(ts);
     ImGui::TextDisabled("weights at step %d%s", f->step, f->step == 0 ? ": random, untrained" : "");
     if (!lesson_active(state))
     {
@@ -359,11 +531,13 @@ void draw_training_maps(AppState& state)
         item_tooltip("Pipeline, Heads, Inspector and Comparisons show this model on the probe, every stage "
                      "with its numbers, at the step the timeline shows.");
     }
+    if (ts.map_kind <= 1)
+        draw_compare_selector(ts);
     if (ts.map_kind == 2)
         draw_output(state);
     else if (ts.map_kind == 3)
         draw_training_stages(state);
     else
-        draw_attention(state, ts.map_kind == 1);
+        draw_attention(state, ts.map_kind == 1, compared_maps(state));
 }
 } // namespace attnlab

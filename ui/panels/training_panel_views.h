@@ -15,8 +15,9 @@ namespace attnlab
 {
 
 // The three plots (loss, accuracy, head scores) and the legend of runs; a click on a plot moves the timeline
-// to its step. cursor: the step the maps show (-1: none).
-void draw_training_curves(AppState& state, int cursor);
+// to its step. cursor: the step the maps show (-1: none). compact (presenter mode): lower plots, no axes
+// switch, so the maps below keep room.
+void draw_training_curves(AppState& state, int cursor, bool compact = false);
 
 // The maps of the probe at the timeline's step: attention (with its gradient), the output, or every stage.
 void draw_training_maps(AppState& state);

@@ -8,6 +8,7 @@
 #include "ui/picture/slides.h"
 
 #include "ui/model/lessons.h"
+#include "ui/model/training/training_controller.h"
 #include "ui/model/training/training_curves.h"
 #include "ui/picture/export.h"
 #include "ui/picture/heatmap_math.h"
@@ -163,6 +164,48 @@ HeatmapPicture probe_map(const Mat& m, const std::string& title, const std::stri
     return p;
 }
 
+// Every head's A_h (and ∂L/∂A_h) of a probe pass, titled "A_1 · layer 2 · induction 0.84" with the held-out
+// score the panel's title shows (the last evaluation at or before `step`; the probe's, marked, before the
+// first), led by "group: " when it is given.
+void add_probe_attention(SlideContent& content, const TrainingProbe& pr,
+                         const std::vector<TrainingEval>& evals, int step, int score_kind, bool gradient,
+                         const std::string& group)
+{
+    const train::HeadScoreKind score = train::head_score_kind(score_kind);
+    const std::string name = train::head_score_info(score).name;
+    const std::string lead = group.empty() ? std::string() : group + ": ";
+    for (int l = 0; l < pr.n_layers(); ++l)
+        for (int j = 0; j < pr.n_heads(); ++j)
+        {
+            const int k = l * pr.n_heads() + j;
+            char title[160];
+            std::snprintf(title, sizeof title, "%sA_%d · layer %d", lead.c_str(), j + 1, l + 1);
+            const train::HeadScores* held_out = held_out_scores_at(evals, step, k);
+            const train::HeadScores* shown = held_out != nullptr ? held_out
+                                             : k < static_cast<int>(pr.scores().size())
+                                                 ? &pr.scores()[static_cast<std::size_t>(k)]
+                                                 : nullptr;
+            if (shown != nullptr)
+                std::snprintf(title + std::strlen(title), sizeof title - std::strlen(title), " · %s %.2f%s",
+                              name.substr(0, name.find(' ')).c_str(), train::head_score(*shown, score),
+                              held_out != nullptr ? "" : " (probe)");
+            HeatmapPicture a =
+                probe_map(pr.weights(k), title, "", &content.tokens, &content.tokens, true, &pr.mask());
+            a.row_axis = "query";
+            a.col_axis = "key";
+            content.maps.push_back(std::move(a));
+            if (gradient)
+            {
+                std::snprintf(title, sizeof title, "%s∂L/∂A_%d · layer %d", lead.c_str(), j + 1, l + 1);
+                HeatmapPicture g =
+                    probe_map(pr.dweights(k), title, "", &content.tokens, &content.tokens, false, &pr.mask());
+                g.row_axis = "query";
+                g.col_axis = "key";
+                content.maps.push_back(std::move(g));
+            }
+        }
+}
+
 void training_maps(AppState& state, SlideContent& content)
 {
     TrainingPanelState& ts = state.training;
@@ -208,36 +251,31 @@ void training_maps(AppState& state, SlideContent& content)
     content.shared_scale = !gradient;
     if (gradient)
         content.curves_note += "; beside each A_h its ∂L/∂A_h (blue: more weight there lowers the loss)";
-    for (int l = 0; l < pr.n_layers(); ++l)
-        for (int j = 0; j < pr.n_heads(); ++j)
-        {
-            const int k = l * pr.n_heads() + j;
-            // One line: "A_1 · layer 2 · induction 0.84" (the score's name up to its first space).
-            char title[128];
-            std::snprintf(title, sizeof title, "A_%d · layer %d", j + 1, l + 1);
-            if (k < static_cast<int>(pr.scores().size()))
-            {
-                const train::HeadScoreKind score = train::head_score_kind(ts.score_kind);
-                const std::string name = train::head_score_info(score).name;
-                std::snprintf(title + std::strlen(title), sizeof title - std::strlen(title), " · %s %.2f",
-                              name.substr(0, name.find(' ')).c_str(),
-                              train::head_score(pr.scores()[static_cast<std::size_t>(k)], score));
-            }
-            HeatmapPicture a =
-                probe_map(pr.weights(k), title, "", &content.tokens, &content.tokens, true, &pr.mask());
-            a.row_axis = "query";
-            a.col_axis = "key";
-            content.maps.push_back(std::move(a));
-            if (gradient)
-            {
-                std::snprintf(title, sizeof title, "∂L/∂A_%d · layer %d", j + 1, l + 1);
-                HeatmapPicture g =
-                    probe_map(pr.dweights(k), title, "", &content.tokens, &content.tokens, false, &pr.mask());
-                g.row_axis = "query";
-                g.col_axis = "key";
-                content.maps.push_back(std::move(g));
-            }
-        }
+    // An earlier run compared (as in the panel): its maps first, each title led by the legend's words for its
+    // run ("h = 1: A_1 · layer 1 · …"), then this run's led by its own.
+    const PastRun* past = compared_run(ts);
+    if (past != nullptr)
+    {
+        ts.compare_probe.update(past->model, past->params, ts.probe_batch, ts.probe_version);
+        if (ts.compare_probe.empty())
+            past = nullptr;
+    }
+    if (past != nullptr)
+    {
+        const std::string own = v.config.label();
+        const std::string differs = label_difference(past->label, own);
+        const std::string own_differs = label_difference(own, past->label);
+        const std::size_t i = static_cast<std::size_t>(past - v.past.data());
+        content.curves_note += "; left: the earlier run (" + std::string(past_run_color_name(i)) +
+                               " curves) at its last step " + std::to_string(past->step) +
+                               ", right: this run, on the same probe";
+        add_probe_attention(content, ts.compare_probe, past->evals, past->step, ts.score_kind, gradient,
+                            differs.empty() ? "earlier run" : differs);
+        add_probe_attention(content, pr, v.evals, f->step, ts.score_kind, gradient,
+                            own_differs.empty() ? "this run" : own_differs);
+        return;
+    }
+    add_probe_attention(content, pr, v.evals, f->step, ts.score_kind, gradient, "");
 }
 
 void fill_content(AppState& state, SlideContent& content)

@@ -703,7 +703,7 @@ void presenter_view(AppState& state, const LessonStep* step, float title_h, floa
     {
         const StepMaps shown = step_maps(state, step);
         if (shown.kind == StepMapsKind::Training)
-            draw_training_panel(state);
+            draw_training_presenter_view(state);
         else if (!state.has_trace())
             error_text(state.status.message());
         else if (shown.kind == StepMapsKind::Heads)

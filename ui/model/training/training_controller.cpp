@@ -81,6 +81,46 @@ const TrainingFrame* shown_frame(const TrainingPanelState& ts)
 namespace
 {
 
+std::string past_run_key(const PastRun& r)
+{
+    return r.label + "/" + std::to_string(r.step);
+}
+
+} // namespace
+
+bool can_compare_maps(const TrainingPanelState& ts, const PastRun& run)
+{
+    return run.params != nullptr && run.config.task == ts.view.config.task && ts.probe_batch.T >= 1 &&
+           ts.probe_batch.T <= run.model.T_max;
+}
+
+const PastRun* compared_run(const TrainingPanelState& ts)
+{
+    const std::vector<PastRun>& past = ts.view.past;
+    if (ts.compare_run < 0)
+        return nullptr;
+    const PastRun* found = nullptr;
+    if (ts.compare_run < static_cast<int>(past.size()) &&
+        (ts.compare_key.empty() ||
+         past_run_key(past[static_cast<std::size_t>(ts.compare_run)]) == ts.compare_key))
+        found = &past[static_cast<std::size_t>(ts.compare_run)];
+    else if (!ts.compare_key.empty())
+        for (const PastRun& r : past)
+            if (past_run_key(r) == ts.compare_key)
+                found = &r;
+    return found != nullptr && can_compare_maps(ts, *found) ? found : nullptr;
+}
+
+void choose_compared_run(TrainingPanelState& ts, int index)
+{
+    const bool valid = index >= 0 && index < static_cast<int>(ts.view.past.size());
+    ts.compare_run = valid ? index : -1;
+    ts.compare_key = valid ? past_run_key(ts.view.past[static_cast<std::size_t>(index)]) : std::string();
+}
+
+namespace
+{
+
 // Play at the target step goes on for the task's preset length again and says so in a line under the
 // progress bar. Pressing Play asks for training; refusing would need a second action in another field, and
 // raising the target silently leaves the student wondering where the new number came from.
@@ -225,12 +265,16 @@ void show_lesson_training(AppState& state, const LessonTraining& t)
     ts.shown_step = std::max(0, t.show_step);
     ts.map_kind = t.map_kind;
     ts.score_kind = t.score_kind;
+    // compare[i] is past[i] (the lesson's runs alone): by index, as the runs may still be training.
+    ts.compare_run = t.compare_maps;
+    ts.compare_key.clear();
 }
 
 void restore_user_training(AppState& state)
 {
     TrainingPanelState& ts = state.training;
     ts.lesson_queue.clear();
+    choose_compared_run(ts, -1); // the student's own maps alone, as outside every lesson
     if (!ts.user_run_kept)
         return;
     ts.user_run_kept = false;

@@ -21,6 +21,14 @@ void apply_training_fields(AppState& state);
 void sync_probe(TrainingPanelState& ts);
 // The frame the maps show: the latest, or the one the timeline is on (nullptr before the first).
 const TrainingFrame* shown_frame(const TrainingPanelState& ts);
+// Whether an earlier run's maps can be drawn on the current probe: the same task (so the same vocabulary and
+// labels) and a probe no longer than its T_max.
+bool can_compare_maps(const TrainingPanelState& ts, const PastRun& run);
+// The earlier run whose maps the maps view shows beside this run's (ts.compare_run, found again by
+// ts.compare_key when the list shifted), or nullptr: none chosen, gone, or not comparable.
+const PastRun* compared_run(const TrainingPanelState& ts);
+// Chooses view.past[index] to compare with (-1 or out of range: none), remembered by its label and step.
+void choose_compared_run(TrainingPanelState& ts, int index);
 // Play / Pause (Space): applies changed fields first; Play at the target goes on for the preset's length.
 void training_play_pause(AppState& state);
 // Trains n steps now (Step, →), applying changed fields first.

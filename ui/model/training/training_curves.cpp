@@ -40,9 +40,31 @@ static_assert(std::size(kPastRunColors) == TrainingRun::kKeptRuns, "one colour p
 
 const train::HeadScores* held_out_scores_at(const TrainingSnapshot& v, int step, int k, int* at_step)
 {
-    const auto after = std::upper_bound(v.evals.begin(), v.evals.end(), step,
+    return held_out_scores_at(v.evals, step, k, at_step);
+}
+
+std::string label_difference(const std::string& label, const std::string& other)
+{
+    const std::string others = ", " + other + ", ";
+    std::string out;
+    for (std::size_t at = 0; at < label.size();)
+    {
+        std::size_t end = label.find(", ", at);
+        end = end == std::string::npos ? label.size() : end;
+        const std::string part = label.substr(at, end - at);
+        if (!part.empty() && others.find(", " + part + ", ") == std::string::npos)
+            out += (out.empty() ? "" : ", ") + part;
+        at = end + 2;
+    }
+    return out;
+}
+
+const train::HeadScores* held_out_scores_at(const std::vector<TrainingEval>& evals, int step, int k,
+                                            int* at_step)
+{
+    const auto after = std::upper_bound(evals.begin(), evals.end(), step,
                                         [](int s, const TrainingEval& e) { return s < e.step; });
-    if (after == v.evals.begin())
+    if (after == evals.begin())
         return nullptr;
     const TrainingEval& e = *(after - 1);
     if (k < 0 || k >= static_cast<int>(e.heads.size()))

@@ -50,6 +50,13 @@ struct TrainingCurves
 // its step), as the head-score curves show them there; nullptr when there is none.
 const train::HeadScores* held_out_scores_at(const TrainingSnapshot& v, int step, int k,
                                             int* at_step = nullptr);
+// The same over any run's evaluations (an earlier run's: PastRun::evals, at its last step).
+const train::HeadScores* held_out_scores_at(const std::vector<TrainingEval>& evals, int step, int k,
+                                            int* at_step = nullptr);
+// What the legend says of run `label` that it does not say of run `other` (both RunSpec::label()s): the
+// parts of label, comma-separated, that other lacks ("h = 1" for the 1-head run beside the 2-head one; ""
+// when none).
+std::string label_difference(const std::string& label, const std::string& other);
 // "anti-diag 0.91  prev 0.10": the two scores the task's row puts above each head's map.
 std::string map_scores_text(train::TaskKind task, const train::HeadScores& s);
 // The colour of an earlier run's curves, with alpha: the i-th earlier run is always grey, then pink (reddish

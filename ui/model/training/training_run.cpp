@@ -285,8 +285,17 @@ void TrainingRun::keep_as_past()
         return;
     PastRun p;
     p.label = work_.config.label();
+    p.config = work_.config;
+    p.model = work_.model;
     p.loss = work_.loss;
     p.evals = work_.evals;
+    // The last published frame is the run's last step (every way to step publishes, and configure() and
+    // open() have already re-initialised the trainer when they get here).
+    if (!work_.timeline.empty())
+    {
+        p.step = work_.timeline.back().step;
+        p.params = work_.timeline.back().params;
+    }
     work_.past.push_back(std::move(p));
     if (work_.past.size() > static_cast<std::size_t>(kKeptRuns))
         work_.past.erase(work_.past.begin());

@@ -45,12 +45,19 @@ struct TrainingFrame
     std::shared_ptr<const train::Params> params;
 };
 
-// An earlier run's curves, kept to compare with (2 layers against 1, h = 4 against h = 1, ...).
+// An earlier run, kept to compare with (2 layers against 1, h = 4 against h = 1, ...): its curves, and its
+// final parameters, so its trained maps can be drawn on whatever probe the panel shows now (the probe can be
+// edited or set by a lesson step after the run ended; the parameters are shared with its last timeline
+// frame, so keeping them copies nothing, and a lesson's models are tens of kilobytes).
 struct PastRun
 {
-    std::string label;
-    std::vector<float> loss; // [step] training-batch loss
+    std::string label;        // its RunSpec::label(), as the legend shows it
+    train::RunSpec config;    // the run's settings (its task: whether the current probe fits it)
+    train::ModelConfig model; // its model's shape (n_heads, n_layers, T_max, ...)
+    std::vector<float> loss;  // [step] training-batch loss
     std::vector<TrainingEval> evals;
+    int step = 0;                                // its last step
+    std::shared_ptr<const train::Params> params; // at that step
 };
 
 // What the UI draws: a copy of the run's state after some step.
