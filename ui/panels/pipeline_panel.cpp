@@ -3,6 +3,7 @@
 #include "ui/heatmap/heatmap.h"
 #include "ui/model/lessons.h"
 #include "ui/panels/panels.h"
+#include "ui/panels/pipeline_products.h"
 #include "ui/picture/heatmap_math.h"
 #include "ui/shell/widgets.h"
 
@@ -273,7 +274,23 @@ void stage_block(AppState& state, const MatrixRef& ref, const char* id, float ma
         options.frame_thickness = 3.0f;
         options.max_total_height = lesson_height;
     }
-    draw_heatmap(state, ref, options);
+    // With the weights shown, a product of a weight matrix is drawn as the product: X · W_h^Q = Q_h.
+    const std::vector<ProductTerm> terms =
+        state.prefs.pipeline_weights ? product_terms(state, ref) : std::vector<ProductTerm>{};
+    if (terms.empty())
+        draw_heatmap(state, ref, options);
+    else
+    {
+        // The weights' heights are bounded: W_2 at d_ff = 4096 rows is a strip, not 4096 lines.
+        options.max_height = std::min(max_height, ImGui::GetFontSize() * 20.0f);
+        draw_product_row(state, terms, options);
+        // The packed W^Q once, under the queries (a lesson's step keeps its maps to the stages it names).
+        if (ref.stage == Stage::Q && !lit)
+        {
+            ImGui::Spacing();
+            draw_packed_weights(state, ref, std::min(max_height, ImGui::GetFontSize() * 16.0f));
+        }
+    }
     ImGui::Spacing();
 }
 
@@ -309,6 +326,14 @@ void pipeline_toolbar(AppState& state, const Trace& t)
                      first);
         ImGui::Checkbox("cross-attention", &state.show_cross);
     }
+    toolbar_item(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x +
+                     ImGui::CalcTextSize("show weights").x,
+                 first);
+    ImGui::Checkbox("show weights", &state.prefs.pipeline_weights);
+    item_tooltip("Draw the model's weight matrices beside the products that use them: X · W_h^Q = Q_h (and "
+                 "K, V), Concat · W^O = MultiHead, the FFN's W_1 and W_2, and the packed W^Q. The app "
+                 "writes row vectors, X W (a row per token), as the paper does; slides with column vectors "
+                 "write the same query as q_i = (W_h^Q)ᵀ x_i.");
     for (const bool collapse : {false, true})
     {
         const char* label = collapse ? "collapse all" : "expand all";
