@@ -216,6 +216,30 @@ TEST_F(PipelineWeightsTest, LargeDModelKeepsTheWeightsBounded)
     EXPECT_GT(r.w - r.y, ImGui::GetFontSize() * 4.0f);
 }
 
+// The FFN's row has four maps: in a narrow panel it goes on over more lines, every map inside the panel.
+TEST_F(PipelineWeightsTest, ARowTooWideForThePanelWrapsInsteadOfLeavingIt)
+{
+    for (const float width : {1600.0f, 700.0f})
+    {
+        ui.resize(width, 1000.0f);
+        open_only(*state, Stage::ffn);
+        const auto out = ui.frames(*state, 3, panel_only(draw_pipeline_panel));
+        const std::vector<ProductTerm> terms = product_terms(*state, selected_stage(*state, Stage::ffn, 0));
+        ASSERT_EQ(terms.size(), 7u);
+        // The input is drawn as its own stage above (the FFN's row names it): the weights and the product.
+        for (const ProductTerm& t : terms)
+            if (t.is_matrix && t.ref.stage != Stage::norm1)
+            {
+                const HeatmapEntry* e = state->heatmaps.find(resolve_matrix(*state, t.ref).key);
+                ASSERT_NE(e, nullptr) << t.symbol << " at width " << width;
+                ASSERT_TRUE(out.texture_rects.count(e->texture)) << t.symbol << " at width " << width;
+                const ImVec4 r = out.texture_rects.at(e->texture);
+                EXPECT_GE(r.x, 0.0f) << t.symbol;
+                EXPECT_LE(r.z, width) << t.symbol << " at width " << width;
+            }
+    }
+}
+
 // [SECTION] Hover: the Inspector names the weight
 
 TEST_F(PipelineWeightsTest, HoveringAWeightCellNamesItInTheInspector)

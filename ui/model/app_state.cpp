@@ -351,7 +351,7 @@ void resolve_comparison(const AppState& state, const MatrixRef& ref, MatrixView&
         break;
     case ComparisonMatrix::Q_difference:
         // Its own colour scale (the values are ~1e-7, nothing like the products'), and its largest size said.
-        v.equation += ";  largest |difference| = " + format_value(c.two_step_max_diff);
+        v.equation = "largest |difference| = " + format_value(c.two_step_max_diff);
         break;
     case ComparisonMatrix::W_collapsed:
         v.row_tokens = nullptr;

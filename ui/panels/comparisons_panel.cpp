@@ -120,21 +120,16 @@ void two_step_section(AppState& state, bool alone)
 {
     if (!section_header("Two steps (X W^Q) W_h^Q = one matrix X (W^Q W_h^Q)", alone))
         return;
+    const int j = state.sel.head + 1;
     ImGui::TextWrapped(
         "Some slides project twice: q = x W^Q, then q W_h^Q. Two linear maps in a row collapse "
         "into one, W^Q W_h^Q, so the paper has only one per head. Largest difference: %s "
-        "(rounding only).",
-        format_value_long(state.comparisons.two_step_max_diff).c_str());
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped(
-        "The extra W^Q here (d_model×d_model) is made up to test the question (seeded): the model has no "
-        "such "
-        "matrix, so these queries are X (W^Q W_%d^Q), not the model's Q_%d = X W_%d^Q of the Pipeline.",
-        state.sel.head + 1, state.sel.head + 1, state.sel.head + 1);
-    ImGui::PopStyleColor();
+        "(rounding only). The extra W^Q (d_model×d_model) is made up for the question: these are X (W^Q "
+        "W_%d^Q), not the model's Q_%d = X W_%d^Q of the Pipeline.",
+        format_value_long(state.comparisons.two_step_max_diff).c_str(), j, j, j);
     const std::vector<MatrixRef> maps = comparison_maps(state, ComparisonSection::TwoStep);
     ImGui::PushID("collapse");
-    side_by_side(state, maps, maps_height(alone, 1.0f, 16.0f, 2.0f));
+    side_by_side(state, maps, maps_height(alone, 1.0f, 13.0f, 2.0f));
     ImGui::PopID();
 }
 

@@ -141,14 +141,26 @@ void term_title(const ProductTerm& term, const MatrixView& view, float width)
 
 } // namespace
 
-void draw_product_row(AppState& state, const std::vector<ProductTerm>& terms, const HeatmapOptions& base)
+namespace
 {
-    if (terms.empty())
-        return;
+
+// How a row is laid out: each map's options, each term's width and image height, and where lines break.
+struct RowPlan
+{
+    std::vector<RowMap> maps;
+    std::vector<float> width, image_h;
+    std::vector<bool> breaks;
+    int lines = 1;
+};
+
+RowPlan plan_row(AppState& state, const std::vector<ProductTerm>& terms, const HeatmapOptions& base)
+{
+    RowPlan plan;
     const ImGuiStyle& style = ImGui::GetStyle();
     const float fs = ImGui::GetFontSize();
-    const float title_h = ImGui::GetTextLineHeightWithSpacing() * 2.0f;
-    std::vector<RowMap> maps(terms.size());
+    const float title_h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(kProductTitleLines);
+    std::vector<RowMap>& maps = plan.maps;
+    maps.resize(terms.size());
     float chrome = 0.0f, ops = 0.0f, cols = 0.0f;
     for (std::size_t k = 0; k < terms.size(); ++k)
     {
@@ -161,15 +173,19 @@ void draw_product_row(AppState& state, const std::vector<ProductTerm>& terms, co
         m.view = resolve_matrix(state, terms[k].ref);
         m.too_large = m.view.m != nullptr && m.view.m->size() > kMaxWeightCells;
         m.options.max_height = base.max_height;
-        if (base.max_total_height > 0.0f)
-            m.options.max_total_height = std::max(fs * 3.0f, base.max_total_height - title_h);
+        if (base.max_total_height > 0.0f) // the titles' lines are the caller's (lesson_heatmap_height)
+            m.options.max_total_height = std::max(fs * 3.0f, base.max_total_height);
         if (k + 1 == terms.size()) // a lesson's frame on the stage it names: the product
         {
             m.options.frame_color = base.frame_color;
             m.options.frame_thickness = base.frame_thickness;
         }
-        // The product's rows are the input's: its tokens are named once, at the left.
-        m.options.row_labels = k == 0 || terms[k].ref.source == MatrixSource::Weight;
+        // The product's rows are the input's: its tokens are named once, at the left. The input's colour
+        // bar is its own stage's, just above.
+        // (When the input is named instead of drawn, the product names them.)
+        m.options.row_labels = k == 0 || terms[k].ref.source == MatrixSource::Weight ||
+                               (k + 1 == terms.size() && !terms[0].is_matrix);
+        m.options.colorbar = k > 0;
         if (m.view.m == nullptr || m.too_large)
             continue;
         m.margins = heatmap_margins(m.view, m.options);
@@ -177,11 +193,15 @@ void draw_product_row(AppState& state, const std::vector<ProductTerm>& terms, co
         cols += static_cast<float>(m.view.m->cols());
     }
     // One cell size for every map, so that X's columns line up with W's rows as in a product; a map never
-    // narrower than a few characters (Q_h at d_k = 4 beside X at d_model = 1024), nor a note.
-    const float gaps = style.ItemSpacing.x * static_cast<float>(terms.size() - 1) * 2.0f;
-    const float min_image = fs * 3.0f;
+    // narrower than a few characters (Q_h at d_k = 4 beside X at d_model = 1024), nor wider than the panel.
+    // When the row cannot fit at cells of a few pixels (the FFN's four maps), it goes on over more lines.
+    const float avail = ImGui::GetContentRegionAvail().x;
+    const float gap = style.ItemSpacing.x;
+    const float gaps = gap * static_cast<float>(terms.size() - 1);
+    const float min_image = fs * 2.0f;
+    const float min_cell = 4.0f;
     const float max_cell = std::max(40.0f, ImGui::CalcTextSize("-0.00").x + 10.0f);
-    const float room = ImGui::GetContentRegionAvail().x - chrome - ops - gaps;
+    const float room = avail - chrome - ops - gaps - 1.0f;
     float cell = cols > 0.0f ? std::clamp(room / cols, 0.05f, max_cell) : max_cell;
     // Maps held at their minimum width take room from the others.
     float narrow = 0.0f, narrow_cols = 0.0f;
@@ -193,57 +213,169 @@ void draw_product_row(AppState& state, const std::vector<ProductTerm>& terms, co
         }
     if (narrow > 0.0f && cols > narrow_cols)
         cell = std::clamp((room - narrow) / (cols - narrow_cols), 0.05f, max_cell);
+    cell = std::max(cell, min_cell);
 
-    const float top = ImGui::GetCursorPosY();
-    // The operators sit level with the middle of the first map's image.
-    float first_h = fs;
-    if (maps[0].view.m != nullptr)
+    // Each term's width and its image's height (the operators sit level with the middle of the map before
+    // them on their line, or after them when they start it).
+    std::vector<float>& width = plan.width;
+    std::vector<float>& image_h = plan.image_h;
+    width.assign(terms.size(), 0.0f);
+    image_h.assign(terms.size(), fs);
+    for (std::size_t k = 0; k < terms.size(); ++k)
     {
-        const float rows = static_cast<float>(maps[0].view.m->rows());
-        first_h = rows * std::max(cell, fs);
-        if (base.max_height > 0.0f)
-            first_h = std::min(first_h, base.max_height);
-        if (maps[0].options.max_total_height > 0.0f)
-            first_h = std::min(first_h, maps[0].options.max_total_height - 2.0f * fs);
+        RowMap& m = maps[k];
+        if (!terms[k].is_matrix)
+            width[k] = ImGui::CalcTextSize(terms[k].symbol.c_str()).x;
+        else if (m.view.m == nullptr)
+            width[k] = ImGui::CalcTextSize("(not available)").x;
+        else if (m.too_large)
+            width[k] = fs * 9.0f;
+        else
+        {
+            const float c = static_cast<float>(m.view.m->cols());
+            const float image_w = std::min(std::max(min_image, c * cell),
+                                           std::max(min_image, avail - m.margins.left - m.margins.right));
+            m.options.width = m.margins.left + image_w + m.margins.right;
+            m.options.max_cell_px = image_w / c;
+            width[k] = m.options.width;
+            float h = static_cast<float>(m.view.m->rows()) * std::max(image_w / c, fs);
+            if (m.options.max_height > 0.0f)
+                h = std::min(h, m.options.max_height);
+            if (m.options.max_total_height > 0.0f)
+                h = std::min(h, m.options.max_total_height - 2.0f * fs);
+            image_h[k] = h;
+        }
     }
+    // Where the lines break; a height given for the whole row is shared by its lines.
+    std::vector<bool>& breaks = plan.breaks;
+    breaks.assign(terms.size(), false);
+    int& lines = plan.lines;
+    for (std::size_t k = 1, x = 0; k < terms.size(); ++k)
+    {
+        float used = 0.0f;
+        for (std::size_t i = x; i < k; ++i)
+            used += width[i] + (i > x ? gap : 0.0f);
+        if (used + gap + width[k] > avail + 0.5f) // the cells were sized to fill the line exactly
+        {
+            breaks[k] = true;
+            x = k;
+            ++lines;
+        }
+    }
+    if (base.max_total_height > 0.0f && lines > 1)
+        for (std::size_t k = 0; k < terms.size(); ++k)
+            if (maps[k].options.max_total_height > 0.0f)
+            {
+                maps[k].options.max_total_height = std::max(
+                    fs * 3.0f, (base.max_total_height + title_h) / static_cast<float>(lines) - title_h);
+                image_h[k] = std::min(image_h[k], maps[k].options.max_total_height - 2.0f * fs);
+            }
+    return plan;
+}
+
+void draw_planned_row(AppState& state, const std::vector<ProductTerm>& terms, RowPlan& plan)
+{
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float fs = ImGui::GetFontSize();
+    const float title_h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(kProductTitleLines);
+    const float gap = style.ItemSpacing.x;
+    std::vector<RowMap>& maps = plan.maps;
+    const std::vector<float>& width = plan.width;
+    const std::vector<float>& image_h = plan.image_h;
+    const std::vector<bool>& breaks = plan.breaks;
+    const float left = ImGui::GetCursorPosX();
+    float top = ImGui::GetCursorPosY();
+    float line_end = left;   // where the last item on the line ends
+    float line_bottom = top; // and where its tallest item ends
+    // An item's far corner in the window's coordinates (as GetCursorPos).
+    auto item_end = []
+    {
+        const ImVec2 max = ImGui::GetItemRectMax();
+        return ImVec2(max.x - ImGui::GetWindowPos().x + ImGui::GetScrollX(),
+                      max.y - ImGui::GetWindowPos().y + ImGui::GetScrollY());
+    };
     for (std::size_t k = 0; k < terms.size(); ++k)
     {
         if (k > 0)
-            ImGui::SameLine(0.0f, style.ItemSpacing.x * 2.0f);
+        {
+            if (!breaks[k])
+                ImGui::SameLine(0.0f, gap);
+            else
+            {
+                // Under the tallest map of this line (an operator, lower down, may have been its last item).
+                top = line_bottom + style.ItemSpacing.y * 2.0f;
+                ImGui::SetCursorPos(ImVec2(left, top));
+                line_end = left;
+            }
+        }
         ImGui::PushID(static_cast<int>(k));
         if (!terms[k].is_matrix)
         {
-            ImGui::SetCursorPosY(top + title_h + std::max(0.0f, first_h * 0.5f - fs * 0.5f));
+            const bool starts_line = line_end == left;
+            const float beside = !starts_line ? image_h[k - 1] : k + 1 < terms.size() ? image_h[k + 1] : fs;
+            ImGui::SetCursorPosY(top + title_h + std::max(0.0f, beside * 0.5f - fs * 0.5f));
             ImGui::TextUnformatted(terms[k].symbol.c_str());
+            line_end = item_end().x;
             ImGui::PopID();
             continue;
         }
-        ImGui::SetCursorPosY(top); // every map's title on the row's first line
+        ImGui::SetCursorPosY(top); // every map's title on its line's first line
         RowMap& m = maps[k];
         ImGui::BeginGroup();
         if (m.view.m == nullptr)
             ImGui::TextDisabled("(not available)");
         else if (m.too_large)
         {
-            // A texture of more than 4 million cells costs more than it shows: the shape and the reason.
-            const float w = fs * 9.0f;
-            term_title(terms[k], m.view, w);
-            ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
-            ImGui::TextDisabled("too large to draw (over %ld cells); the Inspector of %s names its numbers",
-                                kMaxWeightCells, terms.back().symbol.c_str());
+            // A texture of more than 4 million cells costs more than it shows: the name, shape and reason.
+            term_title(terms[k], m.view, width[k]);
+            ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width[k]);
+            ImGui::TextDisabled("too large to draw (over %ld cells)", kMaxWeightCells);
             ImGui::PopTextWrapPos();
         }
         else
         {
-            const float image_w = std::max(min_image, static_cast<float>(m.view.m->cols()) * cell);
-            m.options.width = m.margins.left + image_w + m.margins.right;
-            m.options.max_cell_px = image_w / static_cast<float>(m.view.m->cols());
             term_title(terms[k], m.view, m.options.width);
             draw_heatmap(state, terms[k].ref, m.options);
         }
         ImGui::EndGroup();
+        line_end = item_end().x;
+        line_bottom = std::max(line_bottom, item_end().y);
         ImGui::PopID();
     }
+    // What follows goes under the last line's tallest map.
+    ImGui::SetCursorPos(ImVec2(left, std::max(ImGui::GetCursorPosY(), line_bottom + style.ItemSpacing.y)));
+    ImGui::Dummy(ImVec2(0.0f, 0.0f));
+}
+
+} // namespace
+
+bool draw_product_row(AppState& state, const std::vector<ProductTerm>& terms, const HeatmapOptions& base)
+{
+    if (terms.empty())
+        return false;
+    // The input by name only, "X · W_h^K = K_h": it is drawn as its own stage above.
+    auto named = [&]
+    {
+        std::vector<ProductTerm> out = {operator_term((terms[0].symbol + " " + terms[1].symbol).c_str())};
+        out.insert(out.end(), terms.begin() + 2, terms.end());
+        return out;
+    };
+    const bool can_name = terms.size() >= 3 && terms[0].is_matrix;
+    // The queries' row draws X too, as the product X · W_h^Q = Q_h reads; the others name their input, so
+    // the same X is not drawn four times.
+    const bool input_drawn = can_name && terms.back().ref.stage == Stage::Q;
+    std::vector<ProductTerm> shown = can_name && !input_drawn ? named() : terms;
+    RowPlan plan = plan_row(state, shown, base);
+    if (plan.lines > 1 && input_drawn) // too wide for one line: X by name only
+    {
+        shown = named();
+        plan = plan_row(state, shown, base);
+    }
+    // A lesson's stage must fit its share of the height: on more lines it is drawn without its weights.
+    if (plan.lines > 1 && base.max_total_height > 0.0f)
+        return false;
+    draw_planned_row(state, shown, plan);
+    return true;
 }
 
 void draw_packed_weights(AppState& state, const MatrixRef& stage, float max_height)

@@ -27,8 +27,15 @@ std::vector<ProductTerm> product_terms(const AppState& state, const MatrixRef& s
 
 // Draws the terms side by side on one row, each matrix with its name and shape above it and cells of one
 // size for all (so the shapes line up as in a matrix product), within the available width. `base` gives the
-// heights (max_height, max_total_height for the whole map with its title) and the frame of a lesson's stage.
-void draw_product_row(AppState& state, const std::vector<ProductTerm>& terms, const HeatmapOptions& base);
+// heights (max_height; max_total_height for a map with its labels, the two title lines above it not counted:
+// kProductTitleLines) and the frame of a lesson's stage. A row too wide for the panel goes on over more
+// lines, which share max_total_height.
+inline constexpr int kProductTitleLines = 2; // each map's name and shape, above it
+
+// When the row needs more than one line, the input (drawn as its own stage above) is named instead of drawn;
+// if a lesson's stage (max_total_height > 0) still needs more, nothing is drawn and false is returned (the
+// caller draws the stage's map alone).
+bool draw_product_row(AppState& state, const std::vector<ProductTerm>& terms, const HeatmapOptions& base);
 
 // Under Q_h's row: the packed W^Q = [W_1^Q | … | W_h^Q] of the stage's layer, its h column blocks divided
 // and the selected head's block framed in the head's colour.
