@@ -160,7 +160,7 @@ std::string fit_header(const std::string& head, const std::string& equation, flo
 }
 
 // A lesson's highlighted product is drawn with its weight matrix when its maps may be this many lines tall.
-constexpr float kMinProductRowLines = 7.0f;
+constexpr float kMinProductRowLines = 5.5f;
 
 // Whether the pipeline draws this stage with the selected layer: the input stages above layer 1, the output
 // stages below the last layer, and of a layer's stages those the trace has (a pre-LN model has LN1 where the
