@@ -45,7 +45,8 @@ void compute_comparisons(const Trace& trace, const ModelWeights& weights, int la
     out.Q_two_step.noalias() = out.Q_slide * W_h;
     out.W_collapsed.noalias() = out.W_slide * W_h;
     out.Q_collapsed.noalias() = X * out.W_collapsed;
-    out.two_step_max_diff = (out.Q_two_step - out.Q_collapsed).cwiseAbs().maxCoeff();
+    out.Q_difference = out.Q_two_step - out.Q_collapsed;
+    out.two_step_max_diff = out.Q_difference.cwiseAbs().maxCoeff();
 
     // (c) Single-head attention over the packed matrices: one T x T map with d_k = h·d_k.
     Mat K_packed, V_packed, W_K_packed, W_V_packed;

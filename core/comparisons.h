@@ -19,14 +19,16 @@ struct Comparisons
     Mat Q_packed;              // (T, h·d_k)  X W^Q
     float packed_max_diff = 0; // max_j max |block_j(X W^Q) - Q_j|
 
-    // (b) The slides' two steps q = x W^Q, then q W_h^Q, collapse into the single matrix W^Q W_h^Q.
+    // (b) The slides' two steps q = x W^Q, then q W_h^Q, collapse into the single matrix W^Q W_h^Q. The
+    // extra W^Q is hypothetical (seeded, not part of the model): Q_two_step is not the model's Q_h = X W_h^Q.
     int head = 0;                // the head shown
     Mat W_slide;                 // (d_model, d_model) the slides' extra W^Q
     Mat Q_slide;                 // (T, d_model)  X W^Q
     Mat Q_two_step;              // (T, d_k)  (X W^Q) W_h^Q
     Mat W_collapsed;             // (d_model, d_k)  W^Q W_h^Q
     Mat Q_collapsed;             // (T, d_k)  X (W^Q W_h^Q)
-    float two_step_max_diff = 0; // max |two-step - collapsed|: rounding only (~1e-7 relative)
+    Mat Q_difference;            // (T, d_k)  (X W^Q) W_h^Q − X (W^Q W_h^Q)
+    float two_step_max_diff = 0; // max |Q_difference|: rounding only (~1e-7 relative)
 
     // (c) Single-head attention from the packed matrices (d_k = h·d_k): one T x T map instead of h.
     Mat single_weights;                 // (T, T)  softmax(X W^Q (X W^K)ᵀ / √(h·d_k) + M)

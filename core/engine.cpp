@@ -378,6 +378,8 @@ Status Engine::run(const Session& session)
     if (Status s = forward(c, source_, target_, *next_weights_, *scratch_); !s)
         return s;
     std::swap(current_, scratch_);
+    if (weights_ != next_weights_ || generation_ == 0)
+        ++weights_generation_;
     weights_ = next_weights_; // the shown trace and its weights change together
     ++generation_;
     return Status::ok();

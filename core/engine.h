@@ -37,6 +37,9 @@ public:
     const ModelWeights& imported_weights() const { return *next_weights_; }
     // Increases by one each time run() succeeds; the UI re-uploads textures when it changes.
     unsigned long long generation() const { return generation_; }
+    // Increases by one each time a successful run() starts using other weights than the run before it
+    // (seed or shape changed, weights imported or cleared): pictures of the weights wait for it.
+    unsigned long long weights_generation() const { return weights_generation_; }
 
 private:
     // What the next run() uses (imported, or seeded for weights_config_), and what the last successful run
@@ -53,6 +56,7 @@ private:
     std::unique_ptr<Trace> current_ = std::make_unique<Trace>();
     std::unique_ptr<Trace> scratch_ = std::make_unique<Trace>();
     unsigned long long generation_ = 0;
+    unsigned long long weights_generation_ = 0;
 };
 
 // Tokenizes the session's texts and checks everything a forward pass needs: the config, that there is a

@@ -266,6 +266,10 @@ void draw_cell_numbers(ImDrawList* dl, const AppState& state, const MatrixView& 
     if (!state.prefs.numbers_in_cells || g.cell_w < sample_size.x + 4.0f || g.cell_h < sample_size.y + 2.0f ||
         g.rows * g.cols > 1024)
         return;
+    // Every value would read 0.00 (a difference of rounding size, ~1e-7): the colour bar gives the scale.
+    const float max_abs = std::max(std::fabs(entry.range.min), std::fabs(entry.range.max));
+    if (entry.range.finite_count > 0 && max_abs > 0.0f && max_abs < 0.005f)
+        return;
     for (int r = 0; r < g.rows; ++r)
         for (int c = 0; c < g.cols; ++c)
         {
@@ -321,6 +325,17 @@ void draw_marks(ImDrawList* dl, AppState& state, const MatrixRef& ref, const Mat
             dl->AddLine(ImVec2(x, g.img0.y - 3.0f), ImVec2(x, g.img1.y + 3.0f),
                         ImGui::GetColorU32(ImGuiCol_Text), 2.0f);
         }
+    if (view.column_blocks > 0 && options.highlight_block >= 0 &&
+        options.highlight_block * view.column_blocks < g.cols)
+    {
+        const float x0 =
+            g.img0.x + static_cast<float>(options.highlight_block * view.column_blocks) * g.cell_w;
+        const float x1 = std::min(g.img1.x, x0 + static_cast<float>(view.column_blocks) * g.cell_w);
+        dl->AddRect(ImVec2(x0 - 3.0f, g.img0.y - 3.0f), ImVec2(x1 + 3.0f, g.img1.y + 3.0f),
+                    IM_COL32(0, 0, 0, 255), 0.0f, 0, 5.0f);
+        dl->AddRect(ImVec2(x0 - 3.0f, g.img0.y - 3.0f), ImVec2(x1 + 3.0f, g.img1.y + 3.0f),
+                    options.block_color, 0.0f, 0, 3.0f);
+    }
     if (options.frame_color != 0)
         dl->AddRect(ImVec2(g.img0.x - options.frame_thickness, g.img0.y - options.frame_thickness),
                     ImVec2(g.img1.x + options.frame_thickness, g.img1.y + options.frame_thickness),

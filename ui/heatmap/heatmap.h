@@ -28,6 +28,10 @@ struct HeatmapOptions
     bool dim_other_rows = false; // with pinned_row: the other rows are drawn darker
     Color32 frame_color = 0;     // > 0: a frame around the image in this colour (a head's own colour)
     float frame_thickness = 2.0f;
+    // >= 0 with view.column_blocks: that block of columns framed in block_color (the packed W^Q's selected
+    // head).
+    int highlight_block = -1;
+    Color32 block_color = 0;
     bool pin_on_click = true;         // false: a click only reports `clicked` (the heads grid selects a head)
     const char* click_hint = nullptr; // the tooltip's last line when pin_on_click is false
 };

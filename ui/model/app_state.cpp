@@ -2,6 +2,7 @@
 #include "ui/model/app_state.h"
 
 #include "ui/model/lessons.h"
+#include "ui/picture/heatmap_math.h"
 
 #include "core/softmax.h"
 
@@ -23,6 +24,8 @@ bool MatrixRef::operator==(const MatrixRef& o) const
         return false;
     if (source == MatrixSource::Comparison)
         return comparison == o.comparison && layer == o.layer && head == o.head;
+    if (source == MatrixSource::Weight)
+        return weight == o.weight && layer == o.layer && (!weight_per_head(weight) || head == o.head);
     const bool per_head = stage_info(stage).per_head;
     return stage == o.stage && (source == MatrixSource::Cross || layer == o.layer) &&
            (!per_head || head == o.head);
@@ -32,7 +35,8 @@ bool ViewPrefs::operator==(const ViewPrefs& o) const
 {
     return dark_theme == o.dark_theme && font_size == o.font_size && numbers_in_cells == o.numbers_in_cells &&
            stretch_weights == o.stretch_weights && open == o.open && places == o.places &&
-           presenter_scale == o.presenter_scale && presenter_light == o.presenter_light;
+           presenter_scale == o.presenter_scale && presenter_light == o.presenter_light &&
+           pipeline_weights == o.pipeline_weights;
 }
 
 // [SECTION] Frame and recompute
@@ -236,6 +240,18 @@ void AppState::ensure_comparisons()
     ++comparisons_version;
 }
 
+void AppState::ensure_packed_weights(int layer)
+{
+    const ModelWeights& w = weights();
+    if (!has_trace() || layer < 0 || layer >= static_cast<int>(w.layers.size()))
+        return;
+    if (packed_W_Q_layer == layer && packed_W_Q_generation == weights_generation())
+        return;
+    pack_heads(w.layers[static_cast<std::size_t>(layer)].attn.W_Q, packed_W_Q);
+    packed_W_Q_layer = layer;
+    packed_W_Q_generation = weights_generation();
+}
+
 // [SECTION] Resolving matrices
 
 namespace
@@ -277,6 +293,8 @@ constexpr std::array<ComparisonInfo, static_cast<std::size_t>(ComparisonMatrix::
      "Two steps: (X W^Q) W_h^Q", "q = x W^Q, then q W_h^Q", "T×d_k", "feature (d_k)"},
     {ComparisonMatrix::Q_collapsed, "Q_collapsed", &Comparisons::Q_collapsed,
      "Collapsed: X (W^Q W_h^Q)", "one matrix W^Q W_h^Q", "T×d_k", "feature (d_k)"},
+    {ComparisonMatrix::Q_difference, "Q_difference", &Comparisons::Q_difference,
+     "Difference: two steps − collapsed", "(X W^Q) W_h^Q − X (W^Q W_h^Q)", "T×d_k", "feature (d_k)"},
     {ComparisonMatrix::W_collapsed, "W_collapsed", &Comparisons::W_collapsed,
      "W^Q W_h^Q", "the product of two linear maps is one linear map", "d_model×d_k", "feature (d_k)"},
     {ComparisonMatrix::single_weights, "single_weights", &Comparisons::single_weights,
@@ -331,6 +349,10 @@ void resolve_comparison(const AppState& state, const MatrixRef& ref, MatrixView&
     case ComparisonMatrix::Q_packed:
         v.column_blocks = state.heads() > 0 ? static_cast<int>(m.cols()) / state.heads() : 0;
         break;
+    case ComparisonMatrix::Q_difference:
+        // Its own colour scale (the values are ~1e-7, nothing like the products'), and its largest size said.
+        v.equation = "largest |difference| = " + format_value(c.two_step_max_diff);
+        break;
     case ComparisonMatrix::W_collapsed:
         v.row_tokens = nullptr;
         v.shape = shape(info.shape, m.rows(), m.cols());
@@ -355,7 +377,133 @@ void resolve_comparison(const AppState& state, const MatrixRef& ref, MatrixView&
         v.m = nullptr;
 }
 
+// A weight matrix's facts, one row per WeightMatrix in the enum's order.
+struct WeightInfo
+{
+    WeightMatrix id;
+    const char* key;      // "W_Q": the texture cache key's and file name's part
+    const char* name;     // "W_h^Q"
+    const char* equation; // where the model uses it
+    const char* rows;     // the shape's symbols
+    const char* cols;
+    const char* row_axis;
+    const char* col_axis;
+    bool per_head;
+};
+
+// clang-format off
+constexpr std::array<WeightInfo, static_cast<std::size_t>(WeightMatrix::Count)> kWeightTable = {{
+    {WeightMatrix::W_Q, "W_Q", "W_h^Q", "Q_h = X W_h^Q: column c of W_h^Q makes column c of Q_h",
+     "d_model", "d_k", "input feature (d_model)", "query feature (d_k)", true},
+    {WeightMatrix::W_K, "W_K", "W_h^K", "K_h = X W_h^K: column c of W_h^K makes column c of K_h",
+     "d_model", "d_k", "input feature (d_model)", "key feature (d_k)", true},
+    {WeightMatrix::W_V, "W_V", "W_h^V", "V_h = X W_h^V: column c of W_h^V makes column c of V_h",
+     "d_model", "d_v", "input feature (d_model)", "value feature (d_v)", true},
+    {WeightMatrix::W_O, "W_O", "W^O", "MultiHead = Concat(head_1, …, head_h) W^O: rows in h blocks of d_v",
+     "h·d_v", "d_model", "concat feature (h·d_v)", "output feature (d_model)", false},
+    {WeightMatrix::W_1, "W_1", "W_1", "FFN(x) = max(0, x W_1 + b_1) W_2 + b_2: the first matrix",
+     "d_model", "d_ff", "input feature (d_model)", "hidden unit (d_ff)", false},
+    {WeightMatrix::W_2, "W_2", "W_2", "FFN(x) = max(0, x W_1 + b_1) W_2 + b_2: the second matrix",
+     "d_ff", "d_model", "hidden unit (d_ff)", "output feature (d_model)", false},
+    {WeightMatrix::W_Q_packed, "W_Q_packed", "W^Q (packed)",
+     "W^Q = [W_1^Q | … | W_h^Q]: column block h is W_h^Q, so X W^Q holds every Q_h side by side",
+     "d_model", "h·d_k", "input feature (d_model)", "query feature of every head (h·d_k)", false},
+}};
+// clang-format on
+
+constexpr bool weight_table_in_order()
+{
+    for (std::size_t i = 0; i < kWeightTable.size(); ++i)
+        if (static_cast<std::size_t>(kWeightTable[i].id) != i)
+            return false;
+    return true;
+}
+static_assert(weight_table_in_order(), "kWeightTable: one row per WeightMatrix, in the enum's order");
+
+const WeightInfo& weight_info(WeightMatrix w)
+{
+    const auto i = static_cast<std::size_t>(w);
+    return kWeightTable[i < kWeightTable.size() ? i : 0];
+}
+
+// "W_2^Q": the name with the head's number in place of h.
+std::string weight_title(WeightMatrix w, int head)
+{
+    std::string name = weight_info(w).name;
+    if (weight_per_head(w))
+        name.replace(name.find('h'), 1, std::to_string(head + 1));
+    return name;
+}
+
+void resolve_weight(const AppState& state, const MatrixRef& ref, MatrixView& v)
+{
+    const ModelWeights& w = state.weights();
+    if (ref.layer < 0 || ref.layer >= static_cast<int>(w.layers.size()))
+        return;
+    const LayerWeights& lw = w.layers[static_cast<std::size_t>(ref.layer)];
+    const auto head = static_cast<std::size_t>(ref.head);
+    const bool per_head = weight_per_head(ref.weight);
+    if (per_head && (ref.head < 0 || ref.head >= static_cast<int>(lw.attn.W_Q.size())))
+        return;
+    switch (ref.weight)
+    {
+    case WeightMatrix::W_Q:
+        v.m = &lw.attn.W_Q[head];
+        break;
+    case WeightMatrix::W_K:
+        v.m = &lw.attn.W_K[head];
+        break;
+    case WeightMatrix::W_V:
+        v.m = &lw.attn.W_V[head];
+        break;
+    case WeightMatrix::W_O:
+        v.m = &lw.attn.W_O;
+        break;
+    case WeightMatrix::W_1:
+        v.m = &lw.W_1;
+        break;
+    case WeightMatrix::W_2:
+        v.m = &lw.W_2;
+        break;
+    case WeightMatrix::W_Q_packed:
+        if (state.packed_W_Q_layer != ref.layer || state.packed_W_Q_generation != state.weights_generation())
+            return; // ensure_packed_weights(layer) has not run for these weights
+        v.m = &state.packed_W_Q;
+        break;
+    default:
+        return;
+    }
+    if (v.m->size() == 0)
+    {
+        v.m = nullptr;
+        return;
+    }
+    const WeightInfo& info = weight_info(ref.weight);
+    v.title = weight_title(ref.weight, ref.head);
+    if (per_head)
+        v.title += "  (head " + std::to_string(ref.head + 1) + ")";
+    v.equation = info.equation;
+    if (state.trace().pre_ln && per_head)
+        v.equation.replace(v.equation.find(" X "), 3, " LN1(X) ");
+    v.shape = std::string(info.rows) + "×" + info.cols + " = " + std::to_string(v.m->rows()) + "×" +
+              std::to_string(v.m->cols());
+    v.row_axis = info.row_axis;
+    v.col_axis = info.col_axis;
+    const int h = state.heads();
+    if (ref.weight == WeightMatrix::W_Q_packed && h > 0)
+        v.column_blocks = static_cast<int>(v.m->cols()) / h;
+    v.key = "W/L" + std::to_string(ref.layer) + "/" + info.key;
+    if (per_head)
+        v.key += "/h" + std::to_string(ref.head);
+    v.version = state.weights_generation();
+}
+
 } // namespace
+
+bool weight_per_head(WeightMatrix w)
+{
+    return w == WeightMatrix::W_Q || w == WeightMatrix::W_K || w == WeightMatrix::W_V;
+}
 
 MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
 {
@@ -368,6 +516,11 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
     if (ref.source == MatrixSource::Comparison)
     {
         resolve_comparison(state, ref, v);
+        return v;
+    }
+    if (ref.source == MatrixSource::Weight)
+    {
+        resolve_weight(state, ref, v);
         return v;
     }
     const StageInfo& info = stage_info(ref.stage);
@@ -460,6 +613,14 @@ MatrixRef selected_comparison(const AppState& state, ComparisonMatrix which)
     return ref;
 }
 
+MatrixRef selected_weight(const AppState& state, WeightMatrix which, int head)
+{
+    MatrixRef ref = selected_stage(state, Stage::X, head);
+    ref.source = MatrixSource::Weight;
+    ref.weight = which;
+    return ref;
+}
+
 float AppState::mean_entropy(const MatrixRef& ref)
 {
     const MatrixView view = resolve_matrix(*this, ref);
@@ -494,6 +655,15 @@ std::string col_label(const MatrixView& view, int col)
 
 std::string matrix_file_stem(const MatrixRef& ref)
 {
+    if (ref.source == MatrixSource::Weight)
+    {
+        // The model's matrices belong to no sentence.
+        std::string s =
+            std::string("attnlab-") + weight_info(ref.weight).key + "-layer" + std::to_string(ref.layer + 1);
+        if (weight_per_head(ref.weight))
+            s += "-head" + std::to_string(ref.head + 1);
+        return s;
+    }
     const bool comparison = ref.source == MatrixSource::Comparison;
     std::string s = "attnlab-";
     s += comparison ? comparison_key(ref.comparison) : stage_info(ref.stage).key;

@@ -32,6 +32,7 @@ enum class MatrixSource
     Layer,      // a stage of encoder layer `layer`
     Cross,      // a stage of the cross-attention block (Stage::X means the target's X_q)
     Comparison, // one of the comparison matrices
+    Weight,     // a weight matrix of encoder layer `layer` (the model's, not an intermediate)
 };
 
 enum class ComparisonMatrix
@@ -39,11 +40,28 @@ enum class ComparisonMatrix
     Q_packed,       // X W^Q, h column blocks
     Q_two_step,     // (X W^Q) W_h^Q
     Q_collapsed,    // X (W^Q W_h^Q)
+    Q_difference,   // (X W^Q) W_h^Q − X (W^Q W_h^Q)
     W_collapsed,    // W^Q W_h^Q
     single_weights, // one T x T map from the packed matrices
     single_out,     // single-head output
     Count
 };
+
+// The weight matrices a heatmap can show (MatrixSource::Weight), in the paper's orientation (input x output).
+enum class WeightMatrix
+{
+    W_Q,        // [h] (d_model, d_k)  Q_h = X W_h^Q
+    W_K,        // [h] (d_model, d_k)  K_h = X W_h^K
+    W_V,        // [h] (d_model, d_v)  V_h = X W_h^V
+    W_O,        // (h·d_v, d_model)    MultiHead = Concat(head_1 … head_h) W^O
+    W_1,        // (d_model, d_ff)     the FFN's first matrix
+    W_2,        // (d_ff, d_model)     the FFN's second matrix
+    W_Q_packed, // (d_model, h·d_k)    [W_1^Q | … | W_h^Q], as libraries store it (AppState::packed_W_Q)
+    Count
+};
+
+// Whether one matrix per head (W_h^Q, W_h^K, W_h^V).
+bool weight_per_head(WeightMatrix w);
 
 struct MatrixRef
 {
@@ -53,6 +71,7 @@ struct MatrixRef
     int b = 0;
     int head = 0;
     ComparisonMatrix comparison = ComparisonMatrix::Q_packed;
+    WeightMatrix weight = WeightMatrix::W_Q; // MatrixSource::Weight: which one (of `layer`, `head`)
 
     bool operator==(const MatrixRef& o) const;
     bool operator!=(const MatrixRef& o) const { return !(*this == o); }
@@ -130,6 +149,8 @@ struct ViewPrefs
     // apart from font_size; and its theme (black, or white for bright lecture halls).
     float presenter_scale = 1.0f;
     bool presenter_light = false;
+    // The Pipeline draws the weight matrices beside the products that use them (X · W_h^Q = Q_h, ...).
+    bool pipeline_weights = true;
 
     bool operator==(const ViewPrefs& o) const;
     bool operator!=(const ViewPrefs& o) const { return !(*this == o); }
@@ -406,6 +427,10 @@ struct AppState
     Comparisons comparisons;
     unsigned long long comparisons_version = 0; // bumped each time they are recomputed
     std::uint64_t comparisons_key = ~std::uint64_t(0);
+    // The selected layer's packed W^Q = [W_1^Q | … | W_h^Q] (ensure_packed_weights), for packed_W_Q_layer.
+    Mat packed_W_Q;
+    int packed_W_Q_layer = -1;
+    unsigned long long packed_W_Q_generation = 0;
 
     ExportDialog export_dialog;
     FileDialog file_dialog;
@@ -470,6 +495,12 @@ struct AppState
     {
         return showing_trained() ? (1ull << 62) + trained_view.generation : engine.generation();
     }
+    // Changes whenever weights() may hold other numbers (a typed word leaves it alone, so pictures of the
+    // weights are not made again).
+    unsigned long long weights_generation() const
+    {
+        return showing_trained() ? (1ull << 62) + trained_view.generation : engine.weights_generation();
+    }
     int heads() const;
     void select_head(int j);
     // Keeps the layer, sentence, head and pinned cell inside trace() (after it changed shape).
@@ -483,6 +514,8 @@ struct AppState
     float mean_entropy(const MatrixRef& ref);
     // Recomputes the comparisons when the trace, layer, sentence or head changed.
     void ensure_comparisons();
+    // Packs layer `layer`'s W_h^Q into packed_W_Q when the weights or the layer changed.
+    void ensure_packed_weights(int layer);
     // The tokens of the selected sentence (the queries and keys of the layers' maps), or of its target
     // (the cross-attention maps' queries); nullptr when there are none.
     const std::vector<std::string>* query_tokens(bool cross) const;
@@ -508,6 +541,10 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref);
 // block; and the selected layer's, sentence's and head's comparison matrix.
 MatrixRef selected_stage(const AppState& state, Stage stage, int head, bool cross = false);
 MatrixRef selected_comparison(const AppState& state, ComparisonMatrix which);
+// The selected layer's weight matrix (of `head` when it is one per head).
+MatrixRef selected_weight(const AppState& state, WeightMatrix which, int head);
+// Cells above this count are not drawn (the note says so): W_1 at d_model 1024 (1024×4096) is the largest.
+inline constexpr long kMaxWeightCells = 1024L * 4096L;
 // Token of row / column of a cell ("" when the axis is numbered), index shown as "i=3".
 std::string row_label(const MatrixView& view, int row);
 std::string col_label(const MatrixView& view, int col);

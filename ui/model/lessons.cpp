@@ -259,7 +259,8 @@ std::vector<LessonCell> lesson_cells(const AppState& state, const MatrixRef& ref
 {
     std::vector<LessonCell> cells;
     const LessonStep* s = current_step(state);
-    if (s == nullptr || s->cells.empty() || ref.source == MatrixSource::Comparison)
+    if (s == nullptr || s->cells.empty() || ref.source == MatrixSource::Comparison ||
+        ref.source == MatrixSource::Weight)
         return cells;
     const bool cross = ref.source == MatrixSource::Cross;
     if (cross != s->cross || (!cross && ref.layer != s->layer) || ref.b != s->sentence)

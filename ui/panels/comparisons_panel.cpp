@@ -17,30 +17,35 @@ namespace attnlab
 namespace
 {
 
-// Two heatmaps side by side, each with its header, at most max_height tall.
-void side_by_side(AppState& state, const MatrixRef& left, const MatrixRef& right, float max_height)
+// Heatmaps side by side, each with its header, at most max_height tall.
+void side_by_side(AppState& state, const std::vector<MatrixRef>& refs, float max_height)
 {
-    const float w = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
+    const float n = static_cast<float>(refs.size());
+    const float w = (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x * (n - 1.0f)) / n;
     HeatmapOptions options;
     options.width = w;
     options.max_height = max_height;
     options.max_cell_px = std::max(48.0f, ImGui::GetFontSize() * 3.0f);
-    for (int k = 0; k < 2; ++k)
+    for (std::size_t k = 0; k < refs.size(); ++k)
     {
-        const MatrixRef& ref = k == 0 ? left : right;
-        if (k == 1)
+        if (k > 0)
             ImGui::SameLine();
-        ImGui::PushID(k);
+        ImGui::PushID(static_cast<int>(k));
         ImGui::BeginGroup();
-        const MatrixView view = resolve_matrix(state, ref);
+        const MatrixView view = resolve_matrix(state, refs[k]);
         ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
         ImGui::TextWrapped("%s", view.title.c_str());
         ImGui::TextDisabled("%s  [%s]", view.equation.c_str(), view.shape.c_str());
         ImGui::PopTextWrapPos();
-        draw_heatmap(state, ref, options);
+        draw_heatmap(state, refs[k], options);
         ImGui::EndGroup();
         ImGui::PopID();
     }
+}
+
+void side_by_side(AppState& state, const MatrixRef& left, const MatrixRef& right, float max_height)
+{
+    side_by_side(state, std::vector<MatrixRef>{left, right}, max_height);
 }
 
 // A section's heading: a collapsing header when every section is shown, an accent title when a lesson step
@@ -115,14 +120,16 @@ void two_step_section(AppState& state, bool alone)
 {
     if (!section_header("Two steps (X W^Q) W_h^Q = one matrix X (W^Q W_h^Q)", alone))
         return;
+    const int j = state.sel.head + 1;
     ImGui::TextWrapped(
         "Some slides project twice: q = x W^Q, then q W_h^Q. Two linear maps in a row collapse "
         "into one, W^Q W_h^Q, so the paper has only one per head. Largest difference: %s "
-        "(rounding only).",
-        format_value_long(state.comparisons.two_step_max_diff).c_str());
+        "(rounding only). The extra W^Q (d_model×d_model) is made up for the question: these are X (W^Q "
+        "W_%d^Q), not the model's Q_%d = X W_%d^Q of the Pipeline.",
+        format_value_long(state.comparisons.two_step_max_diff).c_str(), j, j, j);
     const std::vector<MatrixRef> maps = comparison_maps(state, ComparisonSection::TwoStep);
     ImGui::PushID("collapse");
-    side_by_side(state, maps[0], maps[1], maps_height(alone, 1.0f, 16.0f, 2.0f));
+    side_by_side(state, maps, maps_height(alone, 1.0f, 13.0f, 2.0f));
     ImGui::PopID();
 }
 

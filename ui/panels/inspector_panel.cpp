@@ -52,7 +52,7 @@ const AttentionTrace* attention_of(const AppState& state, const MatrixRef& ref)
 
 const AttentionWeights* attention_weights_of(const AppState& state, const MatrixRef& ref)
 {
-    const ModelWeights& w = state.engine.weights();
+    const ModelWeights& w = state.weights(); // the trained model's when the main panels show it
     if (ref.source == MatrixSource::Cross)
         return &w.cross;
     if (ref.layer < static_cast<int>(w.layers.size()))
@@ -189,6 +189,84 @@ void attention_chain(const AppState& state, const CellRef& cell, const MatrixVie
         ImGui::TextDisabled("… %d more keys", T_k - shown);
 }
 
+// Row vectors (the paper, this app) against the column vectors of many slides: the same numbers.
+void convention_note(const char* name, const std::string& hj)
+{
+    const char* lower = name[0] == 'Q' ? "q" : name[0] == 'K' ? "k" : "v";
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped("Rows are tokens: %s_%s = X W_%s^%s is (T×d_model)(d_model×d_k). Slides with column "
+                       "vectors write the same thing as %s_i = (W_%s^%s)ᵀ x_i, one token at a time.",
+                       name, hj.c_str(), hj.c_str(), name, lower, hj.c_str(), name);
+    ImGui::PopStyleColor();
+}
+
+// [SECTION] A weight matrix's cell: which input feature it carries into which output feature
+void weight_formula(const AppState& state, const CellRef& cell, const MatrixView& view)
+{
+    const MatrixRef& ref = cell.matrix;
+    const int m = cell.row, c = cell.col;
+    const std::string hj = std::to_string(ref.head + 1);
+    ImGui::Separator();
+    ImGui::TextDisabled("layer %d · %s", ref.layer + 1,
+                        state.showing_trained() ? "the trained model's weights"
+                        : state.engine.has_imported_weights()
+                            ? "imported weights"
+                            : "seeded random weights (Xavier uniform, untrained)");
+    switch (ref.weight)
+    {
+    case WeightMatrix::W_Q:
+    case WeightMatrix::W_K:
+    case WeightMatrix::W_V:
+    {
+        const char* name = ref.weight == WeightMatrix::W_Q   ? "Q"
+                           : ref.weight == WeightMatrix::W_K ? "K"
+                                                             : "V";
+        ImGui::TextWrapped(
+            "W_%s^%s[m, c] = W_%s^%s[%d, %d]: how much input feature m = %d of a token adds to "
+            "feature c = %d of its %s_%s row.",
+            hj.c_str(), name, hj.c_str(), name, m, c, m, c, name, hj.c_str());
+        ImGui::TextWrapped(
+            "%s_%s[i, %d] = Σ_m X[i, m] W_%s^%s[m, %d]: column %d of W_%s^%s makes column %d of "
+            "%s_%s.",
+            name, hj.c_str(), c, hj.c_str(), name, c, c, hj.c_str(), name, c, name, hj.c_str());
+        convention_note(name, hj);
+        break;
+    }
+    case WeightMatrix::W_Q_packed:
+    {
+        const int d_k = state.heads() > 0 ? static_cast<int>(view.m->cols()) / state.heads() : 1;
+        ImGui::TextWrapped("W^Q[%d, %d] is in column block %d: it is W_%d^Q[%d, %d], head %d's weight from "
+                           "input feature %d to its query feature %d.",
+                           m, c, c / d_k + 1, c / d_k + 1, m, c % d_k, c / d_k + 1, m, c % d_k);
+        ImGui::TextWrapped("One product X W^Q (T×d_model · d_model×h·d_k) gives every head's Q_h at once, "
+                           "block by block.");
+        break;
+    }
+    case WeightMatrix::W_O:
+    {
+        const int d_v = state.heads() > 0 ? static_cast<int>(view.m->rows()) / state.heads() : 1;
+        ImGui::TextWrapped(
+            "W^O[%d, %d]: how much feature %d of head %d's output (row %d of the concat's "
+            "columns) adds to output feature %d. MultiHead[i, %d] = Σ_r Concat[i, r] W^O[r, %d].",
+            m, c, m % d_v, m / d_v + 1, m, c, c, c);
+        break;
+    }
+    case WeightMatrix::W_1:
+        ImGui::TextWrapped(
+            "W_1[%d, %d]: how much input feature %d adds to hidden unit %d, before b_1 and the "
+            "ReLU max(0, ·).",
+            m, c, m, c);
+        break;
+    case WeightMatrix::W_2:
+        ImGui::TextWrapped("W_2[%d, %d]: how much hidden unit %d (after the ReLU) adds to output feature %d "
+                           "of the FFN.",
+                           m, c, m, c);
+        break;
+    default:
+        break;
+    }
+}
+
 // [SECTION] Other stages: the formula with the actual numbers
 void projection_formula(const AppState& state, const CellRef& cell)
 {
@@ -220,6 +298,12 @@ void projection_formula(const AppState& state, const CellRef& cell)
                        hj.c_str(), name, hj.c_str(), name);
     ImGui::TextWrapped("x_i = %s", vector_text(X->row(cell.row).data(), d_model).c_str());
     ImGui::TextWrapped("W_%s^%s[:, c] = %s", hj.c_str(), name, vector_text(column.data(), d_model).c_str());
+    ImGui::TextWrapped(
+        "It uses column c = %d of W_%s^%s (%s, head %s), the %d×%d matrix drawn beside %s_%s in "
+        "the Pipeline.",
+        cell.col, hj.c_str(), name,
+        cross ? "cross-attention" : ("layer " + std::to_string(ref.layer + 1)).c_str(), hj.c_str(),
+        static_cast<int>(Wh.rows()), static_cast<int>(Wh.cols()), name, hj.c_str());
     if (t.pre_ln && !cross)
         ImGui::TextWrapped("(x_i is row i of LN1(X), the layer's input normalised: the heads project it "
                            "directly, there is no separate q before W_h^Q)");
@@ -227,6 +311,7 @@ void projection_formula(const AppState& state, const CellRef& cell)
         ImGui::TextWrapped(
             "(x_i is the token's embedding + positional encoding: the heads project X itself, there "
             "is no separate q before W_h^Q)");
+    convention_note(name, hj);
 }
 
 // A LayerNorm's cell with its numbers: the row it normalises, its mean and spread, the normalised value, and
@@ -371,6 +456,13 @@ void draw_inspector_panel(AppState& state)
     ImGui::TextWrapped("%s", view.equation.c_str());
     ImGui::PopStyleColor();
     const MatrixRef& ref = cell.matrix;
+    if (ref.source == MatrixSource::Weight)
+    {
+        ImGui::Text("row m = %d   col c = %d", cell.row, cell.col);
+        ImGui::Text("value = %s", format_value_long((*view.m)(cell.row, cell.col)).c_str());
+        weight_formula(state, cell, view);
+        return;
+    }
     if (ref.source != MatrixSource::Comparison)
         ImGui::TextDisabled("%s, sentence %d",
                             ref.source == MatrixSource::Cross

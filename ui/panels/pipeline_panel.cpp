@@ -3,6 +3,7 @@
 #include "ui/heatmap/heatmap.h"
 #include "ui/model/lessons.h"
 #include "ui/panels/panels.h"
+#include "ui/panels/pipeline_products.h"
 #include "ui/picture/heatmap_math.h"
 #include "ui/shell/widgets.h"
 
@@ -158,6 +159,9 @@ std::string fit_header(const std::string& head, const std::string& equation, flo
     return truncate_utf8(full, std::max(lo, 1));
 }
 
+// A lesson's highlighted product is drawn with its weight matrix when its maps may be this many lines tall.
+constexpr float kMinProductRowLines = 5.5f;
+
 // Whether the pipeline draws this stage with the selected layer: the input stages above layer 1, the output
 // stages below the last layer, and of a layer's stages those the trace has (a pre-LN model has LN1 where the
 // paper's layer has Add & Norm). In cross-attention: X_q and the attention block.
@@ -197,7 +201,7 @@ float lesson_heatmap_height(AppState& state, bool cross, float visible_h)
     const auto [first, last] = std::minmax_element(step->stages.begin(), step->stages.end());
     const auto& collapsed = cross ? state.cross_stage_collapsed : state.stage_collapsed;
     const ImGuiStyle& style = ImGui::GetStyle();
-    float fixed = 0.0f;
+    float fixed = 0.0f, titles = 0.0f;
     int lit = 0;
     for (int s = static_cast<int>(*first); s <= static_cast<int>(*last); ++s)
     {
@@ -212,11 +216,21 @@ float lesson_heatmap_height(AppState& state, bool cross, float visible_h)
         const MatrixRef ref =
             stage_ref(state, cross ? MatrixSource::Cross : MatrixSource::Layer, stage, state.sel.layer);
         fixed += stage_note_height(stage_note_text(state, ref)) + 2.0f * style.ItemSpacing.y;
+        // A product drawn with its weight matrix: the names and shapes above its maps.
+        if (state.prefs.pipeline_weights && !product_terms(state, ref).empty())
+            titles += ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(kProductTitleLines);
     }
     if (lit == 0)
         return 0.0f;
-    // Never so small that the maps stop being readable: then the later ones are scrolled to.
-    return std::max(ImGui::GetFontSize() * 5.0f, (visible_h - fixed) / static_cast<float>(lit));
+    // Never so small that the maps stop being readable: then the later ones are scrolled to. The products'
+    // weight matrices are drawn (their titles above the maps) only when that leaves each map
+    // kMinProductRowHeight; else the stages show their own maps alone (stage_block).
+    const float fs = ImGui::GetFontSize();
+    const float with_titles = (visible_h - fixed - titles) / static_cast<float>(lit);
+    if (titles > 0.0f && with_titles >= fs * kMinProductRowLines)
+        return with_titles;
+    return std::clamp((visible_h - fixed) / static_cast<float>(lit), fs * 5.0f,
+                      std::max(fs * 5.0f, fs * kMinProductRowLines - 1.0f));
 }
 
 // One stage: a collapsible header "name  equation  [shape]" and the heatmap. `scroll`: scroll to this stage
@@ -273,7 +287,25 @@ void stage_block(AppState& state, const MatrixRef& ref, const char* id, float ma
         options.frame_thickness = 3.0f;
         options.max_total_height = lesson_height;
     }
-    draw_heatmap(state, ref, options);
+    // With the weights shown, a product of a weight matrix is drawn as the product: X · W_h^Q = Q_h (in a
+    // lesson's step, when the step leaves its stages the room: lesson_heatmap_height).
+    const bool fits = !lit || lesson_height >= ImGui::GetFontSize() * kMinProductRowLines;
+    const std::vector<ProductTerm> terms =
+        state.prefs.pipeline_weights && fits ? product_terms(state, ref) : std::vector<ProductTerm>{};
+    HeatmapOptions row_options = options;
+    // The weights' heights are bounded: W_2 at d_ff = 4096 rows is a strip, not 4096 lines.
+    row_options.max_height = std::min(max_height, ImGui::GetFontSize() * 20.0f);
+    if (terms.empty() || !draw_product_row(state, terms, row_options))
+        draw_heatmap(state, ref, options);
+    else
+    {
+        // The packed W^Q once, under the queries (a lesson's step keeps its maps to the stages it names).
+        if (ref.stage == Stage::Q && !lit)
+        {
+            ImGui::Spacing();
+            draw_packed_weights(state, ref, std::min(max_height, ImGui::GetFontSize() * 16.0f));
+        }
+    }
     ImGui::Spacing();
 }
 
@@ -309,6 +341,14 @@ void pipeline_toolbar(AppState& state, const Trace& t)
                      first);
         ImGui::Checkbox("cross-attention", &state.show_cross);
     }
+    toolbar_item(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x +
+                     ImGui::CalcTextSize("show weights").x,
+                 first);
+    ImGui::Checkbox("show weights", &state.prefs.pipeline_weights);
+    item_tooltip("Draw the model's weight matrices beside the products that use them: X · W_h^Q = Q_h (and "
+                 "K, V), Concat · W^O = MultiHead, the FFN's W_1 and W_2, and the packed W^Q. The app "
+                 "writes row vectors, X W (a row per token), as the paper does; slides with column vectors "
+                 "write the same query as q_i = (W_h^Q)ᵀ x_i.");
     for (const bool collapse : {false, true})
     {
         const char* label = collapse ? "collapse all" : "expand all";

@@ -75,9 +75,12 @@ std::string matrix_name(const AppState& state, const MatrixRef& ref)
         const MatrixView view = resolve_matrix(state, ref);
         const bool per_head = ref.comparison == ComparisonMatrix::Q_two_step ||
                               ref.comparison == ComparisonMatrix::Q_collapsed ||
+                              ref.comparison == ComparisonMatrix::Q_difference ||
                               ref.comparison == ComparisonMatrix::W_collapsed;
         return per_head ? with_head(view.title, ref.head) : view.title;
     }
+    if (ref.source == MatrixSource::Weight)
+        return resolve_matrix(state, ref).title; // "W_2^Q  (head 2)", "W^O"
     const StageInfo& info = stage_info(ref.stage);
     std::string name = ref.source == MatrixSource::Cross && ref.stage == Stage::X ? "Target X_q" : info.name;
     if (!info.per_head)
@@ -103,6 +106,12 @@ std::string matrix_context(const AppState& state, const MatrixRef& ref)
     const bool cross = ref.source == MatrixSource::Cross;
     if (t.trained)
         append_part(s, "trained model");
+    if (ref.source == MatrixSource::Weight)
+    {
+        // The model's matrix: the same for every sentence, mask and τ.
+        append_part(s, "layer " + std::to_string(ref.layer + 1));
+        return s;
+    }
     if (cross)
         append_part(s, "cross-attention");
     else if (comparison || stage_info(ref.stage).scope == StageScope::Layer) // the embedding is in no layer

@@ -22,6 +22,7 @@ std::vector<MatrixRef> comparison_maps(const AppState& state, ComparisonSection 
     {
         out.push_back(selected_comparison(state, ComparisonMatrix::Q_two_step));
         out.push_back(selected_comparison(state, ComparisonMatrix::Q_collapsed));
+        out.push_back(selected_comparison(state, ComparisonMatrix::Q_difference));
     }
     if (shows_comparison(section, ComparisonSection::SingleHead))
     {

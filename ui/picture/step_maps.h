@@ -32,8 +32,9 @@ struct StepMaps
 StepMaps step_maps(const AppState& state, const LessonStep* step);
 
 // The maps of a comparison section at the selection, in the order shown. Packed: X W^Q (packed), then Q_1 …
-// Q_h; TwoStep: (X W^Q) W_h^Q, then X (W^Q W_h^Q); SingleHead: the single head's weights, A of the selected
-// head, the single head's output, the multi-head output; All: the three sections in that order.
+// Q_h; TwoStep: (X W^Q) W_h^Q, X (W^Q W_h^Q), then their difference; SingleHead: the single head's weights, A
+// of the selected head, the single head's output, the multi-head output; All: the three sections in that
+// order.
 std::vector<MatrixRef> comparison_maps(const AppState& state, ComparisonSection section);
 
 // Whether a view of the comparison section(s) `shown` includes `section` (All includes every one).

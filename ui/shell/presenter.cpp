@@ -543,7 +543,10 @@ void presenter_two_step(AppState& state, const std::vector<MatrixRef>& refs)
 {
     claim_line("(X W^Q) W_h^Q and X (W^Q W_h^Q) differ by at most " +
                format_value_long(state.comparisons.two_step_max_diff) + ": rounding only");
-    draw_map_grid(state, {comparison_map(state, refs[0]), comparison_map(state, refs[1])});
+    std::vector<GridMap> maps;
+    for (const MatrixRef& ref : refs) // the two products and their difference
+        maps.push_back(comparison_map(state, ref));
+    draw_map_grid(state, maps);
 }
 
 void presenter_single_head(AppState& state, const std::vector<MatrixRef>& refs)
