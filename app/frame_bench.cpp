@@ -1,5 +1,5 @@
-// The frame bench (attnlab screenshot --bench-frames N): frame times, edit-to-picture latency, start-up, and
-// the frames while a training run goes on.
+// The frame bench (attnlab screenshot --bench-frames N): frame times, edit-to-picture latency, start-up, the
+// frames while typing into the session, and the frames while a training run goes on.
 #include "frames.h"
 
 #include "core/train/tasks.h"
@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,45 @@ void bench_training(Frames& frames, AppState& state, int n)
                 seconds > 0 ? steps / seconds : 0.0);
     std::printf("probe edit to picture (a token changed): median %.2f ms, p95 %.2f ms\n", probe_median,
                 probe_p95);
+}
+
+// Typing into the session while the frames go on: a character every kTypeEvery frames, in the heaviest view
+// (Heads > All layers), for n frames. The frames drawn while a recompute was pending (an edit not yet on
+// screen when the frame began) are the ones a student typing into a large session waits on.
+void bench_typing(Frames& frames, AppState& state, int n)
+{
+    constexpr int kTypeEvery = 3;
+    const char* const typed = " and the cat sat";
+    const std::string text = state.session.text;
+    const HeadsView view = state.heads_panel.view;
+    state.heads_panel.view = HeadsView::AllLayers;
+    std::vector<double> pending_ms;
+    int chars = 0;
+    for (int i = 0; i < n; ++i)
+    {
+        if (i % kTypeEvery == 0)
+        {
+            state.session.text += typed[chars % static_cast<int>(std::strlen(typed))];
+            ++chars;
+            state.edit();
+        }
+        const bool pending = state.session_version != state.computed_version;
+        const auto t0 = Clock::now();
+        frames.draw(state, std::string(), nullptr);
+        frames.finish();
+        if (pending)
+            pending_ms.push_back(ms_since(t0));
+    }
+    state.session.text = text;
+    state.heads_panel.view = view;
+    state.edit();
+    double median = 0, p95 = 0;
+    percentiles(pending_ms, &median, &p95);
+    const double max = pending_ms.empty() ? 0.0 : *std::max_element(pending_ms.begin(), pending_ms.end());
+    std::printf("frame while recomputing: median %.2f ms, max %.2f ms\n", median, max);
+    std::printf("  (%zu of %d frames drawn while a recompute was pending; %d characters typed, one every %d "
+                "frames, in Heads > All layers)\n",
+                pending_ms.size(), n, chars, kTypeEvery);
 }
 
 } // namespace
@@ -155,6 +195,7 @@ void run_frame_bench(Frames& frames, AppState& state, int n, double startup_ms)
     std::printf("edit to picture (new seed, new weights): median %.2f ms, p95 %.2f ms\n", seed_median,
                 seed_p95);
     std::printf("start-up to first frame: %.1f ms\n", startup_ms);
+    bench_typing(frames, state, n);
     if (state.training_run.configured())
         bench_training(frames, state, n);
     std::fflush(stdout);
