@@ -121,6 +121,7 @@ void AppState::begin_frame()
     hovered_next = CellRef{};
     heads_hover_row = heads_hover_row_next;
     heads_hover_row_next = -1;
+    maps_pending = false;
 }
 
 int AppState::heads() const

@@ -376,6 +376,9 @@ struct AppState
     // and headless commands see the new trace at once); the window waits kRecomputeFrameWaitMs and then
     // draws the last picture, marked "computing…", until the run is in.
     double recompute_wait_ms = -1.0;
+    // A view left maps to re-make on the next frames (Heads > All layers re-makes a few a frame): the window
+    // keeps drawing. Cleared by begin_frame.
+    bool maps_pending = false;
 
     Selection sel;
     CellRef hovered; // the cell under the mouse last frame (what the inspector shows when nothing is pinned)
