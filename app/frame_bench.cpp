@@ -1,5 +1,5 @@
-// The frame bench (attnlab screenshot --bench-frames N): frame times, edit-to-picture latency, start-up, and
-// the frames while a training run goes on.
+// The frame bench (attnlab screenshot --bench-frames N): frame times, edit-to-picture latency, start-up, the
+// frames while typing into the session, and the frames while a training run goes on.
 #include "frames.h"
 
 #include "core/train/tasks.h"
@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,62 @@ void bench_training(Frames& frames, AppState& state, int n)
                 probe_p95);
 }
 
+// Typing into the session while the frames go on: a character every kTypeEvery frames, in the heaviest view
+// (Heads > All layers), for n frames. The frames drawn while a recompute was pending (an edit not yet on
+// screen when the frame began) are the ones a student typing into a large session waits on.
+void bench_typing(Frames& frames, AppState& state, int n)
+{
+    constexpr int kTypeEvery = 3;
+    const char* const typed = " and the cat sat";
+    const std::string text = state.session.text;
+    const HeadsView view = state.heads_panel.view;
+    state.heads_panel.view = HeadsView::AllLayers;
+    std::vector<double> pending_ms;
+    int chars = 0, results = 0;
+    double ui_max = 0.0; // the frame thread's own work (taking a run, building the panels, uploads)
+    struct
+    {
+        double ms = 0.0, ui_ms = 0.0, gl_ms = 0.0;
+        bool result = false; // a run came in that frame
+    } slowest;
+    for (int i = 0; i < n; ++i)
+    {
+        if (i % kTypeEvery == 0)
+        {
+            state.session.text += typed[chars % static_cast<int>(std::strlen(typed))];
+            ++chars;
+            state.edit();
+        }
+        const bool pending = state.session_version != state.computed_version;
+        const auto shown = state.computed_version;
+        const auto t0 = Clock::now();
+        FrameResult r;
+        frames.draw(state, std::string(), &r);
+        frames.finish();
+        if (pending)
+            pending_ms.push_back(ms_since(t0));
+        if (state.computed_version != shown)
+            ++results;
+        if (pending)
+            ui_max = std::max(ui_max, r.ui_ms);
+        if (pending && ms_since(t0) > slowest.ms)
+            slowest = {ms_since(t0), r.ui_ms, r.gl_ms, state.computed_version != shown};
+    }
+    state.session.text = text;
+    state.heads_panel.view = view;
+    state.edit();
+    double median = 0, p95 = 0;
+    percentiles(pending_ms, &median, &p95);
+    const double max = pending_ms.empty() ? 0.0 : *std::max_element(pending_ms.begin(), pending_ms.end());
+    std::printf("frame while recomputing: median %.2f ms, max %.2f ms\n", median, max);
+    std::printf("  (%zu of %d frames drawn while a recompute was pending; %d characters typed, one every %d "
+                "frames, in Heads > All layers; %d runs came in)\n",
+                pending_ms.size(), n, chars, kTypeEvery, results);
+    std::printf(
+        "  slowest of them: %.2f ms (ui %.2f ms, render %.2f ms%s); largest ui part of any: %.2f ms\n",
+        slowest.ms, slowest.ui_ms, slowest.gl_ms, slowest.result ? ", a run came in" : "", ui_max);
+}
+
 } // namespace
 
 void run_frame_bench(Frames& frames, AppState& state, int n, double startup_ms)
@@ -106,8 +163,12 @@ void run_frame_bench(Frames& frames, AppState& state, int n, double startup_ms)
     {
         state.edit();
         const auto t0 = Clock::now();
-        frames.draw(state, std::string(), nullptr);
-        frames.finish();
+        // Frames until the edit is on screen (a large session's run finishes on the worker meanwhile).
+        do
+        {
+            frames.draw(state, std::string(), nullptr);
+            frames.finish();
+        } while (state.recompute_pending());
         out.push_back(ms_since(t0));
     };
     const std::string text = state.session.text;
@@ -155,6 +216,7 @@ void run_frame_bench(Frames& frames, AppState& state, int n, double startup_ms)
     std::printf("edit to picture (new seed, new weights): median %.2f ms, p95 %.2f ms\n", seed_median,
                 seed_p95);
     std::printf("start-up to first frame: %.1f ms\n", startup_ms);
+    bench_typing(frames, state, n);
     if (state.training_run.configured())
         bench_training(frames, state, n);
     std::fflush(stdout);

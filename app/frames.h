@@ -38,7 +38,9 @@ public:
 };
 
 // attnlab screenshot --bench-frames N (app/frame_bench.cpp): prints the frame times, the edit-to-picture
-// latency and the start-up time; with a training run, the frames while it trains and the probe's latency.
+// latency, the start-up time and, over N more frames with a character typed every few frames in Heads > All
+// layers, the line "frame while recomputing: median X ms, max Y ms"; with a training run, the frames while
+// it trains and the probe's latency.
 void run_frame_bench(Frames& frames, AppState& state, int n, double startup_ms);
 
 // attnlab lesson ID --export-dir DIR (app/lesson_export.cpp): every step of the current lesson (or only

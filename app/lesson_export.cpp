@@ -52,8 +52,10 @@ int export_lesson(Frames& frames, AppState& state, const std::string& export_dir
         // slide (ui/slides.h).
         for (int i = 0; i < 3; ++i)
         {
+            state.finish_recompute(); // every picture shows its step's trace, never one still computing
             frames.draw(state, std::string(), nullptr);
         }
+        state.finish_recompute();
         FrameResult result;
         const std::string path = (temp / names.back()).string();
         if (state.presenter)

@@ -324,12 +324,15 @@ private:
 int run_screenshot(Window& window, AppState& state, const WindowOptions& options, Clock::time_point t_start)
 {
     WindowFrames frames(window);
-    // A new window is laid out over its first frames; render a few before measuring or capturing.
+    // A new window is laid out over its first frames; render a few before measuring or capturing, all of them
+    // with the session's trace (the picture never shows a run still computing).
+    state.finish_recompute();
     for (int i = 0; i < 3; ++i)
         frames.draw(state, std::string(), nullptr);
     frames.finish();
     if (options.bench_frames > 0)
         run_frame_bench(frames, state, options.bench_frames, ms_since(t_start));
+    state.finish_recompute();
     for (int i = 0; i < 2; ++i)
         frames.draw(state, std::string(), nullptr);
     FrameResult result;
@@ -375,10 +378,12 @@ void run_loop(Window& window, AppState& state, StartupFiles& files)
         }
         const auto wait_start = Clock::now();
         // Work still pending (an edit to compute or to autosave, a lesson's scroll settling) keeps the full
-        // rate.
-        const bool pending = state.session_version != state.computed_version || files.autosave.pending ||
-                             state.lesson.scroll_request > 0 || !state.request_window_png.empty() ||
-                             state.training_run.running();
+        // rate; a run going on on the worker wakes the loop when it finishes. Maps left to re-make on the
+        // next frames keep it too.
+        const bool pending = (state.recompute_pending() && !state.recompute.running()) ||
+                             files.autosave.pending || state.lesson.scroll_request > 0 ||
+                             !state.request_window_png.empty() || state.training_run.running() ||
+                             state.maps_pending;
         if (!pending && ms_since(g_last_input) > kIdleAfterMs)
             glfwWaitEventsTimeout(kIdleWaitS);
         else
@@ -438,6 +443,10 @@ int run_window(const WindowOptions& options)
         return 1;
     }
     std::unique_ptr<AppState> state = start_app(options.startup, window.content_scale(), &files);
+    // A frame waits a little for a run it starts; a longer one finishes on the worker, which wakes the event
+    // loop when it is done (the state, and its worker, go before the window does).
+    state->recompute_wait_ms = kRecomputeFrameWaitMs;
+    state->recompute.set_on_finished([] { glfwPostEmptyEvent(); });
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = nullptr;
     if (!files.imgui_ini.empty())

@@ -401,4 +401,23 @@ void Engine::clear_imported_weights()
     }
 }
 
+void Engine::share_imported_weights(std::shared_ptr<const ModelWeights> weights)
+{
+    if (!weights)
+    {
+        clear_imported_weights();
+        return;
+    }
+    next_weights_ = std::move(weights);
+    imported_ = true;
+    weights_valid_ = false;
+}
+
+void Engine::take_trace(Engine& other)
+{
+    std::swap(current_, other.current_);
+    weights_ = other.weights_;
+    ++generation_;
+}
+
 } // namespace attnlab

@@ -29,6 +29,16 @@ public:
     void set_imported_weights(ModelWeights weights);
     void clear_imported_weights();
     bool has_imported_weights() const { return imported_; }
+    // The imported weights as one shared object (nullptr: none), and set so: a second engine computing on a
+    // worker thread (ui/model/recompute_worker.h) uses the same weights without a copy.
+    std::shared_ptr<const ModelWeights> shared_imported_weights() const
+    {
+        return imported_ ? next_weights_ : nullptr;
+    }
+    void share_imported_weights(std::shared_ptr<const ModelWeights> weights);
+    // Takes other's last good trace and the weights it was computed with as this engine's (generation() + 1);
+    // other keeps this engine's old trace as a buffer to reuse. For the worker's engine and the shown one.
+    void take_trace(Engine& other);
 
     const Trace& trace() const { return *current_; }
     // The weights trace() was computed with (imported weights set since then wait for the next good run).

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -537,6 +538,130 @@ TEST_F(HeadsPanelTest, OverviewAtLargeTPoolsKeysIntoPixelsWithoutLosingTheLarges
         }
     // Thinned key labels carry their index.
     EXPECT_TRUE(contains(out.text, "row i = 150")) << out.text;
+}
+
+// Texts on one line over each other, or closer than min_gap, within the band y0..y1 of the draw data: a glyph
+// whose pen starts before the end of the previous glyph on the same baseline, or after more than a word space
+// but within min_gap. The glyphs of one text follow each other exactly (or a space apart).
+int crowded_texts(const ImDrawData* dd, float y0, float y1, float min_gap)
+{
+    const ImFont* font = ImGui::GetIO().Fonts->Fonts[0];
+    std::map<std::pair<float, float>, const ImFontGlyph*> by_uv;
+    for (const ImFontGlyph& g : font->Glyphs)
+        if (g.Visible)
+            by_uv[{g.U0, g.V0}] = &g;
+    const float space = font->FindGlyph(' ')->AdvanceX;
+    int crowded = 0;
+    for (int l = 0; l < dd->CmdListsCount; ++l)
+    {
+        const ImDrawList* list = dd->CmdLists[l];
+        float pen_end = -1e9f, last_y = -1e9f;
+        for (int i = 0; i + 2 < list->VtxBuffer.Size; ++i)
+        {
+            const ImDrawVert& a = list->VtxBuffer[i];
+            const auto it = by_uv.find({a.uv.x, a.uv.y});
+            if (it == by_uv.end())
+                continue;
+            const ImFontGlyph& g = *it->second;
+            const ImDrawVert& c = list->VtxBuffer[i + 2];
+            if (c.uv.x != g.U1 || c.uv.y != g.V1)
+                continue;
+            const float pen = a.pos.x - g.X0;
+            const float baseline = a.pos.y - g.Y0;
+            i += 3;
+            if (baseline < y0 || baseline > y1)
+                continue;
+            // A word space (one undrawn glyph) belongs to the text; more, or a step back, starts another.
+            const float gap = pen - pen_end;
+            const bool another_text = gap < -0.5f || gap > space * 1.5f;
+            if (std::fabs(baseline - last_y) <= 2.0f && another_text && gap < min_gap)
+                ++crowded;
+            pen_end = pen + g.AdvanceX;
+            last_y = baseline;
+        }
+    }
+    return crowded;
+}
+
+// 12 layers of many heads in a narrow panel: the head chips above the columns take the short form, or every
+// other head, rather than run into each other.
+TEST(HeadsOverviewLabels, HeadChipsDoNotRunIntoEachOther)
+{
+    for (const int h : {8, 16, 32})
+    {
+        SCOPED_TRACE("h = " + std::to_string(h));
+        HeadlessUi ui(720.0f, 900.0f);
+        AppState state;
+        state.session.text = words(40);
+        state.session.config.d_model = 64;
+        state.session.config.n_heads = h;
+        state.session.config.n_layers = 12;
+        state.heads_panel.view = HeadsView::AllLayers;
+        const auto draw = panel_only(draw_heads_panel);
+        const auto out = ui.frames(state, 3, draw);
+        ASSERT_TRUE(state.status.is_ok()) << state.status.message();
+        const TextureHandle first = texture_of(state, weights_key(0, 0));
+        ASSERT_TRUE(out.texture_rects.count(first));
+        const float maps_top = out.texture_rects.at(first).y;
+        const float line = ImGui::GetTextLineHeightWithSpacing();
+        // The chips' row: the line above the first layer's maps; a chip's padding apart at least.
+        EXPECT_EQ(crowded_texts(ImGui::GetDrawData(), maps_top - 2.0f * line, maps_top,
+                                ImGui::GetStyle().FramePadding.x * 2.0f),
+                  0)
+            << out.text;
+        EXPECT_TRUE(contains(out.text, "1")) << out.text;
+    }
+}
+
+// A new trace re-makes the overview's maps a few a frame: no frame re-makes them all at once at 12 layers x 8
+// heads x T = 200, the maps not re-made yet keep their last picture, and a few frames later all are current.
+TEST(HeadsOverviewFrames, ANewTraceRemakesItsMapsAFewAFrame)
+{
+    HeadlessUi ui(1600.0f, 1000.0f);
+    AppState state;
+    state.session.text = words(200);
+    state.session.config.d_model = 64;
+    state.session.config.n_heads = 8;
+    state.session.config.n_layers = 12;
+    state.heads_panel.view = HeadsView::AllLayers;
+    const auto draw = panel_only(draw_heads_panel);
+    const int maps = 12 * 8;
+    std::uint64_t uploads = state.heatmaps.uploads();
+    ui.frame(state, draw);
+    ASSERT_TRUE(state.status.is_ok()) << state.status.message();
+    EXPECT_GT(state.heatmaps.uploads() - uploads, 0u);
+    EXPECT_LT(state.heatmaps.uploads() - uploads, static_cast<std::uint64_t>(maps));
+    EXPECT_TRUE(state.maps_pending);
+    auto all_current = [&]
+    {
+        for (int l = 0; l < 12; ++l)
+            for (int j = 0; j < 8; ++j)
+            {
+                const HeatmapEntry* e = state.heatmaps.find(weights_key(l, j));
+                if (e == nullptr || e->texture == 0 || e->version != state.trace_generation())
+                    return false;
+            }
+        return true;
+    };
+    for (int i = 0; i < maps && !all_current(); ++i)
+        ui.frame(state, draw);
+    ASSERT_TRUE(all_current());
+    ui.frame(state, draw);
+    EXPECT_FALSE(state.maps_pending);
+
+    // A new seed: again a few a frame, and every cell still shows a map (its last one until its turn).
+    state.session.config.seed = 5;
+    state.edit();
+    uploads = state.heatmaps.uploads();
+    const auto out = ui.frame(state, draw);
+    EXPECT_GT(state.heatmaps.uploads() - uploads, 0u);
+    EXPECT_LT(state.heatmaps.uploads() - uploads, static_cast<std::uint64_t>(maps));
+    for (int l = 0; l < 12; ++l)
+        for (int j = 0; j < 8; ++j)
+            EXPECT_TRUE(out.textures.count(texture_of(state, weights_key(l, j)))) << l << " " << j;
+    for (int i = 0; i < maps && !all_current(); ++i)
+        ui.frame(state, draw);
+    EXPECT_TRUE(all_current());
 }
 
 TEST_F(HeadsPanelTest, OneTokenAndAPaddedSentenceWorkInEveryView)

@@ -1,4 +1,4 @@
-// AppState: recompute once per edit, keep the selection in range, and resolve matrix references.
+// AppState: recompute once per edit on the worker, keep the selection in range, resolve matrix references.
 #include "ui/model/app_state.h"
 
 #include "ui/model/lessons.h"
@@ -41,16 +41,61 @@ bool ViewPrefs::operator==(const ViewPrefs& o) const
 
 // [SECTION] Frame and recompute
 
+namespace
+{
+
+// Hands the session to the worker unless it has this version already. Returns true when the worker was idle
+// (the run starts now).
+bool request_run(AppState& s)
+{
+    if (s.requested_version == s.session_version && s.recompute.busy())
+        return false;
+    const bool idle = !s.recompute.busy();
+    s.recompute.request(s.session, s.engine.shared_imported_weights(), s.session_version);
+    s.requested_version = s.session_version;
+    return idle;
+}
+
+void take_result(AppState& s, const RecomputeResult& r)
+{
+    s.status = r.status;
+    s.recompute_ms = r.ms;
+    s.computed_version = r.version;
+    s.clamp_selection();
+}
+
+} // namespace
+
 bool AppState::update()
 {
     if (session_version == computed_version)
         return false;
-    const auto t0 = std::chrono::steady_clock::now();
-    status = engine.run(session);
-    recompute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    computed_version = session_version;
-    clamp_selection();
+    if (recompute_wait_ms < 0.0)
+    {
+        finish_recompute();
+        return true;
+    }
+    // Waiting is worth it only for a run that starts now and should be quick, as the last one was.
+    const bool started = request_run(*this);
+    const bool wait = started && recompute_ms <= recompute_wait_ms;
+    RecomputeResult r;
+    const auto budget = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::duration<double, std::milli>(wait ? recompute_wait_ms : 0.0));
+    if (!recompute.take(engine, &r, budget))
+        return false;
+    take_result(*this, r);
     return true;
+}
+
+void AppState::finish_recompute()
+{
+    while (session_version != computed_version)
+    {
+        request_run(*this);
+        RecomputeResult r;
+        if (recompute.take_when_done(engine, &r))
+            take_result(*this, r);
+    }
 }
 
 void AppState::clamp_selection()
@@ -80,6 +125,7 @@ void AppState::begin_frame()
     hovered_next = CellRef{};
     heads_hover_row = heads_hover_row_next;
     heads_hover_row_next = -1;
+    maps_pending = false;
 }
 
 int AppState::heads() const

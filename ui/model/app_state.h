@@ -9,6 +9,7 @@
 #include "core/trace.h"
 #include "ui/model/glyphs.h"
 #include "ui/model/panel_table.h"
+#include "ui/model/recompute_worker.h"
 #include "ui/model/text_wrap.h"
 #include "ui/model/training/training_probe.h"
 #include "ui/model/training/training_run.h"
@@ -375,6 +376,10 @@ struct PanelLayoutState
 
 // [SECTION] AppState
 
+// How long the window's frame waits for a run it has just started when the last one was this quick: a small
+// session's edit shows in the same frame; a large one's frames go on with the last picture.
+inline constexpr double kRecomputeFrameWaitMs = 10.0;
+
 struct AppState
 {
     // What the user chose; every edit calls edit(), and update() recomputes once before the next frame.
@@ -391,6 +396,17 @@ struct AppState
     Engine engine;
     Status status;             // the last run's result: an error is shown inline, the last good trace stays
     double recompute_ms = 0.0; // wall time of the last engine run
+    // The engine runs on this worker (ui/model/recompute_worker.h); `engine` holds the shown trace and the
+    // imported weights the next run uses. requested_version: the newest session version handed to it.
+    RecomputeWorker recompute;
+    unsigned long long requested_version = 0;
+    // How long update() waits for a run it has just started: below zero, until it is in (the default: tests
+    // and headless commands see the new trace at once); the window waits kRecomputeFrameWaitMs and then
+    // draws the last picture, marked "computing…", until the run is in.
+    double recompute_wait_ms = -1.0;
+    // A view left maps to re-make on the next frames (Heads > All layers re-makes a few a frame): the window
+    // keeps drawing. Cleared by begin_frame.
+    bool maps_pending = false;
 
     Selection sel;
     CellRef hovered; // the cell under the mouse last frame (what the inspector shows when nothing is pinned)
@@ -473,9 +489,15 @@ struct AppState
 
     // Marks the session changed: the next update() runs the engine once.
     void edit() { ++session_version; }
-    // Runs the engine when the session changed since the last run; keeps selection in range. Returns true
-    // when it ran.
+    // At the start of a frame: hands the session to the worker when it changed since the last request, then
+    // takes a finished run (waiting as recompute_wait_ms says), so the whole frame reads one trace; keeps
+    // the selection in range. Returns true when a run came in (its trace, or its error in `status`). A run
+    // for an older version still comes in (it is newer than the picture) while the newest one computes.
     bool update();
+    // Waits until the current session's run is in: a picture, an export or a test that needs the final trace.
+    void finish_recompute();
+    // An edit is not on screen yet: the last picture shows, marked "computing…".
+    bool recompute_pending() const { return session_version != computed_version; }
     // Called at the start of each frame: last frame's hover becomes this frame's.
     void begin_frame();
     // What the main panels show: the trained model when the user chose it, else the session's pass.

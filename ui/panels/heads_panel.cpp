@@ -51,11 +51,12 @@ std::string short_token(const std::string& token)
     return truncate_utf8(token, kMaxLabelChars);
 }
 
-void key_labels(const std::vector<std::string>& keys, ImVec2 top_left, float cell, int stride)
+void key_labels(const std::vector<std::string>& keys, ImVec2 top_left, float cell, int stride, int count)
 {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float fs = ImGui::GetFontSize();
-    for (int c = 0; c < static_cast<int>(keys.size()); c += std::max(1, stride))
+    const int n = count < 0 ? static_cast<int>(keys.size()) : std::min(count, static_cast<int>(keys.size()));
+    for (int c = 0; c < n; c += std::max(1, stride))
     {
         const std::string token = short_token(keys[static_cast<std::size_t>(c)]);
         const std::string text = stride > 1 ? std::to_string(c) + " " + token : token;

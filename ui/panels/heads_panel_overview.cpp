@@ -19,13 +19,15 @@ namespace
 
 // One strip: the query's row of a weights map, from its cached texture when each key gets a pixel column,
 // else each pixel column coloured by the largest weight of the keys it covers (so no strong key is lost).
-void draw_strip(const HeatmapEntry& entry, const Mat& weights, const Mat* mask, int query, ImVec2 p0,
-                ImVec2 p1)
+// An entry whose texture is not of this matrix yet (see overview_cells) is not used: the strip is drawn from
+// the matrix.
+void draw_strip(const HeatmapEntry& entry, bool texture_current, const Mat& weights, const Mat* mask,
+                int query, ImVec2 p0, ImVec2 p1)
 {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const int T = static_cast<int>(weights.cols());
     const int pixels = static_cast<int>(p1.x - p0.x);
-    if (pixels >= T && entry.texture != 0)
+    if (pixels >= T && entry.texture != 0 && texture_current)
     {
         const float v0 = static_cast<float>(query) / static_cast<float>(entry.rows);
         const float v1 = static_cast<float>(query + 1) / static_cast<float>(entry.rows);
@@ -107,14 +109,37 @@ OverviewGrid overview_grid(const AppState& state, const std::vector<std::string>
     return g;
 }
 
-// Head chips across the top (click: select the head).
+// How the head chips fit over their columns: "head 12" when the widest does, else the number alone, and when
+// even the numbers would run into each other, a chip every `stride` heads.
+struct ChipLabels
+{
+    bool long_form = true;
+    int stride = 1;
+};
+
+ChipLabels chip_labels(int heads, float column_w)
+{
+    const float pad = ImGui::GetStyle().FramePadding.x * 2.0f + ImGui::GetStyle().ItemSpacing.x * 0.5f;
+    ChipLabels c;
+    const std::string widest = std::to_string(heads);
+    if (ImGui::CalcTextSize(("head " + widest).c_str()).x + pad <= column_w)
+        return c;
+    c.long_form = false;
+    const float short_w = ImGui::CalcTextSize(widest.c_str()).x + pad;
+    c.stride = std::max(1, static_cast<int>(std::ceil(short_w / std::max(1.0f, column_w))));
+    return c;
+}
+
+// Head chips across the top (click: select the head), one per column unless they would collide.
 void head_chips(AppState& state, const OverviewGrid& g)
 {
-    for (int j = 0; j < g.request.heads; ++j)
+    const ChipLabels labels = chip_labels(g.request.heads, g.o.cell_w + g.request.gap);
+    for (int j = 0; j < g.request.heads; j += labels.stride)
     {
         ImGui::SetCursorScreenPos(ImVec2(g.cell(0, j).x, g.origin.y));
         ImGui::PushID(j);
-        if (head_chip(j, j == state.sel.head, ("head " + std::to_string(j + 1)).c_str()))
+        const std::string text = labels.long_form ? "head " + std::to_string(j + 1) : std::to_string(j + 1);
+        if (head_chip(j, j == state.sel.head, text.c_str()))
             state.sel.head = j;
         ImGui::PopID();
     }
@@ -153,17 +178,19 @@ OverviewHover overview_hover(const AppState& state, const OverviewGrid& g)
     return hover;
 }
 
-// Head j's strip: the query's row, its frame, the query's own key ticked, the top key under it and the
+// Head j's strip (entry: its map's texture, maybe of the last trace while texture_current is false; nullptr:
+// none yet): the query's row, its frame, the query's own key ticked, the top key under it and the
 // hovered key outlined.
-void strip_cell(const OverviewGrid& g, const HeatmapEntry& entry, const MatrixView& view,
-                const std::vector<std::string>& tokens, int query, const OverviewHover& hover, ImVec2 p0,
-                int j, bool selected)
+void strip_cell(const OverviewGrid& g, const HeatmapEntry* entry, bool texture_current,
+                const MatrixView& view, const std::vector<std::string>& tokens, int query,
+                const OverviewHover& hover, ImVec2 p0, int j, bool selected)
 {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const int T = g.request.keys;
     const float cell_w = g.o.cell_w;
     const ImVec2 p1(p0.x + cell_w, p0.y + g.image_h);
-    draw_strip(entry, *view.m, view.mask, query, p0, p1);
+    if (entry != nullptr) // none yet: the strip comes on a next frame
+        draw_strip(*entry, texture_current, *view.m, view.mask, query, p0, p1);
     dl->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p1.x + 1, p1.y + 1), head_color(j), 0.0f, 0,
                 selected ? 3.0f : 1.0f);
     // The query's own position, as a key: a tick above and below the strip.
@@ -193,15 +220,16 @@ void strip_cell(const OverviewGrid& g, const HeatmapEntry& entry, const MatrixVi
     }
 }
 
-// Head j's whole map, its frame and the hovered query's row outlined.
-void map_cell(const OverviewGrid& g, const HeatmapEntry& entry, const OverviewHover& hover, ImVec2 p0, int j,
+// Head j's whole map (texture: its texture, maybe still the last trace's; 0: none yet), its frame and the
+// hovered query's row outlined.
+void map_cell(const OverviewGrid& g, TextureHandle texture, const OverviewHover& hover, ImVec2 p0, int j,
               bool selected)
 {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const int T = g.request.keys;
     const ImVec2 p1(p0.x + g.o.cell_w, p0.y + g.image_h);
-    if (entry.texture != 0)
-        dl->AddImage(reinterpret_cast<ImTextureID>(entry.texture), p0, p1);
+    if (texture != 0)
+        dl->AddImage(reinterpret_cast<ImTextureID>(texture), p0, p1);
     dl->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p1.x + 1, p1.y + 1), head_color(j), 0.0f, 0,
                 selected ? 3.0f : 1.0f);
     if (hover.row >= 0)
@@ -213,7 +241,20 @@ void map_cell(const OverviewGrid& g, const HeatmapEntry& entry, const OverviewHo
     }
 }
 
-// The layer labels and every cell.
+// Whether the cache holds view's texture as HeatmapCache::get would give it, without re-making it.
+bool texture_current(const HeatmapCache& cache, const HeatmapEntry* e, const MatrixView& view)
+{
+    return e != nullptr && e->version == view.version && e->rows == view.m->rows() &&
+           e->cols == view.m->cols() && e->probability == view.probability && e->stretch == view.stretch &&
+           (e->texture != 0 || cache.provider() == nullptr);
+}
+
+// The layer labels and every cell. A new trace re-makes every map's texture (layers x heads of T x T, up to
+// 2 x 2 texels a cell): a frame re-makes at most kOverviewTexelsPerFrame of them (and at least one map), the
+// others keep their last texture (a strip is drawn from the matrix then) until a later frame's turn, so a
+// frame at 12 layers x 8 heads x T = 200 stays short.
+constexpr long long kOverviewTexelsPerFrame = 400000;
+
 void overview_cells(AppState& state, const OverviewGrid& g, const std::vector<std::string>& tokens, int query,
                     const OverviewHover& hover)
 {
@@ -222,6 +263,7 @@ void overview_cells(AppState& state, const OverviewGrid& g, const std::vector<st
     MatrixRef ref;
     ref.stage = Stage::weights;
     ref.b = state.sel.b;
+    long long texels = 0; // re-made this frame
     for (int l = 0; l < g.request.layers; ++l)
     {
         const float y = g.cell(l, 0).y;
@@ -236,13 +278,25 @@ void overview_cells(AppState& state, const OverviewGrid& g, const std::vector<st
             const MatrixView view = resolve_matrix(state, ref);
             if (view.m == nullptr)
                 continue;
-            const HeatmapEntry& entry = state.heatmaps.get(view.key, view.version, *view.m, view.probability,
-                                                           view.mask, view.stretch);
+            const HeatmapEntry* entry = state.heatmaps.find(view.key);
+            bool current = texture_current(state.heatmaps, entry, view);
+            const long long k =
+                texels_per_cell(static_cast<int>(view.m->rows()), static_cast<int>(view.m->cols()));
+            const long long cost = static_cast<long long>(view.m->size()) * k * k;
+            if (current || texels == 0 || texels + cost <= kOverviewTexelsPerFrame)
+            {
+                texels += current ? 0 : cost;
+                entry = &state.heatmaps.get(view.key, view.version, *view.m, view.probability, view.mask,
+                                            view.stretch);
+                current = true;
+            }
+            else
+                state.maps_pending = true; // its turn comes on a next frame
             const bool selected = l == state.sel.layer && j == state.sel.head;
             if (g.strips)
-                strip_cell(g, entry, view, tokens, query, hover, g.cell(l, j), j, selected);
+                strip_cell(g, entry, current, view, tokens, query, hover, g.cell(l, j), j, selected);
             else
-                map_cell(g, entry, hover, g.cell(l, j), j, selected);
+                map_cell(g, entry != nullptr ? entry->texture : 0, hover, g.cell(l, j), j, selected);
         }
     }
 }
@@ -288,9 +342,14 @@ void draw_overview(AppState& state)
     const OverviewHover hover = overview_hover(state, g);
     overview_cells(state, g, tokens, query, hover);
     // Key labels under the last layer, in every head's column (thinned when the keys are narrower than a
-    // line).
+    // line). A column's last labels stop a label's pitch before the next column's first one.
+    const float pitch = ImGui::GetFontSize() * kLabelPitch;
+    const float column = g.o.cell_w + g.request.gap;
+    const int fitting = std::clamp(
+        static_cast<int>(std::floor((column - pitch) / std::max(1e-3f, g.o.key_px))) + 1, 1, g.request.keys);
     for (int j = 0; j < g.request.heads; ++j)
-        key_labels(tokens, ImVec2(g.cell(0, j).x, g.grid_y + g.grid_h), g.o.key_px, g.o.key_stride);
+        key_labels(tokens, ImVec2(g.cell(0, j).x, g.grid_y + g.grid_h), g.o.key_px, g.o.key_stride,
+                   j + 1 < g.request.heads ? fitting : -1);
     if (hover.layer >= 0)
         overview_tooltip(state, g, tokens, query, hover);
     if (hover.clicked)

@@ -1,4 +1,5 @@
-// The status bar: the trace's shape and timings, and one line of message (cut to fit, whole in a tooltip).
+// The status bar: "computing…" while a run is pending, the trace's shape and timings, and one line of
+// message (cut to fit, whole in a tooltip).
 #include "ui/shell/status_bar.h"
 
 #include "ui/picture/heatmap_math.h"
@@ -14,13 +15,30 @@ namespace attnlab
 namespace
 {
 
-void trace_summary(const AppState& state)
+// While the session's run is on the worker the panels keep the last picture: the status bar says so first,
+// in the warning colour (not while the main panels show the trained model, which is not being recomputed).
+bool computing_mark(const AppState& state)
+{
+    if (!state.recompute_pending() || state.showing_trained())
+        return false;
+    ImGui::PushStyleColor(ImGuiCol_Text, state.prefs.dark_theme ? ImVec4(1.0f, 0.78f, 0.25f, 1.0f)
+                                                                : ImVec4(0.62f, 0.36f, 0.0f, 1.0f));
+    ImGui::TextUnformatted("computing…");
+    ImGui::PopStyleColor();
+    item_tooltip("The session changed: the engine is computing its new trace on a worker thread. The panels "
+                 "show the last result until it is in.");
+    ImGui::SameLine();
+    return true;
+}
+
+void trace_summary(const AppState& state, bool computing)
 {
     const Trace& t = state.trace();
     ImGui::TextDisabled("B = %d  T = %d  d_model = %d  h = %d  d_k = %d  d_v = %d  layers = %d   |   "
-                        "recompute %.1f ms",
+                        "%s %.1f ms",
                         t.batch_size(), t.T(), t.config.d_model, state.heads(), t.d_k, t.d_v,
-                        static_cast<int>(t.layers.size()), state.recompute_ms);
+                        static_cast<int>(t.layers.size()), computing ? "last recompute" : "recompute",
+                        state.recompute_ms);
     if (state.frame_ms > 0.0f)
     {
         ImGui::SameLine();
@@ -83,9 +101,10 @@ void draw_status_bar(AppState& state, float y, float height)
                                    ImGuiWindowFlags_NoBringToFrontOnFocus;
     if (ImGui::Begin("##status", nullptr, flags))
     {
+        const bool computing = computing_mark(state);
         if (state.has_trace())
         {
-            trace_summary(state);
+            trace_summary(state, computing);
             ImGui::SameLine();
         }
         const std::string stale = stale_result_text(state);
