@@ -409,7 +409,9 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
     if (cross)
         v.title = "Cross: " + v.title; // queries from the target's X_q, keys and values from the encoder
     else if (ref.stage == Stage::X && ref.layer == 0)
-        v.equation = t.trained ? "X = E[tokens] + P" : "X = Embedding + PE";
+        v.equation = t.config.positional == PositionalKind::None ? "X = Embedding   (positional encoding off)"
+                     : t.trained                                 ? "X = E[tokens] + P"
+                                                                 : "X = Embedding + PE";
     else if (ref.stage == Stage::X)
         v.equation = "X = " +
                      std::string(t.pre_ln ? (t.d_ff > 0 ? "residual2" : "residual")
