@@ -74,6 +74,7 @@ std::string prefs_to_text(const ViewPrefs& prefs)
     out << "font_size = " << prefs.font_size << "\n";
     out << "numbers_in_cells = " << (prefs.numbers_in_cells ? 1 : 0) << "\n";
     out << "stretch_weights = " << (prefs.stretch_weights ? 1 : 0) << "\n";
+    out << "whole_batch = " << (prefs.whole_batch ? 1 : 0) << "\n";
     out << "presenter_scale = " << prefs.presenter_scale << "\n";
     out << "presenter_theme = " << (prefs.presenter_light ? "light" : "dark") << "\n";
     for (const PanelFacts& p : kPanelTable)
@@ -119,6 +120,8 @@ void prefs_from_text(const std::string& text, ViewPrefs& prefs)
             parse_bool(value, &prefs.numbers_in_cells);
         else if (key == "stretch_weights")
             parse_bool(value, &prefs.stretch_weights);
+        else if (key == "whole_batch")
+            parse_bool(value, &prefs.whole_batch);
         else
             for (const PanelFacts& p : kPanelTable)
             {

@@ -3,6 +3,7 @@
 #include "ui/heatmap/heatmap.h"
 #include "ui/model/lessons.h"
 #include "ui/panels/panels.h"
+#include "ui/panels/pipeline_panel_views.h"
 #include "ui/picture/heatmap_math.h"
 #include "ui/shell/widgets.h"
 
@@ -273,7 +274,8 @@ void stage_block(AppState& state, const MatrixRef& ref, const char* id, float ma
         options.frame_thickness = 3.0f;
         options.max_total_height = lesson_height;
     }
-    draw_heatmap(state, ref, options);
+    if (!draw_stage_batch(state, ref, options))
+        draw_heatmap(state, ref, options);
     ImGui::Spacing();
 }
 
@@ -388,6 +390,7 @@ void draw_pipeline_panel(AppState& state)
     }
     const Trace& t = state.trace();
     pipeline_toolbar(state, t);
+    pipeline_batch_toggle(state);
     ImGui::Separator();
     ImGui::BeginChild("##stages");
     pipeline_stages(state, t);
