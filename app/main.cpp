@@ -25,6 +25,7 @@ struct WindowArgs
     std::string lesson_id;
     int lesson_step = 0;
     bool presenter = false;
+    bool whole_batch = false;
     std::string theme; // "" (the saved preference), "dark" or "light"
     std::string screenshot_path;
     std::string export_dir;
@@ -43,6 +44,7 @@ void add_window_options(CLI::App& app, WindowArgs& args)
     app.add_option("--step", args.lesson_step, "With --lesson: open at this step (1 = the first)")
         ->check(CLI::Range(1, 1000));
     app.add_flag("--presenter", args.presenter, "Start in presenter mode (F5 switches it)");
+    app.add_flag("--whole-batch", args.whole_batch, "The Pipeline shows each stage's B sentences stacked");
     app.add_option("--theme", args.theme, "Colour theme: dark or light (default: the saved preference, dark)")
         ->check(CLI::IsMember({"dark", "light"}));
     app.add_option("--width", args.width, "Window width in pixels")->check(CLI::Range(320, 16384));
@@ -71,6 +73,7 @@ bool window_options(const WindowArgs& args, attnlab::WindowOptions* options)
     start.session_from_command_line = attnlab::any_session_option_given(args.session);
     start.lesson_step = args.lesson_step;
     start.presenter = args.presenter;
+    start.whole_batch = args.whole_batch;
     start.theme = args.theme;
     start.picture = !args.screenshot_path.empty() || !args.export_dir.empty();
     start.lesson_export = !args.export_dir.empty();

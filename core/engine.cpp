@@ -161,7 +161,11 @@ void encoder_layer_forward(const Config& c, const LayerWeights& lw, int b, int k
     const int T = static_cast<int>(X.rows());
     build_mask(T, T, key_length, c.mask == MaskKind::Causal, layer.attn.mask[bi]);
     attention_forward(X, X, lw.attn, score_scale(c), c.temperature, b, layer.attn);
-    layer.residual[bi] = X + layer.attn.mha[bi]; // X + MultiHead(X)
+    // X + MultiHead(X); without the residual connection the sub-layer's output alone
+    if (c.residual)
+        layer.residual[bi] = X + layer.attn.mha[bi];
+    else
+        layer.residual[bi] = layer.attn.mha[bi];
     layer_norm_rows(layer.residual[bi], lw.gamma_1, lw.beta_1, layer.norm1[bi]);
     // FFN(x) = max(0, x W_1 + b_1) W_2 + b_2
     Mat& hidden = layer.ffn_hidden[bi];
@@ -169,7 +173,10 @@ void encoder_layer_forward(const Config& c, const LayerWeights& lw, int b, int k
     hidden = (hidden.rowwise() + lw.b_1).cwiseMax(0.0f);
     gemm(hidden, lw.W_2, layer.ffn[bi]);
     layer.ffn[bi].rowwise() += lw.b_2;
-    layer.residual2[bi] = layer.norm1[bi] + layer.ffn[bi];
+    if (c.residual) // norm1 + FFN(norm1), or FFN(norm1) alone
+        layer.residual2[bi] = layer.norm1[bi] + layer.ffn[bi];
+    else
+        layer.residual2[bi] = layer.ffn[bi];
     layer_norm_rows(layer.residual2[bi], lw.gamma_2, lw.beta_2, layer.norm2[bi]);
 }
 

@@ -96,6 +96,8 @@ void attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& 
 float score_scale(const Config& config);
 
 // One post-LN encoder layer for sentence b, reading layer.X[b]: mask, attention, Add & Norm, FFN, Add & Norm.
+// With c.residual false each Add & Norm adds nothing back: norm1 = LayerNorm(MultiHead(X)), norm2 =
+// LayerNorm(FFN(norm1)) (residual and residual2 then hold the sub-layer's output alone).
 // key_length is the sentence's real (unpadded) length. layer must be sized with size_layer.
 void encoder_layer_forward(const Config& c, const LayerWeights& lw, int b, int key_length, LayerTrace& layer);
 

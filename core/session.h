@@ -54,6 +54,7 @@ enum class Setting
     layers,
     mask,
     positional,
+    residual,
     temperature,
     scale,
     seed,
@@ -72,6 +73,8 @@ struct Config
     int n_layers = 1;
     MaskKind mask = MaskKind::None;
     PositionalKind positional = PositionalKind::Sinusoidal;
+    // Add & Norm adds the sub-layer's input back: LayerNorm(x + sublayer(x)); false: LayerNorm(sublayer(x))
+    bool residual = true;
     float temperature = 1.0f; // τ in softmax(x / τ)
     bool scale = true; // divide the scores by √d_k (false: scaled = scores, to see the softmax saturate)
     std::uint64_t seed = 1; // embeddings and weights

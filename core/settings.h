@@ -208,6 +208,17 @@ inline constexpr std::array<SettingInfo, kSettingCount> kSettingTable = {{
          "embedding alone, and attention cannot tell word order apart.",
          nullptr},
         &enum_setting<&Config::positional>, &set_enum_setting<&Config::positional>, {"sinusoidal", "none"}),
+    bool_setting(Setting::residual,
+        {"residual", "--no-residual", "Add & Norm without the residual: LayerNorm(sublayer(x))", "residual",
+         "residual (x + sublayer)",
+         "Add & Norm adds the input back; off: LayerNorm(sublayer)",
+         "Add & Norm = LayerNorm(x + sublayer(x)): each sub-layer only adds a change to its input, so "
+         "the token's own vector (and its position) goes through every layer. Why add the input back? "
+         "Switch it off to see: Add & Norm becomes LayerNorm(sublayer(x)), the attention output alone, "
+         "and each row becomes a mix of the other tokens. Retrain with it off (Training panel) to see "
+         "what it does to learning.",
+         "add the input back, as in the paper"},
+        &Config::residual),
     float_setting(Setting::temperature,
         {"temperature", "--temperature", "Softmax temperature tau", "temperature τ", "τ (temperature)",
          "softmax(x / τ): below 1 sharper, above 1 flatter",

@@ -72,11 +72,41 @@ bool stage_present(const Trace& trace, Stage stage, int layer)
     return find_stage_matrix(trace, stage, layer, 0, 0) != nullptr;
 }
 
+namespace
+{
+
+// A layer's Add & Norm stages when the residual connection is off (Config::residual false), or nullptr.
+const char* no_residual_equation(Stage stage, bool pre_ln)
+{
+    switch (stage)
+    {
+    case Stage::residual:
+        return pre_ln ? "MultiHead(LN1(X))   (residual off: X not added back)"
+                      : "MultiHead(X)   (residual off: X not added back)";
+    case Stage::norm1:
+        return "LayerNorm(MultiHead(X))   (residual off)";
+    case Stage::residual2:
+        return pre_ln ? "FFN(LN2(residual))   (residual off: the layer's output)"
+                      : "FFN(norm1)   (residual off: norm1 not added back)";
+    case Stage::norm2:
+        return "LayerNorm(FFN(norm1))   (residual off)";
+    default:
+        return nullptr;
+    }
+}
+
+} // namespace
+
 const char* stage_equation(const Trace& trace, Stage stage, bool cross)
 {
     const StageInfo& info = stage_info(stage);
     if (cross && info.cross_equation != nullptr)
         return info.cross_equation;
+    if (!cross && !trace.config.residual)
+        if (const char* equation = no_residual_equation(stage, trace.pre_ln))
+            return equation;
+    if (stage == Stage::positional && trace.config.positional == PositionalKind::None)
+        return "P = 0: positional encoding off (X = embedding alone)";
     if (!cross && trace.pre_ln && info.pre_ln_equation != nullptr)
         return info.pre_ln_equation;
     if (stage == Stage::positional && trace.trained)

@@ -364,7 +364,8 @@ constexpr bool engine_layer_stage(const StageInfo& info)
 {
     return info.seeded && info.scope == StageScope::Layer;
 }
-// The stage's equation for this trace: pre-LN and cross-attention blocks read differently.
+// The stage's equation for this trace: pre-LN and cross-attention blocks read differently, and so do the Add
+// & Norm stages without the residual connection and the positional encoding when it is off.
 const char* stage_equation(const Trace& trace, Stage stage, bool cross);
 // The same for an attention block (Q ... mha); X is not part of an AttentionTrace.
 const Mat& attention_stage_matrix(const AttentionTrace& attn, Stage stage, int b, int j);

@@ -84,7 +84,8 @@ struct TrainArgs
     std::optional<int> layers, heads, d_model, d_ff, steps, batch;
     std::optional<bool> attention_only;
     std::optional<std::string> norm;       // "pre" | "post"
-    std::optional<std::string> positional; // "learned" | "sinusoidal"
+    std::optional<std::string> positional; // "learned" | "sinusoidal" | "none"
+    std::optional<bool> residual;          // --no-residual: false
     std::optional<float> lr, weight_decay;
     std::optional<std::string> seed; // the initial parameters and the training batches (0 to 2^64 - 1)
     int threads = 1;                 // Eigen::setNbThreads

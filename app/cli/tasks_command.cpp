@@ -30,9 +30,9 @@ int run_tasks(const TasksArgs& /*args*/, std::ostream& out, std::ostream& /*err*
             << " heads=" << m.n_heads << " d_model=" << m.d_model
             << " attention_only=" << (m.attention_only ? "yes" : "no")
             << " norm=" << (m.norm == train::NormPlacement::Pre ? "pre" : "post")
-            << " positions=" << (m.positions == train::PositionKind::Learned ? "learned" : "sinusoidal")
-            << " batch=" << t.batch_size << " steps=" << t.steps << " lr=" << format_number(t.optimizer.lr)
-            << "  " << task.info().description << "\n";
+            << " positions=" << train::to_string(m.positions) << " batch=" << t.batch_size
+            << " steps=" << t.steps << " lr=" << format_number(t.optimizer.lr) << "  "
+            << task.info().description << "\n";
     }
     return 0;
 }

@@ -143,14 +143,10 @@ Status make_preset(const TrainArgs& args, train::TaskKind* kind, train::Preset* 
             return Status::error("--norm must be pre or post, not '" + *args.norm + "'");
         spec.norm = *args.norm == "pre" ? train::NormPlacement::Pre : train::NormPlacement::Post;
     }
-    if (args.positional)
-    {
-        if (*args.positional != "learned" && *args.positional != "sinusoidal")
-            return Status::error("--positional must be learned or sinusoidal, not '" + *args.positional +
-                                 "'");
-        spec.positions =
-            *args.positional == "learned" ? train::PositionKind::Learned : train::PositionKind::Sinusoidal;
-    }
+    if (args.positional && !train::parse_positions(*args.positional, &spec.positions))
+        return Status::error("--positional must be learned, sinusoidal or none, not '" + *args.positional +
+                             "'");
+    override_with(args.residual, &spec.residual);
     if (args.seed)
     {
         // Parsed here rather than by CLI11, which clamps -1, 2^64 and 1e23 to 2^64 - 1 without a word;
@@ -249,7 +245,11 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args)
         "--attention-only", [&args](std::int64_t count) { args.attention_only = count > 0; },
         "No FFN sub-layer (--attention-only=false for one)");
     optional_option(cmd, "--norm", args.norm, "pre (GPT-2) or post (the paper's)");
-    optional_option(cmd, "--positional", args.positional, "learned or sinusoidal");
+    optional_option(cmd, "--positional", args.positional,
+                    "learned, sinusoidal or none (X = E[tokens] alone)");
+    cmd->add_flag_function(
+        "--no-residual", [&args](std::int64_t count) { args.residual = count == 0; },
+        "Sub-layers replace their input instead of adding to it: A = MHA(LN1(X)), not X + MHA(LN1(X))");
     optional_option(cmd, "--steps", args.steps, "Training steps");
     optional_option(cmd, "--batch", args.batch, "Sequences per step");
     optional_option(cmd, "--lr", args.lr, "AdamW learning rate");
@@ -289,10 +289,9 @@ int run_train(const TrainArgs& args, std::ostream& out, std::ostream& err)
     const bool terminal = &out == &std::cout && isatty(STDOUT_FILENO);
     out << "train " << args.task << ": " << c.n_layers << " layers, " << c.n_heads << " heads, d_model "
         << c.d_model << (c.attention_only ? ", attention-only" : "") << ", "
-        << (c.norm == train::NormPlacement::Pre ? "pre" : "post") << "-LN, "
-        << (c.positions == train::PositionKind::Learned ? "learned" : "sinusoidal") << " positions, "
-        << trained_scalar_count(c) << " parameters; " << total << " steps of "
-        << trainer.settings().batch_size << " sequences\n"
+        << (c.norm == train::NormPlacement::Pre ? "pre" : "post") << "-LN, " << train::to_string(c.positions)
+        << " positions" << (c.residual ? "" : ", no residual") << ", " << trained_scalar_count(c)
+        << " parameters; " << total << " steps of " << trainer.settings().batch_size << " sequences\n"
         << std::flush;
     if (!args.log.empty())
         log_file.write(csv_header(c));

@@ -33,7 +33,7 @@ const char* norm_name(NormPlacement norm)
 }
 const char* positions_name(PositionKind positions)
 {
-    return positions == PositionKind::Learned ? "learned" : "sinusoidal";
+    return train::to_string(positions);
 }
 const char* schedule_name(Schedule schedule)
 {
@@ -97,6 +97,8 @@ void write_config(JsonWriter& w, const ModelConfig& c)
     w.string(norm_name(c.norm));
     w.key("positions");
     w.string(positions_name(c.positions));
+    w.key("residual");
+    w.boolean(c.residual);
     w.key("causal");
     w.boolean(c.causal);
     w.key("seed");
@@ -293,8 +295,12 @@ Status read_config(const Reader& r, const json& root, ModelConfig* out)
     ATTNLAB_TRY(
         r.choice(*j, f, "norm", {{"pre", NormPlacement::Pre}, {"post", NormPlacement::Post}}, &c.norm));
     ATTNLAB_TRY(r.choice(*j, f, "positions",
-                         {{"learned", PositionKind::Learned}, {"sinusoidal", PositionKind::Sinusoidal}},
+                         {{"learned", PositionKind::Learned},
+                          {"sinusoidal", PositionKind::Sinusoidal},
+                          {"none", PositionKind::None}},
                          &c.positions));
+    // Absent in files written before the switch existed: those models add the input back.
+    ATTNLAB_TRY(r.boolean(*j, f, "residual", &c.residual, Need::Optional));
     ATTNLAB_TRY(r.boolean(*j, f, "causal", &c.causal));
     ATTNLAB_TRY(r.uint64(*j, f, "seed", &c.seed));
     if (Status valid = train::validate(c); !valid)
@@ -412,7 +418,10 @@ Status read_weights(const Reader& r, const json& root, const ModelConfig& c, siz
     if (c.positions == PositionKind::Learned)
         ATTNLAB_TRY(r.member_matrix(*w, f, "positions", c.T_max, d, "T_max x d_model", p.P));
     else
-        ATTNLAB_TRY(r.absent(*w, f, "positions", "the model's positions are the fixed sinusoids"));
+        ATTNLAB_TRY(r.absent(*w, f, "positions",
+                             c.positions == PositionKind::None
+                                 ? "the model has no positional encoding"
+                                 : "the model's positions are the fixed sinusoids"));
     const json* layers = nullptr;
     ATTNLAB_TRY(r.member(*w, f, "layers", Need::Required, &layers));
     if (!layers->is_array() || static_cast<int>(layers->size()) != c.n_layers)

@@ -32,6 +32,31 @@ Status validate(const ModelConfig& c)
     return Status::ok();
 }
 
+const char* to_string(PositionKind positions)
+{
+    switch (positions)
+    {
+    case PositionKind::Learned:
+        return "learned";
+    case PositionKind::Sinusoidal:
+        return "sinusoidal";
+    case PositionKind::None:
+        return "none";
+    }
+    return "learned";
+}
+
+Status parse_positions(const std::string& name, PositionKind* out)
+{
+    for (const PositionKind k : {PositionKind::Learned, PositionKind::Sinusoidal, PositionKind::None})
+        if (name == to_string(k))
+        {
+            *out = k;
+            return Status::ok();
+        }
+    return Status::error("positions must be learned, sinusoidal or none, not '" + name + "'");
+}
+
 long long parameter_count(const ModelConfig& c)
 {
     const long long V = c.vocab_size, d = c.d_model, d_ff = c.resolved_d_ff(), hd = c.n_heads * c.d_k();
@@ -184,6 +209,8 @@ void init_params(const ModelConfig& c, Params& p)
     }
     if (c.positions == PositionKind::Sinusoidal)
         positional_encoding(PositionalKind::Sinusoidal, c.T_max, c.d_model, p.P);
+    else if (c.positions == PositionKind::None)
+        p.P.setZero();
 }
 
 template <typename To, typename From> ParamsT<To> cast_params(const ParamsT<From>& p)

@@ -27,6 +27,7 @@ enum class PositionKind
 {
     Learned,    // P is a trained (T_max, d_model) table
     Sinusoidal, // P is the paper's sinusoids (core's positional_encoding), not trained
+    None,       // P = 0: X_0 = E[tokens] alone, so only the causal mask tells positions apart
 };
 
 // The model's shape. d_k = d_v = d_model / n_heads.
@@ -41,6 +42,9 @@ struct ModelConfig
     bool attention_only = false; // no FFN sub-layer (and no LN2)
     NormPlacement norm = NormPlacement::Pre;
     PositionKind positions = PositionKind::Learned;
+    // Each sub-layer adds to its input (X + MHA(...), ...); false: its output replaces it (A = MHA(LN1(X)) or
+    // LN1(MHA(X)), and the same for the FFN)
+    bool residual = true;
     bool causal = true;          // query i sees keys 0..i only
     std::uint64_t seed = 1;      // the initial parameters
     float embedding_std = 0.02f; // E and P start as N(0, embedding_std²) (GPT-2: 0.02)
@@ -51,6 +55,11 @@ struct ModelConfig
     bool has_ffn() const { return !attention_only; }
     bool has_final_norm() const { return norm == NormPlacement::Pre; }
 };
+
+// "learned", "sinusoidal", "none": the names of command lines and model files.
+const char* to_string(PositionKind positions);
+// Parses those names; an unknown one is an error listing them.
+Status parse_positions(const std::string& name, PositionKind* out);
 
 // The engine's limits on a model's sizes (validate; the run spec's table shows them, core/train/run_spec.h).
 inline constexpr int kMaxLayers = 24, kMaxDModel = 4096, kMaxDFF = 16384;
@@ -78,7 +87,7 @@ template <typename S> struct LayerParamsT
 template <typename S> struct ParamsT
 {
     MatT<S> E; // (V, d_model) token embedding
-    MatT<S> P; // (T_max, d_model) positions: learned, or the fixed sinusoids (then not a trained tensor)
+    MatT<S> P; // (T_max, d_model) positions: learned, or the fixed sinusoids or zeros (then not trained)
     std::vector<LayerParamsT<S>> layers; // [n_layers]
     MatT<S> lnf_gamma, lnf_beta;         // (1, d_model) final LayerNorm, pre-LN only (else 0 x 0)
     MatT<S> W_U;                         // (d_model, V) unembedding, not tied to E

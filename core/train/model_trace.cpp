@@ -78,7 +78,8 @@ Config engine_config(const ModelConfig& config)
     c.d_ff = config.resolved_d_ff();
     c.n_layers = config.n_layers;
     c.mask = config.causal ? MaskKind::Causal : MaskKind::None;
-    c.positional = PositionalKind::Sinusoidal;
+    c.positional = config.positions == PositionKind::None ? PositionalKind::None : PositionalKind::Sinusoidal;
+    c.residual = config.residual;
     c.temperature = 1.0f;
     c.scale = true;
     c.seed = config.seed;

@@ -104,8 +104,9 @@ RunSpec::RunSpec(TaskKind kind) : RunSpec(kind, Task(kind).preset()) {}
 RunSpec::RunSpec(TaskKind kind, const Preset& p)
     : task(kind), n_layers(p.model.n_layers), n_heads(p.model.n_heads), d_model(p.model.d_model),
       d_ff(p.model.d_ff), attention_only(p.model.attention_only), norm(p.model.norm),
-      positions(p.model.positions), lr(p.train.optimizer.lr), weight_decay(p.train.optimizer.weight_decay),
-      batch_size(p.train.batch_size), steps(p.train.steps), seed(p.model.seed)
+      positions(p.model.positions), residual(p.model.residual), lr(p.train.optimizer.lr),
+      weight_decay(p.train.optimizer.weight_decay), batch_size(p.train.batch_size), steps(p.train.steps),
+      seed(p.model.seed)
 {
 }
 
@@ -124,6 +125,7 @@ Preset RunSpec::preset() const
     p.model.attention_only = attention_only;
     p.model.norm = norm;
     p.model.positions = positions;
+    p.model.residual = residual;
     p.model.seed = seed;
     p.train.data_seed = seed;
     p.train.optimizer.lr = lr;
@@ -135,10 +137,11 @@ Preset RunSpec::preset() const
 
 std::string RunSpec::label() const
 {
-    char s[160];
-    std::snprintf(s, sizeof s, "%s, %d layer%s, h = %d, d_model = %d%s%s, lr %.0e, seed %llu",
+    char s[200];
+    std::snprintf(s, sizeof s, "%s, %d layer%s, h = %d, d_model = %d%s%s%s%s, lr %.0e, seed %llu",
                   task_info(task).title, n_layers, n_layers == 1 ? "" : "s", n_heads, d_model,
                   attention_only ? ", attn-only" : "", norm == NormPlacement::Post ? ", post-LN" : "",
+                  residual ? "" : ", no residual", positions == PositionKind::None ? ", no positions" : "",
                   static_cast<double>(lr), static_cast<unsigned long long>(seed));
     return s;
 }
@@ -147,8 +150,8 @@ bool RunSpec::operator==(const RunSpec& o) const
 {
     return task == o.task && n_layers == o.n_layers && n_heads == o.n_heads && d_model == o.d_model &&
            d_ff == o.d_ff && attention_only == o.attention_only && norm == o.norm &&
-           positions == o.positions && lr == o.lr && weight_decay == o.weight_decay &&
-           batch_size == o.batch_size && steps == o.steps && seed == o.seed;
+           positions == o.positions && residual == o.residual && lr == o.lr &&
+           weight_decay == o.weight_decay && batch_size == o.batch_size && steps == o.steps && seed == o.seed;
 }
 
 Status check_run(const RunSpec& s, FieldNames names)

@@ -62,6 +62,7 @@ struct RunSpec
     bool attention_only = false;
     NormPlacement norm = NormPlacement::Pre;
     PositionKind positions = PositionKind::Learned;
+    bool residual = true;      // each sub-layer adds to its input (false: replaces it, see ModelConfig)
     float lr = 0.0f;           // AdamW's learning rate
     float weight_decay = 0.0f; // AdamW's decoupled weight decay
     int batch_size = 0;        // sequences per step
@@ -75,7 +76,8 @@ struct RunSpec
 
     // The task's preset with these fields, for the trainer. Unchecked: see check_run.
     Preset preset() const;
-    // "Reverse, 2 layers, h = 2, d_model = 48, lr 1e-03, seed 1": the legend of a run's curves.
+    // "Reverse, 2 layers, h = 2, d_model = 48, lr 1e-03, seed 1": the legend of a run's curves (with ", no
+    // residual" and ", no positions" when those are switched off).
     std::string label() const;
     // Every field equal: the same run, bit for bit.
     bool operator==(const RunSpec& o) const;

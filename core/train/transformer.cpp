@@ -604,26 +604,38 @@ S forward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Activat
         {
             layer_norm(a.X, w.ln1_gamma, w.ln1_beta, a.ln1, a.ln1_mean, a.ln1_rstd); // LN1(X)
             attention_forward(c, w, a.ln1, B, T, l, a, acts, detail, nudge);
-            a.residual = a.X + a.mha; // A = X + MHA(LN1(X))
+            if (c.residual)
+                a.residual = a.X + a.mha; // A = X + MHA(LN1(X))
+            else
+                a.residual = a.mha; // A = MHA(LN1(X)): nothing added back
             if (c.has_ffn())
             {
                 layer_norm(a.residual, w.ln2_gamma, w.ln2_beta, a.ln2, a.ln2_mean, a.ln2_rstd);
                 ffn_forward(w, a.ln2, a, detail);
-                a.residual2 = a.residual + a.ffn; // Y = A + FFN(LN2(A))
+                if (c.residual)
+                    a.residual2 = a.residual + a.ffn; // Y = A + FFN(LN2(A))
+                else
+                    a.residual2 = a.ffn; // Y = FFN(LN2(A))
             }
         }
         else
         {
             attention_forward(c, w, a.X, B, T, l, a, acts, detail, nudge);
-            a.residual = a.X + a.mha;
+            if (c.residual)
+                a.residual = a.X + a.mha;
+            else
+                a.residual = a.mha;
             layer_norm(a.residual, w.ln1_gamma, w.ln1_beta, a.ln1, a.ln1_mean,
-                       a.ln1_rstd); // A = LN1(X + MHA(X))
+                       a.ln1_rstd); // A = LN1(X + MHA(X)), or LN1(MHA(X)) without the residual
             if (c.has_ffn())
             {
                 ffn_forward(w, a.ln1, a, detail);
-                a.residual2 = a.ln1 + a.ffn;
+                if (c.residual)
+                    a.residual2 = a.ln1 + a.ffn;
+                else
+                    a.residual2 = a.ffn;
                 layer_norm(a.residual2, w.ln2_gamma, w.ln2_beta, a.ln2, a.ln2_mean,
-                           a.ln2_rstd); // Y = LN2(A + FFN(A))
+                           a.ln2_rstd); // Y = LN2(A + FFN(A)), or LN2(FFN(A))
             }
         }
     }
@@ -709,7 +721,11 @@ void backward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Act
         const MatT<S>& dY = l == c.n_layers - 1 ? ag.dout : ag.layers[static_cast<size_t>(l + 1)].dX;
         if (c.norm == NormPlacement::Pre)
         {
-            g.dresidual = dY;
+            // Without the residual, dY reaches A only through the FFN (or is A's when attention-only).
+            if (c.residual || !c.has_ffn())
+                g.dresidual = dY;
+            else
+                g.dresidual.setZero();
             if (c.has_ffn())
             {
                 g.dresidual2 = dY;
@@ -718,7 +734,10 @@ void backward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Act
                                     dw.ln2_gamma, dw.ln2_beta);
             }
             attention_backward(c, w, a.ln1, g.dresidual, B, T, a, g, dw, ag, detail, g.dln1);
-            g.dX = g.dresidual;
+            if (c.residual)
+                g.dX = g.dresidual;
+            else
+                g.dX.setZero(); // X reaches the output only through LN1
             layer_norm_backward(g.dln1, a.X, a.ln1_mean, a.ln1_rstd, w.ln1_gamma, g.dX, dw.ln1_gamma,
                                 dw.ln1_beta);
         }
@@ -730,7 +749,8 @@ void backward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Act
                 layer_norm_backward(dY, a.residual2, a.ln2_mean, a.ln2_rstd, w.ln2_gamma, g.dresidual2,
                                     dw.ln2_gamma, dw.ln2_beta);
                 ffn_backward(w, a.ln1, g.dresidual2, a, g, dw, g.dln1, detail);
-                g.dln1 += g.dresidual2;
+                if (c.residual)
+                    g.dln1 += g.dresidual2;
             }
             else
                 g.dln1 = dY;
@@ -738,7 +758,8 @@ void backward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Act
             layer_norm_backward(g.dln1, a.residual, a.ln1_mean, a.ln1_rstd, w.ln1_gamma, g.dresidual,
                                 dw.ln1_gamma, dw.ln1_beta);
             attention_backward(c, w, a.X, g.dresidual, B, T, a, g, dw, ag, detail, g.dX);
-            g.dX += g.dresidual;
+            if (c.residual)
+                g.dX += g.dresidual;
         }
     }
     // X_0 = E[tokens] + P[0..T): scatter the rows of dX_0

@@ -24,13 +24,13 @@ template <typename S> struct LayerActsT
     MatT<S> weights;            // (B·h·T, T) A_h = softmax(masked) along rows; masked entries exactly 0
     MatT<S> concat;   // (N, hd) Concat(head_1 … head_h), head_j = A_h V_h in columns [j d_v, +d_v)
     MatT<S> mha;      // (N, d)  concat W_O
-    MatT<S> residual; // (N, d)  X + mha
+    MatT<S> residual; // (N, d)  X + mha (mha alone without the residual connection)
     MatT<S> ln2;      // (N, d)  pre-LN: LN2(residual); post-LN: LN2(residual2)  (FFN only)
     ColT<S> ln2_mean, ln2_rstd; // (N)
     MatT<S> ffn_pre;            // (N, d_ff) f W_1 + b_1 (f = ln2 pre-LN, ln1 post-LN)
     MatT<S> ffn_hidden;         // (N, d_ff) max(0, ffn_pre)
     MatT<S> ffn;                // (N, d)  ffn_hidden W_2 + b_2
-    MatT<S> residual2;          // (N, d)  pre-LN: residual + ffn; post-LN: ln1 + ffn
+    MatT<S> residual2;          // (N, d)  pre-LN: residual + ffn; post-LN: ln1 + ffn (ffn alone: no residual)
 };
 
 template <typename S> struct ActivationsT

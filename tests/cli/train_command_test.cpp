@@ -52,6 +52,25 @@ TEST(TasksCommand, ListsAllSevenWithTheirPreset)
     EXPECT_NE(r.out.find("induction  layers=2 heads=4 d_model=64 attention_only=yes"), std::string::npos);
 }
 
+TEST(TrainCommand, TheSwitchesReachTheModelFile)
+{
+    TempDir dir;
+    const CliResult r = run_cli({"train", "--task", "copy", "--steps", "2", "--no-residual", "--positional",
+                                 "none", "-o", dir / "m.json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("none positions, no residual"), std::string::npos) << r.out;
+    TrainedModel model;
+    const Status s = load_model_file(dir / "m.json", &model);
+    ASSERT_TRUE(s.is_ok()) << s.message();
+    EXPECT_FALSE(model.config.residual);
+    EXPECT_EQ(model.config.positions, train::PositionKind::None);
+    const CliResult plain = run_cli({"train", "--task", "copy", "--steps", "2", "-o", dir / "p.json"});
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    ASSERT_TRUE(load_model_file(dir / "p.json", &model).is_ok());
+    EXPECT_TRUE(model.config.residual);
+    EXPECT_EQ(model.config.positions, train::PositionKind::Learned);
+}
+
 TEST(TrainCommand, ReverseLearnsAndTheModelLoads)
 {
     TempDir dir;
@@ -203,7 +222,7 @@ TEST(TrainCommand, EveryBadOptionGivesOneLineAnExitCodeAndNoFile)
         {{"--task", "reverse", "--batch", "0"}, 1, "--batch must be between 1"},
         {{"--task", "reverse", "--threads", "0"}, 1, "--threads must be between 1"},
         {{"--task", "reverse", "--norm", "middle"}, 1, "--norm must be pre or post"},
-        {{"--task", "reverse", "--positional", "rotary"}, 1, "--positional must be learned or sinusoidal"},
+        {{"--task", "reverse", "--positional", "rotary"}, 1, "--positional must be learned, sinusoidal or none"},
         {{"--task", "reverse", "--d-model", "8192", "--heads", "1"}, 1, "d_model must be between 1 and 4096"},
         {{"--task", "reverse", "--layers", "25"}, 1, "n_layers must be between 1 and 24"},
         {{"--task", "reverse", "--d-model", "4096", "--heads", "8", "--layers", "24"}, 1, "of memory"},

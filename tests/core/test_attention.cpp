@@ -1,10 +1,12 @@
 // Hand-worked multi-head attention (numbers checked on paper) and the forum's batch shapes.
 #include "core/engine.h"
+#include "core/softmax.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 using namespace attnlab;
 
@@ -147,4 +149,125 @@ TEST(ForumBatch, TwoSentencesOfThreeTokensWithDModel4)
         EXPECT_EQ(padded.weights(i, 2), 0.0f);
         EXPECT_NEAR(padded.weights.row(i).sum(), 1.0f, 1e-6); // each query's row over the keys sums to 1
     }
+}
+
+// [SECTION] The residual and positional switches
+
+namespace
+{
+
+// The hand example as a whole post-LN layer: W_1 = 0 and b_1 = 0, so FFN(x) = b_2 on every row; LayerNorms
+// with γ = 1, β = 0.
+LayerWeights hand_layer(const HandExample& ex)
+{
+    LayerWeights lw;
+    lw.attn = ex.w;
+    lw.gamma_1 = lw.gamma_2 = RowVec::Ones(4);
+    lw.beta_1 = lw.beta_2 = RowVec::Zero(4);
+    lw.W_1 = Mat::Zero(4, 8);
+    lw.b_1 = RowVec::Zero(8);
+    lw.W_2 = Mat::Zero(8, 4);
+    lw.b_2.resize(4);
+    lw.b_2 << 1, 2, 3, 4;
+    return lw;
+}
+
+LayerTrace hand_layer_trace(const HandExample& ex, bool residual)
+{
+    Config c;
+    c.d_model = 4;
+    c.n_heads = 2;
+    c.residual = residual;
+    LayerTrace layer;
+    size_layer(layer, 1, 2);
+    layer.X[0] = ex.X;
+    encoder_layer_forward(c, hand_layer(ex), 0, 3, layer);
+    return layer;
+}
+
+} // namespace
+
+TEST(HandWorked, AddAndNormWithoutTheResidualNormalisesTheSubLayerAlone)
+{
+    const HandExample ex;
+    const LayerTrace off = hand_layer_trace(ex, false);
+    // Row 0 of MultiHead(X), by hand (W^O = I): head 1 weights [0.401113, 0.197776, 0.401113] on V rows
+    // [1,0], [0,1], [1,1] give [0.802226, 0.598889]; head 2's scores row [1, 0, 0] / √2 give weights
+    // [0.503490, 0.248255, 0.248255] on V rows [0,1], [1,0], [0,0]: [0.248255, 0.503490].
+    const float mha0[4] = {0.802226f, 0.598889f, 0.248255f, 0.503490f};
+    for (int c = 0; c < 4; ++c)
+        EXPECT_NEAR(off.attn.mha[0](0, c), mha0[c], 1e-5) << c;
+    // No residual: nothing is added back.
+    EXPECT_EQ(off.residual[0], off.attn.mha[0]);
+    // LayerNorm of that row alone: mean 0.538215, variance 0.0396665, so (x − mean) / √(var + 1e-5) =
+    // [1.32542, 0.30460, −1.45569, −0.17433].
+    const float norm0[4] = {1.32542f, 0.30460f, -1.45569f, -0.17433f};
+    for (int c = 0; c < 4; ++c)
+        EXPECT_NEAR(off.norm1[0](0, c), norm0[c], 1e-4) << c;
+    // FFN(x) = b_2 = [1, 2, 3, 4] on every row; without the residual norm2 = LayerNorm([1, 2, 3, 4]) =
+    // [−3, −1, 1, 3] / √(5 + 4e-5) on every row, whatever the attention did.
+    const float s = 1.0f / std::sqrt(5.0f + 4e-5f);
+    for (int r = 0; r < 3; ++r)
+    {
+        EXPECT_EQ(off.residual2[0].row(r), off.ffn[0].row(r));
+        for (int c = 0; c < 4; ++c)
+            EXPECT_NEAR(off.norm2[0](r, c), (2 * c - 3) * s, 1e-5) << r << ", " << c;
+    }
+
+    // With the residual (the paper's layer) the same weights give X + MultiHead(X) and norm1 + FFN(norm1).
+    const LayerTrace on = hand_layer_trace(ex, true);
+    EXPECT_EQ(on.attn.mha[0], off.attn.mha[0]);
+    EXPECT_TRUE(on.residual[0].isApprox(ex.X + on.attn.mha[0]));
+    EXPECT_TRUE(on.residual2[0].isApprox(on.norm1[0] + on.ffn[0]));
+    EXPECT_GT((on.norm1[0] - off.norm1[0]).cwiseAbs().maxCoeff(), 0.1f);
+    EXPECT_GT((on.norm2[0] - off.norm2[0]).cwiseAbs().maxCoeff(), 0.1f);
+}
+
+TEST(Switches, ResidualOffInTheEngineAndItsEquations)
+{
+    Session s;
+    s.config.n_layers = 2;
+    Engine engine;
+    ASSERT_TRUE(engine.run(s));
+    const Mat norm2_on = engine.trace().layers[1].norm2[0];
+    EXPECT_STREQ(stage_equation(engine.trace(), Stage::norm1, false), "LayerNorm(X + MultiHead(X))");
+    s.config.residual = false;
+    ASSERT_TRUE(engine.run(s));
+    const Trace& t = engine.trace();
+    for (const LayerTrace& layer : t.layers)
+    {
+        EXPECT_EQ(layer.residual[0], layer.attn.mha[0]);
+        EXPECT_EQ(layer.residual2[0], layer.ffn[0]);
+        Mat expected;
+        layer_norm_rows(layer.attn.mha[0], engine.weights().layers[0].gamma_1,
+                        engine.weights().layers[0].beta_1, expected);
+        EXPECT_TRUE(layer.norm1[0].isApprox(expected));
+    }
+    // Layer 2 reads layer 1's norm2, which changed: the switch changes everything after the first Add & Norm.
+    EXPECT_GT((t.layers[1].norm2[0] - norm2_on).cwiseAbs().maxCoeff(), 0.1f);
+    // The pipeline's equations say so.
+    EXPECT_NE(std::string(stage_equation(t, Stage::norm1, false)).find("LayerNorm(MultiHead(X))"),
+              std::string::npos);
+    EXPECT_EQ(std::string(stage_equation(t, Stage::norm1, false)).find("X +"), std::string::npos);
+    EXPECT_EQ(std::string(stage_equation(t, Stage::residual, false)).find("X +"), std::string::npos);
+    EXPECT_NE(std::string(stage_equation(t, Stage::norm2, false)).find("LayerNorm(FFN(norm1))"),
+              std::string::npos);
+}
+
+TEST(Switches, PositionalOffGivesXAsTheEmbeddingRows)
+{
+    Session s;
+    s.text = "the cat sat on the mat";
+    s.config.positional = PositionalKind::None;
+    Engine engine;
+    ASSERT_TRUE(engine.run(s));
+    const Trace& t = engine.trace();
+    EXPECT_TRUE(t.positional.isZero(0.0f));
+    EXPECT_EQ(t.layers[0].X[0], t.embedding[0]);
+    // The two "the" rows are the same vector: nothing tells position 0 from position 4.
+    EXPECT_EQ(t.layers[0].X[0].row(0), t.layers[0].X[0].row(4));
+    EXPECT_NE(std::string(stage_equation(t, Stage::positional, false)).find("off"), std::string::npos);
+    s.config.positional = PositionalKind::Sinusoidal;
+    ASSERT_TRUE(engine.run(s));
+    EXPECT_NE(engine.trace().layers[0].X[0].row(0), engine.trace().layers[0].X[0].row(4));
 }

@@ -23,7 +23,7 @@ using train::TaskKind;
 
 // A small model of task trained a few steps, with one logged row per step.
 TrainedModel small_model(TaskKind task, bool attention_only = false, NormPlacement norm = NormPlacement::Pre,
-                         PositionKind positions = PositionKind::Learned)
+                         PositionKind positions = PositionKind::Learned, bool residual = true)
 {
     train::Preset preset = train::Task(task).preset();
     preset.model.d_model = 8;
@@ -33,6 +33,7 @@ TrainedModel small_model(TaskKind task, bool attention_only = false, NormPlaceme
     preset.model.attention_only = attention_only;
     preset.model.norm = norm;
     preset.model.positions = positions;
+    preset.model.residual = residual;
     preset.train.batch_size = 8;
     preset.train.held_out_size = 16;
     train::Trainer trainer;
@@ -68,6 +69,7 @@ void expect_same_model(TrainedModel& a, TrainedModel& b)
     EXPECT_EQ(ca.attention_only, cb.attention_only);
     EXPECT_EQ(ca.norm, cb.norm);
     EXPECT_EQ(ca.positions, cb.positions);
+    EXPECT_EQ(ca.residual, cb.residual);
     EXPECT_EQ(ca.causal, cb.causal);
     EXPECT_EQ(ca.seed, cb.seed);
     const train::OptimizerSettings &oa = a.settings.optimizer, &ob = b.settings.optimizer;
@@ -180,6 +182,39 @@ TEST(ModelFile, SinusoidalPositionsAreNotWrittenAndComeBack)
     EXPECT_EQ(doc["config"]["positions"], "sinusoidal");
     EXPECT_NE(model.params.P.norm(), 0.0f);
     round_trip(model); // compares P too
+}
+
+TEST(ModelFile, NoResidualAndNoPositionsRoundTrip)
+{
+    for (const NormPlacement norm : {NormPlacement::Pre, NormPlacement::Post})
+    {
+        TrainedModel model = small_model(TaskKind::Copy, false, norm, PositionKind::None, false);
+        const json doc = json::parse(model_to_json(model));
+        EXPECT_EQ(doc["config"]["residual"], false);
+        EXPECT_EQ(doc["config"]["positions"], "none");
+        EXPECT_FALSE(doc["weights"].contains("positions"));
+        EXPECT_EQ(model.params.P.norm(), 0.0f);
+        round_trip(model);
+    }
+}
+
+TEST(ModelFile, AnOldFileWithoutTheResidualKeyAddsTheInputBack)
+{
+    TrainedModel model = small_model(TaskKind::Copy);
+    json doc = json::parse(model_to_json(model));
+    EXPECT_EQ(doc["config"]["residual"], true);
+    doc["config"].erase("residual"); // as files were written before the switch
+    TempFile file;
+    {
+        std::ofstream out(file.path);
+        out << doc.dump();
+    }
+    TrainedModel loaded;
+    loaded.config.residual = false;
+    const Status s = load_model_file(file.path, &loaded);
+    ASSERT_TRUE(s.is_ok()) << s.message();
+    EXPECT_TRUE(loaded.config.residual);
+    expect_same_model(model, loaded);
 }
 
 TEST(ModelFile, LearnedPositionsAreWrittenWithTheirShape)
@@ -324,7 +359,8 @@ TEST(ModelFile, WrongTypesAndValuesAreRefusedByName)
         {"/config/heads", 3, "must be a multiple of the number of heads"},
         {"/config/d_model", "8", "\"config.d_model\" must be an integer"},
         {"/config/norm", "middle", "\"config.norm\" must be \"pre\" or \"post\""},
-        {"/config/positions", 1, "\"config.positions\" must be \"learned\" or \"sinusoidal\""},
+        {"/config/positions", 1, "\"config.positions\" must be one of \"learned\", \"sinusoidal\", \"none\""},
+        {"/config/residual", "yes", "\"config.residual\" must be true or false"},
         {"/config/seed", -1, "\"config.seed\" must be a non-negative integer"},
         {"/config/attention_only", "no", "\"config.attention_only\" must be true or false"},
         {"/task", "juggling", "\"task\""},

@@ -34,6 +34,7 @@ Session unusual_session()
     s.config.positional = PositionalKind::None;
     s.config.temperature = 0.7f;
     s.config.scale = false;
+    s.config.residual = false;
     s.config.seed = 9223372036854775813ull;
     s.weights_path = "models/w.json";
     return s;
@@ -84,6 +85,31 @@ TEST(SessionFile, MissingOptionalFieldsKeepDefaults)
     EXPECT_EQ(loaded.config.n_heads, 2);
     EXPECT_EQ(loaded.config.d_model, Config().d_model);
     EXPECT_TRUE(loaded.weights_path.empty());
+}
+
+TEST(SessionFile, TheSwitchesRoundTripAndAnOldFileWithoutThemHasThemOn)
+{
+    Session off;
+    off.config.residual = false;
+    off.config.positional = PositionalKind::None;
+    const std::string text = session_to_json(off);
+    EXPECT_NE(text.find("\"residual\": false"), std::string::npos) << text;
+    EXPECT_NE(text.find("\"positional\": \"none\""), std::string::npos) << text;
+    Session loaded;
+    ASSERT_TRUE(session_from_json(text, "s.json", &loaded).is_ok());
+    EXPECT_FALSE(loaded.config.residual);
+    EXPECT_EQ(loaded.config.positional, PositionalKind::None);
+    // A file written before the residual switch existed (its config as every version so far wrote it).
+    Session old = off;
+    ASSERT_TRUE(
+        session_from_json(R"({"format": "attnlab-session", "version": 1, "text": ["a b"], "target": [],
+        "config": {"d_model": 16, "heads": 4, "d_k": 0, "d_v": 0, "d_ff": 0, "layers": 1, "mask": "none",
+                   "positional": "sinusoidal", "temperature": 1.0, "scale": true, "seed": 1},
+        "weights": ""})",
+                          "old.json", &old)
+            .is_ok());
+    EXPECT_TRUE(old.config.residual);
+    EXPECT_EQ(old.config.positional, PositionalKind::Sinusoidal);
 }
 
 // Each bad document gives an error containing the expected text, and leaves the session untouched.

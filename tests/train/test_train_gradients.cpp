@@ -26,6 +26,7 @@ struct Case
     PositionKind positions;
     bool causal;
     int d_model = 8; // d_k = d_model / 2: 4 runs the per-head loops with a run-time d_k, 8 with a fixed one
+    bool residual = true;
 };
 
 // gtest prints the case by name instead of its bytes.
@@ -47,6 +48,7 @@ ModelConfig small_config(const Case& k)
     c.attention_only = k.attention_only;
     c.positions = k.positions;
     c.causal = k.causal;
+    c.residual = k.residual;
     c.seed = 3;
     return c;
 }
@@ -268,6 +270,17 @@ const Case kCases[] = {
     {"PreLN_FFN_Learned_NoMask_dk12", NormPlacement::Pre, false, PositionKind::Learned, false, 24},
     // d_model 12: rows that are not a whole number of 8-float groups (LayerNorm's and the products' tails)
     {"PreLN_FFN_Learned_Causal_d12", NormPlacement::Pre, false, PositionKind::Learned, true, 12},
+    // The switches: no residual connection (each sub-layer replaces its input), no positional encoding
+    {"PreLN_FFN_Learned_Causal_NoResidual", NormPlacement::Pre, false, PositionKind::Learned, true, 8, false},
+    {"PostLN_FFN_Learned_Causal_NoResidual", NormPlacement::Post, false, PositionKind::Learned, true, 8,
+     false},
+    {"PreLN_AttentionOnly_Learned_Causal_NoResidual", NormPlacement::Pre, true, PositionKind::Learned, true,
+     8, false},
+    {"PostLN_AttentionOnly_Sinusoidal_NoMask_NoResidual", NormPlacement::Post, true, PositionKind::Sinusoidal,
+     false, 8, false},
+    {"PreLN_FFN_NoPositions_Causal", NormPlacement::Pre, false, PositionKind::None, true},
+    {"PostLN_FFN_NoPositions_NoMask_NoResidual", NormPlacement::Post, false, PositionKind::None, false, 8,
+     false},
 };
 
 INSTANTIATE_TEST_SUITE_P(Train, Gradients, ::testing::ValuesIn(kCases),

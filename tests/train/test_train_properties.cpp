@@ -194,3 +194,60 @@ TEST(TrainMetrics, HeadScoresFollowOlssonEtAlsDefinitions)
     EXPECT_NEAR(s[0].diagonal, 0.3, 1e-6);
     EXPECT_NEAR(s[0].anti_diagonal, 0.2, 1e-6);
 }
+
+TEST(TrainForward, SwitchesRemoveTheResidualAndThePositions)
+{
+    for (const NormPlacement norm : {NormPlacement::Pre, NormPlacement::Post})
+    {
+        ModelConfig c = config(norm, true);
+        c.residual = false;
+        c.positions = PositionKind::None;
+        Params p;
+        init_params(c, p);
+        // No positions: P is not a trained tensor and X_0 is E's rows alone.
+        EXPECT_EQ(parameter_count(c) + static_cast<long long>(c.T_max) * c.d_model,
+                  [&]
+                  {
+                      ModelConfig learned = c;
+                      learned.positions = PositionKind::Learned;
+                      return parameter_count(learned);
+                  }());
+        for (const NamedTensor& t : named_tensors(c, p))
+            EXPECT_NE(t.name, "P");
+        const Batch batch = counting_batch(2, 5, c.vocab_size);
+        Activations acts;
+        size_activations(c, batch.B, batch.T, acts);
+        forward(c, p, batch, acts);
+        for (int n = 0; n < batch.B * batch.T; ++n)
+            EXPECT_EQ(acts.layers[0].X.row(n), p.E.row(batch.tokens[static_cast<size_t>(n)])) << n;
+        // No residual: every sub-layer's output replaces its input.
+        for (const LayerActsT<float>& a : acts.layers)
+        {
+            EXPECT_EQ(a.residual, a.mha);
+            EXPECT_EQ(a.residual2, a.ffn);
+        }
+        // The same weights with the residual give a different output.
+        ModelConfig with = c;
+        with.residual = true;
+        Activations acts_with;
+        size_activations(with, batch.B, batch.T, acts_with);
+        forward(with, p, batch, acts_with);
+        EXPECT_GT((acts_with.logits - acts.logits).cwiseAbs().maxCoeff(), 1e-4f);
+        EXPECT_TRUE(acts_with.layers[0].residual.isApprox(acts_with.layers[0].X + acts_with.layers[0].mha));
+    }
+}
+
+TEST(TrainModel, PositionNamesRoundTrip)
+{
+    for (const PositionKind k : {PositionKind::Learned, PositionKind::Sinusoidal, PositionKind::None})
+    {
+        PositionKind parsed = PositionKind::Learned;
+        ASSERT_TRUE(parse_positions(to_string(k), &parsed));
+        EXPECT_EQ(parsed, k);
+    }
+    PositionKind parsed = PositionKind::Sinusoidal;
+    const attnlab::Status s = parse_positions("rotary", &parsed);
+    EXPECT_FALSE(s);
+    EXPECT_NE(s.message().find("none"), std::string::npos);
+    EXPECT_EQ(parsed, PositionKind::Sinusoidal);
+}

@@ -36,7 +36,7 @@ bool ViewPrefs::operator==(const ViewPrefs& o) const
     return dark_theme == o.dark_theme && font_size == o.font_size && numbers_in_cells == o.numbers_in_cells &&
            stretch_weights == o.stretch_weights && open == o.open && places == o.places &&
            presenter_scale == o.presenter_scale && presenter_light == o.presenter_light &&
-           pipeline_weights == o.pipeline_weights;
+           pipeline_weights == o.pipeline_weights && whole_batch == o.whole_batch;
 }
 
 // [SECTION] Frame and recompute
@@ -608,7 +608,9 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
     if (cross)
         v.title = "Cross: " + v.title; // queries from the target's X_q, keys and values from the encoder
     else if (ref.stage == Stage::X && ref.layer == 0)
-        v.equation = t.trained ? "X = E[tokens] + P" : "X = Embedding + PE";
+        v.equation = t.config.positional == PositionalKind::None ? "X = Embedding   (positional encoding off)"
+                     : t.trained                                 ? "X = E[tokens] + P"
+                                                                 : "X = Embedding + PE";
     else if (ref.stage == Stage::X)
         v.equation = "X = " +
                      std::string(t.pre_ln ? (t.d_ff > 0 ? "residual2" : "residual")

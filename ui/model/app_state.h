@@ -144,6 +144,7 @@ struct ViewPrefs
     float font_size = kDefaultFontSize; // pixels at content scale 1
     bool numbers_in_cells = true;
     bool stretch_weights = false; // attention weights coloured on [0, largest weight] instead of [0, 1]
+    bool whole_batch = false;     // the Pipeline shows a stage's B sentences stacked along B (B > 1)
     std::array<bool, kPanelCount> open = default_open_panels(); // ui/model/panel_table.h
     std::array<PanelPlace, kPanelCount> places{};               // View > Reset layout forgets them
     // Presenter mode: its text and maps grow with the window's height times this (Ctrl+= / Ctrl+- there),

@@ -75,6 +75,7 @@ std::string prefs_to_text(const ViewPrefs& prefs)
     out << "numbers_in_cells = " << (prefs.numbers_in_cells ? 1 : 0) << "\n";
     out << "stretch_weights = " << (prefs.stretch_weights ? 1 : 0) << "\n";
     out << "pipeline_weights = " << (prefs.pipeline_weights ? 1 : 0) << "\n";
+    out << "whole_batch = " << (prefs.whole_batch ? 1 : 0) << "\n";
     out << "presenter_scale = " << prefs.presenter_scale << "\n";
     out << "presenter_theme = " << (prefs.presenter_light ? "light" : "dark") << "\n";
     for (const PanelFacts& p : kPanelTable)
@@ -122,6 +123,8 @@ void prefs_from_text(const std::string& text, ViewPrefs& prefs)
             parse_bool(value, &prefs.stretch_weights);
         else if (key == "pipeline_weights")
             parse_bool(value, &prefs.pipeline_weights);
+        else if (key == "whole_batch")
+            parse_bool(value, &prefs.whole_batch);
         else
             for (const PanelFacts& p : kPanelTable)
             {

@@ -205,6 +205,7 @@ std::unique_ptr<AppState> start_app(const StartupOptions& options, float content
     load_weights(*state);
     open_asked_for(*state, options);
     state->presenter = options.presenter;
+    state->prefs.whole_batch = state->prefs.whole_batch || options.whole_batch;
     apply_theme(*state, options);
     return state;
 }

@@ -34,6 +34,7 @@ struct StartupOptions
     std::string model_path;                    // that FILE (the Training panel's file, File > Recent)
     bool trained_view = false;                 // --trained-view: the main panels show the trained model
     bool presenter = false;                    // --presenter
+    bool whole_batch = false;                  // --whole-batch: the Pipeline's "whole batch" box ticked
     std::string theme;                         // --theme dark|light; "" : the saved preference
     // A picture (screenshot or lesson export): the mouse is ignored and the config folder is neither read
     // nor written, so a picture is the same on every machine.

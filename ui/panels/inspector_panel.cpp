@@ -360,6 +360,14 @@ bool layer_norm_formula(const AppState& state, const CellRef& cell, const Matrix
         "%s[i, c] = γ[c] · (%s[i, c] − μ_i) / √(σ_i² + ε) + β[c]: row i of %s brought to mean 0 "
         "and variance 1 over its %d numbers, then scaled and shifted per column.",
         key.c_str(), in_name, in_name, static_cast<int>(r.size()));
+    if (!t.config.residual &&
+        (ref.stage == Stage::norm1 || ref.stage == Stage::norm2 || ref.stage == Stage::ln2))
+        ImGui::TextWrapped("The residual connection is off: %s is the sub-layer's output alone (%s), nothing "
+                           "is added back.",
+                           in_name,
+                           ref.stage == Stage::norm2 ? "FFN(norm1)"
+                           : t.pre_ln                ? "MultiHead(LN1(X))"
+                                                     : "MultiHead(X)");
     ImGui::TextWrapped("%s[i, c] = %s, μ_i = %s, σ_i = %s, ε = 1e-5", in_name, format_value_long(x).c_str(),
                        format_value_long(static_cast<float>(mean)).c_str(),
                        format_value_long(static_cast<float>(std::sqrt(var))).c_str());
@@ -369,6 +377,37 @@ bool layer_norm_formula(const AppState& state, const CellRef& cell, const Matrix
                        format_value_long(z).c_str(),
                        format_value_long((*view.m)(cell.row, cell.col)).c_str());
     return true;
+}
+
+// A residual cell with its numbers: the sub-layer's output plus its input, or, with the residual connection
+// off, the sub-layer's output alone.
+void residual_formula(const Trace& t, const MatrixRef& ref, int i, int c)
+{
+    const LayerTrace& layer = t.layers[static_cast<std::size_t>(ref.layer)];
+    const auto b = static_cast<std::size_t>(ref.b);
+    const bool first = ref.stage == Stage::residual;
+    const Mat& sub = first ? layer.attn.mha[b] : layer.ffn[b];
+    const char* sub_name = first ? (t.pre_ln ? "MultiHead(LN1(X))" : "MultiHead(X)")
+                                 : (t.pre_ln ? "FFN(LN2(residual))" : "FFN(norm1)");
+    const Mat* in = first ? &layer.X[b] : t.pre_ln ? &layer.residual[b] : &layer.norm1[b];
+    const char* in_name = first ? "X" : t.pre_ln ? "residual" : "norm1";
+    const char* key = stage_info(ref.stage).key;
+    if (i >= sub.rows() || c >= sub.cols())
+        return;
+    if (!t.config.residual)
+    {
+        ImGui::TextWrapped("%s[i, c] = %s[i, c] = %s: the residual connection is off, so %s is not added "
+                           "back and the sub-layer's output replaces it.",
+                           key, sub_name, format_value_long(sub(i, c)).c_str(), in_name);
+        return;
+    }
+    if (in->size() == 0 || i >= in->rows() || c >= in->cols())
+        return;
+    ImGui::TextWrapped("%s[i, c] = %s[i, c] + %s[i, c] = %s + %s = %s: the input is added back, so the "
+                       "sub-layer only learns a change to it.",
+                       key, in_name, sub_name, format_value_long((*in)(i, c)).c_str(),
+                       format_value_long(sub(i, c)).c_str(),
+                       format_value_long((*in)(i, c) + sub(i, c)).c_str());
 }
 
 void generic_formula(const AppState& state, const CellRef& cell, const MatrixView& view)
@@ -395,6 +434,11 @@ void generic_formula(const AppState& state, const CellRef& cell, const MatrixVie
         ImGui::TextWrapped("X of layer %d is the output of layer %d (%s).", ref.layer + 1, ref.layer,
                            t.pre_ln ? "residual + FFN, nothing normalised: LN1 of the next layer does that"
                                     : "its last Add & Norm");
+        return;
+    }
+    if (ref.source == MatrixSource::Layer && (ref.stage == Stage::residual || ref.stage == Stage::residual2))
+    {
+        residual_formula(t, ref, i, c);
         return;
     }
     const AttentionTrace* attn = attention_of(state, ref);

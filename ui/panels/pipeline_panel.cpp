@@ -3,6 +3,7 @@
 #include "ui/heatmap/heatmap.h"
 #include "ui/model/lessons.h"
 #include "ui/panels/panels.h"
+#include "ui/panels/pipeline_panel_views.h"
 #include "ui/panels/pipeline_products.h"
 #include "ui/picture/heatmap_math.h"
 #include "ui/shell/widgets.h"
@@ -287,23 +288,26 @@ void stage_block(AppState& state, const MatrixRef& ref, const char* id, float ma
         options.frame_thickness = 3.0f;
         options.max_total_height = lesson_height;
     }
-    // With the weights shown, a product of a weight matrix is drawn as the product: X · W_h^Q = Q_h (in a
-    // lesson's step, when the step leaves its stages the room: lesson_heatmap_height).
-    const bool fits = !lit || lesson_height >= ImGui::GetFontSize() * kMinProductRowLines;
-    const std::vector<ProductTerm> terms =
-        state.prefs.pipeline_weights && fits ? product_terms(state, ref) : std::vector<ProductTerm>{};
-    HeatmapOptions row_options = options;
-    // The weights' heights are bounded: W_2 at d_ff = 4096 rows is a strip, not 4096 lines.
-    row_options.max_height = std::min(max_height, ImGui::GetFontSize() * 20.0f);
-    if (terms.empty() || !draw_product_row(state, terms, row_options))
-        draw_heatmap(state, ref, options);
-    else
+    if (!draw_stage_batch(state, ref, options))
     {
-        // The packed W^Q once, under the queries (a lesson's step keeps its maps to the stages it names).
-        if (ref.stage == Stage::Q && !lit)
+        // With the weights shown, a product of a weight matrix is drawn as the product: X · W_h^Q = Q_h (in a
+        // lesson's step, when the step leaves its stages the room: lesson_heatmap_height).
+        const bool fits = !lit || lesson_height >= ImGui::GetFontSize() * kMinProductRowLines;
+        const std::vector<ProductTerm> terms =
+            state.prefs.pipeline_weights && fits ? product_terms(state, ref) : std::vector<ProductTerm>{};
+        HeatmapOptions row_options = options;
+        // The weights' heights are bounded: W_2 at d_ff = 4096 rows is a strip, not 4096 lines.
+        row_options.max_height = std::min(max_height, ImGui::GetFontSize() * 20.0f);
+        if (terms.empty() || !draw_product_row(state, terms, row_options))
+            draw_heatmap(state, ref, options);
+        else
         {
-            ImGui::Spacing();
-            draw_packed_weights(state, ref, std::min(max_height, ImGui::GetFontSize() * 16.0f));
+            // The packed W^Q once, under the queries (a lesson's step keeps its maps to the stages it names).
+            if (ref.stage == Stage::Q && !lit)
+            {
+                ImGui::Spacing();
+                draw_packed_weights(state, ref, std::min(max_height, ImGui::GetFontSize() * 16.0f));
+            }
         }
     }
     ImGui::Spacing();
@@ -428,6 +432,7 @@ void draw_pipeline_panel(AppState& state)
     }
     const Trace& t = state.trace();
     pipeline_toolbar(state, t);
+    pipeline_batch_toggle(state);
     ImGui::Separator();
     ImGui::BeginChild("##stages");
     pipeline_stages(state, t);

@@ -85,6 +85,22 @@ void model_fields(TrainingPanelState& ts)
     if (ImGui::Checkbox("post-LN (the paper's layer)", &post))
         ts.edit.norm = post ? train::NormPlacement::Post : train::NormPlacement::Pre;
     item_tooltip("Off: pre-LN, A = X + MHA(LN1(X)) (GPT-2, trains more steadily). On: A = LN1(X + MHA(X)).");
+    ImGui::Checkbox("residual (x + sublayer)", &ts.edit.residual);
+    item_tooltip("Each sub-layer adds its output to its input: A = X + MHA(LN1(X)). Off: it replaces it, A = "
+                 "MHA(LN1(X)) (post-LN: LN1(MHA(X))), so a token's own vector survives a layer only if "
+                 "attention copies it back. Why add the input back? Retrain with it off and compare the "
+                 "curves.");
+    using train::PositionKind;
+    const char* positions[] = {train::to_string(PositionKind::Learned),
+                               train::to_string(PositionKind::Sinusoidal),
+                               train::to_string(PositionKind::None)}; // in the enum's order
+    int position = static_cast<int>(ts.edit.positions);
+    ImGui::SetNextItemWidth(w);
+    if (ImGui::Combo("positions", &position, positions, IM_ARRAYSIZE(positions)))
+        ts.edit.positions = static_cast<train::PositionKind>(position);
+    item_tooltip("X = E[tokens] + P. learned: P is a trained table (the presets'); sinusoidal: the paper's "
+                 "fixed sinusoids; none: X = E[tokens] alone, and only the causal mask tells positions "
+                 "apart.");
     ImGui::SetNextItemWidth(w);
     ImGui::InputFloat(label(RunField::LearningRate), &ts.edit.lr, 0.0f, 0.0f, "%.1e");
     item_tooltip("AdamW's step size after warm-up. 1e-3 suits most tasks here; 1e-2 and up often diverges.");

@@ -36,7 +36,10 @@ std::vector<StageView> stage_views(const TrainingPanelState& ts, int l, int j)
         out.push_back({std::move(name), std::move(eq), m, prob, masked});
     };
     add("X (layer " + L + " input)",
-        l == 0 ? "X = E[tokens] + P[0..T)" : "X = output of layer " + std::to_string(l), la.X);
+        l == 0 ? (c.positions == train::PositionKind::None ? "X = E[tokens]  (no positional encoding)"
+                                                           : "X = E[tokens] + P[0..T)")
+               : "X = output of layer " + std::to_string(l),
+        la.X);
     if (pre)
         add("LN1(X)", "LayerNorm of each row: (x − mean) / √(var + ε) · γ + β", la.ln1);
     const std::string in = pre ? "LN1(X)" : "X";
@@ -55,9 +58,12 @@ std::vector<StageView> stage_views(const TrainingPanelState& ts, int l, int j)
     add("head_" + H, "A_h V_h", train::head_cols(la.concat, j, d_k));
     add("concat", "[head_1 … head_" + std::to_string(h) + "]", la.concat);
     add("mha", "concat W_O", la.mha);
-    add(pre ? "A = X + mha" : "X + mha", "the residual: the layer adds to its input", la.residual);
+    if (c.residual)
+        add(pre ? "A = X + mha" : "X + mha", "the residual: the layer adds to its input", la.residual);
+    else
+        add(pre ? "A = mha" : "mha (no residual)", "residual off: X is not added back", la.residual);
     if (!pre)
-        add("LN1(X + mha)", "LayerNorm of each row", la.ln1);
+        add(c.residual ? "LN1(X + mha)" : "LN1(mha)", "LayerNorm of each row", la.ln1);
     if (c.has_ffn())
     {
         if (pre)
@@ -65,7 +71,10 @@ std::vector<StageView> stage_views(const TrainingPanelState& ts, int l, int j)
         add("max(0, x W_1 + b_1)", "the FFN's hidden layer, d_ff = " + std::to_string(c.resolved_d_ff()),
             la.ffn_hidden);
         add("FFN", "max(0, x W_1 + b_1) W_2 + b_2", la.ffn);
-        add(pre ? "A + FFN" : "residual + FFN", "the second residual", la.residual2);
+        if (c.residual)
+            add(pre ? "A + FFN" : "residual + FFN", "the second residual", la.residual2);
+        else
+            add("FFN (no residual)", "residual off: nothing is added back", la.residual2);
         if (!pre)
             add("LN2(...)", "LayerNorm of each row: the layer's output", la.ln2);
     }
