@@ -423,6 +423,8 @@ void Engine::share_imported_weights(std::shared_ptr<const ModelWeights> weights)
 void Engine::take_trace(Engine& other)
 {
     std::swap(current_, other.current_);
+    if (weights_ != other.weights_) // new weights: pictures of them are made again (weights_generation)
+        ++weights_generation_;
     weights_ = other.weights_;
     ++generation_;
 }

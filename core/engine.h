@@ -37,7 +37,8 @@ public:
     }
     void share_imported_weights(std::shared_ptr<const ModelWeights> weights);
     // Takes other's last good trace and the weights it was computed with as this engine's (generation() + 1);
-    // other keeps this engine's old trace as a buffer to reuse. For the worker's engine and the shown one.
+    // other keeps this engine's old trace as a buffer to reuse; weights_generation() + 1 when the weights
+    // differ from this engine's. For the worker's engine and the shown one.
     void take_trace(Engine& other);
 
     const Trace& trace() const { return *current_; }
