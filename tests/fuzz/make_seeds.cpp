@@ -2,7 +2,9 @@
 //   make_seeds DIR   ->  DIR/session/*.json (save_session_file), DIR/weights/*.json (write_weights_json and
 //                        write_trace_json, i.e. attnlab-weights files and small `attnlab export` traces),
 //                        DIR/model/*.json (write_model_file: small models of each task, trained a few steps),
-//                        DIR/prefs/*.ini (prefs_to_text) and DIR/recent/*.txt (recent_files_to_text).
+//                        DIR/prefs/*.ini (prefs_to_text) and DIR/recent/*.txt (recent_files_to_text);
+//                        DIR/safetensors/*.safetensors in the Hugging Face layout (the app writes none: these
+//                        come from the tests' writer, tests/io/safetensors_writer.h).
 // The hand-written files (assets/lessons, tests/data) are copied beside them by the script that runs the
 // fuzzers. Generated at each run, so the seeds follow the current file formats.
 #include "core/engine.h"
@@ -10,6 +12,7 @@
 #include "core/io/json_io.h"
 #include "core/io/model_file.h"
 #include "core/io/session_file.h"
+#include "tests/io/safetensors_writer.h"
 #include "ui/model/config_files.h"
 #include "ui/model/prefs.h"
 
@@ -83,6 +86,7 @@ int main(int argc, char** argv)
     std::filesystem::create_directories(dir / "model");
     std::filesystem::create_directories(dir / "prefs");
     std::filesystem::create_directories(dir / "recent");
+    std::filesystem::create_directories(dir / "safetensors");
 
     // Preferences: the defaults, and a file with every key changed and two panels placed.
     ViewPrefs prefs;
@@ -168,5 +172,24 @@ int main(int argc, char** argv)
         report(write_model_file(trained_model(trainer, std::move(history)),
                                 (dir / "model" / ("model-" + std::to_string(t) + ".json")).string()));
     }
+
+    // Safetensors files: a tiny GPT-2 layer in each float dtype (unaligned, with metadata and a mask buffer),
+    // an I64 buffer beside a BF16 weight, and an empty header.
+    for (const char* dtype : {"F32", "F16", "BF16"})
+    {
+        std::vector<test::TestTensor> tensors = {
+            {"wte.weight", dtype, {3, 2}, {1.0f, -2.0f, 0.5f, 0.25f, 0.0f, 4.0f}, ""},
+            {"h.0.attn.c_attn.bias", dtype, {6}, {1, 2, 3, 4, 5, 6}, ""},
+            {"h.0.attn.masked_bias", dtype, {}, {-8.0f}, ""},
+        };
+        test::write_bytes((dir / "safetensors" / (std::string("gpt2-") + dtype + ".safetensors")).string(),
+                          test::safetensors_bytes(tensors, nlohmann::json{{"format", "pt"}}, 1));
+    }
+    test::write_bytes(
+        (dir / "safetensors" / "bert-ids.safetensors").string(),
+        test::safetensors_bytes({{"embeddings.position_ids", "I64", {1, 2}, {}, std::string(16, '\0')},
+                                 {"embeddings.LayerNorm.gamma", "BF16", {2}, {1.0f, 1.0f}, ""}},
+                                nullptr, 0, 4));
+    test::write_bytes((dir / "safetensors" / "empty.safetensors").string(), test::safetensors_bytes({}));
     return failures == 0 ? 0 : 1;
 }
