@@ -22,10 +22,7 @@ std::size_t idx(PanelId id)
     return static_cast<std::size_t>(id);
 }
 
-bool contains(const std::string& haystack, const std::string& needle)
-{
-    return haystack.find(needle) != std::string::npos;
-}
+using test::contains;
 
 // [SECTION] Preferences
 

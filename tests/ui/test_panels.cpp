@@ -23,13 +23,9 @@ namespace attnlab
 namespace
 {
 
+using test::contains;
 using test::HeadlessUi;
 using test::panel_only;
-
-bool contains(const std::string& haystack, const std::string& needle)
-{
-    return haystack.find(needle) != std::string::npos;
-}
 
 std::string words(int n)
 {

@@ -22,13 +22,9 @@ namespace attnlab
 namespace
 {
 
+using test::contains;
 using test::HeadlessUi;
 using test::panel_only;
-
-bool contains(const std::string& haystack, const std::string& needle)
-{
-    return haystack.find(needle) != std::string::npos;
-}
 
 // Only `stage` unfolded in the Pipeline.
 void open_only(AppState& state, Stage stage)

@@ -16,10 +16,7 @@ using namespace attnlab::test;
 namespace
 {
 
-bool contains(const std::string& text, const std::string& needle)
-{
-    return text.find(needle) != std::string::npos;
-}
+using test::contains;
 
 class Switches : public ::testing::Test
 {

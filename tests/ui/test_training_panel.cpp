@@ -31,13 +31,9 @@ namespace attnlab
 namespace
 {
 
+using test::contains;
 using test::HeadlessUi;
 using test::panel_only;
-
-bool contains(const std::string& haystack, const std::string& needle)
-{
-    return haystack.find(needle) != std::string::npos;
-}
 
 // The panel's text with wrapped lines joined again (a wrap replaces a space by a line break).
 std::string unwrapped(std::string text)

@@ -16,6 +16,12 @@
 namespace attnlab::test
 {
 
+// True when needle occurs in haystack (a panel's text says something).
+inline bool contains(const std::string& haystack, const std::string& needle)
+{
+    return haystack.find(needle) != std::string::npos;
+}
+
 // Hands out ids 1, 2, 3, ... and keeps the last pixels of each texture, so tests can look at colours.
 class StubTextureProvider final : public TextureProvider
 {
