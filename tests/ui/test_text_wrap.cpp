@@ -129,9 +129,10 @@ TEST(TextWrap, EmojiOutsideAnEditAreKept)
     // "x" typed after "b": the field gives both emoji back as U+FFFD.
     const std::string after = "a " + kFffd + " bx " + kFffd + " c";
     const int typed_end = static_cast<int>(("a " + kFffd + " bx").size());
-    const SoftEdit e = apply_soft_edit(before, after, typed_end, false);
-    EXPECT_EQ(e.text, "a " + kSmile + " bx " + kCat + " c");
-    EXPECT_EQ(e.cursor, static_cast<int>(("a " + kSmile + " bx").size()));
+    EXPECT_EQ(narrow_to_bmp(before), "a " + kFffd + " b " + kFffd + " c");
+    int cursor = typed_end;
+    EXPECT_EQ(restore_wide_characters(before, after, &cursor), "a " + kSmile + " bx " + kCat + " c");
+    EXPECT_EQ(cursor, static_cast<int>(("a " + kSmile + " bx").size()));
 }
 
 TEST(TextWrap, EmojiAtTheEdgesAndBesideTheCursorAreKept)
@@ -139,10 +140,10 @@ TEST(TextWrap, EmojiAtTheEdgesAndBesideTheCursorAreKept)
     // Backspace right after an emoji removes the "z" that follows it, not the emoji.
     {
         const std::string before = kSmile + "z" + kCat;
-        const std::string after = kFffd + kFffd;
-        const SoftEdit e = apply_soft_edit(before, after, 3, true);
-        EXPECT_EQ(e.text, kSmile + kCat);
-        EXPECT_EQ(e.cursor, 4);
+        const SoftEdit e = apply_soft_edit(narrow_to_bmp(before), kFffd + kFffd, 3, true);
+        int cursor = e.cursor;
+        EXPECT_EQ(restore_wide_characters(before, e.text, &cursor), kSmile + kCat);
+        EXPECT_EQ(cursor, 4);
     }
     // Typing at the start; the emoji is at the very end.
     {

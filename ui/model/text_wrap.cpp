@@ -66,6 +66,21 @@ bool wide_at(std::string_view s, std::size_t i)
 
 } // namespace
 
+std::string narrow_to_bmp(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();)
+        if (wide_at(text, i))
+        {
+            out.append(kReplacement);
+            i += 4;
+        }
+        else
+            out += text[i++];
+    return out;
+}
+
 std::string restore_wide_characters(std::string_view before, std::string_view after, int* cursor)
 {
     const auto at = static_cast<std::size_t>(std::clamp(*cursor, 0, static_cast<int>(after.size())));
@@ -162,11 +177,8 @@ int wrapped_offset(std::string_view shown, int at)
     return static_cast<int>(i);
 }
 
-SoftEdit apply_soft_edit(std::string_view before, std::string_view after_field, int cursor_after,
-                         bool backspace)
+SoftEdit apply_soft_edit(std::string_view before, std::string_view after, int cursor_after, bool backspace)
 {
-    const std::string after_restored = restore_wide_characters(before, after_field, &cursor_after);
-    const std::string_view after = after_restored;
     // The edit is one change between a common start and a common end. What was typed ends at the cursor, so
     // the common end is taken first, up to the cursor: typing "a" into "aa" is then placed where it was
     // typed.

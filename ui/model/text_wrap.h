@@ -33,9 +33,12 @@ int unwrapped_offset(std::string_view shown, int at);
 // The byte of `shown` at offset `at` of its user's text; on a soft break, the start of the next line.
 int wrapped_offset(std::string_view shown, int at);
 
-// ImGui's 16-bit build turns every character above U+FFFF (emoji) into U+FFFD when a field is edited.
-// Gives `after` (the field after an edit) back the wide characters of `before` outside the edited part; the
-// cursor, an offset in `after`, is moved to the same place in the result. What was typed stays as typed.
+// ImGui's 16-bit build holds every character above U+FFFF (emoji) as U+FFFD. A field is given its text with
+// them replaced (narrow_to_bmp), and the user's text gets them back after each edit: restore_wide_characters
+// gives `after` (the text after an edit, made from the narrowed one) the wide characters of `before` (the
+// user's text before it) outside the edited part; the cursor, an offset in `after`, is moved to the same
+// place in the result. What was typed stays as typed.
+std::string narrow_to_bmp(std::string_view text);
 std::string restore_wide_characters(std::string_view before, std::string_view after, int* cursor);
 
 struct SoftEdit
@@ -48,7 +51,6 @@ struct SoftEdit
 // typed. Soft breaks are not characters: when an edit removed only
 // a soft break (Backspace or Delete beside one), it removes the character before it (`backspace`) or after
 // it instead.
-// Characters above U+FFFF outside the edit are kept (restore_wide_characters).
 SoftEdit apply_soft_edit(std::string_view before, std::string_view after, int cursor_after, bool backspace);
 
 } // namespace attnlab

@@ -63,9 +63,14 @@ int wrapped_callback(ImGuiInputTextCallbackData* data)
     }
     data->CursorPos = wrapped_offset(rewrapped, e.cursor);
     data->SelectionStart = data->SelectionEnd = data->CursorPos;
-    f.source = e.text;
-    edit->changed = edit->changed || e.text != *edit->text;
-    *edit->text = e.text;
+    // The field holds every character beyond U+FFFF as U+FFFD (narrow_to_bmp): the user's text gets its own
+    // characters back outside the edited part.
+    int cursor = e.cursor;
+    std::string user = restore_wide_characters(*edit->text, e.text, &cursor);
+    user.erase(std::remove(user.begin(), user.end(), '\0'), user.end()); // never part of a sentence
+    f.source = user;
+    edit->changed = edit->changed || user != *edit->text;
+    *edit->text = std::move(user);
     return 0;
 }
 
@@ -80,7 +85,9 @@ bool input_text_wrapped(const char* label, std::string* text, SoftWrapField* fie
     // While the field is edited ImGui owns its text; otherwise it follows *text (a lesson, a file opened).
     if (!field->active && (field->source != *text || field->width != wrap_width))
     {
-        field->shown = wrap_soft(*text, wrap_width, text_width);
+        // ImGui's 16-bit field would turn characters beyond U+FFFF into U+FFFD itself, changing the text's
+        // length behind the callback's back: it is given them as U+FFFD from the start.
+        field->shown = wrap_soft(narrow_to_bmp(*text), wrap_width, text_width);
         field->source = *text;
         field->width = wrap_width;
     }
