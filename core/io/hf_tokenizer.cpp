@@ -220,15 +220,33 @@ std::string display_bytes(std::string_view bytes)
     return out;
 }
 
-class BpeTokenizer final : public HfTokenizer
+// What both kinds share: the vocabulary both ways, and the special tokens kept whole when typed.
+class VocabTokenizer : public HfTokenizer
 {
 public:
     std::unordered_map<std::string, int> vocab;       // token → id
     std::unordered_map<int, std::string> id_to_token; // id → token
-    std::unordered_map<std::string, int> ranks;       // merge_key(a, b) → rank (0 first)
     std::vector<std::string> specials;                // typed in the text, kept whole
+    int size = 0;                                     // largest id + 1
+
+    int vocab_size() const override { return size; }
+    std::string token(int i) const override
+    {
+        const auto it = id_to_token.find(i);
+        return it == id_to_token.end() ? std::string() : it->second;
+    }
+    int id(std::string_view t) const override
+    {
+        const auto it = vocab.find(std::string(t));
+        return it == vocab.end() ? -1 : it->second;
+    }
+};
+
+class BpeTokenizer final : public VocabTokenizer
+{
+public:
+    std::unordered_map<std::string, int> ranks; // merge_key(a, b) → rank (0 first)
     bool add_prefix_space = false;
-    int size = 0;
 
     Status init()
     {
@@ -248,17 +266,6 @@ public:
     }
 
     HfTokenizerKind kind() const override { return HfTokenizerKind::ByteLevelBpe; }
-    int vocab_size() const override { return size; }
-    std::string token(int i) const override
-    {
-        const auto it = id_to_token.find(i);
-        return it == id_to_token.end() ? std::string() : it->second;
-    }
-    int id(std::string_view t) const override
-    {
-        const auto it = vocab.find(std::string(t));
-        return it == vocab.end() ? -1 : it->second;
-    }
 
     Status encode(std::string_view text, Encoding* out) const override
     {
@@ -473,8 +480,11 @@ bool is_control(std::int32_t cp)
 {
     if (cp == '\t' || cp == '\n' || cp == '\r')
         return false;
+    // Every "other" category, as BERT counts them: controls, format characters, surrogates, private use and
+    // unassigned code points.
     const utf8proc_category_t c = utf8proc_category(cp);
-    return c == UTF8PROC_CATEGORY_CC || c == UTF8PROC_CATEGORY_CF;
+    return c == UTF8PROC_CATEGORY_CN || c == UTF8PROC_CATEGORY_CC || c == UTF8PROC_CATEGORY_CF ||
+           c == UTF8PROC_CATEGORY_CS || c == UTF8PROC_CATEGORY_CO;
 }
 
 bool is_punctuation(std::int32_t cp)
@@ -488,28 +498,13 @@ bool is_punctuation(std::int32_t cp)
     return c >= UTF8PROC_CATEGORY_PC && c <= UTF8PROC_CATEGORY_PO;
 }
 
-class WordPieceTokenizer final : public HfTokenizer
+class WordPieceTokenizer final : public VocabTokenizer
 {
 public:
-    std::unordered_map<std::string, int> vocab;
-    std::unordered_map<int, std::string> id_to_token;
-    std::vector<std::string> specials; // typed in the text, kept whole
     WordPieceOptions options;
-    int size = 0;
     int unk = 0, cls = 0, sep = 0;
 
     HfTokenizerKind kind() const override { return HfTokenizerKind::WordPiece; }
-    int vocab_size() const override { return size; }
-    std::string token(int i) const override
-    {
-        const auto it = id_to_token.find(i);
-        return it == id_to_token.end() ? std::string() : it->second;
-    }
-    int id(std::string_view t) const override
-    {
-        const auto it = vocab.find(std::string(t));
-        return it == vocab.end() ? -1 : it->second;
-    }
 
     Status encode(std::string_view text, Encoding* out) const override
     {

@@ -319,7 +319,10 @@ TEST(BertTokenizer, HandWorkedCases)
     EXPECT_EQ(tiny_ids("a$a"), (std::vector<int>{Cls, A, Dollar, A, Sep}));     // ASCII symbol split
     EXPECT_EQ(tiny_ids("xyz hello"), (std::vector<int>{Cls, Unk, Hello, Sep})); // no piece matches
     EXPECT_EQ(tiny_ids("unaffablex"), (std::vector<int>{Cls, Unk, Sep}));       // a part unmatched
-    EXPECT_EQ(tiny_ids("hel\x01lo\u200B \t\u00A0 world\u3000"), (std::vector<int>{Cls, Hello, World, Sep}));
+    // Controls, format characters (U+200B) and private use (U+E000) dropped; tab, no-break and ideographic
+    // spaces separate.
+    EXPECT_EQ(tiny_ids("hel\x01lo\u200B \t\u00A0 wor\uE000ld\u3000"),
+              (std::vector<int>{Cls, Hello, World, Sep}));
     EXPECT_EQ(tiny_ids(""), (std::vector<int>{Cls, Sep}));
     // 100 characters is the longest word WordPiece splits; one more is [UNK].
     std::vector<int> hundred{Cls, A};
