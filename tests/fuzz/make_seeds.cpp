@@ -4,11 +4,14 @@
 //                        DIR/model/*.json (write_model_file: small models of each task, trained a few steps),
 //                        DIR/prefs/*.ini (prefs_to_text) and DIR/recent/*.txt (recent_files_to_text);
 //                        DIR/safetensors/*.safetensors in the Hugging Face layout (the app writes none: these
-//                        come from the tests' writer, tests/io/safetensors_writer.h).
+//                        come from the tests' writer, tests/io/safetensors_writer.h);
+//                        DIR/tokenizer/*: small tokenizer files of each kind (fuzz_tokenizer), each checked
+//                        to load.
 // The hand-written files (assets/lessons, tests/data) are copied beside them by the script that runs the
 // fuzzers. Generated at each run, so the seeds follow the current file formats.
 #include "core/engine.h"
 #include "core/io/atomic_file.h"
+#include "core/io/hf_tokenizer.h"
 #include "core/io/json_io.h"
 #include "core/io/model_file.h"
 #include "core/io/session_file.h"
@@ -87,6 +90,7 @@ int main(int argc, char** argv)
     std::filesystem::create_directories(dir / "prefs");
     std::filesystem::create_directories(dir / "recent");
     std::filesystem::create_directories(dir / "safetensors");
+    std::filesystem::create_directories(dir / "tokenizer");
 
     // Preferences: the defaults, and a file with every key changed and two panels placed.
     ViewPrefs prefs;
@@ -191,5 +195,69 @@ int main(int argc, char** argv)
                                  {"embeddings.LayerNorm.gamma", "BF16", {2}, {1.0f, 1.0f}, ""}},
                                 nullptr, 0, 4));
     test::write_bytes((dir / "safetensors" / "empty.safetensors").string(), test::safetensors_bytes({}));
+
+    // Tokenizers: a byte-level BPE of the 256 byte characters and a few merges (as tokenizer.json with both
+    // spellings of a merge, and as vocab.json + merges.txt joined by a NUL byte, fuzz_tokenizer's split), a
+    // WordPiece vocabulary (vocab.txt and tokenizer.json), a tokenizer_config.json and a text to encode.
+    nlohmann::json byte_vocab = nlohmann::json::object();
+    for (int b = 0; b < 256; ++b)
+        byte_vocab[gpt2_byte_char(static_cast<unsigned char>(b))] = b;
+    const std::vector<std::pair<std::string, std::string>> merges = {
+        {"h", "e"}, {"l", "l"}, {"he", "ll"}, {"hell", "o"}, {"\u0120", "w"}, {"\u0120w", "o"}};
+    int next = 256;
+    std::string merges_txt = "#version: 0.2\n";
+    nlohmann::json as_strings = nlohmann::json::array(), as_pairs = nlohmann::json::array();
+    for (const auto& [a, b] : merges)
+    {
+        byte_vocab[a + b] = next++;
+        merges_txt += a + " " + b + "\n";
+        as_strings.push_back(a + " " + b);
+        as_pairs.push_back({a, b});
+    }
+    const nlohmann::json added = {{{"id", next}, {"content", "<|endoftext|>"}, {"special", true}}};
+    const std::string text =
+        "Hello world, it's 2026!\t\u00C9t\u00E9  \u4E2D\u6587 \U0001F984 [MASK] <|endoftext|>\n";
+    const auto write_checked = [&](const std::string& name, const std::string& bytes, auto check)
+    {
+        std::unique_ptr<HfTokenizer> t;
+        report(check(bytes, &t));
+        test::write_bytes((dir / "tokenizer" / name).string(), bytes);
+    };
+    for (const auto& [name, list] :
+         {std::pair{"bpe-strings.json", as_strings}, std::pair{"bpe-pairs.json", as_pairs}})
+        write_checked(name,
+                      nlohmann::json{{"added_tokens", added},
+                                     {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}}},
+                                     {"model", {{"type", "BPE"}, {"vocab", byte_vocab}, {"merges", list}}}}
+                          .dump(1),
+                      [](const std::string& b, std::unique_ptr<HfTokenizer>* t)
+                      { return parse_tokenizer_json(b, "tokenizer.json", t); });
+    write_checked("vocab-nul-merges.bin", byte_vocab.dump() + std::string(1, '\0') + merges_txt,
+                  [&](const std::string&, std::unique_ptr<HfTokenizer>* t)
+                  { return parse_bpe_files(byte_vocab.dump(), merges_txt, "vocab.json", "merges.txt", t); });
+    const std::string vocab_txt =
+        "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nun\n##aff\n##able\nhello\nworld\n,\n!\n"
+        "\u4E2D\n\u6587\n";
+    write_checked("vocab.txt", vocab_txt,
+                  [](const std::string& b, std::unique_ptr<HfTokenizer>* t)
+                  { return parse_wordpiece_vocab(b, "vocab.txt", {}, t); });
+    nlohmann::json wordpiece_vocab = nlohmann::json::object();
+    for (const char* t : {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hello", "##lo", "world"})
+        wordpiece_vocab[t] = static_cast<int>(wordpiece_vocab.size());
+    write_checked(
+        "wordpiece.json",
+        nlohmann::json{{"normalizer",
+                        {{"type", "BertNormalizer"},
+                         {"lowercase", true},
+                         {"strip_accents", nullptr},
+                         {"handle_chinese_chars", true}}},
+                       {"model", {{"type", "WordPiece"}, {"unk_token", "[UNK]"}, {"vocab", wordpiece_vocab}}}}
+            .dump(1),
+        [](const std::string& b, std::unique_ptr<HfTokenizer>* t)
+        { return parse_tokenizer_json(b, "tokenizer.json", t); });
+    test::write_bytes((dir / "tokenizer" / "tokenizer_config.json").string(),
+                      R"({"do_lower_case": false, "strip_accents": null, "tokenize_chinese_chars": true})");
+    test::write_bytes((dir / "tokenizer" / "merges.txt").string(), merges_txt);
+    test::write_bytes((dir / "tokenizer" / "text.txt").string(), text);
     return failures == 0 ? 0 : 1;
 }
