@@ -273,7 +273,8 @@ void mark_model_in_file(AppState& state)
     state.quit.model_file_step = v.step;
 }
 
-// "trained_model.json" beside the session's own file, or in the current folder when it has none.
+// Where Save writes the model at a quit: its own file (last opened or saved), else "trained_model.json"
+// beside the session's own file, or in the current folder when it has none.
 std::string default_model_save_path(AppState& state)
 {
     if (!state.training.model_path.empty())
