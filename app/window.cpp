@@ -366,13 +366,14 @@ void run_loop(Window& window, AppState& state, StartupFiles& files)
     ViewPrefs saved_prefs = state.prefs;
     for (;;)
     {
-        // Ctrl+Q, File > Quit or the window's close button: the autosave is written first, and a quit that
-        // would lose work no file holds (the autosave failed) asks instead (ui/model/session_files.h).
+        // Ctrl+Q, File > Quit or the window's close button: the autosaves are written first, and a quit that
+        // would lose work no file holds (the session or the trained model: an autosave failed) asks instead
+        // (ui/model/session_files.h).
         if (glfwWindowShouldClose(window.get()) || state.request_quit)
         {
             glfwSetWindowShouldClose(window.get(), GLFW_FALSE);
             state.request_quit = false;
-            if (quit_now_or_ask(state, files.autosave, ms_since(t0) / 1000.0))
+            if (quit_now_or_ask(state, files.autosave, files.model_autosave, ms_since(t0) / 1000.0))
                 break;
             note_input(); // draw the question at once
         }

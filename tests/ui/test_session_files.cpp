@@ -3,6 +3,8 @@
 // replaces unsaved changes.
 #include "config_home.h"
 #include "core/io/json_io.h"
+#include "core/io/lesson_file.h"
+#include "core/io/model_file.h"
 #include "core/io/session_file.h"
 #include "ui/model/lessons.h"
 #include "ui/model/prefs.h"
@@ -13,12 +15,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -36,9 +40,31 @@ protected:
     {
         ConfigHomeTest::SetUp();
         autosave.path = config_dir() + "/last_session.json";
+        model_autosave.path = config_dir() + "/last_model.json";
+    }
+
+    // A Reverse run in the Training panel, n steps on (the panel's view polled, as each frame does).
+    void train(int n)
+    {
+        if (!state->training_run.configured())
+        {
+            ASSERT_TRUE(state->training_run.configure(train::RunSpec()).is_ok());
+        }
+        if (n > 0)
+            state->training_run.step_now(n);
+        state->training_run.poll(state->training.view);
+    }
+    // A model autosave that cannot write: its folder's parent is a file (even root cannot write under it).
+    ModelAutosave broken_model_autosave()
+    {
+        std::ofstream(home / "no_model_folder") << "x";
+        ModelAutosave broken;
+        broken.path = (home / "no_model_folder" / "attnlab" / "last_model.json").string();
+        return broken;
     }
 
     Autosave autosave;
+    ModelAutosave model_autosave;
     std::unique_ptr<AppState> state = std::make_unique<AppState>();
 };
 
@@ -351,12 +377,12 @@ TEST_F(SessionFilesTest, QuittingAsksOnlyWhenNoFileHoldsTheWork)
     std::ofstream(home / "not_a_folder") << "x"; // nothing can be written under it, even as root
     broken.path = (home / "not_a_folder" / "attnlab" / "last_session.json").string();
     EXPECT_FALSE(quit_would_lose_work(*state, broken));
-    EXPECT_TRUE(quit_now_or_ask(*state, broken, 1.0));
+    EXPECT_TRUE(quit_now_or_ask(*state, broken, model_autosave, 1.0));
 
     // Changed, and the autosave works: quitting writes it and closes at once.
     state->session.text = "typed just now";
     EXPECT_TRUE(quit_would_lose_work(*state, autosave)); // not written yet
-    EXPECT_TRUE(quit_now_or_ask(*state, autosave, 1.0));
+    EXPECT_TRUE(quit_now_or_ask(*state, autosave, model_autosave, 1.0));
     Session kept;
     ASSERT_TRUE(load_session_file(autosave.path, &kept).is_ok());
     EXPECT_EQ(kept.text, "typed just now");
@@ -364,7 +390,7 @@ TEST_F(SessionFilesTest, QuittingAsksOnlyWhenNoFileHoldsTheWork)
 
     // Changed, and the autosave fails: the question, with the reason, and the window stays.
     EXPECT_TRUE(quit_would_lose_work(*state, broken));
-    EXPECT_FALSE(quit_now_or_ask(*state, broken, 2.0));
+    EXPECT_FALSE(quit_now_or_ask(*state, broken, model_autosave, 2.0));
     EXPECT_TRUE(state->quit.asking);
     EXPECT_TRUE(state->quit.open_request);
     EXPECT_NE(state->quit.reason.find("the autosave failed"), std::string::npos) << state->quit.reason;
@@ -379,7 +405,7 @@ TEST_F(SessionFilesTest, TheQuitQuestionSavesQuitsOrCancels)
     std::ofstream(home / "not_a_folder") << "x";
     broken.path = (home / "not_a_folder" / "attnlab" / "last_session.json").string();
     state->session.text = "only on screen";
-    ASSERT_FALSE(quit_now_or_ask(*state, broken, 1.0));
+    ASSERT_FALSE(quit_now_or_ask(*state, broken, model_autosave, 1.0));
 
     // Cancel: the window stays, and the status bar says the work is still in no file.
     ASSERT_TRUE(answer_quit(*state, QuitAnswer::Cancel).is_ok());
@@ -388,7 +414,7 @@ TEST_F(SessionFilesTest, TheQuitQuestionSavesQuitsOrCancels)
     EXPECT_NE(state->message.find("in no file"), std::string::npos) << state->message;
 
     // Save to a path that cannot be written: the question stays with the message.
-    ASSERT_FALSE(quit_now_or_ask(*state, broken, 2.0));
+    ASSERT_FALSE(quit_now_or_ask(*state, broken, model_autosave, 2.0));
     fs::create_directories(home / "a_folder");
     state->quit.save_path = (home / "a_folder").string();
     EXPECT_FALSE(answer_quit(*state, QuitAnswer::Save).is_ok());
@@ -402,15 +428,203 @@ TEST_F(SessionFilesTest, TheQuitQuestionSavesQuitsOrCancels)
     Session kept;
     ASSERT_TRUE(load_session_file((home / "kept.json").string(), &kept).is_ok());
     EXPECT_EQ(kept.text, "only on screen");
-    EXPECT_TRUE(quit_now_or_ask(*state, broken, 3.0));
+    EXPECT_TRUE(quit_now_or_ask(*state, broken, model_autosave, 3.0));
 
     // Quit without saving: the next request closes.
     state->request_quit = false;
     state->session.text = "thrown away";
-    ASSERT_FALSE(quit_now_or_ask(*state, broken, 4.0));
+    ASSERT_FALSE(quit_now_or_ask(*state, broken, model_autosave, 4.0));
     ASSERT_TRUE(answer_quit(*state, QuitAnswer::Quit).is_ok());
     EXPECT_TRUE(state->request_quit);
-    EXPECT_TRUE(quit_now_or_ask(*state, broken, 5.0));
+    EXPECT_TRUE(quit_now_or_ask(*state, broken, model_autosave, 5.0));
+}
+
+// [SECTION] Quitting with a trained model: the Training panel's model is asked about too when no file holds
+// its current step (neither a saved or opened model file nor the model autosave).
+
+TEST_F(SessionFilesTest, QuittingAsksWhenNoFileHoldsTheTrainedModel)
+{
+    ModelAutosave broken = broken_model_autosave();
+    // No run, then a run that has taken no step: nothing to lose.
+    EXPECT_FALSE(quit_would_lose_model(*state, broken));
+    train(0);
+    EXPECT_FALSE(quit_would_lose_model(*state, broken));
+    EXPECT_TRUE(quit_now_or_ask(*state, autosave, broken, 1.0));
+
+    // Trained, and the model autosave works: quitting writes it and closes at once.
+    train(4);
+    EXPECT_TRUE(quit_would_lose_model(*state, model_autosave)); // not written yet
+    EXPECT_TRUE(quit_now_or_ask(*state, autosave, model_autosave, 2.0));
+    EXPECT_FALSE(quit_would_lose_model(*state, model_autosave));
+    TrainedModel kept;
+    ASSERT_TRUE(load_model_file(model_autosave.path, &kept).is_ok());
+    EXPECT_EQ(kept.steps_taken, 4);
+    EXPECT_FALSE(state->quit.asking);
+
+    // Trained further, and the model autosave fails: the question names the model and the reason.
+    train(2);
+    EXPECT_FALSE(quit_now_or_ask(*state, autosave, broken, 3.0));
+    EXPECT_TRUE(state->quit.asking);
+    EXPECT_TRUE(state->quit.model);
+    EXPECT_FALSE(state->quit.session);
+    EXPECT_EQ(state->quit.model_name, "Reverse, step 6");
+    EXPECT_NE(state->quit.model_reason.find("the model autosave failed"), std::string::npos)
+        << state->quit.model_reason;
+    EXPECT_EQ(state->quit.model_save_path, "trained_model.json");
+    EXPECT_FALSE(broken.error.empty()); // the forced write was tried first
+    // The autosave's failure is for this step: a later try that works clears it.
+    EXPECT_TRUE(quit_now_or_ask(*state, autosave, model_autosave, 4.0));
+    // No model autosave at all (no config folder): the same question.
+    state->quit = QuitPrompt{};
+    ModelAutosave none;
+    EXPECT_TRUE(quit_would_lose_model(*state, none));
+    EXPECT_FALSE(quit_now_or_ask(*state, autosave, none, 5.0));
+    EXPECT_NE(state->quit.model_reason.find("no model autosave"), std::string::npos)
+        << state->quit.model_reason;
+}
+
+TEST_F(SessionFilesTest, AModelFileHoldsTheModelOnlyAtItsStep)
+{
+    ModelAutosave broken = broken_model_autosave();
+    train(5);
+    EXPECT_TRUE(quit_would_lose_model(*state, broken));
+    // Save model at this step: nothing to lose; trained more: at risk again.
+    const std::string saved = (home / "reverse-5.json").string();
+    ASSERT_TRUE(save_model_file(*state, saved).is_ok());
+    EXPECT_FALSE(quit_would_lose_model(*state, broken));
+    EXPECT_TRUE(quit_now_or_ask(*state, autosave, broken, 1.0));
+    train(1);
+    EXPECT_TRUE(quit_would_lose_model(*state, broken));
+
+    // A model opened from its file, at the file's step: nothing to lose; trained more: at risk.
+    auto other = std::make_unique<AppState>();
+    ASSERT_TRUE(open_model_file(*other, saved).is_ok());
+    other->training_run.poll(other->training.view);
+    ASSERT_EQ(other->training.view.step, 5);
+    EXPECT_FALSE(quit_would_lose_model(*other, broken));
+    other->training_run.step_now(1);
+    other->training_run.poll(other->training.view);
+    EXPECT_TRUE(quit_would_lose_model(*other, broken));
+}
+
+TEST_F(SessionFilesTest, ALessonsRunIsNeverAskedAboutTheUsersOwnIs)
+{
+    ModelAutosave broken = broken_model_autosave();
+    train(3); // the user's own run
+    EXPECT_TRUE(quit_would_lose_model(*state, broken));
+
+    Lesson lesson;
+    ASSERT_TRUE(parse_lesson(R"({"format": "attnlab-lesson", "version": 1, "title": "t",
+        "training": {"task": "copy", "seed": 2, "steps": 10},
+        "steps": [{"text": "trained", "training": {"show_step": 10}}]})",
+                             "t.json", &lesson)
+                    .is_ok());
+    test::HeadlessUi ui;
+    state->mouse_ignored = true; // the lesson's run is trained before the frame
+    state->lesson.library.lessons.push_back(lesson);
+    enter_lesson(*state, 0, 0);
+    ui.frames(*state, 1);
+    ASSERT_TRUE(lesson_active(*state));
+    ASSERT_EQ(state->training.view.step, 10);
+    EXPECT_FALSE(quit_would_lose_model(*state, broken));
+    EXPECT_TRUE(quit_now_or_ask(*state, autosave, broken, 1.0));
+
+    // The lesson left, the user's run is back at its step, and in no file.
+    state->request_quit = false;
+    leave_lesson(*state);
+    ui.frames(*state, 1);
+    ASSERT_FALSE(lesson_active(*state));
+    EXPECT_TRUE(quit_would_lose_model(*state, broken)); // its timeline may still be replaying: the same
+    for (int i = 0; i < 2000 && state->training_run.running(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ui.frames(*state, 1);
+    ASSERT_EQ(state->training.replay_expect, nullptr);
+    ASSERT_EQ(state->training.view.step, 3);
+    EXPECT_TRUE(quit_would_lose_model(*state, broken));
+    state.reset(); // its textures go back to the headless UI's provider first
+}
+
+TEST_F(SessionFilesTest, TheQuitQuestionSavesTheModelOrCancelsOrQuits)
+{
+    ModelAutosave broken = broken_model_autosave();
+    train(3);
+    ASSERT_FALSE(quit_now_or_ask(*state, autosave, broken, 1.0));
+
+    // Cancel: the window stays, and the status bar says the model is still in no file.
+    ASSERT_TRUE(answer_quit(*state, QuitAnswer::Cancel).is_ok());
+    EXPECT_FALSE(state->quit.asking);
+    EXPECT_FALSE(state->request_quit);
+    EXPECT_NE(state->message.find("the trained model is still in no file"), std::string::npos)
+        << state->message;
+
+    // Save to a path that cannot be written: the question stays with the message.
+    ASSERT_FALSE(quit_now_or_ask(*state, autosave, broken, 2.0));
+    fs::create_directories(home / "a_folder");
+    state->quit.model_save_path = (home / "a_folder").string();
+    EXPECT_FALSE(answer_quit(*state, QuitAnswer::Save).is_ok());
+    EXPECT_TRUE(state->quit.asking);
+    EXPECT_NE(state->quit.error.find("model"), std::string::npos) << state->quit.error;
+    EXPECT_FALSE(state->request_quit);
+    // Save to a good path: a model file that opens at the step, then the quit goes through.
+    const std::string path = (home / "kept-model.json").string();
+    state->quit.model_save_path = path;
+    ASSERT_TRUE(answer_quit(*state, QuitAnswer::Save).is_ok());
+    EXPECT_TRUE(state->request_quit);
+    TrainedModel kept;
+    ASSERT_TRUE(load_model_file(path, &kept).is_ok());
+    EXPECT_EQ(kept.steps_taken, 3);
+    EXPECT_EQ(kept.task, "reverse");
+    EXPECT_TRUE(quit_now_or_ask(*state, autosave, broken, 3.0));
+
+    // Quit without saving: the next request closes.
+    state->request_quit = false;
+    train(1);
+    ASSERT_FALSE(quit_now_or_ask(*state, autosave, broken, 4.0));
+    ASSERT_TRUE(answer_quit(*state, QuitAnswer::Quit).is_ok());
+    EXPECT_TRUE(state->request_quit);
+    EXPECT_TRUE(quit_now_or_ask(*state, autosave, broken, 5.0));
+}
+
+TEST_F(SessionFilesTest, WithTheSessionAndTheModelAtRiskSaveWritesBoth)
+{
+    Autosave broken;
+    std::ofstream(home / "not_a_folder") << "x";
+    broken.path = (home / "not_a_folder" / "attnlab" / "last_session.json").string();
+    ModelAutosave broken_model = broken_model_autosave();
+    state->session.text = "only on screen";
+    train(2);
+    ASSERT_FALSE(quit_now_or_ask(*state, broken, broken_model, 1.0));
+    EXPECT_TRUE(state->quit.session);
+    EXPECT_TRUE(state->quit.model);
+    // The session is written, the model's path fails: the question stays, for the model alone.
+    fs::create_directories(home / "a_folder");
+    state->quit.save_path = (home / "kept.json").string();
+    state->quit.model_save_path = (home / "a_folder").string();
+    EXPECT_FALSE(answer_quit(*state, QuitAnswer::Save).is_ok());
+    EXPECT_TRUE(state->quit.asking);
+    EXPECT_FALSE(state->quit.session);
+    EXPECT_TRUE(state->quit.model);
+    EXPECT_FALSE(state->request_quit);
+    Session kept;
+    ASSERT_TRUE(load_session_file((home / "kept.json").string(), &kept).is_ok());
+    EXPECT_EQ(kept.text, "only on screen");
+    // The model's default path is beside the session's file once it has one.
+    state->quit.model_save_path = (home / "kept-model.json").string();
+    ASSERT_TRUE(answer_quit(*state, QuitAnswer::Save).is_ok());
+    EXPECT_TRUE(state->request_quit);
+    TrainedModel model;
+    ASSERT_TRUE(load_model_file((home / "kept-model.json").string(), &model).is_ok());
+    EXPECT_EQ(model.steps_taken, 2);
+    EXPECT_TRUE(quit_now_or_ask(*state, broken, broken_model, 2.0));
+
+    // A session with its own file: the model's default path is trained_model.json beside it.
+    state->request_quit = false;
+    state->session.text = "changed again";
+    train(1);
+    state->training.model_path.clear();
+    state->quit = QuitPrompt{};
+    ASSERT_FALSE(quit_now_or_ask(*state, broken, broken_model, 3.0));
+    EXPECT_EQ(state->quit.model_save_path, (home / "trained_model.json").string());
 }
 
 // [SECTION] Unsaved changes: Open and Recent ask before replacing them
@@ -613,7 +827,7 @@ TEST_F(UnsavedChangesTest, CtrlQWithAFailedAutosaveAsksAndEscCancels)
     ui->press_key(*state, keys::Q, true);
     ASSERT_TRUE(state->request_quit);
     state->request_quit = false; // what the window's loop does with the request
-    ASSERT_FALSE(quit_now_or_ask(*state, broken, 1.0));
+    ASSERT_FALSE(quit_now_or_ask(*state, broken, model_autosave, 1.0));
     auto out = ui->frames(*state, 2);
     EXPECT_NE(out.text.find("changes that are in no file"), std::string::npos) << out.text;
     EXPECT_NE(out.text.find("the autosave failed"), std::string::npos) << out.text;
@@ -624,6 +838,30 @@ TEST_F(UnsavedChangesTest, CtrlQWithAFailedAutosaveAsksAndEscCancels)
     EXPECT_FALSE(state->request_quit);
     EXPECT_EQ(state->session.text, "my edit");
     EXPECT_EQ(out.text.find("Quit without saving"), std::string::npos) << out.text;
+}
+
+// Through the window: Ctrl+Q with a trained model the failed model autosave does not hold names the model.
+TEST_F(UnsavedChangesTest, CtrlQWithATrainedModelInNoFileAsksAboutTheModel)
+{
+    ui = std::make_unique<test::HeadlessUi>();
+    ModelAutosave broken = broken_model_autosave();
+    train(7);
+    ui->frames(*state, 2);
+    ui->press_key(*state, keys::Q, true);
+    ASSERT_TRUE(state->request_quit);
+    state->request_quit = false;
+    ASSERT_FALSE(quit_now_or_ask(*state, autosave, broken, 1.0));
+    auto out = ui->frames(*state, 2);
+    EXPECT_NE(out.text.find("The trained model (Reverse, step 7) is in no file"), std::string::npos)
+        << out.text;
+    EXPECT_NE(out.text.find("the model autosave failed"), std::string::npos) << out.text;
+    EXPECT_NE(out.text.find("Save model, then quit"), std::string::npos) << out.text;
+    EXPECT_EQ(out.text.find("changes that are in no file"), std::string::npos) << out.text;
+    ui->press_key(*state, 256); // Esc
+    out = ui->frames(*state, 2);
+    EXPECT_FALSE(state->quit.asking);
+    EXPECT_FALSE(state->request_quit);
+    EXPECT_EQ(out.text.find("Save model, then quit"), std::string::npos) << out.text;
 }
 
 } // namespace

@@ -223,9 +223,18 @@ struct QuitPrompt
     bool asking = false;       // the question is on screen
     bool open_request = false; // open the question's popup on the next frame
     bool confirmed = false;    // the user chose to quit without saving: the next quit request closes
-    std::string reason;        // why no file holds the work (the autosave's failure), shown in the question
-    std::string save_path;     // where Save writes the session: its own file, or a name the user types
-    std::string error;         // the last Save's message, shown in the question (which stays open)
+    bool session = false;      // the user's session is at risk (Save writes it to save_path)
+    bool model = false; // the Training panel's trained model is at risk (Save writes it to model_save_path)
+    std::string reason; // why no file holds the session (the autosave's failure), shown in the question
+    std::string model_reason;    // why no file holds the model (the model autosave's failure)
+    std::string model_name;      // the model at risk, as the question names it: "Induction heads, step 600"
+    std::string save_path;       // where Save writes the session: its own file, or a name the user types
+    std::string model_save_path; // where Save writes the model: its own file, or a name the user types
+    std::string error;           // the last Save's message, shown in the question (which stays open)
+    // The trained model a file holds (saved with Save model, or opened from it): its task key and step ("" :
+    // none). Kept across questions; a model at this task and step is never at risk.
+    std::string model_file_task;
+    int model_file_step = -1;
 };
 
 // [SECTION] Lessons

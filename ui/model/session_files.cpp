@@ -240,6 +240,53 @@ Status open_recent_file(AppState& state, const std::string& path)
 
 // [SECTION] Quitting
 
+namespace
+{
+
+// The user's trained model that a quit could lose: its task and step, or false when there is none (no run,
+// a run with no step taken, or a lesson's run). While an opened model's timeline is replayed, the model is
+// the one replayed to, at its step (the run on screen is on its way there).
+bool user_model_step(const AppState& state, train::TaskKind* task, int* step)
+{
+    if (!state.training_run.configured() || lesson_active(state))
+        return false;
+    const TrainingPanelState& ts = state.training;
+    if (ts.replay_expect != nullptr)
+    {
+        *task = ts.view.config.task; // the replay's run is configured from the replayed model
+        *step = ts.replay_target;
+        return true;
+    }
+    const TrainingSnapshot& v = ts.view;
+    if (!v.params() || (v.step == v.first_step && v.first_step == 0))
+        return false;
+    *task = v.config.task;
+    *step = v.step;
+    return true;
+}
+
+// Remembers that a file holds the Training panel's model at its current task and step.
+void mark_model_in_file(AppState& state)
+{
+    const TrainingSnapshot& v = state.training.view;
+    state.quit.model_file_task = train::task_info(v.config.task).key;
+    state.quit.model_file_step = v.step;
+}
+
+// Where Save writes the model at a quit: its own file (last opened or saved), else "trained_model.json"
+// beside the session's own file, or in the current folder when it has none.
+std::string default_model_save_path(AppState& state)
+{
+    if (!state.training.model_path.empty())
+        return state.training.model_path;
+    const std::string& own = user_session_path(state);
+    if (own.empty())
+        return "trained_model.json";
+    return (std::filesystem::path(own).parent_path() / "trained_model.json").string();
+}
+
+} // namespace
+
 bool quit_would_lose_work(const AppState& state, const Autosave& autosave)
 {
     if (!has_unsaved_changes(state))
@@ -247,19 +294,50 @@ bool quit_would_lose_work(const AppState& state, const Autosave& autosave)
     return autosave.path.empty() || !autosave.has_written || autosave.written != user_session(state);
 }
 
-bool quit_now_or_ask(AppState& state, Autosave& autosave, double now_s)
+bool quit_would_lose_model(const AppState& state, const ModelAutosave& model_autosave)
+{
+    train::TaskKind kind{};
+    int step = 0;
+    if (!user_model_step(state, &kind, &step))
+        return false;
+    const std::string task = train::task_info(kind).key;
+    if (task == state.quit.model_file_task && step == state.quit.model_file_step)
+        return false;
+    const bool autosaved = !model_autosave.path.empty() && model_autosave.error.empty() &&
+                           model_autosave.written_task == task && model_autosave.written_step == step;
+    return !autosaved;
+}
+
+bool quit_now_or_ask(AppState& state, Autosave& autosave, ModelAutosave& model_autosave, double now_s)
 {
     autosave_tick(state, autosave, now_s, true);
-    if (state.quit.confirmed || !quit_would_lose_work(state, autosave))
+    model_autosave_tick(state, model_autosave, true);
+    if (state.training_run.configured())
+        state.training_run.poll(state.training.view);
+    if (state.quit.confirmed)
+        return true;
+    const bool session = quit_would_lose_work(state, autosave);
+    const bool model = quit_would_lose_model(state, model_autosave);
+    if (!session && !model)
         return true;
     QuitPrompt& q = state.quit;
+    q.session = session;
+    q.model = model;
     q.reason = autosave.path.empty()    ? std::string("this window has no autosave")
                : autosave.error.empty() ? std::string("the autosave has not written it yet")
                                         : "the autosave failed: " + autosave.error;
+    train::TaskKind kind{};
+    int step = 0;
+    if (model && user_model_step(state, &kind, &step))
+        q.model_name = std::string(train::task_info(kind).title) + ", step " + std::to_string(step);
+    q.model_reason = model_autosave.path.empty()    ? std::string("this window has no model autosave")
+                     : model_autosave.error.empty() ? std::string("the model autosave has not written it yet")
+                                                    : "the model autosave failed: " + model_autosave.error;
     if (!q.asking)
     {
         const std::string& own = user_session_path(state);
         q.save_path = own.empty() ? "session.json" : own;
+        q.model_save_path = default_model_save_path(state);
         q.error.clear();
     }
     q.asking = true;
@@ -272,18 +350,41 @@ Status answer_quit(AppState& state, QuitAnswer answer)
     QuitPrompt& q = state.quit;
     if (answer == QuitAnswer::Cancel)
     {
-        state.set_message("Quit cancelled: the session on screen is still in no file (File > Save session as "
-                          "keeps it)",
-                          true);
-        q = QuitPrompt{};
+        const std::string what = q.session && q.model ? "the session on screen and the trained model are"
+                                 : q.model            ? "the trained model is"
+                                                      : "the session on screen is";
+        const std::string how = q.session && q.model ? "File > Save session as and Save model keep them"
+                                : q.model            ? "Save model in the Training panel keeps it"
+                                                     : "File > Save session as keeps it";
+        state.set_message("Quit cancelled: " + what + " still in no file (" + how + ")", true);
+        QuitPrompt kept;
+        kept.model_file_task = q.model_file_task;
+        kept.model_file_step = q.model_file_step;
+        q = kept;
         return Status();
     }
     if (answer == QuitAnswer::Save)
-        if (Status s = save_user_session(state, q.save_path); !s.is_ok())
+    {
+        // What is written is no longer asked about, so a second Save after a failure writes only the rest.
+        if (q.session)
         {
-            q.error = "Not saved: " + s.message();
-            return s;
+            if (Status s = save_user_session(state, q.save_path); !s.is_ok())
+            {
+                q.error = "Not saved: " + s.message();
+                return s;
+            }
+            q.session = false;
         }
+        if (q.model)
+        {
+            if (Status s = save_model_file(state, q.model_save_path); !s.is_ok())
+            {
+                q.error = "The model was not saved: " + s.message();
+                return s;
+            }
+            q.model = false;
+        }
+    }
     q.asking = false;
     q.confirmed = answer == QuitAnswer::Quit;
     state.request_quit = true;
@@ -303,6 +404,8 @@ Status open_model(AppState& state, const TrainedModel& model, const std::string&
 {
     ATTNLAB_TRY(open_trained_model(state, model));
     state.training.model_path = path;
+    state.quit.model_file_task = model.task;
+    state.quit.model_file_step = model.steps_taken;
     remember(state, path);
     state.set_message("Opened the trained model " + path + " (" + model.task + ", step " +
                           std::to_string(model.steps_taken) + ")",
@@ -319,6 +422,7 @@ Status save_model_file(AppState& state, const std::string& path)
         return Status::error("there is no trained model yet: pick a task in the Training panel first");
     ATTNLAB_TRY(write_model_file(model_with_view(state), path));
     state.training.model_path = path;
+    mark_model_in_file(state);
     remember(state, path);
     state.set_message("Saved the model at step " + std::to_string(v.step) + " to " + path, false);
     return Status();

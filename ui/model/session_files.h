@@ -51,23 +51,29 @@ Status open_recent_file(AppState& state, const std::string& path);
 // [SECTION] Quitting
 
 struct Autosave;
+struct ModelAutosave;
 // True when quitting now would lose work: the user's session has changes its file does not hold
 // (has_unsaved_changes) and the autosave does not hold them either (this window has no autosave, or the
 // autosave's last write failed, or nothing was written since the session changed).
 bool quit_would_lose_work(const AppState& state, const Autosave& autosave);
+// True when quitting now would lose the Training panel's trained model: the user's run (not a lesson's) has
+// taken a step, no model file holds its current task and step (Save model, or the file it was opened from),
+// and the model autosave does not hold it either (no path, or its write for this step failed).
+bool quit_would_lose_model(const AppState& state, const ModelAutosave& model_autosave);
 // Called by the window when the user asks to quit (Ctrl+Q, File > Quit, the window's close button): writes
-// the autosave at once, then returns true when the window may close (nothing would be lost, or the user
-// already chose to quit without saving). Otherwise the question waits in state.quit for answer_quit, the
-// window stays, and false is returned.
-bool quit_now_or_ask(AppState& state, Autosave& autosave, double now_s);
+// the autosave and the model autosave at once, then returns true when the window may close (nothing would be
+// lost, or the user already chose to quit without saving). Otherwise the question (about the session, the
+// trained model or both) waits in state.quit for answer_quit, the window stays, and false is returned.
+bool quit_now_or_ask(AppState& state, Autosave& autosave, ModelAutosave& model_autosave, double now_s);
 enum class QuitAnswer
 {
-    Save,   // write the user's session to state.quit.save_path, then quit
+    Save,   // write what is at risk (the session to state.quit.save_path, the model to model_save_path), quit
     Quit,   // quit without saving
     Cancel, // keep the window open
 };
-// Save: a failed write keeps the question open with its message (in state.quit.error) and returns it. Save
-// and Quit set state.request_quit, so the window closes on its next frame.
+// Save: a failed write keeps the question open with its message (in state.quit.error) and returns it; what
+// was written by then is no longer asked about. Save and Quit set state.request_quit, so the window closes on
+// its next frame.
 Status answer_quit(AppState& state, QuitAnswer answer);
 
 // [SECTION] Trained models and training curves

@@ -119,8 +119,9 @@ void unsaved_popup(AppState& state)
     ImGui::EndPopup();
 }
 
-// The question before a quit that would lose work no file holds (the autosave failed): Save (to the
-// session's file, or a path typed here), Quit without saving, or Cancel. Esc cancels.
+// The question before a quit that would lose work no file holds (an autosave failed): the session, the
+// Training panel's model or both. Save (each to its file, or a path typed here), Quit without saving, or
+// Cancel. Esc cancels.
 void quit_popup(AppState& state)
 {
     QuitPrompt& q = state.quit;
@@ -138,20 +139,51 @@ void quit_popup(AppState& state)
         ImGui::EndPopup();
         return;
     }
-    ImGui::TextUnformatted("The session on screen has changes that are in no file: quitting now loses them.");
-    // The reason names a path, which may be long: wrapped, so the question stays inside a small window.
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
-    ImGui::TextWrapped("%s.", q.reason.c_str());
-    ImGui::PopTextWrapPos();
-    ImGui::Spacing();
-    ImGui::TextUnformatted("Save the session to");
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
-    if (ImGui::IsWindowAppearing())
-        ImGui::SetKeyboardFocusHere();
-    input_text("##quit_save_path", &q.save_path);
+    // A reason names a path, which may be long: wrapped, so the question stays inside a small window.
+    const float width = ImGui::GetFontSize() * 30.0f;
+    if (q.session)
+    {
+        ImGui::TextUnformatted(
+            "The session on screen has changes that are in no file: quitting now loses them.");
+        ImGui::PushTextWrapPos(width);
+        ImGui::TextWrapped("%s.", q.reason.c_str());
+        ImGui::PopTextWrapPos();
+    }
+    if (q.model)
+    {
+        if (q.session)
+            ImGui::Spacing();
+        ImGui::Text("The trained model (%s) is in no file: quitting now loses it.", q.model_name.c_str());
+        ImGui::PushTextWrapPos(width);
+        ImGui::TextWrapped("%s.", q.model_reason.c_str());
+        ImGui::PopTextWrapPos();
+    }
+    bool focused = false;
+    if (q.session)
+    {
+        ImGui::Spacing();
+        ImGui::TextUnformatted("Save the session to");
+        ImGui::SetNextItemWidth(width);
+        if (ImGui::IsWindowAppearing())
+            ImGui::SetKeyboardFocusHere();
+        focused = true;
+        input_text("##quit_save_path", &q.save_path);
+    }
+    if (q.model)
+    {
+        ImGui::Spacing();
+        ImGui::TextUnformatted("Save the model to");
+        ImGui::SetNextItemWidth(width);
+        if (!focused && ImGui::IsWindowAppearing())
+            ImGui::SetKeyboardFocusHere();
+        input_text("##quit_model_save_path", &q.model_save_path);
+    }
     if (!q.error.empty())
         error_text(q.error);
-    const Choice choice = save_discard_or_cancel("Save, then quit", "Quit without saving");
+    const char* save_label = q.session && q.model ? "Save both, then quit"
+                             : q.model            ? "Save model, then quit"
+                                                  : "Save, then quit";
+    const Choice choice = save_discard_or_cancel(save_label, "Quit without saving");
     if (choice == Choice::Save)
     {
         if (answer_quit(state, QuitAnswer::Save).is_ok())
