@@ -98,6 +98,9 @@ struct Trace
     std::vector<Mat> logits;             // [B] (T, V) Z W_U + b_U
     std::vector<Mat> probs; // [B] (T, V) softmax(logits) along rows: p(next token | tokens ≤ t)
     std::vector<Mat> loss;  // [B] (T, 1) −log p(token t + 1); the last position has none (0)
+    // A model opened from a folder (core/io/hf_model.h) says which: "GPT-2 (124M parameters), pretrained,
+    // from DIR". Empty for the session's seeded or imported weights and for a model trained here.
+    std::string model_source;
 
     int batch_size() const { return tokens.batch_size(); }
     int T() const { return tokens.T; }

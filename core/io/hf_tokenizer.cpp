@@ -326,6 +326,14 @@ private:
         e->pieces.push_back(display_bytes(token_bytes(t)));
     }
 
+public:
+    std::string piece(int i) const override
+    {
+        const auto it = id_to_token.find(i);
+        return it == id_to_token.end() ? std::string() : display_bytes(token_bytes(it->second));
+    }
+
+private:
     void encode_segment(std::string_view segment, pcre2_match_data* match, Encoding* e) const
     {
         const auto* subject = reinterpret_cast<PCRE2_SPTR>(segment.data());
@@ -505,6 +513,7 @@ public:
     int unk = 0, cls = 0, sep = 0;
 
     HfTokenizerKind kind() const override { return HfTokenizerKind::WordPiece; }
+    std::string piece(int i) const override { return token(i); }
 
     Status encode(std::string_view text, Encoding* out) const override
     {

@@ -50,6 +50,9 @@ public:
     virtual std::string token(int id) const = 0;
     // The id of a vocabulary string, or -1.
     virtual int id(std::string_view token) const = 0;
+    // What a token chip shows for an id (Encoding::pieces): "␣world", "##able" ("" for an id it does not
+    // have).
+    virtual std::string piece(int id) const = 0;
 
     // Encodes text (any length; the model's context limit is the caller's). GPT-2: no token is added, and
     // "<|endoftext|>" (and tokenizer.json's special added tokens) typed in the text stay one token. BERT:

@@ -29,7 +29,26 @@ Status validate(const ModelConfig& c)
     if (c.d_ff < 0 || c.d_ff > kMaxDFF)
         return Status::error("d_ff must be between 0 (4 d_model) and " + std::to_string(kMaxDFF) + ", not " +
                              std::to_string(c.d_ff));
+    if (!(c.layer_norm_eps > 0.0f && c.layer_norm_eps < 1.0f))
+        return Status::error("the LayerNorm epsilon must be between 0 and 1, not " +
+                             std::to_string(c.layer_norm_eps));
+    if (c.token_types < 0 || c.token_types > 1024)
+        return Status::error("token_types must be between 0 and 1024, not " + std::to_string(c.token_types));
     return Status::ok();
+}
+
+const char* to_string(Activation activation)
+{
+    switch (activation)
+    {
+    case Activation::Relu:
+        return "relu";
+    case Activation::GeluTanh:
+        return "gelu_tanh";
+    case Activation::GeluErf:
+        return "gelu_erf";
+    }
+    return "relu";
 }
 
 const char* to_string(PositionKind positions)
@@ -61,13 +80,24 @@ long long parameter_count(const ModelConfig& c)
 {
     const long long V = c.vocab_size, d = c.d_model, d_ff = c.resolved_d_ff(), hd = c.n_heads * c.d_k();
     long long layer = 3 * d * hd + hd * d + 2 * d; // W_Q, W_K, W_V, W_O, LN1
+    if (c.attention_bias)
+        layer += 3 * hd + d; // b_Q, b_K, b_V, b_O
     if (c.has_ffn())
-        layer += d * d_ff + d_ff + d_ff * d + d + 2 * d;  // W_1, b_1, W_2, b_2, LN2
-    long long n = V * d + c.n_layers * layer + d * V + V; // E, layers, W_U, b_U
+        layer += d * d_ff + d_ff + d_ff * d + d + 2 * d; // W_1, b_1, W_2, b_2, LN2
+    long long n = V * d + c.n_layers * layer;            // E, layers
+    if (!c.tied_unembedding)
+        n += d * V; // W_U
+    if (c.unembedding_bias)
+        n += V; // b_U
     if (c.positions == PositionKind::Learned)
         n += static_cast<long long>(c.T_max) * d;
     if (c.has_final_norm())
         n += 2 * d;
+    n += static_cast<long long>(c.token_types) * d; // T_type
+    if (c.embedding_norm)
+        n += 2 * d;
+    if (c.mlm_head)
+        n += d * d + 3 * d; // W_T, b_T, LN_mlm
     return n;
 }
 
@@ -101,6 +131,11 @@ template <typename S> void size_params(const ModelConfig& c, ParamsT<S>& p)
         shape(L.W_K, d, hd);
         shape(L.W_V, d, hd);
         shape(L.W_O, hd, d);
+        const int a = c.attention_bias ? 1 : 0;
+        shape(L.b_Q, a, a * hd);
+        shape(L.b_K, a, a * hd);
+        shape(L.b_V, a, a * hd);
+        shape(L.b_O, a, a * d);
         const int n = c.has_ffn() ? 1 : 0;
         shape(L.ln2_gamma, n, n * d);
         shape(L.ln2_beta, n, n * d);
@@ -112,8 +147,17 @@ template <typename S> void size_params(const ModelConfig& c, ParamsT<S>& p)
     const int f = c.has_final_norm() ? 1 : 0;
     shape(p.lnf_gamma, f, f * d);
     shape(p.lnf_beta, f, f * d);
-    shape(p.W_U, d, V);
-    shape(p.b_U, 1, V);
+    const int u = c.tied_unembedding ? 0 : 1, ub = c.unembedding_bias ? 1 : 0;
+    shape(p.W_U, u * d, u * V);
+    shape(p.b_U, ub, ub * V);
+    shape(p.T_type, c.token_types, c.token_types > 0 ? d : 0);
+    const int en = c.embedding_norm ? 1 : 0, m = c.mlm_head ? 1 : 0;
+    shape(p.emb_gamma, en, en * d);
+    shape(p.emb_beta, en, en * d);
+    shape(p.W_T, m * d, m * d);
+    shape(p.b_T, m, m * d);
+    shape(p.mlm_gamma, m, m * d);
+    shape(p.mlm_beta, m, m * d);
 }
 
 template <typename S> void set_zero(ParamsT<S>& p)
@@ -121,13 +165,12 @@ template <typename S> void set_zero(ParamsT<S>& p)
     p.E.setZero();
     p.P.setZero();
     for (LayerParamsT<S>& L : p.layers)
-        for (MatT<S>* m : {&L.ln1_gamma, &L.ln1_beta, &L.W_Q, &L.W_K, &L.W_V, &L.W_O, &L.ln2_gamma,
-                           &L.ln2_beta, &L.W_1, &L.b_1, &L.W_2, &L.b_2})
+        for (MatT<S>* m : {&L.ln1_gamma, &L.ln1_beta, &L.W_Q, &L.W_K, &L.W_V, &L.W_O, &L.b_Q, &L.b_K, &L.b_V,
+                           &L.b_O, &L.ln2_gamma, &L.ln2_beta, &L.W_1, &L.b_1, &L.W_2, &L.b_2})
             m->setZero();
-    p.lnf_gamma.setZero();
-    p.lnf_beta.setZero();
-    p.W_U.setZero();
-    p.b_U.setZero();
+    for (MatT<S>* m : {&p.lnf_gamma, &p.lnf_beta, &p.W_U, &p.b_U, &p.T_type, &p.emb_gamma, &p.emb_beta,
+                       &p.W_T, &p.b_T, &p.mlm_gamma, &p.mlm_beta})
+        m->setZero();
 }
 
 // Weight decay (AdamW) goes to the matrices that multiply activations: W_Q, W_K, W_V, W_O, W_1, W_2, W_U.
@@ -149,6 +192,13 @@ template <typename S> std::vector<NamedTensorT<S>> named_tensors(const ModelConf
         out.push_back({layer_name(l, "W_K"), &L.W_K, true});
         out.push_back({layer_name(l, "W_V"), &L.W_V, true});
         out.push_back({layer_name(l, "W_O"), &L.W_O, true});
+        if (c.attention_bias)
+        {
+            out.push_back({layer_name(l, "b_Q"), &L.b_Q, false});
+            out.push_back({layer_name(l, "b_K"), &L.b_K, false});
+            out.push_back({layer_name(l, "b_V"), &L.b_V, false});
+            out.push_back({layer_name(l, "b_O"), &L.b_O, false});
+        }
         if (c.has_ffn())
         {
             out.push_back({layer_name(l, "ln2_gamma"), &L.ln2_gamma, false});
@@ -164,8 +214,24 @@ template <typename S> std::vector<NamedTensorT<S>> named_tensors(const ModelConf
         out.push_back({"lnf_gamma", &p.lnf_gamma, false});
         out.push_back({"lnf_beta", &p.lnf_beta, false});
     }
-    out.push_back({"W_U", &p.W_U, true});
-    out.push_back({"b_U", &p.b_U, false});
+    if (c.token_types > 0)
+        out.push_back({"T_type", &p.T_type, false});
+    if (c.embedding_norm)
+    {
+        out.push_back({"emb_gamma", &p.emb_gamma, false});
+        out.push_back({"emb_beta", &p.emb_beta, false});
+    }
+    if (c.mlm_head)
+    {
+        out.push_back({"W_T", &p.W_T, true});
+        out.push_back({"b_T", &p.b_T, false});
+        out.push_back({"mlm_gamma", &p.mlm_gamma, false});
+        out.push_back({"mlm_beta", &p.mlm_beta, false});
+    }
+    if (!c.tied_unembedding)
+        out.push_back({"W_U", &p.W_U, true});
+    if (c.unembedding_bias)
+        out.push_back({"b_U", &p.b_U, false});
     return out;
 }
 
@@ -198,11 +264,11 @@ void init_params(const ModelConfig& c, Params& p)
         };
         if (ends_with("gamma"))
             m.setOnes();
-        else if (ends_with("beta") || ends_with("b_1") || ends_with("b_2") || n == "b_U")
+        else if (ends_with("beta") || n.rfind("b_", 0) == 0 || n.find(".b_") != std::string::npos)
             m.setZero();
         else
             normal_init(c.seed, n,
-                        n == "E" || n == "P"                   ? c.embedding_std
+                        n == "E" || n == "P" || n == "T_type"  ? c.embedding_std
                         : ends_with("W_O") || ends_with("W_2") ? residual_std
                                                                : std,
                         m);
@@ -229,6 +295,10 @@ template <typename To, typename From> ParamsT<To> cast_params(const ParamsT<From
         b.W_K = a.W_K.template cast<To>();
         b.W_V = a.W_V.template cast<To>();
         b.W_O = a.W_O.template cast<To>();
+        b.b_Q = a.b_Q.template cast<To>();
+        b.b_K = a.b_K.template cast<To>();
+        b.b_V = a.b_V.template cast<To>();
+        b.b_O = a.b_O.template cast<To>();
         b.ln2_gamma = a.ln2_gamma.template cast<To>();
         b.ln2_beta = a.ln2_beta.template cast<To>();
         b.W_1 = a.W_1.template cast<To>();
@@ -240,6 +310,13 @@ template <typename To, typename From> ParamsT<To> cast_params(const ParamsT<From
     out.lnf_beta = p.lnf_beta.template cast<To>();
     out.W_U = p.W_U.template cast<To>();
     out.b_U = p.b_U.template cast<To>();
+    out.T_type = p.T_type.template cast<To>();
+    out.emb_gamma = p.emb_gamma.template cast<To>();
+    out.emb_beta = p.emb_beta.template cast<To>();
+    out.W_T = p.W_T.template cast<To>();
+    out.b_T = p.b_T.template cast<To>();
+    out.mlm_gamma = p.mlm_gamma.template cast<To>();
+    out.mlm_beta = p.mlm_beta.template cast<To>();
     return out;
 }
 

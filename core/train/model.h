@@ -23,6 +23,14 @@ enum class NormPlacement
     Post, // A = LN1(X + MHA(X)), Y = LN2(A + FFN(A)) (the paper's)
 };
 
+// The FFN's non-linearity (and the masked-LM head's, which uses the same).
+enum class Activation
+{
+    Relu,     // max(0, x): the paper's, and the models trained here
+    GeluTanh, // 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³))): GPT-2's "gelu_new"
+    GeluErf,  // 0.5 x (1 + erf(x / √2)): BERT's "gelu"
+};
+
 enum class PositionKind
 {
     Learned,    // P is a trained (T_max, d_model) table
@@ -49,12 +57,34 @@ struct ModelConfig
     std::uint64_t seed = 1;      // the initial parameters
     float embedding_std = 0.02f; // E and P start as N(0, embedding_std²) (GPT-2: 0.02)
 
+    // What the pretrained architectures add (an opened Hugging Face model, core/io/hf_model.h). The models
+    // trained here keep the defaults: training refuses the others (see trainable()).
+    Activation activation = Activation::Relu;
+    float layer_norm_eps = 1e-5f;  // ε of every LayerNorm (GPT-2 1e-5, BERT 1e-12)
+    bool attention_bias = false;   // Q = x W_Q + b_Q, likewise K and V, and mha = concat W_O + b_O
+    int token_types = 0;           // BERT: a (token_types, d_model) table T whose row 0 joins X_0
+    bool embedding_norm = false;   // BERT: X_0 = LN_emb(E[tokens] + P + T[0])
+    bool scale_by_layer = false;   // GPT-2 scale_attn_by_inverse_layer_idx: layer l's scores also ÷ (l + 1)
+    bool mlm_head = false;         // BERT: Z' = LN_mlm(act(Z W_T + b_T)) is what the unembedding reads
+    bool tied_unembedding = false; // logits = Z Eᵀ (+ b_U): no W_U of its own (GPT-2, BERT)
+    bool unembedding_bias = true;  // b_U (GPT-2 has none)
+
     int d_k() const { return n_heads > 0 ? d_model / n_heads : 0; }
     int d_v() const { return d_k(); }
     int resolved_d_ff() const { return d_ff > 0 ? d_ff : 4 * d_model; }
     bool has_ffn() const { return !attention_only; }
     bool has_final_norm() const { return norm == NormPlacement::Pre; }
+    // Backward and the optimizer handle this model (none of the pretrained architectures' additions).
+    bool trainable() const
+    {
+        return activation == Activation::Relu && !attention_bias && token_types == 0 && !embedding_norm &&
+               !scale_by_layer && !mlm_head && !tied_unembedding && unembedding_bias &&
+               layer_norm_eps == 1e-5f;
+    }
 };
+
+// "relu", "gelu_tanh", "gelu_erf".
+const char* to_string(Activation activation);
 
 // "learned", "sinusoidal", "none": the names of command lines and model files.
 const char* to_string(PositionKind positions);
@@ -75,9 +105,11 @@ template <typename S> struct LayerParamsT
     MatT<S> W_Q;                 // (d_model, h·d_k)  [W_1^Q | ... | W_h^Q]
     MatT<S> W_K;                 // (d_model, h·d_k)  [W_1^K | ... | W_h^K]
     MatT<S> W_V;                 // (d_model, h·d_v)  [W_1^V | ... | W_h^V]
-    MatT<S> W_O;                 // (h·d_v, d_model)  no attention biases
+    MatT<S> W_O;                 // (h·d_v, d_model)
+    // (1, h·d_k), (1, h·d_k), (1, h·d_v), (1, d_model) with attention_bias, else 0 x 0
+    MatT<S> b_Q, b_K, b_V, b_O;
     MatT<S> ln2_gamma, ln2_beta; // (1, d_model) LayerNorm 2 (0 x 0 when attention_only)
-    MatT<S> W_1;                 // (d_model, d_ff)   FFN(x) = max(0, x W_1 + b_1) W_2 + b_2
+    MatT<S> W_1;                 // (d_model, d_ff)   FFN(x) = act(x W_1 + b_1) W_2 + b_2
     MatT<S> b_1;                 // (1, d_ff)
     MatT<S> W_2;                 // (d_ff, d_model)
     MatT<S> b_2;                 // (1, d_model)
@@ -90,8 +122,13 @@ template <typename S> struct ParamsT
     MatT<S> P; // (T_max, d_model) positions: learned, or the fixed sinusoids or zeros (then not trained)
     std::vector<LayerParamsT<S>> layers; // [n_layers]
     MatT<S> lnf_gamma, lnf_beta;         // (1, d_model) final LayerNorm, pre-LN only (else 0 x 0)
-    MatT<S> W_U;                         // (d_model, V) unembedding, not tied to E
-    MatT<S> b_U;                         // (1, V)
+    MatT<S> W_U;                         // (d_model, V) unembedding (0 x 0 when tied to E: logits = Z Eᵀ)
+    MatT<S> b_U;                         // (1, V) (0 x 0 without unembedding_bias)
+    // The pretrained architectures' extras (0 x 0 when the config has none):
+    MatT<S> T_type;              // (token_types, d_model) BERT's token type embedding
+    MatT<S> emb_gamma, emb_beta; // (1, d_model) BERT's embedding LayerNorm
+    MatT<S> W_T, b_T;            // (d_model, d_model), (1, d_model) the masked-LM head's transform
+    MatT<S> mlm_gamma, mlm_beta; // (1, d_model) its LayerNorm
 };
 using Params = ParamsT<float>;
 

@@ -207,9 +207,9 @@ void softmax(const double* x, Index n, double* y)
 
 template <typename S>
 void layer_norm(const MatT<S>& x, const MatT<S>& gamma, const MatT<S>& beta, MatT<S>& y, ColT<S>& mean,
-                ColT<S>& rstd)
+                ColT<S>& rstd, float epsilon)
 {
-    const S eps = static_cast<S>(kLayerNormEps);
+    const S eps = static_cast<S>(epsilon);
     for (Index i = 0; i < x.rows(); ++i)
     {
         const S m = x.row(i).mean();
@@ -250,10 +250,10 @@ void layer_norm_backward(const MatT<S>& dy, const MatT<S>& x, const ColT<S>& mea
 // Eigen's expressions per row cost more in set-up than in arithmetic at d_model 32-64.
 
 void layer_norm(const MatT<float>& x, const MatT<float>& gamma, const MatT<float>& beta, MatT<float>& y,
-                ColT<float>& mean, ColT<float>& rstd)
+                ColT<float>& mean, ColT<float>& rstd, float epsilon)
 {
     const Index n = x.cols(), n8 = n / 8 * 8;
-    const float eps = static_cast<float>(kLayerNormEps), inv_n = 1.0f / static_cast<float>(n);
+    const float eps = epsilon, inv_n = 1.0f / static_cast<float>(n);
     const float* g = gamma.data();
     const float* b = beta.data();
     for (Index i = 0; i < x.rows(); ++i)
@@ -431,14 +431,22 @@ void head_backward(const ModelConfig& c, int T, Index hd, Index dk, S scale, con
 
 template <typename S>
 void attention_forward(const ModelConfig& c, const LayerParamsT<S>& w, const MatT<S>& x, int B, int T, int l,
-                       LayerActsT<S>& a, ActivationsT<S>& acts, Detail detail, const WeightNudge<S>* nudge)
+                       LayerActsT<S>& a, ActivationsT<S>& acts, Detail detail, const WeightNudge<S>* nudge,
+                       const HeadMask* heads_off)
 {
     const int h = c.n_heads, dk = c.d_k();
-    const S scale = S(1) / std::sqrt(static_cast<S>(dk));
+    const S scale =
+        S(1) / (std::sqrt(static_cast<S>(dk)) * (c.scale_by_layer ? static_cast<S>(l + 1) : S(1)));
     const bool full = detail == Detail::Full;
-    mm(x, w.W_Q, a.Q); // Q = x W_Q, all heads at once
+    mm(x, w.W_Q, a.Q); // Q = x W_Q (+ b_Q), all heads at once
     mm(x, w.W_K, a.K);
     mm(x, w.W_V, a.V);
+    if (c.attention_bias)
+    {
+        a.Q.rowwise() += w.b_Q.row(0);
+        a.K.rowwise() += w.b_K.row(0);
+        a.V.rowwise() += w.b_V.row(0);
+    }
     const Index hd = static_cast<Index>(h) * dk; // the row stride of Q, K, V and concat
     for (int b = 0; b < B; ++b)
         for (int j = 0; j < h; ++j)
@@ -448,8 +456,12 @@ void attention_forward(const ModelConfig& c, const LayerParamsT<S>& w, const Mat
             const bool nudged = nudge != nullptr && nudge->layer == l && nudge->b == b && nudge->head == j;
             head_forward<S>(c, T, hd, dk, scale, a.Q.data() + at, a.K.data() + at, a.V.data() + at, r0, full,
                             a, acts.head_scores.data(), a.concat.data() + at, nudged ? nudge : nullptr);
+            if (heads_off != nullptr && (*heads_off)[static_cast<size_t>(l * h + j)] != 0)
+                a.concat.block(static_cast<Index>(b) * T, static_cast<Index>(j) * dk, T, dk).setZero();
         }
-    mm(a.concat, w.W_O, a.mha); // Concat(...) W_O
+    mm(a.concat, w.W_O, a.mha); // Concat(...) W_O (+ b_O)
+    if (c.attention_bias)
+        a.mha.rowwise() += w.b_O.row(0);
 }
 
 // From dmha (∂L/∂mha) back to dx (∂L/∂x, overwritten), through W_O, every head and W_Q, W_K, W_V.
@@ -481,17 +493,49 @@ void attention_backward(const ModelConfig& c, const LayerParamsT<S>& w, const Ma
     mm_bt_add(g.dV, w.W_V, dx);
 }
 
-// [SECTION] FFN: max(0, f W_1 + b_1) W_2 + b_2
+// [SECTION] FFN: act(f W_1 + b_1) W_2 + b_2
+
+} // namespace
+
+template <typename S> void activate(Activation activation, const MatT<S>& x, MatT<S>& y)
+{
+    switch (activation)
+    {
+    case Activation::Relu:
+        y.array() = x.array().max(S(0));
+        return;
+    case Activation::GeluTanh: // 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³)))
+    {
+        const S k = static_cast<S>(0.7978845608028654); // √(2/π)
+        y.array() = S(0.5) * x.array() * (S(1) + (k * (x.array() + S(0.044715) * x.array().cube())).tanh());
+        return;
+    }
+    case Activation::GeluErf: // 0.5 x (1 + erf(x / √2)), element by element (Eigen's core has no erf)
+    {
+        y.resize(x.rows(), x.cols());
+        const S r = static_cast<S>(0.7071067811865476); // 1/√2
+        const S* xs = x.data();
+        S* ys = y.data();
+        for (Index i = 0; i < x.size(); ++i)
+            ys[i] = S(0.5) * xs[i] * (S(1) + std::erf(xs[i] * r));
+        return;
+    }
+    }
+}
+
+namespace
+{
 
 // Full keeps ffn_pre; Training applies the ReLU in place in ffn_hidden (backward reads ReLU' from
 // hidden > 0, which is pre > 0): one (N, d_ff) matrix less to write and read back.
 template <typename S>
-void ffn_forward(const LayerParamsT<S>& w, const MatT<S>& f, LayerActsT<S>& a, Detail detail)
+void ffn_forward(const ModelConfig& c, const LayerParamsT<S>& w, const MatT<S>& f, LayerActsT<S>& a,
+                 Detail detail)
 {
     MatT<S>& pre = detail == Detail::Full ? a.ffn_pre : a.ffn_hidden;
     mm(f, w.W_1, pre);
     pre.rowwise() += w.b_1.row(0);
-    a.ffn_hidden.array() = pre.array().max(S(0));
+    activate(c.activation, pre, a.ffn_hidden);
     mm(a.ffn_hidden, w.W_2, a.ffn);
     a.ffn.rowwise() += w.b_2.row(0);
 }
@@ -523,6 +567,9 @@ template <typename S> void size_activations(const ModelConfig& c, int B, int T, 
                 ff = c.has_ffn() ? c.resolved_d_ff() : 0, att = N * c.n_heads;
     acts.B = B;
     acts.T = T;
+    shape(acts.embed, N, d);
+    shape(acts.embed_mean, c.embedding_norm ? N : 0);
+    shape(acts.embed_rstd, c.embedding_norm ? N : 0);
     acts.layers.resize(static_cast<size_t>(c.n_layers));
     for (LayerActsT<S>& a : acts.layers)
     {
@@ -546,6 +593,11 @@ template <typename S> void size_activations(const ModelConfig& c, int B, int T, 
     shape(acts.lnf, nl, d);
     shape(acts.lnf_mean, nl);
     shape(acts.lnf_rstd, nl);
+    const Index nm = c.mlm_head ? N : 0;
+    for (MatT<S>* m : {&acts.mlm_pre, &acts.mlm_hidden, &acts.mlm_norm})
+        shape(*m, nm, d);
+    shape(acts.mlm_mean, nm);
+    shape(acts.mlm_rstd, nm);
     shape(acts.logits, N, c.vocab_size);
     shape(acts.probs, N, c.vocab_size);
     shape(acts.loss, N);
@@ -582,18 +634,28 @@ template <typename S> void size_act_grads(const ModelConfig& c, int B, int T, Ac
 
 template <typename S>
 S forward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, ActivationsT<S>& acts,
-          const WeightNudge<S>* nudge, Detail detail)
+          const WeightNudge<S>* nudge, Detail detail, const HeadMask* heads_off)
 {
     const int B = batch.B, T = batch.T, N = B * T, V = c.vocab_size;
+    const float eps = c.layer_norm_eps;
     assert(acts.B == B && acts.T == T);
-    // X_0 = E[tokens] + P[0..T)
+    if (heads_off != nullptr && heads_off->empty())
+        heads_off = nullptr;
+    assert(heads_off == nullptr || heads_off->size() == static_cast<size_t>(c.n_layers * c.n_heads));
+    // X_0 = E[tokens] + P[0..T) (+ T_type[0]), then LN_emb when the model has it
     MatT<S>& X0 = acts.layers[0].X;
     for (int n = 0; n < N; ++n)
     {
         const int token = batch.tokens[static_cast<size_t>(n)];
         assert(token >= 0 && token < V);
-        X0.row(n) = p.E.row(token) + p.P.row(n % T);
+        acts.embed.row(n) = p.E.row(token) + p.P.row(n % T);
+        if (c.token_types > 0)
+            acts.embed.row(n) += p.T_type.row(0);
     }
+    if (c.embedding_norm)
+        layer_norm(acts.embed, p.emb_gamma, p.emb_beta, X0, acts.embed_mean, acts.embed_rstd, eps);
+    else
+        X0 = acts.embed;
     for (int l = 0; l < c.n_layers; ++l)
     {
         const LayerParamsT<S>& w = p.layers[static_cast<size_t>(l)];
@@ -602,16 +664,16 @@ S forward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Activat
             a.X = layer_output(c, acts.layers[static_cast<size_t>(l - 1)]);
         if (c.norm == NormPlacement::Pre)
         {
-            layer_norm(a.X, w.ln1_gamma, w.ln1_beta, a.ln1, a.ln1_mean, a.ln1_rstd); // LN1(X)
-            attention_forward(c, w, a.ln1, B, T, l, a, acts, detail, nudge);
+            layer_norm(a.X, w.ln1_gamma, w.ln1_beta, a.ln1, a.ln1_mean, a.ln1_rstd, eps); // LN1(X)
+            attention_forward(c, w, a.ln1, B, T, l, a, acts, detail, nudge, heads_off);
             if (c.residual)
                 a.residual = a.X + a.mha; // A = X + MHA(LN1(X))
             else
                 a.residual = a.mha; // A = MHA(LN1(X)): nothing added back
             if (c.has_ffn())
             {
-                layer_norm(a.residual, w.ln2_gamma, w.ln2_beta, a.ln2, a.ln2_mean, a.ln2_rstd);
-                ffn_forward(w, a.ln2, a, detail);
+                layer_norm(a.residual, w.ln2_gamma, w.ln2_beta, a.ln2, a.ln2_mean, a.ln2_rstd, eps);
+                ffn_forward(c, w, a.ln2, a, detail);
                 if (c.residual)
                     a.residual2 = a.residual + a.ffn; // Y = A + FFN(LN2(A))
                 else
@@ -620,22 +682,22 @@ S forward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Activat
         }
         else
         {
-            attention_forward(c, w, a.X, B, T, l, a, acts, detail, nudge);
+            attention_forward(c, w, a.X, B, T, l, a, acts, detail, nudge, heads_off);
             if (c.residual)
                 a.residual = a.X + a.mha;
             else
                 a.residual = a.mha;
-            layer_norm(a.residual, w.ln1_gamma, w.ln1_beta, a.ln1, a.ln1_mean,
-                       a.ln1_rstd); // A = LN1(X + MHA(X)), or LN1(MHA(X)) without the residual
+            layer_norm(a.residual, w.ln1_gamma, w.ln1_beta, a.ln1, a.ln1_mean, a.ln1_rstd,
+                       eps); // A = LN1(X + MHA(X)), or LN1(MHA(X)) without the residual
             if (c.has_ffn())
             {
-                ffn_forward(w, a.ln1, a, detail);
+                ffn_forward(c, w, a.ln1, a, detail);
                 if (c.residual)
                     a.residual2 = a.ln1 + a.ffn;
                 else
                     a.residual2 = a.ffn;
-                layer_norm(a.residual2, w.ln2_gamma, w.ln2_beta, a.ln2, a.ln2_mean,
-                           a.ln2_rstd); // Y = LN2(A + FFN(A)), or LN2(FFN(A))
+                layer_norm(a.residual2, w.ln2_gamma, w.ln2_beta, a.ln2, a.ln2_mean, a.ln2_rstd,
+                           eps); // Y = LN2(A + FFN(A)), or LN2(FFN(A))
             }
         }
     }
@@ -643,11 +705,24 @@ S forward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Activat
     const MatT<S>* Z = &last;
     if (c.has_final_norm())
     {
-        layer_norm(last, p.lnf_gamma, p.lnf_beta, acts.lnf, acts.lnf_mean, acts.lnf_rstd);
+        layer_norm(last, p.lnf_gamma, p.lnf_beta, acts.lnf, acts.lnf_mean, acts.lnf_rstd, eps);
         Z = &acts.lnf;
     }
-    mm(*Z, p.W_U, acts.logits); // logits = Z W_U + b_U
-    acts.logits.rowwise() += p.b_U.row(0);
+    if (c.mlm_head) // Z' = LN_mlm(act(Z W_T + b_T))
+    {
+        mm(*Z, p.W_T, acts.mlm_pre);
+        acts.mlm_pre.rowwise() += p.b_T.row(0);
+        activate(c.activation, acts.mlm_pre, acts.mlm_hidden);
+        layer_norm(acts.mlm_hidden, p.mlm_gamma, p.mlm_beta, acts.mlm_norm, acts.mlm_mean, acts.mlm_rstd,
+                   eps);
+        Z = &acts.mlm_norm;
+    }
+    if (c.tied_unembedding)
+        mm_bt(*Z, p.E, acts.logits); // logits = Z Eᵀ (+ b_U)
+    else
+        mm(*Z, p.W_U, acts.logits); // logits = Z W_U (+ b_U)
+    if (c.unembedding_bias)
+        acts.logits.rowwise() += p.b_U.row(0);
     double total = 0;
     int counted = 0;
     for (int n = 0; n < N; ++n)
@@ -681,6 +756,7 @@ template <typename S>
 void backward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, ActivationsT<S>& acts,
               ActGradsT<S>& ag, ParamsT<S>& dp, Detail detail)
 {
+    assert(c.trainable());
     const int B = batch.B, T = batch.T, N = B * T;
     int counted = 0;
     for (int n = 0; n < N; ++n)
@@ -780,9 +856,11 @@ template void size_activations(const ModelConfig&, int, int, ActivationsT<double
 template void size_act_grads(const ModelConfig&, int, int, ActGradsT<float>&);
 template void size_act_grads(const ModelConfig&, int, int, ActGradsT<double>&);
 template float forward(const ModelConfig&, const ParamsT<float>&, const Batch&, ActivationsT<float>&,
-                       const WeightNudge<float>*, Detail);
+                       const WeightNudge<float>*, Detail, const HeadMask*);
 template double forward(const ModelConfig&, const ParamsT<double>&, const Batch&, ActivationsT<double>&,
-                        const WeightNudge<double>*, Detail);
+                        const WeightNudge<double>*, Detail, const HeadMask*);
+template void activate(Activation, const MatT<float>&, MatT<float>&);
+template void activate(Activation, const MatT<double>&, MatT<double>&);
 template void backward(const ModelConfig&, const ParamsT<float>&, const Batch&, ActivationsT<float>&,
                        ActGradsT<float>&, ParamsT<float>&, Detail);
 template void backward(const ModelConfig&, const ParamsT<double>&, const Batch&, ActivationsT<double>&,

@@ -4,6 +4,7 @@
 #include "batch.h"
 #include "model.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace attnlab::train
@@ -28,7 +29,7 @@ template <typename S> struct LayerActsT
     MatT<S> ln2;      // (N, d)  pre-LN: LN2(residual); post-LN: LN2(residual2)  (FFN only)
     ColT<S> ln2_mean, ln2_rstd; // (N)
     MatT<S> ffn_pre;            // (N, d_ff) f W_1 + b_1 (f = ln2 pre-LN, ln1 post-LN)
-    MatT<S> ffn_hidden;         // (N, d_ff) max(0, ffn_pre)
+    MatT<S> ffn_hidden;         // (N, d_ff) act(ffn_pre): max(0, ·) or a GELU (ModelConfig::activation)
     MatT<S> ffn;                // (N, d)  ffn_hidden W_2 + b_2
     MatT<S> residual2;          // (N, d)  pre-LN: residual + ffn; post-LN: ln1 + ffn (ffn alone: no residual)
 };
@@ -36,14 +37,20 @@ template <typename S> struct LayerActsT
 template <typename S> struct ActivationsT
 {
     int B = 0, T = 0;
+    MatT<S> embed;                     // (N, d) E[tokens] + P[0..T) (+ T_type[0]): layer 0's X, or its input
+    ColT<S> embed_mean, embed_rstd;    // (N) with embedding_norm, whose LN_emb(embed) is layer 0's X
     std::vector<LayerActsT<S>> layers; // [n_layers]
     MatT<S> lnf;                       // (N, d) LN_f(last layer's output), pre-LN only
     ColT<S> lnf_mean, lnf_rstd;        // (N)
-    MatT<S> logits;                    // (N, V) Z W_U + b_U, Z = lnf (pre-LN) or the last output (post-LN)
-    MatT<S> probs;                     // (N, V) softmax(logits) along rows
-    ColT<S> loss;                      // (N)    -log probs[target] at every position (counted or not)
-    S mean_loss = 0;                   // Σ loss_mask·loss / Σ loss_mask
-    MatT<S> head_scores;               // (T, T) scratch: Q_h K_hᵀ of the head being computed (Training)
+    // The masked-LM head (mlm_head), else 0 x 0: mlm_pre = Z W_T + b_T, mlm_hidden = act(mlm_pre),
+    // mlm_norm = LN_mlm(mlm_hidden), which the unembedding then reads as Z.
+    MatT<S> mlm_pre, mlm_hidden, mlm_norm; // (N, d)
+    ColT<S> mlm_mean, mlm_rstd;            // (N)
+    MatT<S> logits;  // (N, V) Z W_U + b_U (Z Eᵀ when tied), Z = lnf (pre-LN), mlm_norm, or the last output
+    MatT<S> probs;   // (N, V) softmax(logits) along rows
+    ColT<S> loss;    // (N)    -log probs[target] at every position (counted or not)
+    S mean_loss = 0; // Σ loss_mask·loss / Σ loss_mask
+    MatT<S> head_scores; // (T, T) scratch: Q_h K_hᵀ of the head being computed (Training)
 };
 using Activations = ActivationsT<float>;
 
@@ -99,14 +106,22 @@ enum class Detail
     Training,
 };
 
+// Heads switched off (ablated): head j of layer l is off when heads_off[l·h + j] != 0. Its weights are still
+// computed and kept, but its output (its columns of concat) is zero, so W_O and every later stage see nothing
+// of it. Empty: every head on.
+using HeadMask = std::vector<std::uint8_t>;
+
 // Runs the model on batch and fills acts (sized by size_activations for batch's B, T). Returns the mean
-// loss over the positions batch.loss_mask counts (0 when none counts).
+// loss over the positions batch.loss_mask counts (0 when none counts). heads_off, when not null and not
+// empty, has n_layers·h entries (see HeadMask).
 template <typename S>
 S forward(const ModelConfig& config, const ParamsT<S>& params, const Batch& batch, ActivationsT<S>& acts,
-          const WeightNudge<S>* nudge = nullptr, Detail detail = Detail::Full);
+          const WeightNudge<S>* nudge = nullptr, Detail detail = Detail::Full,
+          const HeadMask* heads_off = nullptr);
 
 // Back-propagates the mean loss of the last forward(batch) into grads (every parameter, overwritten) and
-// act_grads (every named activation gradient). params must be those of the forward pass.
+// act_grads (every named activation gradient). params must be those of the forward pass, and the config
+// trainable() (the pretrained architectures' additions have no backward).
 template <typename S>
 void backward(const ModelConfig& config, const ParamsT<S>& params, const Batch& batch, ActivationsT<S>& acts,
               ActGradsT<S>& act_grads, ParamsT<S>& grads, Detail detail = Detail::Full);
@@ -132,7 +147,10 @@ template <typename S> const MatT<S>& layer_output(const ModelConfig& config, con
     return config.has_ffn() ? layer.ln2 : layer.ln1;
 }
 
-// LayerNorm's epsilon.
+// LayerNorm's epsilon of the models trained here (ModelConfig::layer_norm_eps's default).
 inline constexpr double kLayerNormEps = 1e-5;
+
+// act(x) elementwise into y (may be x): the config's activation (Relu, GeluTanh, GeluErf).
+template <typename S> void activate(Activation activation, const MatT<S>& x, MatT<S>& y);
 
 } // namespace attnlab::train

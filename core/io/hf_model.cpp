@@ -1,0 +1,364 @@
+// Loading a Hugging Face folder into the engine's model description, and running texts through it.
+#include "hf_model.h"
+
+#include "core/train/model_trace.h"
+
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+namespace attnlab
+{
+
+namespace
+{
+
+// "124M", "4.4M", "20k": a parameter count as model cards write it.
+std::string short_count(long long n)
+{
+    char buf[32];
+    if (n >= 1000000000)
+        std::snprintf(buf, sizeof buf, "%.1fB", static_cast<double>(n) / 1e9);
+    else if (n >= 10000000)
+        std::snprintf(buf, sizeof buf, "%lldM", (n + 500000) / 1000000);
+    else if (n >= 1000000)
+        std::snprintf(buf, sizeof buf, "%.1fM", static_cast<double>(n) / 1e6);
+    else if (n >= 1000)
+        std::snprintf(buf, sizeof buf, "%lldk", (n + 500) / 1000);
+    else
+        std::snprintf(buf, sizeof buf, "%lld", n);
+    return buf;
+}
+
+// Copies a stored vector (1 x n) into a (1, n) row of the model.
+void put_row(const Mat& stored, train::MatT<float>& dst)
+{
+    dst = stored;
+}
+
+// Copies a stored matrix into dst, transposed when the rule says the file holds it output x input.
+void put_matrix(const Mat& stored, bool transpose, train::MatT<float>& dst)
+{
+    if (transpose)
+        dst = stored.transpose();
+    else
+        dst = stored;
+}
+
+// Where a slot of the table goes among the parameters (nullptr: handled apart, or not used).
+train::MatT<float>* slot_target(HfSlot slot, train::Params& p, train::LayerParamsT<float>* L)
+{
+    switch (slot)
+    {
+    case HfSlot::TokenEmbedding:
+        return &p.E;
+    case HfSlot::PositionEmbedding:
+        return &p.P;
+    case HfSlot::TokenTypeEmbedding:
+        return &p.T_type;
+    case HfSlot::EmbeddingNormGain:
+        return &p.emb_gamma;
+    case HfSlot::EmbeddingNormBias:
+        return &p.emb_beta;
+    case HfSlot::QueryWeight:
+        return &L->W_Q;
+    case HfSlot::QueryBias:
+        return &L->b_Q;
+    case HfSlot::KeyWeight:
+        return &L->W_K;
+    case HfSlot::KeyBias:
+        return &L->b_K;
+    case HfSlot::ValueWeight:
+        return &L->W_V;
+    case HfSlot::ValueBias:
+        return &L->b_V;
+    case HfSlot::OutWeight:
+        return &L->W_O;
+    case HfSlot::OutBias:
+        return &L->b_O;
+    case HfSlot::AttnNormGain:
+        return &L->ln1_gamma;
+    case HfSlot::AttnNormBias:
+        return &L->ln1_beta;
+    case HfSlot::FfnInWeight:
+        return &L->W_1;
+    case HfSlot::FfnInBias:
+        return &L->b_1;
+    case HfSlot::FfnOutWeight:
+        return &L->W_2;
+    case HfSlot::FfnOutBias:
+        return &L->b_2;
+    case HfSlot::FfnNormGain:
+        return &L->ln2_gamma;
+    case HfSlot::FfnNormBias:
+        return &L->ln2_beta;
+    case HfSlot::FinalNormGain:
+        return &p.lnf_gamma;
+    case HfSlot::FinalNormBias:
+        return &p.lnf_beta;
+    case HfSlot::MlmTransformWeight:
+        return &p.W_T;
+    case HfSlot::MlmTransformBias:
+        return &p.b_T;
+    case HfSlot::MlmNormGain:
+        return &p.mlm_gamma;
+    case HfSlot::MlmNormBias:
+        return &p.mlm_beta;
+    case HfSlot::MlmBias:
+        return &p.b_U;
+    case HfSlot::QkvWeight:
+    case HfSlot::QkvBias:
+    case HfSlot::LmHeadWeight:
+    case HfSlot::MlmDecoderWeight:
+    case HfSlot::MlmDecoderBias:
+        return nullptr;
+    }
+    return nullptr;
+}
+
+bool is_vector(HfSlot slot)
+{
+    switch (slot)
+    {
+    case HfSlot::EmbeddingNormGain:
+    case HfSlot::EmbeddingNormBias:
+    case HfSlot::QkvBias:
+    case HfSlot::QueryBias:
+    case HfSlot::KeyBias:
+    case HfSlot::ValueBias:
+    case HfSlot::OutBias:
+    case HfSlot::AttnNormGain:
+    case HfSlot::AttnNormBias:
+    case HfSlot::FfnInBias:
+    case HfSlot::FfnOutBias:
+    case HfSlot::FfnNormGain:
+    case HfSlot::FfnNormBias:
+    case HfSlot::FinalNormGain:
+    case HfSlot::FinalNormBias:
+    case HfSlot::MlmTransformBias:
+    case HfSlot::MlmNormGain:
+    case HfSlot::MlmNormBias:
+    case HfSlot::MlmBias:
+    case HfSlot::MlmDecoderBias:
+        return true;
+    default:
+        return false;
+    }
+}
+
+// Reads every tensor of the plan into params (sized by size_params for config).
+Status read_weights(const HfModel& files, const train::ModelConfig& config, train::Params* params,
+                    const std::function<bool(double)>& progress)
+{
+    train::Params& p = *params;
+    const int d = config.d_model;
+    double total = 0, done = 0;
+    for (const HfTensorRef& ref : files.plan.tensors)
+        if (const TensorInfo* info = files.index.find(ref.name))
+            total += static_cast<double>(info->end - info->begin);
+    Mat stored;
+    for (const HfTensorRef& ref : files.plan.tensors)
+    {
+        if (progress && !progress(total > 0 ? done / total : 0.0))
+            return Status::error("Opening " + files.folder + " was cancelled.");
+        ATTNLAB_TRY(read_tensor(files.index, ref.name, &stored));
+        if (const TensorInfo* info = files.index.find(ref.name))
+            done += static_cast<double>(info->end - info->begin);
+        train::LayerParamsT<float>* L =
+            ref.layer >= 0 ? &p.layers[static_cast<std::size_t>(ref.layer)] : nullptr;
+        for (Eigen::Index i = 0; i < stored.size(); ++i)
+            if (!std::isfinite(stored.data()[i]))
+                return Status::error("Tensor " + ref.name + " holds a number that is not finite (NaN or " +
+                                     "infinity) at element " + std::to_string(i) +
+                                     ": the file is damaged. Download the model again.");
+        switch (ref.slot)
+        {
+        case HfSlot::QkvWeight: // [W_Q | W_K | W_V] side by side, input x output
+            L->W_Q = stored.middleCols(0, d);
+            L->W_K = stored.middleCols(d, d);
+            L->W_V = stored.middleCols(2 * d, d);
+            break;
+        case HfSlot::QkvBias:
+            L->b_Q = stored.middleCols(0, d);
+            L->b_K = stored.middleCols(d, d);
+            L->b_V = stored.middleCols(2 * d, d);
+            break;
+        case HfSlot::LmHeadWeight:
+        case HfSlot::MlmDecoderWeight:
+            // The unembedding: tied models save it too. One equal to the token embedding is the tie itself.
+            if (stored != p.E)
+                return Status::error(
+                    "Tensor " + ref.name +
+                    " differs from the token embedding: Attention Lab reads models whose output layer is "
+                    "tied to the token embedding (as GPT-2 and BERT are), and this one is not.");
+            break;
+        case HfSlot::MlmDecoderBias:
+            if (config.unembedding_bias && p.b_U.size() == stored.size() && stored != p.b_U)
+                return Status::error("Tensor " + ref.name +
+                                     " differs from cls.predictions.bias: the file is inconsistent.");
+            break;
+        default:
+        {
+            train::MatT<float>* dst = slot_target(ref.slot, p, L);
+            if (dst == nullptr)
+                break;
+            if (is_vector(ref.slot))
+                put_row(stored, *dst);
+            else
+                put_matrix(stored, ref.transpose, *dst);
+            break;
+        }
+        }
+    }
+    if (progress)
+        progress(1.0);
+    return Status::ok();
+}
+
+} // namespace
+
+std::string HfLoadedModel::label() const
+{
+    return std::string(is_gpt2() ? "GPT-2" : "BERT") + " (" + short_count(parameters) + " parameters)";
+}
+
+std::string HfLoadedModel::source() const
+{
+    return label() + ", pretrained, from " + files.folder;
+}
+
+Status hf_model_config(const HfConfig& hf, bool mlm_head, train::ModelConfig* out)
+{
+    const bool gpt2 = hf.architecture == HfArchitecture::Gpt2;
+    if (gpt2 && !hf.scale_attn_weights)
+        return Status::error("config.json sets scale_attn_weights to false (scores not divided by √d_k): "
+                             "Attention Lab reads GPT-2 models that scale them, as every released one does.");
+    train::ModelConfig c;
+    c.vocab_size = hf.vocab_size;
+    c.T_max = hf.n_positions;
+    c.d_model = hf.d_model;
+    c.n_heads = hf.n_heads;
+    c.n_layers = hf.n_layers;
+    c.d_ff = hf.d_ff;
+    c.attention_only = false;
+    c.norm = gpt2 ? train::NormPlacement::Pre : train::NormPlacement::Post;
+    c.positions = train::PositionKind::Learned;
+    c.residual = true;
+    c.causal = gpt2;
+    c.activation = hf.activation == HfActivation::GeluTanh  ? train::Activation::GeluTanh
+                   : hf.activation == HfActivation::GeluErf ? train::Activation::GeluErf
+                                                            : train::Activation::Relu;
+    c.layer_norm_eps = hf.layer_norm_eps;
+    c.attention_bias = true;
+    c.token_types = gpt2 ? 0 : hf.type_vocab_size;
+    c.embedding_norm = !gpt2;
+    c.scale_by_layer = gpt2 && hf.scale_attn_by_inverse_layer_idx;
+    c.mlm_head = !gpt2 && mlm_head;
+    c.tied_unembedding = true;
+    c.unembedding_bias = c.mlm_head;
+    const Status valid = train::validate(c);
+    if (!valid)
+        return Status::error("config.json describes a model beyond what Attention Lab runs: " +
+                             valid.message());
+    *out = c;
+    return Status::ok();
+}
+
+Status load_hf_model(const std::string& folder, HfLoadedModel* out,
+                     const std::function<bool(double)>& progress)
+{
+    HfLoadedModel m;
+    ATTNLAB_TRY(open_hf_model(folder, &m.files));
+    ATTNLAB_TRY(hf_model_config(m.files.config, m.files.plan.has_head, &m.config));
+    std::unique_ptr<HfTokenizer> tokenizer;
+    ATTNLAB_TRY(read_hf_tokenizer(folder, m.files.config.architecture, &tokenizer));
+    if (tokenizer->vocab_size() > m.config.vocab_size)
+        return Status::error("The tokenizer has " + std::to_string(tokenizer->vocab_size()) +
+                             " tokens but config.json's vocab_size is " +
+                             std::to_string(m.config.vocab_size) +
+                             ": the two files belong to different models.");
+    auto params = std::make_shared<train::Params>();
+    train::size_params(m.config, *params);
+    ATTNLAB_TRY(read_weights(m.files, m.config, params.get(), progress));
+    m.params = std::move(params);
+    m.parameters = train::parameter_count(m.config);
+    m.vocabulary.resize(static_cast<std::size_t>(m.config.vocab_size));
+    for (int id = 0; id < m.config.vocab_size; ++id)
+    {
+        std::string piece = tokenizer->piece(id);
+        m.vocabulary[static_cast<std::size_t>(id)] =
+            piece.empty() ? "#" + std::to_string(id) : std::move(piece);
+    }
+    m.mask_id = m.is_gpt2() ? -1 : tokenizer->id("[MASK]");
+    m.tokenizer = std::move(tokenizer);
+    *out = std::move(m);
+    return Status::ok();
+}
+
+Status encode_for_model(const HfLoadedModel& model, std::string_view text, Encoding* out)
+{
+    Encoding e;
+    ATTNLAB_TRY(model.tokenizer->encode(text, &e));
+    if (e.ids.empty())
+        return Status::error("The text has no token: type a word for " + model.label() + " to read.");
+    if (static_cast<int>(e.ids.size()) > model.config.T_max)
+        return Status::error("The text is " + std::to_string(e.ids.size()) + " tokens long, but " +
+                             model.label() + " reads at most " + std::to_string(model.config.T_max) +
+                             " (its context length): shorten the text.");
+    for (const int id : e.ids)
+        if (id < 0 || id >= model.config.vocab_size)
+            return Status::error("The tokenizer gave id " + std::to_string(id) + ", beyond the model's " +
+                                 std::to_string(model.config.vocab_size) +
+                                 " embeddings: the tokenizer files do not belong to this model.");
+    *out = std::move(e);
+    return Status::ok();
+}
+
+Status run_hf_ids(const HfLoadedModel& model, const std::vector<int>& ids, HfRun* run,
+                  const train::HeadMask* heads_off)
+{
+    const int T = static_cast<int>(ids.size());
+    if (T < 1 || T > model.config.T_max)
+        return Status::error("A run needs between 1 and " + std::to_string(model.config.T_max) +
+                             " tokens, not " + std::to_string(T) + ".");
+    for (const int id : ids)
+        if (id < 0 || id >= model.config.vocab_size)
+            return Status::error("Token id " + std::to_string(id) + " is not in the model's vocabulary of " +
+                                 std::to_string(model.config.vocab_size) + ".");
+    if (heads_off != nullptr && !heads_off->empty() &&
+        heads_off->size() != static_cast<std::size_t>(model.config.n_layers * model.config.n_heads))
+        return Status::error("The switched-off heads do not match the model's layers x heads.");
+    train::Batch& batch = run->batch;
+    batch.resize(1, T);
+    for (int t = 0; t < T; ++t)
+    {
+        const auto i = static_cast<std::size_t>(t);
+        batch.tokens[i] = ids[i];
+        const bool next = model.is_gpt2() && t + 1 < T;
+        batch.targets[i] = next ? ids[i + 1] : -1;
+        batch.loss_mask[i] = next ? 1 : 0;
+        batch.acc_mask[i] = batch.loss_mask[i];
+    }
+    train::size_activations(model.config, 1, T, run->acts);
+    train::forward<float>(model.config, *model.params, batch, run->acts, nullptr, train::Detail::Full,
+                          heads_off);
+    return Status::ok();
+}
+
+Status run_hf_text(const HfLoadedModel& model, std::string_view text, HfRun* run,
+                   const train::HeadMask* heads_off)
+{
+    Encoding e;
+    ATTNLAB_TRY(encode_for_model(model, text, &e));
+    ATTNLAB_TRY(run_hf_ids(model, e.ids, run, heads_off));
+    run->encoding = std::move(e);
+    return Status::ok();
+}
+
+void fill_hf_trace(const HfLoadedModel& model, const HfRun& run, Trace* trace)
+{
+    train::fill_trace(model.config, *model.params, run.batch, run.acts, nullptr, model.vocabulary, *trace);
+    trace->model_source = model.source();
+}
+
+} // namespace attnlab
