@@ -1,0 +1,333 @@
+// Opened Hugging Face models against PyTorch: every intermediate of the tiny GPT-2 and BERT folders (F32,
+// F16, BF16, with and without the name prefix) equals the float64 goldens, each mistake the goldens guard
+// against fails the comparison, and bad folders and texts get their messages.
+#include "core/io/hf_model.h"
+#include "hf_golden.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace attnlab
+{
+namespace
+{
+
+namespace fs = std::filesystem;
+using test::GoldenMat;
+using test::HfGolden;
+
+// Float32 arithmetic on these sizes rounds to about 5e-7 of a matrix's largest value; the GELU mistake moves
+// ffn_hidden by about 1e-4 of it (the goldens' "sensitivity"), so the comparison sits between the two.
+constexpr double kTolerance = 1e-5;
+
+// The largest difference between ours and the golden, relative to the golden's largest finite value
+// (infinite entries must match exactly). A shape mismatch is infinitely far.
+double relative_error(const train::MatT<float>& ours, const GoldenMat& golden)
+{
+    if (ours.rows() != golden.rows() || ours.cols() != golden.cols())
+        return INFINITY;
+    double scale = 0, worst = 0;
+    for (Eigen::Index i = 0; i < golden.size(); ++i)
+        if (std::isfinite(golden.data()[i]))
+            scale = std::max(scale, std::fabs(golden.data()[i]));
+    for (Eigen::Index i = 0; i < golden.size(); ++i)
+    {
+        const double g = golden.data()[i], o = ours.data()[i];
+        if (!std::isfinite(g))
+        {
+            if (o != g)
+                return INFINITY;
+            continue;
+        }
+        worst = std::max(worst, std::fabs(o - g));
+    }
+    return scale > 0 ? worst / scale : worst;
+}
+
+// Every intermediate the golden holds, by the engine's names, and the worst relative error with its name.
+struct Comparison
+{
+    double worst = 0;
+    std::string where;
+};
+
+Comparison compare_run(const HfRun& run, const HfGolden& golden, bool bert)
+{
+    Comparison c;
+    const auto check = [&](const train::MatT<float>& ours, const GoldenMat& g, const std::string& name)
+    {
+        const double e = relative_error(ours, g);
+        if (!(e <= c.worst))
+        {
+            c.worst = e;
+            c.where = name;
+        }
+    };
+    const train::Activations& a = run.acts;
+    check(a.embed, golden.at("embed"), "embed");
+    if (bert)
+    {
+        check(a.layers[0].X, golden.at("embed_norm"), "embed_norm");
+        check(a.mlm_pre, golden.at("mlm_pre"), "mlm_pre");
+        check(a.mlm_hidden, golden.at("mlm_hidden"), "mlm_hidden");
+        check(a.mlm_norm, golden.at("mlm_norm"), "mlm_norm");
+    }
+    else
+        check(a.lnf, golden.at("lnf"), "lnf");
+    check(a.logits, golden.at("logits"), "logits");
+    check(a.probs, golden.at("probs"), "probs");
+    for (int l = 0; l < static_cast<int>(a.layers.size()); ++l)
+    {
+        const train::LayerActsT<float>& la = a.layers[static_cast<std::size_t>(l)];
+        const std::pair<const char*, const train::MatT<float>*> stages[] = {
+            {"X", &la.X},
+            {"ln1", &la.ln1},
+            {"Q", &la.Q},
+            {"K", &la.K},
+            {"V", &la.V},
+            {"scores", &la.scores},
+            {"scaled", &la.scaled},
+            {"masked", &la.masked},
+            {"weights", &la.weights},
+            {"concat", &la.concat},
+            {"mha", &la.mha},
+            {"residual", &la.residual},
+            {"ln2", &la.ln2},
+            {"ffn_pre", &la.ffn_pre},
+            {"ffn_hidden", &la.ffn_hidden},
+            {"ffn", &la.ffn},
+            {"residual2", &la.residual2},
+        };
+        for (const auto& [name, m] : stages)
+            check(*m, golden.layer(l, name), "layers." + std::to_string(l) + "." + name);
+    }
+    return c;
+}
+
+struct Case
+{
+    const char* folder;
+    const char* golden;
+    bool bert;
+};
+const Case kGpt2{"gpt2", "gpt2_golden.json", false};
+const Case kBert{"bert", "bert_golden.json", true};
+
+HfLoadedModel load_or_fail(const fs::path& folder)
+{
+    HfLoadedModel model;
+    const Status s = load_hf_model(folder.string(), &model);
+    EXPECT_TRUE(s.is_ok()) << s.message();
+    return model;
+}
+
+Comparison run_against_golden(const HfLoadedModel& model, const Case& which)
+{
+    const HfGolden golden = test::load_hf_golden(test::hf_tiny_dir() / which.golden);
+    HfRun run;
+    const Status s = run_hf_ids(model, golden.token_ids, &run);
+    EXPECT_TRUE(s.is_ok()) << s.message();
+    return compare_run(run, golden, which.bert);
+}
+
+fs::path scratch_dir(const std::string& name)
+{
+    const fs::path dir =
+        fs::temp_directory_path() / ("attnlab_hf_model_test_" + std::to_string(::getpid()) + "_" + name);
+    fs::remove_all(dir);
+    return dir;
+}
+
+class HfModelGolden : public ::testing::TestWithParam<Case>
+{
+};
+
+TEST_P(HfModelGolden, EveryIntermediateMatchesPyTorch)
+{
+    const Case& which = GetParam();
+    const HfLoadedModel model = load_or_fail(test::hf_tiny_dir() / which.folder);
+    const Comparison c = run_against_golden(model, which);
+    EXPECT_LE(c.worst, kTolerance) << "worst at " << c.where;
+}
+
+TEST_P(HfModelGolden, TextIsEncodedAsTheGoldenAndRuns)
+{
+    const Case& which = GetParam();
+    const HfLoadedModel model = load_or_fail(test::hf_tiny_dir() / which.folder);
+    const HfGolden golden = test::load_hf_golden(test::hf_tiny_dir() / which.golden);
+    HfRun run;
+    const Status s = run_hf_text(model, golden.text, &run);
+    ASSERT_TRUE(s.is_ok()) << s.message();
+    EXPECT_EQ(run.encoding.ids, golden.token_ids);
+    EXPECT_LE(relative_error(run.acts.logits, golden.at("logits")), kTolerance);
+}
+
+TEST_P(HfModelGolden, HalfPrecisionAndUnprefixedCopiesGiveTheSameNumbers)
+{
+    const Case& which = GetParam();
+    for (const char* dtype : {"F16", "BF16"})
+        for (const bool strip : {false, true})
+        {
+            const fs::path dir = scratch_dir(std::string(which.folder) + dtype + (strip ? "_bare" : ""));
+            test::write_hf_variant(test::hf_tiny_dir() / which.folder, dir, dtype, strip);
+            const HfLoadedModel model = load_or_fail(dir);
+            const Comparison c = run_against_golden(model, which);
+            EXPECT_LE(c.worst, kTolerance)
+                << dtype << (strip ? " without prefix" : "") << ": worst at " << c.where;
+            fs::remove_all(dir);
+        }
+}
+
+// The mistakes the issue names must each fail the comparison: the goldens' weights were scaled for this.
+TEST_P(HfModelGolden, AWrongLayerNormEpsilonFails)
+{
+    const Case& which = GetParam();
+    HfLoadedModel model = load_or_fail(test::hf_tiny_dir() / which.folder);
+    model.config.layer_norm_eps = which.bert ? 1e-5f : 1e-12f;
+    EXPECT_GT(run_against_golden(model, which).worst, 100 * kTolerance);
+}
+
+TEST_P(HfModelGolden, TheOtherGeluFails)
+{
+    const Case& which = GetParam();
+    HfLoadedModel model = load_or_fail(test::hf_tiny_dir() / which.folder);
+    model.config.activation = which.bert ? train::Activation::GeluTanh : train::Activation::GeluErf;
+    EXPECT_GT(run_against_golden(model, which).worst, 3 * kTolerance);
+}
+
+TEST_P(HfModelGolden, AnUntransposedSquareProjectionFails)
+{
+    const Case& which = GetParam();
+    HfLoadedModel model = load_or_fail(test::hf_tiny_dir() / which.folder);
+    auto params = std::make_shared<train::Params>(*model.params);
+    params->layers[0].W_O.transposeInPlace();
+    model.params = params;
+    EXPECT_GT(run_against_golden(model, which).worst, 100 * kTolerance);
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiny, HfModelGolden, ::testing::Values(kGpt2, kBert),
+                         [](const ::testing::TestParamInfo<Case>& param)
+                         { return std::string(param.param.folder); });
+
+TEST(HfModel, DescribesItself)
+{
+    const HfLoadedModel gpt2 = load_or_fail(test::hf_tiny_dir() / "gpt2");
+    EXPECT_TRUE(gpt2.is_gpt2());
+    EXPECT_EQ(gpt2.parameters, train::parameter_count(gpt2.config));
+    EXPECT_NE(gpt2.label().find("GPT-2 ("), std::string::npos) << gpt2.label();
+    EXPECT_NE(gpt2.source().find(", pretrained, from "), std::string::npos);
+    EXPECT_EQ(gpt2.mask_id, -1);
+    EXPECT_TRUE(gpt2.config.causal);
+    EXPECT_TRUE(gpt2.config.tied_unembedding);
+    EXPECT_FALSE(gpt2.config.unembedding_bias);
+    const HfLoadedModel bert = load_or_fail(test::hf_tiny_dir() / "bert");
+    EXPECT_FALSE(bert.is_gpt2());
+    EXPECT_FALSE(bert.config.causal);
+    EXPECT_TRUE(bert.config.mlm_head);
+    EXPECT_EQ(bert.vocabulary[static_cast<std::size_t>(bert.mask_id)], "[MASK]");
+}
+
+TEST(HfModel, TraceHasThePiecesAndTheSource)
+{
+    const HfLoadedModel model = load_or_fail(test::hf_tiny_dir() / "gpt2");
+    HfRun run;
+    ASSERT_TRUE(run_hf_text(model, " the cat", &run).is_ok());
+    Trace trace;
+    fill_hf_trace(model, run, &trace);
+    EXPECT_EQ(trace.model_source, model.source());
+    ASSERT_EQ(trace.tokens.tokens.size(), 1u);
+    EXPECT_EQ(trace.tokens.tokens[0], run.encoding.pieces);
+    EXPECT_EQ(trace.tokens.tokens[0][0].rfind(kSpaceMark, 0), 0u) << trace.tokens.tokens[0][0];
+    ASSERT_EQ(trace.layers.size(), 2u);
+    EXPECT_EQ(trace.layers[1].attn.head(0, 3).weights.rows(), run.batch.T);
+}
+
+TEST(HfModel, TooLongATextNamesTheContextLength)
+{
+    const HfLoadedModel model = load_or_fail(test::hf_tiny_dir() / "gpt2");
+    HfRun run;
+    ASSERT_TRUE(run_hf_text(model, "a", &run).is_ok());
+    const std::vector<int> before = run.encoding.ids;
+    std::string text;
+    for (int i = 0; i < 40; ++i)
+        text += " x";
+    const Status s = run_hf_text(model, text, &run);
+    ASSERT_FALSE(s.is_ok());
+    EXPECT_NE(s.message().find("at most 16"), std::string::npos) << s.message();
+    EXPECT_EQ(run.encoding.ids, before);
+}
+
+TEST(HfModel, LoadingCanBeCancelledAndReportsProgress)
+{
+    HfLoadedModel model;
+    double last = -1;
+    int calls = 0;
+    const Status s = load_hf_model((test::hf_tiny_dir() / "gpt2").string(), &model,
+                                   [&](double f)
+                                   {
+                                       EXPECT_GE(f, last);
+                                       last = f;
+                                       return ++calls < 5;
+                                   });
+    ASSERT_FALSE(s.is_ok());
+    EXPECT_NE(s.message().find("cancelled"), std::string::npos) << s.message();
+    EXPECT_EQ(model.params, nullptr);
+    calls = 0;
+    last = -1;
+    ASSERT_TRUE(load_hf_model((test::hf_tiny_dir() / "gpt2").string(), &model,
+                              [&](double f) { return (last = f) >= 0; })
+                    .ok());
+    EXPECT_EQ(last, 1.0);
+}
+
+TEST(HfModel, AnUntiedOutputLayerIsRefusedByName)
+{
+    // A copy whose lm_head.weight differs from wte.
+    const fs::path dir = scratch_dir("untied");
+    test::write_hf_variant(test::hf_tiny_dir() / "gpt2", dir, "F32", false);
+    SafetensorsIndex index;
+    ASSERT_TRUE(open_safetensors(dir.string(), &index).is_ok());
+    std::vector<test::TestTensor> tensors;
+    for (const TensorInfo& info : index.tensors)
+    {
+        Mat m;
+        ASSERT_TRUE(read_tensor(index, info.name, &m).is_ok());
+        test::TestTensor t;
+        t.name = info.name;
+        t.shape = info.shape;
+        t.values.assign(m.data(), m.data() + m.size());
+        tensors.push_back(t);
+        if (info.name == "transformer.wte.weight")
+        {
+            t.name = "lm_head.weight";
+            t.values[0] += 0.5f;
+            tensors.push_back(t);
+        }
+    }
+    test::write_bytes((dir / "model.safetensors").string(), test::safetensors_bytes(tensors));
+    HfLoadedModel model;
+    const Status s = load_hf_model(dir.string(), &model);
+    ASSERT_FALSE(s.is_ok());
+    EXPECT_NE(s.message().find("lm_head.weight"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("tied"), std::string::npos) << s.message();
+    fs::remove_all(dir);
+}
+
+TEST(HfModel, AFolderWithoutATokenizerSaysWhichFilesAreMissing)
+{
+    const fs::path dir = scratch_dir("notokenizer");
+    test::write_hf_variant(test::hf_tiny_dir() / "bert", dir, "F32", false);
+    fs::remove(dir / "vocab.txt");
+    HfLoadedModel model;
+    const Status s = load_hf_model(dir.string(), &model);
+    ASSERT_FALSE(s.is_ok());
+    EXPECT_NE(s.message().find("vocab.txt"), std::string::npos) << s.message();
+    fs::remove_all(dir);
+}
+
+} // namespace
+} // namespace attnlab
