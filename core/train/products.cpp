@@ -330,14 +330,54 @@ void reference_product_at(const S* A, Index lda, const S* B, Index ldb, S* C, In
 
 } // namespace
 
+#ifdef ATTNLAB_TRAIN_AVX2
+namespace
+{
+
+// Products at least this many multiply-adds large are split between the OpenMP threads (Eigen::nbThreads():
+// 1 under OneThread, so training's many small products stay on their thread).
+constexpr double kParallelMultiplyAdds = 1 << 21;
+
+// C (m x n) = (or +=) A op(B) as a_times_b does, the columns of C cut into slabs shared out between the
+// threads. A slab is at most kSlabColumns wide, so a transposed B (a tied unembedding's 50k x 768 Eᵀ) is
+// packed a slab at a time, never whole. Slab edges are multiples of the kernel's 16 columns, so every entry
+// is summed exactly as in one call: the same bits on any number of threads.
+constexpr Index kSlabColumns = 2048;
+
+void a_times_b_threads(const float* A, Index lda, Index m, Index k, const float* B, Index ldb, bool trans_b,
+                       Index n, float* C, Index ldc, bool accumulate)
+{
+    const bool big =
+        static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= kParallelMultiplyAdds;
+    const int threads = big ? Eigen::nbThreads() : 1;
+    if (threads <= 1 && (!trans_b || n <= kSlabColumns))
+    {
+        a_times_b(A, lda, m, k, B, ldb, trans_b, n, C, ldc, accumulate, Lower::None);
+        return;
+    }
+    const Index tiles = (n + NR - 1) / NR;
+    const Index slab_tiles = std::clamp<Index>((tiles + threads - 1) / threads, 1, kSlabColumns / NR);
+    const int slabs = static_cast<int>((tiles + slab_tiles - 1) / slab_tiles);
+#pragma omp parallel for num_threads(std::min(threads, slabs)) schedule(static) if (threads > 1)
+    for (int s = 0; s < slabs; ++s)
+    {
+        const Index c0 = s * slab_tiles * NR, c1 = std::min(n, (s + 1) * slab_tiles * NR);
+        const float* Bs = trans_b ? B + c0 * ldb : B + c0;
+        a_times_b(A, lda, m, k, Bs, ldb, trans_b, c1 - c0, C + c0, ldc, accumulate, Lower::None);
+    }
+}
+
+} // namespace
+#endif
+
 void product(const MatT<float>& A, const MatT<float>& B, MatT<float>& C, bool accumulate)
 {
     assert(A.cols() == B.rows() && &C != &A && &C != &B);
     assert(!accumulate || (C.rows() == A.rows() && C.cols() == B.cols()));
 #ifdef ATTNLAB_TRAIN_AVX2
     C.resize(A.rows(), B.cols());
-    a_times_b(A.data(), A.cols(), A.rows(), A.cols(), B.data(), B.cols(), false, B.cols(), C.data(), C.cols(),
-              accumulate, Lower::None);
+    a_times_b_threads(A.data(), A.cols(), A.rows(), A.cols(), B.data(), B.cols(), false, B.cols(), C.data(),
+                      C.cols(), accumulate);
 #else
     if (!accumulate)
     {
@@ -355,8 +395,8 @@ void product_bt(const MatT<float>& A, const MatT<float>& B, MatT<float>& C, bool
     assert(!accumulate || (C.rows() == A.rows() && C.cols() == B.rows()));
 #ifdef ATTNLAB_TRAIN_AVX2
     C.resize(A.rows(), B.rows());
-    a_times_b(A.data(), A.cols(), A.rows(), A.cols(), B.data(), B.cols(), true, B.rows(), C.data(), C.cols(),
-              accumulate, Lower::None);
+    a_times_b_threads(A.data(), A.cols(), A.rows(), A.cols(), B.data(), B.cols(), true, B.rows(), C.data(),
+                      C.cols(), accumulate);
 #else
     if (!accumulate)
     {

@@ -138,3 +138,24 @@ TEST(TrainProducts, StridedBlocksAndCausalTriangles)
 }
 
 } // namespace
+
+// Large products are cut into column slabs shared between threads (and a transposed B wider than a slab is
+// packed a slab at a time): the result is the same bits on one thread and on two, and matches double.
+TEST(TrainProducts, SlabsGiveTheSameBitsOnAnyNumberOfThreads)
+{
+    const int saved = Eigen::nbThreads();
+    const MatF A = random_matrix(37, 96, 901), B = random_matrix(96, 5000, 902),
+               Bt = random_matrix(4999, 96, 903);
+    MatF one, one_bt, two, two_bt;
+    Eigen::setNbThreads(1);
+    product(A, B, one);
+    product_bt(A, Bt, one_bt);
+    Eigen::setNbThreads(2);
+    product(A, B, two);
+    product_bt(A, Bt, two_bt);
+    Eigen::setNbThreads(saved);
+    EXPECT_TRUE(one == two);
+    EXPECT_TRUE(one_bt == two_bt);
+    expect_near(one, A.cast<double>() * B.cast<double>(), 96, "A B, 5000 columns");
+    expect_near(one_bt, A.cast<double>() * Bt.cast<double>().transpose(), 96, "A Bt, 4999 columns");
+}
