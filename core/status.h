@@ -25,7 +25,7 @@ class Status
 public:
     Status() = default; // OK
 
-    static Status ok() { return {}; }
+    static Status ok() { return {}; } // a success; ask a Status is_ok() (this, called on one, is always true)
     static Status error(std::string message)
     {
         Status s;

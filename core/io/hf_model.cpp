@@ -342,6 +342,12 @@ Status run_hf_ids(const HfLoadedModel& model, const std::vector<int>& ids, HfRun
     train::size_activations(model.config, 1, T, run->acts);
     train::forward<float>(model.config, *model.params, batch, run->acts, nullptr, train::Detail::Full,
                           heads_off);
+    // Weights that load can still be too large for float arithmetic (a damaged or hand-made file): an
+    // overflow ends as an infinity or NaN in the logits, which would reach the screen.
+    if (!run->acts.logits.allFinite())
+        return Status::error(
+            "The model's numbers overflow float arithmetic on this text (its weights are too "
+            "large): the folder's weights are damaged. Download the model again.");
     return Status::ok();
 }
 

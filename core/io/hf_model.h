@@ -66,7 +66,9 @@ struct HfRun
 Status encode_for_model(const HfLoadedModel& model, std::string_view text, Encoding* out);
 
 // encode_for_model, then one forward pass keeping every intermediate (train::Detail::Full). heads_off
-// switches heads off (train::HeadMask). Reuses run's buffers. On error run is unchanged.
+// switches heads off (train::HeadMask). Reuses run's buffers. Refused: a text the tokenizer refuses or too
+// long (run unchanged), and logits that overflow float (weights too large: run's activations then hold that
+// failed pass, not to be shown; keep the last good trace).
 Status run_hf_text(const HfLoadedModel& model, std::string_view text, HfRun* run,
                    const train::HeadMask* heads_off = nullptr);
 // The same from token ids (each below the vocabulary size, 1 <= count <= context).

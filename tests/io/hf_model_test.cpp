@@ -11,6 +11,8 @@
 #include <fstream>
 #include <string>
 
+#include <unistd.h>
+
 namespace attnlab
 {
 namespace
@@ -261,6 +263,19 @@ TEST(HfModel, TooLongATextNamesTheContextLength)
     EXPECT_EQ(run.encoding.ids, before);
 }
 
+TEST(HfModel, WeightsTooLargeForFloatAreRefusedAtTheRun)
+{
+    HfLoadedModel model = load_or_fail(test::hf_tiny_dir() / "gpt2");
+    auto params = std::make_shared<train::Params>(*model.params);
+    params->lnf_gamma *= 1e30f; // finite, but the logits (LN_f · E) overflow
+    params->E *= 1e10f;
+    model.params = params;
+    HfRun run;
+    const Status s = run_hf_ids(model, {1, 2, 3}, &run);
+    ASSERT_FALSE(s.is_ok());
+    EXPECT_NE(s.message().find("overflow"), std::string::npos) << s.message();
+}
+
 TEST(HfModel, LoadingCanBeCancelledAndReportsProgress)
 {
     HfLoadedModel model;
@@ -280,7 +295,7 @@ TEST(HfModel, LoadingCanBeCancelledAndReportsProgress)
     last = -1;
     ASSERT_TRUE(load_hf_model((test::hf_tiny_dir() / "gpt2").string(), &model,
                               [&](double f) { return (last = f) >= 0; })
-                    .ok());
+                    .is_ok());
     EXPECT_EQ(last, 1.0);
 }
 

@@ -178,7 +178,7 @@ TEST_F(ConfigFilesTest, ThePicturesFontReaderRefusesAFifoAtOnce)
     bool loaded = true;
     EXPECT_TRUE(returns_promptly([&] { loaded = text.load(fifo); }, fifo));
     EXPECT_FALSE(loaded);
-    EXPECT_FALSE(text.ok());
+    EXPECT_FALSE(text.loaded());
 }
 
 TEST_F(ConfigFilesTest, RecentFilesTextRoundTripsAndSkipsCommentsRepeatsAndCarriageReturns)

@@ -259,7 +259,7 @@ HeatmapLayout layout_heatmap(const HeatmapPicture& p, const TextRasterizer& text
     }
     // Numbers grow with large cells (a slide read from the back of a room), up to 1.4 times the body text.
     float number_px = std::min(f.body * 1.4f, static_cast<float>(L.cell) * 0.38f);
-    if (text.ok() && number_px >= 10.0f && L.rows * L.cols <= 4096)
+    if (text.loaded() && number_px >= 10.0f && L.rows * L.cols <= 4096)
     {
         float widest = 0.0f;
         for (int r = 0; r < L.rows; ++r)

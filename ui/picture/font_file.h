@@ -32,7 +32,7 @@ std::string find_font_file();
 
 // The character ranges (first, last) the window's atlas always holds from DejaVu Sans: Latin, Greek and the
 // maths blocks. Other characters are added when the text uses them (ui/model/glyphs.h).
-inline constexpr std::array<std::pair<char32_t, char32_t>, 9> kFontRanges{{
+inline constexpr std::array<std::pair<char32_t, char32_t>, 10> kFontRanges{{
     {0x0020, 0x00FF}, // Basic Latin + Latin-1 (· × ÷)
     {0x0370, 0x03FF}, // Greek (α τ Σ)
     {0x1D00, 0x1DBF}, // phonetic extensions (ᵀ ᵢ)
@@ -40,6 +40,7 @@ inline constexpr std::array<std::pair<char32_t, char32_t>, 9> kFontRanges{{
     {0x2070, 0x209F}, // superscripts and subscripts (ₕ ₀–₉)
     {0x2190, 0x21FF}, // arrows (→)
     {0x2200, 0x22FF}, // mathematical operators (√ ∞ ⊙ Σ)
+    {0x2423, 0x2423}, // open box (␣: the space a GPT-2 piece starts with)
     {0x27C0, 0x27EF}, // brackets (⟨ ⟩)
     {0x2C60, 0x2C7F}, // Latin Extended-C (ⱼ)
 }};

@@ -60,7 +60,7 @@ public:
     bool load(const std::string& path);
     // Takes a font file's bytes; false if stb_truetype cannot read them.
     bool load_bytes(std::string bytes);
-    bool ok() const { return ok_; }
+    bool loaded() const { return ok_; }
 
     float width(const std::string& text, float px) const;
     // Draws text with its top-left at (x, y); rotated: reading upwards, starting at (x, y) = bottom-left.
