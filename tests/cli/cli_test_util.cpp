@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <sstream>
 
 namespace attnlab::test
@@ -34,8 +36,9 @@ int line_count(const std::string& text)
 TempDir::TempDir()
 {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path = std::filesystem::temp_directory_path() /
-           ("attnlab_cli_" + std::string(info->test_suite_name()) + "_" + info->name());
+    // The process id too: two checkouts' suites running at once must not share (and delete) a folder.
+    path = std::filesystem::temp_directory_path() / ("attnlab_cli_" + std::string(info->test_suite_name()) +
+                                                     "_" + info->name() + "_" + std::to_string(::getpid()));
     std::filesystem::remove_all(path);
     std::filesystem::create_directories(path);
 }
