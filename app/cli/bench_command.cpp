@@ -29,6 +29,11 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& args)
     command->add_option("--threads", args.threads, "Eigen threads")->check(CLI::Range(1, 256));
     command->add_option("--repeats", args.repeats, "Timed runs per shape (the median is shown)")
         ->check(CLI::Range(1, 1000));
+    command->add_option(
+        "--model", args.model,
+        "A Hugging Face model folder (GPT-2, BERT): time opening it, its forward pass on --text "
+        "and its trace, and show the peak memory");
+    command->add_option("--text", args.text, "With --model: the text run through the model");
     return command;
 }
 
@@ -125,6 +130,13 @@ double attention_ms(const Trace& trace, const ModelWeights& weights, int repeats
 
 int run_bench(const BenchArgs& args, std::ostream& out, std::ostream& err)
 {
+    if (!args.model.empty())
+        return run_hf_bench(args, out, err);
+    if (!args.text.empty())
+    {
+        print_error(err, "bench", "--text goes with --model FOLDER (a Hugging Face model folder to time)");
+        return 1;
+    }
     std::vector<Shape> shapes;
     if (args.T > 0 || args.d_model > 0 || args.heads > 0)
         shapes.push_back({args.T > 0 ? args.T : 128, args.d_model > 0 ? args.d_model : 512,
