@@ -30,19 +30,20 @@ std::string short_count(long long n)
     return buf;
 }
 
-// Copies a stored vector (1 x n) into a (1, n) row of the model.
-void put_row(const Mat& stored, train::MatT<float>& dst)
+// Moves a stored vector (1 x n) into a (1, n) row of the model (stored is left with dst's old storage).
+void put_row(Mat& stored, train::MatT<float>& dst)
 {
-    dst = stored;
+    dst = std::move(stored); // no copy: stored is read again for the next tensor
 }
 
-// Copies a stored matrix into dst, transposed when the rule says the file holds it output x input.
-void put_matrix(const Mat& stored, bool transpose, train::MatT<float>& dst)
+// Puts a stored matrix into dst: transposed (a copy) when the rule says the file holds it output x input,
+// else moved (stored is left with dst's old storage).
+void put_matrix(Mat& stored, bool transpose, train::MatT<float>& dst)
 {
     if (transpose)
         dst = stored.transpose();
     else
-        dst = stored;
+        dst = std::move(stored); // no copy: stored is read again for the next tensor
 }
 
 // Where a slot of the table goes among the parameters (nullptr: handled apart, or not used).
@@ -156,6 +157,13 @@ Status read_weights(const HfModel& files, const train::ModelConfig& config, trai
     for (const HfTensorRef& ref : files.plan.tensors)
         if (const TensorInfo* info = files.index.find(ref.name))
             total += static_cast<double>(info->end - info->begin);
+    // The tensors that are moved in whole (put_row, put_matrix) give up the zeros size_params gave them
+    // first, so the weights are held once while they are read, not twice.
+    for (const HfTensorRef& ref : files.plan.tensors)
+        if (!ref.transpose)
+            if (train::MatT<float>* dst = slot_target(
+                    ref.slot, p, ref.layer >= 0 ? &p.layers[static_cast<std::size_t>(ref.layer)] : nullptr))
+                *dst = train::MatT<float>();
     Mat stored;
     for (const HfTensorRef& ref : files.plan.tensors)
     {
