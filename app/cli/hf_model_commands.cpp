@@ -91,6 +91,17 @@ double peak_rss_mb()
     return -1;
 }
 
+// A folder without config.json is not a model's: said before anything is read, naming both kinds of --model.
+Status check_model_folder(const std::string& folder)
+{
+    std::error_code error;
+    if (!std::filesystem::exists(std::filesystem::path(folder) / "config.json", error))
+        return Status::error(folder + " is a folder without config.json: --model takes an attnlab model file "
+                                      "(attnlab train -o) or a Hugging Face model folder (config.json, "
+                                      "model.safetensors and the tokenizer files, as the Hub ships them)");
+    return Status::ok();
+}
+
 } // namespace
 
 bool is_model_folder_argument(const std::string& model)
@@ -108,6 +119,8 @@ int run_hf_export(const ExportArgs& args, std::ostream& out, std::ostream& err)
                           "(gradients are for models trained with attnlab train)");
     if (status && args.session.text.empty())
         status = Status::error("--model FOLDER needs --text: the sentence to run through the model");
+    if (status)
+        status = check_model_folder(args.model);
     HfLoadedModel model;
     if (status)
         status = load_hf_model(args.model, &model);
@@ -154,6 +167,8 @@ int run_hf_bench(const BenchArgs& args, std::ostream& out, std::ostream& err)
     else if (!is_model_folder_argument(args.model))
         status = Status::error(args.model + " is not a folder: give --model a Hugging Face model folder "
                                             "(config.json, model.safetensors and the tokenizer files)");
+    else
+        status = check_model_folder(args.model);
     if (!status)
     {
         print_error(err, "bench", status.message());
