@@ -4,7 +4,10 @@
 # `attnlab bench --model DIR --text ... --threads N`. A plain-torch GPT-2 (transformers is not needed): the
 # weights are random N(0, 0.02²), or read from a Hugging Face folder's model.safetensors with numpy. Each
 # thread count runs in its own process, because OpenBLAS's pool size is fixed when torch is imported.
-# Wall-clock median of the repeats, as attnlab bench reports. For PyTorch's best speed on this machine:
+# Wall-clock median of the repeats, as attnlab bench reports. Debian's torch calls whatever libblas.so.3 is
+# installed: the reference BLAS (about 20 times slower) unless libopenblas0-pthread is; an unpacked copy of
+# that package can be used for this command alone with LD_LIBRARY_PATH=<copy>/usr/lib/x86_64-linux-gnu/
+# openblas-pthread. For PyTorch's best speed on this machine:
 #   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 tests/bench/torch_hf_forward.py \
 #       [--model DIR] [--tokens 64] [--threads 1 2] [--repeats 15]
 import argparse
