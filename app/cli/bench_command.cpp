@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ostream>
+#include <utility>
 #include <vector>
 
 namespace attnlab
@@ -47,13 +48,6 @@ double elapsed_ms(Clock::time_point start)
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    const size_t n = values.size();
-    return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 // Multiply-adds of one encoder layer for one sentence, counted as 2 flops each (matrix products only).
 double layer_flops(double T, double d, double h, double d_k, double d_v, double d_ff)
 {
@@ -81,7 +75,7 @@ template <class Product> double gemm_gflops(int T, int d, int repeats, Product p
     }
     volatile float sink = C(0, 0);
     (void)sink;
-    return 2.0 * T * d * d / (median(times) * 1e6);
+    return 2.0 * T * d * d / (median_of(times) * 1e6);
 }
 
 struct Shape
@@ -123,10 +117,19 @@ double attention_ms(const Trace& trace, const ModelWeights& weights, int repeats
                           attn);
         times.push_back(elapsed_ms(start));
     }
-    return median(times);
+    return median_of(times);
 }
 
 } // namespace
+
+double median_of(std::vector<double> values)
+{
+    if (values.empty())
+        return 0;
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
 
 int run_bench(const BenchArgs& args, std::ostream& out, std::ostream& err)
 {
@@ -180,7 +183,7 @@ int run_bench(const BenchArgs& args, std::ostream& out, std::ostream& err)
             }
         }
         const Trace& trace = engine.trace();
-        const double forward_ms = median(times);
+        const double forward_ms = median_of(times);
         const double flops =
             layer_flops(shape.T, shape.d_model, shape.heads, trace.d_k, trace.d_v, trace.d_ff);
         const double gflops = flops / (forward_ms * 1e6);

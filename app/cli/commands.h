@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace CLI
 {
@@ -137,6 +138,9 @@ int run_headless_command(const HeadlessCommands& commands, std::ostream& out, st
 // --help (printed to out), 2 after a usage error (one line on err).
 bool parse_command_line(CLI::App& app, int argc, const char* const* argv, std::ostream& out,
                         std::ostream& err, int* exit_code);
+
+// The median of timings (an empty list gives 0), as every bench line reports them.
+double median_of(std::vector<double> values);
 
 // Prints "attnlab <what>: <message>" as one line (newlines in the message become spaces).
 void print_error(std::ostream& err, const std::string& what, const std::string& message);

@@ -32,13 +32,6 @@ double elapsed_ms(Clock::time_point start)
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    const std::size_t n = values.size();
-    return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 // The session options a model folder decides instead (all but --text).
 Status check_folder_options(const SessionOptions& o, const char* command)
 {
@@ -211,8 +204,8 @@ int run_hf_bench(const BenchArgs& args, std::ostream& out, std::ostream& err)
                   "T=%d layers=%d h=%d d_model=%d V=%d open_ms=%.1f forward_ms=%.3f trace_ms=%.3f "
                   "trace_mb=%.1f rss_mb=%.1f\n",
                   run.batch.T, model.config.n_layers, model.config.n_heads, model.config.d_model,
-                  model.config.vocab_size, open_ms, median(forward_times), median(trace_times), trace_mb,
-                  peak_rss_mb());
+                  model.config.vocab_size, open_ms, median_of(forward_times), median_of(trace_times),
+                  trace_mb, peak_rss_mb());
     out << "model=" << model.label() << " folder=" << args.model << " threads=" << Eigen::nbThreads()
         << " (requested " << args.threads << ") repeats=" << args.repeats
         << "; open = load_hf_model, forward = run_hf_text (every intermediate kept), trace = fill_hf_trace, "

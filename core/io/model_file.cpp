@@ -83,14 +83,34 @@ void write_heads(JsonWriter& w, const Mat& m, int h, int d_k)
     w.end_array();
 }
 
-void write_config(JsonWriter& w, const ModelConfig& c)
+// The sizes of kConfigInts, each under its key (inside an object being written).
+void write_config_sizes(JsonWriter& w, const ModelConfig& c)
 {
-    w.begin_object();
     for (const ConfigInt& field : kConfigInts)
     {
         w.key(field.key);
         w.number(c.*field.member);
     }
+}
+
+// "resolved": the sizes that follow from the others.
+void write_resolved_sizes(JsonWriter& w, const ModelConfig& c)
+{
+    w.key("resolved");
+    w.begin_object();
+    w.key("d_k");
+    w.number(c.d_k());
+    w.key("d_v");
+    w.number(c.d_v());
+    w.key("d_ff");
+    w.number(c.resolved_d_ff());
+    w.end_object();
+}
+
+void write_config(JsonWriter& w, const ModelConfig& c)
+{
+    w.begin_object();
+    write_config_sizes(w, c);
     w.key("attention_only");
     w.boolean(c.attention_only);
     w.key("norm");
@@ -103,15 +123,7 @@ void write_config(JsonWriter& w, const ModelConfig& c)
     w.boolean(c.causal);
     w.key("seed");
     w.number(static_cast<unsigned long long>(c.seed));
-    w.key("resolved");
-    w.begin_object();
-    w.key("d_k");
-    w.number(c.d_k());
-    w.key("d_v");
-    w.number(c.d_v());
-    w.key("d_ff");
-    w.number(c.resolved_d_ff());
-    w.end_object();
+    write_resolved_sizes(w, c);
     w.end_object();
 }
 
@@ -716,11 +728,7 @@ void write_model_trace(JsonWriter& w, const ModelPass& pass)
 void write_opened_config(JsonWriter& w, const ModelConfig& c)
 {
     w.begin_object();
-    for (const ConfigInt& field : kConfigInts)
-    {
-        w.key(field.key);
-        w.number(c.*field.member);
-    }
+    write_config_sizes(w, c);
     w.key("norm");
     w.string(norm_name(c.norm));
     w.key("positions");
@@ -745,15 +753,7 @@ void write_opened_config(JsonWriter& w, const ModelConfig& c)
     w.boolean(c.tied_unembedding);
     w.key("unembedding_bias");
     w.boolean(c.unembedding_bias);
-    w.key("resolved");
-    w.begin_object();
-    w.key("d_k");
-    w.number(c.d_k());
-    w.key("d_v");
-    w.number(c.d_v());
-    w.key("d_ff");
-    w.number(c.resolved_d_ff());
-    w.end_object();
+    write_resolved_sizes(w, c);
     w.end_object();
 }
 
