@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ostream>
+#include <utility>
 #include <vector>
 
 namespace attnlab
@@ -29,6 +30,11 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& args)
     command->add_option("--threads", args.threads, "Eigen threads")->check(CLI::Range(1, 256));
     command->add_option("--repeats", args.repeats, "Timed runs per shape (the median is shown)")
         ->check(CLI::Range(1, 1000));
+    command->add_option(
+        "--model", args.model,
+        "A Hugging Face model folder (GPT-2, BERT): time opening it, its forward pass on --text "
+        "and its trace, and show the peak memory");
+    command->add_option("--text", args.text, "With --model: the text run through the model");
     return command;
 }
 
@@ -40,13 +46,6 @@ using Clock = std::chrono::steady_clock;
 double elapsed_ms(Clock::time_point start)
 {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    const size_t n = values.size();
-    return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 // Multiply-adds of one encoder layer for one sentence, counted as 2 flops each (matrix products only).
@@ -76,7 +75,7 @@ template <class Product> double gemm_gflops(int T, int d, int repeats, Product p
     }
     volatile float sink = C(0, 0);
     (void)sink;
-    return 2.0 * T * d * d / (median(times) * 1e6);
+    return 2.0 * T * d * d / (median_of(times) * 1e6);
 }
 
 struct Shape
@@ -118,13 +117,29 @@ double attention_ms(const Trace& trace, const ModelWeights& weights, int repeats
                           attn);
         times.push_back(elapsed_ms(start));
     }
-    return median(times);
+    return median_of(times);
 }
 
 } // namespace
 
+double median_of(std::vector<double> values)
+{
+    if (values.empty())
+        return 0;
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
 int run_bench(const BenchArgs& args, std::ostream& out, std::ostream& err)
 {
+    if (!args.model.empty())
+        return run_hf_bench(args, out, err);
+    if (!args.text.empty())
+    {
+        print_error(err, "bench", "--text goes with --model FOLDER (a Hugging Face model folder to time)");
+        return 1;
+    }
     std::vector<Shape> shapes;
     if (args.T > 0 || args.d_model > 0 || args.heads > 0)
         shapes.push_back({args.T > 0 ? args.T : 128, args.d_model > 0 ? args.d_model : 512,
@@ -168,7 +183,7 @@ int run_bench(const BenchArgs& args, std::ostream& out, std::ostream& err)
             }
         }
         const Trace& trace = engine.trace();
-        const double forward_ms = median(times);
+        const double forward_ms = median_of(times);
         const double flops =
             layer_flops(shape.T, shape.d_model, shape.heads, trace.d_k, trace.d_v, trace.d_ff);
         const double gflops = flops / (forward_ms * 1e6);

@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace CLI
 {
@@ -23,7 +24,8 @@ struct ExportArgs
 {
     SessionOptions session;
     std::string output;     // -o FILE
-    std::string model;      // --model FILE: a trained model (attnlab train); --text is then its tokens
+    std::string model;      // --model FILE: a trained model (attnlab train); --text is then its tokens.
+                            // --model FOLDER: a Hugging Face model folder; --text is then any text
     bool gradients = false; // --gradients (with --model): also ∂L/∂ every weight and ∂L/∂A_h
 };
 
@@ -36,6 +38,12 @@ int run_export(const ExportArgs& args, std::ostream& out, std::ostream& err);
 // line, all of one length; without --text the task's default probe, Task::probe()) and writes
 // "attnlab-model-trace" (core/io/FORMAT.md). Same exit codes as run_export.
 int run_model_export(const ExportArgs& args, std::ostream& out, std::ostream& err);
+// export --model FOLDER: opens the Hugging Face folder (core/io/hf_model.h), runs --text through it and
+// writes "attnlab-model-trace" for an opened model (core/io/FORMAT.md). Only --text and -o go with it; a text
+// longer than the model's context is refused naming the limit. Same exit codes as run_export.
+int run_hf_export(const ExportArgs& args, std::ostream& out, std::ostream& err);
+// Whether --model names a folder (an opened model) rather than a file (a trained model).
+bool is_model_folder_argument(const std::string& model);
 
 // [SECTION] bench: forward-pass timings beside the machine's own GEMM rate.
 
@@ -44,12 +52,18 @@ struct BenchArgs
     int T = 0, d_model = 0, heads = 0, d_ff = 0; // 0: not given
     int threads = 1;
     int repeats = 7;
+    std::string model; // --model FOLDER: time a Hugging Face model folder instead of the seeded shapes
+    std::string text;  // --text: the sentence run through it
 };
 
 CLI::App* add_bench_command(CLI::App& app, BenchArgs& args);
 // Prints one line per shape: "T=<T> d_model=<d> h=<h> forward_ms=<median> ...". Without --t, --d-model or
 // --heads it runs (128, 512, 8), (512, 512, 8) and (1024, 768, 12). Returns the exit code.
 int run_bench(const BenchArgs& args, std::ostream& out, std::ostream& err);
+// bench --model FOLDER --text TEXT: prints a header line, then "T=<T> ... open_ms=<load_hf_model>
+// forward_ms=<median run_hf_text, every intermediate kept> trace_ms=<median fill_hf_trace> trace_mb=<the
+// trace's floats> rss_mb=<peak resident memory, VmHWM>". Returns the exit code (1 after one line on err).
+int run_hf_bench(const BenchArgs& args, std::ostream& out, std::ostream& err);
 
 // [SECTION] lessons: the built-in lessons, one per line, id first.
 
@@ -124,6 +138,9 @@ int run_headless_command(const HeadlessCommands& commands, std::ostream& out, st
 // --help (printed to out), 2 after a usage error (one line on err).
 bool parse_command_line(CLI::App& app, int argc, const char* const* argv, std::ostream& out,
                         std::ostream& err, int* exit_code);
+
+// The median of timings (an empty list gives 0), as every bench line reports them.
+double median_of(std::vector<double> values);
 
 // Prints "attnlab <what>: <message>" as one line (newlines in the message become spaces).
 void print_error(std::ostream& err, const std::string& what, const std::string& message);

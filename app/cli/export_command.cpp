@@ -16,8 +16,10 @@ CLI::App* add_export_command(CLI::App& app, ExportArgs& args)
     CLI::App* command = app.add_subcommand("export", "Write every intermediate of the forward pass as JSON");
     add_session_options(*command, args.session);
     command->add_option("-o,--output", args.output, "Output JSON file")->required();
-    command->add_option("--model", args.model,
-                        "A trained model (attnlab train): --text is then its tokens separated by spaces");
+    command->add_option(
+        "--model", args.model,
+        "A trained model (attnlab train): --text is then its tokens separated by spaces; or a "
+        "Hugging Face model folder (GPT-2, BERT): --text is then any text");
     command->add_flag("--gradients", args.gradients,
                       "With --model: also the gradients of the next-token loss (every weight, every A_h)");
     return command;
@@ -25,6 +27,8 @@ CLI::App* add_export_command(CLI::App& app, ExportArgs& args)
 
 int run_export(const ExportArgs& args, std::ostream& out, std::ostream& err)
 {
+    if (is_model_folder_argument(args.model))
+        return run_hf_export(args, out, err);
     if (!args.model.empty())
         return run_model_export(args, out, err);
     if (args.gradients)

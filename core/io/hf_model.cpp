@@ -30,19 +30,20 @@ std::string short_count(long long n)
     return buf;
 }
 
-// Copies a stored vector (1 x n) into a (1, n) row of the model.
-void put_row(const Mat& stored, train::MatT<float>& dst)
+// Moves a stored vector (1 x n) into a (1, n) row of the model (stored is left with dst's old storage).
+void put_row(Mat& stored, train::MatT<float>& dst)
 {
-    dst = stored;
+    dst = std::move(stored); // no copy: stored is read again for the next tensor
 }
 
-// Copies a stored matrix into dst, transposed when the rule says the file holds it output x input.
-void put_matrix(const Mat& stored, bool transpose, train::MatT<float>& dst)
+// Puts a stored matrix into dst: transposed (a copy) when the rule says the file holds it output x input,
+// else moved (stored is left with dst's old storage).
+void put_matrix(Mat& stored, bool transpose, train::MatT<float>& dst)
 {
     if (transpose)
         dst = stored.transpose();
     else
-        dst = stored;
+        dst = std::move(stored); // no copy: stored is read again for the next tensor
 }
 
 // Where a slot of the table goes among the parameters (nullptr: handled apart, or not used).
@@ -156,6 +157,13 @@ Status read_weights(const HfModel& files, const train::ModelConfig& config, trai
     for (const HfTensorRef& ref : files.plan.tensors)
         if (const TensorInfo* info = files.index.find(ref.name))
             total += static_cast<double>(info->end - info->begin);
+    // The tensors that are moved in whole (put_row, put_matrix) give up the zeros size_params gave them
+    // first, so the weights are held once while they are read, not twice.
+    for (const HfTensorRef& ref : files.plan.tensors)
+        if (!ref.transpose)
+            if (train::MatT<float>* dst = slot_target(
+                    ref.slot, p, ref.layer >= 0 ? &p.layers[static_cast<std::size_t>(ref.layer)] : nullptr))
+                *dst = train::MatT<float>();
     Mat stored;
     for (const HfTensorRef& ref : files.plan.tensors)
     {
@@ -278,6 +286,24 @@ Status load_hf_model(const std::string& folder, HfLoadedModel* out,
                              std::to_string(m.config.vocab_size) +
                              ": the two files belong to different models.");
     auto params = std::make_shared<train::Params>();
+    // The tensors read whole into place (not transposed) get their shape first, left unwritten, so
+    // size_params does not fill them with zeros that read_weights replaces at once (GPT-2 small: 500 MB
+    // touched for nothing).
+    params->layers.resize(static_cast<std::size_t>(m.config.n_layers));
+    for (const HfTensorRef& ref : m.files.plan.tensors)
+    {
+        if (ref.transpose || ref.layer >= m.config.n_layers)
+            continue;
+        train::LayerParamsT<float>* L =
+            ref.layer >= 0 ? &params->layers[static_cast<std::size_t>(ref.layer)] : nullptr;
+        train::MatT<float>* dst = slot_target(ref.slot, *params, L);
+        if (dst == nullptr)
+            continue;
+        Eigen::Index rows = 1;
+        for (std::size_t i = 0; i + 1 < ref.shape.size(); ++i)
+            rows *= static_cast<Eigen::Index>(ref.shape[i]);
+        dst->resize(rows, ref.shape.empty() ? 1 : static_cast<Eigen::Index>(ref.shape.back()));
+    }
     train::size_params(m.config, *params);
     ATTNLAB_TRY(read_weights(m.files, m.config, params.get(), progress));
     m.params = std::move(params);

@@ -83,14 +83,34 @@ void write_heads(JsonWriter& w, const Mat& m, int h, int d_k)
     w.end_array();
 }
 
-void write_config(JsonWriter& w, const ModelConfig& c)
+// The sizes of kConfigInts, each under its key (inside an object being written).
+void write_config_sizes(JsonWriter& w, const ModelConfig& c)
 {
-    w.begin_object();
     for (const ConfigInt& field : kConfigInts)
     {
         w.key(field.key);
         w.number(c.*field.member);
     }
+}
+
+// "resolved": the sizes that follow from the others.
+void write_resolved_sizes(JsonWriter& w, const ModelConfig& c)
+{
+    w.key("resolved");
+    w.begin_object();
+    w.key("d_k");
+    w.number(c.d_k());
+    w.key("d_v");
+    w.number(c.d_v());
+    w.key("d_ff");
+    w.number(c.resolved_d_ff());
+    w.end_object();
+}
+
+void write_config(JsonWriter& w, const ModelConfig& c)
+{
+    w.begin_object();
+    write_config_sizes(w, c);
     w.key("attention_only");
     w.boolean(c.attention_only);
     w.key("norm");
@@ -103,15 +123,7 @@ void write_config(JsonWriter& w, const ModelConfig& c)
     w.boolean(c.causal);
     w.key("seed");
     w.number(static_cast<unsigned long long>(c.seed));
-    w.key("resolved");
-    w.begin_object();
-    w.key("d_k");
-    w.number(c.d_k());
-    w.key("d_v");
-    w.number(c.d_v());
-    w.key("d_ff");
-    w.number(c.resolved_d_ff());
-    w.end_object();
+    write_resolved_sizes(w, c);
     w.end_object();
 }
 
@@ -711,6 +723,120 @@ void write_model_trace(JsonWriter& w, const ModelPass& pass)
     w.end_object();
 }
 
+// The config of an opened model: the sizes and choices of "config" (no seed: the weights were read, not
+// drawn) and what the pretrained architectures add to them.
+void write_opened_config(JsonWriter& w, const ModelConfig& c)
+{
+    w.begin_object();
+    write_config_sizes(w, c);
+    w.key("norm");
+    w.string(norm_name(c.norm));
+    w.key("positions");
+    w.string(positions_name(c.positions));
+    w.key("causal");
+    w.boolean(c.causal);
+    w.key("activation");
+    w.string(train::to_string(c.activation));
+    w.key("layer_norm_eps");
+    w.number(c.layer_norm_eps);
+    w.key("attention_bias");
+    w.boolean(c.attention_bias);
+    w.key("token_types");
+    w.number(c.token_types);
+    w.key("embedding_norm");
+    w.boolean(c.embedding_norm);
+    w.key("scale_by_layer");
+    w.boolean(c.scale_by_layer);
+    w.key("mlm_head");
+    w.boolean(c.mlm_head);
+    w.key("tied_unembedding");
+    w.boolean(c.tied_unembedding);
+    w.key("unembedding_bias");
+    w.boolean(c.unembedding_bias);
+    write_resolved_sizes(w, c);
+    w.end_object();
+}
+
+// [B][T] strings, from a flat [B·T] list.
+void write_string_rows(JsonWriter& w, const std::vector<std::string>& strings, int B, int T)
+{
+    w.begin_array(true);
+    for (int b = 0; b < B; ++b)
+    {
+        w.begin_array(false);
+        for (int t = 0; t < T; ++t)
+        {
+            const std::size_t i =
+                static_cast<std::size_t>(b) * static_cast<std::size_t>(T) + static_cast<std::size_t>(t);
+            w.string(i < strings.size() ? strings[i] : std::string());
+        }
+        w.end_array();
+    }
+    w.end_array();
+}
+
+void write_opened_model_trace(JsonWriter& w, const OpenedModelPass& pass)
+{
+    const ModelConfig& c = *pass.config;
+    const train::Batch& batch = *pass.batch;
+    const train::Activations& a = *pass.acts;
+    const int B = batch.B, T = batch.T;
+
+    w.begin_object();
+    w.key("format");
+    w.string(kModelTraceFormat);
+    w.key("version");
+    w.number(kModelTraceVersion);
+    w.key("model");
+    w.begin_object();
+    w.key("architecture");
+    w.string(pass.architecture);
+    w.key("label");
+    w.string(pass.label);
+    w.key("source");
+    w.string(pass.source);
+    w.key("folder");
+    w.string(pass.folder);
+    w.key("parameters");
+    w.number(pass.parameters);
+    w.end_object();
+    w.key("config");
+    write_opened_config(w, c);
+    w.key("B");
+    w.number(B);
+    w.key("T");
+    w.number(T);
+    w.key("tokens");
+    write_string_rows(w, pass.pieces, B, T);
+    w.key("vocab_tokens");
+    write_string_rows(w, pass.vocab_tokens, B, T);
+    w.key("token_ids");
+    w.begin_array(true);
+    for (int b = 0; b < B; ++b)
+    {
+        w.begin_array(false);
+        for (int t = 0; t < T; ++t)
+            w.number(batch.tokens[static_cast<std::size_t>(b) * static_cast<std::size_t>(T) +
+                                  static_cast<std::size_t>(t)]);
+        w.end_array();
+    }
+    w.end_array();
+    w.key("positions");
+    write_rows(w, pass.params->P.data(), T, pass.params->P.cols(), c.d_model);
+    write_named(w, "embed", a.embed, B, T);
+    w.key("layers");
+    w.begin_array(true);
+    for (const train::LayerActsT<float>& L : a.layers)
+        write_trace_layer(w, c, L, B, T);
+    w.end_array();
+    if (c.mlm_head)
+        for (const auto& [key, m] :
+             {std::pair{"mlm_pre", &a.mlm_pre}, {"mlm_hidden", &a.mlm_hidden}, {"mlm_norm", &a.mlm_norm}})
+            write_named(w, key, *m, B, T);
+    write_trace_outputs(w, c, a, batch);
+    w.end_object();
+}
+
 } // namespace
 
 long long trained_scalar_count(const ModelConfig& c)
@@ -821,6 +947,28 @@ Status write_model_trace_json(const ModelPass& pass, const std::string& path)
     write_model_trace(writer, pass);
     writer.flush();
     return file.commit();
+}
+
+} // namespace attnlab
+
+namespace attnlab
+{
+
+Status write_opened_model_trace_json(const OpenedModelPass& pass, const std::string& path)
+{
+    AtomicFile file;
+    ATTNLAB_TRY(file.open(path));
+    JsonWriter writer(&file);
+    write_opened_model_trace(writer, pass);
+    writer.flush();
+    return file.commit();
+}
+
+std::string opened_model_trace_to_json(const OpenedModelPass& pass)
+{
+    JsonWriter writer;
+    write_opened_model_trace(writer, pass);
+    return std::move(writer.text());
 }
 
 } // namespace attnlab

@@ -89,4 +89,28 @@ struct ModelPass
 Status write_model_trace_json(const ModelPass& pass, const std::string& path);
 std::string model_trace_to_json(const ModelPass& pass);
 
+// One forward pass of an opened (pretrained) model, a Hugging Face folder (core/io/hf_model.h): what
+// `attnlab export --model DIR` writes. The same format with "model" (what it is and where it came from) in
+// place of "task", "step" and "weights", and the architecture's extra stages (BERT's embedding LayerNorm and
+// masked-LM head). acts were filled by forward(*config, *params, *batch, ...) with every intermediate kept.
+struct OpenedModelPass
+{
+    const train::ModelConfig* config = nullptr;
+    const train::Params* params = nullptr; // its positions P[0..T) are written
+    const train::Batch* batch = nullptr;
+    const train::Activations* acts = nullptr;
+    std::string architecture;              // config.json's model_type: "gpt2", "bert"
+    std::string label;                     // "GPT-2 (124M parameters)"
+    std::string source;                    // "GPT-2 (124M parameters), pretrained, from /models/gpt2"
+    std::string folder;                    // the folder as given
+    long long parameters = 0;              // every weight the model uses
+    std::vector<std::string> pieces;       // [B·T] each token as a chip shows it ("␣world", "##able")
+    std::vector<std::string> vocab_tokens; // [B·T] the vocabulary's string of each ("Ġworld", "##able")
+};
+
+// Writes "attnlab-model-trace" version 1 for an opened model (core/io/FORMAT.md). The file appears only when
+// it is complete.
+Status write_opened_model_trace_json(const OpenedModelPass& pass, const std::string& path);
+std::string opened_model_trace_to_json(const OpenedModelPass& pass);
+
 } // namespace attnlab

@@ -1,0 +1,217 @@
+// attnlab export --model DIR and attnlab bench --model DIR: an opened Hugging Face folder on the command
+// line.
+#include "commands.h"
+
+#include "core/io/hf_model.h"
+#include "core/io/json_io.h"
+#include "core/io/model_file.h"
+
+#include <CLI/CLI.hpp>
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <vector>
+
+namespace attnlab
+{
+
+namespace
+{
+
+using Clock = std::chrono::steady_clock;
+
+double elapsed_ms(Clock::time_point start)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// The session options a model folder decides instead (all but --text).
+Status check_folder_options(const SessionOptions& o, const char* command)
+{
+    for (const CLI::Option* option : given_session_options(o))
+        if (option != o.text_option)
+            return Status::error(
+                option->get_name() + " does not go with --model FOLDER: the folder's config.json " +
+                "sets the shape and its safetensors the weights (" + command + " takes only --text with it)");
+    return Status::ok();
+}
+
+// A NaN or an infinity in the pass: the weights overflow float. Named by the first stage where it appears.
+Status check_finite(const train::ModelConfig& c, const train::Activations& a)
+{
+    const char* advice =
+        " produced a NaN or infinite value: the model's weights overflow float (a damaged or "
+        "wrongly scaled checkpoint)";
+    if (!a.embed.allFinite())
+        return Status::error(std::string("the embedding") + advice);
+    for (std::size_t l = 0; l < a.layers.size(); ++l)
+    {
+        const train::LayerActsT<float>& L = a.layers[l];
+        bool finite = L.X.allFinite() && L.ln1.allFinite() && L.Q.allFinite() && L.K.allFinite() &&
+                      L.V.allFinite() && L.weights.allFinite() && L.concat.allFinite() && L.mha.allFinite() &&
+                      L.residual.allFinite();
+        if (c.has_ffn())
+            finite = finite && L.ln2.allFinite() && L.ffn_pre.allFinite() && L.ffn_hidden.allFinite() &&
+                     L.ffn.allFinite() && L.residual2.allFinite();
+        if (!finite)
+            return Status::error("layer " + std::to_string(l + 1) + advice);
+    }
+    if (!a.lnf.allFinite() || !a.mlm_norm.allFinite() || !a.logits.allFinite() || !a.probs.allFinite())
+        return Status::error(std::string("the output layer (logits, probabilities)") + advice);
+    return Status::ok();
+}
+
+// The process's peak resident memory in MB (VmHWM of /proc/self/status), or -1 where there is none.
+double peak_rss_mb()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmHWM:", 0) == 0)
+        {
+            std::istringstream fields(line.substr(6));
+            double kb = 0;
+            if (fields >> kb)
+                return kb / 1024.0;
+        }
+    return -1;
+}
+
+// A folder without config.json is not a model's: said before anything is read, naming both kinds of --model.
+Status check_model_folder(const std::string& folder)
+{
+    std::error_code error;
+    if (!std::filesystem::exists(std::filesystem::path(folder) / "config.json", error))
+        return Status::error(folder + " is a folder without config.json: --model takes an attnlab model file "
+                                      "(attnlab train -o) or a Hugging Face model folder (config.json, "
+                                      "model.safetensors and the tokenizer files, as the Hub ships them)");
+    return Status::ok();
+}
+
+} // namespace
+
+bool is_model_folder_argument(const std::string& model)
+{
+    std::error_code error;
+    return !model.empty() && std::filesystem::is_directory(model, error);
+}
+
+int run_hf_export(const ExportArgs& args, std::ostream& out, std::ostream& err)
+{
+    Status status = check_folder_options(args.session, "export");
+    if (status && args.gradients)
+        status =
+            Status::error("--gradients does not go with --model FOLDER: an opened model runs forward only "
+                          "(gradients are for models trained with attnlab train)");
+    if (status && args.session.text.empty())
+        status = Status::error("--model FOLDER needs --text: the sentence to run through the model");
+    if (status)
+        status = check_model_folder(args.model);
+    HfLoadedModel model;
+    if (status)
+        status = load_hf_model(args.model, &model);
+    HfRun run;
+    if (status)
+        status = run_hf_text(model, args.session.text, &run);
+    if (status)
+        status = check_finite(model.config, run.acts);
+    if (status)
+    {
+        OpenedModelPass pass;
+        pass.config = &model.config;
+        pass.params = model.params.get();
+        pass.batch = &run.batch;
+        pass.acts = &run.acts;
+        pass.architecture = model.files.config.model_type;
+        pass.label = model.label();
+        pass.source = model.source();
+        pass.folder = args.model;
+        pass.parameters = model.parameters;
+        pass.pieces = run.encoding.pieces;
+        pass.vocab_tokens = run.encoding.tokens;
+        status = write_opened_model_trace_json(pass, args.output);
+    }
+    if (!status)
+    {
+        print_error(err, "export", status.message());
+        return 1;
+    }
+    const train::ModelConfig& c = model.config;
+    out << "wrote " << args.output << ": " << model.label() << ", B=1 T=" << run.batch.T
+        << " layers=" << c.n_layers << " h=" << c.n_heads << " V=" << c.vocab_size << "\n";
+    return 0;
+}
+
+int run_hf_bench(const BenchArgs& args, std::ostream& out, std::ostream& err)
+{
+    Status status = Status::ok();
+    if (args.T > 0 || args.d_model > 0 || args.heads > 0 || args.d_ff > 0)
+        status = Status::error("--t, --d-model, --heads and --d-ff do not go with --model: the folder's "
+                               "config.json sets the shape and --text the tokens");
+    else if (args.text.empty())
+        status = Status::error("--model needs --text: the sentence to time the model on");
+    else if (!is_model_folder_argument(args.model))
+        status = Status::error(args.model + " is not a folder: give --model a Hugging Face model folder "
+                                            "(config.json, model.safetensors and the tokenizer files)");
+    else
+        status = check_model_folder(args.model);
+    if (!status)
+    {
+        print_error(err, "bench", status.message());
+        return 1;
+    }
+
+    Eigen::setNbThreads(args.threads);
+    HfLoadedModel model;
+    const auto open_start = Clock::now();
+    status = load_hf_model(args.model, &model);
+    const double open_ms = elapsed_ms(open_start);
+    HfRun run;
+    if (status)
+        status = run_hf_text(model, args.text, &run); // warm-up: the buffers get their sizes
+    if (!status)
+    {
+        print_error(err, "bench", status.message());
+        return 1;
+    }
+    std::vector<double> forward_times, trace_times;
+    Trace trace;
+    fill_hf_trace(model, run, &trace); // warm-up
+    for (int r = 0; r < args.repeats; ++r)
+    {
+        const auto start = Clock::now();
+        status = run_hf_text(model, args.text, &run);
+        forward_times.push_back(elapsed_ms(start));
+        if (!status)
+        {
+            print_error(err, "bench", status.message());
+            return 1;
+        }
+        const auto trace_start = Clock::now();
+        fill_hf_trace(model, run, &trace);
+        trace_times.push_back(elapsed_ms(trace_start));
+    }
+    const double trace_mb = static_cast<double>(trace_float_count(trace)) * 4.0 / 1e6;
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "T=%d layers=%d h=%d d_model=%d V=%d open_ms=%.1f forward_ms=%.3f trace_ms=%.3f "
+                  "trace_mb=%.1f rss_mb=%.1f\n",
+                  run.batch.T, model.config.n_layers, model.config.n_heads, model.config.d_model,
+                  model.config.vocab_size, open_ms, median_of(forward_times), median_of(trace_times),
+                  trace_mb, peak_rss_mb());
+    out << "model=" << model.label() << " folder=" << args.model << " threads=" << Eigen::nbThreads()
+        << " (requested " << args.threads << ") repeats=" << args.repeats
+        << "; open = load_hf_model, forward = run_hf_text (every intermediate kept), trace = fill_hf_trace, "
+           "rss = peak resident memory\n"
+        << line << std::flush;
+    return 0;
+}
+
+} // namespace attnlab
