@@ -59,7 +59,9 @@ struct LogitLens
 };
 
 // The logit lens of sentence b of a forward pass (acts, any Detail) through params. config's model must have
-// a vocabulary (vocab_size > 0). Allocates its own scratch: T rows of logits per layer, one layer at a time.
+// a vocabulary (vocab_size > 0). Allocates its own scratch: T rows of logits, one layer at a time. Costs
+// n_layers + 1 output heads (GPT-2 small at T = 64: 13 products of 64×768 by 768×50257, some 64 GFLOP), so
+// it runs on request, not on every edit.
 LogitLens logit_lens(const ModelConfig& config, const Params& params, const Activations& acts, int b);
 
 // [SECTION] Attention sinks
