@@ -425,6 +425,13 @@ void generic_formula(const AppState& state, const CellRef& cell, const MatrixVie
     const int i = cell.row;
     const int c = cell.col;
     ImGui::Separator();
+    if (ref.source == MatrixSource::Layer && ref.stage == Stage::X && ref.layer == 0 && !t.embed_norm.empty())
+    {
+        ImGui::TextWrapped(
+            "X of layer 1 is the embedding LayerNorm's output, LN_emb(E[tokens] + P + T_type[0]): "
+            "see the Embedding sum and Embedding LayerNorm stages above.");
+        return;
+    }
     if (ref.source == MatrixSource::Layer && ref.stage == Stage::X && ref.layer == 0)
     {
         const float e = t.embedding[static_cast<std::size_t>(ref.b)](i, c);
