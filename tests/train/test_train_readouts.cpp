@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <utility>
 
 using namespace attnlab;
 using namespace attnlab::train;
@@ -50,6 +51,22 @@ Batch sentences(int B, int T, int V)
     return batch;
 }
 
+// A forward pass of a seeded model: its parameters, the batch and every activation.
+struct SeededRun
+{
+    ModelConfig config;
+    Params params;
+    Batch batch;
+    Activations acts;
+
+    SeededRun(const ModelConfig& c, Batch b) : config(c), batch(std::move(b))
+    {
+        init_params(config, params);
+        size_activations(config, batch.B, batch.T, acts);
+        forward(config, params, batch, acts);
+    }
+};
+
 } // namespace
 
 // [SECTION] top_k
@@ -84,13 +101,8 @@ TEST(TopK, KIsClampedAndNaNIsNeverChosen)
 
 TEST(TopK, EveryPositionOfASentenceHasItsTopNextTokens)
 {
-    const ModelConfig c = small(NormPlacement::Pre);
-    Params p;
-    init_params(c, p);
-    const Batch batch = sentences(2, 5, c.vocab_size);
-    Activations acts;
-    size_activations(c, batch.B, batch.T, acts);
-    forward(c, p, batch, acts);
+    const SeededRun run(small(NormPlacement::Pre), sentences(2, 5, 7));
+    const Activations& acts = run.acts;
     const std::vector<PositionTop> rows = next_token_top_k(acts, 1, 4);
     ASSERT_EQ(rows.size(), 5u);
     for (int t = 0; t < 5; ++t)
@@ -147,16 +159,12 @@ TEST(LogitLens, LastRowIsTheModelsOwnPrediction)
 {
     for (const NormPlacement norm : {NormPlacement::Pre, NormPlacement::Post})
     {
-        const ModelConfig c = small(norm);
-        Params p;
-        init_params(c, p);
-        const Batch batch = sentences(2, 6, c.vocab_size);
-        Activations acts;
-        size_activations(c, batch.B, batch.T, acts);
-        forward(c, p, batch, acts);
+        const SeededRun run(small(norm), sentences(2, 6, 7));
+        const ModelConfig& c = run.config;
+        const Activations& acts = run.acts;
         for (int b = 0; b < 2; ++b)
         {
-            const LogitLens lens = logit_lens(c, p, acts, b);
+            const LogitLens lens = logit_lens(c, run.params, acts, b);
             ASSERT_EQ(lens.top.size(), static_cast<std::size_t>(c.n_layers + 1));
             for (int t = 0; t < 6; ++t)
             {
@@ -173,13 +181,10 @@ TEST(LogitLens, EarlierRowsReadThatLayersResidualStream)
 {
     // Pre-LN: row l + 1 is softmax(LN_f(layer l's output) W_U + b_U), computed here by hand in double (row 0
     // reads the embeddings).
-    const ModelConfig c = small(NormPlacement::Pre);
-    Params p;
-    init_params(c, p);
-    const Batch batch = sentences(1, 5, c.vocab_size);
-    Activations acts;
-    size_activations(c, 1, 5, acts);
-    forward(c, p, batch, acts);
+    const SeededRun run(small(NormPlacement::Pre), sentences(1, 5, 7));
+    const ModelConfig& c = run.config;
+    const Params& p = run.params;
+    const Activations& acts = run.acts;
     const LogitLens lens = logit_lens(c, p, acts, 0);
     for (int row = 0; row < c.n_layers; ++row)
     {
