@@ -16,12 +16,11 @@ namespace attnlab
 
 double trace_floats(const Config& c, int B, int T, int T_target)
 {
-    // Every stage of the table, plus what a trace keeps besides them: the mask of each block, the FFN's inner
-    // activation, the token embeddings and positional encoding and, for cross-attention, its target
-    // embedding, X_q and X_kv. Equal to trace_float_count() of the trace a forward pass makes (a test holds
-    // it).
+    // Every stage of the table, plus what a trace keeps besides them: the mask of each block, the token
+    // embeddings and positional encoding and, for cross-attention, its target embedding, X_q and X_kv. Equal
+    // to trace_float_count() of the trace a forward pass makes (a test holds it).
     const double d = c.d_model, Tq = T_target, Tk = T;
-    double layer = Tk * Tk + Tk * c.resolved_d_ff();
+    double layer = Tk * Tk;
     double cross = Tq * Tk + 2.0 * Tq * d + Tk * d;
     for (const StageInfo& info : stage_table())
     {

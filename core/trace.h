@@ -56,7 +56,7 @@ struct LayerTrace
     AttentionTrace attn;         // self-attention of X
     std::vector<Mat> residual;   // [B] X + MultiHead(X)
     std::vector<Mat> norm1;      // [B] LayerNorm(residual)
-    std::vector<Mat> ffn_hidden; // [B] (T, d_ff) max(0, norm1 W_1 + b_1), the FFN's inner activation
+    std::vector<Mat> ffn_hidden; // [B] (T, d_ff) act(norm1 W_1 + b_1): the FFN's ReLU (or GELU) layer
     std::vector<Mat> ffn;        // [B] max(0, norm1 W_1 + b_1) W_2 + b_2
     std::vector<Mat> residual2;  // [B] norm1 + FFN(norm1)
     std::vector<Mat> norm2;      // [B] LayerNorm(residual2)
@@ -77,6 +77,14 @@ struct CrossTrace
     AttentionTrace attn;        // Q, K, V, ... are T_q x d_k, T_k x d_k, ...; scores are T_q x T_k
 };
 
+// The FFN's non-linearity, as train::Activation (kept here so core's trace needs nothing of train).
+enum class TraceActivation
+{
+    Relu,     // max(0, x)
+    GeluTanh, // 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³))): GPT-2's
+    GeluErf,  // 0.5 x (1 + erf(x / √2)): BERT's
+};
+
 // The whole forward pass.
 struct Trace
 {
@@ -95,9 +103,25 @@ struct Trace
     bool pre_ln = false;                 // layers are pre-LN: see LayerTrace::ln1
     std::vector<std::string> vocabulary; // [V] the tokens: the columns of logits and probs
     std::vector<Mat> lnf;                // [B] (T, d_model) LN_f(last layer's output)
-    std::vector<Mat> logits;             // [B] (T, V) Z W_U + b_U
+    // The masked-LM head (BERT's, else empty): mlm_pre = Z W_T + b_T, mlm_hidden = act(mlm_pre), and
+    // mlm_norm = LN_mlm(mlm_hidden), which the unembedding reads.
+    std::vector<Mat> mlm_pre, mlm_hidden, mlm_norm; // [B] (T, d_model)
+    std::vector<Mat> logits;                        // [B] (T, V) Z W_U + b_U (Z Eᵀ (+ b_U) when tied)
     std::vector<Mat> probs; // [B] (T, V) softmax(logits) along rows: p(next token | tokens ≤ t)
-    std::vector<Mat> loss;  // [B] (T, 1) −log p(token t + 1); the last position has none (0)
+    std::vector<Mat> loss;  // [B] (T, 1) −log p(token t + 1); the last position has none (0). Empty when
+                            // no position has a target (a masked-LM run)
+    // BERT's embedding LayerNorm (else empty): embed = E[tokens] + P + T_type[0], and embed_norm =
+    // LN_emb(embed), which is layer 0's X.
+    std::vector<Mat> embed;      // [B] (T, d_model)
+    std::vector<Mat> embed_norm; // [B] (T, d_model)
+    // What the equations of a trained or pretrained model's trace depend on (train::fill_trace sets them
+    // from its ModelConfig; the seeded engine keeps these defaults, which describe it).
+    TraceActivation activation = TraceActivation::Relu; // the FFN's (and the masked-LM head's) act
+    bool attention_bias = false;   // Q_h = x W_h^Q + b_h^Q, likewise K, V, and MultiHead adds b^O
+    bool tied_unembedding = false; // logits = Z Eᵀ: the token embedding read backwards, no W_U
+    bool unembedding_bias = true;  // logits add b_U
+    bool token_types = false;      // embed adds the token type embedding T_type[0]
+    float layer_norm_eps = 1e-5f;  // ε of every LayerNorm
     // A model opened from a folder (core/io/hf_model.h) says which: "GPT-2 (124M parameters), pretrained,
     // from DIR". Empty for the session's seeded or imported weights and for a model trained here.
     std::string model_source;
@@ -114,6 +138,8 @@ enum class Stage
 {
     embedding,
     positional,
+    embed,
+    embed_norm,
     X,
     ln1,
     Q,
@@ -130,10 +156,14 @@ enum class Stage
     residual,
     norm1,
     ln2,
+    ffn_hidden,
     ffn,
     residual2,
     norm2,
     lnf,
+    mlm_pre,
+    mlm_hidden,
+    mlm_norm,
     logits,
     probs,
     loss,
@@ -180,7 +210,7 @@ struct StageInfo
     bool attention_block; // part of an attention block (so also present in cross-attention)
     const char* rows;     // symbol of the row count: "T" (for cross-attention blocks, T_q / T_k apply)
     bool rows_are_keys;   // one row per key (K, V): T_k rows in cross-attention, T_q for the others
-    const char* cols;     // symbol of the column count: "d_model", "d_k", "T", "h·d_v", "V", "1", ...
+    const char* cols;     // symbol of the column count: "d_model", "d_k", "T", "h·d_v", "d_ff", "V", "1"
     StageExplain explain;
     // Where the matrix lives: exactly one of the five is set (checked at compile time below).
     Mat HeadTrace::*head_matrix;                      // per head: attn.head(b, j).*head_matrix
@@ -205,6 +235,16 @@ inline constexpr std::array<StageInfo, kStageCount> kStageTable = {{
      nullptr,
      StageScope::Input, true, false, false, "T", false, "d_model", StageExplain::Formula,
      nullptr, nullptr, nullptr, nullptr, &Trace::positional},
+    {Stage::embed, "embed", "Embedding sum", "E[tokens] + P + T_type[0]: the token, position and token type rows added", nullptr,
+     "embed[i, c] = E[token i, c] + P[i, c] + T_type[0, c]: what the embedding LayerNorm reads",
+     nullptr,
+     StageScope::Input, false, false, false, "T", false, "d_model", StageExplain::Formula,
+     nullptr, nullptr, nullptr, &Trace::embed, nullptr},
+    {Stage::embed_norm, "embed_norm", "Embedding LayerNorm", "LN_emb(E[tokens] + P + T_type[0]): each row to mean 0, variance 1, then · γ + β; layer 1's X", nullptr,
+     "LayerNorm over row i: (x − mean_i) / √(var_i + ε) · γ + β",
+     nullptr,
+     StageScope::Input, false, false, false, "T", false, "d_model", StageExplain::Formula,
+     nullptr, nullptr, nullptr, &Trace::embed_norm, nullptr},
     {Stage::X, "X", "Input X", "X = Embedding + PE, or the previous layer's norm2", "X_q = target embedding + PE",
      "X = token embedding + positional encoding",
      "X = E[tokens] + P, or the previous layer's residual2",
@@ -285,6 +325,11 @@ inline constexpr std::array<StageInfo, kStageCount> kStageTable = {{
      nullptr,
      StageScope::Layer, false, false, false, "T", false, "d_model", StageExplain::Formula,
      nullptr, nullptr, &LayerTrace::ln2, nullptr, nullptr},
+    {Stage::ffn_hidden, "ffn_hidden", "FFN hidden layer", "max(0, norm1 W_1 + b_1): the FFN's d_ff hidden units after the ReLU", nullptr,
+     "ffn_hidden[i, c] = max(0, x_i · W_1[:, c] + b_1[c]): hidden unit c of token i",
+     "max(0, LN2(residual) W_1 + b_1): the FFN's d_ff hidden units after the ReLU",
+     StageScope::Layer, true, false, false, "T", false, "d_ff", StageExplain::Formula,
+     nullptr, nullptr, &LayerTrace::ffn_hidden, nullptr, nullptr},
     {Stage::ffn, "ffn", "Feed-forward", "FFN(x) = max(0, x W_1 + b_1) W_2 + b_2", nullptr,
      "ffn = max(0, norm1 W_1 + b_1) W_2 + b_2, row by row",
      "FFN(LN2(residual)) = max(0, ln2 W_1 + b_1) W_2 + b_2",
@@ -305,6 +350,21 @@ inline constexpr std::array<StageInfo, kStageCount> kStageTable = {{
      nullptr,
      StageScope::Output, false, false, false, "T", false, "d_model", StageExplain::Formula,
      nullptr, nullptr, nullptr, &Trace::lnf, nullptr},
+    {Stage::mlm_pre, "mlm_pre", "MLM transform", "Y W_T + b_T: the masked-LM head's dense layer on the last layer's output Y", nullptr,
+     "mlm_pre[i, c] = Y_i · W_T[:, c] + b_T[c]",
+     nullptr,
+     StageScope::Output, false, false, false, "T", false, "d_model", StageExplain::Formula,
+     nullptr, nullptr, nullptr, &Trace::mlm_pre, nullptr},
+    {Stage::mlm_hidden, "mlm_hidden", "MLM activation", "act(mlm_pre): the FFN's non-linearity, element by element", nullptr,
+     "mlm_hidden[i, c] = act(mlm_pre[i, c])",
+     nullptr,
+     StageScope::Output, false, false, false, "T", false, "d_model", StageExplain::Formula,
+     nullptr, nullptr, nullptr, &Trace::mlm_hidden, nullptr},
+    {Stage::mlm_norm, "mlm_norm", "MLM LayerNorm", "Z = LN_mlm(mlm_hidden): the rows the tied decoder reads", nullptr,
+     "LayerNorm over row i: (x − mean_i) / √(var_i + ε) · γ + β",
+     nullptr,
+     StageScope::Output, false, false, false, "T", false, "d_model", StageExplain::Formula,
+     nullptr, nullptr, nullptr, &Trace::mlm_norm, nullptr},
     {Stage::logits, "logits", "Logits", "logits = Z W_U + b_U: a score for every token of the vocabulary", nullptr,
      "logits[i, v] = Z_i · W_U[:, v] + b_U[v]",
      nullptr,
@@ -367,9 +427,14 @@ constexpr bool engine_layer_stage(const StageInfo& info)
 {
     return info.seeded && info.scope == StageScope::Layer;
 }
-// The stage's equation for this trace: pre-LN and cross-attention blocks read differently, and so do the Add
-// & Norm stages without the residual connection and the positional encoding when it is off.
+// The stage's equation for this trace, the one place that chooses it: pre-LN and cross-attention blocks read
+// differently, and so do the Add & Norm stages without the residual connection, the positional encoding when
+// it is off, and a pretrained model's stages (attention biases, GELU's tanh or erf form, the embedding
+// LayerNorm, a tied unembedding, the masked-LM head: see Trace's flags).
 const char* stage_equation(const Trace& trace, Stage stage, bool cross);
+// The Inspector's line for one cell of a StageExplain::Formula stage in this trace: the table's cell_formula,
+// or its form for the trace's activation, attention biases and unembedding.
+const char* stage_cell_formula(const Trace& trace, Stage stage);
 // The same for an attention block (Q ... mha); X is not part of an AttentionTrace.
 const Mat& attention_stage_matrix(const AttentionTrace& attn, Stage stage, int b, int j);
 // The shape of a stage for one sentence, in symbols and numbers, from the config and the lengths alone (no

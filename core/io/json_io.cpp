@@ -384,7 +384,7 @@ size_t trace_float_count(const Trace& trace)
     size_t n = batch_floats(trace.embedding) + static_cast<size_t>(trace.positional.size());
     for (const LayerTrace& layer : trace.layers)
     {
-        n += attention_floats(layer.attn) + batch_floats(layer.ffn_hidden);
+        n += attention_floats(layer.attn);
         for (const StageInfo& info : stage_table())
             if (info.layer_matrices != nullptr && engine_layer_stage(info))
                 n += batch_floats(layer.*info.layer_matrices);

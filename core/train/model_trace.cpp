@@ -1,6 +1,7 @@
 // Copies a trained model's intermediates into the engine's Trace layout (see model_trace.h).
 #include "model_trace.h"
 
+#include <initializer_list>
 #include <limits>
 
 namespace attnlab::train
@@ -99,6 +100,14 @@ void fill_trace(const ModelConfig& config, const ParamsT<float>& params, const B
     trace.pre_ln = config.norm == NormPlacement::Pre;
     trace.vocabulary = vocabulary;
     trace.has_cross = false;
+    trace.activation = config.activation == Activation::GeluTanh  ? TraceActivation::GeluTanh
+                       : config.activation == Activation::GeluErf ? TraceActivation::GeluErf
+                                                                  : TraceActivation::Relu;
+    trace.attention_bias = config.attention_bias;
+    trace.tied_unembedding = config.tied_unembedding;
+    trace.unembedding_bias = config.unembedding_bias;
+    trace.token_types = config.token_types > 0;
+    trace.layer_norm_eps = config.layer_norm_eps;
 
     trace.tokens.T = T;
     trace.tokens.tokens.resize(static_cast<std::size_t>(B));
@@ -123,7 +132,20 @@ void fill_trace(const ModelConfig& config, const ParamsT<float>& params, const B
                    grads != nullptr ? &grads->layers[static_cast<std::size_t>(l)] : nullptr, B, T,
                    trace.layers[static_cast<std::size_t>(l)]);
 
-    trace.lnf.clear();
+    bool has_targets = false; // a masked-LM run has none: then no loss stage
+    for (std::size_t i = 0; i < batch.loss_mask.size(); ++i)
+        has_targets = has_targets || batch.loss_mask[i] != 0;
+    // Stages a model does not have stay empty: the pipeline leaves them out (the others keep their buffers).
+    const auto keep_if = [](bool has, std::initializer_list<std::vector<Mat>*> stages)
+    {
+        for (std::vector<Mat>* v : stages)
+            if (!has)
+                v->clear();
+    };
+    keep_if(config.has_final_norm(), {&trace.lnf});
+    keep_if(config.embedding_norm, {&trace.embed, &trace.embed_norm});
+    keep_if(config.mlm_head, {&trace.mlm_pre, &trace.mlm_hidden, &trace.mlm_norm});
+    keep_if(has_targets, {&trace.loss});
     for (int b = 0; b < B; ++b)
     {
         // The token lookup: row t is E's row of token t (X of layer 0 adds the positions to it).
@@ -132,10 +154,23 @@ void fill_trace(const ModelConfig& config, const ParamsT<float>& params, const B
         e.resize(T, config.d_model);
         for (int t = 0; t < T; ++t)
             e.row(t) = params.E.row(batch.tokens[static_cast<std::size_t>(b * T + t)]);
+        if (config.embedding_norm) // layer 0's X is LN_emb(embed)
+        {
+            put(trace.embed, B, b, sentence_rows(acts.embed, b, T));
+            put(trace.embed_norm, B, b, sentence_rows(acts.layers.front().X, b, T));
+        }
         if (config.has_final_norm())
             put(trace.lnf, B, b, sentence_rows(acts.lnf, b, T));
+        if (config.mlm_head)
+        {
+            put(trace.mlm_pre, B, b, sentence_rows(acts.mlm_pre, b, T));
+            put(trace.mlm_hidden, B, b, sentence_rows(acts.mlm_hidden, b, T));
+            put(trace.mlm_norm, B, b, sentence_rows(acts.mlm_norm, b, T));
+        }
         put(trace.logits, B, b, sentence_rows(acts.logits, b, T));
         put(trace.probs, B, b, sentence_rows(acts.probs, b, T));
+        if (!has_targets)
+            continue;
         Mat loss(T, 1);
         for (int t = 0; t < T; ++t)
         {

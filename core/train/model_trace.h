@@ -1,7 +1,7 @@
 // A trained model's pass in the engine's Trace layout, so every panel that shows a seeded session's stages
 // shows a trained model's the same way: per head Q K V scores scaled masked weights head_out, then the
 // stages only a trained model has (LN1 and LN2 of pre-LN layers, ∂L/∂A_h, LN_f, logits, probabilities,
-// loss).
+// loss) and those of the pretrained architectures (the embedding LayerNorm, the masked-LM head).
 #pragma once
 
 #include "core/trace.h"
@@ -16,7 +16,10 @@ namespace attnlab::train
 
 // Copies acts (a Detail::Full forward of batch through params) and, when grads is not null, the attention
 // weights' gradients into trace, sentence by sentence. vocabulary names the token ids (its size is V).
-// Reuses trace's buffers: the same sizes allocate nothing.
+// Stages the model does not have are left empty (embed and embed_norm without an embedding LayerNorm, the
+// masked-LM head's without one, lnf post-LN, loss when no position of batch has a target), and Trace's flags
+// (activation, attention_bias, tied_unembedding, ...) say which equations apply. Reuses trace's buffers: the
+// same sizes allocate nothing.
 void fill_trace(const ModelConfig& config, const ParamsT<float>& params, const Batch& batch,
                 const Activations& acts, const ActGrads* grads, const std::vector<std::string>& vocabulary,
                 Trace& trace);

@@ -633,6 +633,33 @@ template <typename S> void size_act_grads(const ModelConfig& c, int B, int T, Ac
 // [SECTION] Forward
 
 template <typename S>
+void output_logits(const ModelConfig& c, const ParamsT<S>& p, const MatT<S>& last, ActivationsT<S>& acts)
+{
+    const float eps = c.layer_norm_eps;
+    const MatT<S>* Z = &last;
+    if (c.has_final_norm())
+    {
+        layer_norm(last, p.lnf_gamma, p.lnf_beta, acts.lnf, acts.lnf_mean, acts.lnf_rstd, eps);
+        Z = &acts.lnf;
+    }
+    if (c.mlm_head) // Z' = LN_mlm(act(Z W_T + b_T))
+    {
+        mm(*Z, p.W_T, acts.mlm_pre);
+        acts.mlm_pre.rowwise() += p.b_T.row(0);
+        activate(c.activation, acts.mlm_pre, acts.mlm_hidden);
+        layer_norm(acts.mlm_hidden, p.mlm_gamma, p.mlm_beta, acts.mlm_norm, acts.mlm_mean, acts.mlm_rstd,
+                   eps);
+        Z = &acts.mlm_norm;
+    }
+    if (c.tied_unembedding)
+        mm_bt(*Z, p.E, acts.logits); // logits = Z Eᵀ (+ b_U)
+    else
+        mm(*Z, p.W_U, acts.logits); // logits = Z W_U (+ b_U)
+    if (c.unembedding_bias)
+        acts.logits.rowwise() += p.b_U.row(0);
+}
+
+template <typename S>
 S forward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, ActivationsT<S>& acts,
           const WeightNudge<S>* nudge, Detail detail, const HeadMask* heads_off)
 {
@@ -701,28 +728,7 @@ S forward(const ModelConfig& c, const ParamsT<S>& p, const Batch& batch, Activat
             }
         }
     }
-    const MatT<S>& last = layer_output(c, acts.layers.back());
-    const MatT<S>* Z = &last;
-    if (c.has_final_norm())
-    {
-        layer_norm(last, p.lnf_gamma, p.lnf_beta, acts.lnf, acts.lnf_mean, acts.lnf_rstd, eps);
-        Z = &acts.lnf;
-    }
-    if (c.mlm_head) // Z' = LN_mlm(act(Z W_T + b_T))
-    {
-        mm(*Z, p.W_T, acts.mlm_pre);
-        acts.mlm_pre.rowwise() += p.b_T.row(0);
-        activate(c.activation, acts.mlm_pre, acts.mlm_hidden);
-        layer_norm(acts.mlm_hidden, p.mlm_gamma, p.mlm_beta, acts.mlm_norm, acts.mlm_mean, acts.mlm_rstd,
-                   eps);
-        Z = &acts.mlm_norm;
-    }
-    if (c.tied_unembedding)
-        mm_bt(*Z, p.E, acts.logits); // logits = Z Eᵀ (+ b_U)
-    else
-        mm(*Z, p.W_U, acts.logits); // logits = Z W_U (+ b_U)
-    if (c.unembedding_bias)
-        acts.logits.rowwise() += p.b_U.row(0);
+    output_logits(c, p, layer_output(c, acts.layers.back()), acts);
     double total = 0;
     int counted = 0;
     for (int n = 0; n < N; ++n)
@@ -859,6 +865,10 @@ template float forward(const ModelConfig&, const ParamsT<float>&, const Batch&, 
                        const WeightNudge<float>*, Detail, const HeadMask*);
 template double forward(const ModelConfig&, const ParamsT<double>&, const Batch&, ActivationsT<double>&,
                         const WeightNudge<double>*, Detail, const HeadMask*);
+template void output_logits(const ModelConfig&, const ParamsT<float>&, const MatT<float>&,
+                            ActivationsT<float>&);
+template void output_logits(const ModelConfig&, const ParamsT<double>&, const MatT<double>&,
+                            ActivationsT<double>&);
 template void activate(Activation, const MatT<float>&, MatT<float>&);
 template void activate(Activation, const MatT<double>&, MatT<double>&);
 template void backward(const ModelConfig&, const ParamsT<float>&, const Batch&, ActivationsT<float>&,

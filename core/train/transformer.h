@@ -119,6 +119,15 @@ S forward(const ModelConfig& config, const ParamsT<S>& params, const Batch& batc
           const WeightNudge<S>* nudge = nullptr, Detail detail = Detail::Full,
           const HeadMask* heads_off = nullptr);
 
+// The model's output head on the rows of a residual stream `last` (N, d), exactly as forward turns its last
+// layer's output into logits: Z = LN_f(last) (pre-LN), the masked-LM head Z = LN_mlm(act(Z W_T + b_T)) when
+// the model has one, then logits = Z W_U (Z Eᵀ when tied) + b_U. Writes acts.lnf, acts.mlm_* (with their
+// means and 1/σ) and acts.logits, each already sized for N rows (as size_activations does); reads nothing
+// else of acts, so a scratch ActivationsT with only those buffers sized serves (the logit lens).
+template <typename S>
+void output_logits(const ModelConfig& config, const ParamsT<S>& params, const MatT<S>& last,
+                   ActivationsT<S>& acts);
+
 // Back-propagates the mean loss of the last forward(batch) into grads (every parameter, overwritten) and
 // act_grads (every named activation gradient). params must be those of the forward pass, and the config
 // trainable() (the pretrained architectures' additions have no backward).

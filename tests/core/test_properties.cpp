@@ -139,6 +139,8 @@ TEST_P(Properties, EveryStageHasItsShape)
             return d_v;
         if (cols == "h·d_v")
             return c.h * d_v;
+        if (cols == "d_ff")
+            return t.config.resolved_d_ff();
         return c.d_model;
     };
     ASSERT_EQ(static_cast<int>(t.layers.size()), c.layers);

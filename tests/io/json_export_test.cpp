@@ -142,7 +142,7 @@ TEST_F(JsonExport, HeaderConfigAndTokens)
 TEST_F(JsonExport, EveryStageWithItsShapeAndValues)
 {
     const Trace& trace = engine.trace();
-    const size_t B = 2, T = 3, d = 8, h = 2, d_k = 4, d_v = 4;
+    const size_t B = 2, T = 3, d = 8, h = 2, d_k = 4, d_v = 4, d_ff = 12;
     ASSERT_EQ(doc["layers"].size(), 2u);
     for (size_t l = 0; l < 2; ++l)
     {
@@ -158,6 +158,7 @@ TEST_F(JsonExport, EveryStageWithItsShapeAndValues)
                                 : std::string(info.cols) == "d_k"   ? d_k
                                 : std::string(info.cols) == "d_v"   ? d_v
                                 : std::string(info.cols) == "h·d_v" ? h * d_v
+                                : std::string(info.cols) == "d_ff"  ? d_ff
                                                                     : d;
             if (info.per_head)
             {

@@ -118,6 +118,7 @@ TEST(ModelTrace, EachArchitectureHasItsStagesAndNoOthers)
             EXPECT_EQ(stage_present(t, Stage::norm1, l), !pre) << what;
             EXPECT_EQ(stage_present(t, Stage::norm2, l), !pre && ffn) << what;
             EXPECT_EQ(stage_present(t, Stage::ffn, l), ffn) << what;
+            EXPECT_EQ(stage_present(t, Stage::ffn_hidden, l), ffn) << what;
             EXPECT_EQ(stage_present(t, Stage::residual2, l), ffn) << what;
             EXPECT_EQ(stage_present(t, Stage::dweights, l), k.grads) << what;
             for (Stage s :
@@ -127,11 +128,17 @@ TEST(ModelTrace, EachArchitectureHasItsStagesAndNoOthers)
         }
         EXPECT_FALSE(stage_present(t, Stage::X, 2)) << "there is no layer 3";
         EXPECT_EQ(stage_present(t, Stage::lnf), pre) << what;
+        for (Stage s : {Stage::embed, Stage::embed_norm, Stage::mlm_pre, Stage::mlm_hidden, Stage::mlm_norm})
+            EXPECT_FALSE(stage_present(t, s)) << what << " " << stage_info(s).key << ": a pretrained model's";
         for (Stage s : {Stage::embedding, Stage::positional, Stage::logits, Stage::probs, Stage::loss})
             EXPECT_TRUE(stage_present(t, s)) << what << " " << stage_info(s).key;
         EXPECT_EQ(stage_shape(t, Stage::probs), "T×V = 6×5");
         EXPECT_EQ(stage_shape(t, Stage::loss), "T×1 = 6×1");
         EXPECT_STREQ(stage_equation(t, Stage::Q, false), pre ? "Q_h = LN1(X) W_h^Q" : "Q_h = X W_h^Q");
+        EXPECT_STREQ(stage_equation(t, Stage::mha, false),
+                     pre ? "MultiHead(LN1(X)) = Concat(head_1, …, head_h) W^O"
+                         : "MultiHead(X) = Concat(head_1, …, head_h) W^O");
+        EXPECT_STREQ(stage_equation(t, Stage::logits, false), stage_info(Stage::logits).equation);
     }
 }
 
@@ -182,6 +189,11 @@ TEST(ModelTrace, EveryStageIsItsEquationOfTheParameters)
             }
             EXPECT_LT(max_diff(lt.attn.mha[0], lt.attn.concat[0] * lp.W_O), 1e-5f);
             EXPECT_LT(max_diff(lt.residual[0], lt.X[0] + lt.attn.mha[0]), 1e-5f);
+            // ffn_hidden = max(0, f W_1 + b_1), f = LN2(residual) pre-LN, norm1 post-LN
+            const Mat f = norm == NormPlacement::Pre ? lt.ln2[0] : lt.norm1[0];
+            Mat hidden = f * lp.W_1;
+            hidden.rowwise() += lp.b_1.row(0);
+            EXPECT_LT(max_diff(lt.ffn_hidden[0], hidden.cwiseMax(0.0f)), 1e-5f);
         }
         const Mat Z = norm == NormPlacement::Pre ? t.lnf[0] : t.layers[1].norm2[0];
         Mat logits = Z * p.W_U;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace attnlab
@@ -351,7 +352,7 @@ bool layer_norm_formula(const AppState& state, const CellRef& cell, const Matrix
     double var = 0.0;
     for (Eigen::Index m = 0; m < r.size(); ++m)
         var += (static_cast<double>(r(m)) - mean) * (static_cast<double>(r(m)) - mean) / n;
-    const double eps = 1e-5;
+    const double eps = t.layer_norm_eps; // 1e-5, or the opened model's (BERT: 1e-12)
     const float x = r(cell.col);
     const float z = static_cast<float>((static_cast<double>(x) - mean) / std::sqrt(var + eps));
     const std::string key = stage_info(ref.stage).key;
@@ -368,9 +369,14 @@ bool layer_norm_formula(const AppState& state, const CellRef& cell, const Matrix
                            ref.stage == Stage::norm2 ? "FFN(norm1)"
                            : t.pre_ln                ? "MultiHead(LN1(X))"
                                                      : "MultiHead(X)");
-    ImGui::TextWrapped("%s[i, c] = %s, μ_i = %s, σ_i = %s, ε = 1e-5", in_name, format_value_long(x).c_str(),
+    char eps_text[32];
+    std::snprintf(eps_text, sizeof eps_text, "%g", eps);
+    std::string eps_shown = eps_text; // "1e-05" written "1e-5"
+    if (const std::size_t at = eps_shown.find("e-0"); at != std::string::npos)
+        eps_shown.erase(at + 2, 1);
+    ImGui::TextWrapped("%s[i, c] = %s, μ_i = %s, σ_i = %s, ε = %s", in_name, format_value_long(x).c_str(),
                        format_value_long(static_cast<float>(mean)).c_str(),
-                       format_value_long(static_cast<float>(std::sqrt(var))).c_str());
+                       format_value_long(static_cast<float>(std::sqrt(var))).c_str(), eps_shown.c_str());
     ImGui::TextWrapped("normalised: (%s − %s) / %s = %s; after γ[c] and β[c]: %s",
                        format_value_long(x).c_str(), format_value_long(static_cast<float>(mean)).c_str(),
                        format_value_long(static_cast<float>(std::sqrt(var + eps))).c_str(),
@@ -419,6 +425,13 @@ void generic_formula(const AppState& state, const CellRef& cell, const MatrixVie
     const int i = cell.row;
     const int c = cell.col;
     ImGui::Separator();
+    if (ref.source == MatrixSource::Layer && ref.stage == Stage::X && ref.layer == 0 && !t.embed_norm.empty())
+    {
+        ImGui::TextWrapped(
+            "X of layer 1 is the embedding LayerNorm's output, LN_emb(E[tokens] + P + T_type[0]): "
+            "see the Embedding sum and Embedding LayerNorm stages above.");
+        return;
+    }
     if (ref.source == MatrixSource::Layer && ref.stage == Stage::X && ref.layer == 0)
     {
         const float e = t.embedding[static_cast<std::size_t>(ref.b)](i, c);
@@ -465,7 +478,7 @@ void generic_formula(const AppState& state, const CellRef& cell, const MatrixVie
         return;
     }
     ImGui::TextWrapped("%s", ref.source == MatrixSource::Cross ? view.equation.c_str()
-                                                               : stage_info(ref.stage).cell_formula);
+                                                               : stage_cell_formula(t, ref.stage));
 }
 
 } // namespace

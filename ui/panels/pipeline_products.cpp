@@ -88,7 +88,7 @@ std::vector<ProductTerm> product_terms(const AppState& state, const MatrixRef& s
         terms = {matrix_term(with_stage(stage, pre_ln ? Stage::ln2 : Stage::norm1), pre_ln ? "LN2" : "norm1"),
                  operator_term("·"),
                  matrix_term(with_weight(stage, WeightMatrix::W_1), "W_1"),
-                 operator_term("→ ReLU ·"),
+                 operator_term(state.trace().activation == TraceActivation::Relu ? "→ ReLU ·" : "→ GELU ·"),
                  matrix_term(with_weight(stage, WeightMatrix::W_2), "W_2"),
                  operator_term("="),
                  matrix_term(stage, "FFN")};
