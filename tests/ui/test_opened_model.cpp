@@ -10,11 +10,13 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <memory>
 #include <string>
+#include <thread>
 
 namespace attnlab
 {
@@ -68,6 +70,33 @@ TEST_F(OpenedModelTest, Gpt2PiecesAreTheChipsAndEveryPanelNamesTheModel)
     EXPECT_TRUE(contains(out.text, "0 " + pieces[0])) << out.text; // the first chip, as the Input panel draws
     EXPECT_TRUE(contains(out.text, "pretrained, from")) << out.text;
     EXPECT_TRUE(contains(out.text, "GPT-2 (")) << out.text;
+}
+
+TEST_F(OpenedModelTest, EveryMainPanelDrawsTheOpenedModel)
+{
+    ASSERT_TRUE(open_model_folder(*state, kGpt2).is_ok());
+    state->session.text = "the cat sat on the mat";
+    state->edit();
+    state->finish_recompute();
+    ASSERT_TRUE(state->status.is_ok()) << state->status.message();
+    state->sel.layer = 1; // the second of its two layers
+    // The Inspector on a pinned attention weight of that layer: its formula with the model's numbers.
+    state->pinned = CellRef{true, selected_stage(*state, Stage::weights, 2), 3, 1};
+    for (void (*panel)(AppState&) :
+         {draw_pipeline_panel, draw_heads_panel, draw_inspector_panel, draw_comparisons_panel})
+    {
+        const test::FrameOutput out = ui.frames(*state, 2, test::panel_only(panel));
+        EXPECT_TRUE(contains(out.text, "GPT-2 (")) << out.text;
+    }
+    const MatrixView v = resolve_matrix(*state, state->pinned.matrix);
+    ASSERT_NE(v.m, nullptr);
+    EXPECT_EQ(v.m->rows(), static_cast<int>(state->trace().tokens.tokens[0].size()));
+    // The layers x heads overview: a map per layer and head of the model (2 x 4).
+    state->heads_panel.view = HeadsView::AllLayers;
+    set_query_pin(state->heads_panel.query, 3, state->trace().tokens.tokens[0]);
+    const test::FrameOutput overview = ui.frames(*state, 4, test::panel_only(draw_heads_panel));
+    EXPECT_TRUE(contains(overview.text, "layer 2")) << overview.text;
+    EXPECT_TRUE(contains(overview.text, "head 4")) << overview.text;
 }
 
 TEST_F(OpenedModelTest, BertShowsWordPiecesWithClsAndSep)
@@ -166,6 +195,32 @@ TEST_F(OpenedModelTest, CancelLeavesTheStateAsItWas)
     state->opened.loader.start(kGpt2);
     finish_model_load(*state);
     EXPECT_NE(state->opened.model, nullptr);
+}
+
+TEST_F(OpenedModelTest, TheWindowShowsProgressThenTheErrorWhileFramesGoOn)
+{
+    state->opened.load_wait_ms = 0.0;
+    std::promise<void> release;
+    std::shared_future<void> go = release.get_future().share();
+    state->opened.loader.start(kGpt2, [go] { go.wait(); });
+    state->opened.popup_request = true;
+    test::FrameOutput out = ui.frames(*state, 3);
+    EXPECT_TRUE(contains(out.text, "Reading " + kGpt2)) << out.text;
+    EXPECT_TRUE(contains(out.text, "Cancel")) << out.text;
+    EXPECT_TRUE(contains(out.text, "0 %")) << out.text;
+    cancel_model_load(*state);
+    release.set_value();
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (state->opened.loader.busy() && std::chrono::steady_clock::now() < give_up)
+    {
+        out = ui.frame(*state); // each frame takes a finished load (poll_model_load), never waiting
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    out = ui.frames(*state, 2);
+    EXPECT_FALSE(state->opened.loader.busy());
+    EXPECT_EQ(state->opened.model, nullptr);
+    EXPECT_TRUE(contains(out.text, "The model folder did not open")) << out.text;
+    EXPECT_TRUE(contains(out.text, "OK")) << out.text;
 }
 
 TEST_F(OpenedModelTest, CloseModelShowsTheSessionAgain)
