@@ -7,7 +7,6 @@
 #include "ui/model/session_files.h"
 #include "ui/model/training/training_controller.h"
 
-#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -98,22 +97,6 @@ void remember_model(AppState& state, const std::string& folder)
         save_recent_files(state.opened.recent_path, recent);
 }
 
-// Removes the folders that are gone; returns them.
-std::vector<std::string> drop_missing_folders(std::vector<std::string>& folders)
-{
-    std::vector<std::string> dropped;
-    const auto missing = [&](const std::string& f)
-    {
-        std::error_code ec;
-        if (std::filesystem::is_directory(f, ec))
-            return false;
-        dropped.push_back(f);
-        return true;
-    };
-    folders.erase(std::remove_if(folders.begin(), folders.end(), missing), folders.end());
-    return dropped;
-}
-
 // The model's folder as a session keeps it in memory: absolute, so the autosave finds it from anywhere.
 std::string absolute_folder(const std::string& folder)
 {
@@ -130,7 +113,7 @@ void load_recent_models_into(AppState& state)
     state.opened.recent = load_recent_files(state.opened.recent_path, &status);
     if (!status.is_ok())
         state.add_error(status.message());
-    if (!drop_missing_folders(state.opened.recent).empty())
+    if (!drop_missing_files(state.opened.recent, true).empty())
         save_recent_files(state.opened.recent_path, state.opened.recent);
 }
 
@@ -139,7 +122,7 @@ Status open_recent_model(AppState& state, const std::string& folder)
     std::error_code ec;
     if (!std::filesystem::is_directory(folder, ec))
     {
-        drop_missing_folders(state.opened.recent);
+        drop_missing_files(state.opened.recent, true);
         if (!state.opened.recent_path.empty())
             save_recent_files(state.opened.recent_path, state.opened.recent);
         const Status s = Status::error(folder + " no longer exists: removed from the recent models; the "

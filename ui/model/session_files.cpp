@@ -609,13 +609,13 @@ void push_recent_file(std::vector<std::string>& files, const std::string& path)
         files.resize(static_cast<std::size_t>(kMaxRecentFiles));
 }
 
-std::vector<std::string> drop_missing_files(std::vector<std::string>& files)
+std::vector<std::string> drop_missing_files(std::vector<std::string>& files, bool folders)
 {
     std::vector<std::string> dropped;
     auto missing = [&](const std::string& f)
     {
         std::error_code ec;
-        if (std::filesystem::is_regular_file(f, ec))
+        if (folders ? std::filesystem::is_directory(f, ec) : std::filesystem::is_regular_file(f, ec))
             return false;
         dropped.push_back(f);
         return true;

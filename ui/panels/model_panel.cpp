@@ -244,7 +244,13 @@ void draw_model_panel(AppState& state)
     // An opened model folder sets its own shape: the session's settings wait, greyed, until it is closed.
     const bool opened = state.showing_opened();
     if (opened)
+    {
+        const train::ModelConfig& m = state.opened.model->config;
+        ImGui::TextWrapped("Its config.json sets d_model = %d, h = %d, d_k = d_v = %d, d_ff = %d, %d layers, "
+                           "context %d. The session's settings below wait until File > Close model.",
+                           m.d_model, m.n_heads, m.d_k(), m.resolved_d_ff(), m.n_layers, m.T_max);
         ImGui::BeginDisabled();
+    }
     for (const SettingInfo& info : setting_table())
     {
         edited |= setting_field(state, info, c);
