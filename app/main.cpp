@@ -49,9 +49,10 @@ void add_window_options(CLI::App& app, WindowArgs& args)
         ->check(CLI::IsMember({"dark", "light"}));
     app.add_option("--width", args.width, "Window width in pixels")->check(CLI::Range(320, 16384));
     app.add_option("--height", args.height, "Window height in pixels")->check(CLI::Range(240, 16384));
-    app.add_option(
-        "--model", args.model_path,
-        "Open a trained model (an attnlab-model file, e.g. from attnlab train) in the Training panel");
+    app.add_option("--model", args.model_path,
+                   "Open a trained model (an attnlab-model file, e.g. from attnlab train) in the Training "
+                   "panel, or a Hugging Face GPT-2 or BERT folder (config.json, model.safetensors and the "
+                   "tokenizer files) in the main panels");
     app.add_flag("--trained-view", args.trained_view,
                  "With --model (or screenshot --train): show the trained model in the main panels");
 }
@@ -93,7 +94,21 @@ bool window_options(const WindowArgs& args, attnlab::WindowOptions* options)
         start.train_task = kind;
         start.train_steps = args.train_steps;
     }
-    if (!args.model_path.empty())
+    std::error_code ec;
+    const bool model_folder = !args.model_path.empty() && std::filesystem::is_directory(args.model_path, ec);
+    if (model_folder)
+    {
+        // A model folder: the window loads it on a thread of its own with a progress bar (a picture waits).
+        if (args.trained_view)
+        {
+            attnlab::print_error(std::cerr, what,
+                                 "--trained-view needs a trained model file; " + args.model_path +
+                                     " is a model folder, which the main panels show anyway");
+            return false;
+        }
+        start.model_folder = args.model_path;
+    }
+    else if (!args.model_path.empty())
     {
         // Loaded here, so a broken file is one line before any window opens, and the window opens this copy.
         attnlab::TrainedModel model;

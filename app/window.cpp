@@ -338,6 +338,12 @@ int run_screenshot(Window& window, AppState& state, const WindowOptions& options
     FrameResult result;
     frames.draw(state, options.screenshot_path, &result);
     int exit_code = 0;
+    if (!options.startup.model_folder.empty() && !state.opened.model)
+    {
+        std::fprintf(stderr, "attnlab screenshot: the model folder did not open: %s\n",
+                     state.opened.load_error.c_str());
+        exit_code = 1;
+    }
     if (!result.capture_error.empty())
     {
         std::fprintf(stderr, "attnlab screenshot: %s\n", result.capture_error.c_str());
@@ -380,11 +386,11 @@ void run_loop(Window& window, AppState& state, StartupFiles& files)
         const auto wait_start = Clock::now();
         // Work still pending (an edit to compute or to autosave, a lesson's scroll settling) keeps the full
         // rate; a run going on on the worker wakes the loop when it finishes. Maps left to re-make on the
-        // next frames keep it too.
+        // next frames keep it too, and so does a model folder loading (its progress bar moves).
         const bool pending = (state.recompute_pending() && !state.recompute.running()) ||
                              files.autosave.pending || state.lesson.scroll_request > 0 ||
                              !state.request_window_png.empty() || state.training_run.running() ||
-                             state.maps_pending;
+                             state.maps_pending || state.opened.loader.busy();
         if (!pending && ms_since(g_last_input) > kIdleAfterMs)
             glfwWaitEventsTimeout(kIdleWaitS);
         else

@@ -22,7 +22,7 @@ bool Config::operator==(const Config& o) const
 bool Session::operator==(const Session& o) const
 {
     return text == o.text && target == o.target && config == o.config && weights_path == o.weights_path &&
-           model_path == o.model_path;
+           model_path == o.model_path && model_folder == o.model_folder;
 }
 
 Status validate_config(const Config& c, Setting* setting)

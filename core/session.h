@@ -102,6 +102,9 @@ struct Session
     // A trained model (an attnlab-model file) that goes with the session: opening the session opens it in
     // the Training panel, where the file's "view" says whether the main panels show it. Empty: none.
     std::string model_path;
+    // A Hugging Face GPT-2 or BERT folder (core/io/hf_model.h) the text runs through in the main panels
+    // instead of the seeded weights (the shape settings above then wait). Empty: none.
+    std::string model_folder;
 
     bool operator==(const Session& o) const;
     bool operator!=(const Session& o) const { return !(*this == o); }

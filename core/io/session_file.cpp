@@ -174,6 +174,8 @@ std::string session_to_json(const Session& session)
     };
     if (!session.model_path.empty()) // only then: a session without a model reads as it always did
         root["model"] = session.model_path;
+    if (!session.model_folder.empty()) // likewise: older versions read a session without a model folder
+        root["model_folder"] = session.model_folder;
     // Text that is not UTF-8 (the engine refuses it, but the autosave keeps what was typed) is written with
     // U+FFFD in place of the bad bytes rather than throwing.
     return root.dump(4, ' ', false, json::error_handler_t::replace) + "\n";
@@ -191,8 +193,8 @@ Status session_from_json(std::string_view text, const std::string& source, Sessi
     ATTNLAB_TRY(reader.format(root, {kSessionFormat}, trace ? "a trace export is not a session file" : ""));
     int version = 0;
     ATTNLAB_TRY(reader.version(root, kSessionVersion, &version));
-    ATTNLAB_TRY(
-        reader.unknown_keys(root, "", {"format", "version", "text", "target", "config", "weights", "model"}));
+    ATTNLAB_TRY(reader.unknown_keys(
+        root, "", {"format", "version", "text", "target", "config", "weights", "model", "model_folder"}));
 
     Session session;
     ATTNLAB_TRY(read_text(reader, root, "text", &session.text));
@@ -211,6 +213,12 @@ Status session_from_json(std::string_view text, const std::string& source, Sessi
         if (!it->is_string())
             return reader.expected("model", "the path of a trained model file (a string)", *it);
         session.model_path = it->get<std::string>();
+    }
+    if (const auto it = root.find("model_folder"); it != root.end())
+    {
+        if (!it->is_string())
+            return reader.expected("model_folder", "the path of a Hugging Face model folder (a string)", *it);
+        session.model_folder = it->get<std::string>();
     }
     if (const auto it = root.find("config"); it != root.end())
         ATTNLAB_TRY(read_config(reader, *it, &session.config));

@@ -276,11 +276,13 @@ TEST_F(PanelTest, TheSentenceBoxWrapsLongLinesWithoutChangingTheText)
     ui.resize(420.0f, 700.0f);
     state->session.text = "the";
     ui.frames(*state, 2, panel_only(draw_input_panel));
-    // Click into the box (under its label), go to the end, type a long sentence.
+    // Click into the box (under the line naming the model, and its label), go to the end, type a long
+    // sentence.
     const float fs = ImGui::GetFontSize();
+    const float model_line = ImGui::GetTextLineHeightWithSpacing();
     for (const bool down : {false, true, false})
     {
-        ui.mouse(fs * 6.0f, fs * 3.5f, down);
+        ui.mouse(fs * 6.0f, fs * 3.5f + model_line, down);
         ui.frame(*state, panel_only(draw_input_panel));
     }
     ASSERT_TRUE(state->text_field.active);

@@ -51,13 +51,17 @@ bool request_run(AppState& s)
     if (s.requested_version == s.session_version && s.recompute.busy())
         return false;
     const bool idle = !s.recompute.busy();
-    s.recompute.request(s.session, s.engine.shared_imported_weights(), s.session_version);
+    // An opened model runs the text unless a lesson's step (its own session) is on screen.
+    std::shared_ptr<const HfLoadedModel> opened = s.lesson.lesson < 0 ? s.opened.model : nullptr;
+    s.recompute.request(s.session, s.engine.shared_imported_weights(), s.session_version, std::move(opened));
     s.requested_version = s.session_version;
     return idle;
 }
 
 void take_result(AppState& s, const RecomputeResult& r)
 {
+    if (r.opened && r.status.is_ok())
+        ++s.opened.generation;
     s.status = r.status;
     s.recompute_ms = r.ms;
     s.computed_version = r.version;
@@ -81,7 +85,7 @@ bool AppState::update()
     RecomputeResult r;
     const auto budget = std::chrono::duration_cast<std::chrono::nanoseconds>(
         std::chrono::duration<double, std::milli>(wait ? recompute_wait_ms : 0.0));
-    if (!recompute.take(engine, &r, budget))
+    if (!recompute.take(engine, &r, budget, &opened.trace))
         return false;
     take_result(*this, r);
     return true;
@@ -93,7 +97,7 @@ void AppState::finish_recompute()
     {
         request_run(*this);
         RecomputeResult r;
-        if (recompute.take_when_done(engine, &r))
+        if (recompute.take_when_done(engine, &r, &opened.trace))
             take_result(*this, r);
     }
 }
@@ -739,7 +743,10 @@ bool cell_masked(const MatrixView& view, int r, int c)
 PanelId status_error_panel(const AppState& state)
 {
     // The engine checks the model's shape before the sentences; weights that do not fit, or overflow, are the
-    // model's too. Everything else (no tokens, too many, a target that does not match) is about the text.
+    // model's too. Everything else (no tokens, too many, a target that does not match) is about the text, as
+    // is everything an opened model says (its shape is the folder's).
+    if (state.showing_opened())
+        return PanelId::Input;
     if (!validate_config(state.session.config).is_ok())
         return PanelId::Model;
     const std::string& m = state.status.message();

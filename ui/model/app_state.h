@@ -8,6 +8,7 @@
 #include "core/session.h"
 #include "core/trace.h"
 #include "ui/model/glyphs.h"
+#include "ui/model/opened_model.h"
 #include "ui/model/panel_table.h"
 #include "ui/model/recompute_worker.h"
 #include "ui/model/text_wrap.h"
@@ -196,6 +197,7 @@ enum class FileAction
     SaveModel,       // the Training panel's model at its current step
     ExportCurvesCsv, // the Training panel's curves
     ExportCurvesPng, // the same as a picture
+    OpenModelFolder, // a Hugging Face GPT-2 or BERT folder into the main panels (ui/model/opened_model.h)
 };
 
 struct FileDialog
@@ -466,6 +468,8 @@ struct AppState
     // The trainer on its worker thread (the worker touches nothing else; the destructor joins it).
     TrainingRun training_run;
     TrainedView trained_view;
+    // A Hugging Face model folder opened in the main panels (ui/model/opened_model.h), and its loader.
+    OpenedModelState opened;
     bool presenter = false; // presenter mode (F5): one large view, the step's text as a caption
     // A short note presenter mode shows in its title line (the new text size) until ImGui's clock passes
     // presenter_note_until (seconds).
@@ -516,22 +520,34 @@ struct AppState
     {
         return trained_view.on && !trained_view.trace.empty() && lesson.lesson < 0;
     }
-    const Trace& trace() const { return showing_trained() ? trained_view.trace : engine.trace(); }
+    // An opened model folder shows in the main panels (the session's text run through it) unless the trained
+    // model does or a lesson is open.
+    bool showing_opened() const { return opened.model != nullptr && !showing_trained() && lesson.lesson < 0; }
+    const Trace& trace() const
+    {
+        return showing_trained() ? trained_view.trace : showing_opened() ? opened.trace : engine.trace();
+    }
     const ModelWeights& weights() const
     {
-        return showing_trained() ? trained_view.weights : engine.weights();
+        return showing_trained()  ? trained_view.weights
+               : showing_opened() ? opened.weights
+                                  : engine.weights();
     }
     bool has_trace() const { return !trace().empty(); }
     // Changes whenever trace() may hold other numbers (the heatmaps' and the comparisons' version).
     unsigned long long trace_generation() const
     {
-        return showing_trained() ? (1ull << 62) + trained_view.generation : engine.generation();
+        return showing_trained()  ? (1ull << 62) + trained_view.generation
+               : showing_opened() ? (1ull << 61) + opened.generation
+                                  : engine.generation();
     }
     // Changes whenever weights() may hold other numbers (a typed word leaves it alone, so pictures of the
     // weights are not made again).
     unsigned long long weights_generation() const
     {
-        return showing_trained() ? (1ull << 62) + trained_view.generation : engine.weights_generation();
+        return showing_trained()  ? (1ull << 62) + trained_view.generation
+               : showing_opened() ? (1ull << 61) + opened.weights_generation
+                                  : engine.weights_generation();
     }
     int heads() const;
     void select_head(int j);

@@ -1,6 +1,7 @@
 // RecomputeWorker: one thread, one engine, the latest request; results handed to the frame under a mutex.
 #include "ui/model/recompute_worker.h"
 
+#include <string>
 #include <utility>
 
 namespace attnlab
@@ -18,9 +19,9 @@ RecomputeWorker::~RecomputeWorker()
 }
 
 void RecomputeWorker::request(const Session& session, std::shared_ptr<const ModelWeights> imported_weights,
-                              unsigned long long version)
+                              unsigned long long version, std::shared_ptr<const HfLoadedModel> opened)
 {
-    Request r{session, std::move(imported_weights), version};
+    Request r{session, std::move(imported_weights), version, std::move(opened)};
     {
         std::lock_guard<std::mutex> lock(mutex_);
         queued_ = std::move(r); // a request that has not started is replaced
@@ -30,7 +31,8 @@ void RecomputeWorker::request(const Session& session, std::shared_ptr<const Mode
         thread_ = std::thread([this] { loop(); });
 }
 
-bool RecomputeWorker::take(Engine& shown, RecomputeResult* result, std::chrono::nanoseconds wait)
+bool RecomputeWorker::take(Engine& shown, RecomputeResult* result, std::chrono::nanoseconds wait,
+                           Trace* opened_trace)
 {
     std::unique_lock<std::mutex> lock(mutex_);
     if (!finished_ && wait > std::chrono::nanoseconds::zero())
@@ -38,7 +40,12 @@ bool RecomputeWorker::take(Engine& shown, RecomputeResult* result, std::chrono::
     if (!finished_)
         return false;
     // The worker waits for this (it starts nothing while finished_ holds a result): its engine is ours.
-    if (finished_->status.is_ok())
+    if (finished_->status.is_ok() && finished_->opened)
+    {
+        if (opened_trace != nullptr)
+            std::swap(*opened_trace, opened_trace_);
+    }
+    else if (finished_->status.is_ok())
         shown.take_trace(engine_);
     *result = std::move(*finished_);
     finished_.reset();
@@ -47,7 +54,7 @@ bool RecomputeWorker::take(Engine& shown, RecomputeResult* result, std::chrono::
     return true;
 }
 
-bool RecomputeWorker::take_when_done(Engine& shown, RecomputeResult* result)
+bool RecomputeWorker::take_when_done(Engine& shown, RecomputeResult* result, Trace* opened_trace)
 {
     {
         std::unique_lock<std::mutex> lock(mutex_);
@@ -55,7 +62,7 @@ bool RecomputeWorker::take_when_done(Engine& shown, RecomputeResult* result)
             return false;
         changed_.wait(lock, [this] { return finished_.has_value(); });
     }
-    return take(shown, result, std::chrono::nanoseconds::zero());
+    return take(shown, result, std::chrono::nanoseconds::zero(), opened_trace);
 }
 
 bool RecomputeWorker::busy() const
@@ -91,17 +98,27 @@ void RecomputeWorker::loop()
         ++runs_;
         lock.unlock();
 
-        // Outside the lock: only this thread touches engine_ now.
-        if (engine_.shared_imported_weights() != r.imported_weights)
-            engine_.share_imported_weights(r.imported_weights);
+        // Outside the lock: only this thread touches engine_ and the opened model's buffers now.
         const auto t0 = std::chrono::steady_clock::now();
-        Status status = engine_.run(r.session);
+        Status status;
+        if (r.opened)
+        {
+            status = run_hf_text(*r.opened, r.session.text, &opened_run_);
+            if (status.is_ok())
+                fill_hf_trace(*r.opened, opened_run_, &opened_trace_);
+        }
+        else
+        {
+            if (engine_.shared_imported_weights() != r.imported_weights)
+                engine_.share_imported_weights(r.imported_weights);
+            status = engine_.run(r.session);
+        }
         const double ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
         lock.lock();
         running_ = false;
-        finished_ = RecomputeResult{r.version, std::move(status), ms};
+        finished_ = RecomputeResult{r.version, std::move(status), ms, r.opened != nullptr};
         changed_.notify_all();
         if (on_finished_)
             on_finished_();

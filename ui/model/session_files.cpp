@@ -62,6 +62,7 @@ Status load_into_state(AppState& state, const std::string& path, const std::stri
     // In memory the weights path is absolute, so the autosave and a later "save as" elsewhere still find it.
     loaded.weights_path = absolute_weights_path(path, loaded.weights_path);
     loaded.model_path = absolute_weights_path(path, loaded.model_path);
+    loaded.model_folder = absolute_weights_path(path, loaded.model_folder);
     ModelWeights weights;
     Status weights_status;
     if (!loaded.weights_path.empty())
@@ -78,6 +79,7 @@ Status load_into_state(AppState& state, const std::string& path, const std::stri
     {
         state.set_message(opened_message + ", but its weights did not load: " + weights_status.message(),
                           true);
+        reopen_session_model(state, opened_message);
         return Status();
     }
     state.set_message(opened_message, false);
@@ -94,6 +96,9 @@ Status load_into_state(AppState& state, const std::string& path, const std::stri
         else
             state.training.model_path = model_path;
     }
+    // The session's model folder (a missing one is said; the session stays open), or none: a model that
+    // was open closes.
+    reopen_session_model(state, opened_message);
     return Status();
 }
 
@@ -120,6 +125,7 @@ Status save_session_as(AppState& state, const std::string& path)
     Session portable = state.session;
     portable.weights_path = portable_weights_path(path, state.session.weights_path);
     portable.model_path = portable_weights_path(path, state.session.model_path);
+    portable.model_folder = portable_weights_path(path, state.session.model_folder);
     // A trained model goes with the session (not a lesson step's run): saved beside it unless it is a file
     // already, so the session refers to a model that exists.
     state.training_run.poll(state.training.view);
@@ -603,13 +609,13 @@ void push_recent_file(std::vector<std::string>& files, const std::string& path)
         files.resize(static_cast<std::size_t>(kMaxRecentFiles));
 }
 
-std::vector<std::string> drop_missing_files(std::vector<std::string>& files)
+std::vector<std::string> drop_missing_files(std::vector<std::string>& files, bool folders)
 {
     std::vector<std::string> dropped;
     auto missing = [&](const std::string& f)
     {
         std::error_code ec;
-        if (std::filesystem::is_regular_file(f, ec))
+        if (folders ? std::filesystem::is_directory(f, ec) : std::filesystem::is_regular_file(f, ec))
             return false;
         dropped.push_back(f);
         return true;

@@ -125,8 +125,8 @@ std::vector<std::string> load_recent_files(const std::string& path, Status* stat
 Status save_recent_files(const std::string& path, const std::vector<std::string>& files);
 // Moves (or adds) path to the front, without duplicates, keeping at most kMaxRecentFiles.
 void push_recent_file(std::vector<std::string>& files, const std::string& path);
-// Removes the files that no longer exist and returns them.
-std::vector<std::string> drop_missing_files(std::vector<std::string>& files);
+// Removes the files (folders: the folders) that no longer exist and returns them.
+std::vector<std::string> drop_missing_files(std::vector<std::string>& files, bool folders = false);
 // Loads state.recent_files from state.recent_files_path, dropping missing files (a message names them). A
 // refused file leaves the list empty, with the reason in the status bar.
 void load_recent_files_into(AppState& state);

@@ -114,6 +114,8 @@ void read_config(AppState& state, const StartupOptions& options, StartupFiles* f
     files->imgui_ini = config_file("imgui.ini");
     state.recent_files_path = recent_files_path();
     load_recent_files_into(state);
+    state.opened.recent_path = recent_models_path();
+    load_recent_models_into(state);
     if (!state.session_path.empty())
     {
         push_recent_file(state.recent_files, state.session_path);
@@ -153,6 +155,20 @@ void open_asked_for(AppState& state, const StartupOptions& options)
     }
 }
 
+// --model DIR, or the folder the session refers to: loaded on its thread in a window (the progress popup
+// shows), at once for a picture. A folder that does not open is a message.
+void open_model_folder_asked_for(AppState& state, const StartupOptions& options)
+{
+    state.opened.load_wait_ms = options.picture ? -1.0 : 0.0;
+    if (!options.model_folder.empty())
+    {
+        if (const Status s = open_model_folder(state, options.model_folder); !s)
+            state.add_error(s.message());
+    }
+    else if (!state.session.model_folder.empty())
+        reopen_session_model(state, "The session opened");
+}
+
 void apply_theme(AppState& state, const StartupOptions& options)
 {
     if (!options.theme.empty())
@@ -189,6 +205,10 @@ std::string recent_files_path()
 {
     return config_file("recent_sessions.txt");
 }
+std::string recent_models_path()
+{
+    return config_file("recent_models.txt");
+}
 
 std::unique_ptr<AppState> start_app(const StartupOptions& options, float content_scale, StartupFiles* files)
 {
@@ -204,6 +224,7 @@ std::unique_ptr<AppState> start_app(const StartupOptions& options, float content
         read_config(*state, options, files);
     load_weights(*state);
     open_asked_for(*state, options);
+    open_model_folder_asked_for(*state, options);
     state->presenter = options.presenter;
     state->prefs.whole_batch = state->prefs.whole_batch || options.whole_batch;
     apply_theme(*state, options);

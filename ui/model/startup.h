@@ -33,6 +33,7 @@ struct StartupOptions
     std::optional<TrainedModel> model;         // --model FILE, loaded
     std::string model_path;                    // that FILE (the Training panel's file, File > Recent)
     bool trained_view = false;                 // --trained-view: the main panels show the trained model
+    std::string model_folder;                  // --model DIR: a Hugging Face folder for the main panels
     bool presenter = false;                    // --presenter
     bool whole_batch = false;                  // --whole-batch: the Pipeline's "whole batch" box ticked
     std::string theme;                         // --theme dark|light; "" : the saved preference
@@ -57,6 +58,7 @@ std::string prefs_path();
 std::string autosave_path();
 std::string model_autosave_path();
 std::string recent_files_path();
+std::string recent_models_path();
 
 // The state the app starts on. Outside pictures: the preferences (written at once on the very first start, so
 // the tour hint shows once), the recent files, this window's slot claimed (files->slot: the first window owns
@@ -65,8 +67,9 @@ std::string recent_files_path();
 // window without an autosave of its own starts on the first window's, read only), the model trained last time
 // (unless a model or task was asked for). A session another window left in its own autosave that is newer
 // than this window's is named in the status bar (File > Recent opens it). Then the session's
-// weights, the lesson at its step, the training task or the model, the trained view, presenter mode and the
-// theme. A file that cannot be read is a message in the status bar, never a failed start.
+// weights, the lesson at its step, the training task or the model, the trained view, the model folder
+// (--model DIR, else the session's own: loaded on its thread in a window, at once for a picture), presenter
+// mode and the theme. A file that cannot be read is a message in the status bar, never a failed start.
 std::unique_ptr<AppState> start_app(const StartupOptions& options, float content_scale, StartupFiles* files);
 
 } // namespace attnlab

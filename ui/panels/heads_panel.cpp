@@ -594,7 +594,7 @@ void draw_heads_panel(AppState& state)
             "(positions i and j count from 0, as the matrix rows and columns do)");
     trained_view_banner(state);
     // Honesty: seeded weights have learned nothing, so no pattern here is a head's "job".
-    if (!state.showing_trained() && !state.engine.has_imported_weights())
+    if (!state.showing_trained() && !state.showing_opened() && !state.engine.has_imported_weights())
         fitted_line(
             strprintf("random weights (seed %llu), untrained: no head has learned anything yet",
                       static_cast<unsigned long long>(t.config.seed)),

@@ -485,6 +485,7 @@ void generic_formula(const AppState& state, const CellRef& cell, const MatrixVie
 
 void draw_inspector_panel(AppState& state)
 {
+    ImGui::TextDisabled("Model: %s", shown_model_label(state).c_str()); // whose numbers these are
     const CellRef cell = state.pinned.valid ? state.pinned : state.hovered;
     if (!cell.valid || !state.has_trace())
     {

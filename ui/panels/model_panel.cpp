@@ -241,8 +241,28 @@ void draw_model_panel(AppState& state)
     }
     Config& c = state.session.config;
     bool edited = false;
+    // An opened model folder sets its own shape: the session's settings wait, greyed, until it is closed.
+    const bool opened = state.showing_opened();
+    if (opened)
+    {
+        const train::ModelConfig& m = state.opened.model->config;
+        ImGui::TextWrapped("Its config.json sets d_model = %d, h = %d, d_k = d_v = %d, d_ff = %d, %d layers, "
+                           "context %d. The session's settings below wait until File > Close model.",
+                           m.d_model, m.n_heads, m.d_k(), m.resolved_d_ff(), m.n_layers, m.T_max);
+        ImGui::BeginDisabled();
+    }
     for (const SettingInfo& info : setting_table())
+    {
         edited |= setting_field(state, info, c);
+        if (opened && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+            ImGui::SetTooltip(
+                "Set by the opened model (%s, d_model = %d, h = %d): its config.json and weights "
+                "decide it. File > Close model to use the session's settings again.",
+                state.opened.model->label().c_str(), state.opened.model->config.d_model,
+                state.opened.model->config.n_heads);
+    }
+    if (opened)
+        ImGui::EndDisabled();
 
     if (edited)
         state.edit();

@@ -23,8 +23,8 @@ void draw_training_presenter_view(AppState& state);
 
 // The trained model's probe field (the Training panel's), for the Input panel while the trained model shows.
 void draw_trained_probe_input(AppState& state);
-// A line at the top of a main panel: which model it shows, with a button to switch. Draws nothing when the
-// session shows and there is no trained model.
+// A line at the top of a main panel: which model it shows (shown_model_label: seeded, imported, trained in
+// Attention Lab or an opened model folder), with a button to switch or close. Nothing during a lesson.
 void trained_view_banner(AppState& state);
 
 // [SECTION] The draw table

@@ -445,8 +445,6 @@ void trained_view_banner(AppState& state)
     if (lesson_active(state))
         return;
     const bool trained = state.showing_trained();
-    if (!trained && !state.training_run.configured())
-        return;
     ImGui::PushID("trained_view");
     const auto button_fits = [](const char* label)
     {
@@ -457,7 +455,8 @@ void trained_view_banner(AppState& state)
     {
         // Wrapped: a long run label ("Induction heads, 2 layers × 2 heads, step 600") in a narrow panel.
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram]);
-        ImGui::TextWrapped("Trained model: %s", state.trained_view.label.c_str());
+        ImGui::TextWrapped("Trained model: %s (%s)", state.trained_view.label.c_str(),
+                           shown_model_label(state).c_str());
         ImGui::PopStyleColor();
         item_tooltip(
             "The Training panel's model at the step its timeline shows, run on its probe sequence "
@@ -468,9 +467,25 @@ void trained_view_banner(AppState& state)
         if (ImGui::SmallButton("show the session"))
             set_trained_view(state, false);
     }
+    else if (state.showing_opened())
+    {
+        // An opened model folder (ui/model/opened_model.h): the sentence box's text runs through it.
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram]);
+        ImGui::TextWrapped("Model: %s", shown_model_label(state).c_str());
+        ImGui::PopStyleColor();
+        item_tooltip("The sentence box's text, split by the model's own tokenizer and run through its "
+                     "weights. File > Close model shows the session's seeded model again.");
+        ImGui::SameLine();
+        if (!button_fits("close model"))
+            ImGui::NewLine();
+        if (ImGui::SmallButton("close model"))
+            close_model(state);
+    }
+    else if (!state.training_run.configured())
+        ImGui::TextDisabled("Model: %s", shown_model_label(state).c_str());
     else
     {
-        ImGui::TextDisabled("Seeded random weights: untrained.");
+        ImGui::TextDisabled("Model: %s, untrained.", shown_model_label(state).c_str());
         ImGui::SameLine();
         if (!button_fits("show the trained model"))
             ImGui::NewLine();

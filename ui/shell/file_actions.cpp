@@ -40,6 +40,11 @@ void open_file_dialog(AppState& state, FileAction action)
     case FileAction::ExportCurvesPng:
         d.path = std::string(train::task_info(state.training.view.config.task).key) + "-curves.png";
         break;
+    case FileAction::OpenModelFolder:
+        d.path = !state.opened.folder.empty()   ? state.opened.folder
+                 : !state.opened.recent.empty() ? state.opened.recent.front()
+                                                : std::string();
+        break;
     case FileAction::None:
         break;
     }
@@ -112,6 +117,9 @@ std::string run_file_action(AppState& state)
             state.set_message("Exported a picture of the training curves to " + d.path, false);
         return s.message();
     }
+    case FileAction::OpenModelFolder:
+        // Refused at once when it is no folder; otherwise it loads on its thread (the progress popup).
+        return open_model_folder(state, d.path).message();
     case FileAction::None:
         break;
     }

@@ -86,9 +86,21 @@ void draw_panels(AppState& state, const LayoutRect& area)
     state.lesson.focus_panel = PanelId::Count;
 }
 
-// Characters the text uses that the atlas lacks (CJK and others) ask for a new atlas before the next frame.
+// Characters the text uses that the atlas lacks (CJK and others) ask for a new atlas before the next frame;
+// so do an opened model's token pieces (GPT-2's ␣ for a leading space).
 void note_new_characters(AppState& state)
 {
+    OpenedModelState& o = state.opened;
+    if (state.showing_opened() && o.glyphs_generation != o.generation)
+    {
+        o.glyphs_generation = o.generation;
+        bool added = false;
+        for (const std::vector<std::string>& sentence : o.trace.tokens.tokens)
+            for (const std::string& piece : sentence)
+                added = state.glyphs.add_from(piece) || added;
+        if (added)
+            state.request_font_rebuild = true;
+    }
     if (state.glyphs_version == state.session_version)
         return;
     state.glyphs_version = state.session_version;
@@ -107,6 +119,7 @@ void draw_frame(AppState& state)
     note_new_characters(state);
     state.lesson.cells_outlined = 0;
     handle_shortcuts(state);
+    poll_model_load(state);
     update_trained_view(state);
     if (state.request_file_action != FileAction::None)
     {

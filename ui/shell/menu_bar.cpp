@@ -100,6 +100,24 @@ void recent_menu(AppState& state)
         open_recent_file(state, chosen); // says in the status bar what happened
 }
 
+// File > Recent models: the model folders opened last (a folder that is gone is dropped with a message).
+void recent_models_menu(AppState& state)
+{
+    if (!ImGui::BeginMenu("Recent models", !state.opened.recent.empty()))
+        return;
+    std::string chosen;
+    for (std::size_t i = 0; i < state.opened.recent.size(); ++i)
+    {
+        ImGui::PushID(static_cast<int>(i));
+        if (ImGui::MenuItem(state.opened.recent[i].c_str()))
+            chosen = state.opened.recent[i];
+        ImGui::PopID();
+    }
+    ImGui::EndMenu();
+    if (!chosen.empty())
+        open_recent_model(state, chosen); // a folder that is gone is said in the status bar
+}
+
 // Lessons: every built-in lesson, the broken files, and leaving the open one.
 void lessons_menu(AppState& state)
 {
@@ -171,6 +189,18 @@ void file_menu(AppState& state)
     if (ImGui::MenuItem("Save session as…"))
         open_file_dialog(state, FileAction::SaveSession);
     recent_menu(state);
+    ImGui::Separator();
+    if (ImGui::MenuItem("Open model folder…", nullptr, false, !state.opened.loader.busy()))
+        open_file_dialog(state, FileAction::OpenModelFolder);
+    item_tooltip("A Hugging Face GPT-2 or BERT folder (config.json, model.safetensors, tokenizer files): the "
+                 "main panels show every intermediate of the sentence box's text run through it.");
+    recent_models_menu(state);
+    if (ImGui::MenuItem("Close model", nullptr, false, state.opened.model != nullptr))
+        close_model(state);
+    if (state.opened.model)
+        item_tooltip(("Closes " + state.opened.model->source() +
+                      "; the main panels show the session's own model again.")
+                         .c_str());
     ImGui::Separator();
     if (ImGui::MenuItem("Open trained model…"))
         open_file_dialog(state, FileAction::OpenModel);

@@ -49,15 +49,18 @@ void file_popup(AppState& state)
     }
     if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize))
         return;
-    const char* what = d.action == FileAction::OpenSession       ? "Open session from"
-                       : d.action == FileAction::SaveSession     ? "Save session to"
-                       : d.action == FileAction::ExportTraceJson ? "Export the whole trace (JSON) to"
-                       : d.action == FileAction::OpenModel ? "Open a trained model (attnlab-model JSON) from"
-                       : d.action == FileAction::SaveModel ? "Save the trained model (attnlab-model JSON) to"
-                       : d.action == FileAction::ExportCurvesCsv ? "Export the training curves (CSV) to"
-                       : d.action == FileAction::ExportCurvesPng
-                           ? "Save a picture of the training curves (PNG) to"
-                           : "Save a picture of the window (PNG) to";
+    const char* what =
+        d.action == FileAction::OpenSession       ? "Open session from"
+        : d.action == FileAction::SaveSession     ? "Save session to"
+        : d.action == FileAction::ExportTraceJson ? "Export the whole trace (JSON) to"
+        : d.action == FileAction::OpenModel       ? "Open a trained model (attnlab-model JSON) from"
+        : d.action == FileAction::SaveModel       ? "Save the trained model (attnlab-model JSON) to"
+        : d.action == FileAction::ExportCurvesCsv ? "Export the training curves (CSV) to"
+        : d.action == FileAction::ExportCurvesPng ? "Save a picture of the training curves (PNG) to"
+        : d.action == FileAction::OpenModelFolder
+            ? "Open a Hugging Face GPT-2 or BERT model folder (config.json, model.safetensors, "
+              "tokenizer files)"
+            : "Save a picture of the window (PNG) to";
     ImGui::TextUnformatted(what);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 30.0f);
     if (ImGui::IsWindowAppearing())
@@ -292,12 +295,54 @@ void help_windows(AppState& state)
     }
 }
 
+// A model folder loading: its progress and Cancel; then, when it failed, the message until OK (the status bar
+// says it too). The frames go on meanwhile: the model loads on its own thread.
+void model_load_popup(AppState& state)
+{
+    OpenedModelState& o = state.opened;
+    const char* title = "Opening a model folder###model_load";
+    if (o.popup_request)
+    {
+        ImGui::OpenPopup(title);
+        o.popup_request = false;
+    }
+    if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize))
+        return;
+    if (o.loader.busy())
+    {
+        ImGui::Text("Reading %s", o.loader.folder().c_str());
+        const float fraction = static_cast<float>(o.loader.progress());
+        const std::string percent = std::to_string(static_cast<int>(fraction * 100.0f + 0.5f)) + " %";
+        ImGui::ProgressBar(fraction, ImVec2(ImGui::GetFontSize() * 24.0f, 0.0f), percent.c_str());
+        if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
+            cancel_model_load(state);
+        item_tooltip("Stops reading the folder: the panels keep what they show.");
+    }
+    else if (!o.load_error.empty())
+    {
+        ImGui::TextUnformatted("The model folder did not open:");
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 34.0f);
+        error_text(o.load_error);
+        ImGui::PopTextWrapPos();
+        if (ImGui::Button("OK") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)) ||
+            ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter)))
+        {
+            o.load_error.clear();
+            ImGui::CloseCurrentPopup();
+        }
+    }
+    else
+        ImGui::CloseCurrentPopup(); // opened: the panels show it
+    ImGui::EndPopup();
+}
+
 } // namespace
 
 void draw_popups(AppState& state)
 {
     help_windows(state);
     file_popup(state);
+    model_load_popup(state);
     unsaved_popup(state);
     quit_popup(state);
     export_popup(state);

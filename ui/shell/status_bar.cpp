@@ -34,6 +34,12 @@ bool computing_mark(const AppState& state)
 void trace_summary(const AppState& state, bool computing)
 {
     const Trace& t = state.trace();
+    if (state.showing_opened())
+    {
+        // Which model the numbers come from, first: the panels' shapes are its own.
+        ImGui::TextUnformatted(shown_model_label(state).c_str());
+        ImGui::SameLine();
+    }
     ImGui::TextDisabled("B = %d  T = %d  d_model = %d  h = %d  d_k = %d  d_v = %d  layers = %d   |   "
                         "%s %.1f ms",
                         t.batch_size(), t.T(), t.config.d_model, state.heads(), t.d_k, t.d_v,
