@@ -124,19 +124,7 @@ int run_hf_export(const ExportArgs& args, std::ostream& out, std::ostream& err)
         status = check_finite(model.config, run.acts);
     if (status)
     {
-        OpenedModelPass pass;
-        pass.config = &model.config;
-        pass.params = model.params.get();
-        pass.batch = &run.batch;
-        pass.acts = &run.acts;
-        pass.architecture = model.files.config.model_type;
-        pass.label = model.label();
-        pass.source = model.source();
-        pass.folder = args.model;
-        pass.parameters = model.parameters;
-        pass.pieces = run.encoding.pieces;
-        pass.vocab_tokens = run.encoding.tokens;
-        status = write_opened_model_trace_json(pass, args.output);
+        status = write_hf_run_json(model, run, args.output);
     }
     if (!status)
     {

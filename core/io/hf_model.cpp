@@ -1,6 +1,7 @@
 // Loading a Hugging Face folder into the engine's model description, and running texts through it.
 #include "hf_model.h"
 
+#include "core/io/model_file.h"
 #include "core/train/model_trace.h"
 
 #include <cmath>
@@ -391,6 +392,23 @@ void fill_hf_trace(const HfLoadedModel& model, const HfRun& run, Trace* trace)
 {
     train::fill_trace(model.config, *model.params, run.batch, run.acts, nullptr, model.vocabulary, *trace);
     trace->model_source = model.source();
+}
+
+Status write_hf_run_json(const HfLoadedModel& model, const HfRun& run, const std::string& path)
+{
+    OpenedModelPass pass;
+    pass.config = &model.config;
+    pass.params = model.params.get();
+    pass.batch = &run.batch;
+    pass.acts = &run.acts;
+    pass.architecture = model.files.config.model_type;
+    pass.label = model.label();
+    pass.source = model.source();
+    pass.folder = model.files.folder;
+    pass.parameters = model.parameters;
+    pass.pieces = run.encoding.pieces;
+    pass.vocab_tokens = run.encoding.tokens;
+    return write_opened_model_trace_json(pass, path);
 }
 
 } // namespace attnlab

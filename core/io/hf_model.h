@@ -79,4 +79,9 @@ Status run_hf_ids(const HfLoadedModel& model, const std::vector<int>& ids, HfRun
 // trace->model_source says which model it is.
 void fill_hf_trace(const HfLoadedModel& model, const HfRun& run, Trace* trace);
 
+// Writes the run as "attnlab-model-trace" (core/io/FORMAT.md, write_opened_model_trace_json): what
+// `attnlab export --model DIR` and File > Export trace write for an opened model. The file appears only when
+// it is complete.
+Status write_hf_run_json(const HfLoadedModel& model, const HfRun& run, const std::string& path);
+
 } // namespace attnlab

@@ -6,9 +6,11 @@
 #include "ui/model/session_files.h"
 #include "ui/panels/panels.h"
 #include "ui/shell/app_ui.h"
+#include "ui/shell/file_actions.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <filesystem>
@@ -305,6 +307,36 @@ TEST_F(OpenedModelTest, ModelPanelNamesTheOpenedModelAndKeepsTheSessionSettings)
     const test::FrameOutput out = ui.frames(*state, 3, test::panel_only(draw_model_panel));
     EXPECT_TRUE(contains(out.text, "pretrained, from")) << out.text;
     EXPECT_EQ(state->session.config, before);
+}
+
+} // namespace
+} // namespace attnlab
+
+namespace attnlab
+{
+namespace
+{
+
+// File > Export trace as JSON writes what is shown: the opened model's pass (attnlab-model-trace with its ids
+// and the model it is), not the session's seeded one.
+TEST_F(OpenedModelTest, ExportTraceWritesTheOpenedModelsPass)
+{
+    ASSERT_TRUE(open_model_folder(*state, kGpt2).is_ok());
+    state->finish_recompute();
+    ASSERT_TRUE(state->showing_opened());
+    const fs::path path = home / "opened-trace.json";
+    state->file_dialog.action = FileAction::ExportTraceJson;
+    state->file_dialog.path = path.string();
+    ASSERT_EQ(run_file_action(*state), "");
+    std::ifstream in(path);
+    ASSERT_TRUE(in.good());
+    const nlohmann::json j = nlohmann::json::parse(in);
+    EXPECT_EQ(j.at("format"), "attnlab-model-trace");
+    EXPECT_EQ(j.at("model").at("source"), state->opened.model->source());
+    // The ids of the shown text, as the model's tokenizer gives them.
+    Encoding e;
+    ASSERT_TRUE(encode_for_model(*state->opened.model, state->session.text, &e).is_ok());
+    EXPECT_EQ(j.at("token_ids").at(0).get<std::vector<int>>(), e.ids);
 }
 
 } // namespace

@@ -611,7 +611,8 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
     v.equation = stage_equation(t, ref.stage, cross);
     if (cross)
         v.title = "Cross: " + v.title; // queries from the target's X_q, keys and values from the encoder
-    else if (ref.stage == Stage::X && ref.layer == 0)
+    else if (ref.stage == Stage::X && ref.layer == 0 &&
+             t.embed_norm.empty()) // BERT's: stage_equation's LN_emb
         v.equation = t.config.positional == PositionalKind::None ? "X = Embedding   (positional encoding off)"
                      : t.trained                                 ? "X = E[tokens] + P"
                                                                  : "X = Embedding + PE";
@@ -627,7 +628,7 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
     // logits and probabilities, a vocabulary token) per column.
     v.row_axis = cols_are_keys(ref.stage) ? "query" : "position";
     v.col_axis = cols_are_keys(ref.stage) ? "key"
-                 : info.cols[0] == 'V'    ? "next token"
+                 : info.cols[0] == 'V'    ? (t.config.mask == MaskKind::Causal ? "next token" : "token")
                                           : std::string("feature (") + info.cols + ")";
     if (ref.stage == Stage::concat && state.heads() > 0)
         v.column_blocks = static_cast<int>(v.m->cols()) / state.heads(); // d_v: one block per head

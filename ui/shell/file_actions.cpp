@@ -2,6 +2,7 @@
 // action.
 #include "ui/shell/file_actions.h"
 
+#include "core/io/hf_model.h"
 #include "core/io/json_io.h"
 #include "ui/model/session_files.h"
 #include "ui/model/training/training_controller.h"
@@ -85,10 +86,18 @@ std::string run_file_action(AppState& state)
     {
         if (!state.has_trace())
             return "nothing to export yet";
-        const Status s =
-            // The session's pass (a trained model's is written by `attnlab export --model`).
-            write_trace_json(state.engine.trace(), state.engine.weights(), d.path,
-                             state.session.weights_path);
+        Status s;
+        if (state.showing_opened())
+        {
+            // The opened model's pass on the shown text, in the format `attnlab export --model DIR` writes.
+            HfRun run;
+            s = run_hf_text(*state.opened.model, state.session.text, &run);
+            if (s.is_ok())
+                s = write_hf_run_json(*state.opened.model, run, d.path);
+        }
+        else // the session's pass (a trained model's is written by `attnlab export --model FILE`)
+            s = write_trace_json(state.engine.trace(), state.engine.weights(), d.path,
+                                 state.session.weights_path);
         if (!s.is_ok())
             return s.message();
         state.set_message("Exported the trace to " + d.path, false);
