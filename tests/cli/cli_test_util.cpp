@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <fstream>
 #include <sstream>
 
 namespace attnlab::test
@@ -23,6 +24,12 @@ CliResult run_cli(const std::vector<std::string>& args)
     result.out = out.str();
     result.err = err.str();
     return result;
+}
+
+nlohmann::json read_json(const std::string& path)
+{
+    std::ifstream in(path);
+    return nlohmann::json::parse(in);
 }
 
 int line_count(const std::string& text)

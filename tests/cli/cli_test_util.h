@@ -1,6 +1,8 @@
 // Helpers for the command-line tests: run attnlab-headless in-process and capture its output.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -16,6 +18,9 @@ struct CliResult
 
 // Runs run_headless_cli with argv = {"attnlab-headless", args...}.
 CliResult run_cli(const std::vector<std::string>& args);
+
+// The JSON file a command wrote (nlohmann's exception when it is missing or not JSON).
+nlohmann::json read_json(const std::string& path);
 
 // Number of lines in text (a last line without '\n' counts).
 int line_count(const std::string& text);

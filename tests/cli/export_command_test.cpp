@@ -17,12 +17,6 @@ namespace
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-json read_json(const std::string& path)
-{
-    std::ifstream in(path);
-    return json::parse(in);
-}
-
 TEST(ExportCommand, WritesTheTraceWithTheOptionsGiven)
 {
     TempDir dir;

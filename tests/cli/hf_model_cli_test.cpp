@@ -20,12 +20,6 @@ namespace
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-json read_json(const std::string& path)
-{
-    std::ifstream in(path);
-    return json::parse(in);
-}
-
 // Within 1e-4 of the golden's largest magnitude, entry by entry. rows: the JSON's [T][n] for one sentence.
 void expect_matches(const json& rows, const GoldenMat& golden, Eigen::Index row0, const std::string& what)
 {

@@ -17,12 +17,6 @@ namespace
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-json read_json(const std::string& path)
-{
-    std::ifstream in(path);
-    return json::parse(in);
-}
-
 // A reverse model (d_model 16, 2 layers of 2 heads) trained 5 steps, written to dir/m.json.
 std::string train_model(const TempDir& dir)
 {
