@@ -12,12 +12,21 @@
 #include <set>
 #include <sstream>
 #include <string>
+
+#include <unistd.h>
 #include <unordered_set>
 
 namespace attnlab
 {
 namespace
 {
+
+// xvfb-run picking a display from one that depends on the process, so test programs run at once (ctest -j)
+// do not race for the same free number (xvfb-run -a alone starts every search at :99).
+std::string xvfb_run()
+{
+    return "xvfb-run -n " + std::to_string(100 + ::getpid() % 800) + " -a ";
+}
 
 namespace fs = std::filesystem;
 
@@ -46,7 +55,7 @@ int run_app(const std::string& args, const fs::path& dir, std::string* out, std:
             bool xvfb = true)
 {
     const std::string prefix =
-        xvfb ? "xvfb-run -a -s '-screen 0 1600x1000x24' " : "env -u DISPLAY -u WAYLAND_DISPLAY ";
+        xvfb ? xvfb_run() + "-s '-screen 0 1600x1000x24' " : "env -u DISPLAY -u WAYLAND_DISPLAY ";
     const std::string cmd = prefix + "'" + ATTNLAB_APP + "' " + args + " >'" + (dir / "stdout.txt").string() +
                             "' 2>'" + (dir / "stderr.txt").string() + "'";
     const int status = std::system(cmd.c_str());

@@ -113,6 +113,17 @@ TEST_F(OpenedModelTest, BertShowsWordPiecesWithClsAndSep)
     EXPECT_EQ(pieces.front(), "[CLS]");
     EXPECT_EQ(pieces.back(), "[SEP]");
     EXPECT_TRUE(contains(state->trace().model_source, "BERT"));
+    // A continuation piece keeps its "##" on the Input panel's chips (ImGui would hide it in a plain button
+    // label; the Heads panel's query chips use the same button).
+    state->session.text = "the cat playing";
+    state->edit();
+    state->finish_recompute();
+    const std::vector<std::string>& words = state->trace().tokens.tokens[0];
+    const auto at = std::find(words.begin(), words.end(), "##ing");
+    ASSERT_NE(at, words.end());
+    const int i = static_cast<int>(at - words.begin());
+    EXPECT_TRUE(contains(ui.frames(*state, 3, test::panel_only(draw_input_panel)).text,
+                         std::to_string(i) + " ##ing"));
 }
 
 TEST_F(OpenedModelTest, EditsRunThroughTheModelAndABadTextKeepsThePicture)
@@ -337,6 +348,61 @@ TEST_F(OpenedModelTest, ExportTraceWritesTheOpenedModelsPass)
     Encoding e;
     ASSERT_TRUE(encode_for_model(*state->opened.model, state->session.text, &e).is_ok());
     EXPECT_EQ(j.at("token_ids").at(0).get<std::vector<int>>(), e.ids);
+}
+
+} // namespace
+} // namespace attnlab
+
+namespace attnlab
+{
+namespace
+{
+
+// The most probable entry of a row, found here apart from the panel's top-k.
+int argmax(const Mat& m, int row)
+{
+    Eigen::Index at = 0;
+    m.row(row).maxCoeff(&at);
+    return static_cast<int>(at);
+}
+
+// Under the probabilities the Pipeline lists in words what they predict: GPT-2's next tokens at every
+// position, BERT's fillers at each [MASK] (and where there is none, how to get one).
+TEST_F(OpenedModelTest, PipelineListsTheTopNextTokensAndTheMaskFillers)
+{
+    ui.resize(1000, 1600);
+    for (const bool bert : {false, true})
+    {
+        state->session.text = bert ? "the cat [MASK] playing" : "the cat sat";
+        state->edit();
+        ASSERT_TRUE(open_model_folder(*state, bert ? kBert : kGpt2).is_ok());
+        state->finish_recompute();
+        ASSERT_TRUE(state->showing_opened());
+        state->stage_collapsed.fill(true); // one line a stage: the output fits the window
+        state->sel.layer = static_cast<int>(state->trace().layers.size()) - 1;
+        const test::FrameOutput out = ui.frames(*state, 3, test::panel_only(draw_pipeline_panel));
+        const Trace& t = state->trace();
+        const std::vector<std::string>& tokens = t.tokens.tokens[0];
+        int row = static_cast<int>(tokens.size()) - 1; // GPT-2: the last position's next token
+        if (bert)
+        {
+            EXPECT_TRUE(contains(out.text, "most probable tokens at each [MASK]")) << out.text;
+            row = static_cast<int>(std::find(tokens.begin(), tokens.end(), "[MASK]") - tokens.begin());
+            ASSERT_LT(row, static_cast<int>(tokens.size()));
+        }
+        else
+            EXPECT_TRUE(contains(out.text, "most probable next tokens at each position")) << out.text;
+        const std::string& best = t.vocabulary[static_cast<std::size_t>(argmax(t.probs[0], row))];
+        char p[32];
+        std::snprintf(p, sizeof p, "%.3f", static_cast<double>(t.probs[0].row(row).maxCoeff()));
+        EXPECT_TRUE(contains(out.text, best + " " + p)) << best << " " << p << "\n"
+                                                        << out.text; // spaces read as one
+    }
+    state->session.text = "the cat sat";
+    state->edit();
+    state->finish_recompute();
+    const test::FrameOutput none = ui.frames(*state, 3, test::panel_only(draw_pipeline_panel));
+    EXPECT_TRUE(contains(none.text, "Type [MASK] in the text")) << none.text;
 }
 
 } // namespace

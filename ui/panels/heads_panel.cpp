@@ -168,7 +168,8 @@ void query_picker(AppState& state, bool cross, bool chips)
         {
             const std::string& token = tokens[static_cast<std::size_t>(i)];
             ImGui::SameLine(0.0f, 3.0f);
-            if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(token.c_str()).x + 12.0f)
+            if (ImGui::GetContentRegionAvail().x <
+                ImGui::CalcTextSize(token.c_str(), nullptr, false).x + 12.0f)
                 ImGui::NewLine();
             ImGui::PushID(i);
             const bool pinned = i == pin.row;
@@ -186,7 +187,7 @@ void query_picker(AppState& state, bool cross, bool chips)
                 ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyle().Colors[ImGuiCol_ButtonActive]);
                 colours = 1;
             }
-            if (ImGui::SmallButton(token.c_str()))
+            if (literal_small_button(token))
                 toggle_pin(state, cross, i);
             ImGui::PopStyleColor(colours);
             if (ImGui::IsItemHovered() && !state.mouse_ignored)

@@ -30,7 +30,8 @@ void token_chips(AppState& state, const std::vector<std::string>& tokens, int b,
     {
         const bool pad = t >= length;
         const std::string label = std::to_string(t) + " " + tokens[static_cast<std::size_t>(t)];
-        const float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2.0f;
+        const float w =
+            ImGui::CalcTextSize(label.c_str(), nullptr, false).x + ImGui::GetStyle().FramePadding.x * 2.0f;
         if (t > 0)
         {
             ImGui::SameLine(0.0f, 4.0f);
@@ -46,7 +47,7 @@ void token_chips(AppState& state, const std::vector<std::string>& tokens, int b,
         const bool pinned = !pad && b == state.sel.b && pin.row == t;
         if (pinned)
             ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyle().Colors[ImGuiCol_ButtonActive]);
-        if (ImGui::SmallButton(label.c_str()))
+        if (literal_small_button(label))
         {
             state.sel.b = b;
             if (!pad)

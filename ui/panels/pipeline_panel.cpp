@@ -1,5 +1,6 @@
 // Pipeline panel: every stage of the Trace in order (name, equation, live shape, heatmap), one layer at a
 // time.
+#include "core/train/readouts.h"
 #include "ui/heatmap/heatmap.h"
 #include "ui/model/lessons.h"
 #include "ui/panels/panels.h"
@@ -367,6 +368,66 @@ void pipeline_toolbar(AppState& state, const Trace& t)
 
 // Stages, in the order of the stage table: the model's input, the selected layer, the model's output, then
 // the cross-attention block when it is shown.
+// Under the probabilities, what they say in words: at every position the k most probable next tokens (a
+// causal model: GPT-2, a model trained here), or at each [MASK] the k most probable fillers (BERT).
+void predictions_table(const AppState& state, const Trace& t)
+{
+    constexpr int k = 5;
+    const int b = std::clamp(state.sel.b, 0, t.batch_size() - 1);
+    if (static_cast<std::size_t>(b) >= t.probs.size() || t.vocabulary.empty())
+        return;
+    const Mat& probs = t.probs[static_cast<std::size_t>(b)];
+    const std::vector<std::string>& tokens = t.tokens.tokens[static_cast<std::size_t>(b)];
+    const bool causal = t.config.mask == MaskKind::Causal;
+    std::vector<int> rows;
+    for (int i = 0; i < static_cast<int>(probs.rows()); ++i)
+        if (causal || tokens[static_cast<std::size_t>(i)] == "[MASK]")
+            rows.push_back(i);
+    ImGui::Spacing();
+    if (!ImGui::CollapsingHeader(causal ? "Predictions: the 5 most probable next tokens at each position"
+                                        : "Predictions: the 5 most probable tokens at each [MASK]",
+                                 ImGuiTreeNodeFlags_DefaultOpen))
+        return;
+    if (rows.empty())
+    {
+        ImGui::TextWrapped(
+            "Type [MASK] in the text: the model fills it in, and its guesses are listed here.");
+        return;
+    }
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                  ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
+    const float row_h = ImGui::GetTextLineHeightWithSpacing();
+    const float height = std::min(row_h * (static_cast<float>(rows.size()) + 1.5f), row_h * 14.0f);
+    if (!ImGui::BeginTable("##predictions", 2 + k, flags, ImVec2(0.0f, height)))
+        return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("#");
+    ImGui::TableSetupColumn(causal ? "after" : "at");
+    for (int r = 0; r < k; ++r)
+        ImGui::TableSetupColumn(r == 0 ? "most probable (p)" : "");
+    ImGui::TableHeadersRow();
+    ImGuiListClipper clipper;
+    clipper.Begin(static_cast<int>(rows.size()));
+    while (clipper.Step())
+        for (int n = clipper.DisplayStart; n < clipper.DisplayEnd; ++n)
+        {
+            const int i = rows[static_cast<std::size_t>(n)];
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", i);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(tokens[static_cast<std::size_t>(i)].c_str());
+            for (const train::TokenProb& tp : train::top_k(probs.row(i), k))
+            {
+                ImGui::TableNextColumn();
+                const bool known = tp.id >= 0 && tp.id < static_cast<int>(t.vocabulary.size());
+                ImGui::Text("%s  %.3f", known ? t.vocabulary[static_cast<std::size_t>(tp.id)].c_str() : "?",
+                            tp.p);
+            }
+        }
+    ImGui::EndTable();
+}
+
 void pipeline_stages(AppState& state, const Trace& t)
 {
     // A lesson step's first stage is scrolled to the top (only the first: the flag is cleared there), again
@@ -399,6 +460,8 @@ void pipeline_stages(AppState& state, const Trace& t)
         ImGui::PushID(static_cast<int>(info.id));
         stage_block(state, stage_ref(state, MatrixSource::Layer, info.id, state.sel.layer), info.key,
                     max_height, lesson_height, scroll);
+        if (info.id == Stage::probs)
+            predictions_table(state, t);
         ImGui::PopID();
     }
     if (!t.has_cross || !state.show_cross)

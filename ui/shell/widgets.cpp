@@ -2,6 +2,7 @@
 #include "ui/shell/widgets.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <array>
@@ -164,6 +165,23 @@ bool head_chip(int j, bool selected, const char* label)
                                             ImGui::GetColorU32(ImGuiCol_Text),
                                             ImGui::GetStyle().FrameRounding + 2.0f, 0, 2.0f);
     }
+    return clicked;
+}
+
+bool literal_small_button(const std::string& text)
+{
+    // As SmallButton lays itself out (no vertical padding, on the text baseline), with an empty label and the
+    // text drawn on it afterwards, where ImGui reads no "##".
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const ImVec2 text_size =
+        ImGui::CalcTextSize(text.c_str(), nullptr, /*hide_text_after_double_hash=*/false);
+    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(style.FramePadding.x, 0.0f));
+    const bool clicked = ImGui::ButtonEx("##literal", ImVec2(text_size.x + style.FramePadding.x * 2.0f, 0.0f),
+                                         ImGuiButtonFlags_AlignTextBaseLine);
+    ImGui::PopStyleVar();
+    const ImVec2 at = ImGui::GetItemRectMin();
+    ImGui::GetWindowDrawList()->AddText(ImVec2(at.x + style.FramePadding.x, at.y),
+                                        ImGui::GetColorU32(ImGuiCol_Text), text.c_str());
     return clicked;
 }
 

@@ -30,6 +30,10 @@ ImVec4 head_text_color(int j);
 // better on it), ringed in the text colour when selected. label nullptr: the head's number j + 1. Returns
 // true when clicked.
 bool head_chip(int j, bool selected, const char* label = nullptr);
+// A small button showing text exactly as it is. ImGui hides whatever follows "##" in a label (the ID part),
+// which would leave BERT's "##ing" pieces blank; the ID here is the stack's (push one per button). Returns
+// true when clicked.
+bool literal_small_button(const std::string& text);
 // The theme's error colour (light red on dark, dark red on light).
 ImVec4 error_color();
 // Text in the theme's error colour, wrapped.
