@@ -158,6 +158,13 @@ const char* unembedding_equation(const Trace& trace)
 
 } // namespace
 
+const char* stage_name(const Trace& trace, Stage stage)
+{
+    if (stage == Stage::probs && trace.config.mask != MaskKind::Causal)
+        return "Token probabilities";
+    return stage_info(stage).name;
+}
+
 const char* stage_equation(const Trace& trace, Stage stage, bool cross)
 {
     const StageInfo& info = stage_info(stage);

@@ -432,6 +432,9 @@ constexpr bool engine_layer_stage(const StageInfo& info)
 // it is off, and a pretrained model's stages (attention biases, GELU's tanh or erf form, the embedding
 // LayerNorm, a tied unembedding, the masked-LM head: see Trace's flags).
 const char* stage_equation(const Trace& trace, Stage stage, bool cross);
+// The stage's display name for this trace: the table's, except the probabilities of a model that is not
+// causal (BERT's fillers, a task's answers), which are "Token probabilities", not "Next-token".
+const char* stage_name(const Trace& trace, Stage stage);
 // The Inspector's line for one cell of a StageExplain::Formula stage in this trace: the table's cell_formula,
 // or its form for the trace's activation, attention biases and unembedding.
 const char* stage_cell_formula(const Trace& trace, Stage stage);

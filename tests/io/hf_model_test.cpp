@@ -248,6 +248,21 @@ TEST(HfModel, TraceHasThePiecesAndTheSource)
     EXPECT_EQ(trace.layers[1].attn.head(0, 3).weights.rows(), run.batch.T);
 }
 
+TEST(HfModel, ProbabilitiesAreNamedAfterWhatTheyPredict)
+{
+    for (const bool bert : {false, true})
+    {
+        const HfLoadedModel model = load_or_fail(test::hf_tiny_dir() / (bert ? "bert" : "gpt2"));
+        HfRun run;
+        ASSERT_TRUE(run_hf_text(model, "the cat", &run).is_ok());
+        Trace trace;
+        fill_hf_trace(model, run, &trace);
+        EXPECT_STREQ(stage_name(trace, Stage::probs),
+                     bert ? "Token probabilities" : "Next-token probabilities");
+        EXPECT_STREQ(stage_name(trace, Stage::logits), "Logits");
+    }
+}
+
 TEST(HfModel, TooLongATextNamesTheContextLength)
 {
     const HfLoadedModel model = load_or_fail(test::hf_tiny_dir() / "gpt2");

@@ -604,7 +604,7 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
         v.col_tokens = cols_are_keys(ref.stage) ? source_tokens : nullptr;
         if (info.cols[0] == 'V' && t.vocabulary.size() == static_cast<std::size_t>(v.m->cols()))
             v.col_tokens = &t.vocabulary;
-        v.title = info.name;
+        v.title = stage_name(t, ref.stage);
     }
     if (info.per_head)
         v.title += "  (head " + std::to_string(ref.head + 1) + ")";

@@ -82,7 +82,9 @@ std::string matrix_name(const AppState& state, const MatrixRef& ref)
     if (ref.source == MatrixSource::Weight)
         return resolve_matrix(state, ref).title; // "W_2^Q  (head 2)", "W^O"
     const StageInfo& info = stage_info(ref.stage);
-    std::string name = ref.source == MatrixSource::Cross && ref.stage == Stage::X ? "Target X_q" : info.name;
+    std::string name = ref.source == MatrixSource::Cross && ref.stage == Stage::X
+                           ? "Target X_q"
+                           : stage_name(state.trace(), ref.stage);
     if (!info.per_head)
         return name;
     if (name.find("_h") != std::string::npos)
