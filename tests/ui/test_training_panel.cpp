@@ -185,6 +185,7 @@ TEST(TrainingPanel, MainPanelsShowTheTrainedModelAtTheShownStep)
     state->sel.layer = ts.view.model.n_layers - 1;
     out = ui.frames(*state, 1, panel_only(draw_pipeline_panel));
     EXPECT_TRUE(contains(out.text, "Next-token probabilities")) << out.text;
+    EXPECT_TRUE(contains(out.text, "the 5 most probable next tokens at each position")) << out.text;
     EXPECT_TRUE(
         contains(out.text, "T×V = " + std::to_string(t.T()) + "×" + std::to_string(t.vocabulary.size())));
     EXPECT_FALSE(contains(out.text, "Token embedding")) << "input stages only above layer 1";

@@ -369,7 +369,8 @@ void pipeline_toolbar(AppState& state, const Trace& t)
 // Stages, in the order of the stage table: the model's input, the selected layer, the model's output, then
 // the cross-attention block when it is shown.
 // Under the probabilities, what they say in words: at every position the k most probable next tokens (a
-// causal model: GPT-2, a model trained here), or at each [MASK] the k most probable fillers (BERT).
+// causal model: GPT-2, a model trained here) or tokens (a bidirectional model trained here), or at each
+// [MASK] the k most probable fillers (BERT).
 void predictions_table(const AppState& state, const Trace& t)
 {
     constexpr int k = 5;
@@ -379,13 +380,17 @@ void predictions_table(const AppState& state, const Trace& t)
     const Mat& probs = t.probs[static_cast<std::size_t>(b)];
     const std::vector<std::string>& tokens = t.tokens.tokens[static_cast<std::size_t>(b)];
     const bool causal = t.config.mask == MaskKind::Causal;
+    // An opened model that is not causal is a masked-LM (BERT): it guesses the [MASK] tokens. A bidirectional
+    // model trained here predicts at every position, as a causal one does.
+    const bool masked_lm = !causal && !t.model_source.empty();
     std::vector<int> rows;
     for (int i = 0; i < static_cast<int>(probs.rows()); ++i)
-        if (causal || tokens[static_cast<std::size_t>(i)] == "[MASK]")
+        if (!masked_lm || tokens[static_cast<std::size_t>(i)] == "[MASK]")
             rows.push_back(i);
     ImGui::Spacing();
-    if (!ImGui::CollapsingHeader(causal ? "Predictions: the 5 most probable next tokens at each position"
-                                        : "Predictions: the 5 most probable tokens at each [MASK]",
+    if (!ImGui::CollapsingHeader(causal      ? "Predictions: the 5 most probable next tokens at each position"
+                                 : masked_lm ? "Predictions: the 5 most probable tokens at each [MASK]"
+                                             : "Predictions: the 5 most probable tokens at each position",
                                  ImGuiTreeNodeFlags_DefaultOpen))
         return;
     if (rows.empty())
