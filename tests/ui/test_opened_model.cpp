@@ -5,6 +5,7 @@
 #include "ui/model/opened_model.h"
 #include "ui/model/session_files.h"
 #include "ui/panels/panels.h"
+#include "ui/picture/heatmap_math.h"
 #include "ui/shell/app_ui.h"
 #include "ui/shell/file_actions.h"
 #include "ui_test_support.h"
@@ -403,6 +404,144 @@ TEST_F(OpenedModelTest, PipelineListsTheTopNextTokensAndTheMaskFillers)
     state->finish_recompute();
     const test::FrameOutput none = ui.frames(*state, 3, test::panel_only(draw_pipeline_panel));
     EXPECT_TRUE(contains(none.text, "Type [MASK] in the text")) << none.text;
+}
+
+// Head ablation: a head right-clicked in the overview is switched off; its own map stays, the later layer's
+// maps and the predictions change, and the Pipeline lists them beside the predictions with every head on.
+TEST_F(OpenedModelTest, HeadsSwitchedOffChangeLaterMapsAndThePredictionsBesideTheOldOnes)
+{
+    ui.resize(1400, 1000);
+    state->session.text = "the cat sat on the mat";
+    state->edit();
+    ASSERT_TRUE(open_model_folder(*state, kGpt2).is_ok());
+    state->finish_recompute();
+    ASSERT_TRUE(state->showing_opened());
+    const Trace baseline = state->trace();
+    const std::vector<train::PositionTop> baseline_predictions = state->opened.run.predictions;
+    ASSERT_EQ(baseline_predictions.size(), baseline.tokens.tokens[0].size());
+    EXPECT_TRUE(state->opened.run.before.empty());
+
+    // Right-click layer 1's head 2 in the overview (whole maps: no query pinned).
+    state->heads_panel.view = HeadsView::AllLayers;
+    const auto heads = test::panel_only(draw_heads_panel);
+    test::FrameOutput out = ui.frames(*state, 4, heads);
+    EXPECT_TRUE(contains(out.text, "right-click a map to switch its head off")) << out.text;
+    MatrixRef ref = selected_stage(*state, Stage::weights, 1);
+    ref.layer = 0;
+    const MatrixView map = resolve_matrix(*state, ref);
+    ASSERT_NE(map.m, nullptr);
+    const HeatmapEntry* entry = state->heatmaps.find(map.key);
+    ASSERT_NE(entry, nullptr);
+    ASSERT_EQ(out.texture_rects.count(entry->texture), 1u);
+    const ImVec2 at = test::rect_center(out.texture_rects[entry->texture]);
+    ui.click(*state, at.x, at.y, heads, 1);
+    EXPECT_TRUE(head_is_off(*state, 0, 1));
+    EXPECT_EQ(heads_off_count(*state), 1);
+    state->finish_recompute();
+    ASSERT_TRUE(state->status.is_ok()) << state->status.message();
+    out = ui.frames(*state, 3, heads);
+    EXPECT_TRUE(contains(out.text, "1 head off")) << out.text;
+    EXPECT_TRUE(contains(out.text, "off")) << out.text;
+
+    const Trace& t = state->trace();
+    // The head's own weights are kept (only its output is zeroed); layer 2 sees another input.
+    EXPECT_TRUE(t.layers[0].attn.head(0, 1).weights.isApprox(baseline.layers[0].attn.head(0, 1).weights));
+    EXPECT_FALSE(
+        t.layers[1].attn.head(0, 0).weights.isApprox(baseline.layers[1].attn.head(0, 0).weights, 1e-6f));
+    EXPECT_FALSE(t.probs[0].isApprox(baseline.probs[0], 1e-6f));
+    // Before and after, each position's top 5.
+    const OpenedRun& run = state->opened.run;
+    ASSERT_EQ(run.before.size(), baseline_predictions.size());
+    for (std::size_t i = 0; i < run.before.size(); ++i)
+        for (std::size_t r = 0; r < run.before[i].top.size(); ++r)
+        {
+            EXPECT_EQ(run.before[i].top[r].id, baseline_predictions[i].top[r].id);
+            EXPECT_EQ(run.before[i].top[r].p, baseline_predictions[i].top[r].p);
+        }
+    const int last = static_cast<int>(t.tokens.tokens[0].size()) - 1;
+    EXPECT_EQ(run.predictions.back().top[0].id, argmax(t.probs[0], last));
+    ui.resize(1000, 1600);
+    state->stage_collapsed.fill(true);
+    state->sel.layer = 1;
+    const test::FrameOutput pipeline = ui.frames(*state, 3, test::panel_only(draw_pipeline_panel));
+    EXPECT_TRUE(contains(pipeline.text, "1 head off")) << pipeline.text;
+    EXPECT_TRUE(contains(pipeline.text, "all heads on")) << pipeline.text;
+
+    // Every head on again: the first picture, bit for bit, and no "before" column.
+    all_heads_on(*state);
+    state->finish_recompute();
+    EXPECT_EQ(heads_off_count(*state), 0);
+    EXPECT_TRUE(state->opened.run.before.empty());
+    EXPECT_EQ(state->trace().probs[0], baseline.probs[0]);
+}
+
+// The attention-sink switch: the maps hide key 0 and renormalise each row; the Inspector keeps the model's
+// own weight and says what is shown.
+TEST_F(OpenedModelTest, HidingTheFirstKeyRenormalisesTheRowsOfTheMapsOnly)
+{
+    state->session.text = "the cat sat on the mat";
+    state->edit();
+    ASSERT_TRUE(open_model_folder(*state, kGpt2).is_ok());
+    state->finish_recompute();
+    MatrixRef ref = selected_stage(*state, Stage::weights, 2);
+    const Mat own = *resolve_matrix(*state, ref).m;
+    ref.first_key_hidden = true;
+    const MatrixView hidden = resolve_matrix(*state, ref);
+    ASSERT_NE(hidden.m, nullptr);
+    ASSERT_EQ(hidden.m->rows(), own.rows());
+    EXPECT_NE(hidden.key, resolve_matrix(*state, selected_stage(*state, Stage::weights, 2)).key);
+    for (int i = 1; i < own.rows(); ++i) // query 0 of a causal map sees key 0 only: its row stays 0
+    {
+        EXPECT_EQ((*hidden.m)(i, 0), 0.0f);
+        EXPECT_NEAR(hidden.m->row(i).sum(), 1.0f, 1e-5f);
+        for (int j = 1; j <= i; ++j)
+            EXPECT_NEAR((*hidden.m)(i, j), own(i, j) / (1.0f - own(i, 0)), 1e-5f);
+    }
+    EXPECT_EQ(hidden.m->row(0).sum(), 0.0f);
+
+    state->heads_panel.hide_first_key = true;
+    const test::FrameOutput out = ui.frames(*state, 3, test::panel_only(draw_heads_panel));
+    EXPECT_TRUE(contains(out.text, "first key hidden")) << out.text;
+    state->pinned = CellRef{true, ref, 3, 1};
+    const test::FrameOutput inspector = ui.frames(*state, 2, test::panel_only(draw_inspector_panel));
+    EXPECT_TRUE(contains(inspector.text, "shown with the first key hidden")) << inspector.text;
+    EXPECT_TRUE(contains(inspector.text, format_value_long(own(3, 1)))) << inspector.text;
+}
+
+// The logit lens, computed while the Pipeline shows it: its last row is the model's own prediction.
+TEST_F(OpenedModelTest, LogitLensIsComputedOnRequestAndItsLastRowIsThePrediction)
+{
+    state->session.text = "the cat sat on the mat";
+    state->edit();
+    ASSERT_TRUE(open_model_folder(*state, kGpt2).is_ok());
+    state->finish_recompute();
+    EXPECT_FALSE(state->opened.run.has_lens); // not asked for: not computed
+    want_logit_lens(*state, true);
+    state->finish_recompute();
+    const OpenedRun& run = state->opened.run;
+    ASSERT_TRUE(run.has_lens);
+    const Trace& t = state->trace();
+    const int layers = static_cast<int>(t.layers.size());
+    ASSERT_EQ(run.lens.n_layers, layers);
+    ASSERT_EQ(run.lens.T, t.T());
+    for (int i = 0; i < t.T(); ++i)
+    {
+        EXPECT_EQ(run.lens.at(layers, i).id, argmax(t.probs[0], i)) << i;
+        EXPECT_NEAR(run.lens.at(layers, i).p, t.probs[0].row(i).maxCoeff(), 1e-5f) << i;
+    }
+    ui.resize(1000, 1600);
+    state->stage_collapsed.fill(true);
+    state->sel.layer = layers - 1; // the output stages follow the last layer
+    const test::FrameOutput out = ui.frames(*state, 3, test::panel_only(draw_pipeline_panel));
+    EXPECT_TRUE(contains(out.text, "Logit lens")) << out.text;
+    EXPECT_TRUE(contains(out.text, "after layer " + std::to_string(layers))) << out.text;
+    EXPECT_TRUE(contains(out.text, "embeddings")) << out.text;
+    // The header is closed: the next runs no longer compute it.
+    want_logit_lens(*state, false);
+    state->session.text = "the cat sat on a mat";
+    state->edit();
+    state->finish_recompute();
+    EXPECT_FALSE(state->opened.run.has_lens);
 }
 
 } // namespace

@@ -190,20 +190,23 @@ FrameOutput HeadlessUi::drag(AppState& state, float x0, float y0, float x1, floa
     return frame(state);
 }
 
-void HeadlessUi::mouse(float x, float y, bool down)
+void HeadlessUi::mouse(float x, float y, bool down, int button)
 {
     ImGuiIO& io = ImGui::GetIO();
     io.MousePos = ImVec2(x, y);
-    io.MouseDown[0] = down;
+    io.MouseDown[0] = false;
+    io.MouseDown[1] = false;
+    io.MouseDown[button] = down;
 }
 
-FrameOutput HeadlessUi::click(AppState& state, float x, float y, const std::function<void(AppState&)>& draw)
+FrameOutput HeadlessUi::click(AppState& state, float x, float y, const std::function<void(AppState&)>& draw,
+                              int button)
 {
-    mouse(x, y, false);
+    mouse(x, y, false, button);
     frame(state, draw);
-    mouse(x, y, true);
+    mouse(x, y, true, button);
     frame(state, draw);
-    mouse(x, y, false);
+    mouse(x, y, false, button);
     return frame(state, draw);
 }
 

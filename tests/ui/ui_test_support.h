@@ -91,13 +91,13 @@ public:
 
     // The display size from the next frame on (a window resized).
     void resize(float width, float height);
-    // Mouse for the next frames.
-    void mouse(float x, float y, bool down = false);
+    // Mouse for the next frames (button: 0 left, 1 right).
+    void mouse(float x, float y, bool down = false, int button = 0);
     // Presses at (x0, y0), moves to (x1, y1) over a few frames, releases (a window dragged by its title bar).
     FrameOutput drag(AppState& state, float x0, float y0, float x1, float y1);
     // Moves there, presses, releases (3 frames of `draw`, default the whole app); returns the last frame.
-    FrameOutput click(AppState& state, float x, float y,
-                      const std::function<void(AppState&)>& draw = nullptr);
+    FrameOutput click(AppState& state, float x, float y, const std::function<void(AppState&)>& draw = nullptr,
+                      int button = 0);
     // Holds a key down for one frame (a KeysDown index), with modifiers.
     FrameOutput press_key(AppState& state, int key, bool ctrl = false, bool alt = false,
                           const std::function<void(AppState&)>& draw = nullptr);

@@ -1,6 +1,8 @@
 // AppState: recompute once per edit on the worker, keep the selection in range, resolve matrix references.
 #include "ui/model/app_state.h"
 
+#include "core/train/readouts.h"
+
 #include "ui/model/lessons.h"
 #include "ui/picture/heatmap_math.h"
 
@@ -28,7 +30,7 @@ bool MatrixRef::operator==(const MatrixRef& o) const
         return weight == o.weight && layer == o.layer && (!weight_per_head(weight) || head == o.head);
     const bool per_head = stage_info(stage).per_head;
     return stage == o.stage && (source == MatrixSource::Cross || layer == o.layer) &&
-           (!per_head || head == o.head);
+           (!per_head || head == o.head) && first_key_hidden == o.first_key_hidden;
 }
 
 bool ViewPrefs::operator==(const ViewPrefs& o) const
@@ -52,7 +54,13 @@ bool request_run(AppState& s)
         return false;
     const bool idle = !s.recompute.busy();
     // An opened model runs the text unless a lesson's step (its own session) is on screen.
-    std::shared_ptr<const HfLoadedModel> opened = s.lesson.lesson < 0 ? s.opened.model : nullptr;
+    OpenedRequest opened;
+    if (s.lesson.lesson < 0 && s.opened.model)
+    {
+        opened.model = s.opened.model;
+        opened.heads_off = s.opened.heads_off;
+        opened.lens = s.opened.lens_wanted;
+    }
     s.recompute.request(s.session, s.engine.shared_imported_weights(), s.session_version, std::move(opened));
     s.requested_version = s.session_version;
     return idle;
@@ -85,7 +93,7 @@ bool AppState::update()
     RecomputeResult r;
     const auto budget = std::chrono::duration_cast<std::chrono::nanoseconds>(
         std::chrono::duration<double, std::milli>(wait ? recompute_wait_ms : 0.0));
-    if (!recompute.take(engine, &r, budget, &opened.trace))
+    if (!recompute.take(engine, &r, budget, &opened.run))
         return false;
     take_result(*this, r);
     return true;
@@ -97,7 +105,7 @@ void AppState::finish_recompute()
     {
         request_run(*this);
         RecomputeResult r;
-        if (recompute.take_when_done(engine, &r, &opened.trace))
+        if (recompute.take_when_done(engine, &r, &opened.run))
             take_result(*this, r);
     }
 }
@@ -642,6 +650,23 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
     }
     v.key = layer_key(ref);
     v.version = state.trace_generation();
+    if (ref.first_key_hidden && ref.stage == Stage::weights && !cross && v.m->size() > 0)
+    {
+        // The same map with key 0 hidden, made once per trace.
+        if (state.sinkless_generation != v.version)
+        {
+            state.sinkless_maps.clear();
+            state.sinkless_generation = v.version;
+        }
+        v.key += "|first key hidden";
+        auto it = state.sinkless_maps.find(v.key);
+        if (it == state.sinkless_maps.end())
+            it = state.sinkless_maps.emplace(v.key, train::hide_first_key(*v.m)).first;
+        v.m = &it->second;
+        v.title += ", first key hidden";
+        v.equation = "A_h with key 0 hidden: A[i, j] / (1 − A[i, 0]) for j ≥ 1, and 0 at j = 0";
+        v.stretch = state.prefs.stretch_weights;
+    }
     if (v.m->size() == 0)
         v.m = nullptr;
     return v;

@@ -74,6 +74,9 @@ struct MatrixRef
     int head = 0;
     ComparisonMatrix comparison = ComparisonMatrix::Q_packed;
     WeightMatrix weight = WeightMatrix::W_Q; // MatrixSource::Weight: which one (of `layer`, `head`)
+    // A layer's weights with the first key's column hidden and each row renormalised over the others
+    // (train::hide_first_key): the Heads panel's attention-sink switch. Only Stage::weights of a layer.
+    bool first_key_hidden = false;
 
     bool operator==(const MatrixRef& o) const;
     bool operator!=(const MatrixRef& o) const { return !(*this == o); }
@@ -365,6 +368,7 @@ struct HeadsPanelState
     QueryPin cross_query;                  // a target token: a row of every cross-attention map
     HeadsView tab_shown = HeadsView::Maps; // the view the tab bar showed last frame
     bool grid_row_labels = false; // the grid named its queries last frame (then no token chips are needed)
+    bool hide_first_key = false;  // the maps hide the first key's column (attention sinks), rows renormalised
 };
 
 // Pins `row` of `tokens`, or unpins when it is the pinned row already (a second click). Out of range: unpins.
@@ -450,6 +454,10 @@ struct AppState
     PanelLayoutState layout;
 
     HeatmapCache heatmaps;
+    // The weights maps with the first key hidden (MatrixRef::first_key_hidden), made when first resolved for
+    // the trace of generation sinkless_generation (frame thread only; resolve_matrix fills it).
+    mutable std::unordered_map<std::string, Mat> sinkless_maps;
+    mutable unsigned long long sinkless_generation = 0;
     std::unordered_map<std::string, std::pair<unsigned long long, float>>
         entropy_cache; // key -> (version, H)
     Comparisons comparisons;
@@ -525,7 +533,7 @@ struct AppState
     bool showing_opened() const { return opened.model != nullptr && !showing_trained() && lesson.lesson < 0; }
     const Trace& trace() const
     {
-        return showing_trained() ? trained_view.trace : showing_opened() ? opened.trace : engine.trace();
+        return showing_trained() ? trained_view.trace : showing_opened() ? opened.run.trace : engine.trace();
     }
     const ModelWeights& weights() const
     {

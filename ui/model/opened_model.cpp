@@ -169,7 +169,8 @@ bool poll_model_load(AppState& state)
     o.model = std::move(load.model);
     o.folder = load.folder;
     o.weights = std::move(load.weights);
-    o.trace = Trace{};
+    o.run = OpenedRun{};
+    o.heads_off.clear();
     ++o.generation;
     ++o.weights_generation;
     o.load_error.clear();
@@ -206,7 +207,9 @@ void close_model(AppState& state)
         return;
     const std::string label = o.model->label();
     o.model.reset();
-    o.trace = Trace{};
+    o.run = OpenedRun{};
+    o.heads_off.clear();
+    o.lens_wanted = false;
     o.weights = ModelWeights{};
     o.folder.clear();
     ++o.generation;
@@ -235,6 +238,60 @@ void reopen_session_model(AppState& state, const std::string& opened_message)
                               " did not open: " + s.message() + " The session's other settings are loaded.",
                           true);
     }
+}
+
+// [SECTION] Head ablation and the logit lens
+
+void toggle_head_off(AppState& state, int layer, int head)
+{
+    OpenedModelState& o = state.opened;
+    if (!o.model)
+        return;
+    const int layers = o.model->config.n_layers, h = o.model->config.n_heads;
+    if (layer < 0 || layer >= layers || head < 0 || head >= h)
+        return;
+    if (o.heads_off.size() != static_cast<std::size_t>(layers * h))
+        o.heads_off.assign(static_cast<std::size_t>(layers * h), 0);
+    std::uint8_t& off = o.heads_off[static_cast<std::size_t>(layer * h + head)];
+    off = off != 0 ? 0 : 1;
+    if (heads_off_count(state) == 0)
+        o.heads_off.clear();
+    state.edit();
+}
+
+void all_heads_on(AppState& state)
+{
+    if (state.opened.heads_off.empty())
+        return;
+    state.opened.heads_off.clear();
+    state.edit();
+}
+
+bool head_is_off(const AppState& state, int layer, int head)
+{
+    const OpenedModelState& o = state.opened;
+    if (!o.model)
+        return false;
+    const std::size_t i = static_cast<std::size_t>(layer * o.model->config.n_heads + head);
+    return layer >= 0 && head >= 0 && head < o.model->config.n_heads && i < o.heads_off.size() &&
+           o.heads_off[i] != 0;
+}
+
+int heads_off_count(const AppState& state)
+{
+    int n = 0;
+    for (const std::uint8_t off : state.opened.heads_off)
+        n += off != 0 ? 1 : 0;
+    return n;
+}
+
+void want_logit_lens(AppState& state, bool on)
+{
+    if (state.opened.lens_wanted == on)
+        return;
+    state.opened.lens_wanted = on;
+    if (on && state.opened.model)
+        state.edit();
 }
 
 // [SECTION] What the panels show

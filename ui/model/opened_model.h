@@ -6,6 +6,7 @@
 #include "core/status.h"
 #include "core/trace.h"
 #include "core/weights.h"
+#include "ui/model/recompute_worker.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -73,11 +74,14 @@ struct OpenedModelState
 {
     std::shared_ptr<const HfLoadedModel> model; // nullptr: none open
     std::string folder;                         // the folder it came from, as the user gave it
-    Trace trace;                                // the session's text through it (empty until the first run)
-    ModelWeights weights;                       // its matrices in core's layout (loaded with it)
-    unsigned long long generation = 0;          // bumped at each new trace (the heatmaps' version)
-    unsigned long long weights_generation = 0;  // bumped at each model opened
-    unsigned long long glyphs_generation = 0;   // the generation whose token pieces the font atlas has seen
+    OpenedRun run; // the session's text through it: its trace (empty until the first run) and read-outs
+    // The heads switched off (n_layers·h entries, 1: off; empty: none): Heads panel, right-click a map.
+    train::HeadMask heads_off;
+    bool lens_wanted = false;                  // the Pipeline shows the logit lens: each run computes it
+    ModelWeights weights;                      // its matrices in core's layout (loaded with it)
+    unsigned long long generation = 0;         // bumped at each new trace (the heatmaps' version)
+    unsigned long long weights_generation = 0; // bumped at each model opened
+    unsigned long long glyphs_generation = 0;  // the generation whose token pieces the font atlas has seen
 
     ModelFolderLoader loader;
     bool popup_request = false; // open the progress popup on the next frame (ui/shell/popups.cpp)
@@ -104,6 +108,18 @@ void finish_model_load(AppState& state);
 void cancel_model_load(AppState& state);
 // File > Close model: the main panels show the session's own weights again.
 void close_model(AppState& state);
+
+// Head ablation: switches head `head` of layer `layer` of the opened model off (or on again) and reruns the
+// text. Nothing happens without an opened model or outside its shape.
+void toggle_head_off(AppState& state, int layer, int head);
+// Every head on again.
+void all_heads_on(AppState& state);
+// Whether that head is off.
+bool head_is_off(const AppState& state, int layer, int head);
+// How many heads are off.
+int heads_off_count(const AppState& state);
+// Asks for the logit lens (on) or stops computing it (off); on reruns the text.
+void want_logit_lens(AppState& state, bool on);
 // The folder of the session that was just opened or restored (Session::model_folder): opened again. A folder
 // that no longer exists is a message naming it; the session's other settings stay loaded.
 void reopen_session_model(AppState& state, const std::string& opened_message);

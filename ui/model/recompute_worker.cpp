@@ -1,6 +1,7 @@
 // RecomputeWorker: one thread, one engine, the latest request; results handed to the frame under a mutex.
 #include "ui/model/recompute_worker.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -19,7 +20,7 @@ RecomputeWorker::~RecomputeWorker()
 }
 
 void RecomputeWorker::request(const Session& session, std::shared_ptr<const ModelWeights> imported_weights,
-                              unsigned long long version, std::shared_ptr<const HfLoadedModel> opened)
+                              unsigned long long version, OpenedRequest opened)
 {
     Request r{session, std::move(imported_weights), version, std::move(opened)};
     {
@@ -32,7 +33,7 @@ void RecomputeWorker::request(const Session& session, std::shared_ptr<const Mode
 }
 
 bool RecomputeWorker::take(Engine& shown, RecomputeResult* result, std::chrono::nanoseconds wait,
-                           Trace* opened_trace)
+                           OpenedRun* opened_run)
 {
     std::unique_lock<std::mutex> lock(mutex_);
     if (!finished_ && wait > std::chrono::nanoseconds::zero())
@@ -42,8 +43,8 @@ bool RecomputeWorker::take(Engine& shown, RecomputeResult* result, std::chrono::
     // The worker waits for this (it starts nothing while finished_ holds a result): its engine is ours.
     if (finished_->status.is_ok() && finished_->opened)
     {
-        if (opened_trace != nullptr)
-            std::swap(*opened_trace, opened_trace_);
+        if (opened_run != nullptr)
+            std::swap(*opened_run, opened_out_);
     }
     else if (finished_->status.is_ok())
         shown.take_trace(engine_);
@@ -54,7 +55,7 @@ bool RecomputeWorker::take(Engine& shown, RecomputeResult* result, std::chrono::
     return true;
 }
 
-bool RecomputeWorker::take_when_done(Engine& shown, RecomputeResult* result, Trace* opened_trace)
+bool RecomputeWorker::take_when_done(Engine& shown, RecomputeResult* result, OpenedRun* opened_run)
 {
     {
         std::unique_lock<std::mutex> lock(mutex_);
@@ -62,7 +63,7 @@ bool RecomputeWorker::take_when_done(Engine& shown, RecomputeResult* result, Tra
             return false;
         changed_.wait(lock, [this] { return finished_.has_value(); });
     }
-    return take(shown, result, std::chrono::nanoseconds::zero(), opened_trace);
+    return take(shown, result, std::chrono::nanoseconds::zero(), opened_run);
 }
 
 bool RecomputeWorker::busy() const
@@ -83,6 +84,62 @@ int RecomputeWorker::runs() const
     return runs_;
 }
 
+namespace
+{
+
+// What the output stage predicts, in words: GPT-2's next tokens at every position, BERT's fillers at each
+// [MASK].
+std::vector<train::PositionTop> run_predictions(const HfLoadedModel& model, const HfRun& run)
+{
+    constexpr int k = 5;
+    if (model.config.causal)
+        return train::next_token_top_k(run.acts, 0, k);
+    return train::mask_fill_top_k(run.batch, run.acts, 0, model.mask_id, k);
+}
+
+} // namespace
+
+Status RecomputeWorker::run_opened(const Request& r)
+{
+    const HfLoadedModel& model = *r.opened.model;
+    const train::HeadMask& off = r.opened.heads_off;
+    const bool ablated = std::find(off.begin(), off.end(), std::uint8_t{1}) != off.end();
+    if (!ablated)
+    {
+        before_model_.reset();
+        before_ids_.clear();
+        before_.clear();
+    }
+    else
+    {
+        // "Before": the same text with every head on, run again only when the text or the model changed.
+        Encoding encoding;
+        Status status = encode_for_model(model, r.session.text, &encoding);
+        if (!status.is_ok())
+            return status;
+        if (before_model_.lock() != r.opened.model || before_ids_ != encoding.ids)
+        {
+            status = run_hf_ids(model, encoding.ids, &opened_run_);
+            if (!status.is_ok())
+                return status;
+            before_ = run_predictions(model, opened_run_);
+            before_model_ = r.opened.model;
+            before_ids_ = encoding.ids;
+        }
+    }
+    Status status = run_hf_text(model, r.session.text, &opened_run_, ablated ? &off : nullptr);
+    if (!status.is_ok())
+        return status;
+    fill_hf_trace(model, opened_run_, &opened_out_.trace);
+    opened_out_.predictions = run_predictions(model, opened_run_);
+    opened_out_.before = ablated ? before_ : std::vector<train::PositionTop>{};
+    opened_out_.heads_off = ablated ? off : train::HeadMask{};
+    opened_out_.has_lens = r.opened.lens && model.config.vocab_size > 0;
+    if (opened_out_.has_lens)
+        opened_out_.lens = train::logit_lens(model.config, *model.params, opened_run_.acts, 0);
+    return Status::ok();
+}
+
 void RecomputeWorker::loop()
 {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -101,12 +158,8 @@ void RecomputeWorker::loop()
         // Outside the lock: only this thread touches engine_ and the opened model's buffers now.
         const auto t0 = std::chrono::steady_clock::now();
         Status status;
-        if (r.opened)
-        {
-            status = run_hf_text(*r.opened, r.session.text, &opened_run_);
-            if (status.is_ok())
-                fill_hf_trace(*r.opened, opened_run_, &opened_trace_);
-        }
+        if (r.opened.model)
+            status = run_opened(r);
         else
         {
             if (engine_.shared_imported_weights() != r.imported_weights)
@@ -118,7 +171,7 @@ void RecomputeWorker::loop()
 
         lock.lock();
         running_ = false;
-        finished_ = RecomputeResult{r.version, std::move(status), ms, r.opened != nullptr};
+        finished_ = RecomputeResult{r.version, std::move(status), ms, r.opened.model != nullptr};
         changed_.notify_all();
         if (on_finished_)
             on_finished_();

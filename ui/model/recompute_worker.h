@@ -11,6 +11,7 @@
 #include "core/io/hf_model.h"
 #include "core/session.h"
 #include "core/status.h"
+#include "core/train/readouts.h"
 #include "core/weights.h"
 
 #include <chrono>
@@ -33,6 +34,29 @@ struct RecomputeResult
     bool opened = false;            // the run was the session's text through an opened model folder
 };
 
+// What an opened model's run gives the frame besides nothing else: its trace and what the panels read out of
+// it, computed on the worker so no frame ranks a 50,000-token row.
+struct OpenedRun
+{
+    Trace trace;
+    // The 5 most probable tokens: at every position (GPT-2's next tokens) or at each [MASK] (BERT's fillers).
+    std::vector<train::PositionTop> predictions;
+    // The same with every head on, when the run switched heads off (empty otherwise): "before" beside
+    // "after".
+    std::vector<train::PositionTop> before;
+    train::HeadMask heads_off; // the heads the run switched off (empty: none)
+    bool has_lens = false;     // lens holds this run's logit lens (asked for with the run)
+    train::LogitLens lens;
+};
+
+// What the worker runs an opened model with besides the session's text.
+struct OpenedRequest
+{
+    std::shared_ptr<const HfLoadedModel> model; // nullptr: the session's own weights run
+    train::HeadMask heads_off;                  // heads switched off (empty: none)
+    bool lens = false;                          // also compute the logit lens (costly: on request)
+};
+
 class RecomputeWorker
 {
 public:
@@ -48,18 +72,19 @@ public:
     void set_on_finished(std::function<void()> on_finished) { on_finished_ = std::move(on_finished); }
     // Asks for a run of `session` (copied) with these imported weights (nullptr: the seeded ones), replacing
     // a request that has not started yet: the latest edit wins. A run going on is finished, not stopped. The
-    // thread starts with the first request. With `opened` (a model folder, core/io/hf_model.h) the session's
-    // text runs through that model instead (B = 1, the whole text as one sequence; target and config unused).
+    // thread starts with the first request. With opened.model (a model folder, core/io/hf_model.h) the
+    // session's text runs through that model instead (B = 1, the whole text as one sequence; target and
+    // config unused), with opened's heads off and, when asked, the logit lens.
     void request(const Session& session, std::shared_ptr<const ModelWeights> imported_weights,
-                 unsigned long long version, std::shared_ptr<const HfLoadedModel> opened = nullptr);
+                 unsigned long long version, OpenedRequest opened = {});
     // Waits up to `wait` (zero: not at all) for a finished run. When there is one, its trace and weights go
-    // to `shown` (only when it succeeded; Engine::take_trace), or for an opened model's run its trace to
-    // `opened_trace` (swapped; dropped when nullptr); *result says what it was, the worker may start the next
+    // to `shown` (only when it succeeded; Engine::take_trace), or for an opened model's run its outputs to
+    // `opened_run` (swapped; dropped when nullptr); *result says what it was, the worker may start the next
     // request, and it returns true. Frame thread only.
     bool take(Engine& shown, RecomputeResult* result, std::chrono::nanoseconds wait,
-              Trace* opened_trace = nullptr);
+              OpenedRun* opened_run = nullptr);
     // The same, waiting as long as it takes; false only when nothing is requested, running or finished.
-    bool take_when_done(Engine& shown, RecomputeResult* result, Trace* opened_trace = nullptr);
+    bool take_when_done(Engine& shown, RecomputeResult* result, OpenedRun* opened_run = nullptr);
     // A request waiting, running or finished and not taken yet.
     bool busy() const;
     // A run going on right now (false while a request waits or a result waits to be taken).
@@ -73,14 +98,21 @@ private:
         Session session;
         std::shared_ptr<const ModelWeights> imported_weights;
         unsigned long long version = 0;
-        std::shared_ptr<const HfLoadedModel> opened;
+        OpenedRequest opened;
     };
 
     void loop();
+    // The opened model's run of r (on the worker thread): opened_run_ and opened_out_.
+    Status run_opened(const Request& r);
 
-    Engine engine_;      // the worker's own: touched by the worker while it runs, by take() while it waits
-    HfRun opened_run_;   // the same for an opened model's runs: its buffers, reused
-    Trace opened_trace_; // the last opened model's run in the Trace layout (handed over by take())
+    Engine engine_;        // the worker's own: touched by the worker while it runs, by take() while it waits
+    HfRun opened_run_;     // the same for an opened model's runs: its buffers, reused
+    OpenedRun opened_out_; // the last opened model's run for the panels (handed over by take())
+    // The predictions with every head on of the last text run with heads off, so switching more heads off
+    // does not run the whole model twice.
+    std::weak_ptr<const HfLoadedModel> before_model_;
+    std::vector<int> before_ids_;
+    std::vector<train::PositionTop> before_;
     mutable std::mutex mutex_;
     std::condition_variable changed_;         // any change of the members below
     std::optional<Request> queued_;           // under mutex_: the next run

@@ -7,6 +7,7 @@
 // [SECTION] The pinned query
 // [SECTION] Shared lines: colour bar and what H means
 // [SECTION] The grid of maps (one layer's heads, or the cross-attention block's)
+// [SECTION] Attention sinks and head ablation
 // [SECTION] Views
 //
 // The layers x heads overview is in heads_panel_overview.cpp.
@@ -304,8 +305,18 @@ void map_title(AppState& state, const MatrixRef& ref, const Mat& weights, int qu
     const int j = ref.head;
     if (head_chip(j, j == state.sel.head))
         state.sel.head = j;
+    const bool off = ref.source == MatrixSource::Layer && head_is_off(state, ref.layer, j);
     if (ImGui::IsItemHovered() && !state.mouse_ignored)
-        ImGui::SetTooltip("head %d: click to select it (the Pipeline and the Inspector show it)", j + 1);
+    {
+        if (state.showing_opened() && ref.source == MatrixSource::Layer)
+            ImGui::SetTooltip("head %d: click to select it (the Pipeline and the Inspector show it)\n"
+                              "right-click: switch it %s",
+                              j + 1, off ? "on again" : "off (its output zeroed) and see what changes");
+        else
+            ImGui::SetTooltip("head %d: click to select it (the Pipeline and the Inspector show it)", j + 1);
+    }
+    if (ImGui::IsItemClicked(ImGuiMouseButton_Right) && ref.source == MatrixSource::Layer)
+        toggle_head_off(state, ref.layer, j);
     ImGui::SameLine(0.0f, 4.0f);
     const float room = width - (ImGui::GetItemRectSize().x + 4.0f);
     char text[96];
@@ -388,6 +399,7 @@ void draw_map_grid(AppState& state, bool cross)
     ref.stage = Stage::weights;
     ref.layer = state.sel.layer;
     ref.b = state.sel.b;
+    ref.first_key_hidden = !cross && state.heads_panel.hide_first_key;
     const MatrixView first = resolve_matrix(state, ref);
     if (first.m == nullptr || first.row_tokens == nullptr || first.col_tokens == nullptr)
     {
@@ -457,6 +469,15 @@ void draw_map_grid(AppState& state, bool cross)
         options.max_cell_px = grid.cell_px;
         options.max_height = grid.map_h;
         const HeatmapResult r = draw_heatmap(state, ref, options);
+        if (!cross && head_is_off(state, ref.layer, j))
+        {
+            // The image's rectangle: the map is drawn at the top left of its slot, labels off.
+            const ImVec2 p0(at.x, at.y + request.title_h);
+            const ImVec2 size = ImGui::GetItemRectMax();
+            head_off_overlay(
+                ImGui::GetWindowDrawList(), p0,
+                ImVec2(std::min(size.x, at.x + grid.map_w), std::min(size.y, p0.y + grid.map_h)));
+        }
         if (r.hovered)
             state.heads_hover_row_next = r.row;
         if (r.clicked)
@@ -482,6 +503,46 @@ void draw_map_grid(AppState& state, bool cross)
     ImGui::SetCursorScreenPos(origin);
     ImGui::Dummy(ImVec2(label_w + static_cast<float>(grid.columns) * (grid.map_w + request.gap) - request.gap,
                         grid_h + (grid.key_labels ? request.key_label_h : 0.0f)));
+}
+
+// [SECTION] Attention sinks and head ablation
+
+// The switch that hides the first key (with why so much weight goes there), and for an opened model the
+// heads switched off. Outside presenter mode: the choices are made at the keyboard.
+void sinks_and_ablation_line(AppState& state)
+{
+    HeadsPanelState& panel = state.heads_panel;
+    if (!state.presenter)
+    {
+        ImGui::Checkbox("hide the first key", &panel.hide_first_key);
+        item_tooltip(
+            "Attention sinks: many heads of trained models put most of their weight on the first token "
+            "whenever nothing else matches, because the softmax must spend a whole unit of weight "
+            "somewhere. Hiding it (column 0 set to 0, each row divided by the rest of its sum) shows "
+            "where the remaining weight goes. The Inspector still shows the model's own weights.");
+        if (state.showing_opened())
+        {
+            ImGui::SameLine(0.0f, ImGui::GetFontSize() * 1.5f);
+            const int off = heads_off_count(state);
+            if (off == 0)
+                ImGui::TextDisabled("right-click a map to switch its head off");
+            else
+            {
+                ImGui::Text("%d head%s off", off, off == 1 ? "" : "s");
+                ImGui::SameLine();
+                if (ImGui::SmallButton("all heads on"))
+                    all_heads_on(state);
+                item_tooltip("Switch every head on again. The Pipeline's predictions show the change: now, "
+                             "and in grey with every head on.");
+            }
+        }
+    }
+    if (panel.hide_first_key)
+        fitted_line("first key hidden: each row renormalised over keys 1… (the weight parked on the first "
+                    "token, an attention sink, is left out)",
+                    "first key hidden, rows renormalised", true,
+                    "A head with nothing to look at parks its weight on the first token (a sink): hiding "
+                    "that column shows where the rest goes.");
 }
 
 // [SECTION] Views
@@ -609,6 +670,8 @@ void draw_heads_panel(AppState& state)
     const bool chips = view == HeadsView::AllLayers || !state.heads_panel.grid_row_labels;
     query_picker(state, cross, chips);
     colour_line(state, T);
+    if (!cross)
+        sinks_and_ablation_line(state);
     if (view != HeadsView::AllLayers) // the overview shows no H
         entropy_line(T);
     if (view == HeadsView::AllLayers)

@@ -150,6 +150,7 @@ struct OverviewHover
 {
     int layer = -1, head = -1, key = -1, row = -1;
     bool clicked = false;
+    bool right_clicked = false; // an opened model's head switched off or on (head ablation)
 };
 
 // One item over the whole grid: the cells are hit-tested, not widgets (T and h x layers can be large).
@@ -161,6 +162,7 @@ OverviewHover overview_hover(const AppState& state, const OverviewGrid& g)
     const bool over = ImGui::IsItemHovered() && !state.mouse_ignored;
     OverviewHover hover;
     hover.clicked = over && ImGui::IsItemClicked(ImGuiMouseButton_Left);
+    hover.right_clicked = over && ImGui::IsItemClicked(ImGuiMouseButton_Right);
     if (!over)
         return hover;
     const ImVec2 m = ImGui::GetIO().MousePos;
@@ -263,6 +265,7 @@ void overview_cells(AppState& state, const OverviewGrid& g, const std::vector<st
     MatrixRef ref;
     ref.stage = Stage::weights;
     ref.b = state.sel.b;
+    ref.first_key_hidden = state.heads_panel.hide_first_key;
     long long texels = 0; // re-made this frame
     for (int l = 0; l < g.request.layers; ++l)
     {
@@ -297,6 +300,11 @@ void overview_cells(AppState& state, const OverviewGrid& g, const std::vector<st
                 strip_cell(g, entry, current, view, tokens, query, hover, g.cell(l, j), j, selected);
             else
                 map_cell(g, entry != nullptr ? entry->texture : 0, hover, g.cell(l, j), j, selected);
+            if (head_is_off(state, l, j))
+            {
+                const ImVec2 p0 = g.cell(l, j);
+                head_off_overlay(dl, p0, ImVec2(p0.x + g.o.cell_w, p0.y + g.image_h));
+            }
         }
     }
 }
@@ -307,6 +315,7 @@ void overview_tooltip(AppState& state, const OverviewGrid& g, const std::vector<
     MatrixRef ref;
     ref.stage = Stage::weights;
     ref.b = state.sel.b;
+    ref.first_key_hidden = state.heads_panel.hide_first_key;
     ref.layer = hover.layer;
     ref.head = hover.head;
     const MatrixView view = resolve_matrix(state, ref);
@@ -328,6 +337,11 @@ void overview_tooltip(AppState& state, const OverviewGrid& g, const std::vector<
                     tokens[static_cast<std::size_t>(hover.row)].c_str(), hover.row);
         ImGui::TextDisabled("click: pin this query (its row in every layer and head) and select the head");
     }
+    if (state.showing_opened())
+        ImGui::TextDisabled(
+            head_is_off(state, hover.layer, hover.head)
+                ? "right-click: switch this head on again"
+                : "right-click: switch this head off (its output zeroed) and see what changes");
     ImGui::EndTooltip();
 }
 
@@ -352,6 +366,8 @@ void draw_overview(AppState& state)
                    j + 1 < g.request.heads ? fitting : -1);
     if (hover.layer >= 0)
         overview_tooltip(state, g, tokens, query, hover);
+    if (hover.right_clicked)
+        toggle_head_off(state, hover.layer, hover.head);
     if (hover.clicked)
     {
         state.sel.layer = hover.layer;

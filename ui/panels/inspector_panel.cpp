@@ -486,7 +486,18 @@ void generic_formula(const AppState& state, const CellRef& cell, const MatrixVie
 void draw_inspector_panel(AppState& state)
 {
     ImGui::TextDisabled("Model: %s", shown_model_label(state).c_str()); // whose numbers these are
-    const CellRef cell = state.pinned.valid ? state.pinned : state.hovered;
+    CellRef cell = state.pinned.valid ? state.pinned : state.hovered;
+    // A map shown with the first key hidden: its renormalised value first, then the model's own weight
+    // and how it was computed.
+    float shown_without_first_key = 0.0f;
+    const bool first_key_hidden = cell.valid && cell.matrix.first_key_hidden;
+    if (first_key_hidden)
+    {
+        const MatrixView shown = resolve_matrix(state, cell.matrix);
+        if (shown.m != nullptr && cell.row < shown.m->rows() && cell.col < shown.m->cols())
+            shown_without_first_key = (*shown.m)(cell.row, cell.col);
+        cell.matrix.first_key_hidden = false;
+    }
     if (!cell.valid || !state.has_trace())
     {
         ImGui::TextWrapped(
@@ -531,6 +542,10 @@ void draw_inspector_panel(AppState& state)
     ImGui::Text("col %s = %d %s", view.col_tokens ? "j" : "c", cell.col,
                 view.col_tokens ? quoted(col_label(view, cell.col)).c_str() : "");
     ImGui::Text("value = %s", format_value_long((*view.m)(cell.row, cell.col)).c_str());
+    if (first_key_hidden)
+        ImGui::TextWrapped("shown with the first key hidden: %s = A[i, j] / (1 − A[i, 0]) (the Heads panel's "
+                           "switch; below, the model's own weight)",
+                           format_value_long(shown_without_first_key).c_str());
 
     if (ref.source == MatrixSource::Comparison)
         return;

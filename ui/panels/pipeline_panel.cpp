@@ -370,7 +370,8 @@ void pipeline_toolbar(AppState& state, const Trace& t)
 // the cross-attention block when it is shown.
 // Under the probabilities, what they say in words: at every position the k most probable next tokens (a
 // causal model: GPT-2, a model trained here) or tokens (a bidirectional model trained here), or at each
-// [MASK] the k most probable fillers (BERT).
+// [MASK] the k most probable fillers (BERT). An opened model's are ranked on the worker with its run (a row
+// is 50,000 tokens); with heads switched off, each position also shows them with every head on.
 void predictions_table(const AppState& state, const Trace& t)
 {
     constexpr int k = 5;
@@ -383,10 +384,14 @@ void predictions_table(const AppState& state, const Trace& t)
     // An opened model that is not causal is a masked-LM (BERT): it guesses the [MASK] tokens. A bidirectional
     // model trained here predicts at every position, as a causal one does.
     const bool masked_lm = !causal && !t.model_source.empty();
-    std::vector<int> rows;
-    for (int i = 0; i < static_cast<int>(probs.rows()); ++i)
-        if (!masked_lm || tokens[static_cast<std::size_t>(i)] == "[MASK]")
-            rows.push_back(i);
+    const bool opened = state.showing_opened();
+    std::vector<train::PositionTop> ranked; // a model trained here: its vocabulary is small
+    if (!opened)
+        for (int i = 0; i < static_cast<int>(probs.rows()); ++i)
+            ranked.push_back({i, train::top_k(probs.row(i), k)});
+    const std::vector<train::PositionTop>& rows = opened ? state.opened.run.predictions : ranked;
+    const std::vector<train::PositionTop>& before = state.opened.run.before;
+    const bool ablated = opened && !before.empty() && before.size() == rows.size();
     ImGui::Spacing();
     if (!ImGui::CollapsingHeader(causal      ? "Predictions: the 5 most probable next tokens at each position"
                                  : masked_lm ? "Predictions: the 5 most probable tokens at each [MASK]"
@@ -399,10 +404,20 @@ void predictions_table(const AppState& state, const Trace& t)
             "Type [MASK] in the text: the model fills it in, and its guesses are listed here.");
         return;
     }
+    if (ablated)
+    {
+        const int off = heads_off_count(state);
+        ImGui::TextWrapped(
+            "%d head%s off (Heads panel: right-click a map): each position shows what the model "
+            "predicts now, and under it in grey what it predicted with every head on.",
+            off, off == 1 ? "" : "s");
+    }
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                   ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
     const float row_h = ImGui::GetTextLineHeightWithSpacing();
-    const float height = std::min(row_h * (static_cast<float>(rows.size()) + 1.5f), row_h * 14.0f);
+    const int lines_per_row = ablated ? 2 : 1;
+    const float lines = static_cast<float>(rows.size() * static_cast<std::size_t>(lines_per_row));
+    const float height = std::min(row_h * (lines + 1.5f), row_h * 14.0f);
     if (!ImGui::BeginTable("##predictions", 2 + k, flags, ImVec2(0.0f, height)))
         return;
     ImGui::TableSetupScrollFreeze(0, 1);
@@ -411,24 +426,41 @@ void predictions_table(const AppState& state, const Trace& t)
     for (int r = 0; r < k; ++r)
         ImGui::TableSetupColumn(r == 0 ? "most probable (p)" : "");
     ImGui::TableHeadersRow();
+    const auto cells = [&](const std::vector<train::TokenProb>& top, bool grey)
+    {
+        for (const train::TokenProb& tp : top)
+        {
+            ImGui::TableNextColumn();
+            const bool known = tp.id >= 0 && tp.id < static_cast<int>(t.vocabulary.size());
+            const char* text = known ? t.vocabulary[static_cast<std::size_t>(tp.id)].c_str() : "?";
+            if (grey)
+                ImGui::TextDisabled("%s  %.3f", text, static_cast<double>(tp.p));
+            else
+                ImGui::Text("%s  %.3f", text, static_cast<double>(tp.p));
+        }
+    };
     ImGuiListClipper clipper;
-    clipper.Begin(static_cast<int>(rows.size()));
+    clipper.Begin(static_cast<int>(rows.size()), row_h * static_cast<float>(lines_per_row));
     while (clipper.Step())
         for (int n = clipper.DisplayStart; n < clipper.DisplayEnd; ++n)
         {
-            const int i = rows[static_cast<std::size_t>(n)];
+            const train::PositionTop& row = rows[static_cast<std::size_t>(n)];
+            const int i = row.position;
+            if (i < 0 || i >= static_cast<int>(tokens.size()))
+                continue;
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ImGui::Text("%d", i);
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(tokens[static_cast<std::size_t>(i)].c_str());
-            for (const train::TokenProb& tp : train::top_k(probs.row(i), k))
-            {
-                ImGui::TableNextColumn();
-                const bool known = tp.id >= 0 && tp.id < static_cast<int>(t.vocabulary.size());
-                ImGui::Text("%s  %.3f", known ? t.vocabulary[static_cast<std::size_t>(tp.id)].c_str() : "?",
-                            tp.p);
-            }
+            cells(row.top, false);
+            if (!ablated)
+                continue;
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TableNextColumn();
+            ImGui::TextDisabled("all heads on");
+            cells(before[static_cast<std::size_t>(n)].top, true);
         }
     ImGui::EndTable();
 }
@@ -466,7 +498,10 @@ void pipeline_stages(AppState& state, const Trace& t)
         stage_block(state, stage_ref(state, MatrixSource::Layer, info.id, state.sel.layer), info.key,
                     max_height, lesson_height, scroll);
         if (info.id == Stage::probs)
+        {
             predictions_table(state, t);
+            draw_logit_lens(state, t);
+        }
         ImGui::PopID();
     }
     if (!t.has_cross || !state.show_cross)

@@ -95,7 +95,7 @@ void note_new_characters(AppState& state)
     {
         o.glyphs_generation = o.generation;
         bool added = false;
-        for (const std::vector<std::string>& sentence : o.trace.tokens.tokens)
+        for (const std::vector<std::string>& sentence : o.run.trace.tokens.tokens)
             for (const std::string& piece : sentence)
                 added = state.glyphs.add_from(piece) || added;
         if (added)

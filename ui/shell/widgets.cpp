@@ -168,6 +168,23 @@ bool head_chip(int j, bool selected, const char* label)
     return clicked;
 }
 
+void head_off_overlay(ImDrawList* dl, ImVec2 p0, ImVec2 p1)
+{
+    dl->AddRectFilled(p0, p1, IM_COL32(0, 0, 0, 170));
+    const ImU32 red = IM_COL32(235, 80, 70, 255);
+    const float thick = std::max(1.5f, ImGui::GetFontSize() * 0.12f);
+    dl->AddLine(p0, p1, red, thick);
+    dl->AddLine(ImVec2(p0.x, p1.y), ImVec2(p1.x, p0.y), red, thick);
+    const char* text = "off";
+    const ImVec2 ts = ImGui::CalcTextSize(text);
+    if (ts.x + 4.0f <= p1.x - p0.x && ts.y <= p1.y - p0.y)
+    {
+        const ImVec2 at((p0.x + p1.x - ts.x) * 0.5f, (p0.y + p1.y - ts.y) * 0.5f);
+        dl->AddRectFilled(ImVec2(at.x - 2.0f, at.y), ImVec2(at.x + ts.x + 2.0f, at.y + ts.y), red, 3.0f);
+        dl->AddText(at, IM_COL32(255, 255, 255, 255), text);
+    }
+}
+
 bool literal_small_button(const std::string& text)
 {
     // As SmallButton lays itself out (no vertical padding, on the text baseline), with an empty label and the

@@ -34,6 +34,9 @@ bool head_chip(int j, bool selected, const char* label = nullptr);
 // which would leave BERT's "##ing" pieces blank; the ID here is the stack's (push one per button). Returns
 // true when clicked.
 bool literal_small_button(const std::string& text);
+// A head switched off (head ablation) drawn over its map in [p0, p1]: the map dimmed, crossed out and
+// marked "off", so what it would do stays faintly visible.
+void head_off_overlay(ImDrawList* dl, ImVec2 p0, ImVec2 p1);
 // The theme's error colour (light red on dark, dark red on light).
 ImVec4 error_color();
 // Text in the theme's error colour, wrapped.
