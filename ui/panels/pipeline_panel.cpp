@@ -381,9 +381,9 @@ void predictions_table(const AppState& state, const Trace& t)
     const Mat& probs = t.probs[static_cast<std::size_t>(b)];
     const std::vector<std::string>& tokens = t.tokens.tokens[static_cast<std::size_t>(b)];
     const bool causal = t.config.mask == MaskKind::Causal;
-    // An opened model that is not causal is a masked-LM (BERT): it guesses the [MASK] tokens. A bidirectional
-    // model trained here predicts at every position, as a causal one does.
-    const bool masked_lm = !causal && !t.model_source.empty();
+    // A model with a masked-LM head (BERT) guesses the [MASK] tokens. A bidirectional model trained here
+    // predicts at every position, as a causal one does.
+    const bool masked_lm = !causal && !t.mlm_pre.empty();
     const bool opened = state.showing_opened();
     std::vector<train::PositionTop> ranked; // a model trained here: its vocabulary is small
     if (!opened)

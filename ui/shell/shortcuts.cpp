@@ -63,6 +63,8 @@ std::vector<ShortcutInfo> make_shortcut_table()
         {"↑  /  ↓  (Heads panel)", "Move the pinned query to the previous / next token"},
         {"V  (Heads panel)", "Next view: the layer's heads, all layers x heads, cross-attention"},
         {"Right click a heatmap", "Export it as PNG or CSV"},
+        {"Right click a head's chip or its map in All layers",
+         "With a model folder open: switch that head off (its output zeroed), or on again"},
         {"Ctrl+Q", "Quit"},
     };
 }
