@@ -6,6 +6,8 @@
 
 #include <stb_image.h>
 
+#include "xvfb.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,7 +18,6 @@
 #include <sstream>
 #include <string>
 
-#include <unistd.h>
 #include <unordered_set>
 #include <vector>
 
@@ -25,19 +26,10 @@ namespace attnlab
 namespace
 {
 
-// xvfb-run picking a display from one that depends on the process, so test programs run at once (ctest -j)
-// do not race for the same free number (xvfb-run -a alone starts every search at :99).
-std::string xvfb_run()
-{
-    return "xvfb-run -n " + std::to_string(100 + ::getpid() % 800) + " -a ";
-}
+using test::have_xvfb;
+using test::xvfb_run;
 
 namespace fs = std::filesystem;
-
-bool have_xvfb()
-{
-    return std::system("command -v xvfb-run >/dev/null 2>&1") == 0;
-}
 
 std::string read_text(const fs::path& p)
 {
