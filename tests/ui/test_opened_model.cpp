@@ -544,5 +544,29 @@ TEST_F(OpenedModelTest, LogitLensIsComputedOnRequestAndItsLastRowIsThePrediction
     EXPECT_FALSE(state->opened.run.has_lens);
 }
 
+// The Inspector's query cell of an opened model: x_i · W_h^Q[:, c] plus the model's bias, which adds up to
+// the value shown.
+TEST_F(OpenedModelTest, InspectorAddsTheProjectionBiasOfAnOpenedModel)
+{
+    state->session.text = "the cat sat on the mat";
+    state->edit();
+    ASSERT_TRUE(open_model_folder(*state, kGpt2).is_ok());
+    state->finish_recompute();
+    const int layer = 1, head = 2, row = 3, col = 1;
+    MatrixRef ref = selected_stage(*state, Stage::Q, head);
+    ref.layer = layer;
+    state->pinned = CellRef{true, ref, row, col};
+    const test::FrameOutput out = ui.frames(*state, 2, test::panel_only(draw_inspector_panel));
+    EXPECT_TRUE(contains(out.text, "+ b_3^Q[c]")) << out.text;
+    const train::LayerParamsT<float>& p = state->opened.model->params->layers[layer];
+    const int d_k = state->opened.model->config.d_model / state->opened.model->config.n_heads;
+    const float b = p.b_Q(0, head * d_k + col);
+    EXPECT_TRUE(contains(out.text, "b_3^Q[c] = " + format_value_long(b))) << out.text;
+    // x_i · W[:, c] + b is the value the trace holds.
+    const Trace& t = state->trace();
+    const float xw = t.layers[layer].ln1[0].row(row).dot(p.W_Q.col(head * d_k + col));
+    EXPECT_NEAR(xw + b, t.layers[layer].attn.head(0, head).Q(row, col), 1e-4f);
+}
+
 } // namespace
 } // namespace attnlab

@@ -1,5 +1,6 @@
 // Inspector panel: the hovered or pinned cell with its tokens, value and formula with the actual numbers;
 // for scores and weights the whole chain q_i, k_j, q_i ⊙ k_j, Σ, ÷√d_k, + M, softmax over row i.
+#include "core/train/model.h"
 #include "ui/panels/panels.h"
 #include "ui/picture/heatmap_math.h"
 #include "ui/shell/widgets.h"
@@ -201,6 +202,21 @@ void convention_note(const char* name, const std::string& hj)
     ImGui::PopStyleColor();
 }
 
+// The FFN's non-linearity in words.
+const char* activation_words(const Trace& t)
+{
+    switch (t.activation)
+    {
+    case TraceActivation::Relu:
+        return "ReLU max(0, ·)";
+    case TraceActivation::GeluTanh:
+        return "GELU (its tanh form, GPT-2's)";
+    case TraceActivation::GeluErf:
+        return "GELU (its erf form, BERT's)";
+    }
+    return "activation";
+}
+
 // [SECTION] A weight matrix's cell: which input feature it carries into which output feature
 void weight_formula(const AppState& state, const CellRef& cell, const MatrixView& view)
 {
@@ -255,13 +271,13 @@ void weight_formula(const AppState& state, const CellRef& cell, const MatrixView
     case WeightMatrix::W_1:
         ImGui::TextWrapped(
             "W_1[%d, %d]: how much input feature %d adds to hidden unit %d, before b_1 and the "
-            "ReLU max(0, ·).",
-            m, c, m, c);
+            "%s.",
+            m, c, m, c, activation_words(state.trace()));
         break;
     case WeightMatrix::W_2:
-        ImGui::TextWrapped("W_2[%d, %d]: how much hidden unit %d (after the ReLU) adds to output feature %d "
+        ImGui::TextWrapped("W_2[%d, %d]: how much hidden unit %d (after the %s) adds to output feature %d "
                            "of the FFN.",
-                           m, c, m, c);
+                           m, c, m, state.trace().activation == TraceActivation::Relu ? "ReLU" : "GELU", c);
         break;
     default:
         break;
@@ -295,10 +311,29 @@ void projection_formula(const AppState& state, const CellRef& cell)
     for (int m = 0; m < d_model; ++m)
         column[static_cast<std::size_t>(m)] = Wh(m, cell.col);
     ImGui::Separator();
-    ImGui::TextWrapped("%s_%s[i, c] = x_i · W_%s^%s[:, c] = Σ_m X[i, m] W_%s^%s[m, c]", name, hj.c_str(),
-                       hj.c_str(), name, hj.c_str(), name);
+    // An opened model's projections add a bias (GPT-2's and BERT's Q, K and V): its entry from the model.
+    const train::LayerParamsT<float>* params = nullptr;
+    if (t.attention_bias && !cross && state.showing_opened() &&
+        ref.layer < static_cast<int>(state.opened.model->params->layers.size()))
+        params = &state.opened.model->params->layers[static_cast<std::size_t>(ref.layer)];
+    if (params != nullptr)
+        ImGui::TextWrapped(
+            "%s_%s[i, c] = x_i · W_%s^%s[:, c] + b_%s^%s[c] = Σ_m X[i, m] W_%s^%s[m, c] + b_%s^%s[c]", name,
+            hj.c_str(), hj.c_str(), name, hj.c_str(), name, hj.c_str(), name, hj.c_str(), name);
+    else
+        ImGui::TextWrapped("%s_%s[i, c] = x_i · W_%s^%s[:, c] = Σ_m X[i, m] W_%s^%s[m, c]", name, hj.c_str(),
+                           hj.c_str(), name, hj.c_str(), name);
     ImGui::TextWrapped("x_i = %s", vector_text(X->row(cell.row).data(), d_model).c_str());
     ImGui::TextWrapped("W_%s^%s[:, c] = %s", hj.c_str(), name, vector_text(column.data(), d_model).c_str());
+    if (params != nullptr)
+    {
+        const Mat& bias = ref.stage == Stage::Q   ? params->b_Q
+                          : ref.stage == Stage::K ? params->b_K
+                                                  : params->b_V;
+        const Eigen::Index at = static_cast<Eigen::Index>(ref.head) * Wh.cols() + cell.col;
+        if (bias.rows() == 1 && at < bias.cols())
+            ImGui::TextWrapped("b_%s^%s[c] = %s", hj.c_str(), name, format_value_long(bias(0, at)).c_str());
+    }
     ImGui::TextWrapped(
         "It uses column c = %d of W_%s^%s (%s, head %s), the %d×%d matrix drawn beside %s_%s in "
         "the Pipeline.",
