@@ -524,12 +524,29 @@ void sinks_and_ablation_line(AppState& state)
         {
             ImGui::SameLine(0.0f, ImGui::GetFontSize() * 1.5f);
             const int off = heads_off_count(state);
+            const char* hint = "right-click a map to switch its head off";
+            if (off == 0 && ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(hint).x)
+                hint = "right-click: head off";
+            if (off == 0 && ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(hint).x)
+                ImGui::NewLine();
             if (off == 0)
-                ImGui::TextDisabled("right-click a map to switch its head off");
+            {
+                ImGui::TextDisabled("%s", hint);
+                item_tooltip("Head ablation: a right-click on a map (or on a head's chip) zeroes that head's "
+                             "output. Every later layer and the predictions run again; the Pipeline lists "
+                             "the top 5 now and with every head on.");
+            }
             else
             {
-                ImGui::Text("%d head%s off", off, off == 1 ? "" : "s");
+                char text[32];
+                std::snprintf(text, sizeof text, "%d head%s off", off, off == 1 ? "" : "s");
+                if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(text).x)
+                    ImGui::NewLine();
+                ImGui::TextUnformatted(text);
                 ImGui::SameLine();
+                if (ImGui::GetContentRegionAvail().x <
+                    ImGui::CalcTextSize("all heads on").x + ImGui::GetStyle().FramePadding.x * 2.0f)
+                    ImGui::NewLine();
                 if (ImGui::SmallButton("all heads on"))
                     all_heads_on(state);
                 item_tooltip("Switch every head on again. The Pipeline's predictions show the change: now, "

@@ -520,7 +520,10 @@ void generic_formula(const AppState& state, const CellRef& cell, const MatrixVie
 
 void draw_inspector_panel(AppState& state)
 {
-    ImGui::TextDisabled("Model: %s", shown_model_label(state).c_str()); // whose numbers these are
+    // Whose numbers these are, wrapped: a model folder's path is long.
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped("Model: %s", shown_model_label(state).c_str());
+    ImGui::PopStyleColor();
     CellRef cell = state.pinned.valid ? state.pinned : state.hovered;
     // A map shown with the first key hidden: its renormalised value first, then the model's own weight
     // and how it was computed.

@@ -469,12 +469,30 @@ void trained_view_banner(AppState& state)
     }
     else if (state.showing_opened())
     {
-        // An opened model folder (ui/model/opened_model.h): the sentence box's text runs through it.
+        // An opened model folder (ui/model/opened_model.h): the sentence box's text runs through it. One line
+        // with its button where it fits (the folder goes first, then "pretrained"), so every panel keeps its
+        // room at 1280x720; the whole label is in the tooltip.
+        const std::string full = "Model: " + shown_model_label(state);
+        const std::string label = state.opened.model->label();
+        const std::string candidates[] = {full, "Model: " + label + ", pretrained", label};
+        const float button_w = ImGui::CalcTextSize("close model").x +
+                               ImGui::GetStyle().FramePadding.x * 2.0f + ImGui::GetStyle().ItemSpacing.x;
+        const float avail = ImGui::GetContentRegionAvail().x;
+        const std::string* shown = &candidates[2];
+        for (const std::string& c : candidates)
+            if (ImGui::CalcTextSize(c.c_str()).x + button_w <= avail)
+            {
+                shown = &c;
+                break;
+            }
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram]);
-        ImGui::TextWrapped("Model: %s", shown_model_label(state).c_str());
+        ImGui::TextWrapped("%s", shown->c_str());
         ImGui::PopStyleColor();
-        item_tooltip("The sentence box's text, split by the model's own tokenizer and run through its "
-                     "weights. File > Close model shows the session's seeded model again.");
+        if (ImGui::IsItemHovered() && !state.mouse_ignored)
+            ImGui::SetTooltip(
+                "%s\nThe sentence box's text, split by the model's own tokenizer and run through "
+                "its weights. File > Close model shows the session's seeded model again.",
+                full.c_str());
         ImGui::SameLine();
         if (!button_fits("close model"))
             ImGui::NewLine();
