@@ -27,6 +27,7 @@
 #include <imgui_impl_opengl3.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -141,7 +142,10 @@ public:
         glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
         glfwWindowHint(GLFW_VISIBLE, visible ? GLFW_TRUE : GLFW_FALSE);
         glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
-        window_ = glfwCreateWindow(options.width, options.height, "Attention Lab", nullptr, nullptr);
+        int width = options.width, height = options.height;
+        if (!options.startup.picture)
+            fit_work_area(&width, &height);
+        window_ = glfwCreateWindow(width, height, "Attention Lab", nullptr, nullptr);
         if (window_ == nullptr)
             return "cannot open an OpenGL 3.3 window: " + g_glfw_error;
         glfwMakeContextCurrent(window_);
@@ -205,7 +209,78 @@ public:
         glfwSetWindowMonitor(window_, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
     }
 
+    bool fullscreen() const { return glfwGetWindowMonitor(window_) != nullptr; }
+
+    // Presenter mode fills the screen: F5 goes full screen (unless it is already), and leaving presenter mode
+    // gives back the window it had, unless F11 was pressed meanwhile (then the user's choice stands).
+    void follow_presenter(AppState& state)
+    {
+        if (state.request_fullscreen_toggle)
+            presenter_fullscreen_ = false; // F11: the user's own choice from now on
+        if (state.presenter == presenter_seen_)
+            return;
+        presenter_seen_ = state.presenter;
+        if (state.presenter && !fullscreen())
+        {
+            toggle_fullscreen();
+            presenter_fullscreen_ = fullscreen();
+        }
+        else if (!state.presenter && presenter_fullscreen_)
+        {
+            if (fullscreen())
+                toggle_fullscreen();
+            presenter_fullscreen_ = false;
+        }
+    }
+
+    // In presenter mode a pointer that rests for kPointerRestMs hides, and with it every hover and tooltip,
+    // so nothing covers the data on the projector; any move or click brings it back. Call after the platform
+    // backend's NewFrame, before ImGui::NewFrame.
+    void rest_pointer(const AppState& state)
+    {
+        double x = 0.0, y = 0.0;
+        glfwGetCursorPos(window_, &x, &y);
+        bool pressed = false;
+        for (int b = GLFW_MOUSE_BUTTON_1; b <= GLFW_MOUSE_BUTTON_LAST; ++b)
+            pressed = pressed || glfwGetMouseButton(window_, b) == GLFW_PRESS;
+        const auto now = Clock::now();
+        if (pressed || x != pointer_x_ || y != pointer_y_ || !state.presenter)
+        {
+            pointer_x_ = x;
+            pointer_y_ = y;
+            pointer_moved_ = now;
+        }
+        const bool rest =
+            state.presenter &&
+            std::chrono::duration<double, std::milli>(now - pointer_moved_).count() > kPointerRestMs;
+        if (rest != pointer_hidden_)
+        {
+            glfwSetInputMode(window_, GLFW_CURSOR, rest ? GLFW_CURSOR_HIDDEN : GLFW_CURSOR_NORMAL);
+            pointer_hidden_ = rest;
+        }
+        if (rest)
+            ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+    }
+
 private:
+    static constexpr double kPointerRestMs = 2000.0;
+
+    // A window no larger than the primary monitor's work area (a 1280x720 projector gets a window it can
+    // show whole, title bar included); the asked size where there is no monitor to ask.
+    static void fit_work_area(int* width, int* height)
+    {
+        GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+        if (monitor == nullptr)
+            return;
+        int x = 0, y = 0, w = 0, h = 0;
+        glfwGetMonitorWorkarea(monitor, &x, &y, &w, &h);
+        if (w <= 0 || h <= 0)
+            return;
+        // Room for the window manager's frame and title bar.
+        *width = std::clamp(*width, 320, std::max(320, w - 16));
+        *height = std::clamp(*height, 240, std::max(240, h - 48));
+    }
+
     static std::string no_display_hint()
     {
         const char* display = std::getenv("DISPLAY");
@@ -221,6 +296,11 @@ private:
     bool imgui_gl_ = false;
     float content_scale_ = 1.0f;
     int saved_x_ = 0, saved_y_ = 0, saved_w_ = 1600, saved_h_ = 1000;
+    bool presenter_seen_ = false;       // presenter mode as the last frame saw it
+    bool presenter_fullscreen_ = false; // full screen because presenter mode asked for it
+    double pointer_x_ = 0.0, pointer_y_ = 0.0;
+    Clock::time_point pointer_moved_ = Clock::now();
+    bool pointer_hidden_ = false;
 };
 
 void rebuild_fonts(AppState& state, Window& window)
@@ -243,6 +323,8 @@ void render_frame(Window& window, AppState& state, const std::string& capture_pa
         ImGui_ImplOpenGL3_CreateFontsTexture();
         state.request_font_rebuild = false;
     }
+    if (!state.mouse_ignored) // a picture keeps the size it was asked for
+        window.follow_presenter(state);
     if (state.request_fullscreen_toggle)
     {
         window.toggle_fullscreen();
@@ -255,6 +337,8 @@ void render_frame(Window& window, AppState& state, const std::string& capture_pa
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    if (!state.mouse_ignored)
+        window.rest_pointer(state);
     ImGui::NewFrame();
     state.begin_frame();
     draw_app(state);

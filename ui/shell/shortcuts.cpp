@@ -50,7 +50,8 @@ std::vector<ShortcutInfo> make_shortcut_table()
         {"→  /  Space  /  Page Down",
          "Next step of the lesson (when no text field has focus; a clicker works)"},
         {"←  /  Page Up", "Previous step of the lesson"},
-        {"F5", "Presenter mode: one large view and the step's text as a caption (Esc or F5 leaves)"},
+        {"F5", "Presenter mode, full screen: one large view and the step's text as a caption (Esc or F5 "
+               "leaves; a resting pointer hides with its tooltips)"},
         {"[  /  ]", "Previous / next head"},
         {"Ctrl+=  /  Ctrl+-  /  Ctrl+0",
          "Larger / smaller / default text (in presenter mode: the presenter's own size, kept apart)"},
