@@ -162,6 +162,40 @@ TEST_F(PresenterTest, TSwitchesThePresenterThemeOnlyInPresenterMode)
     EXPECT_FALSE(state->prefs.presenter_light);
 }
 
+// Outside a lesson the digit keys pick presenter mode's view, named in its title line: the heads of the
+// selected layer, the Inspector, the comparisons, the Training panel's view; inside a lesson they do nothing.
+TEST_F(PresenterTest, DigitKeysPickTheViewOutsideALesson)
+{
+    state->presenter = true;
+    test::FrameOutput out = ui.frames(*state, 3);
+    EXPECT_EQ(state->presenter_view, PresenterView::Pipeline);
+    EXPECT_TRUE(drawn(out, "Pipeline (1-5: view)")) << out.text;
+    ui.press_key(*state, keys::Digit0 + 2);
+    out = ui.frames(*state, 3);
+    EXPECT_EQ(state->presenter_view, PresenterView::Heads);
+    EXPECT_TRUE(drawn(out, "Heads (1-5: view)")) << out.text;
+    for (int j = 1; j <= state->heads(); ++j)
+        EXPECT_TRUE(drawn(out, "head " + std::to_string(j))) << out.text;
+    ui.press_key(*state, keys::Digit0 + 3);
+    out = ui.frames(*state, 2);
+    EXPECT_EQ(state->presenter_view, PresenterView::Inspector);
+    EXPECT_TRUE(drawn(out, "Hover any cell")) << out.text;
+    ui.press_key(*state, keys::Digit0 + 4);
+    out = ui.frames(*state, 2);
+    EXPECT_EQ(state->presenter_view, PresenterView::Comparisons);
+    ui.press_key(*state, keys::Digit0 + 5);
+    out = ui.frames(*state, 2);
+    EXPECT_EQ(state->presenter_view, PresenterView::Training);
+    EXPECT_TRUE(drawn(out, "Training (1-5: view)")) << out.text;
+    // A lesson's step picks its own view: the keys leave the choice alone.
+    const int tour = lesson_index(*state, "tour");
+    ASSERT_GE(tour, 0);
+    enter_lesson(*state, tour);
+    ui.frames(*state, 2);
+    ui.press_key(*state, keys::Digit0 + 2);
+    EXPECT_EQ(state->presenter_view, PresenterView::Training);
+}
+
 // [SECTION] Preferences
 
 TEST(PresenterPrefs, ScaleAndThemeRoundTripAndBadValuesChangeNothing)

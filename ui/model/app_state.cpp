@@ -672,6 +672,25 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
     return v;
 }
 
+const char* presenter_view_name(PresenterView view)
+{
+    switch (view)
+    {
+    case PresenterView::Pipeline:
+        return "Pipeline";
+    case PresenterView::Heads:
+        return "Heads";
+    case PresenterView::Inspector:
+        return "Inspector";
+    case PresenterView::Comparisons:
+        return "Comparisons";
+    case PresenterView::Training:
+    case PresenterView::Count:
+        break;
+    }
+    return "Training";
+}
+
 MatrixRef selected_stage(const AppState& state, Stage stage, int head, bool cross)
 {
     MatrixRef ref;

@@ -392,6 +392,19 @@ struct PanelLayoutState
 
 // [SECTION] AppState
 
+// Presenter mode's views outside a lesson, in the order of their keys (1-5).
+enum class PresenterView
+{
+    Pipeline,
+    Heads,
+    Inspector,
+    Comparisons,
+    Training,
+    Count
+};
+// "Pipeline", "Heads", ...: the title line's name of a view.
+const char* presenter_view_name(PresenterView view);
+
 // How long the window's frame waits for a run it has just started when the last one was this quick: a small
 // session's edit shows in the same frame; a large one's frames go on with the last picture.
 inline constexpr double kRecomputeFrameWaitMs = 10.0;
@@ -479,6 +492,8 @@ struct AppState
     // A Hugging Face model folder opened in the main panels (ui/model/opened_model.h), and its loader.
     OpenedModelState opened;
     bool presenter = false; // presenter mode (F5): one large view, the step's text as a caption
+    // What presenter mode shows outside a lesson (keys 1-5 there; a lesson step chooses its own view).
+    PresenterView presenter_view = PresenterView::Pipeline;
     // A short note presenter mode shows in its title line (the new text size) until ImGui's clock passes
     // presenter_note_until (seconds).
     std::string presenter_note;

@@ -504,6 +504,11 @@ void draw_training_maps(AppState& state)
     if (f == nullptr || ts.probe_batch.T == 0)
     {
         ImGui::TextDisabled("No model yet.");
+        if (state.presenter)
+            ImGui::TextDisabled(
+                "Nothing is training: leave presenter mode (F5), open the Training panel (Alt+8), "
+                "pick a task and press Train; its curves and maps show here as it runs. Or open "
+                "a training lesson (Lessons menu).");
         return;
     }
     ts.probe.update(v.model, f->params, ts.probe_batch, ts.probe_version);

@@ -409,7 +409,11 @@ void heads_legend(AppState& state)
                   std::log(static_cast<double>(std::max(1, T))));
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
     legend_text(entropy, false);
-    if (!state.engine.has_imported_weights())
+    if (state.showing_opened())
+        legend_text(state.opened.model->label() + ", pretrained", false);
+    else if (state.showing_trained())
+        legend_text("trained in Attention Lab", false);
+    else if (!state.engine.has_imported_weights())
     {
         char seeded[96];
         std::snprintf(seeded, sizeof seeded, "untrained (random, seed %llu)",
@@ -586,6 +590,14 @@ std::string session_caption(const AppState& state)
 {
     std::string text = state.session.text;
     std::replace(text.begin(), text.end(), '\n', ' ');
+    if (state.showing_opened())
+    {
+        // The folder's model, not the session's settings (which wait until it is closed).
+        const train::ModelConfig& m = state.opened.model->config;
+        return "“" + text + "”   " + state.opened.model->label() +
+               ": d_model = " + std::to_string(m.d_model) + ", h = " + std::to_string(m.n_heads) + ", " +
+               std::to_string(m.n_layers) + " layers, " + (m.causal ? "causal" : "bidirectional");
+    }
     const Config& c = state.session.config;
     return "“" + text + "”   d_model = " + std::to_string(c.d_model) + ", h = " + std::to_string(c.n_heads) +
            ", mask: " + to_string(c.mask);
@@ -639,7 +651,9 @@ float presenter_title(AppState& state, const Lesson* lesson)
     ImGui::SetNextWindowSize(ImVec2(W, title_h));
     if (ImGui::Begin("##presenter_title", nullptr, kFixed))
     {
-        const std::string right = lesson != nullptr ? step_counter(state) + "     ← →   F5" : "F5: leave";
+        const std::string right = lesson != nullptr ? step_counter(state) + "     ← →   F5"
+                                                    : std::string(presenter_view_name(state.presenter_view)) +
+                                                          "  (1-5: view)   F5: leave";
         const bool show_note = !state.presenter_note.empty() && ImGui::GetTime() < state.presenter_note_until;
         const float right_x = W - pad - ImGui::CalcTextSize(right.c_str()).x;
         const float note_w = show_note ? ImGui::CalcTextSize(state.presenter_note.c_str()).x : 0.0f;
@@ -692,6 +706,40 @@ float presenter_caption(AppState& state, const LessonStep* step)
     return caption_h;
 }
 
+// Outside a lesson: the view keys 1-5 chose.
+void session_view(AppState& state)
+{
+    switch (state.presenter_view)
+    {
+    case PresenterView::Heads:
+    {
+        std::vector<MatrixRef> refs;
+        for (int j = 0; j < state.heads(); ++j)
+            refs.push_back(selected_stage(state, Stage::weights, j));
+        presenter_heads(state, refs);
+        break;
+    }
+    case PresenterView::Inspector:
+        draw_inspector_panel(state);
+        break;
+    case PresenterView::Comparisons:
+    {
+        StepMaps all;
+        all.kind = StepMapsKind::Comparisons;
+        all.comparison = ComparisonSection::All;
+        all.maps = comparison_maps(state, ComparisonSection::All);
+        presenter_comparison(state, all);
+        break;
+    }
+    case PresenterView::Pipeline:
+    case PresenterView::Count:
+        draw_pipeline_panel(state);
+        break;
+    case PresenterView::Training:
+        break; // drawn before any trace is needed (presenter_view)
+    }
+}
+
 // The view between them: the step's stages, heads, comparison or panel, or the pipeline.
 void presenter_view(AppState& state, const LessonStep* step, float title_h, float caption_h)
 {
@@ -705,7 +753,8 @@ void presenter_view(AppState& state, const LessonStep* step, float title_h, floa
     if (ImGui::Begin("##presenter_view", nullptr, kFixed))
     {
         const StepMaps shown = step_maps(state, step);
-        if (shown.kind == StepMapsKind::Training)
+        if (shown.kind == StepMapsKind::Training ||
+            (step == nullptr && state.presenter_view == PresenterView::Training))
             draw_training_presenter_view(state);
         else if (!state.has_trace())
             error_text(state.status.message());
@@ -715,8 +764,10 @@ void presenter_view(AppState& state, const LessonStep* step, float title_h, floa
             presenter_comparison(state, shown);
         else if (shown.kind == StepMapsKind::Stages)
             highlighted_stages(state, shown.maps);
-        else
+        else if (step != nullptr)
             draw_pipeline_panel(state);
+        else
+            session_view(state);
     }
     ImGui::End();
     ImGui::PopStyleColor();
