@@ -41,8 +41,9 @@ void cell_tooltip(const AppState& state, const MatrixView& view, const Mat& m, i
 {
     const std::string lines[] = {
         view.title,
-        "row " + std::to_string(row) + "  " + row_label(view, row) + "   ·   col " + std::to_string(col) +
-            "  " + col_label(view, col),
+        // Positions as the matrices number them, from 0, and named so ("i = 0": the first token).
+        "row i = " + std::to_string(row) + "  " + row_label(view, row) + "   ·   col " +
+            (view.col_tokens != nullptr ? "j = " : "c = ") + std::to_string(col) + "  " + col_label(view, col),
         "value " + format_value_long(m(row, col)),
         hint,
     };
