@@ -170,6 +170,19 @@ int find_lesson(const WindowArgs& args, const char* what, attnlab::StartupOption
                                  std::to_string(n));
         return 2;
     }
+    if (const auto given = attnlab::given_session_options(args.session); !given.empty())
+    {
+        // A lesson's steps set their own sentences and settings: an option that would be dropped is refused.
+        std::string names;
+        for (const CLI::Option* o : given)
+            names += (names.empty() ? "" : ", ") + o->get_name();
+        attnlab::print_error(
+            std::cerr, what,
+            "--lesson sets the text and the model of each of its steps, so " + names +
+                " would not be used; drop " + (given.size() == 1 ? "it" : "them") +
+                ", or start with your own session and open the lesson from the Lessons menu");
+        return 2;
+    }
     start->lesson = static_cast<int>(it - lessons.begin());
     return 0;
 }

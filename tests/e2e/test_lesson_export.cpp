@@ -235,6 +235,12 @@ TEST(LessonExport, UnknownLessonIsOneLineListingTheValidIds)
     EXPECT_EQ(run_app("lesson nope --export-dir '" + dir.string() + "'", dir, &out, &err, false), 2);
     EXPECT_EQ(run_app("--lesson tour --step 99", dir, &out, &err, false), 2);
     EXPECT_NE(err.find("1..11"), std::string::npos) << err;
+    // A lesson sets each step's text and model: options it would drop are refused by name, not ignored.
+    EXPECT_EQ(run_app("--lesson tour --text 'my own words' --heads 2", dir, &out, &err, false), 2);
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_NE(err.find("--text"), std::string::npos) << err;
+    EXPECT_NE(err.find("--heads"), std::string::npos) << err;
+    EXPECT_NE(err.find("Lessons menu"), std::string::npos) << err;
 }
 
 TEST(LessonExport, UnwritableFolderFailsAndWritesNothing)
