@@ -1,4 +1,5 @@
 // Mouse -> cell, label thinning, texture fill and number formatting: the heatmap's pure functions.
+#include "ui/picture/heatmap_cache.h"
 #include "ui/picture/heatmap_math.h"
 
 #include <gtest/gtest.h>
@@ -115,6 +116,15 @@ TEST(FormatValue, ShortAndHonest)
     EXPECT_EQ(format_value_long(0.123456789f), "0.123457");
 }
 
+TEST(FormatProbability, SmallOnesKeepTheirDigits)
+{
+    EXPECT_EQ(format_probability(0.1234f), "0.123");
+    EXPECT_EQ(format_probability(0.001f), "0.001");
+    EXPECT_EQ(format_probability(2.1e-5f), "2.1e-05");
+    EXPECT_EQ(format_probability(0.0f), "0.000");
+    EXPECT_EQ(format_probability(1.0f), "1.000");
+}
+
 TEST(TruncateUtf8, CutsOnCodePoints)
 {
     EXPECT_EQ(truncate_utf8("September", 20), "September");
@@ -173,6 +183,51 @@ TEST(TooltipRect, KeepsClearOfTheInspector)
     EXPECT_GE(r.x, 0.0f);
     EXPECT_LE(r.x + r.w, 1600.0f);
     EXPECT_GE(r.y, 0.0f);
+}
+
+// A matrix wider than a texture may be (GPT-2's 50,257 logits) is drawn binned: no texture side over the
+// limit, and a large value in any column keeps its colour in the texel column that covers it.
+// Keeps the last texture's size and pixels.
+class LastTexture final : public TextureProvider
+{
+public:
+    TextureHandle create_texture(int w_, int h_, const std::uint32_t* rgba) override
+    {
+        update_texture(1, w_, h_, rgba);
+        return 1;
+    }
+    void update_texture(TextureHandle, int w_, int h_, const std::uint32_t* rgba) override
+    {
+        w = w_;
+        h = h_;
+        pixels.assign(rgba, rgba + static_cast<std::size_t>(w_) * static_cast<std::size_t>(h_));
+    }
+    void destroy_texture(TextureHandle) override {}
+    int w = 0, h = 0;
+    std::vector<std::uint32_t> pixels;
+};
+
+TEST(HeatmapCacheWide, ColumnsBinnedWithTheirLargestValue)
+{
+    LastTexture provider;
+    HeatmapCache cache;
+    cache.set_provider(&provider);
+    const int cols = 50257;
+    Mat m = Mat::Zero(2, cols);
+    m(0, 40000) = 5.0f;  // one strong logit
+    m(1, 12345) = -5.0f; // and a strongly negative one
+    const HeatmapEntry& e = cache.get("wide", 1, m, false);
+    ASSERT_NE(e.texture, 0u);
+    const LastTexture& t = provider;
+    EXPECT_LE(t.w, kMaxTextureColumns);
+    EXPECT_EQ(t.h, 2);
+    EXPECT_EQ(e.cols, cols); // the entry still describes the whole matrix
+    const int bin = (cols + t.w - 1) / t.w;
+    const auto texel = [&](int r, int c) { return t.pixels[static_cast<std::size_t>(r * t.w + c)]; };
+    EXPECT_EQ(texel(0, 40000 / bin), value_to_color(5.0f, e.scale));
+    EXPECT_EQ(texel(1, 12345 / bin), value_to_color(-5.0f, e.scale));
+    EXPECT_EQ(texel(0, 0), value_to_color(0.0f, e.scale));
+    cache.clear();
 }
 
 } // namespace

@@ -467,6 +467,21 @@ TEST_F(OpenedModelTest, HeadsSwitchedOffChangeLaterMapsAndThePredictionsBesideTh
     EXPECT_TRUE(contains(pipeline.text, "1 head off")) << pipeline.text;
     EXPECT_TRUE(contains(pipeline.text, "all heads on")) << pipeline.text;
 
+    // In the layer's grid a right click on a map switches its head too (no export menu there).
+    ui.resize(1400, 1000);
+    state->heads_panel.view = HeadsView::Maps;
+    state->sel.layer = 1;
+    out = ui.frames(*state, 3, heads);
+    MatrixRef grid_ref = selected_stage(*state, Stage::weights, 0);
+    const HeatmapEntry* grid_entry = state->heatmaps.find(resolve_matrix(*state, grid_ref).key);
+    ASSERT_NE(grid_entry, nullptr);
+    ASSERT_EQ(out.texture_rects.count(grid_entry->texture), 1u);
+    const ImVec2 grid_at = test::rect_center(out.texture_rects[grid_entry->texture]);
+    ui.click(*state, grid_at.x, grid_at.y, heads, 1);
+    EXPECT_TRUE(head_is_off(*state, 1, 0));
+    EXPECT_EQ(heads_off_count(*state), 2);
+    EXPECT_FALSE(ImGui::IsPopupOpen("##heatmap_menu", ImGuiPopupFlags_AnyPopupId));
+
     // Every head on again: the first picture, bit for bit, and no "before" column.
     all_heads_on(*state);
     state->finish_recompute();

@@ -43,7 +43,8 @@ void cell_tooltip(const AppState& state, const MatrixView& view, const Mat& m, i
         view.title,
         // Positions as the matrices number them, from 0, and named so ("i = 0": the first token).
         "row i = " + std::to_string(row) + "  " + row_label(view, row) + "   ·   col " +
-            (view.col_tokens != nullptr ? "j = " : "c = ") + std::to_string(col) + "  " + col_label(view, col),
+            (view.col_tokens != nullptr ? "j = " : "c = ") + std::to_string(col) + "  " +
+            col_label(view, col),
         "value " + format_value_long(m(row, col)),
         hint,
     };
@@ -386,6 +387,8 @@ void handle_pointer(ImDrawList* dl, AppState& state, const MatrixRef& ref, const
             state.hovered_next.col = hit.col;
             state.last_heatmap = ref;
             outline_cell(dl, g, hit.row, hit.col, IM_COL32(255, 255, 255, 255), 1.5f);
+            if (!options.export_menu && ImGui::IsMouseClicked(ImGuiMouseButton_Right))
+                result.right_clicked = true;
             if (item_clicked)
             {
                 result.clicked = true;
@@ -401,7 +404,7 @@ void handle_pointer(ImDrawList* dl, AppState& state, const MatrixRef& ref, const
                                                          : "click: select this head · right click: export");
         }
     }
-    if (ImGui::BeginPopupContextItem("##heatmap_menu"))
+    if (options.export_menu && ImGui::BeginPopupContextItem("##heatmap_menu"))
     {
         ImGui::TextDisabled("%s", view.title.c_str());
         for (const ExportFormat format : {ExportFormat::Png, ExportFormat::Csv})

@@ -34,6 +34,9 @@ struct HeatmapOptions
     Color32 block_color = 0;
     bool pin_on_click = true;         // false: a click only reports `clicked` (the heads grid selects a head)
     const char* click_hint = nullptr; // the tooltip's last line when pin_on_click is false
+    // false: a right click only reports `right_clicked` (the heads grid of an opened model switches the head
+    // off) instead of opening the export menu.
+    bool export_menu = true;
 };
 
 struct HeatmapResult
@@ -42,6 +45,8 @@ struct HeatmapResult
     bool hovered = false;
     int row = -1, col = -1; // the hovered cell
     bool clicked = false;   // left click on a cell this frame
+    bool right_clicked =
+        false; // right click on a cell this frame, without the export menu (export_menu false)
 };
 
 // The room a heatmap takes around its image, in pixels at the current font: row labels on the left, the

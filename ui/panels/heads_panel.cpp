@@ -466,9 +466,21 @@ void draw_map_grid(AppState& state, bool cross)
         options.dim_other_rows = true;
         options.pin_on_click = false;
         options.click_hint = "click: pin this query in every head (again: unpin) and select the head";
+        const bool ablation = !cross && state.showing_opened();
+        if (ablation)
+        {
+            // An opened model's right click switches the head off or on (File > Export heatmap, Ctrl+E,
+            // exports).
+            options.export_menu = false;
+            options.click_hint = head_is_off(state, ref.layer, j)
+                                     ? "click: pin this query · right click: switch this head on again"
+                                     : "click: pin this query · right click: switch this head off";
+        }
         options.max_cell_px = grid.cell_px;
         options.max_height = grid.map_h;
         const HeatmapResult r = draw_heatmap(state, ref, options);
+        if (ablation && r.right_clicked)
+            toggle_head_off(state, ref.layer, j);
         if (!cross && head_is_off(state, ref.layer, j))
         {
             // The image's rectangle: the map is drawn at the top left of its slot, labels off.

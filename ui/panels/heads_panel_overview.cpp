@@ -337,6 +337,9 @@ void overview_tooltip(AppState& state, const OverviewGrid& g, const std::vector<
                     tokens[static_cast<std::size_t>(hover.row)].c_str(), hover.row);
         ImGui::TextDisabled("click: pin this query (its row in every layer and head) and select the head");
     }
+    if (head_is_off(state, hover.layer, hover.head))
+        ImGui::TextColored(ImVec4(0.92f, 0.35f, 0.3f, 1.0f),
+                           "switched off: its output is zeroed (the map shows where it would look)");
     if (state.showing_opened())
         ImGui::TextDisabled(
             head_is_off(state, hover.layer, hover.head)

@@ -581,9 +581,23 @@ void draw_inspector_panel(AppState& state)
                 view.col_tokens ? quoted(col_label(view, cell.col)).c_str() : "");
     ImGui::Text("value = %s", format_value_long((*view.m)(cell.row, cell.col)).c_str());
     if (first_key_hidden)
-        ImGui::TextWrapped("shown with the first key hidden: %s = A[i, j] / (1 − A[i, 0]) (the Heads panel's "
-                           "switch; below, the model's own weight)",
-                           format_value_long(shown_without_first_key).c_str());
+    {
+        // What the Heads panel shows with its attention-sink switch on, from the model's own weights.
+        const float a = (*view.m)(cell.row, cell.col);
+        const float rest = 1.0f - (*view.m)(cell.row, 0);
+        if (cell.col == 0)
+            ImGui::TextWrapped(
+                "shown as 0: the first key is hidden (the Heads panel's switch); above, the model's "
+                "own weight");
+        else if (!(shown_without_first_key > 0.0f) && !(a > 0.0f))
+            ImGui::TextWrapped("shown as 0: this weight is 0 (the Heads panel hides the first key)");
+        else
+            ImGui::TextWrapped(
+                "shown with the first key hidden: A[i, j] / (1 − A[i, 0]) = %s / %s = %s (the Heads "
+                "panel's switch; above, the model's own weight)",
+                format_value_long(a).c_str(), format_value_long(rest).c_str(),
+                format_value_long(shown_without_first_key).c_str());
+    }
 
     if (ref.source == MatrixSource::Comparison)
         return;

@@ -3,6 +3,7 @@
 // by their probability.
 #include "ui/panels/pipeline_panel_views.h"
 #include "ui/picture/colormap.h"
+#include "ui/picture/heatmap_math.h"
 #include "ui/shell/widgets.h"
 
 #include <imgui.h>
@@ -123,10 +124,10 @@ void lens_table(AppState& state, const Trace& t, const train::LogitLens& lens)
         else
             ImGui::Text("the residual stream after layer %d through the output head%s", hover_row,
                         hover_row == lens.n_layers ? ": the model's own prediction" : "");
-        ImGui::Text("position %d “%s”: %s “%s” with p = %.3f", hover_col,
+        ImGui::Text("position %d “%s”: %s “%s” with p = %s", hover_col,
                     tokens[static_cast<std::size_t>(hover_col)].c_str(), causal ? "next token" : "token",
                     known ? t.vocabulary[static_cast<std::size_t>(tp.id)].c_str() : "?",
-                    static_cast<double>(tp.p));
+                    format_probability(tp.p).c_str());
         ImGui::EndTooltip();
     }
     ImGui::EndChild();

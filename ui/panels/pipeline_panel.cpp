@@ -433,10 +433,11 @@ void predictions_table(const AppState& state, const Trace& t)
             ImGui::TableNextColumn();
             const bool known = tp.id >= 0 && tp.id < static_cast<int>(t.vocabulary.size());
             const char* text = known ? t.vocabulary[static_cast<std::size_t>(tp.id)].c_str() : "?";
+            const std::string p = format_probability(tp.p);
             if (grey)
-                ImGui::TextDisabled("%s  %.3f", text, static_cast<double>(tp.p));
+                ImGui::TextDisabled("%s  %s", text, p.c_str());
             else
-                ImGui::Text("%s  %.3f", text, static_cast<double>(tp.p));
+                ImGui::Text("%s  %s", text, p.c_str());
         }
     };
     ImGuiListClipper clipper;

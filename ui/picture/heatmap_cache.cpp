@@ -3,6 +3,7 @@
 
 #include "ui/picture/heatmap_math.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace attnlab
@@ -42,6 +43,34 @@ const HeatmapEntry& HeatmapCache::get(const std::string& key, unsigned long long
     e.texels = texels_per_cell(rows, cols);
     if (provider_ == nullptr || rows == 0 || cols == 0)
         return e;
+    if (cols > kMaxTextureColumns)
+    {
+        // Wider than a texture may be (GPT-2's 50,257 logits a row): each texel column shows the value of
+        // largest magnitude among the columns it covers, so no strong logit or probability is lost.
+        const int bin = (cols + kMaxTextureColumns - 1) / kMaxTextureColumns;
+        const int shown = (cols + bin - 1) / bin;
+        binned_.resize(rows, shown);
+        for (int c = 0; c < shown; ++c)
+        {
+            const int first = c * bin, last = std::min(cols, first + bin);
+            for (int r = 0; r < rows; ++r)
+            {
+                float best = m(r, first);
+                for (int k = first + 1; k < last; ++k)
+                    if (std::fabs(m(r, k)) > std::fabs(best) || std::isnan(m(r, k)))
+                        best = m(r, k);
+                binned_(r, c) = best;
+            }
+        }
+        e.texels = 1;
+        fill_heatmap_pixels(binned_.data(), rows, shown, e.scale, 1, pixels_);
+        if (e.texture == 0)
+            e.texture = provider_->create_texture(shown, rows, pixels_.data());
+        else
+            provider_->update_texture(e.texture, shown, rows, pixels_.data());
+        ++uploads_;
+        return e;
+    }
     fill_heatmap_pixels(m.data(), rows, cols, e.scale, e.texels, pixels_);
     if (mask != nullptr && mask->rows() == rows && mask->cols() == cols)
     {

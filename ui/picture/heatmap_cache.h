@@ -26,6 +26,10 @@ struct HeatmapEntry
     std::uint64_t last_used_frame = 0;
 };
 
+// Textures are at most this many texels wide (OpenGL implementations cap a side at 8,192 or 16,384): a
+// wider matrix is drawn with its columns binned (HeatmapCache::get).
+inline constexpr int kMaxTextureColumns = 4096;
+
 class HeatmapCache
 {
 public:
@@ -63,6 +67,7 @@ private:
     TextureProvider* provider_ = nullptr;
     std::unordered_map<std::string, HeatmapEntry> entries_;
     std::vector<Color32> pixels_; // scratch, reused
+    Mat binned_;                  // scratch: a wide matrix's columns binned
     std::uint64_t frame_ = 1;
     std::uint64_t uploads_ = 0;
 };

@@ -121,6 +121,15 @@ std::string format_value(float v)
     return format_with(v, a == 0.0f ? "%.0f" : "%.2f");
 }
 
+std::string format_probability(float p)
+{
+    char text[32];
+    if (!std::isfinite(p))
+        return format_value(p);
+    std::snprintf(text, sizeof text, p >= 0.001f || p == 0.0f ? "%.3f" : "%.1e", static_cast<double>(p));
+    return text;
+}
+
 std::string format_value_long(float v)
 {
     return format_with(v, "%.6g");

@@ -50,6 +50,9 @@ ScreenRect tooltip_rect(float mx, float my, float w, float h, const ScreenRect& 
 std::string format_value(float v);
 // The same with more digits, for the inspector: "0.123457".
 std::string format_value_long(float v);
+// A probability in a list (the predictions, the logit lens): "0.123" from 0.001 up, "2.1e-05" below it, so
+// the small ones of a 50,000-token vocabulary are not all "0.000".
+std::string format_probability(float p);
 
 // One number format for every number of a picture (cells and colour bar), so a reader never compares
 // "9.0e-10" with "0.00": fixed with the same decimals for all, or scientific for all when the largest
