@@ -583,5 +583,28 @@ TEST_F(OpenedModelTest, InspectorAddsTheProjectionBiasOfAnOpenedModel)
     EXPECT_NEAR(xw + b, t.layers[layer].attn.head(0, head).Q(row, col), 1e-4f);
 }
 
+// The window's token limit: GPT-2 small's every intermediate at its 1024-token context would take some 10
+// GB, so the window stops below it, at a multiple of 64; a small model keeps its whole context.
+TEST(OpenedTokenLimit, CutsLargeModelsBelowTheirContextAndKeepsSmallOnes)
+{
+    train::ModelConfig gpt2;
+    gpt2.n_layers = 12;
+    gpt2.n_heads = 12;
+    gpt2.vocab_size = 50257;
+    gpt2.T_max = 1024;
+    const int limit = opened_token_limit(gpt2);
+    EXPECT_LT(limit, 1024);
+    EXPECT_GE(limit, 256);
+    EXPECT_EQ(limit % 64, 0);
+    const double maps = 12.0 * 12.0 * limit * limit;
+    EXPECT_LE(4.0 * (14.0 * maps + 6.0 * limit * 50257.0), kOpenedMemoryBudget);
+    train::ModelConfig tiny = gpt2;
+    tiny.n_layers = 2;
+    tiny.n_heads = 4;
+    tiny.vocab_size = 1000;
+    tiny.T_max = 128;
+    EXPECT_EQ(opened_token_limit(tiny), 128);
+}
+
 } // namespace
 } // namespace attnlab

@@ -99,9 +99,37 @@ std::vector<train::PositionTop> run_predictions(const HfLoadedModel& model, cons
 
 } // namespace
 
+int opened_token_limit(const train::ModelConfig& config)
+{
+    const auto bytes = [&](double T)
+    {
+        const double maps = static_cast<double>(config.n_layers) * config.n_heads * T * T;
+        return 4.0 * (14.0 * maps + 6.0 * T * static_cast<double>(config.vocab_size));
+    };
+    if (bytes(config.T_max) <= kOpenedMemoryBudget)
+        return config.T_max;
+    int T = 64;
+    while (T + 64 < config.T_max && bytes(T + 64) <= kOpenedMemoryBudget)
+        T += 64;
+    return T;
+}
+
 Status RecomputeWorker::run_opened(const Request& r)
 {
     const HfLoadedModel& model = *r.opened.model;
+    Encoding encoding;
+    ATTNLAB_TRY(encode_for_model(model, r.session.text, &encoding));
+    // Longer texts than the window can hold every intermediate of are refused before any is made.
+    const int limit = opened_token_limit(model.config);
+    if (static_cast<int>(encoding.ids.size()) > limit)
+        return Status::error(
+            "The text is " + std::to_string(encoding.ids.size()) +
+            " tokens long; the window shows every intermediate of " + model.label() + " for at most " +
+            std::to_string(limit) + " tokens (more would take over " +
+            std::to_string(static_cast<int>(kOpenedMemoryBudget / 1e9)) +
+            " GB of memory): shorten the text. attnlab export --model takes up to the model's "
+            "context (" +
+            std::to_string(model.config.T_max) + " tokens).");
     const train::HeadMask& off = r.opened.heads_off;
     const bool ablated = std::find(off.begin(), off.end(), std::uint8_t{1}) != off.end();
     if (!ablated)
@@ -110,26 +138,16 @@ Status RecomputeWorker::run_opened(const Request& r)
         before_ids_.clear();
         before_.clear();
     }
-    else
+    else if (before_model_.lock() != r.opened.model || before_ids_ != encoding.ids)
     {
         // "Before": the same text with every head on, run again only when the text or the model changed.
-        Encoding encoding;
-        Status status = encode_for_model(model, r.session.text, &encoding);
-        if (!status.is_ok())
-            return status;
-        if (before_model_.lock() != r.opened.model || before_ids_ != encoding.ids)
-        {
-            status = run_hf_ids(model, encoding.ids, &opened_run_);
-            if (!status.is_ok())
-                return status;
-            before_ = run_predictions(model, opened_run_);
-            before_model_ = r.opened.model;
-            before_ids_ = encoding.ids;
-        }
+        ATTNLAB_TRY(run_hf_ids(model, encoding.ids, &opened_run_));
+        before_ = run_predictions(model, opened_run_);
+        before_model_ = r.opened.model;
+        before_ids_ = encoding.ids;
     }
-    Status status = run_hf_text(model, r.session.text, &opened_run_, ablated ? &off : nullptr);
-    if (!status.is_ok())
-        return status;
+    ATTNLAB_TRY(run_hf_ids(model, encoding.ids, &opened_run_, ablated ? &off : nullptr));
+    opened_run_.encoding = std::move(encoding);
     fill_hf_trace(model, opened_run_, &opened_out_.trace);
     opened_out_.predictions = run_predictions(model, opened_run_);
     opened_out_.before = ablated ? before_ : std::vector<train::PositionTop>{};

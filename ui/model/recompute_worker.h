@@ -57,6 +57,14 @@ struct OpenedRequest
     bool lens = false;                          // also compute the logit lens (costly: on request)
 };
 
+// How many tokens of an opened model the window shows: its context, or fewer when keeping every intermediate
+// of a longer text would take more than kOpenedMemoryBudget bytes. The window holds the worker's activations
+// and two traces (the one shown, the one being made): about 14 floats for each of the layers · heads · T²
+// attention entries and 6 for each of the T · V logits (measured at T = 1009 on GPT-2 small: 10 GB). A
+// multiple of 64 when it is cut.
+inline constexpr double kOpenedMemoryBudget = 3.0e9;
+int opened_token_limit(const train::ModelConfig& config);
+
 class RecomputeWorker
 {
 public:
