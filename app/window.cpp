@@ -16,6 +16,7 @@
 #include "ui/model/prefs.h"
 #include "ui/model/session_files.h"
 #include "ui/model/startup.h"
+#include "ui/model/text_wrap.h"
 #include "ui/shell/app_ui.h"
 #include "ui/shell/fonts.h"
 
@@ -64,6 +65,7 @@ void on_glfw_error(int code, const char* description)
 KeyTaps g_taps;
 GLFWkeyfun g_backend_key_callback = nullptr;
 GLFWcharfun g_backend_char_callback = nullptr;
+void (*g_backend_set_clipboard)(void* user_data, const char* text) = nullptr;
 static_assert(KeyTaps::Release == GLFW_RELEASE && KeyTaps::Press == GLFW_PRESS &&
                   KeyTaps::Repeat == GLFW_REPEAT,
               "KeyTaps takes GLFW's actions as they are");
@@ -174,6 +176,15 @@ public:
         imgui_glfw_ = ImGui_ImplGlfw_InitForOpenGL(window_, true);
         if (imgui_glfw_)
         {
+            // Text copied from a soft-wrapped field (ui/model/text_wrap.h) leaves its soft breaks behind.
+            ImGuiIO& io = ImGui::GetIO();
+            g_backend_set_clipboard = io.SetClipboardTextFn;
+            io.SetClipboardTextFn = [](void* user_data, const char* text)
+            {
+                const std::string plain = unwrap_soft(text != nullptr ? text : "");
+                if (g_backend_set_clipboard != nullptr)
+                    g_backend_set_clipboard(user_data, plain.c_str());
+            };
             g_backend_key_callback = glfwSetKeyCallback(window_, on_key);
             g_backend_char_callback = glfwSetCharCallback(window_, on_char);
         }
