@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <filesystem>
 #include <mutex>
 #include <queue>
@@ -187,6 +188,32 @@ std::string merge_key(std::string_view a, std::string_view b)
 }
 
 // How a GPT-2 piece is shown: its bytes as text, white space marked, stray bytes as <0xNN>.
+// The code point of one whole UTF-8 character.
+char32_t decode_one(std::string_view ch)
+{
+    const auto b = [&](std::size_t i) { return static_cast<char32_t>(static_cast<unsigned char>(ch[i])); };
+    switch (ch.size())
+    {
+    case 1:
+        return b(0);
+    case 2:
+        return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+    case 3:
+        return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+    default:
+        return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+    }
+}
+
+// A character that draws as nothing: the C0 and C1 controls, and the Unicode spaces and zero-width marks
+// other than the plain space (which gets its own mark).
+bool invisible(std::string_view ch)
+{
+    const char32_t c = decode_one(ch);
+    return c < 0x20 || (c >= 0x7F && c <= 0xA0) || c == 0xAD || c == 0x1680 || (c >= 0x2000 && c <= 0x200F) ||
+           (c >= 0x2028 && c <= 0x202F) || (c >= 0x205F && c <= 0x206F) || c == 0x3000 || c == 0xFEFF;
+}
+
 std::string display_bytes(std::string_view bytes)
 {
     std::string out;
@@ -213,6 +240,13 @@ std::string display_bytes(std::string_view bytes)
             out += "\u21E5";
         else if (ch == "\r")
             out += "\u240D";
+        else if (invisible(ch))
+        {
+            // Another control character or a space that draws nothing: its code point, so no chip is blank.
+            char code[16];
+            std::snprintf(code, sizeof code, "<U+%04X>", static_cast<unsigned>(decode_one(ch)));
+            out += code;
+        }
         else
             out.append(ch);
         at += n;

@@ -117,6 +117,28 @@ TEST(Gpt2Tokenizer, PiecesMarkTheLeadingSpace)
     EXPECT_EQ(gpt2().id("no such token"), -1);
 }
 
+// A piece of a character that draws nothing (a no-break space, a control character) names its code point, so
+// no chip or logit-lens cell is blank.
+TEST(Gpt2Tokenizer, InvisibleCharactersShowTheirCodePoint)
+{
+    for (const auto& [text, shown] : std::vector<std::pair<std::string, std::string>>{
+             {"\u00A0", "<U+00A0>"},
+             {"\x07", "<U+0007>"},
+         })
+    {
+        const Encoding e = encode_ok(gpt2(), text);
+        std::string joined;
+        for (const std::string& p : e.pieces)
+            joined += p;
+        EXPECT_EQ(joined, shown) << text;
+    }
+    const Encoding plain = encode_ok(gpt2(), "caf\u00E9");
+    std::string joined;
+    for (const std::string& p : plain.pieces)
+        joined += p;
+    EXPECT_EQ(joined, "caf\u00E9"); // a visible character is itself
+}
+
 TEST(Gpt2Tokenizer, PieceWithPartOfACharacterShowsItsBytes)
 {
     // A rare emoji is split inside its 4 UTF-8 bytes: no piece alone is a whole character.
