@@ -110,6 +110,9 @@ struct Trace
     std::vector<Mat> probs; // [B] (T, V) softmax(logits) along rows: p(next token | tokens ≤ t)
     std::vector<Mat> loss;  // [B] (T, 1) −log p(token t + 1); the last position has none (0). Empty when
                             // no position has a target (a masked-LM run)
+    // [B] (T, 1) −∞ where loss has no target (the last position: no next token), else 0: the panels draw
+    // those cells as masked instead of a loss of 0.
+    std::vector<Mat> loss_uncounted;
     // BERT's embedding LayerNorm (else empty): embed = E[tokens] + P + T_type[0], and embed_norm =
     // LN_emb(embed), which is layer 0's X.
     std::vector<Mat> embed;      // [B] (T, d_model)

@@ -145,7 +145,7 @@ void fill_trace(const ModelConfig& config, const ParamsT<float>& params, const B
     keep_if(config.has_final_norm(), {&trace.lnf});
     keep_if(config.embedding_norm, {&trace.embed, &trace.embed_norm});
     keep_if(config.mlm_head, {&trace.mlm_pre, &trace.mlm_hidden, &trace.mlm_norm});
-    keep_if(has_targets, {&trace.loss});
+    keep_if(has_targets, {&trace.loss, &trace.loss_uncounted});
     for (int b = 0; b < B; ++b)
     {
         // The token lookup: row t is E's row of token t (X of layer 0 adds the positions to it).
@@ -171,13 +171,16 @@ void fill_trace(const ModelConfig& config, const ParamsT<float>& params, const B
         put(trace.probs, B, b, sentence_rows(acts.probs, b, T));
         if (!has_targets)
             continue;
-        Mat loss(T, 1);
+        Mat loss(T, 1), uncounted(T, 1);
         for (int t = 0; t < T; ++t)
         {
             const auto i = static_cast<std::size_t>(b * T + t);
-            loss(t, 0) = batch.loss_mask[i] != 0 ? acts.loss(static_cast<Eigen::Index>(i)) : 0.0f;
+            const bool counted = batch.loss_mask[i] != 0;
+            loss(t, 0) = counted ? acts.loss(static_cast<Eigen::Index>(i)) : 0.0f;
+            uncounted(t, 0) = counted ? 0.0f : -std::numeric_limits<float>::infinity();
         }
         put(trace.loss, B, b, loss);
+        put(trace.loss_uncounted, B, b, uncounted);
     }
 }
 

@@ -642,6 +642,8 @@ MatrixView resolve_matrix(const AppState& state, const MatrixRef& ref)
         v.column_blocks = static_cast<int>(v.m->cols()) / state.heads(); // d_v: one block per head
     v.probability = ref.stage == Stage::weights || ref.stage == Stage::probs;
     v.stretch = ref.stage == Stage::weights && state.prefs.stretch_weights;
+    if (ref.stage == Stage::loss && !cross && static_cast<std::size_t>(ref.b) < t.loss_uncounted.size())
+        v.mask = &t.loss_uncounted[static_cast<std::size_t>(ref.b)]; // no next token: drawn as masked
     if (ref.stage == Stage::weights || ref.stage == Stage::dweights)
     {
         const AttentionTrace& attn =
