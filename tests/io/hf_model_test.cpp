@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <unistd.h>
 
@@ -344,6 +346,49 @@ TEST(HfModel, AnUntiedOutputLayerIsRefusedByName)
     ASSERT_FALSE(s.is_ok());
     EXPECT_NE(s.message().find("lm_head.weight"), std::string::npos) << s.message();
     EXPECT_NE(s.message().find("tied"), std::string::npos) << s.message();
+    fs::remove_all(dir);
+}
+
+TEST(HfModel, ANumberThatIsNotFiniteIsRefusedNamingTheTensorAndTheElement)
+{
+    // Copies whose token embedding holds a NaN (near its end, past the first blocks of the scan) or an
+    // infinity (its first element).
+    const fs::path dir = scratch_dir("notfinite");
+    test::write_hf_variant(test::hf_tiny_dir() / "gpt2", dir, "F32", false);
+    SafetensorsIndex index;
+    ASSERT_TRUE(open_safetensors(dir.string(), &index).is_ok());
+    std::vector<test::TestTensor> tensors;
+    std::size_t wte = 0;
+    for (const TensorInfo& info : index.tensors)
+    {
+        Mat m;
+        ASSERT_TRUE(read_tensor(index, info.name, &m).is_ok());
+        test::TestTensor t;
+        t.name = info.name;
+        t.shape = info.shape;
+        t.values.assign(m.data(), m.data() + m.size());
+        if (info.name == "transformer.wte.weight")
+            wte = tensors.size();
+        tensors.push_back(t);
+    }
+    ASSERT_EQ(tensors[wte].name, "transformer.wte.weight");
+    const std::vector<float> good = tensors[wte].values;
+    const std::size_t last = good.size() - 2;
+    for (const auto& [element, value] :
+         {std::pair<std::size_t, float>{last, std::nanf("")}, std::pair<std::size_t, float>{0, -INFINITY}})
+    {
+        tensors[wte].values = good;
+        tensors[wte].values[element] = value;
+        test::write_bytes((dir / "model.safetensors").string(), test::safetensors_bytes(tensors));
+        HfLoadedModel model;
+        const Status s = load_hf_model(dir.string(), &model);
+        ASSERT_FALSE(s.is_ok());
+        EXPECT_NE(s.message().find("transformer.wte.weight"), std::string::npos) << s.message();
+        EXPECT_NE(s.message().find("not finite"), std::string::npos) << s.message();
+        EXPECT_NE(s.message().find("at element " + std::to_string(element) + ":"), std::string::npos)
+            << s.message();
+        EXPECT_EQ(model.params, nullptr);
+    }
     fs::remove_all(dir);
 }
 
