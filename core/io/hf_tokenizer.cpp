@@ -751,7 +751,13 @@ Status check_byte_level(const BpeTokenizer& t, const std::string& source)
 class MergeReader
 {
 public:
-    explicit MergeReader(BpeTokenizer& t, std::size_t expected) : t_(t) { t_.ranks.reserve(expected); }
+    // expected: about how many merges come (lines, entries). The table is reserved for at most one merge per
+    // vocabulary token (each merge makes one), so a file of empty lines cannot make it reserve much more than
+    // the vocabulary already holds.
+    MergeReader(BpeTokenizer& t, std::size_t expected) : t_(t)
+    {
+        t_.ranks.reserve(std::min(expected, t_.vocab.size()));
+    }
 
     // One merge (a, b) at rank; where() names it in messages ("merges.txt line 7"), made only for one.
     template <typename Where> Status add(std::string_view a, std::string_view b, int rank, const Where& where)
