@@ -5,10 +5,12 @@
 #include "core/train/model_trace.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <future>
 #include <utility>
 
 namespace attnlab
@@ -247,10 +249,12 @@ Status read_weights(const HfModel& files, const train::ModelConfig& config, trai
         }
         }
     }
-    if (progress)
-        progress(1.0);
     return Status::ok();
 }
+
+// Declared here, defined after load_hf_model, which they serve.
+Status read_params(HfLoadedModel& m, const std::function<bool(double)>& progress);
+std::vector<std::string> display_vocabulary(const HfTokenizer& tokenizer, int vocab_size);
 
 } // namespace
 
@@ -307,13 +311,45 @@ Status load_hf_model(const std::string& folder, HfLoadedModel* out,
     HfLoadedModel m;
     ATTNLAB_TRY(open_hf_model(folder, &m.files));
     ATTNLAB_TRY(hf_model_config(m.files.config, m.files.plan.has_head, &m.config));
+    // The tokenizer and the display vocabulary are read on a second thread while this one reads the weights
+    // (GPT-2: about a third of the time to open). Its failure stops the weights early, and its message comes
+    // first, as when the tokenizer was read before the weights.
+    std::atomic<bool> tokenizer_failed{false};
     std::unique_ptr<HfTokenizer> tokenizer;
-    ATTNLAB_TRY(read_hf_tokenizer(folder, m.files.config.architecture, &tokenizer));
+    std::future<Status> tokenizer_read =
+        std::async(std::launch::async,
+                   [&]
+                   {
+                       Status s = read_hf_tokenizer(folder, m.files.config.architecture, &tokenizer);
+                       if (s && tokenizer->vocab_size() <= m.config.vocab_size)
+                           m.vocabulary = display_vocabulary(*tokenizer, m.config.vocab_size);
+                       tokenizer_failed = !s || tokenizer->vocab_size() > m.config.vocab_size;
+                       return s;
+                   });
+    const Status weights = read_params(m, [&](double fraction)
+                                       { return !tokenizer_failed && (!progress || progress(fraction)); });
+    ATTNLAB_TRY(tokenizer_read.get());
     if (tokenizer->vocab_size() > m.config.vocab_size)
         return Status::error("The tokenizer has " + std::to_string(tokenizer->vocab_size()) +
                              " tokens but config.json's vocab_size is " +
                              std::to_string(m.config.vocab_size) +
                              ": the two files belong to different models.");
+    ATTNLAB_TRY(weights);
+    if (progress)
+        progress(1.0);
+    m.parameters = train::parameter_count(m.config);
+    m.mask_id = m.is_gpt2() ? -1 : tokenizer->id("[MASK]");
+    m.tokenizer = std::move(tokenizer);
+    *out = std::move(m);
+    return Status::ok();
+}
+
+namespace
+{
+
+// Every weight of the plan read into a new m.params (read_weights), m.params set only when all are in.
+Status read_params(HfLoadedModel& m, const std::function<bool(double)>& progress)
+{
     auto params = std::make_shared<train::Params>();
     // Every tensor the plan fills gets its shape first, left unwritten, so size_params does not fill it with
     // zeros that read_weights replaces at once (GPT-2 small: 500 MB touched for nothing): the file's shape,
@@ -354,19 +390,23 @@ Status load_hf_model(const std::string& folder, HfLoadedModel* out,
     train::size_params(m.config, *params);
     ATTNLAB_TRY(read_weights(m.files, m.config, params.get(), progress));
     m.params = std::move(params);
-    m.parameters = train::parameter_count(m.config);
-    m.vocabulary.resize(static_cast<std::size_t>(m.config.vocab_size));
-    for (int id = 0; id < m.config.vocab_size; ++id)
-    {
-        std::string piece = tokenizer->piece(id);
-        m.vocabulary[static_cast<std::size_t>(id)] =
-            piece.empty() ? "#" + std::to_string(id) : std::move(piece);
-    }
-    m.mask_id = m.is_gpt2() ? -1 : tokenizer->id("[MASK]");
-    m.tokenizer = std::move(tokenizer);
-    *out = std::move(m);
     return Status::ok();
 }
+
+// [V] each id as a token chip shows it ("#id" for an id the tokenizer does not have).
+std::vector<std::string> display_vocabulary(const HfTokenizer& tokenizer, int vocab_size)
+{
+    std::vector<std::string> vocabulary(static_cast<std::size_t>(vocab_size));
+    for (int id = 0; id < vocab_size; ++id)
+    {
+        std::string piece = tokenizer.piece(id);
+        vocabulary[static_cast<std::size_t>(id)] =
+            piece.empty() ? "#" + std::to_string(id) : std::move(piece);
+    }
+    return vocabulary;
+}
+
+} // namespace
 
 Status encode_for_model(const HfLoadedModel& model, std::string_view text, Encoding* out)
 {
