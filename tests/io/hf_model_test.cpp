@@ -316,30 +316,45 @@ TEST(HfModel, LoadingCanBeCancelledAndReportsProgress)
     EXPECT_EQ(last, 1.0);
 }
 
-TEST(HfModel, AnUntiedOutputLayerIsRefusedByName)
+// Every tensor of a model folder as float, to write back changed (test::safetensors_bytes).
+std::vector<test::TestTensor> tensors_of(const fs::path& dir)
 {
-    // A copy whose lm_head.weight differs from wte.
-    const fs::path dir = scratch_dir("untied");
-    test::write_hf_variant(test::hf_tiny_dir() / "gpt2", dir, "F32", false);
     SafetensorsIndex index;
-    ASSERT_TRUE(open_safetensors(dir.string(), &index).is_ok());
+    EXPECT_TRUE(open_safetensors(dir.string(), &index).is_ok());
     std::vector<test::TestTensor> tensors;
     for (const TensorInfo& info : index.tensors)
     {
         Mat m;
-        ASSERT_TRUE(read_tensor(index, info.name, &m).is_ok());
+        EXPECT_TRUE(read_tensor(index, info.name, &m).is_ok()) << info.name;
         test::TestTensor t;
         t.name = info.name;
         t.shape = info.shape;
         t.values.assign(m.data(), m.data() + m.size());
         tensors.push_back(t);
-        if (info.name == "transformer.wte.weight")
-        {
-            t.name = "lm_head.weight";
-            t.values[0] += 0.5f;
-            tensors.push_back(t);
-        }
     }
+    return tensors;
+}
+
+// The tensor of that name in tensors (one must be there).
+test::TestTensor& tensor_named(std::vector<test::TestTensor>& tensors, const std::string& name)
+{
+    for (test::TestTensor& t : tensors)
+        if (t.name == name)
+            return t;
+    ADD_FAILURE() << "no tensor " << name;
+    return tensors.front();
+}
+
+TEST(HfModel, AnUntiedOutputLayerIsRefusedByName)
+{
+    // A copy whose lm_head.weight differs from wte.
+    const fs::path dir = scratch_dir("untied");
+    test::write_hf_variant(test::hf_tiny_dir() / "gpt2", dir, "F32", false);
+    std::vector<test::TestTensor> tensors = tensors_of(dir);
+    test::TestTensor lm_head = tensor_named(tensors, "transformer.wte.weight");
+    lm_head.name = "lm_head.weight";
+    lm_head.values[0] += 0.5f;
+    tensors.push_back(lm_head);
     test::write_bytes((dir / "model.safetensors").string(), test::safetensors_bytes(tensors));
     HfLoadedModel model;
     const Status s = load_hf_model(dir.string(), &model);
@@ -355,30 +370,15 @@ TEST(HfModel, ANumberThatIsNotFiniteIsRefusedNamingTheTensorAndTheElement)
     // infinity (its first element).
     const fs::path dir = scratch_dir("notfinite");
     test::write_hf_variant(test::hf_tiny_dir() / "gpt2", dir, "F32", false);
-    SafetensorsIndex index;
-    ASSERT_TRUE(open_safetensors(dir.string(), &index).is_ok());
-    std::vector<test::TestTensor> tensors;
-    std::size_t wte = 0;
-    for (const TensorInfo& info : index.tensors)
-    {
-        Mat m;
-        ASSERT_TRUE(read_tensor(index, info.name, &m).is_ok());
-        test::TestTensor t;
-        t.name = info.name;
-        t.shape = info.shape;
-        t.values.assign(m.data(), m.data() + m.size());
-        if (info.name == "transformer.wte.weight")
-            wte = tensors.size();
-        tensors.push_back(t);
-    }
-    ASSERT_EQ(tensors[wte].name, "transformer.wte.weight");
-    const std::vector<float> good = tensors[wte].values;
+    std::vector<test::TestTensor> tensors = tensors_of(dir);
+    test::TestTensor& wte = tensor_named(tensors, "transformer.wte.weight");
+    const std::vector<float> good = wte.values;
     const std::size_t last = good.size() - 2;
     for (const auto& [element, value] :
          {std::pair<std::size_t, float>{last, std::nanf("")}, std::pair<std::size_t, float>{0, -INFINITY}})
     {
-        tensors[wte].values = good;
-        tensors[wte].values[element] = value;
+        wte.values = good;
+        wte.values[element] = value;
         test::write_bytes((dir / "model.safetensors").string(), test::safetensors_bytes(tensors));
         HfLoadedModel model;
         const Status s = load_hf_model(dir.string(), &model);
