@@ -284,10 +284,14 @@ public:
 
     Status init()
     {
+        byte_of_char_.fill(-1);
         for (int b = 0; b < 256; ++b)
         {
             const std::string& ch = byte_chars()[static_cast<std::size_t>(b)];
-            char_to_byte_[ch] = static_cast<unsigned char>(b);
+            utf8proc_int32_t cp = 0;
+            utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(ch.data()),
+                             static_cast<utf8proc_ssize_t>(ch.size()), &cp);
+            byte_of_char_[static_cast<std::size_t>(cp)] = static_cast<short>(b);
         }
         int error = 0;
         PCRE2_SIZE offset = 0;
@@ -337,14 +341,19 @@ private:
     std::string token_bytes(const std::string& t) const
     {
         std::string bytes;
+        bytes.reserve(t.size());
         for (std::size_t at = 0; at < t.size();)
         {
-            std::size_t n = utf8_char_bytes(std::string_view(t).substr(at));
-            if (n == 0)
-                n = 1;
-            const auto it = char_to_byte_.find(t.substr(at, n));
-            if (it != char_to_byte_.end())
-                bytes += static_cast<char>(it->second);
+            utf8proc_int32_t cp = -1;
+            const utf8proc_ssize_t got =
+                utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(t.data() + at),
+                                 static_cast<utf8proc_ssize_t>(t.size() - at), &cp);
+            const std::size_t n = got > 0 ? static_cast<std::size_t>(got) : 1; // a stray byte: as itself
+            const int byte = got > 0 && cp >= 0 && static_cast<std::size_t>(cp) < byte_of_char_.size()
+                                 ? byte_of_char_[static_cast<std::size_t>(cp)]
+                                 : -1;
+            if (byte >= 0)
+                bytes += static_cast<char>(byte);
             else
                 bytes.append(t, at, n);
             at += n;
@@ -495,7 +504,9 @@ private:
     }
 
     std::unique_ptr<pcre2_code, Pcre2CodeDeleter> regex_;
-    std::unordered_map<std::string, unsigned char> char_to_byte_;
+    // The byte each of byte_chars()'s characters stands for, by code point (-1: not one of them). They are
+    // all below U+0144.
+    std::array<short, 0x144> byte_of_char_{};
     mutable std::mutex cache_mutex_;
     mutable std::unordered_map<std::string, std::vector<int>> cache_; // word → ids
 };
@@ -731,15 +742,21 @@ Status read_vocab_object(const JsonReader& reader, const json& vocab, const std:
         return field.empty() ? reader.error("is an empty vocabulary")
                              : reader.error(field, "is an empty vocabulary");
     int largest = -1;
+    token_to_id->reserve(token_to_id->size() + vocab.size());
+    id_to_token->reserve(id_to_token->size() + vocab.size());
     for (const auto& [t, value] : vocab.items())
     {
         long long i = 0;
-        ATTNLAB_TRY(reader.integer_value(value, json_field(field, t), {0, kMaxTokenizerVocab - 1}, &i));
+        // An id in range is taken at once; anything else gets integer_value's message, naming the member.
+        if (value.is_number_unsigned() && value.get<std::uint64_t>() < std::uint64_t{kMaxTokenizerVocab})
+            i = static_cast<long long>(value.get<std::uint64_t>());
+        else
+            ATTNLAB_TRY(reader.integer_value(value, json_field(field, t), {0, kMaxTokenizerVocab - 1}, &i));
         const int id = static_cast<int>(i);
-        if (const auto it = id_to_token->find(id); it != id_to_token->end())
+        const auto [it, added] = id_to_token->try_emplace(id, t);
+        if (!added)
             return reader.error("the tokens \"" + it->second + "\" and \"" + t + "\" both have id " +
                                 std::to_string(id) + "; each token needs its own id");
-        id_to_token->emplace(id, t);
         (*token_to_id)[t] = id;
         largest = std::max(largest, id);
     }
@@ -763,22 +780,49 @@ Status check_byte_level(const BpeTokenizer& t, const std::string& source)
     return Status::ok();
 }
 
-// One merge (a, b) at rank; where names it in messages ("merges.txt line 7").
-Status add_merge(BpeTokenizer& t, const std::string& a, const std::string& b, int rank,
-                 const std::string& where)
+// Adds merges to a BPE tokenizer. Its lookups go through one buffer, so a merge costs no allocation beyond
+// its entry in the rank table (GPT-2 has 50k merges).
+class MergeReader
 {
-    for (const std::string* part : {&a, &b})
-        if (t.vocab.find(*part) == t.vocab.end())
-            return Status::error(where + ": the merge \"" + a + " " + b + "\" uses \"" + *part +
+public:
+    // expected: about how many merges come (lines, entries). The table is reserved for at most one merge per
+    // vocabulary token (each merge makes one), so a file of empty lines cannot make it reserve much more than
+    // the vocabulary already holds.
+    MergeReader(BpeTokenizer& t, std::size_t expected) : t_(t)
+    {
+        t_.ranks.reserve(std::min(expected, t_.vocab.size()));
+    }
+
+    // One merge (a, b) at rank; where() names it in messages ("merges.txt line 7"), made only for one.
+    template <typename Where> Status add(std::string_view a, std::string_view b, int rank, const Where& where)
+    {
+        for (const std::string_view part : {a, b})
+            if (!known(part))
+                return Status::error(where() + ": the merge \"" + std::string(a) + " " + std::string(b) +
+                                     "\" uses \"" + std::string(part) +
+                                     "\", which the vocabulary lacks; the merges and the vocabulary are of "
+                                     "different tokenizers");
+        key_.assign(a);
+        key_.append(b);
+        if (t_.vocab.find(key_) == t_.vocab.end())
+            return Status::error(where() + ": the merge \"" + std::string(a) + " " + std::string(b) +
+                                 "\" makes \"" + key_ +
                                  "\", which the vocabulary lacks; the merges and the vocabulary are of "
                                  "different tokenizers");
-    if (t.vocab.find(a + b) == t.vocab.end())
-        return Status::error(where + ": the merge \"" + a + " " + b + "\" makes \"" + a + b +
-                             "\", which the vocabulary lacks; the merges and the vocabulary are of different "
-                             "tokenizers");
-    t.ranks[merge_key(a, b)] = rank;
-    return Status::ok();
-}
+        t_.ranks[merge_key(a, b)] = rank;
+        return Status::ok();
+    }
+
+private:
+    bool known(std::string_view token)
+    {
+        key_.assign(token);
+        return t_.vocab.find(key_) != t_.vocab.end();
+    }
+
+    BpeTokenizer& t_;
+    std::string key_; // the token looked up
+};
 
 // "<|endoftext|>" stays one token when the vocabulary has it, as Hugging Face's GPT2Tokenizer keeps it.
 void add_gpt2_specials(BpeTokenizer& t)
@@ -830,6 +874,8 @@ Status parse_bpe_files(std::string_view vocab_json, std::string_view merges_txt,
 
     int rank = 0;
     std::size_t line_number = 0;
+    MergeReader merges(*t,
+                       static_cast<std::size_t>(std::count(merges_txt.begin(), merges_txt.end(), '\n')) + 1);
     for (std::size_t at = 0; at <= merges_txt.size();)
     {
         std::size_t end = merges_txt.find('\n', at);
@@ -842,19 +888,18 @@ Status parse_bpe_files(std::string_view vocab_json, std::string_view merges_txt,
             line.remove_suffix(1);
         if (line.empty() || (line_number == 1 && line.rfind("#version", 0) == 0))
             continue;
-        const std::string where = merges_source + " line " + std::to_string(line_number);
+        const auto where = [&] { return merges_source + " line " + std::to_string(line_number); };
         const std::size_t space = line.find(' ');
         if (space == std::string_view::npos || space == 0 || space + 1 == line.size() ||
             line.find(' ', space + 1) != std::string_view::npos)
         {
             if (invalid_utf8_offset(line) != std::string_view::npos)
-                return Status::error(where +
+                return Status::error(where() +
                                      " is not UTF-8 text; merges.txt is a text file of merges \"a b\"");
-            return Status::error(where + ": \"" + std::string(line.substr(0, 60)) +
+            return Status::error(where() + ": \"" + std::string(line.substr(0, 60)) +
                                  "\" is not a merge; each line holds two tokens separated by one space");
         }
-        ATTNLAB_TRY(add_merge(*t, std::string(line.substr(0, space)), std::string(line.substr(space + 1)),
-                              rank++, where));
+        ATTNLAB_TRY(merges.add(line.substr(0, space), line.substr(space + 1), rank++, where));
     }
     add_gpt2_specials(*t);
     ATTNLAB_TRY(t->init());
@@ -944,29 +989,31 @@ Status parse_tokenizer_json(std::string_view text, const std::string& source,
         ATTNLAB_TRY(reader.member(*model, "model", "merges", Need::Required, &merges));
         if (!merges->is_array())
             return reader.expected("model.merges", "a list of merges", *merges);
+        MergeReader merge_reader(*t, merges->size());
         for (std::size_t i = 0; i < merges->size(); ++i)
         {
             const json& m = (*merges)[i];
-            const std::string field = "model.merges[" + std::to_string(i) + "]";
-            std::string a, b;
+            const auto field = [i] { return "model.merges[" + std::to_string(i) + "]"; };
+            std::string_view a, b;
             if (m.is_string())
             {
-                const std::string& s = m.get_ref<const std::string&>();
+                const std::string_view s = m.get_ref<const std::string&>();
                 const std::size_t space = s.find(' ');
                 if (space == std::string::npos || space == 0 || space + 1 == s.size() ||
                     s.find(' ', space + 1) != std::string::npos)
-                    return reader.expected(field, "a merge \"a b\" (two tokens separated by one space)", m);
+                    return reader.expected(field(), "a merge \"a b\" (two tokens separated by one space)", m);
                 a = s.substr(0, space);
                 b = s.substr(space + 1);
             }
             else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string())
             {
-                a = m[0].get<std::string>();
-                b = m[1].get<std::string>();
+                a = m[0].get_ref<const std::string&>();
+                b = m[1].get_ref<const std::string&>();
             }
             else
-                return reader.expected(field, "a merge, \"a b\" or [\"a\", \"b\"]", m);
-            ATTNLAB_TRY(add_merge(*t, a, b, static_cast<int>(i), source + ": \"" + field + "\""));
+                return reader.expected(field(), "a merge, \"a b\" or [\"a\", \"b\"]", m);
+            ATTNLAB_TRY(merge_reader.add(a, b, static_cast<int>(i),
+                                         [&] { return source + ": \"" + field() + "\""; }));
         }
         ATTNLAB_TRY(add_specials(*t));
         add_gpt2_specials(*t);

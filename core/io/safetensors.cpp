@@ -18,6 +18,7 @@
 #include <utility>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -437,6 +438,31 @@ bool host_is_little_endian()
     return first == 1;
 }
 
+// Converts n elements of dtype (F32, F16 or BF16; no alignment assumed) at src to float at dst.
+void decode_elements(SafetensorsDtype dtype, const char* src, std::size_t n, float* dst)
+{
+    switch (dtype)
+    {
+    case SafetensorsDtype::F32:
+        std::memcpy(dst, src, n * 4);
+        break;
+    case SafetensorsDtype::F16:
+    case SafetensorsDtype::BF16:
+    {
+        const bool half = dtype == SafetensorsDtype::F16;
+        for (std::size_t i = 0; i < n; ++i)
+        {
+            std::uint16_t bits;
+            std::memcpy(&bits, src + 2 * i, 2);
+            dst[i] = half ? f16_to_float(bits) : bf16_to_float(bits);
+        }
+        break;
+    }
+    case SafetensorsDtype::Other:
+        break;
+    }
+}
+
 template <typename Out>
 Status read_tensor_into(const SafetensorsIndex& index, std::string_view name, Out* out)
 {
@@ -466,23 +492,37 @@ Status read_tensor_into(const SafetensorsIndex& index, std::string_view name, Ou
                              path_for_message(info->file) + ": " +
                              (err != 0 ? system_reason(err) : std::string("the file is cut short")));
     };
-    Mat m;
+    const std::size_t count = static_cast<std::size_t>(info->elements());
+    if (n != count * static_cast<unsigned>(dtype_size(info->dtype)))
+        return Status::error("tensor " + quote_name(info->name) + ": " + std::to_string(n) +
+                             " bytes do not hold its shape " + format_shape(info->shape) + " in " +
+                             dtype_name(info->dtype));
+    // Not zero-filled first: every element is written below, or the read fails and m is dropped.
+    Mat m(tensor_rows(*info), tensor_cols(*info));
+    prepare_tensor_memory(m.data(), count);
     int err = 0;
-    if (info->dtype == SafetensorsDtype::F32 && n == info->elements() * 4 && n > 0 && host_is_little_endian())
+    if (info->dtype == SafetensorsDtype::F32 && host_is_little_endian())
     {
-        // F32 on a little-endian machine: the file's bytes are the floats' bytes, copied straight into the
+        // F32 on a little-endian machine: the file's bytes are the floats' bytes, read straight into the
         // matrix (no second buffer: GPT-2's 150 MB embedding is written once, and held once).
-        m.resize(tensor_rows(*info), tensor_cols(*info));
-        if (!file.read_at(info->begin, n, reinterpret_cast<char*>(m.data()), &err))
+        if (n > 0 && !file.read_at(info->begin, n, reinterpret_cast<char*>(m.data()), &err))
             return read_error(err);
     }
     else
     {
-        // Not zero-filled first: read_at fills every byte or fails.
-        const std::unique_ptr<char[]> bytes(new char[n == 0 ? 1 : n]);
-        if (!file.read_at(info->begin, n, bytes.get(), &err))
-            return read_error(err);
-        ATTNLAB_TRY(decode_tensor(*info, std::string_view(bytes.get(), n), &m));
+        // F16 and BF16: read a slice at a time into a small buffer and converted from there into the matrix,
+        // so no copy of the whole tensor's bytes is held beside it (and the slice is converted while in
+        // cache).
+        constexpr std::size_t kSliceElements = std::size_t{1} << 18;
+        const std::size_t size = static_cast<std::size_t>(dtype_size(info->dtype));
+        const std::unique_ptr<char[]> slice(new char[std::min(count, kSliceElements) * size + 1]);
+        for (std::size_t at = 0; at < count; at += kSliceElements)
+        {
+            const std::size_t k = std::min(kSliceElements, count - at);
+            if (!file.read_at(info->begin + at * size, k * size, slice.get(), &err))
+                return read_error(err);
+            decode_elements(info->dtype, slice.get(), k, m.data() + at);
+        }
     }
     if constexpr (std::is_same_v<Out, Mat>)
         *out = std::move(m);
@@ -492,6 +532,31 @@ Status read_tensor_into(const SafetensorsIndex& index, std::string_view name, Ou
 }
 
 } // namespace
+
+void prepare_tensor_memory(float* data, std::size_t count)
+{
+    constexpr std::size_t kMinBytes = std::size_t{1} << 20; // smaller buffers: too few pages to matter
+    const std::size_t bytes = count * sizeof(float);
+    if (data == nullptr || bytes < kMinBytes)
+        return;
+    const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(data);
+#if defined(MADV_HUGEPAGE)
+    // Only the 2 MB-aligned part inside the buffer, so no huge page reaches into other memory.
+    constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
+    const std::uintptr_t huge_begin = (start + kHugePage - 1) & ~(kHugePage - 1);
+    const std::uintptr_t huge_end = (start + bytes) & ~(kHugePage - 1);
+    if (huge_end > huge_begin)
+        ::madvise(reinterpret_cast<void*>(huge_begin), huge_end - huge_begin, MADV_HUGEPAGE);
+#endif
+#if defined(MADV_POPULATE_WRITE)
+    // Whole pages inside the buffer (Linux 5.14 on; an older kernel refuses it, which costs only time).
+    const std::uintptr_t page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const std::uintptr_t begin = (start + page - 1) & ~(page - 1);
+    const std::uintptr_t end = (start + bytes) & ~(page - 1);
+    if (end > begin)
+        ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+#endif
+}
 
 const char* dtype_name(SafetensorsDtype dtype)
 {
@@ -691,28 +756,7 @@ Status decode_tensor(const TensorInfo& info, std::string_view bytes, Mat* out)
         *out = std::move(m);
         return Status::ok();
     }
-    float* dst = m.data();
-    const char* src = bytes.data();
-    switch (info.dtype)
-    {
-    case SafetensorsDtype::F32:
-        std::memcpy(dst, src, bytes.size());
-        break;
-    case SafetensorsDtype::F16:
-    case SafetensorsDtype::BF16:
-    {
-        const bool half = info.dtype == SafetensorsDtype::F16;
-        for (std::uint64_t i = 0; i < n; ++i)
-        {
-            std::uint16_t bits;
-            std::memcpy(&bits, src + 2 * i, 2);
-            dst[i] = half ? f16_to_float(bits) : bf16_to_float(bits);
-        }
-        break;
-    }
-    case SafetensorsDtype::Other:
-        break;
-    }
+    decode_elements(info.dtype, bytes.data(), static_cast<std::size_t>(n), m.data());
     *out = std::move(m);
     return Status::ok();
 }

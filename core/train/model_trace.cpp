@@ -186,42 +186,44 @@ void fill_trace(const ModelConfig& config, const ParamsT<float>& params, const B
 
 void to_model_weights(const ModelConfig& config, const ParamsT<float>& params, ModelWeights& weights)
 {
-    const int h = config.n_heads, d_k = config.d_k();
     weights.layers.resize(static_cast<std::size_t>(config.n_layers));
     weights.cross = AttentionWeights{};
     for (int l = 0; l < config.n_layers; ++l)
+        to_layer_weights(config, params, l, weights.layers[static_cast<std::size_t>(l)]);
+}
+
+void to_layer_weights(const ModelConfig& config, const ParamsT<float>& params, int layer, LayerWeights& w)
+{
+    const int h = config.n_heads, d_k = config.d_k();
+    const LayerParamsT<float>& p = params.layers[static_cast<std::size_t>(layer)];
+    w.attn.W_Q.resize(static_cast<std::size_t>(h));
+    w.attn.W_K.resize(static_cast<std::size_t>(h));
+    w.attn.W_V.resize(static_cast<std::size_t>(h));
+    for (int j = 0; j < h; ++j)
     {
-        const LayerParamsT<float>& p = params.layers[static_cast<std::size_t>(l)];
-        LayerWeights& w = weights.layers[static_cast<std::size_t>(l)];
-        w.attn.W_Q.resize(static_cast<std::size_t>(h));
-        w.attn.W_K.resize(static_cast<std::size_t>(h));
-        w.attn.W_V.resize(static_cast<std::size_t>(h));
-        for (int j = 0; j < h; ++j)
-        {
-            w.attn.W_Q[static_cast<std::size_t>(j)] = head_cols(p.W_Q, j, d_k);
-            w.attn.W_K[static_cast<std::size_t>(j)] = head_cols(p.W_K, j, d_k);
-            w.attn.W_V[static_cast<std::size_t>(j)] = head_cols(p.W_V, j, d_k);
-        }
-        w.attn.W_O = p.W_O;
-        w.gamma_1 = p.ln1_gamma;
-        w.beta_1 = p.ln1_beta;
-        if (!config.has_ffn())
-        {
-            w.W_1.resize(0, 0);
-            w.W_2.resize(0, 0);
-            w.b_1.resize(0);
-            w.b_2.resize(0);
-            w.gamma_2.resize(0);
-            w.beta_2.resize(0);
-            continue;
-        }
-        w.W_1 = p.W_1;
-        w.b_1 = p.b_1;
-        w.W_2 = p.W_2;
-        w.b_2 = p.b_2;
-        w.gamma_2 = p.ln2_gamma;
-        w.beta_2 = p.ln2_beta;
+        w.attn.W_Q[static_cast<std::size_t>(j)] = head_cols(p.W_Q, j, d_k);
+        w.attn.W_K[static_cast<std::size_t>(j)] = head_cols(p.W_K, j, d_k);
+        w.attn.W_V[static_cast<std::size_t>(j)] = head_cols(p.W_V, j, d_k);
     }
+    w.attn.W_O = p.W_O;
+    w.gamma_1 = p.ln1_gamma;
+    w.beta_1 = p.ln1_beta;
+    if (!config.has_ffn())
+    {
+        w.W_1.resize(0, 0);
+        w.W_2.resize(0, 0);
+        w.b_1.resize(0);
+        w.b_2.resize(0);
+        w.gamma_2.resize(0);
+        w.beta_2.resize(0);
+        return;
+    }
+    w.W_1 = p.W_1;
+    w.b_1 = p.b_1;
+    w.W_2 = p.W_2;
+    w.b_2 = p.b_2;
+    w.gamma_2 = p.ln2_gamma;
+    w.beta_2 = p.ln2_beta;
 }
 
 } // namespace attnlab::train

@@ -28,6 +28,9 @@ void fill_trace(const ModelConfig& config, const ParamsT<float>& params, const B
 // what reads a seeded model's weights (the Inspector's products, the comparisons). The attention-only
 // model's FFN and LN2 matrices are left empty.
 void to_model_weights(const ModelConfig& config, const ParamsT<float>& params, ModelWeights& weights);
+// The same for one layer (0 <= layer < n_layers) into weights.
+void to_layer_weights(const ModelConfig& config, const ParamsT<float>& params, int layer,
+                      LayerWeights& weights);
 
 // The engine's Config describing this model's shape (d_model, h, d_ff, layers, causal mask, τ = 1, scaled).
 Config engine_config(const ModelConfig& config);

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <unistd.h>
 
@@ -314,36 +316,79 @@ TEST(HfModel, LoadingCanBeCancelledAndReportsProgress)
     EXPECT_EQ(last, 1.0);
 }
 
-TEST(HfModel, AnUntiedOutputLayerIsRefusedByName)
+// Every tensor of a model folder as float, to write back changed (test::safetensors_bytes).
+std::vector<test::TestTensor> tensors_of(const fs::path& dir)
 {
-    // A copy whose lm_head.weight differs from wte.
-    const fs::path dir = scratch_dir("untied");
-    test::write_hf_variant(test::hf_tiny_dir() / "gpt2", dir, "F32", false);
     SafetensorsIndex index;
-    ASSERT_TRUE(open_safetensors(dir.string(), &index).is_ok());
+    EXPECT_TRUE(open_safetensors(dir.string(), &index).is_ok());
     std::vector<test::TestTensor> tensors;
     for (const TensorInfo& info : index.tensors)
     {
         Mat m;
-        ASSERT_TRUE(read_tensor(index, info.name, &m).is_ok());
+        EXPECT_TRUE(read_tensor(index, info.name, &m).is_ok()) << info.name;
         test::TestTensor t;
         t.name = info.name;
         t.shape = info.shape;
         t.values.assign(m.data(), m.data() + m.size());
         tensors.push_back(t);
-        if (info.name == "transformer.wte.weight")
-        {
-            t.name = "lm_head.weight";
-            t.values[0] += 0.5f;
-            tensors.push_back(t);
-        }
     }
+    return tensors;
+}
+
+// The tensor of that name in tensors (one must be there).
+test::TestTensor& tensor_named(std::vector<test::TestTensor>& tensors, const std::string& name)
+{
+    for (test::TestTensor& t : tensors)
+        if (t.name == name)
+            return t;
+    ADD_FAILURE() << "no tensor " << name;
+    return tensors.front();
+}
+
+TEST(HfModel, AnUntiedOutputLayerIsRefusedByName)
+{
+    // A copy whose lm_head.weight differs from wte.
+    const fs::path dir = scratch_dir("untied");
+    test::write_hf_variant(test::hf_tiny_dir() / "gpt2", dir, "F32", false);
+    std::vector<test::TestTensor> tensors = tensors_of(dir);
+    test::TestTensor lm_head = tensor_named(tensors, "transformer.wte.weight");
+    lm_head.name = "lm_head.weight";
+    lm_head.values[0] += 0.5f;
+    tensors.push_back(lm_head);
     test::write_bytes((dir / "model.safetensors").string(), test::safetensors_bytes(tensors));
     HfLoadedModel model;
     const Status s = load_hf_model(dir.string(), &model);
     ASSERT_FALSE(s.is_ok());
     EXPECT_NE(s.message().find("lm_head.weight"), std::string::npos) << s.message();
     EXPECT_NE(s.message().find("tied"), std::string::npos) << s.message();
+    fs::remove_all(dir);
+}
+
+TEST(HfModel, ANumberThatIsNotFiniteIsRefusedNamingTheTensorAndTheElement)
+{
+    // Copies whose token embedding holds a NaN (near its end, past the first blocks of the scan) or an
+    // infinity (its first element).
+    const fs::path dir = scratch_dir("notfinite");
+    test::write_hf_variant(test::hf_tiny_dir() / "gpt2", dir, "F32", false);
+    std::vector<test::TestTensor> tensors = tensors_of(dir);
+    test::TestTensor& wte = tensor_named(tensors, "transformer.wte.weight");
+    const std::vector<float> good = wte.values;
+    const std::size_t last = good.size() - 2;
+    for (const auto& [element, value] :
+         {std::pair<std::size_t, float>{last, std::nanf("")}, std::pair<std::size_t, float>{0, -INFINITY}})
+    {
+        wte.values = good;
+        wte.values[element] = value;
+        test::write_bytes((dir / "model.safetensors").string(), test::safetensors_bytes(tensors));
+        HfLoadedModel model;
+        const Status s = load_hf_model(dir.string(), &model);
+        ASSERT_FALSE(s.is_ok());
+        EXPECT_NE(s.message().find("transformer.wte.weight"), std::string::npos) << s.message();
+        EXPECT_NE(s.message().find("not finite"), std::string::npos) << s.message();
+        EXPECT_NE(s.message().find("at element " + std::to_string(element) + ":"), std::string::npos)
+            << s.message();
+        EXPECT_EQ(model.params, nullptr);
+    }
     fs::remove_all(dir);
 }
 

@@ -180,6 +180,53 @@ TEST_F(Safetensors, ReadsEveryDtypeAtUnalignedOffsets)
     EXPECT_EQ(untouched(0, 0), 7.0f);
 }
 
+TEST_F(Safetensors, ReadsLargeTensorsOfEveryDtypeWhole)
+{
+    // Tensors of several MB, larger than the slices F16 and BF16 are converted in, at unaligned offsets.
+    // Each value is exact in BF16 (8 significant bits) and its pattern does not repeat at the slice length,
+    // so a slice written to the wrong place shows.
+    constexpr int kRows = 700, kCols = 1001;
+    std::vector<float> values(static_cast<std::size_t>(kRows * kCols));
+    for (std::size_t i = 0; i < values.size(); ++i)
+        values[i] =
+            static_cast<float>(static_cast<int>(i % 251) - 125) + 0.5f * static_cast<float>((i / 251) % 2);
+    const std::vector<TestTensor> tensors = {
+        {"big.bf16", "BF16", {kRows, kCols}, values, ""},
+        {"big.f16", "F16", {kRows, kCols}, values, ""},
+        {"big.f32", "F32", {kRows, kCols}, values, ""},
+    };
+    const std::string file = path("model.safetensors");
+    write_bytes(file, safetensors_bytes(tensors, json::object(), /*gap=*/3, /*header_pad=*/1));
+    SafetensorsIndex index;
+    ASSERT_TRUE(open_safetensors_file(file, &index));
+    for (const TestTensor& t : tensors)
+    {
+        Mat m;
+        ASSERT_TRUE(read_tensor(index, t.name, &m)) << t.name;
+        ASSERT_EQ(m.rows(), kRows) << t.name;
+        ASSERT_EQ(m.cols(), kCols) << t.name;
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < values.size(); ++i)
+            wrong += m.data()[i] != values[i] ? 1 : 0;
+        EXPECT_EQ(wrong, 0u) << t.name;
+    }
+}
+
+TEST(PrepareTensorMemory, LeavesTheNumbersAsTheyAre)
+{
+    // A hint about pages: a buffer already written keeps its numbers, whatever its size and alignment.
+    for (const std::size_t count : {std::size_t{10}, std::size_t{1} << 20, (std::size_t{3} << 20) + 5})
+    {
+        std::vector<float> buffer(count + 1);
+        for (std::size_t i = 0; i < buffer.size(); ++i)
+            buffer[i] = static_cast<float>(i % 1000) - 0.25f;
+        const std::vector<float> before = buffer;
+        prepare_tensor_memory(buffer.data() + 1, count); // not 4 KB aligned
+        EXPECT_EQ(buffer, before) << count;
+    }
+    prepare_tensor_memory(nullptr, 0);
+}
+
 TEST_F(Safetensors, OpensTheTightlyPackedLayoutOfTheHfWriter)
 {
     // No gaps, the header padded with spaces to a multiple of 8, as the safetensors library writes it.

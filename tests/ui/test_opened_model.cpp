@@ -102,6 +102,55 @@ TEST_F(OpenedModelTest, EveryMainPanelDrawsTheOpenedModel)
     EXPECT_TRUE(contains(overview.text, "head 4")) << overview.text;
 }
 
+TEST_F(OpenedModelTest, ALayersMatricesAreCopiedOnlyWhenReadAndEqualTheModels)
+{
+    ASSERT_TRUE(open_model_folder(*state, kGpt2).is_ok());
+    state->finish_recompute();
+    ASSERT_TRUE(state->showing_opened());
+    const HfLoadedModel& model = *state->opened.model;
+    const int layers = model.config.n_layers, h = model.config.n_heads, d_k = model.config.d_k();
+    ASSERT_EQ(state->weights().layers.size(), static_cast<std::size_t>(layers));
+    state->sel.layer = 0;
+    // The panels read layer 1 (the selection's); the last layer is not looked at and holds nothing.
+    ui.frames(*state, 2);
+    const LayerWeights& unread = state->weights().layers[static_cast<std::size_t>(layers - 1)];
+    EXPECT_TRUE(unread.attn.W_Q.empty());
+    EXPECT_EQ(unread.W_1.size(), 0);
+    // Read, each layer equals the model's parameters in core's layout.
+    for (int l = 0; l < layers; ++l)
+    {
+        const LayerWeights* w = state->layer_weights(l);
+        ASSERT_NE(w, nullptr);
+        const train::LayerParamsT<float>& p = model.params->layers[static_cast<std::size_t>(l)];
+        ASSERT_EQ(w->attn.W_Q.size(), static_cast<std::size_t>(h));
+        for (int j = 0; j < h; ++j)
+        {
+            EXPECT_EQ(w->attn.W_Q[static_cast<std::size_t>(j)], train::head_cols(p.W_Q, j, d_k))
+                << l << " " << j;
+            EXPECT_EQ(w->attn.W_K[static_cast<std::size_t>(j)], train::head_cols(p.W_K, j, d_k))
+                << l << " " << j;
+            EXPECT_EQ(w->attn.W_V[static_cast<std::size_t>(j)], train::head_cols(p.W_V, j, d_k))
+                << l << " " << j;
+        }
+        EXPECT_EQ(w->attn.W_O, p.W_O);
+        EXPECT_EQ(w->W_1, p.W_1);
+        EXPECT_EQ(w->W_2, p.W_2);
+        EXPECT_EQ(state->layer_weights(l), w); // read once, kept
+    }
+    EXPECT_EQ(state->layer_weights(layers), nullptr);
+    EXPECT_EQ(state->layer_weights(-1), nullptr);
+    // A matrix the Pipeline shows resolves to the model's numbers.
+    MatrixRef ref;
+    ref.source = MatrixSource::Weight;
+    ref.weight = WeightMatrix::W_1;
+    ref.layer = layers - 1;
+    const MatrixView v = resolve_matrix(*state, ref);
+    ASSERT_NE(v.m, nullptr);
+    EXPECT_EQ(*v.m, model.params->layers[static_cast<std::size_t>(layers - 1)].W_1);
+    close_model(*state);
+    EXPECT_EQ(state->layer_weights(0), &state->engine.weights().layers[0]);
+}
+
 TEST_F(OpenedModelTest, BertShowsWordPiecesWithClsAndSep)
 {
     ASSERT_TRUE(open_model_folder(*state, kBert).is_ok());

@@ -293,19 +293,30 @@ void AppState::ensure_comparisons()
                               static_cast<std::uint64_t>(sel.head);
     if (key == comparisons_key)
         return;
+    layer_weights(sel.layer); // an opened model's layer filled before weights() is read
     compute_comparisons(trace(), weights(), sel.layer, sel.b, sel.head, comparisons);
     comparisons_key = key;
     ++comparisons_version;
 }
 
+const LayerWeights* AppState::layer_weights(int layer) const
+{
+    if (showing_opened())
+        return opened_layer_weights(opened, layer);
+    const ModelWeights& w = weights();
+    if (layer < 0 || layer >= static_cast<int>(w.layers.size()))
+        return nullptr;
+    return &w.layers[static_cast<std::size_t>(layer)];
+}
+
 void AppState::ensure_packed_weights(int layer)
 {
-    const ModelWeights& w = weights();
-    if (!has_trace() || layer < 0 || layer >= static_cast<int>(w.layers.size()))
+    const LayerWeights* lw = layer_weights(layer);
+    if (!has_trace() || lw == nullptr)
         return;
     if (packed_W_Q_layer == layer && packed_W_Q_generation == weights_generation())
         return;
-    pack_heads(w.layers[static_cast<std::size_t>(layer)].attn.W_Q, packed_W_Q);
+    pack_heads(lw->attn.W_Q, packed_W_Q);
     packed_W_Q_layer = layer;
     packed_W_Q_generation = weights_generation();
 }
@@ -495,10 +506,10 @@ std::string weight_title(WeightMatrix w, int head)
 
 void resolve_weight(const AppState& state, const MatrixRef& ref, MatrixView& v)
 {
-    const ModelWeights& w = state.weights();
-    if (ref.layer < 0 || ref.layer >= static_cast<int>(w.layers.size()))
+    const LayerWeights* layer = state.layer_weights(ref.layer);
+    if (layer == nullptr)
         return;
-    const LayerWeights& lw = w.layers[static_cast<std::size_t>(ref.layer)];
+    const LayerWeights& lw = *layer;
     const auto head = static_cast<std::size_t>(ref.head);
     const bool per_head = weight_per_head(ref.weight);
     if (per_head && (ref.head < 0 || ref.head >= static_cast<int>(lw.attn.W_Q.size())))

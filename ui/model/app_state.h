@@ -550,12 +550,17 @@ struct AppState
     {
         return showing_trained() ? trained_view.trace : showing_opened() ? opened.run.trace : engine.trace();
     }
+    // The shown model's matrices in core's layout. An opened model's layers are filled only once read through
+    // layer_weights: read a layer with that, not with weights().layers[l].
     const ModelWeights& weights() const
     {
         return showing_trained()  ? trained_view.weights
                : showing_opened() ? opened.weights
                                   : engine.weights();
     }
+    // Layer `layer` of weights() (nullptr: no such layer), an opened model's copied from its parameters the
+    // first time it is read (opened_layer_weights).
+    const LayerWeights* layer_weights(int layer) const;
     bool has_trace() const { return !trace().empty(); }
     // Changes whenever trace() may hold other numbers (the heatmaps' and the comparisons' version).
     unsigned long long trace_generation() const

@@ -51,10 +51,7 @@ void ModelFolderLoader::start(const std::string& folder, std::function<void()> b
                                               return !cancel_.load();
                                           });
             if (result.status.is_ok())
-            {
-                train::to_model_weights(model->config, *model->params, result.weights);
                 result.model = std::move(model);
-            }
             {
                 std::lock_guard<std::mutex> lock(mutex_);
                 done_ = std::move(result);
@@ -168,7 +165,8 @@ bool poll_model_load(AppState& state)
     }
     o.model = std::move(load.model);
     o.folder = load.folder;
-    o.weights = std::move(load.weights);
+    o.weights = ModelWeights{};
+    o.weights.layers.resize(static_cast<std::size_t>(o.model->config.n_layers)); // filled when read
     o.run = OpenedRun{};
     o.heads_off.clear();
     ++o.generation;
@@ -295,6 +293,16 @@ void want_logit_lens(AppState& state, bool on)
 }
 
 // [SECTION] What the panels show
+
+const LayerWeights* opened_layer_weights(const OpenedModelState& o, int layer)
+{
+    if (!o.model || layer < 0 || layer >= static_cast<int>(o.weights.layers.size()))
+        return nullptr;
+    LayerWeights& w = o.weights.layers[static_cast<std::size_t>(layer)];
+    if (w.attn.W_Q.empty()) // not read yet (every model has at least one head)
+        train::to_layer_weights(o.model->config, *o.model->params, layer, w);
+    return &w;
+}
 
 std::string shown_model_label(const AppState& state)
 {

@@ -29,7 +29,6 @@ struct ModelFolderLoad
     std::string folder;
     Status status; // an error (or the cancel) leaves everything as it was
     std::shared_ptr<const HfLoadedModel> model;
-    ModelWeights weights; // the model's attention and FFN matrices in core's layout (what the panels read)
 };
 
 // One load at a time on its own thread (the window keeps drawing frames while busy(), so the progress bar
@@ -77,8 +76,11 @@ struct OpenedModelState
     OpenedRun run; // the session's text through it: its trace (empty until the first run) and read-outs
     // The heads switched off (n_layers·h entries, 1: off; empty: none): Heads panel, right-click a map.
     train::HeadMask heads_off;
-    bool lens_wanted = false;                  // the Pipeline shows the logit lens: each run computes it
-    ModelWeights weights;                      // its matrices in core's layout (loaded with it)
+    bool lens_wanted = false; // the Pipeline shows the logit lens: each run computes it
+    // Its matrices in core's layout, one LayerWeights per layer, each copied from the model's parameters the
+    // first time it is read (opened_layer_weights): a layer not looked at holds nothing, so GPT-2 small's
+    // 340 MB of attention and FFN matrices are not held twice. A cache, hence mutable (frame thread only).
+    mutable ModelWeights weights;
     unsigned long long generation = 0;         // bumped at each new trace (the heatmaps' version)
     unsigned long long weights_generation = 0; // bumped at each model opened
     unsigned long long glyphs_generation = 0;  // the generation whose token pieces the font atlas has seen
@@ -123,6 +125,11 @@ void want_logit_lens(AppState& state, bool on);
 // The folder of the session that was just opened or restored (Session::model_folder): opened again. A folder
 // that no longer exists is a message naming it; the session's other settings stay loaded.
 void reopen_session_model(AppState& state, const std::string& opened_message);
+
+// Layer `layer` of the opened model in core's layout, copied into o.weights the first time it is asked for
+// (nullptr: no model open or no such layer). The reference stays valid until the model is closed or another
+// is opened.
+const LayerWeights* opened_layer_weights(const OpenedModelState& o, int layer);
 
 // What the main panels show, in the words each panel's header uses: "GPT-2 (124M parameters), pretrained,
 // from FOLDER", "trained in Attention Lab", "weights imported from FILE" or "seeded random weights".

@@ -54,12 +54,10 @@ const AttentionTrace* attention_of(const AppState& state, const MatrixRef& ref)
 
 const AttentionWeights* attention_weights_of(const AppState& state, const MatrixRef& ref)
 {
-    const ModelWeights& w = state.weights(); // the trained model's when the main panels show it
     if (ref.source == MatrixSource::Cross)
-        return &w.cross;
-    if (ref.layer < static_cast<int>(w.layers.size()))
-        return &w.layers[static_cast<std::size_t>(ref.layer)].attn;
-    return nullptr;
+        return &state.weights().cross; // the trained model's when the main panels show it
+    const LayerWeights* layer = state.layer_weights(ref.layer); // an opened model's copied when first read
+    return layer != nullptr ? &layer->attn : nullptr;
 }
 
 // Why M[i, j] is −∞.
