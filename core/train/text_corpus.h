@@ -30,6 +30,11 @@ inline constexpr std::size_t kMaxTextBytes = 16u
 inline constexpr int kMaxTextSymbols = 512;         // characters kept; the rarer ones fold into unknown
 inline constexpr int kUnknownId = 0;                // the token id of every folded or unseen character
 inline constexpr const char* kUnknownSymbol = "\xEF\xBF\xBD"; // U+FFFD, the unknown token's string
+// The sentence a text model reads when none is given (`attnlab export --model` without --text): English with
+// a repeated phrase, so a previous-token head and an induction head both have something to show (63
+// characters).
+inline constexpr const char* kDefaultTextProbe =
+    "Mr. Darcy looked at Elizabeth, and Mr. Darcy looked away again.";
 
 // A character-level vocabulary: token 0 is the unknown symbol (U+FFFD), then one token per character in code
 // point order. Built from a corpus's training part, or from a model file's vocabulary strings.
