@@ -101,8 +101,10 @@ struct TrainArgs
     std::optional<std::string> positional; // "learned" | "sinusoidal" | "none"
     std::optional<bool> residual;          // --no-residual: false
     std::optional<float> lr, weight_decay;
-    std::optional<std::string> seed; // the initial parameters and the training batches (0 to 2^64 - 1)
-    int threads = 1;                 // Eigen::setNbThreads
+    std::optional<std::string> seed;   // the initial parameters and the training batches (0 to 2^64 - 1)
+    int threads = 1;                   // Eigen::setNbThreads
+    std::optional<std::string> corpus; // --task text: a built-in text ("austen", "devil") or a file path
+    std::optional<float> repeat;       // --task text: the share of sequences with a repeated snippet
 };
 
 CLI::App* add_train_command(CLI::App& app, TrainArgs& args);

@@ -23,6 +23,11 @@ Status default_text(const TrainedModel& model, std::string* out)
 {
     train::TaskKind kind = train::TaskKind::Count;
     ATTNLAB_TRY(train::parse_task(model.task, &kind));
+    if (kind == train::TaskKind::Text)
+    {
+        *out = train::kDefaultTextProbe;
+        return Status::ok();
+    }
     const train::Task task(kind);
     const train::Batch probe = task.probe();
     *out = task.to_text(probe.tokens.data(), probe.T);
@@ -100,10 +105,19 @@ int run_model_export(const ExportArgs& args, std::ostream& out, std::ostream& er
     Status status = check_no_session_options(args.session);
     if (status)
         status = load_model_file(args.model, &model);
+    if (status)
+        if (const Status changed = check_trained_text(model); !changed)
+            err << "attnlab export: note: " << changed.message() << "\n";
     if (status && text.empty())
         status = default_text(model, &text);
+    // A text model reads characters (its vocabulary checked when the file was read); the others tokens.
+    train::CharVocabulary chars;
+    const bool text_model = status && model.task == train::task_info(train::TaskKind::Text).key;
+    if (text_model)
+        status = train::CharVocabulary::from_symbols(model.vocabulary, &chars);
     if (status)
-        status = train::text_batch(text, model.vocabulary, model.config.T_max, &batch);
+        status = text_model ? train::char_batch(text, chars, model.config.T_max, &batch)
+                            : train::text_batch(text, model.vocabulary, model.config.T_max, &batch);
     if (status)
         status = label_as_task(model, &batch);
     if (!status)

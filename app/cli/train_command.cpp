@@ -89,7 +89,8 @@ std::string duration_text(double seconds)
     return std::to_string(s / 3600) + "h" + (s / 60 % 60 < 10 ? "0" : "") + std::to_string(s / 60 % 60) + "m";
 }
 
-std::string csv_header(const train::ModelConfig& c)
+// Text models add a word-start score per head.
+std::string csv_header(const train::ModelConfig& c, bool word_scores)
 {
     std::string s = "step,loss,held_out_loss,accuracy";
     for (int l = 0; l < c.n_layers; ++l)
@@ -97,6 +98,8 @@ std::string csv_header(const train::ModelConfig& c)
         {
             const std::string head = "L" + std::to_string(l) + "H" + std::to_string(j);
             s += "," + head + "_prev," + head + "_induction";
+            if (word_scores)
+                s += "," + head + "_word";
         }
     return s + "\n";
 }
@@ -115,6 +118,11 @@ std::string csv_row(const MetricRow& row)
         append_float(s, row.previous_token[k]);
         s += ',';
         append_float(s, row.induction[k]);
+        if (k < row.word_start.size())
+        {
+            s += ',';
+            append_float(s, row.word_start[k]);
+        }
     }
     return s + "\n";
 }
@@ -126,11 +134,38 @@ template <typename T> void override_with(const std::optional<T>& option, T* fiel
         *field = *option;
 }
 
+// The task: Text reads its corpus (--corpus, the built-in "austen" when not given) and takes --repeat.
+Status make_task(const TrainArgs& args, train::TaskKind kind, std::optional<train::Task>* out)
+{
+    if (kind != train::TaskKind::Text)
+    {
+        if (args.corpus || args.repeat)
+            return Status::error(std::string(args.corpus ? "--corpus" : "--repeat") +
+                                 " goes with --task text only (the " + args.task +
+                                 " task makes its own data)");
+        out->emplace(kind);
+        return Status::ok();
+    }
+    const float repeat = args.repeat.value_or(0.0f);
+    if (!(repeat >= 0 && repeat <= 1))
+        return Status::error(
+            "--repeat is the share of sequences that repeat a snippet, from 0 to 1 (try 0.5), "
+            "not " +
+            format_number(repeat));
+    train::TextCorpusOptions options;
+    options.T = train::task_info(kind).T;
+    std::shared_ptr<const train::TextCorpus> corpus;
+    if (Status s = train::load_text_corpus(args.corpus.value_or("austen"), options, &corpus); !s)
+        return Status::error("--corpus: " + s.message());
+    out->emplace(std::move(corpus), repeat);
+    return (*out)->status();
+}
+
 // The task's run spec with the options given on top, checked (core/train/run_spec.h), as the trainer's
 // preset.
-Status make_preset(const TrainArgs& args, train::TaskKind* kind, train::Preset* out)
+Status make_preset(const TrainArgs& args, train::TaskKind* kind, const train::Task& task, train::Preset* out)
 {
-    ATTNLAB_TRY(train::parse_task(args.task, kind));
+    *kind = task.kind();
     train::RunSpec spec(*kind);
     override_with(args.layers, &spec.n_layers);
     override_with(args.heads, &spec.n_heads);
@@ -167,6 +202,7 @@ Status make_preset(const TrainArgs& args, train::TaskKind* kind, train::Preset* 
         return Status::error("--threads must be between 1 and 256, not " + std::to_string(args.threads));
     ATTNLAB_TRY(train::check_run(spec, train::FieldNames::Flag));
     *out = spec.preset();
+    out->model.vocab_size = task.vocab_size(); // Text: its corpus's, not the default one's
     return Status::ok();
 }
 
@@ -257,17 +293,30 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args)
     optional_option(cmd, "--seed", args.seed, "Seed of the initial weights and of the training batches");
     cmd->add_option("--threads", args.threads, "Threads for the matrix products (default 1)");
     cmd->add_option("--log", args.log, "Write a CSV row per logged step (loss, held-out loss, head scores)");
+    optional_option(cmd, "--corpus", args.corpus,
+                    ("--task text: a built-in text (" + train::builtin_corpus_keys() +
+                     "; default austen) or a UTF-8 text file of at most 16 MB")
+                        .c_str());
+    optional_option(cmd, "--repeat", args.repeat,
+                    "--task text: the share of sequences (0-1) in which an 8-24 character snippet repeats "
+                    "later; the repeat can only be predicted by finding the earlier copy, which makes "
+                    "induction heads form (try 0.5)");
     return cmd;
 }
 
 int run_train(const TrainArgs& args, std::ostream& out, std::ostream& err)
 {
     train::TaskKind kind = train::TaskKind::Count;
+    std::optional<train::Task> task;
     train::Preset preset;
     train::Trainer trainer;
-    Status status = make_preset(args, &kind, &preset);
+    Status status = train::parse_task(args.task, &kind);
     if (status)
-        status = trainer.init(kind, preset);
+        status = make_task(args, kind, &task);
+    if (status)
+        status = make_preset(args, &kind, *task, &preset);
+    if (status)
+        status = trainer.init(*task, preset);
     // The output files are opened (as temporary files beside them) before any step, so a path that cannot be
     // written is reported at once.
     AtomicFile model_file, log_file;
@@ -291,10 +340,13 @@ int run_train(const TrainArgs& args, std::ostream& out, std::ostream& err)
         << c.d_model << (c.attention_only ? ", attention-only" : "") << ", "
         << (c.norm == train::NormPlacement::Pre ? "pre" : "post") << "-LN, " << train::to_string(c.positions)
         << " positions" << (c.residual ? "" : ", no residual") << ", " << trained_scalar_count(c)
-        << " parameters; " << total << " steps of " << trainer.settings().batch_size << " sequences\n"
-        << std::flush;
+        << " parameters; " << total << " steps of " << trainer.settings().batch_size << " sequences\n";
+    if (const std::shared_ptr<const train::TextCorpus>& corpus = trainer.task().corpus())
+        out << "text " << corpus->source.name() << ": " << corpus->summary() << "; repeat share "
+            << format_number(trainer.task().repeat_share()) << "\n";
+    out << std::flush;
     if (!args.log.empty())
-        log_file.write(csv_header(c));
+        log_file.write(csv_header(c, trainer.task().corpus() != nullptr));
 
     std::vector<MetricRow> history;
     Progress progress(out, terminal, total);

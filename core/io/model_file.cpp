@@ -9,6 +9,8 @@
 
 #include <climits>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <tuple>
 #include <utility>
@@ -26,6 +28,8 @@ namespace
 {
 
 using json = nlohmann::json;
+
+constexpr const char* kTextTask = "text"; // the key of TaskKind::Text's row
 
 const char* norm_name(NormPlacement norm)
 {
@@ -180,6 +184,11 @@ void write_history(JsonWriter& w, const std::vector<MetricRow>& history)
         w.row(row.previous_token.data(), static_cast<int>(row.previous_token.size()));
         w.key("induction");
         w.row(row.induction.data(), static_cast<int>(row.induction.size()));
+        if (!row.word_start.empty())
+        {
+            w.key("word_start");
+            w.row(row.word_start.data(), static_cast<int>(row.word_start.size()));
+        }
         w.end_object();
     }
     w.end_array();
@@ -252,6 +261,39 @@ void write_weights(JsonWriter& w, const ModelConfig& c, const Params& p)
     w.end_object();
 }
 
+// A 64-bit hash as 16 hexadecimal digits (JSON numbers lose precision past 2^53).
+std::string hex64(std::uint64_t v)
+{
+    char s[17];
+    std::snprintf(s, sizeof s, "%016llx", static_cast<unsigned long long>(v));
+    return s;
+}
+
+void write_text(JsonWriter& w, const TrainedText& t)
+{
+    w.key("text");
+    w.begin_object();
+    if (!t.corpus.empty())
+    {
+        w.key("corpus");
+        w.string(t.corpus);
+    }
+    else
+    {
+        w.key("file");
+        w.string(t.file);
+        w.key("bytes");
+        w.number(static_cast<unsigned long long>(t.bytes));
+        w.key("fnv1a64");
+        w.string(hex64(t.hash));
+    }
+    w.key("repeat");
+    w.number(t.repeat);
+    w.key("min_count");
+    w.number(t.min_count);
+    w.end_object();
+}
+
 void write_model(JsonWriter& w, const TrainedModel& m)
 {
     w.begin_object();
@@ -268,6 +310,8 @@ void write_model(JsonWriter& w, const TrainedModel& m)
     for (const std::string& token : m.vocabulary)
         w.string(token);
     w.end_array();
+    if (m.task == kTextTask)
+        write_text(w, m.text);
     w.key("training");
     write_settings(w, m.settings);
     w.key("step");
@@ -348,7 +392,8 @@ Status read_settings(const Reader& r, const json& root, train::TrainSettings* ou
     return Status::ok();
 }
 
-Status read_vocabulary(const Reader& r, const json& root, int vocab_size, std::vector<std::string>* out)
+Status read_vocabulary(const Reader& r, const json& root, int vocab_size, bool text_model,
+                       std::vector<std::string>* out)
 {
     const json* j = nullptr;
     ATTNLAB_TRY(r.member(root, "", "vocabulary", Need::Required, &j));
@@ -363,10 +408,15 @@ Status read_vocabulary(const Reader& r, const json& root, int vocab_size, std::v
         if (!token.is_string())
             return r.error(field, "must be a string, got " + describe_json(token));
         const std::string& text = token.get_ref<const std::string&>();
-        if (text.empty() || text.find_first_of(" \t\r\n") != std::string::npos)
+        if (!text_model && (text.empty() || text.find_first_of(" \t\r\n") != std::string::npos))
             return r.error(field, "must be a token without spaces, got " + json_excerpt(token));
         vocabulary.push_back(text);
     }
+    // A text model's tokens are characters (a space and a line feed among them), after the unknown symbol.
+    train::CharVocabulary chars;
+    if (text_model)
+        if (Status s = train::CharVocabulary::from_symbols(vocabulary, &chars); !s)
+            return r.error("vocabulary", s.message());
     *out = std::move(vocabulary);
     return Status::ok();
 }
@@ -391,10 +441,15 @@ Status read_history(const Reader& r, const json& root, int n_scores, std::vector
         ATTNLAB_TRY(r.number_value(*field, f + ".held_out_loss", &m.held_out_loss, true));
         ATTNLAB_TRY(r.member(row, f, "accuracy", Need::Required, &field));
         ATTNLAB_TRY(r.number_value(*field, f + ".accuracy", &m.accuracy, true));
-        for (const char* key : {"previous_token", "induction"})
+        for (const char* key : {"previous_token", "induction", "word_start"})
         {
-            std::vector<float>& scores = key[0] == 'p' ? m.previous_token : m.induction;
-            ATTNLAB_TRY(r.member(row, f, key, Need::Required, &field));
+            std::vector<float>& scores = key[0] == 'p'   ? m.previous_token
+                                         : key[0] == 'i' ? m.induction
+                                                         : m.word_start;
+            const Need need = key[0] == 'w' ? Need::Optional : Need::Required;
+            ATTNLAB_TRY(r.member(row, f, key, need, &field));
+            if (field == nullptr)
+                continue;
             const std::string name = f + "." + key;
             if (!field->is_array() || static_cast<int>(field->size()) != n_scores)
                 return r.error(name, "should be a list of layers·heads = " + std::to_string(n_scores) +
@@ -407,6 +462,49 @@ Status read_history(const Reader& r, const json& root, int n_scores, std::vector
         }
     }
     *out = std::move(history);
+    return Status::ok();
+}
+
+// The "text" object of a text model (required there, refused elsewhere).
+Status read_text(const Reader& r, const json& root, bool text_model, TrainedText* out)
+{
+    if (!text_model)
+        return r.absent(root, "", "text", "only a text model records its text");
+    const json* j = nullptr;
+    ATTNLAB_TRY(r.member(root, "", "text", Need::Required, &j));
+    if (!j->is_object())
+        return r.error("text", "must be an object {\"corpus\"} or {\"file\", \"bytes\", \"fnv1a64\"}, got " +
+                                   describe_json(*j));
+    const std::string f = "text";
+    TrainedText t;
+    ATTNLAB_TRY(r.unknown_keys(*j, f, {"corpus", "file", "bytes", "fnv1a64", "repeat", "min_count"}));
+    ATTNLAB_TRY(r.string(*j, f, "corpus", &t.corpus, Need::Optional));
+    if (!t.corpus.empty())
+    {
+        bool known = false;
+        for (const train::BuiltinCorpus& c : train::builtin_corpora())
+            known = known || t.corpus == c.key;
+        if (!known)
+            return r.error("text.corpus", "must be a built-in text (" + train::builtin_corpus_keys() +
+                                              "), got \"" + t.corpus + "\"");
+        ATTNLAB_TRY(r.absent(*j, f, "file", "a built-in corpus has no file"));
+    }
+    else
+    {
+        ATTNLAB_TRY(r.string(*j, f, "file", &t.file));
+        if (t.file.empty())
+            return r.error("text", "needs a \"corpus\" (" + train::builtin_corpus_keys() + ") or a \"file\"");
+        ATTNLAB_TRY(r.uint64(*j, f, "bytes", &t.bytes));
+        std::string hash;
+        ATTNLAB_TRY(r.string(*j, f, "fnv1a64", &hash));
+        char* end = nullptr;
+        t.hash = std::strtoull(hash.c_str(), &end, 16);
+        if (hash.size() != 16 || end != hash.c_str() + hash.size())
+            return r.error("text.fnv1a64", "must be 16 hexadecimal digits, got \"" + hash + "\"");
+    }
+    ATTNLAB_TRY(r.real(*j, f, "repeat", RealRange{0, 1, false, false, false}, &t.repeat));
+    ATTNLAB_TRY(r.integer(*j, f, "min_count", {1, INT_MAX}, &t.min_count));
+    *out = std::move(t);
     return Status::ok();
 }
 
@@ -855,6 +953,8 @@ MetricRow metric_row(const train::StepStats& step, const train::EvalStats& eval)
     {
         row.previous_token.push_back(static_cast<float>(head.previous_token));
         row.induction.push_back(static_cast<float>(head.induction));
+        if (eval.word_scores)
+            row.word_start.push_back(static_cast<float>(head.word_start));
     }
     return row;
 }
@@ -869,6 +969,18 @@ TrainedModel trained_model(const train::Trainer& trainer, std::vector<MetricRow>
     m.steps_taken = trainer.steps_taken();
     m.history = std::move(history);
     m.params = trainer.params();
+    if (const std::shared_ptr<const train::TextCorpus>& corpus = trainer.task().corpus())
+    {
+        m.text.corpus = corpus->source.builtin;
+        if (m.text.corpus.empty())
+        {
+            m.text.file = corpus->source.path;
+            m.text.bytes = corpus->source.bytes;
+            m.text.hash = corpus->source.hash;
+        }
+        m.text.repeat = trainer.task().repeat_share();
+        m.text.min_count = corpus->min_count;
+    }
     return m;
 }
 
@@ -920,7 +1032,9 @@ Status parse_model_json(std::string_view text, const std::string& source, Traine
     if (Status s = train::parse_task(m.task, &kind); !s)
         return r.error("task", s.message());
     ATTNLAB_TRY(read_config(r, root, &m.config));
-    ATTNLAB_TRY(read_vocabulary(r, root, m.config.vocab_size, &m.vocabulary));
+    const bool text_model = kind == train::TaskKind::Text;
+    ATTNLAB_TRY(read_vocabulary(r, root, m.config.vocab_size, text_model, &m.vocabulary));
+    ATTNLAB_TRY(read_text(r, root, text_model, &m.text));
     ATTNLAB_TRY(read_settings(r, root, &m.settings));
     ATTNLAB_TRY(r.integer(root, "", "step", {0, INT_MAX}, &m.steps_taken));
     ATTNLAB_TRY(read_history(r, root, m.config.n_layers * m.config.n_heads, &m.history));
@@ -936,6 +1050,42 @@ Status parse_model_json(std::string_view text, const std::string& source, Traine
     }
     ATTNLAB_TRY(read_weights(r, root, m.config, text.size(), &m.params));
     *out = std::move(m);
+    return Status::ok();
+}
+
+Status check_trained_text(const TrainedModel& m)
+{
+    if (m.task != kTextTask || !m.text.corpus.empty())
+        return Status::ok();
+    std::string bytes;
+    if (Status s = read_file(m.text.file, &bytes, train::kMaxTextBytes, "text file"); !s)
+        return Status::error("the text this model was trained on cannot be read now: " + s.message());
+    if (bytes.size() != m.text.bytes)
+        return Status::error(m.text.file + " has changed since this model was trained on it (" +
+                             std::to_string(bytes.size()) + " bytes now, " + std::to_string(m.text.bytes) +
+                             " then): held-out figures on it are not the ones of training");
+    if (train::fnv1a64(bytes) != m.text.hash)
+        return Status::error(m.text.file +
+                             " has changed since this model was trained on it (same size, other "
+                             "content): held-out figures on it are not the ones of training");
+    return Status::ok();
+}
+
+Status trained_text_task(const TrainedModel& m, train::Task* out)
+{
+    if (m.task != kTextTask)
+        return Status::error("a " + m.task + " model has no text");
+    ATTNLAB_TRY(check_trained_text(m));
+    train::TextCorpusOptions options;
+    options.T = train::task_info(train::TaskKind::Text).T;
+    options.min_count = m.text.min_count;
+    std::shared_ptr<const train::TextCorpus> corpus;
+    ATTNLAB_TRY(
+        train::load_text_corpus(m.text.corpus.empty() ? m.text.file : m.text.corpus, options, &corpus));
+    if (corpus->vocabulary.symbols() != m.vocabulary)
+        return Status::error("the vocabulary built from " + corpus->source.name() +
+                             " now differs from the model's: the text or its reading has changed");
+    *out = train::Task(std::move(corpus), m.text.repeat);
     return Status::ok();
 }
 

@@ -27,10 +27,23 @@ struct MetricRow
     float held_out_loss = 0; // Trainer::evaluate() after the step
     float accuracy = 0;      // held-out accuracy after the step
     std::vector<float> previous_token, induction; // [l·h + j] head scores on the held-out set
+    std::vector<float> word_start;                // [l·h + j] (text models; empty for the other tasks)
 };
 
 // A row from a step's figures and the evaluation made right after it.
 MetricRow metric_row(const train::StepStats& step, const train::EvalStats& eval);
+
+// What a text model was trained on (the "text" object; core/io/FORMAT.md): a built-in corpus by its key, or a
+// user's file by its path, size and hash, so that a reopened model can say whether the file has changed.
+struct TrainedText
+{
+    std::string corpus;      // "austen", "devil"; "" for a user's file
+    std::string file;        // the user's file as given ("" for a built-in corpus)
+    std::uint64_t bytes = 0; // the file's size (user's file)
+    std::uint64_t hash = 0;  // FNV-1a 64 of the file's bytes (user's file; train::fnv1a64)
+    float repeat = 0;        // the share of training sequences with a repeated snippet
+    int min_count = 3;       // characters seen fewer times fold into the unknown symbol
+};
 
 // Everything an "attnlab-model" file holds (core/io/FORMAT.md).
 struct TrainedModel
@@ -42,6 +55,7 @@ struct TrainedModel
     int steps_taken = 0;                 // AdamW steps the weights have had
     std::vector<MetricRow> history;      // one row per logged step, in order
     train::Params params; // every tensor; a sinusoidal P holds the sinusoids (not written to the file)
+    TrainedText text;     // task "text" only: the corpus; vocabulary then holds one character per token
 
     // Where the window was on this model (optional "view" object; the command line neither writes nor needs
     // it): the timeline's step, whether the main panels showed the model, the probe typed.
@@ -50,6 +64,15 @@ struct TrainedModel
     bool view_main_panels = false;
     std::string view_probe; // "" : the task's default
 };
+
+// Whether a text model's text is still what it was trained on: OK for a built-in corpus, or a file of the
+// same size and hash; otherwise a sentence saying what changed (missing, another size, other content). Not an
+// error for opening the model: its vocabulary is in the file, so it opens and runs either way.
+Status check_trained_text(const TrainedModel& model);
+
+// The Text task a text model was trained on, read again (its corpus loaded, repeats as recorded), to train on
+// or to take held-out text from. Errors: the corpus cannot be read (check_trained_text's reasons).
+Status trained_text_task(const TrainedModel& model, train::Task* out);
 
 // train::parameter_count(config) without allocating the tensors (for size checks before allocating).
 long long trained_scalar_count(const train::ModelConfig& config);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 
 namespace attnlab::train
 {
@@ -15,6 +16,7 @@ constexpr HeadScoreInfo kHeadScoreTable[] = {
     {HeadScoreKind::Induction, "induction", "induction (prefix matching)", "ind", &HeadScores::induction},
     {HeadScoreKind::Diagonal, "diagonal", "diagonal", "diag", &HeadScores::diagonal},
     {HeadScoreKind::AntiDiagonal, "anti-diagonal", "anti-diagonal", "anti-diag", &HeadScores::anti_diagonal},
+    {HeadScoreKind::WordStart, "word-start", "word start (last space)", "word", &HeadScores::word_start},
 };
 
 constexpr bool rows_in_order()
@@ -84,6 +86,7 @@ void HeadScoreSums::reset(const ModelConfig& c)
     rows_.assign(n, 0);
     prev_rows_.assign(n, 0);
     induction_rows_.assign(n, 0);
+    word_rows_.assign(n, 0);
 }
 
 void HeadScoreSums::add(const ModelConfig& c, const Batch& batch, const Activations& acts)
@@ -101,8 +104,17 @@ void HeadScoreSums::add(const ModelConfig& c, const Batch& batch, const Activati
                 const int* x = &batch.tokens[static_cast<size_t>(b) * static_cast<size_t>(T)];
                 const std::uint8_t* counted =
                     &batch.acc_mask[static_cast<size_t>(b) * static_cast<size_t>(T)];
+                int last_boundary = -1; // the last key before i that ends a word
                 for (int i = 0; i < T; ++i)
                 {
+                    if (last_boundary >= 0)
+                    {
+                        s.word_start += A(i, last_boundary);
+                        word_rows_[k] += 1;
+                    }
+                    if (x[i] >= 0 && static_cast<size_t>(x[i]) < boundary_.size() &&
+                        boundary_[static_cast<size_t>(x[i])])
+                        last_boundary = i;
                     if (counted[i])
                     {
                         rows_[k] += 1;
@@ -142,7 +154,21 @@ void HeadScoreSums::finish(std::vector<HeadScores>& out) const
         out[k].induction = mean(sums_[k].induction, induction_rows_[k]);
         out[k].diagonal = mean(sums_[k].diagonal, rows_[k]);
         out[k].anti_diagonal = mean(sums_[k].anti_diagonal, rows_[k]);
+        out[k].word_start = mean(sums_[k].word_start, word_rows_[k]);
     }
+}
+
+std::vector<float> token_losses(const Batch& batch, const Activations& acts, int b)
+{
+    std::vector<float> out(static_cast<size_t>(batch.T), std::numeric_limits<float>::quiet_NaN());
+    for (int t = 0; t < batch.T; ++t)
+    {
+        const int n = b * batch.T + t;
+        if (batch.loss_mask[static_cast<size_t>(n)] && batch.targets[static_cast<size_t>(n)] >= 0 &&
+            n < acts.loss.size())
+            out[static_cast<size_t>(t)] = acts.loss(n);
+    }
+    return out;
 }
 
 } // namespace attnlab::train

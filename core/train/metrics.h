@@ -5,6 +5,7 @@
 #include "model.h"
 #include "transformer.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace attnlab::train
@@ -36,10 +37,13 @@ struct Accuracy
 //    averaged over the rows that have at least one such key (a row whose only match lies ahead, such as the
 //    last token of the first period in Induction, is left out rather than counted as 0);
 //  - diagonal: A[i, i]; anti_diagonal: A[i, T − 1 − i] (the mirrored position of Reverse); both averaged
-//    over the query rows batch.acc_mask counts.
+//    over the query rows batch.acc_mask counts;
+//  - word_start (text): A[i, j] for the last key j < i whose token ends a word (whitespace: the space before
+//    the query's word, or before the word just ended when the query is a space itself), averaged over the
+//    rows that have such a key; 0 for tasks without word boundaries (HeadScoreSums::set_word_boundaries).
 struct HeadScores
 {
-    double previous_token = 0, induction = 0, diagonal = 0, anti_diagonal = 0;
+    double previous_token = 0, induction = 0, diagonal = 0, anti_diagonal = 0, word_start = 0;
 };
 
 // The scores above as a list, in HeadScores' order (the Training panel's score picker, lesson files' "score",
@@ -50,6 +54,7 @@ enum class HeadScoreKind
     Induction,
     Diagonal,
     AntiDiagonal,
+    WordStart,
     Count
 };
 inline constexpr int kHeadScoreCount = static_cast<int>(HeadScoreKind::Count);
@@ -76,6 +81,9 @@ class HeadScoreSums
 {
 public:
     void reset(const ModelConfig& config);
+    // boundary[id] = 1 for the token ids that end a word (Task::word_boundaries); empty: no word-start score.
+    // Kept by reset().
+    void set_word_boundaries(std::vector<std::uint8_t> boundary) { boundary_ = std::move(boundary); }
     void add(const ModelConfig& config, const Batch& batch, const Activations& acts);
     // The means so far, [l·h + j], into out (no heap call when out already has that size).
     void finish(std::vector<HeadScores>& out) const;
@@ -83,7 +91,14 @@ public:
 private:
     int n_heads_ = 0;
     std::vector<HeadScores> sums_;
-    std::vector<double> rows_, prev_rows_, induction_rows_;
+    std::vector<double> rows_, prev_rows_, induction_rows_, word_rows_;
+    std::vector<std::uint8_t> boundary_;
 };
+
+// [SECTION] Text: what a model makes of each character
+
+// The cross-entropy at each position of sequence b of a batch after forward(): -log p(target), the loss
+// strip's values; NaN where batch.loss_mask does not count the position (no known next token).
+std::vector<float> token_losses(const Batch& batch, const Activations& acts, int b);
 
 } // namespace attnlab::train

@@ -158,6 +158,7 @@ Status check_run(const RunSpec& s, FieldNames names)
 {
     if (static_cast<int>(s.task) < 0 || s.task >= TaskKind::Count)
         return Status::error("no task chosen (tasks: " + task_keys() + ")");
+    ATTNLAB_TRY(Task(s.task).status());
     const Preset p = s.preset();
     // The engine's rules on the shape first: its message names the model's field, the hint the run's.
     if (Status valid = validate(p.model); !valid)

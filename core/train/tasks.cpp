@@ -22,7 +22,9 @@ struct Rng
     int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
 };
 
-constexpr int kMaxSequence = 64; // tokens of one generated sequence (T + 1)
+constexpr int kMaxSequence = 128;
+constexpr const char* kDefaultCorpus =
+    "austen"; // Text's corpus when none is given // tokens of one generated sequence (T + 1)
 
 // Whether a sequence of input tokens belongs to the held-out fifth.
 bool is_held_out(const int* tokens, int n)
@@ -64,6 +66,8 @@ struct TaskDraft
     std::uint8_t* loss_mask;
     std::uint8_t* acc_mask;
     int seq[kMaxSequence + 1];
+    const TextCorpus* corpus = nullptr; // Text's
+    float repeat = 0;                   // Text's share of sequences with a repeated snippet
 
     void shifted()
     {
@@ -233,6 +237,31 @@ void generate_tally(std::uint64_t key, TaskDraft& d)
     }
 }
 
+void generate_text(std::uint64_t key, TaskDraft& d)
+{
+    Rng rng{key};
+    const TextCorpus& c = *d.corpus;
+    const int n = d.T + 1;
+    const std::uint64_t starts =
+        c.train_end - static_cast<std::size_t>(n) + 1; // windows of the training part
+    const std::size_t start = static_cast<std::size_t>(rng.next() % starts);
+    for (int t = 0; t < n; ++t)
+        d.seq[t] = c.ids[start + static_cast<std::size_t>(t)];
+    // A snippet of L characters at a, copied to b >= a + L: from b + 1 on, the characters are predictable
+    // by finding the earlier copy (induction), not from English alone.
+    if (d.repeat > 0 && static_cast<double>(rng.next() >> 11) * 0x1.0p-53 < static_cast<double>(d.repeat))
+    {
+        const int L = std::min(8 + rng.below(17), n / 2); // 8..24
+        const int a = rng.below(n - 2 * L + 1);
+        const int b = a + L + rng.below(n - L - (a + L) + 1);
+        std::copy(d.seq + a, d.seq + a + L, d.seq + b);
+    }
+    d.shifted();
+    for (int t = 0; t + 1 < d.T;
+         ++t) // the last position's target is not in the input: not counted (label_text)
+        d.mark(t, true, true);
+}
+
 // [SECTION] The labels: what each position of an input sequence should predict, and which positions count,
 // from the input tokens alone (a sequence the user wrote, such as the Training panel's probe). For every
 // sequence a generator writes, its label gives the generator's own targets and masks (a test checks it).
@@ -332,6 +361,13 @@ void label_tally(TaskLabels& l)
         if (t > 0)
             count(l, t, kTallyAnswer0 + 3 * l.tokens[t - 1] + (lead > 0 ? 0 : lead < 0 ? 1 : 2));
     }
+}
+
+// Text: every position but the last predicts the character after it.
+void label_text(TaskLabels& l)
+{
+    for (int t = 0; t + 1 < l.T; ++t)
+        count(l, t, l.tokens[t + 1]);
 }
 
 // [SECTION] The table
@@ -444,6 +480,20 @@ constexpr std::array<TaskInfo, kTaskCount> kTaskTable = {{
      {S::PreviousToken, S::Induction},
      generate_tally,
      label_tally},
+    // TRAINING.md: on Pride and Prejudice this model (47k parameters) forms a previous-token head by ~1,000
+    // steps; with half the sequences repeating a snippet, an induction head by 2,000.
+    {TaskKind::Text,
+     "text",
+     "Text",
+     "Characters of English (a built-in book or your own file): predict the next character.",
+     "",
+     64,
+     kCausal,
+     {2, 4, 64, kAttentionOnly, 32, 2000, 3e-3f, 0.99f, 0.01f},
+     S::PreviousToken,
+     {S::PreviousToken, S::Induction},
+     generate_text,
+     label_text},
 }};
 
 // A forgotten or misplaced row, or one without its generator, is a compile error (a missing row would be a
@@ -502,7 +552,42 @@ std::string task_keys()
 
 Task::Task(TaskKind kind) : kind_(kind)
 {
+    set_row(kind);
+    if (kind == TaskKind::Text)
+    {
+        std::shared_ptr<const TextCorpus> corpus;
+        TextCorpusOptions options;
+        options.T = T_;
+        status_ = load_text_corpus(kDefaultCorpus, options, &corpus);
+        if (status_)
+            *this = Task(std::move(corpus), 0.0f);
+    }
+}
+
+Task::Task(std::shared_ptr<const TextCorpus> corpus, float repeat_share)
+    : kind_(TaskKind::Text), corpus_(std::move(corpus)), repeat_(std::clamp(repeat_share, 0.0f, 1.0f))
+{
+    set_row(TaskKind::Text);
+    if (!corpus_)
+    {
+        status_ = Status::error("the text task needs a text (" + builtin_corpus_keys() + " or a file)");
+        return;
+    }
+    if (corpus_->train_end < static_cast<std::size_t>(T_) + 1 ||
+        corpus_->ids.size() - corpus_->train_end < static_cast<std::size_t>(T_) + 1)
+    {
+        status_ = Status::error(corpus_->source.name() + " is too short for sequences of " +
+                                std::to_string(T_) + " characters");
+        corpus_.reset();
+        return;
+    }
+    vocabulary_ = corpus_->vocabulary.symbols();
+}
+
+void Task::set_row(TaskKind kind)
+{
     const TaskInfo& row = task_info(kind);
+    vocabulary_.clear();
     for (std::string_view rest = row.vocabulary; !rest.empty();)
     {
         const std::size_t space = std::min(rest.find(' '), rest.size());
@@ -511,6 +596,11 @@ Task::Task(TaskKind kind) : kind_(kind)
     }
     T_ = row.T;
     causal_ = row.causal;
+}
+
+std::vector<std::uint8_t> Task::word_boundaries() const
+{
+    return corpus_ ? corpus_->vocabulary.word_boundaries() : std::vector<std::uint8_t>();
 }
 
 Preset Task::preset() const
@@ -542,6 +632,8 @@ Preset Task::preset() const
 
 Batch Task::probe() const
 {
+    if (corpus_)
+        return held_out(1, 1).front();
     const std::vector<Batch> held_out = this->held_out(256, 1);
     for (const Batch& b : held_out)
     {
@@ -583,12 +675,15 @@ bool Task::generate(std::uint64_t key, int* tokens, int* targets, std::uint8_t* 
     std::fill(loss_mask, loss_mask + T_, std::uint8_t{0});
     std::fill(acc_mask, acc_mask + T_, std::uint8_t{0});
     TaskDraft draft{T_, tokens, targets, loss_mask, acc_mask, {}};
+    draft.corpus = corpus_.get();
+    draft.repeat = repeat_;
     info().generate(key, draft);
-    return is_held_out(tokens, T_);
+    return !corpus_ && is_held_out(tokens, T_); // Text's held-out part is the corpus's last tenth
 }
 
 void Task::make_batch(std::uint64_t seed, std::uint64_t index, int B, Batch& batch) const
 {
+    assert(kind_ != TaskKind::Text || corpus_); // check status() first
     if (batch.B != B || batch.T != T_)
         batch.resize(B, T_);
     const std::uint64_t base = mix64(mix64(seed ^ 0x747261696E696E67ull) + index); // "training"
@@ -609,6 +704,31 @@ void Task::make_batch(std::uint64_t seed, std::uint64_t index, int B, Batch& bat
 std::vector<Batch> Task::held_out(int n, int B) const
 {
     std::vector<Batch> out(static_cast<size_t>((n + B - 1) / B));
+    if (corpus_)
+    {
+        // Text: windows of T + 1 characters spread evenly over the last tenth, as they are (no repeats).
+        const std::size_t first = corpus_->train_end,
+                          last = corpus_->ids.size() - static_cast<size_t>(T_) - 1;
+        const std::size_t count = out.size() * static_cast<size_t>(B);
+        std::size_t k = 0;
+        for (Batch& batch : out)
+        {
+            batch.resize(B, T_);
+            for (int b = 0; b < B; ++b, ++k)
+            {
+                const std::size_t start = first + (count > 1 ? (last - first) * k / (count - 1) : 0);
+                const size_t at = static_cast<size_t>(b) * static_cast<size_t>(T_);
+                for (int t = 0; t < T_; ++t)
+                    batch.tokens[at + static_cast<size_t>(t)] = corpus_->ids[start + static_cast<size_t>(t)];
+                TaskLabels l{&batch.tokens[at], T_, &batch.targets[at], &batch.loss_mask[at],
+                             &batch.acc_mask[at]};
+                label_text(l);
+                batch.targets[at + static_cast<size_t>(T_) - 1] =
+                    corpus_->ids[start + static_cast<size_t>(T_)]; // shown, not counted
+            }
+        }
+        return out;
+    }
     // Every candidate gets a key of its own through mix64: generate() draws key, key + 1, ... (Rng), so
     // consecutive keys would share their streams shifted by one, and a held-out sequence would repeat most of
     // the one before it (Copy's 8 digits shifted by a place).
@@ -631,6 +751,14 @@ std::vector<Batch> Task::held_out(int n, int B) const
 
 std::string Task::to_text(const int* tokens, int n) const
 {
+    if (kind_ == TaskKind::Text)
+    {
+        std::string text;
+        for (int t = 0; t < n; ++t)
+            text += tokens[t] >= 0 && tokens[t] < vocab_size() ? vocabulary_[static_cast<size_t>(tokens[t])]
+                                                               : std::string(kUnknownSymbol);
+        return text;
+    }
     std::string text;
     for (int t = 0; t < n; ++t)
     {

@@ -5,10 +5,12 @@
 #include "batch.h"
 #include "metrics.h"
 #include "model.h"
+#include "text_corpus.h"
 
 #include "core/status.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +27,7 @@ enum class TaskKind
     Brackets,  // 12 of ( and ), '=', then yes / no: balanced? Read at one position, no causal mask
     Agreement, // "the keys to the old cabinet" → are: the verb agrees with a subject across a distractor noun
     Tally,     // 24 votes A / B; at each the vote before and who leads: one sharp head and one even head
+    Text,      // characters of English (a built-in book or the user's file): previous-token, induction heads
     Count
 };
 inline constexpr int kTaskCount = static_cast<int>(TaskKind::Count);
@@ -81,7 +84,8 @@ struct TaskInfo
     const char* key;         // the command line's and the files' name: "reverse"
     const char* title;       // the UI's: "Reverse"
     const char* description; // one sentence for the UI and attnlab tasks
-    const char* vocabulary;  // the tokens, separated by single spaces; a token's id is its place
+    const char* vocabulary;  // the tokens, separated by single spaces; a token's id is its place ("": the
+                             // task's data gives them, as Text's corpus does)
     int T;                   // the length of every input sequence
     bool causal;             // false: every position sees every other
     TaskPreset preset;
@@ -108,10 +112,20 @@ AgreementNouns agreement_nouns(const int* tokens, int n);
 
 // A task: vocabulary, sequence length, mask and the generator. Sequences are split once by a hash of their
 // tokens into training (4 in 5) and held-out (1 in 5): training batches never contain a held-out sequence.
+// Text is split by position instead: its batches are windows of the corpus's training part, its held-out set
+// windows of the last tenth (core/train/text_corpus.h).
 class Task
 {
 public:
+    // The task of that row. Text: on the built-in corpus "austen" with no repeats; when that cannot be read
+    // the task has no vocabulary and status() says why (check it before training).
     explicit Task(TaskKind kind);
+    // Text on a corpus (shared, never copied), repeat_share of its training sequences repeating a snippet:
+    // an 8-24 character stretch of the window copied to a later place in it. A repeat can only be predicted
+    // by finding the earlier copy and reading what followed it there, which is what induction heads do; plain
+    // English rarely repeats within 64 characters, so without repeats none form (TRAINING.md). repeat_share
+    // is clamped into [0, 1]. The held-out set never repeats.
+    Task(std::shared_ptr<const TextCorpus> corpus, float repeat_share);
 
     TaskKind kind() const { return kind_; }
     const TaskInfo& info() const { return task_info(kind_); }
@@ -120,6 +134,14 @@ public:
     int vocab_size() const { return static_cast<int>(vocabulary_.size()); }
     int T() const { return T_; } // the length of every input sequence
     bool causal() const { return causal_; }
+    // OK, or why the task cannot train (Text whose built-in corpus could not be read).
+    const Status& status() const { return status_; }
+    // Text's corpus and repeat share (null and 0 for the other tasks).
+    const std::shared_ptr<const TextCorpus>& corpus() const { return corpus_; }
+    float repeat_share() const { return repeat_; }
+    // 1 for the token ids that end a word (Text's whitespace), what the word-start score looks for; empty for
+    // tasks without words.
+    std::vector<std::uint8_t> word_boundaries() const;
     // The preset model (vocab_size, T_max and the mask set for this task) and training settings.
     Preset preset() const;
 
@@ -139,17 +161,23 @@ public:
     // never ambiguous (Induction's "Z K H Z d ..." would be); the first held-out sequence when none does.
     Batch probe() const;
 
-    // "3 1 4 | 4 1 3": a sequence of token ids as text, tokens separated by spaces.
+    // "3 1 4 | 4 1 3": a sequence of token ids as text, tokens separated by spaces (Text: the characters
+    // as they are, "Mr. Darcy").
     std::string to_text(const int* tokens, int n) const;
 
 private:
     bool generate(std::uint64_t key, int* tokens, int* targets, std::uint8_t* loss_mask,
                   std::uint8_t* acc_mask) const;
 
+    void set_row(TaskKind kind);
+
     TaskKind kind_;
     std::vector<std::string> vocabulary_;
     int T_ = 0;
     bool causal_ = true;
+    std::shared_ptr<const TextCorpus> corpus_;
+    float repeat_ = 0;
+    Status status_;
 };
 
 } // namespace attnlab::train

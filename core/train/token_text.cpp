@@ -100,4 +100,26 @@ Status text_batch(std::string_view text, const std::vector<std::string>& vocabul
     return Status::ok();
 }
 
+Status char_batch(std::string_view text, const CharVocabulary& vocabulary, int T_max, Batch* out)
+{
+    const std::vector<int> ids = vocabulary.encode(text);
+    if (ids.empty())
+        return Status::error("the text is empty: type a sentence for the model to read");
+    if (static_cast<int>(ids.size()) > T_max)
+        return Status::error("the text has " + std::to_string(ids.size()) + " characters, more than the " +
+                             std::to_string(T_max) + " the model reads at once: shorten it");
+    const int T = static_cast<int>(ids.size());
+    Batch b;
+    b.resize(1, T);
+    b.tokens = ids;
+    for (int t = 0; t + 1 < T; ++t)
+    {
+        b.targets[static_cast<size_t>(t)] = ids[static_cast<size_t>(t) + 1];
+        b.loss_mask[static_cast<size_t>(t)] = 1;
+        b.acc_mask[static_cast<size_t>(t)] = 1;
+    }
+    *out = std::move(b);
+    return Status::ok();
+}
+
 } // namespace attnlab::train

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "batch.h"
+#include "text_corpus.h"
 
 #include "core/status.h"
 
@@ -24,5 +25,10 @@ std::string vocabulary_text(const std::vector<std::string>& vocabulary);
 // the accuracy; the last position counts nowhere (target 0). On error (an unknown token, with the
 // vocabulary listed; no tokens; lines of different lengths; too long) out is unchanged.
 Status text_batch(std::string_view text, const std::vector<std::string>& vocabulary, int T_max, Batch* out);
+
+// A text model's input: the characters of text as one sequence (a line feed is a character; a character the
+// vocabulary lacks is the unknown token), each position predicting the next character; the last position
+// counts nowhere. Errors: no characters, more than T_max of them. On error out is unchanged.
+Status char_batch(std::string_view text, const CharVocabulary& vocabulary, int T_max, Batch* out);
 
 } // namespace attnlab::train

@@ -17,7 +17,12 @@ Status Trainer::init(TaskKind kind, const Preset& preset)
 {
     if (kind == TaskKind::Count)
         return Status::error("no task chosen");
-    Task task(kind);
+    return init(Task(kind), preset);
+}
+
+Status Trainer::init(const Task& task, const Preset& preset)
+{
+    ATTNLAB_TRY(task.status());
     Preset p = preset;
     if (p.model.vocab_size == 0)
         p.model.vocab_size = task.vocab_size();
@@ -65,6 +70,7 @@ void Trainer::reset()
     size_act_grads(c, preset_.train.batch_size, task_.T(), act_grads_);
     batch_.resize(preset_.train.batch_size, task_.T());
     head_sums_.reset(c);
+    head_sums_.set_word_boundaries(task_.word_boundaries());
     step_ = 0;
 }
 
@@ -115,6 +121,7 @@ const EvalStats& Trainer::evaluate()
     eval_.accuracy = accuracy.accuracy();
     eval_.exact_match = accuracy.exact_match();
     head_sums_.finish(eval_.heads);
+    eval_.word_scores = task_.corpus() != nullptr;
     return eval_;
 }
 

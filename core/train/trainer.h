@@ -45,6 +45,7 @@ struct EvalStats
     int step = 0;
     double loss = 0, accuracy = 0, exact_match = 0;
     std::vector<HeadScores> heads; // [l·h + j]
+    bool word_scores = false;      // the task has word boundaries: HeadScores::word_start means something
 };
 
 class Trainer
@@ -54,6 +55,9 @@ public:
     // from preset.model.seed and the optimizer, and makes the held-out set. vocab_size, T_max and causal
     // are the task's unless preset.model sets them (vocab_size and T_max may only grow).
     Status init(TaskKind task, const Preset& preset);
+    // The same for a task made elsewhere (Text on a corpus: Task(corpus, repeat_share)). An error when the
+    // task cannot train (task.status()).
+    Status init(const Task& task, const Preset& preset);
     // The same parameters as after init (same seed), step count 0: "reset, same initialisation".
     void reset();
 

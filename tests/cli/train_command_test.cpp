@@ -33,15 +33,15 @@ std::string last_line(const std::string& text)
     return at == std::string::npos ? t : t.substr(at + 1);
 }
 
-TEST(TasksCommand, ListsAllSevenWithTheirPreset)
+TEST(TasksCommand, ListsAllEightWithTheirPreset)
 {
     const CliResult r = run_cli({"tasks"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(r.err.empty()) << r.err;
-    EXPECT_EQ(line_count(r.out), 7) << r.out;
+    EXPECT_EQ(line_count(r.out), 8) << r.out;
     std::istringstream lines(r.out);
     std::string line;
-    for (const char* id : {"copy", "reverse", "sort", "induction", "brackets", "agreement", "tally"})
+    for (const char* id : {"copy", "reverse", "sort", "induction", "brackets", "agreement", "tally", "text"})
     {
         ASSERT_TRUE(std::getline(lines, line));
         EXPECT_EQ(line.rfind(std::string(id) + " ", 0), 0u) << line;

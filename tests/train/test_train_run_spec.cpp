@@ -155,11 +155,12 @@ TEST(TaskTable, EachTaskShowsTheScoreThatTellsItsHeadsApart)
     s.induction = 0.2;
     s.diagonal = 0.3;
     s.anti_diagonal = 0.4;
+    s.word_start = 0.5;
     for (int k = 0; k < kHeadScoreCount; ++k)
     {
         const auto kind = static_cast<HeadScoreKind>(k);
         EXPECT_DOUBLE_EQ(head_score(s, kind), 0.1 * (k + 1)) << head_score_info(kind).key;
     }
-    EXPECT_EQ(head_score_kind(9), HeadScoreKind::AntiDiagonal);
+    EXPECT_EQ(head_score_kind(9), HeadScoreKind::WordStart); // clamped to the last
     EXPECT_STREQ(head_score_info(HeadScoreKind::Induction).name, "induction (prefix matching)");
 }

@@ -1,0 +1,377 @@
+// Text corpora: reading and checking a UTF-8 text, its character vocabulary and its held-out split.
+#include "text_corpus.h"
+
+#include "core/tokenizer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+namespace attnlab::train
+{
+
+namespace
+{
+
+constexpr char32_t kReplacement = 0xFFFD;
+
+// Decodes the UTF-8 sequence at text[i] (the text is valid UTF-8) and moves i past it.
+char32_t next_code_point(std::string_view text, std::size_t& i)
+{
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char b0 = byte(i);
+    if (b0 < 0x80)
+    {
+        ++i;
+        return b0;
+    }
+    const int extra = b0 >= 0xF0 ? 3 : b0 >= 0xE0 ? 2 : 1;
+    char32_t cp = b0 & (0x3F >> extra);
+    for (int k = 1; k <= extra; ++k)
+        cp = (cp << 6) | (byte(i + static_cast<std::size_t>(k)) & 0x3F);
+    i += static_cast<std::size_t>(extra) + 1;
+    return cp;
+}
+
+void append_utf8(std::string& s, char32_t cp)
+{
+    if (cp < 0x80)
+        s += static_cast<char>(cp);
+    else if (cp < 0x800)
+    {
+        s += static_cast<char>(0xC0 | (cp >> 6));
+        s += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+    else if (cp < 0x10000)
+    {
+        s += static_cast<char>(0xE0 | (cp >> 12));
+        s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        s += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+    else
+    {
+        s += static_cast<char>(0xF0 | (cp >> 18));
+        s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        s += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+}
+
+std::string with_commas(long long n)
+{
+    std::string digits = std::to_string(n), out;
+    for (std::size_t i = 0; i < digits.size(); ++i)
+    {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string megabytes(std::size_t bytes)
+{
+    char s[32];
+    std::snprintf(s, sizeof s, "%.1f MB", static_cast<double>(bytes) / (1u << 20));
+    return s;
+}
+
+bool is_whitespace(char32_t cp)
+{
+    return cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' || cp == '\v' || cp == '\f' || cp == 0xA0 ||
+           cp == 0x3000 || (cp >= 0x2000 && cp <= 0x200A);
+}
+
+} // namespace
+
+// [SECTION] CharVocabulary
+
+CharVocabulary CharVocabulary::of_code_points(const std::vector<char32_t>& code_points)
+{
+    CharVocabulary v;
+    v.symbols_.emplace_back(kUnknownSymbol);
+    v.code_points_.push_back(0);
+    for (const char32_t cp : code_points)
+    {
+        if (cp == kReplacement || v.ids_.count(cp) > 0)
+            continue;
+        v.ids_[cp] = static_cast<int>(v.symbols_.size());
+        std::string s;
+        append_utf8(s, cp);
+        v.symbols_.push_back(std::move(s));
+        v.code_points_.push_back(cp);
+    }
+    return v;
+}
+
+Status CharVocabulary::from_symbols(const std::vector<std::string>& symbols, CharVocabulary* out)
+{
+    if (symbols.size() < 2)
+        return Status::error("a text model's vocabulary needs the unknown symbol and at least one character");
+    if (symbols[0] != kUnknownSymbol)
+        return Status::error("a text model's vocabulary must start with the unknown symbol U+FFFD, not \"" +
+                             symbols[0] + "\"");
+    std::vector<char32_t> cps;
+    for (std::size_t id = 1; id < symbols.size(); ++id)
+    {
+        const std::string& s = symbols[id];
+        std::size_t i = 0;
+        if (s.empty() || invalid_utf8_offset(s) != std::string_view::npos)
+            return Status::error("text vocabulary entry " + std::to_string(id) +
+                                 " is not one UTF-8 character");
+        const char32_t cp = next_code_point(s, i);
+        if (i != s.size() || cp == kReplacement)
+            return Status::error("text vocabulary entry " + std::to_string(id) + " (\"" + s +
+                                 "\") is not one character other than U+FFFD");
+        if (std::find(cps.begin(), cps.end(), cp) != cps.end())
+            return Status::error("text vocabulary entry " + std::to_string(id) + " (\"" + s +
+                                 "\") appears twice");
+        cps.push_back(cp);
+    }
+    *out = of_code_points(cps);
+    return Status::ok();
+}
+
+int CharVocabulary::encode(char32_t code_point) const
+{
+    const auto it = ids_.find(code_point);
+    return it == ids_.end() ? kUnknownId : it->second;
+}
+
+std::vector<int> CharVocabulary::encode(std::string_view utf8) const
+{
+    std::vector<int> ids;
+    for (std::size_t i = 0; i < utf8.size();)
+    {
+        const std::size_t bad = invalid_utf8_offset(utf8.substr(i, 4));
+        if (bad == 0)
+        {
+            ids.push_back(kUnknownId);
+            ++i;
+            continue;
+        }
+        ids.push_back(encode(next_code_point(utf8, i)));
+    }
+    return ids;
+}
+
+std::string CharVocabulary::decode(const int* ids, int n) const
+{
+    std::string s;
+    for (int t = 0; t < n; ++t)
+        s += ids[t] >= 0 && ids[t] < size() ? symbols_[static_cast<std::size_t>(ids[t])]
+                                            : std::string(kUnknownSymbol);
+    return s;
+}
+
+std::vector<std::uint8_t> CharVocabulary::word_boundaries() const
+{
+    std::vector<std::uint8_t> out(symbols_.size(), 0);
+    for (std::size_t id = 1; id < code_points_.size(); ++id)
+        out[id] = is_whitespace(code_points_[id]);
+    return out;
+}
+
+// [SECTION] TextCorpus
+
+std::string TextCorpus::summary() const
+{
+    std::string s =
+        with_commas(characters) + " characters (" + with_commas(static_cast<long long>(train_end)) +
+        " for training, the last tenth held out), " + std::to_string(vocabulary.size()) + " symbols";
+    if (folded_symbols > 0)
+        s += "; " + std::to_string(folded_symbols) + " rare character" + (folded_symbols == 1 ? "" : "s") +
+             " (" + with_commas(folded_count) + " occurrence" + (folded_count == 1 ? "" : "s") +
+             ") folded into the unknown symbol";
+    if (unseen_held_out > 0)
+        s += "; " + with_commas(unseen_held_out) + " held-out character" + (unseen_held_out == 1 ? "" : "s") +
+             " unknown to training";
+    return s;
+}
+
+const std::vector<BuiltinCorpus>& builtin_corpora()
+{
+    static const std::vector<BuiltinCorpus> rows = {
+        {"austen", "pride_and_prejudice.txt", "Jane Austen, Pride and Prejudice (1813)"},
+        {"devil", "devils_dictionary.txt", "Ambrose Bierce, The Devil's Dictionary (1911)"},
+    };
+    return rows;
+}
+
+std::string builtin_corpus_keys()
+{
+    std::string keys;
+    for (const BuiltinCorpus& c : builtin_corpora())
+        keys += (keys.empty() ? "" : ", ") + std::string(c.key);
+    return keys;
+}
+
+std::string corpora_folder()
+{
+    if (const char* env = std::getenv("ATTNLAB_CORPORA"); env && *env)
+        return env;
+    return ATTNLAB_CORPORA_DIR;
+}
+
+std::uint64_t fnv1a64(std::string_view bytes)
+{
+    std::uint64_t h = 0xCBF29CE484222325ull;
+    for (const char c : bytes)
+    {
+        h ^= static_cast<unsigned char>(c);
+        h *= 0x100000001B3ull;
+    }
+    return h;
+}
+
+Status build_text_corpus(std::string_view bytes, const TextSource& source, const TextCorpusOptions& options,
+                         std::shared_ptr<const TextCorpus>* out)
+{
+    const std::string name = source.name().empty() ? std::string("the text") : source.name();
+    if (bytes.size() > kMaxTextBytes)
+        return Status::error(name + " is " + megabytes(bytes.size()) + ", more than the " +
+                             megabytes(kMaxTextBytes) + " a text for training may have: use a part of it");
+    std::string_view text = bytes;
+    if (text.substr(0, 3) == "\xEF\xBB\xBF")
+        text.remove_prefix(3);
+    if (text.empty())
+        return Status::error(name + " is empty: choose a file of plain text (UTF-8), a book or an essay");
+    if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
+        return Status::error(name + " looks binary (a NUL byte at offset " + std::to_string(nul) +
+                             "), not text: choose a plain UTF-8 text file (.txt); save a document from its "
+                             "editor as plain text first");
+    if (const std::size_t bad = invalid_utf8_offset(text); bad != std::string_view::npos)
+    {
+        const long long line =
+            1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
+        return Status::error(name + " is not valid UTF-8 (line " + std::to_string(line) + ", byte offset " +
+                             std::to_string(bad) +
+                             "): save it as UTF-8 (Latin-1 and Windows-1252 files need converting, e.g. with "
+                             "iconv -f latin1 -t utf-8)");
+    }
+
+    std::vector<char32_t> cps;
+    cps.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();)
+    {
+        const char32_t cp = next_code_point(text, i);
+        if (cp == '\r' && i < text.size() && text[i] == '\n')
+            continue; // CR LF reads as LF
+        cps.push_back(cp);
+    }
+    const long long n = static_cast<long long>(cps.size());
+    const long long need = 10LL * (options.T + 1);
+    if (n < need)
+        return Status::error(
+            name + " has " + with_commas(n) + " characters; training needs at least " + with_commas(need) +
+            " (the held-out last tenth must hold one sequence of T + 1 = " + std::to_string(options.T + 1) +
+            "): use a longer text");
+
+    auto corpus = std::make_shared<TextCorpus>();
+    corpus->source = source;
+    corpus->characters = n;
+    corpus->min_count = options.min_count;
+    corpus->train_end = static_cast<std::size_t>(n - n / 10);
+
+    std::map<char32_t, long long> counts;
+    for (std::size_t i = 0; i < corpus->train_end; ++i)
+        ++counts[cps[i]];
+    counts.erase(kReplacement);
+    std::vector<std::pair<long long, char32_t>> by_count;
+    for (const auto& [cp, count] : counts)
+        by_count.emplace_back(count, cp);
+    // The most frequent first (ties by code point), at most kMaxTextSymbols - 1, each seen min_count times.
+    std::sort(by_count.begin(), by_count.end(),
+              [](const auto& a, const auto& b)
+              { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+    std::vector<char32_t> kept;
+    for (const auto& [count, cp] : by_count)
+        if (count >= options.min_count && static_cast<int>(kept.size()) + 1 < kMaxTextSymbols)
+            kept.push_back(cp);
+        else
+        {
+            ++corpus->folded_symbols;
+            corpus->folded_count += count;
+        }
+    std::sort(kept.begin(), kept.end());
+    corpus->vocabulary = CharVocabulary::of_code_points(kept);
+
+    corpus->ids.resize(cps.size());
+    for (std::size_t i = 0; i < cps.size(); ++i)
+    {
+        const int id = corpus->vocabulary.encode(cps[i]);
+        corpus->ids[i] = static_cast<std::uint16_t>(id);
+        if (i >= corpus->train_end && id == kUnknownId && counts.count(cps[i]) == 0)
+            ++corpus->unseen_held_out;
+    }
+    *out = std::move(corpus);
+    return Status::ok();
+}
+
+Status load_text_corpus(const std::string& what, const TextCorpusOptions& options,
+                        std::shared_ptr<const TextCorpus>* out)
+{
+    namespace fs = std::filesystem;
+    TextSource source;
+    std::string path = what;
+    for (const BuiltinCorpus& c : builtin_corpora())
+        if (what == c.key)
+        {
+            source.builtin = c.key;
+            path = corpora_folder() + "/" + c.file;
+        }
+    source.path = path;
+
+    // Built-in corpora are read once per process and shared.
+    static std::mutex cache_mutex;
+    static std::map<std::tuple<std::string, int, int>, std::shared_ptr<const TextCorpus>> cache;
+    const auto cache_key = std::make_tuple(source.builtin, options.T, options.min_count);
+    if (!source.builtin.empty())
+    {
+        const std::lock_guard<std::mutex> lock(cache_mutex);
+        if (const auto it = cache.find(cache_key); it != cache.end())
+        {
+            *out = it->second;
+            return Status::ok();
+        }
+    }
+
+    const std::string hint = source.builtin.empty() ? " (built-in texts: " + builtin_corpus_keys() + ")"
+                                                    : " (set ATTNLAB_CORPORA to the assets/corpora folder)";
+    if (path.empty())
+        return Status::error("no text given: name a built-in text (" + builtin_corpus_keys() + ") or a file");
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st))
+        return Status::error(path + ": no such file" + hint);
+    if (fs::is_directory(st))
+        return Status::error(path + " is a folder: choose a text file in it");
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (ec)
+        return Status::error(path + ": cannot read its size (" + ec.message() + ")");
+    if (size > kMaxTextBytes)
+        return Status::error(path + " is " + megabytes(static_cast<std::size_t>(size)) + ", more than the " +
+                             megabytes(kMaxTextBytes) + " a text for training may have: use a part of it");
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes(static_cast<std::size_t>(size), '\0');
+    if (!in || !in.read(bytes.data(), static_cast<std::streamsize>(size)))
+        return Status::error(path + ": cannot be read (check that it exists and that you may read it)");
+    source.bytes = size;
+    source.hash = fnv1a64(bytes);
+    std::shared_ptr<const TextCorpus> corpus;
+    ATTNLAB_TRY(build_text_corpus(bytes, source, options, &corpus));
+    if (!source.builtin.empty())
+    {
+        const std::lock_guard<std::mutex> lock(cache_mutex);
+        cache.emplace(cache_key, corpus);
+    }
+    *out = std::move(corpus);
+    return Status::ok();
+}
+
+} // namespace attnlab::train
