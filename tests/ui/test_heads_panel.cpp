@@ -287,8 +287,8 @@ TEST_F(HeadsPanelTest, ShortSentenceLabelsQueriesAndKeysAndLongOneNamesThemOnHov
     ui.mouse(cell_point(out, weights_key(0, 1), 3, 7, 40, 40).x,
              cell_point(out, weights_key(0, 1), 3, 7, 40, 40).y);
     out = ui.frames(*state, 2, heads);
-    EXPECT_TRUE(contains(out.text, "row 3 on")) << out.text;
-    EXPECT_TRUE(contains(out.text, "col 7 looked")) << out.text;
+    EXPECT_TRUE(contains(out.text, "row i = 3 on")) << out.text;
+    EXPECT_TRUE(contains(out.text, "col j = 7 looked")) << out.text;
 }
 
 TEST_F(HeadsPanelTest, ClickingARowLabelPinsTheQueryInEveryHeadUntilClickedAgain)

@@ -243,6 +243,26 @@ TEST(TrainingPanel, ProbeIsEditableAndAWrongTokenIsAMessage)
     EXPECT_EQ(ts.probe.T(), 11);
 }
 
+// The text task's probe is read as characters, spaces and punctuation included, one token each.
+TEST(TrainingPanel, ATextModelsProbeIsItsCharacters)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    TrainingPanelState& ts = state->training;
+    ts.edit = train::RunSpec(train::TaskKind::Text);
+    ASSERT_TRUE(state->training_run.configure(ts.edit).is_ok());
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    EXPECT_TRUE(ts.probe_error.empty()) << ts.probe_error;
+    ts.probe_text = "Mr. Darcy, \u00bfno?";
+    ts.probe_dirty = true;
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    EXPECT_TRUE(ts.probe_error.empty()) << ts.probe_error;
+    ASSERT_EQ(ts.probe_batch.T, 15); // 15 characters ("¿" is one)
+    const std::vector<std::string>& vocabulary = state->training.view.vocabulary;
+    EXPECT_EQ(vocabulary[static_cast<std::size_t>(ts.probe_batch.tokens[0])], "M");
+    EXPECT_EQ(vocabulary[static_cast<std::size_t>(ts.probe_batch.tokens[3])], " ");
+}
+
 // One number per score: the title above a head's map is the held-out score at the shown step, the value the
 // head-score curve has there (not the probe's, which is one sequence).
 TEST(TrainingPanel, AHeadsTitleShowsTheNumberItsCurveShows)

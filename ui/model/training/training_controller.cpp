@@ -53,7 +53,17 @@ void sync_probe(TrainingPanelState& ts)
         return;
     ts.probe_dirty = false;
     train::Batch batch;
-    Status s = train::text_batch(ts.probe_text, v.vocabulary, v.model.T_max, &batch);
+    Status s;
+    if (v.config.task == train::TaskKind::Text)
+    {
+        // A text model reads the probe as characters, one token each (an unknown one as U+FFFD).
+        train::CharVocabulary chars;
+        s = train::CharVocabulary::from_symbols(v.vocabulary, &chars);
+        if (s)
+            s = train::char_batch(ts.probe_text, chars, v.model.T_max, &batch);
+    }
+    else
+        s = train::text_batch(ts.probe_text, v.vocabulary, v.model.T_max, &batch);
     if (s && batch.B != 1)
         s = Status::error("the probe is one sequence: write it on one line");
     if (s) // the positions the task scores, with its targets: the loss and gradients shown are the trained
