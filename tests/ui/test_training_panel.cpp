@@ -1,5 +1,6 @@
 // The Training panel headless (task combo, buttons, maps after synchronous steps) and TrainingRun's worker:
 // play, pause, target, reset and the hand-over of the trainer between threads.
+#include "core/io/model_file.h"
 #include "core/io/session_file.h"
 #include "ui/model/lessons.h"
 #include "ui/model/session_files.h"
@@ -241,6 +242,29 @@ TEST(TrainingPanel, ProbeIsEditableAndAWrongTokenIsAMessage)
     EXPECT_NE(ts.probe_text, "1 2 x");
     EXPECT_TRUE(ts.probe_error.empty()) << ts.probe_error;
     EXPECT_EQ(ts.probe.T(), 11);
+}
+
+// A text model trained on another book opens on that book: its vocabulary, not the default one's.
+TEST(TrainingPanel, ATextModelOpensOnTheTextItWasTrainedOn)
+{
+    std::shared_ptr<const train::TextCorpus> devil;
+    ASSERT_TRUE(train::load_text_corpus("devil", train::TextCorpusOptions{}, &devil).is_ok());
+    const train::Task task(devil, 0.0f);
+    train::Trainer trainer;
+    train::Preset preset = task.preset();
+    preset.model.vocab_size = task.vocab_size();
+    ASSERT_TRUE(trainer.init(task, preset).is_ok());
+    trainer.run(3);
+    const TrainedModel model = trained_model(trainer, {});
+    ASSERT_EQ(model.text.corpus, "devil");
+    TrainingRun run;
+    ASSERT_TRUE(run.open(model).is_ok());
+    TrainingSnapshot view;
+    run.poll(view);
+    EXPECT_EQ(view.vocabulary, devil->vocabulary.symbols());
+    std::shared_ptr<const train::TextCorpus> austen;
+    ASSERT_TRUE(train::load_text_corpus("austen", train::TextCorpusOptions{}, &austen).is_ok());
+    EXPECT_NE(view.vocabulary, austen->vocabulary.symbols()); // the books' characters differ
 }
 
 // The text task's probe is read as characters, spaces and punctuation included, one token each.

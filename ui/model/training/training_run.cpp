@@ -138,7 +138,15 @@ Status TrainingRun::open(const TrainedModel& model)
     preset.model = model.config;
     preset.train = model.settings;
     preset.train.held_out_size = kHeldOutSize;
-    if (Status s = trainer_.init(kind, preset); !s)
+    if (kind == train::TaskKind::Text)
+    {
+        // A text model trains on, and is scored on, the text it was trained on (its file, or a built-in
+        // book).
+        train::Task task(train::TaskKind::Text);
+        ATTNLAB_TRY(trained_text_task(model, &task));
+        ATTNLAB_TRY(trainer_.init(task, preset));
+    }
+    else if (Status s = trainer_.init(kind, preset); !s)
         return s;
     if (Status s = trainer_.restore(model.params); !s)
     {
