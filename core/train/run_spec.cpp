@@ -137,9 +137,23 @@ Preset RunSpec::preset() const
 
 std::string RunSpec::label() const
 {
-    char s[200];
+    char s[400];
+    std::string title = task_info(task).title;
+    if (task == TaskKind::Text)
+    {
+        // Which text: the book's key, or the file's name without its folders.
+        const std::size_t slash = corpus.find_last_of('/');
+        title += " (" + (slash == std::string::npos ? corpus : corpus.substr(slash + 1));
+        if (repeat > 0.0f)
+        {
+            char r[32];
+            std::snprintf(r, sizeof r, ", repeat %.2g", static_cast<double>(repeat));
+            title += r;
+        }
+        title += ")";
+    }
     std::snprintf(s, sizeof s, "%s, %d layer%s, h = %d, d_model = %d%s%s%s%s, lr %.0e, seed %llu",
-                  task_info(task).title, n_layers, n_layers == 1 ? "" : "s", n_heads, d_model,
+                  title.c_str(), n_layers, n_layers == 1 ? "" : "s", n_heads, d_model,
                   attention_only ? ", attn-only" : "", norm == NormPlacement::Post ? ", post-LN" : "",
                   residual ? "" : ", no residual", positions == PositionKind::None ? ", no positions" : "",
                   static_cast<double>(lr), static_cast<unsigned long long>(seed));
@@ -151,7 +165,28 @@ bool RunSpec::operator==(const RunSpec& o) const
     return task == o.task && n_layers == o.n_layers && n_heads == o.n_heads && d_model == o.d_model &&
            d_ff == o.d_ff && attention_only == o.attention_only && norm == o.norm &&
            positions == o.positions && residual == o.residual && lr == o.lr &&
-           weight_decay == o.weight_decay && batch_size == o.batch_size && steps == o.steps && seed == o.seed;
+           weight_decay == o.weight_decay && batch_size == o.batch_size && steps == o.steps &&
+           seed == o.seed && (task != TaskKind::Text || (corpus == o.corpus && repeat == o.repeat));
+}
+
+Status run_task(const RunSpec& spec, Task* out)
+{
+    if (spec.task != TaskKind::Text)
+    {
+        Task task(spec.task);
+        ATTNLAB_TRY(task.status());
+        *out = std::move(task);
+        return Status::ok();
+    }
+    if (!(spec.repeat >= 0.0f && spec.repeat <= 1.0f))
+        return Status::error("the repeat share is the part of the training sequences that repeat a snippet, "
+                             "from 0 to 1 (try 0.5)");
+    std::shared_ptr<const TextCorpus> corpus;
+    TextCorpusOptions options;
+    options.T = task_info(TaskKind::Text).T;
+    ATTNLAB_TRY(load_text_corpus(spec.corpus, options, &corpus));
+    *out = Task(std::move(corpus), spec.repeat);
+    return Status::ok();
 }
 
 Status check_run(const RunSpec& s, FieldNames names)

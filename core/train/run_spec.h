@@ -68,6 +68,10 @@ struct RunSpec
     int batch_size = 0;        // sequences per step
     int steps = 0;             // the run's length (the Training panel's target step)
     std::uint64_t seed = 1;    // the initial parameters and the training batches
+    // Text only: the built-in book's key ("austen", "devil") or a UTF-8 file's path, and the share of
+    // training sequences that repeat a snippet (what makes induction heads form on text).
+    std::string corpus = "austen";
+    float repeat = 0.0f;
 
     // The task's preset (default: Reverse's).
     explicit RunSpec(TaskKind task = TaskKind::Reverse);
@@ -86,6 +90,10 @@ struct RunSpec
 private:
     RunSpec(TaskKind task, const Preset& preset);
 };
+
+// The task a run trains on: the row's, or for Text its corpus (read, and checked as the file reader does)
+// with its repeat share. Errors name the corpus and what is wrong; out is unchanged on error.
+Status run_task(const RunSpec& spec, Task* out);
 
 // The one check of a run, whoever asks: the model's shape (the engine's rules), every field of the table
 // within its limits, and the memory the run would take. The message names the field as `names` says and

@@ -203,6 +203,14 @@ const std::vector<BuiltinCorpus>& builtin_corpora()
     return rows;
 }
 
+const BuiltinCorpus* find_builtin_corpus(std::string_view key)
+{
+    for (const BuiltinCorpus& c : builtin_corpora())
+        if (key == c.key)
+            return &c;
+    return nullptr;
+}
+
 std::string builtin_corpus_keys()
 {
     std::string keys;

@@ -114,6 +114,8 @@ struct BuiltinCorpus
     const char* title; // "Jane Austen, Pride and Prejudice (1813)"
 };
 const std::vector<BuiltinCorpus>& builtin_corpora();
+// The built-in corpus of that key, or nullptr (a file's path).
+const BuiltinCorpus* find_builtin_corpus(std::string_view key);
 // "austen, devil": the built-in keys (help texts, messages).
 std::string builtin_corpus_keys();
 // The folder holding the built-in corpora: $ATTNLAB_CORPORA if set, else assets/corpora beside the sources.

@@ -119,6 +119,37 @@ TEST(RunSpec, OneCheckNamesTheFieldAsEachWayInDoes)
     }
 }
 
+// A text run is its text and repeat share too: they make another run, are named in its legend, and the task
+// is read from them (a missing file is a message naming it).
+TEST(RunSpec, ATextRunIsItsCorpusAndRepeatShare)
+{
+    RunSpec austen(TaskKind::Text), devil(TaskKind::Text);
+    devil.corpus = "devil";
+    devil.repeat = 0.5f;
+    EXPECT_NE(austen, devil);
+    EXPECT_NE(devil.label().find("Text (devil, repeat 0.5)"), std::string::npos) << devil.label();
+    EXPECT_NE(austen.label().find("Text (austen)"), std::string::npos) << austen.label();
+    RunSpec sort_a(TaskKind::Sort), sort_b(TaskKind::Sort);
+    sort_b.corpus = "devil"; // not a text run: the field means nothing
+    EXPECT_EQ(sort_a, sort_b);
+
+    Task task(TaskKind::Reverse);
+    ASSERT_TRUE(run_task(devil, &task).is_ok());
+    EXPECT_EQ(task.kind(), TaskKind::Text);
+    ASSERT_NE(task.corpus(), nullptr);
+    EXPECT_EQ(task.corpus()->source.builtin, "devil");
+    EXPECT_FLOAT_EQ(task.repeat_share(), 0.5f);
+    RunSpec missing(TaskKind::Text);
+    missing.corpus = "/no/such/file.txt";
+    const Status s = run_task(missing, &task);
+    ASSERT_FALSE(s.is_ok());
+    EXPECT_NE(s.message().find("/no/such/file.txt"), std::string::npos) << s.message();
+    EXPECT_EQ(task.corpus()->source.builtin, "devil"); // unchanged on error
+    missing.corpus = "devil";
+    missing.repeat = 1.5f;
+    EXPECT_FALSE(run_task(missing, &task).is_ok());
+}
+
 TEST(TaskTable, EveryFactOfATaskComesFromItsRow)
 {
     std::set<std::string> keys;

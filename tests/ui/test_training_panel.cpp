@@ -11,9 +11,12 @@
 #include "ui/picture/colormap.h"
 #include "ui/picture/export.h"
 #include "ui/shell/app_ui.h"
+#include "ui/shell/file_actions.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -265,6 +268,50 @@ TEST(TrainingPanel, ATextModelOpensOnTheTextItWasTrainedOn)
     std::shared_ptr<const train::TextCorpus> austen;
     ASSERT_TRUE(train::load_text_corpus("austen", train::TextCorpusOptions{}, &austen).is_ok());
     EXPECT_NE(view.vocabulary, austen->vocabulary.symbols()); // the books' characters differ
+}
+
+// File > Train on a text file: the Text task on the user's file (its own characters), the panel's Text
+// fields naming it; a bad file is a message in the dialog and the run on screen stays.
+TEST(TrainingPanel, TrainOnATextFileOfTheUsers)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("attnlab_text_file_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const std::filesystem::path good = dir / "notes.txt";
+    {
+        std::ofstream f(good);
+        for (int i = 0; i < 40; ++i)
+            f << "The quick brown fox jumps over the lazy dog; zebras quietly vex. ";
+    }
+    const std::filesystem::path bad = dir / "binary.bin";
+    {
+        std::ofstream f(bad, std::ios::binary);
+        f << std::string("abc\0def", 7) << std::string(2000, 'x');
+    }
+    ASSERT_TRUE(state->training_run.configure(train::RunSpec(train::TaskKind::Sort)).is_ok());
+    state->training_run.poll(state->training.view);
+
+    open_file_dialog(*state, FileAction::TrainTextFile);
+    state->file_dialog.path = bad.string();
+    const std::string refused = run_file_action(*state);
+    EXPECT_TRUE(contains(refused, "binary")) << refused;
+    EXPECT_EQ(state->training.view.config.task, train::TaskKind::Sort); // the run on screen stays
+
+    state->file_dialog.path = good.string();
+    const std::string error = run_file_action(*state);
+    EXPECT_TRUE(error.empty()) << error;
+    const TrainingSnapshot& v = state->training.view;
+    EXPECT_EQ(v.config.task, train::TaskKind::Text);
+    EXPECT_EQ(v.config.corpus, good.string());
+    // The file's own characters: 'z' is in it, '%' is not.
+    EXPECT_NE(std::find(v.vocabulary.begin(), v.vocabulary.end(), "z"), v.vocabulary.end());
+    EXPECT_EQ(std::find(v.vocabulary.begin(), v.vocabulary.end(), "%"), v.vocabulary.end());
+    const test::FrameOutput out = ui.frames(*state, 2, panel_only(draw_training_panel));
+    EXPECT_TRUE(contains(out.text, "notes.txt")) << out.text;
+    EXPECT_TRUE(contains(out.text, "repeat")) << out.text;
+    std::filesystem::remove_all(dir);
 }
 
 // The text task's probe is read as characters, spaces and punctuation included, one token each.

@@ -201,6 +201,7 @@ enum class FileAction
     ExportCurvesCsv, // the Training panel's curves
     ExportCurvesPng, // the same as a picture
     OpenModelFolder, // a Hugging Face GPT-2 or BERT folder into the main panels (ui/model/opened_model.h)
+    TrainTextFile,   // a UTF-8 text file: the Training panel's Text task on it
 };
 
 struct FileDialog

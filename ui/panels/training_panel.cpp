@@ -20,6 +20,7 @@
 #include "ui/panels/panels.h"
 #include "ui/panels/training_panel_views.h"
 #include "ui/picture/colormap.h"
+#include "ui/shell/file_actions.h"
 #include "ui/shell/widgets.h"
 
 #include <imgui.h>
@@ -141,6 +142,34 @@ void progress_bar(float fraction, const char* overlay)
     dl->AddText(nullptr, 0.0f, at, ImGui::GetColorU32(ImGuiCol_Text), overlay, nullptr, 0.0f, &frame_clip);
 }
 
+// The Text task's own fields: which text (a built-in book or a file of the user's) and the repeat share.
+void text_fields(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    const train::BuiltinCorpus* builtin = train::find_builtin_corpus(ts.edit.corpus);
+    const std::size_t slash = ts.edit.corpus.find_last_of('/');
+    const std::string file = slash == std::string::npos ? ts.edit.corpus : ts.edit.corpus.substr(slash + 1);
+    ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 4.0f);
+    if (ImGui::BeginCombo("text", builtin != nullptr ? builtin->title : file.c_str()))
+    {
+        for (const train::BuiltinCorpus& c : train::builtin_corpora())
+            if (ImGui::Selectable(c.title, builtin == &c))
+                ts.edit.corpus = c.key;
+        if (ImGui::Selectable("A text file of yours…"))
+            open_file_dialog(state, FileAction::TrainTextFile);
+        ImGui::EndCombo();
+    }
+    item_tooltip(builtin != nullptr ? "A public-domain book that comes with Attention Lab (assets/corpora)."
+                                    : ts.edit.corpus.c_str());
+    ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 4.0f);
+    ImGui::SliderFloat("repeat", &ts.edit.repeat, 0.0f, 1.0f, "%.2f");
+    item_tooltip(
+        "The share of training sequences in which a snippet of 8-24 characters appears again later. "
+        "Plain English rarely repeats itself within 64 characters; a repeat can only be predicted by "
+        "finding the earlier copy and reading what came after it, which is what induction heads "
+        "do, so repeats make them form. The held-out text never repeats.");
+}
+
 // The task, its description and preset, and the model's fields.
 void draw_task(AppState& state)
 {
@@ -162,6 +191,8 @@ void draw_task(AppState& state)
     }
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextDisabled("%s", info.description);
+    if (ts.edit.task == train::TaskKind::Text)
+        text_fields(state);
     const train::RunSpec preset(ts.edit.task);
     ImGui::TextDisabled("preset: %d layer%s, h = %d, d_model = %d%s, %d steps", preset.n_layers,
                         preset.n_layers == 1 ? "" : "s", preset.n_heads, preset.d_model,

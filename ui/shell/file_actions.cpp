@@ -41,6 +41,12 @@ void open_file_dialog(AppState& state, FileAction action)
     case FileAction::ExportCurvesPng:
         d.path = std::string(train::task_info(state.training.view.config.task).key) + "-curves.png";
         break;
+    case FileAction::TrainTextFile:
+        d.path = state.training.edit.task == train::TaskKind::Text &&
+                         train::find_builtin_corpus(state.training.edit.corpus) == nullptr
+                     ? state.training.edit.corpus
+                     : std::string();
+        break;
     case FileAction::OpenModelFolder:
         d.path = !state.opened.folder.empty()   ? state.opened.folder
                  : !state.opened.recent.empty() ? state.opened.recent.front()
@@ -129,6 +135,25 @@ std::string run_file_action(AppState& state)
     case FileAction::OpenModelFolder:
         // Refused at once when it is no folder; otherwise it loads on its thread (the progress popup).
         return open_model_folder(state, d.path).message();
+    case FileAction::TrainTextFile:
+    {
+        // The Text task on the file, with the panel's other fields as they are; a bad file is a message here
+        // and the run on screen stays.
+        train::RunSpec spec = state.training.edit;
+        if (spec.task != train::TaskKind::Text)
+            spec = train::RunSpec(train::TaskKind::Text);
+        spec.corpus = d.path;
+        train::Task task(train::TaskKind::Reverse);
+        if (Status s = train::run_task(spec, &task); !s)
+            return s.message();
+        state.training.edit = spec;
+        apply_training_fields(state);
+        state.prefs.open[static_cast<std::size_t>(PanelId::Training)] = true;
+        if (!state.training.error.empty())
+            return state.training.error;
+        state.set_message("Training on " + d.path + ": " + task.corpus()->summary() + ". Press Play.", false);
+        return std::string();
+    }
     case FileAction::None:
         break;
     }

@@ -195,6 +195,10 @@ void file_menu(AppState& state)
     item_tooltip("A Hugging Face GPT-2 or BERT folder (config.json, model.safetensors, tokenizer files): the "
                  "main panels show every intermediate of the sentence box's text run through it.");
     recent_models_menu(state);
+    if (ImGui::MenuItem("Train on a text file…"))
+        open_file_dialog(state, FileAction::TrainTextFile);
+    item_tooltip("Any UTF-8 text file of yours (a book, notes, code): the Training panel's Text task learns "
+                 "to predict its next character, and its heads are shown as they form.");
     if (ImGui::MenuItem("Close model", nullptr, false, state.opened.model != nullptr))
         close_model(state);
     if (state.opened.model)

@@ -57,6 +57,8 @@ void file_popup(AppState& state)
         : d.action == FileAction::SaveModel       ? "Save the trained model (attnlab-model JSON) to"
         : d.action == FileAction::ExportCurvesCsv ? "Export the training curves (CSV) to"
         : d.action == FileAction::ExportCurvesPng ? "Save a picture of the training curves (PNG) to"
+        : d.action == FileAction::TrainTextFile
+            ? "Train on a UTF-8 text file (at least a few thousand characters; at most 16 MB)"
         : d.action == FileAction::OpenModelFolder
             ? "Open a Hugging Face GPT-2 or BERT model folder (config.json, model.safetensors, "
               "tokenizer files)"

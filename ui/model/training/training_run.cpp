@@ -120,7 +120,10 @@ Status TrainingRun::configure(const train::RunSpec& config)
     ATTNLAB_TRY(train::check_run(config, train::FieldNames::Label));
     train::Preset preset = config.preset();
     preset.train.held_out_size = kHeldOutSize;
-    if (Status s = trainer_.init(config.task, preset); !s)
+    train::Task task(config.task == train::TaskKind::Text ? train::TaskKind::Reverse : config.task);
+    ATTNLAB_TRY(train::run_task(config, &task)); // Text: its corpus read, with its repeat share
+    preset.model.vocab_size = task.vocab_size();
+    if (Status s = trainer_.init(task, preset); !s)
         return s;
     keep_as_past();
     work_.config = config;
@@ -156,6 +159,11 @@ Status TrainingRun::open(const TrainedModel& model)
     trainer_.set_steps_taken(model.steps_taken);
     keep_as_past();
     work_.config = train::RunSpec::of_model(kind, preset);
+    if (kind == train::TaskKind::Text)
+    {
+        work_.config.corpus = model.text.corpus.empty() ? model.text.file : model.text.corpus;
+        work_.config.repeat = model.text.repeat;
+    }
     work_.config.steps = std::max(model.settings.steps, model.steps_taken);
     target_.store(work_.config.steps, std::memory_order_relaxed);
     start_fresh();
