@@ -22,19 +22,12 @@ namespace
 // A token cut to fit `width` pixels (an ellipsis at the end when cut).
 std::string fit_token(const std::string& token, float width)
 {
-    if (ImGui::CalcTextSize(token.c_str()).x <= width)
-        return token;
-    std::string cut = token;
-    while (!cut.empty())
+    // The longest cut of whole characters (truncate_utf8 adds the ellipsis) that fits.
+    for (int n = utf8_length(token); n > 0; --n)
     {
-        // Drop whole UTF-8 characters: the continuation bytes first, then the lead byte.
-        do
-            cut.pop_back();
-        while (!cut.empty() && (static_cast<unsigned char>(cut.back()) & 0xC0) == 0x80);
-        if (!cut.empty() && (static_cast<unsigned char>(cut.back()) & 0x80) != 0)
-            cut.pop_back();
-        if (ImGui::CalcTextSize((cut + "…").c_str()).x <= width)
-            return cut + "…";
+        std::string cut = truncate_utf8(token, n);
+        if (ImGui::CalcTextSize(cut.c_str()).x <= width)
+            return cut;
     }
     return "";
 }
