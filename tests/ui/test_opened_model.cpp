@@ -600,6 +600,18 @@ TEST_F(OpenedModelTest, LogitLensIsComputedOnRequestAndItsLastRowIsThePrediction
     EXPECT_TRUE(contains(out.text, "Logit lens")) << out.text;
     EXPECT_TRUE(contains(out.text, "after layer " + std::to_string(layers))) << out.text;
     EXPECT_TRUE(contains(out.text, "embeddings")) << out.text;
+    // Another panel in front: the header is not drawn, so the runs skip the lens, though it stays wanted.
+    ui.frames(*state, 2, test::panel_only(draw_heads_panel));
+    state->session.text = "the dog sat on the mat";
+    state->edit();
+    state->finish_recompute();
+    EXPECT_TRUE(state->opened.lens_wanted);
+    EXPECT_FALSE(state->opened.run.has_lens);
+    // The Pipeline in front again: it asks for a run with the lens.
+    ui.frames(*state, 2, test::panel_only(draw_pipeline_panel));
+    state->finish_recompute();
+    ASSERT_TRUE(state->opened.run.has_lens);
+    EXPECT_EQ(state->opened.run.lens.T, state->trace().T());
     // The header is closed: the next runs no longer compute it.
     want_logit_lens(*state, false);
     state->session.text = "the cat sat on a mat";

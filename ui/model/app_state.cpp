@@ -59,8 +59,9 @@ bool request_run(AppState& s)
     {
         opened.model = s.opened.model;
         opened.heads_off = s.opened.heads_off;
-        opened.lens = s.opened.lens_wanted;
+        opened.lens = s.opened.lens_wanted && !s.opened.lens_hidden;
     }
+    s.opened.lens_requested = opened.lens;
     s.recompute.request(s.session, s.engine.shared_imported_weights(), s.session_version, std::move(opened));
     s.requested_version = s.session_version;
     return idle;
@@ -138,6 +139,8 @@ void AppState::begin_frame()
     heads_hover_row = heads_hover_row_next;
     heads_hover_row_next = -1;
     maps_pending = false;
+    opened.lens_hidden = !opened.lens_drawn;
+    opened.lens_drawn = false;
 }
 
 int AppState::heads() const

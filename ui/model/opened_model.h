@@ -76,7 +76,12 @@ struct OpenedModelState
     OpenedRun run; // the session's text through it: its trace (empty until the first run) and read-outs
     // The heads switched off (n_layers·h entries, 1: off; empty: none): Heads panel, right-click a map.
     train::HeadMask heads_off;
-    bool lens_wanted = false; // the Pipeline shows the logit lens: each run computes it
+    bool lens_wanted = false; // the Pipeline's logit-lens header is open: runs compute the lens
+    // The header was drawn this frame / the last frame did not draw it (the Pipeline is hidden or another tab
+    // is in front): while hidden, runs skip the lens even when wanted, since nobody sees it.
+    bool lens_drawn = false;
+    bool lens_hidden = false;
+    bool lens_requested = false; // the last run handed to the worker computes the lens
     // Its matrices in core's layout, one LayerWeights per layer, each copied from the model's parameters the
     // first time it is read (opened_layer_weights): a layer not looked at holds nothing, so GPT-2 small's
     // 340 MB of attention and FFN matrices are not held twice. A cache, hence mutable (frame thread only).

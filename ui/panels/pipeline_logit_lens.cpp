@@ -144,11 +144,16 @@ void draw_logit_lens(AppState& state, const Trace& t)
             t.embed_norm.empty() ? "final LayerNorm and unembedding" : "the masked-LM head",
             lens_gflop(t, layers));
     want_logit_lens(state, open);
+    state.opened.lens_drawn = true;
+    state.opened.lens_hidden = false;
     if (!open)
         return;
     const OpenedRun& run = state.opened.run;
     if (!run.has_lens || run.lens.T != t.T() || run.lens.n_layers != layers)
     {
+        // Shown again after runs that skipped it while hidden: ask for a run that computes it.
+        if (!state.opened.lens_requested)
+            state.edit();
         ImGui::TextDisabled("computing: the output head on %d layers, about %.0f GFLOP…", layers + 1,
                             lens_gflop(t, layers));
         return;
