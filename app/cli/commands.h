@@ -61,8 +61,9 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& args);
 // --heads it runs (128, 512, 8), (512, 512, 8) and (1024, 768, 12). Returns the exit code.
 int run_bench(const BenchArgs& args, std::ostream& out, std::ostream& err);
 // bench --model FOLDER --text TEXT: prints a header line, then "T=<T> ... open_ms=<load_hf_model>
-// forward_ms=<median run_hf_text, every intermediate kept> trace_ms=<median fill_hf_trace> trace_mb=<the
-// trace's floats> rss_mb=<peak resident memory, VmHWM>". Returns the exit code (1 after one line on err).
+// forward_ms=<median run_hf_text, every intermediate kept> trace_ms=<median take_hf_trace> trace_mb=<the
+// trace's floats> rss_mb=<peak resident memory, VmHWM> rest_mb=<resident memory now, VmRSS>". Returns the
+// exit code (1 after one line on err).
 int run_hf_bench(const BenchArgs& args, std::ostream& out, std::ostream& err);
 
 // [SECTION] lessons: the built-in lessons, one per line, id first.

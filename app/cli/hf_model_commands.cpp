@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <malloc.h>
 #include <ostream>
 #include <sstream>
 #include <vector>
@@ -68,15 +69,16 @@ Status check_finite(const train::ModelConfig& c, const train::Activations& a)
     return Status::ok();
 }
 
-// The process's peak resident memory in MB (VmHWM of /proc/self/status), or -1 where there is none.
-double peak_rss_mb()
+// A memory figure of /proc/self/status in MB ("VmHWM:" peak resident, "VmRSS:" resident now), or -1 where
+// there is none.
+double proc_status_mb(const char* key)
 {
     std::ifstream status("/proc/self/status");
     std::string line;
     while (std::getline(status, line))
-        if (line.rfind("VmHWM:", 0) == 0)
+        if (line.rfind(key, 0) == 0)
         {
-            std::istringstream fields(line.substr(6));
+            std::istringstream fields(line.substr(std::string(key).size()));
             double kb = 0;
             if (fields >> kb)
                 return kb / 1024.0;
@@ -171,7 +173,7 @@ int run_hf_bench(const BenchArgs& args, std::ostream& out, std::ostream& err)
     }
     std::vector<double> forward_times, trace_times;
     Trace trace;
-    fill_hf_trace(model, run, &trace); // warm-up
+    take_hf_trace(model, run, &trace); // warm-up
     for (int r = 0; r < args.repeats; ++r)
     {
         const auto start = Clock::now();
@@ -183,21 +185,23 @@ int run_hf_bench(const BenchArgs& args, std::ostream& out, std::ostream& err)
             return 1;
         }
         const auto trace_start = Clock::now();
-        fill_hf_trace(model, run, &trace);
+        take_hf_trace(model, run, &trace); // as the window does: the pass is not held twice
         trace_times.push_back(elapsed_ms(trace_start));
     }
+    malloc_trim(0); // the freed pass back to the system, as the window's worker does after each run
     const double trace_mb = static_cast<double>(trace_float_count(trace)) * 4.0 / 1e6;
     char line[512];
     std::snprintf(line, sizeof line,
                   "T=%d layers=%d h=%d d_model=%d V=%d open_ms=%.1f forward_ms=%.3f trace_ms=%.3f "
-                  "trace_mb=%.1f rss_mb=%.1f\n",
+                  "trace_mb=%.1f rss_mb=%.1f rest_mb=%.1f\n",
                   run.batch.T, model.config.n_layers, model.config.n_heads, model.config.d_model,
                   model.config.vocab_size, open_ms, median_of(forward_times), median_of(trace_times),
-                  trace_mb, peak_rss_mb());
+                  trace_mb, proc_status_mb("VmHWM:"), proc_status_mb("VmRSS:"));
     out << "model=" << model.label() << " folder=" << args.model << " threads=" << Eigen::nbThreads()
         << " (requested " << args.threads << ") repeats=" << args.repeats
-        << "; open = load_hf_model, forward = run_hf_text (every intermediate kept), trace = fill_hf_trace, "
-           "rss = peak resident memory\n"
+        << "; open = load_hf_model, forward = run_hf_text (every intermediate kept), trace = take_hf_trace "
+           "(the activations moved into the trace), "
+           "rss = peak resident memory, rest = resident memory with the last trace made\n"
         << line << std::flush;
     return 0;
 }

@@ -480,6 +480,12 @@ void fill_hf_trace(const HfLoadedModel& model, const HfRun& run, Trace* trace)
     trace->model_source = model.source();
 }
 
+void take_hf_trace(const HfLoadedModel& model, HfRun& run, Trace* trace)
+{
+    train::take_trace(model.config, *model.params, run.batch, run.acts, model.vocabulary, *trace);
+    trace->model_source = model.source();
+}
+
 Status write_hf_run_json(const HfLoadedModel& model, const HfRun& run, const std::string& path)
 {
     OpenedModelPass pass;

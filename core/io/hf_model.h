@@ -78,6 +78,9 @@ Status run_hf_ids(const HfLoadedModel& model, const std::vector<int>& ids, HfRun
 // The run in the engine's Trace layout (train::fill_trace): token labels are the model's pieces and
 // trace->model_source says which model it is.
 void fill_hf_trace(const HfLoadedModel& model, const HfRun& run, Trace* trace);
+// fill_hf_trace that uses run.acts up (train::take_trace): the window's way, so an opened model's pass is not
+// held twice. Read run.acts (predictions, the logit lens) before.
+void take_hf_trace(const HfLoadedModel& model, HfRun& run, Trace* trace);
 
 // Writes the run as "attnlab-model-trace" (core/io/FORMAT.md, write_opened_model_trace_json): what
 // `attnlab export --model DIR` and File > Export trace write for an opened model. The file appears only when

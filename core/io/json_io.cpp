@@ -386,9 +386,14 @@ size_t trace_float_count(const Trace& trace)
     {
         n += attention_floats(layer.attn);
         for (const StageInfo& info : stage_table())
-            if (info.layer_matrices != nullptr && engine_layer_stage(info))
+            if (info.layer_matrices != nullptr)
                 n += batch_floats(layer.*info.layer_matrices);
     }
+    // The model's own stages (LN_f, the heads, logits, probabilities, loss): empty in a seeded session's.
+    for (const StageInfo& info : stage_table())
+        if (info.model_matrices != nullptr && info.model_matrices != &Trace::embedding)
+            n += batch_floats(trace.*info.model_matrices);
+    n += batch_floats(trace.loss_uncounted);
     if (trace.has_cross)
         n += batch_floats(trace.cross.embedding) + static_cast<size_t>(trace.cross.positional.size()) +
              batch_floats(trace.cross.X_q) + batch_floats(trace.cross.X_kv) +

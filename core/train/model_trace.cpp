@@ -17,8 +17,24 @@ template <typename Block> void put(std::vector<Mat>& v, int n, int b, const Bloc
     v[static_cast<std::size_t>(b)] = src;
 }
 
-void fill_layer(const ModelConfig& config, const LayerActsT<float>& la, const LayerGradsT<float>* lg, int B,
-                int T, LayerTrace& lt)
+// put() of a whole activation matrix: with one sentence (n == 1) and `own` set, src's storage moves into v
+// (nothing copied, src left empty); else its rows of sentence b are copied.
+void put_rows(std::vector<Mat>& v, int n, int b, int T, Mat& src, bool own)
+{
+    if (own && n == 1 && src.rows() == T)
+    {
+        v.resize(1);
+        v[0] = std::move(src);
+        src.resize(0, 0);
+        return;
+    }
+    put(v, n, b, sentence_rows(src, b, T));
+}
+
+// Copies one layer's activations into lt; with own set, la's storage moves where a stage is the whole
+// matrix, and la is emptied after (the caller's activations are used up).
+void fill_layer(const ModelConfig& config, LayerActsT<float>& la, const LayerGradsT<float>* lg, int B, int T,
+                LayerTrace& lt, bool own)
 {
     const int h = config.n_heads, d_k = config.d_k();
     const bool pre = config.norm == NormPlacement::Pre, ffn = config.has_ffn();
@@ -36,8 +52,8 @@ void fill_layer(const ModelConfig& config, const LayerActsT<float>& la, const La
                 mask(i, j) = -std::numeric_limits<float>::infinity();
     for (int b = 0; b < B; ++b)
     {
-        put(lt.X, B, b, sentence_rows(la.X, b, T));
-        put(pre ? lt.ln1 : lt.norm1, B, b, sentence_rows(la.ln1, b, T));
+        put_rows(lt.X, B, b, T, la.X, own);
+        put_rows(pre ? lt.ln1 : lt.norm1, B, b, T, la.ln1, own);
         for (int j = 0; j < h; ++j)
         {
             HeadTrace& hd = attn.head(b, j);
@@ -56,17 +72,19 @@ void fill_layer(const ModelConfig& config, const LayerActsT<float>& la, const La
             hd.fully_masked.assign(static_cast<std::size_t>(T), 0); // causal or none: every row sees a key
         }
         put(attn.mask, B, b, mask);
-        put(attn.concat, B, b, sentence_rows(la.concat, b, T));
-        put(attn.mha, B, b, sentence_rows(la.mha, b, T));
-        put(lt.residual, B, b, sentence_rows(la.residual, b, T));
+        put_rows(attn.concat, B, b, T, la.concat, own);
+        put_rows(attn.mha, B, b, T, la.mha, own);
+        put_rows(lt.residual, B, b, T, la.residual, own);
         if (ffn)
         {
-            put(pre ? lt.ln2 : lt.norm2, B, b, sentence_rows(la.ln2, b, T));
-            put(lt.ffn_hidden, B, b, sentence_rows(la.ffn_hidden, b, T));
-            put(lt.ffn, B, b, sentence_rows(la.ffn, b, T));
-            put(lt.residual2, B, b, sentence_rows(la.residual2, b, T));
+            put_rows(pre ? lt.ln2 : lt.norm2, B, b, T, la.ln2, own);
+            put_rows(lt.ffn_hidden, B, b, T, la.ffn_hidden, own);
+            put_rows(lt.ffn, B, b, T, la.ffn, own);
+            put_rows(lt.residual2, B, b, T, la.residual2, own);
         }
     }
+    if (own)
+        la = LayerActsT<float>{};
 }
 
 } // namespace
@@ -87,9 +105,13 @@ Config engine_config(const ModelConfig& config)
     return c;
 }
 
-void fill_trace(const ModelConfig& config, const ParamsT<float>& params, const Batch& batch,
-                const Activations& acts, const ActGrads* grads, const std::vector<std::string>& vocabulary,
-                Trace& trace)
+namespace
+{
+
+// fill_trace and take_trace: with own set, acts is used up (see put_rows); else it is only read.
+void fill_trace_from(const ModelConfig& config, const ParamsT<float>& params, const Batch& batch,
+                     Activations& acts, const ActGrads* grads, const std::vector<std::string>& vocabulary,
+                     Trace& trace, bool own)
 {
     const int B = batch.B, T = batch.T;
     trace.config = engine_config(config);
@@ -130,7 +152,7 @@ void fill_trace(const ModelConfig& config, const ParamsT<float>& params, const B
     for (int l = 0; l < config.n_layers; ++l)
         fill_layer(config, acts.layers[static_cast<std::size_t>(l)],
                    grads != nullptr ? &grads->layers[static_cast<std::size_t>(l)] : nullptr, B, T,
-                   trace.layers[static_cast<std::size_t>(l)]);
+                   trace.layers[static_cast<std::size_t>(l)], own);
 
     bool has_targets = false; // a masked-LM run has none: then no loss stage
     for (std::size_t i = 0; i < batch.loss_mask.size(); ++i)
@@ -156,19 +178,19 @@ void fill_trace(const ModelConfig& config, const ParamsT<float>& params, const B
             e.row(t) = params.E.row(batch.tokens[static_cast<std::size_t>(b * T + t)]);
         if (config.embedding_norm) // layer 0's X is LN_emb(embed)
         {
-            put(trace.embed, B, b, sentence_rows(acts.embed, b, T));
-            put(trace.embed_norm, B, b, sentence_rows(acts.layers.front().X, b, T));
+            put_rows(trace.embed, B, b, T, acts.embed, own);
+            put(trace.embed_norm, B, b, trace.layers.front().X[static_cast<std::size_t>(b)]);
         }
         if (config.has_final_norm())
-            put(trace.lnf, B, b, sentence_rows(acts.lnf, b, T));
+            put_rows(trace.lnf, B, b, T, acts.lnf, own);
         if (config.mlm_head)
         {
-            put(trace.mlm_pre, B, b, sentence_rows(acts.mlm_pre, b, T));
-            put(trace.mlm_hidden, B, b, sentence_rows(acts.mlm_hidden, b, T));
-            put(trace.mlm_norm, B, b, sentence_rows(acts.mlm_norm, b, T));
+            put_rows(trace.mlm_pre, B, b, T, acts.mlm_pre, own);
+            put_rows(trace.mlm_hidden, B, b, T, acts.mlm_hidden, own);
+            put_rows(trace.mlm_norm, B, b, T, acts.mlm_norm, own);
         }
-        put(trace.logits, B, b, sentence_rows(acts.logits, b, T));
-        put(trace.probs, B, b, sentence_rows(acts.probs, b, T));
+        put_rows(trace.logits, B, b, T, acts.logits, own);
+        put_rows(trace.probs, B, b, T, acts.probs, own);
         if (!has_targets)
             continue;
         Mat loss(T, 1), uncounted(T, 1);
@@ -182,6 +204,23 @@ void fill_trace(const ModelConfig& config, const ParamsT<float>& params, const B
         put(trace.loss, B, b, loss);
         put(trace.loss_uncounted, B, b, uncounted);
     }
+}
+
+} // namespace
+
+void fill_trace(const ModelConfig& config, const ParamsT<float>& params, const Batch& batch,
+                const Activations& acts, const ActGrads* grads, const std::vector<std::string>& vocabulary,
+                Trace& trace)
+{
+    // own == false: acts is only read, so casting its const away changes nothing.
+    fill_trace_from(config, params, batch, const_cast<Activations&>(acts), grads, vocabulary, trace, false);
+}
+
+void take_trace(const ModelConfig& config, const ParamsT<float>& params, const Batch& batch,
+                Activations& acts, const std::vector<std::string>& vocabulary, Trace& trace)
+{
+    fill_trace_from(config, params, batch, acts, nullptr, vocabulary, trace, true);
+    acts = Activations{};
 }
 
 void to_model_weights(const ModelConfig& config, const ParamsT<float>& params, ModelWeights& weights)

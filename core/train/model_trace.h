@@ -23,6 +23,12 @@ namespace attnlab::train
 void fill_trace(const ModelConfig& config, const ParamsT<float>& params, const Batch& batch,
                 const Activations& acts, const ActGrads* grads, const std::vector<std::string>& vocabulary,
                 Trace& trace);
+// fill_trace without gradients that uses acts up instead of copying it: with one sentence, every stage kept
+// whole moves its storage into trace, each layer's rest is freed once copied, and acts ends empty. So a
+// pass and its trace are never both held (the window keeps an opened model's trace, not its activations).
+// The next forward into acts allocates again.
+void take_trace(const ModelConfig& config, const ParamsT<float>& params, const Batch& batch,
+                Activations& acts, const std::vector<std::string>& vocabulary, Trace& trace);
 
 // The model's attention and FFN matrices in core's layout (one W_h^Q per head, LayerNorm gains as rows), for
 // what reads a seeded model's weights (the Inspector's products, the comparisons). The attention-only

@@ -148,7 +148,7 @@ TEST(HfModelCli, BenchPrintsEveryKeyWithANumber)
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(line_count(r.out), 2) << r.out; // the header and the figures
     EXPECT_NE(r.out.find("model=BERT ("), std::string::npos) << r.out;
-    for (const char* key : {"open_ms", "forward_ms", "trace_ms", "trace_mb", "rss_mb"})
+    for (const char* key : {"open_ms", "forward_ms", "trace_ms", "trace_mb", "rss_mb", "rest_mb"})
     {
         std::smatch m;
         ASSERT_TRUE(std::regex_search(r.out, m, std::regex(std::string(" ") + key + "=([^ \n]+)"))) << key;

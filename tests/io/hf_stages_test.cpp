@@ -3,6 +3,7 @@
 // fillers, logit lens) agree with the model's own output, and switching heads off leaves exactly the
 // residual path and the FFN.
 #include "core/io/hf_model.h"
+#include "core/io/json_io.h"
 #include "core/train/readouts.h"
 #include "hf_golden.h"
 
@@ -144,6 +145,39 @@ TEST(HfStages, BertHasItsEmbeddingLayerNormMaskedLmHeadAndErfGelu)
 }
 
 // [SECTION] Readouts
+
+// take_hf_trace (the window's) moves the activations into the trace instead of copying them: the same trace
+// as fill_hf_trace's, stage by stage, head by head, and the pass is left empty.
+TEST(HfStages, TakingTheTraceGivesTheCopiedTraceAndEmptiesThePass)
+{
+    for (const char* name : {"gpt2", "bert"})
+    {
+        const Opened& o = opened(name);
+        HfRun run = run_ids(o.model, o.golden.token_ids);
+        Trace copied, taken;
+        fill_hf_trace(o.model, run, &copied);
+        take_hf_trace(o.model, run, &taken);
+        EXPECT_TRUE(run.acts.layers.empty()) << name;
+        EXPECT_EQ(run.acts.logits.size(), 0) << name;
+        EXPECT_EQ(trace_float_count(taken), trace_float_count(copied)) << name;
+        int compared = 0;
+        for (const StageInfo& info : stage_table())
+            for (int l = 0; l < static_cast<int>(copied.layers.size()); ++l)
+                for (int j = 0; j < copied.layers.front().attn.n_heads; ++j)
+                {
+                    const Mat* a = find_stage_matrix(copied, info.id, l, 0, j);
+                    const Mat* b = find_stage_matrix(taken, info.id, l, 0, j);
+                    ASSERT_EQ(a == nullptr, b == nullptr) << name << " " << info.key;
+                    if (a == nullptr)
+                        continue;
+                    ASSERT_EQ(a->rows(), b->rows()) << name << " " << info.key;
+                    ASSERT_EQ(a->cols(), b->cols()) << name << " " << info.key;
+                    EXPECT_TRUE(*a == *b) << name << " " << info.key << " layer " << l << " head " << j;
+                    ++compared;
+                }
+        EXPECT_GT(compared, 100) << name;
+    }
+}
 
 TEST(HfReadouts, Gpt2TopNextTokensAndLogitLensEndAtTheModelsPrediction)
 {

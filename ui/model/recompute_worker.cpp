@@ -2,6 +2,9 @@
 #include "ui/model/recompute_worker.h"
 
 #include <algorithm>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <string>
 #include <utility>
 
@@ -45,6 +48,10 @@ bool RecomputeWorker::take(Engine& shown, RecomputeResult* result, std::chrono::
     {
         if (opened_run != nullptr)
             std::swap(*opened_run, opened_out_);
+        // The run it replaces is not kept for reuse: a second trace of the model would double the memory.
+        stale_ = std::move(opened_out_);
+        opened_out_ = OpenedRun{};
+        stale_pending_ = true;
     }
     else if (finished_->status.is_ok())
         shown.take_trace(engine_);
@@ -148,13 +155,14 @@ Status RecomputeWorker::run_opened(const Request& r)
     }
     ATTNLAB_TRY(run_hf_ids(model, encoding.ids, &opened_run_, ablated ? &off : nullptr));
     opened_run_.encoding = std::move(encoding);
-    fill_hf_trace(model, opened_run_, &opened_out_.trace);
     opened_out_.predictions = run_predictions(model, opened_run_);
     opened_out_.before = ablated ? before_ : std::vector<train::PositionTop>{};
     opened_out_.heads_off = ablated ? off : train::HeadMask{};
     opened_out_.has_lens = r.opened.lens && model.config.vocab_size > 0;
     if (opened_out_.has_lens)
         opened_out_.lens = train::logit_lens(model.config, *model.params, opened_run_.acts, 0);
+    // Last, as it uses the activations up: the window holds the trace, not the pass as well.
+    take_hf_trace(model, opened_run_, &opened_out_.trace);
     return Status::ok();
 }
 
@@ -164,9 +172,22 @@ void RecomputeWorker::loop()
     for (;;)
     {
         // The next run starts once the last result is taken, so take() can hand the engine's trace over.
-        changed_.wait(lock, [this] { return stop_ || (queued_ && !finished_); });
+        changed_.wait(lock, [this] { return stop_ || (queued_ && !finished_) || stale_pending_; });
         if (stop_)
             return;
+        if (stale_pending_)
+        {
+            OpenedRun stale = std::move(stale_);
+            stale_ = OpenedRun{};
+            stale_pending_ = false;
+            lock.unlock();
+            stale = OpenedRun{};
+#if defined(__GLIBC__)
+            malloc_trim(0); // glibc keeps freed blocks of this size resident unless asked
+#endif
+            lock.lock();
+            continue;
+        }
         Request r = std::move(*queued_);
         queued_.reset();
         running_ = true;

@@ -114,7 +114,7 @@ private:
     Status run_opened(const Request& r);
 
     Engine engine_;        // the worker's own: touched by the worker while it runs, by take() while it waits
-    HfRun opened_run_;     // the same for an opened model's runs: its buffers, reused
+    HfRun opened_run_;     // the same for an opened model's runs (its activations are used up by the trace)
     OpenedRun opened_out_; // the last opened model's run for the panels (handed over by take())
     // The predictions with every head on of the last text run with heads off, so switching more heads off
     // does not run the whole model twice.
@@ -127,9 +127,14 @@ private:
     bool running_ = false;                    // under mutex_
     std::optional<RecomputeResult> finished_; // under mutex_: waits for take()
     bool stop_ = false;                       // under mutex_
-    int runs_ = 0;                            // under mutex_
-    std::function<void()> on_finished_;       // set before the thread starts, then only read by it
-    std::thread thread_;                      // started by the first request (frame thread only)
+    // Under mutex_: the opened run take() replaced. The worker frees it and gives the memory back to the
+    // system (tens of ms for GPT-2 small), so the window holds one trace of the model, not two, and the frame
+    // thread does not pay for it.
+    OpenedRun stale_;
+    bool stale_pending_ = false;
+    int runs_ = 0;                      // under mutex_
+    std::function<void()> on_finished_; // set before the thread starts, then only read by it
+    std::thread thread_;                // started by the first request (frame thread only)
 };
 
 } // namespace attnlab
