@@ -572,6 +572,39 @@ TEST_F(OpenedModelTest, HidingTheFirstKeyRenormalisesTheRowsOfTheMapsOnly)
     EXPECT_TRUE(contains(inspector.text, format_value_long(own(3, 1)))) << inspector.text;
 }
 
+// A layer's copy in core's layout is freed once no panel has read it for kKeepUnreadLayerFrames frames, and
+// copied again, the same, when read again: looking at every layer once does not keep them all.
+TEST_F(OpenedModelTest, LayerCopiesNobodyReadsAreFreedAndComeBackTheSame)
+{
+    state->session.text = "the cat sat on the mat";
+    state->edit();
+    ASSERT_TRUE(open_model_folder(*state, kGpt2).is_ok());
+    state->finish_recompute();
+    const LayerWeights* first = opened_layer_weights(state->opened, 0);
+    ASSERT_NE(first, nullptr);
+    const Mat w_q = first->attn.W_Q.front();
+    const Mat w_1 = first->W_1;
+    ASSERT_NE(opened_layer_weights(state->opened, 1), nullptr);
+    for (int f = 0; f < kKeepUnreadLayerFrames - 1; ++f)
+    {
+        state->begin_frame();
+        opened_layer_weights(state->opened, 1); // layer 1 stays in view
+    }
+    EXPECT_FALSE(state->opened.weights.layers[0].attn.W_Q.empty()) << "freed too soon";
+    for (int f = 0; f < 2; ++f)
+    {
+        state->begin_frame();
+        opened_layer_weights(state->opened, 1);
+    }
+    EXPECT_TRUE(state->opened.weights.layers[0].attn.W_Q.empty());
+    EXPECT_EQ(state->opened.weights.layers[0].W_1.size(), 0);
+    EXPECT_FALSE(state->opened.weights.layers[1].attn.W_Q.empty()) << "read every frame: kept";
+    const LayerWeights* again = opened_layer_weights(state->opened, 0);
+    ASSERT_NE(again, nullptr);
+    EXPECT_TRUE(again->attn.W_Q.front() == w_q);
+    EXPECT_TRUE(again->W_1 == w_1);
+}
+
 // The logit lens, computed while the Pipeline shows it: its last row is the model's own prediction.
 TEST_F(OpenedModelTest, LogitLensIsComputedOnRequestAndItsLastRowIsThePrediction)
 {

@@ -141,6 +141,8 @@ void AppState::begin_frame()
     maps_pending = false;
     opened.lens_hidden = !opened.lens_drawn;
     opened.lens_drawn = false;
+    ++opened.frame;
+    release_unread_layers(opened, kKeepUnreadLayerFrames);
 }
 
 int AppState::heads() const

@@ -299,9 +299,25 @@ const LayerWeights* opened_layer_weights(const OpenedModelState& o, int layer)
     if (!o.model || layer < 0 || layer >= static_cast<int>(o.weights.layers.size()))
         return nullptr;
     LayerWeights& w = o.weights.layers[static_cast<std::size_t>(layer)];
-    if (w.attn.W_Q.empty()) // not read yet (every model has at least one head)
+    if (w.attn.W_Q.empty()) // not read yet, or freed (every model has at least one head)
         train::to_layer_weights(o.model->config, *o.model->params, layer, w);
+    o.weights_read.resize(o.weights.layers.size(), 0);
+    o.weights_read[static_cast<std::size_t>(layer)] = o.frame;
     return &w;
+}
+
+int release_unread_layers(OpenedModelState& o, int keep_frames)
+{
+    int freed = 0;
+    for (std::size_t l = 0; l < o.weights.layers.size() && l < o.weights_read.size(); ++l)
+    {
+        LayerWeights& w = o.weights.layers[l];
+        if (w.attn.W_Q.empty() || o.weights_read[l] + static_cast<unsigned long long>(keep_frames) > o.frame)
+            continue;
+        w = LayerWeights{};
+        ++freed;
+    }
+    return freed;
 }
 
 std::string shown_model_label(const AppState& state)

@@ -86,6 +86,10 @@ struct OpenedModelState
     // first time it is read (opened_layer_weights): a layer not looked at holds nothing, so GPT-2 small's
     // 340 MB of attention and FFN matrices are not held twice. A cache, hence mutable (frame thread only).
     mutable ModelWeights weights;
+    // The frame each layer of weights was last read in (release_unread_layers frees the others) and the
+    // frame count (AppState::begin_frame).
+    mutable std::vector<unsigned long long> weights_read;
+    unsigned long long frame = 0;
     unsigned long long generation = 0;         // bumped at each new trace (the heatmaps' version)
     unsigned long long weights_generation = 0; // bumped at each model opened
     unsigned long long glyphs_generation = 0;  // the generation whose token pieces the font atlas has seen
@@ -133,8 +137,14 @@ void reopen_session_model(AppState& state, const std::string& opened_message);
 
 // Layer `layer` of the opened model in core's layout, copied into o.weights the first time it is asked for
 // (nullptr: no model open or no such layer). The reference stays valid until the model is closed or another
-// is opened.
+// is opened, or until release_unread_layers frees it (between frames: a reference lasts the frame).
 const LayerWeights* opened_layer_weights(const OpenedModelState& o, int layer);
+// How long a layer's copy is kept unread: about 2 s at 60 frames a second, so moving between two layers
+// does not copy them again and again.
+inline constexpr int kKeepUnreadLayerFrames = 120;
+// Frees the copies of the layers no panel read in the last keep_frames frames (a copy of GPT-2 small's layer
+// is 28 MB; a layer read again is copied again). Returns how many it freed. Called at each frame's start.
+int release_unread_layers(OpenedModelState& o, int keep_frames);
 
 // What the main panels show, in the words each panel's header uses: "GPT-2 (124M parameters), pretrained,
 // from FOLDER", "trained in Attention Lab", "weights imported from FILE" or "seeded random weights".
