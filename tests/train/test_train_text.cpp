@@ -401,23 +401,28 @@ double best_overall(const EvalStats& e, double HeadScores::*score)
     return top;
 }
 
-// The Text preset on Austen with that repeat share, seed and number of layers, trained in runs of `every`
-// steps until done(evaluation) or max_steps; the last evaluation on the held-out tenth.
-template <typename Done>
-EvalStats train_austen(float repeat, int seed, int layers, int max_steps, int every, Done done)
+// A trainer of the Text preset on Austen with that repeat share, seed and number of layers.
+Status austen_trainer(float repeat, int seed, int layers, Trainer* trainer)
 {
     std::shared_ptr<const TextCorpus> corpus;
-    EXPECT_TRUE(load_text_corpus("austen", TextCorpusOptions{}, &corpus));
-    if (!corpus)
-        return EvalStats{};
+    ATTNLAB_TRY(load_text_corpus("austen", TextCorpusOptions{}, &corpus));
     const Task task(corpus, repeat);
     Preset p = task.preset();
     p.model.seed = p.train.data_seed = static_cast<std::uint64_t>(seed);
     p.model.n_layers = layers;
+    return trainer->init(task, p);
+}
+
+// That trainer, trained in runs of `every` steps until done(evaluation) or max_steps; the last evaluation
+// on the held-out tenth (no heads when the trainer could not be made).
+template <typename Done>
+EvalStats train_austen(float repeat, int seed, int layers, int max_steps, int every, Done done)
+{
     Trainer trainer;
-    EXPECT_TRUE(trainer.init(task, p));
+    const Status made = austen_trainer(repeat, seed, layers, &trainer);
+    EXPECT_TRUE(made) << made.message();
     EvalStats e;
-    while (trainer.steps_taken() < max_steps)
+    while (made && trainer.steps_taken() < max_steps)
     {
         trainer.run(every);
         e = trainer.evaluate();
@@ -491,13 +496,8 @@ TEST(TrainText, ThePrefixMatchingScoreOfAnEvenHeadOnEnglishIsAboutPointZeroEight
     // Why the induction score on English cannot go to 0 by chance: a head that spreads its weight evenly
     // over the keys it sees puts about 0.08 on keys that follow an earlier copy of the query's character
     // (spaces and 'e' recur often). Untrained heads are nearly even.
-    std::shared_ptr<const TextCorpus> corpus;
-    ASSERT_TRUE(load_text_corpus("austen", TextCorpusOptions{}, &corpus));
-    const Task task(corpus, 0.0f);
-    Preset p = task.preset();
-    p.train.held_out_size = 64;
     Trainer trainer;
-    ASSERT_TRUE(trainer.init(task, p));
+    ASSERT_TRUE(austen_trainer(0.0f, 1, 2, &trainer));
     const EvalStats e = trainer.evaluate();
     for (const HeadScores& h : e.heads)
     {
