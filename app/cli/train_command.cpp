@@ -299,8 +299,8 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args)
                         .c_str());
     optional_option(cmd, "--repeat", args.repeat,
                     "--task text: the share of sequences (0-1) in which an 8-24 character snippet repeats "
-                    "later; the repeat can only be predicted by finding the earlier copy, which makes "
-                    "induction heads form (try 0.5)");
+                    "to the end of the window; a repeat can only be predicted by finding the earlier copy, "
+                    "which makes induction heads form (try 0.5)");
     return cmd;
 }
 

@@ -121,10 +121,10 @@ public:
     // the task has no vocabulary and status() says why (check it before training).
     explicit Task(TaskKind kind);
     // Text on a corpus (shared, never copied), repeat_share of its training sequences repeating a snippet:
-    // an 8-24 character stretch of the window copied to a later place in it. A repeat can only be predicted
-    // by finding the earlier copy and reading what followed it there, which is what induction heads do; plain
-    // English rarely repeats within 64 characters, so without repeats none form (TRAINING.md). repeat_share
-    // is clamped into [0, 1]. The held-out set never repeats.
+    // an 8-24 character stretch of the window repeated after itself to the window's end. A repeat can only be
+    // predicted by finding the earlier copy and reading what followed it there, which is what induction heads
+    // do; plain English rarely repeats within 64 characters, so without repeats none form (TRAINING.md).
+    // repeat_share is clamped into [0, 1]. The held-out set never repeats.
     Task(std::shared_ptr<const TextCorpus> corpus, float repeat_share);
 
     TaskKind kind() const { return kind_; }
