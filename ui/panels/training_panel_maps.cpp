@@ -76,18 +76,39 @@ void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, fl
             ImGui::PushID(g.key);
             ImGui::PushID(k);
             ImGui::BeginGroup();
-            ImGui::PushStyleColor(ImGuiCol_Text, head_text_color(j));
-            // The short form when the long one would run into the next head's title (narrow maps).
-            char title[40];
-            std::snprintf(title, sizeof title, "layer %d, head %d", l + 1, j + 1);
-            if (ImGui::CalcTextSize(title).x > side * static_cast<float>(per_head) + gap * 0.5f)
-                std::snprintf(title, sizeof title, "L%d H%d", l + 1, j + 1);
-            ImGui::TextUnformatted(title);
-            ImGui::PopStyleColor();
             // The held-out scores of the last evaluation up to the shown step (an earlier run: its last one):
             // the curve's number there.
             int eval_step = 0;
             const train::HeadScores* held_out = held_out_scores_at(*g.evals, g.step, k, &eval_step);
+            const train::HeadScores* title_scores = held_out != nullptr ? held_out
+                                                    : k < static_cast<int>(pr.scores().size())
+                                                        ? &pr.scores()[static_cast<std::size_t>(k)]
+                                                        : nullptr;
+            ImGui::PushStyleColor(ImGuiCol_Text, head_text_color(j));
+            // The short form when the long one would run into the next head's title (narrow maps). A text
+            // head's title names what it does (its best score of previous token, induction and word start).
+            const float title_w = side * static_cast<float>(per_head) + gap * 0.5f;
+            const bool text = ts.view.config.task == train::TaskKind::Text && title_scores != nullptr;
+            const HeadRole role = text ? text_head_role(*title_scores) : HeadRole{};
+            char title[96];
+            std::snprintf(title, sizeof title, "layer %d, head %d%s%s", l + 1, j + 1, text ? ": " : "",
+                          text ? head_role_text(role).c_str() : "");
+            if (ImGui::CalcTextSize(title).x > title_w)
+                std::snprintf(title, sizeof title, "L%d H%d%s%s", l + 1, j + 1, text ? ": " : "",
+                              text ? head_role_text(role).c_str() : "");
+            if (ImGui::CalcTextSize(title).x > title_w)
+                std::snprintf(title, sizeof title, "L%d H%d%s%s", l + 1, j + 1, text ? " " : "",
+                              text ? head_role_text(role, true).c_str() : "");
+            if (ImGui::CalcTextSize(title).x > title_w)
+                std::snprintf(title, sizeof title, "L%d H%d", l + 1, j + 1);
+            ImGui::TextUnformatted(title);
+            ImGui::PopStyleColor();
+            if (text && ImGui::IsItemHovered() && !state.mouse_ignored)
+                ImGui::SetTooltip("What this head does, by its largest score (%s): previous token (weight on "
+                                  "the character just before), induction (on the character after an earlier "
+                                  "copy of this one) or word start (on the last space). Below %.2f on all "
+                                  "three: no clear role yet.",
+                                  held_out != nullptr ? "held out" : "on the probe", kHeadRoleMin);
             // Else (no evaluation yet, so no point on the curves either) the probe's, marked so.
             const std::string scores =
                 held_out != nullptr ? map_scores_text(ts.view.config.task, *held_out)
@@ -124,7 +145,16 @@ void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, fl
             std::snprintf(key, sizeof key, "%s/L%d/h%d", g.key, l, j);
             const auto [r, c] = draw_probe_map(state, key, pr.version(), pr.weights(k), true, &pr.mask(),
                                                ImVec2(side, side), {&tokens, &tokens}, head_color(j));
-            if (r >= 0)
+            if (r >= 0 && text)
+            {
+                // Characters alone are hard to place: each with the text around it.
+                const std::vector<std::string> symbols = training_probe_symbols(ts);
+                ImGui::SetTooltip(
+                    "query %d: %s\nkey %d: %s\nA = %.3f%s", r, character_context(symbols, r).c_str(), c,
+                    character_context(symbols, c).c_str(), static_cast<double>(pr.weights(k)(r, c)),
+                    pr.mask()(r, c) < 0 ? " (masked: the key is in the future)" : "");
+            }
+            else if (r >= 0)
                 ImGui::SetTooltip("query %d \"%s\" -> key %d \"%s\": A = %.3f%s", r,
                                   tokens[static_cast<std::size_t>(r)].c_str(), c,
                                   tokens[static_cast<std::size_t>(c)].c_str(),
@@ -484,13 +514,27 @@ std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned lo
     return {r, c};
 }
 
-std::vector<std::string> training_probe_tokens(const TrainingPanelState& ts)
+std::vector<std::string> training_probe_symbols(const TrainingPanelState& ts)
 {
     std::vector<std::string> out;
     for (const int id : ts.probe_batch.tokens)
         out.push_back(id >= 0 && id < static_cast<int>(ts.view.vocabulary.size())
                           ? ts.view.vocabulary[static_cast<std::size_t>(id)]
                           : "?");
+    return out;
+}
+
+std::vector<std::string> training_probe_tokens(const TrainingPanelState& ts)
+{
+    std::vector<std::string> out;
+    const bool text = ts.view.config.task == train::TaskKind::Text;
+    for (const int id : ts.probe_batch.tokens)
+    {
+        const std::string symbol = id >= 0 && id < static_cast<int>(ts.view.vocabulary.size())
+                                       ? ts.view.vocabulary[static_cast<std::size_t>(id)]
+                                       : "?";
+        out.push_back(text ? visible_character(symbol) : symbol);
+    }
     return out;
 }
 

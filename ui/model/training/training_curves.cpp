@@ -19,7 +19,45 @@ std::string map_scores_text(train::TaskKind task, const train::HeadScores& s)
     std::snprintf(text, sizeof text, "%s %.2f  %s %.2f", train::head_score_info(kinds[0]).short_name,
                   train::head_score(s, kinds[0]), train::head_score_info(kinds[1]).short_name,
                   train::head_score(s, kinds[1]));
-    return text;
+    std::string out = text;
+    if (task == train::TaskKind::Text)
+    {
+        std::snprintf(text, sizeof text, "  %s %.2f",
+                      train::head_score_info(train::HeadScoreKind::WordStart).short_name, s.word_start);
+        out += text;
+    }
+    return out;
+}
+
+HeadRole text_head_role(const train::HeadScores& s)
+{
+    using K = train::HeadScoreKind;
+    HeadRole best;
+    for (const K kind : {K::PreviousToken, K::Induction, K::WordStart})
+        if (const double v = train::head_score(s, kind); v > best.score || best.kind == K::Count)
+        {
+            best.kind = kind;
+            best.score = v;
+        }
+    if (!(best.score >= kHeadRoleMin))
+        best.kind = K::Count;
+    return best;
+}
+
+std::string head_role_text(const HeadRole& role, bool short_form)
+{
+    using K = train::HeadScoreKind;
+    const char* name = role.kind == K::PreviousToken ? (short_form ? "prev" : "previous token")
+                       : role.kind == K::Induction   ? (short_form ? "ind" : "induction")
+                       : role.kind == K::WordStart   ? (short_form ? "word" : "word start")
+                                                     : nullptr;
+    if (name == nullptr)
+        return short_form ? "no role" : "no clear role";
+    // ".68": a score is below 1, and the map titles are narrow.
+    char score[16];
+    std::snprintf(score, sizeof score, "%.2f", role.score);
+    const char* digits = score[0] == '0' ? score + 1 : score;
+    return std::string(name) + " " + digits;
 }
 
 namespace
