@@ -11,6 +11,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -23,6 +24,9 @@ namespace
 {
 
 constexpr double kBitsPerNat = 1.4426950408889634; // 1 / ln 2
+// The window height (in font heights) from which the sample opens at first: 1080 pixels at the default size
+// has room for it and two rows of maps; 720 has not.
+constexpr float kSampleOpenHeightEm = 50.0f;
 
 // A character named for a sentence: "space", "line feed", or the character in quotes.
 std::string character_name(const std::string& symbol)
@@ -92,7 +96,8 @@ void strip_legend(const std::vector<LossCell>& cells)
     ImGui::Dummy(ImVec2(w, h));
     item_tooltip("The colour of each character is how surprised the model was to see it: −ln p(character | "
                  "the characters before it), in nats (1 nat = 1.44 bits). 0: the model was sure of it; "
-                 "4.3: a uniform guess among 75 characters; 5 and above are all the darkest.");
+                 "4.3: a uniform guess among 75 characters; 5 and above are all the darkest. The mean is "
+                 "over the probe's characters after the first.");
     ImGui::SameLine(0.0f, fs * 0.3f);
     ImGui::TextDisabled("%.0f+", static_cast<double>(kSurpriseMaxNats));
     double sum = 0;
@@ -105,8 +110,12 @@ void strip_legend(const std::vector<LossCell>& cells)
         }
     if (n > 0)
     {
+        char mean[96];
+        std::snprintf(mean, sizeof mean, "mean %.2f nats (%.2f bits)", sum / n, sum / n * kBitsPerNat);
         ImGui::SameLine(0.0f, fs);
-        ImGui::TextDisabled("mean %.2f nats = %.2f bits a character", sum / n, sum / n * kBitsPerNat);
+        if (ImGui::CalcTextSize(mean).x > ImGui::GetContentRegionAvail().x)
+            ImGui::NewLine();
+        ImGui::TextDisabled("%s", mean);
     }
 }
 
@@ -180,49 +189,59 @@ void draw_loss_strip(AppState& state)
 namespace
 {
 
-// Text with the first prompt_bytes in the faint colour, word-wrapped at width, a line feed starting a line.
+// Text with the first prompt_bytes in the faint colour, word-wrapped at width. A line feed is drawn as a
+// faint "↵" and the text runs on: a book's hard line breaks would otherwise take the box's few lines.
 void draw_sample_text(const std::string& text, std::size_t prompt_bytes, float width)
 {
+    std::string flat;
+    std::vector<bool> faint_at; // [byte of flat]: drawn faint (the prompt, a line feed's glyph)
+    const std::string feed = visible_character("\n") + " ";
+    for (std::size_t b = 0; b < text.size(); ++b)
+    {
+        const bool in_prompt = b < prompt_bytes;
+        if (text[b] == '\n')
+        {
+            flat += feed;
+            faint_at.insert(faint_at.end(), feed.size(), true);
+        }
+        else
+        {
+            flat += text[b];
+            faint_at.push_back(in_prompt);
+        }
+    }
     ImFont* font = ImGui::GetFont();
     const float fs = ImGui::GetFontSize();
     const float line_h = ImGui::GetTextLineHeightWithSpacing();
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text), faint = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     const ImVec2 origin = ImGui::GetCursorScreenPos();
-    const char* const begin = text.data();
-    const char* const end = begin + text.size();
-    const char* const prompt_end = begin + std::min(prompt_bytes, text.size());
+    const char* const begin = flat.data();
+    const char* const end = begin + flat.size();
     float y = 0.0f;
-    const auto segment = [&](const char* a, const char* b, float* x)
+    for (const char* s = begin; s < end;)
     {
-        if (a >= b)
-            return;
-        dl->AddText(font, fs, ImVec2(origin.x + *x, origin.y + y), a < prompt_end ? faint : ink, a, b);
-        *x += font->CalcTextSizeA(fs, FLT_MAX, 0.0f, a, b).x;
-    };
-    for (const char* line = begin; line < end;)
-    {
-        const char* line_end = std::find(line, end, '\n');
-        for (const char* s = line; s < line_end || s == line;)
+        const char* wrap = font->CalcWordWrapPositionA(fs / font->FontSize, s, end, width);
+        if (wrap <= s)
+            wrap = s + 1;
+        while (wrap < end && (static_cast<unsigned char>(*wrap) & 0xC0) == 0x80)
+            ++wrap; // never inside a character
+        // Runs of one colour.
+        float x = 0.0f;
+        for (const char* a = s; a < wrap;)
         {
-            const char* wrap =
-                s < line_end ? font->CalcWordWrapPositionA(1.0f * fs / font->FontSize, s, line_end, width)
-                             : line_end;
-            if (wrap == s && s < line_end)
-                wrap = s + 1;
-            while (wrap < line_end && (static_cast<unsigned char>(*wrap) & 0xC0) == 0x80)
-                ++wrap; // never inside a character
-            float x = 0.0f;
-            segment(s, std::min(wrap, std::max(s, prompt_end)), &x);
-            segment(std::max(s, std::min(wrap, prompt_end)), wrap, &x);
-            y += line_h;
-            s = wrap;
-            while (s < line_end && *s == ' ')
-                ++s; // the space a line breaks at
-            if (s >= line_end)
-                break;
+            const bool f = faint_at[static_cast<std::size_t>(a - begin)];
+            const char* b = a;
+            while (b < wrap && faint_at[static_cast<std::size_t>(b - begin)] == f)
+                ++b;
+            dl->AddText(font, fs, ImVec2(origin.x + x, origin.y + y), f ? faint : ink, a, b);
+            x += font->CalcTextSizeA(fs, FLT_MAX, 0.0f, a, b).x;
+            a = b;
         }
-        line = line_end < end ? line_end + 1 : end;
+        y += line_h;
+        s = wrap;
+        while (s < end && *s == ' ')
+            ++s; // the space a line breaks at
     }
     ImGui::Dummy(ImVec2(width, y));
 }
@@ -237,6 +256,18 @@ void draw_text_samples(AppState& state)
     if (f == nullptr)
         return;
     const float fs = ImGui::GetFontSize();
+    // Folded at first in a short window, where the maps need the room; nothing is written while it is.
+    ImGui::SetNextItemOpen(ImGui::GetIO().DisplaySize.y >= fs * kSampleOpenHeightEm, ImGuiCond_Once);
+    const bool open = ImGui::TreeNodeEx("sample", ImGuiTreeNodeFlags_NoTreePushOnOpen);
+    item_tooltip("Text the model writes at the step the timeline shows: from the prompt, one character at a "
+                 "time, each drawn from its predicted probabilities. Early in a run it is noise; as the loss "
+                 "falls, spaces, then common words and spellings appear.");
+    if (!open)
+    {
+        ImGui::SameLine();
+        ImGui::TextDisabled("(open to see what the model writes at step %d)", f->step);
+        return;
+    }
     const std::string prompt =
         ts.sample_prompt.empty() ? default_sample_prompt(ts.probe_text) : ts.sample_prompt;
     train::CharVocabulary chars;
@@ -255,10 +286,6 @@ void draw_text_samples(AppState& state)
         state.text_sampler.request(request);
     state.text_sampler.poll(&ts.sample);
 
-    ImGui::TextUnformatted("sample");
-    item_tooltip("Text the model writes at the step the timeline shows: from the prompt, one character at a "
-                 "time, each drawn from its predicted probabilities. Early in a run it is noise; as the loss "
-                 "falls, spaces, then common words and spellings appear.");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(fs * 7.0f);
     ImGui::SliderFloat("temperature", &ts.sample_temperature, 0.0f, 2.0f, "%.2f",
@@ -288,6 +315,8 @@ void draw_text_samples(AppState& state)
                      "written.");
     }
     ImGui::SameLine();
+    if (ImGui::GetContentRegionAvail().x < fs * 14.0f)
+        ImGui::NewLine(); // a narrow panel: the prompt on a line of its own
     ImGui::TextUnformatted("prompt");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(std::max(fs * 6.0f, ImGui::GetContentRegionAvail().x - fs * 7.0f));
@@ -296,6 +325,7 @@ void draw_text_samples(AppState& state)
                  "model's vocabulary lacks reads as its unknown symbol.");
 
     // The text: a fixed height, so the maps below keep their place as samples come and go.
+    // Three lines (200 characters at 1280 pixels); the box scrolls the rest.
     const float height = ImGui::GetTextLineHeightWithSpacing() * 3.0f + ImGui::GetStyle().WindowPadding.y;
     ImGui::BeginChild("sample_text", ImVec2(0.0f, height), false);
     const SampleResult& r = ts.sample;

@@ -32,7 +32,14 @@ struct MapLabels
 {
     const std::vector<std::string>* rows = nullptr;
     const std::vector<std::string>* cols = nullptr;
+    // Labels of one character each (a text model's): when cells are too small for every label, every k-th
+    // is drawn (k = 2, 4, 8, ...) a little smaller, with a tick, rather than none.
+    bool sparse = false;
 };
+
+// The spacing of sparse labels: 1 when a label of `label` pixels fits a cell, else the smallest power of two
+// k with k cells at least that long.
+int sparse_label_step(float cell, float label);
 
 // Draws one heatmap in an area of `area` pixels with row labels left and column labels on top when they fit.
 // Returns the hovered cell (row, col) or (-1, -1).

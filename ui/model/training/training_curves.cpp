@@ -12,21 +12,40 @@
 namespace attnlab
 {
 
+namespace
+{
+
+// ".68": a score below 1 without its leading zero (the text maps' titles are narrow).
+std::string short_score(double v)
+{
+    char text[16];
+    std::snprintf(text, sizeof text, "%.2f", v);
+    return text[0] == '0' ? text + 1 : text;
+}
+
+} // namespace
+
+std::string text_scores_text(const train::HeadScores& s, train::HeadScoreKind except)
+{
+    using K = train::HeadScoreKind;
+    std::string out;
+    for (const K kind : {K::PreviousToken, K::Induction, K::WordStart})
+        if (kind != except)
+            out += (out.empty() ? "" : "  ") + std::string(train::head_score_info(kind).short_name) + " " +
+                   short_score(train::head_score(s, kind));
+    return out;
+}
+
 std::string map_scores_text(train::TaskKind task, const train::HeadScores& s)
 {
+    if (task == train::TaskKind::Text)
+        return text_scores_text(s);
     const train::HeadScoreKind* kinds = train::task_info(task).map_scores;
     char text[96];
     std::snprintf(text, sizeof text, "%s %.2f  %s %.2f", train::head_score_info(kinds[0]).short_name,
                   train::head_score(s, kinds[0]), train::head_score_info(kinds[1]).short_name,
                   train::head_score(s, kinds[1]));
-    std::string out = text;
-    if (task == train::TaskKind::Text)
-    {
-        std::snprintf(text, sizeof text, "  %s %.2f",
-                      train::head_score_info(train::HeadScoreKind::WordStart).short_name, s.word_start);
-        out += text;
-    }
-    return out;
+    return text;
 }
 
 HeadRole text_head_role(const train::HeadScores& s)
@@ -53,11 +72,7 @@ std::string head_role_text(const HeadRole& role, bool short_form)
                                                      : nullptr;
     if (name == nullptr)
         return short_form ? "no role" : "no clear role";
-    // ".68": a score is below 1, and the map titles are narrow.
-    char score[16];
-    std::snprintf(score, sizeof score, "%.2f", role.score);
-    const char* digits = score[0] == '0' ? score + 1 : score;
-    return std::string(name) + " " + digits;
+    return std::string(name) + " " + short_score(role.score);
 }
 
 namespace
