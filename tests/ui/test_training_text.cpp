@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -152,6 +153,51 @@ TEST(TrainingText, StripColoursFollowTheLossAtTheTimelinesStep)
         changed += std::abs(first_cells[t].loss - latest_cells[t].loss) > 0.05f;
     EXPECT_GT(changed, static_cast<int>(first_cells.size()) / 2);
     EXPECT_NE(first_colours, latest_colours);
+}
+
+TEST(TrainingText, HoveringACharacterSaysItsLossAndTheModelsGuesses)
+{
+    HeadlessUi ui;
+    auto state = text_state(ui, 40);
+    TrainingPanelState& ts = state->training;
+    test::FrameOutput out = ui.frames(*state, 2, panel_only(draw_training_panel));
+    const std::vector<LossCell> cells = loss_strip(ts.probe_batch, ts.probe.acts(), ts.view.vocabulary);
+    ImVec4 bgv = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    bgv.w = 1.0f;
+    const Color32 bg = ImGui::ColorConvertFloat4ToU32(bgv);
+    // The most surprising character below the top of the scale (whose colour the loss curve shares).
+    std::size_t worst = 0;
+    for (std::size_t t = 1; t < cells.size(); ++t)
+        if (cells[t].loss < 4.5f && (worst == 0 || cells[t].loss > cells[worst].loss))
+            worst = t;
+    ASSERT_NE(worst, 0u);
+    const Color32 col = surprise_color(cells[worst].loss, kSurpriseMaxNats, bg);
+    ASSERT_TRUE(out.shape_points.count(col) != 0);
+    const std::vector<ImVec2>& corners = out.shape_points.at(col);
+    ASSERT_GE(corners.size(), 4u);
+    float x0 = corners[0].x, y0 = corners[0].y, x1 = x0, y1 = y0;
+    for (std::size_t i = 1; i < 4; ++i)
+    {
+        x0 = std::min(x0, corners[i].x);
+        y0 = std::min(y0, corners[i].y);
+        x1 = std::max(x1, corners[i].x);
+        y1 = std::max(y1, corners[i].y);
+    }
+    ui.mouse((x0 + x1) * 0.5f, (y0 + y1) * 0.5f);
+    out = ui.frames(*state, 2, panel_only(draw_training_panel));
+    for (const char* text : {"loss", "nats", "bits", "top guesses after", "%"})
+        EXPECT_TRUE(contains(out.text, text)) << text << "\n" << out.text;
+    char loss[32];
+    std::snprintf(loss, sizeof loss, "loss %.2f nats", static_cast<double>(cells[worst].loss));
+    EXPECT_TRUE(contains(out.text, loss)) << loss << "\n" << out.text;
+}
+
+TEST(TrainingText, SparseLabelsKeepEveryKthCharacterWhenCellsAreSmall)
+{
+    EXPECT_EQ(sparse_label_step(12.0f, 11.0f), 1);
+    EXPECT_EQ(sparse_label_step(6.0f, 11.0f), 2);
+    EXPECT_EQ(sparse_label_step(2.4f, 11.0f), 8);
+    EXPECT_EQ(sparse_label_step(1.0f, 11.0f), 16);
 }
 
 TEST(TrainingText, BlanksAreDrawnAsFaintGlyphsOnTheStripAndTheMapAxes)

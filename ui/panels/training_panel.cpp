@@ -593,6 +593,8 @@ void draw_training_presenter_view(AppState& state)
     sync_probe(ts);
     const TrainingFrame* f = shown_frame(ts);
     draw_training_curves(state, f == nullptr ? -1 : f->step, /*compact=*/true);
+    if (ts.view.config.task == train::TaskKind::Text && f != nullptr)
+        draw_loss_strip(state); // the probe as the model reads it, at the lecture's size
     ImGui::Separator();
     draw_training_maps(state);
 }
