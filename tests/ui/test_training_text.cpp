@@ -192,6 +192,15 @@ TEST(TrainingText, HoveringACharacterSaysItsLossAndTheModelsGuesses)
     EXPECT_TRUE(contains(out.text, loss)) << loss << "\n" << out.text;
 }
 
+TEST(TrainingText, PresenterModesTrainingViewShowsTheStrip)
+{
+    HeadlessUi ui;
+    auto state = text_state(ui, 20);
+    const test::FrameOutput out = ui.frames(*state, 2, panel_only(draw_training_presenter_view));
+    EXPECT_TRUE(contains(out.text, "surprise")) << out.text;
+    EXPECT_TRUE(contains(out.text, "mean")) << out.text;
+}
+
 TEST(TrainingText, SparseLabelsKeepEveryKthCharacterWhenCellsAreSmall)
 {
     EXPECT_EQ(sparse_label_step(12.0f, 11.0f), 1);
