@@ -180,9 +180,10 @@ constexpr int kMaxLessonSteps = 20000;
 // (train::check_run).
 Status read_run(const json& j, const Context& ctx, train::RunSpec* out)
 {
-    ATTNLAB_TRY(
-        check_object(j, "a training run must be an object such as {\"task\": \"reverse\", \"steps\": 200}",
-                     {"task", "layers", "heads", "d_model", "attention_only", "lr", "seed", "steps"}, ctx));
+    ATTNLAB_TRY(check_object(
+        j, "a training run must be an object such as {\"task\": \"reverse\", \"steps\": 200}",
+        {"task", "layers", "heads", "d_model", "attention_only", "lr", "seed", "steps", "corpus", "repeat"},
+        ctx));
     train::TaskKind kind = train::TaskKind::Reverse;
     const json* task = nullptr;
     ATTNLAB_TRY(ctx.member(j, "", "task", Need::Optional, &task));
@@ -202,6 +203,19 @@ Status read_run(const json& j, const Context& ctx, train::RunSpec* out)
     ATTNLAB_TRY(ctx.boolean(j, "", "attention_only", &r.attention_only, Need::Optional));
     ATTNLAB_TRY(ctx.real(j, "", "lr", RealRange{}, &r.lr, Need::Optional));
     ATTNLAB_TRY(ctx.uint64(j, "", "seed", &r.seed, Need::Optional));
+    // Text only: the book (a built-in key; a lesson names no file of the reader's) and the repeat share.
+    const bool text = kind == train::TaskKind::Text;
+    if (!text)
+    {
+        ATTNLAB_TRY(ctx.absent(j, "", "corpus", "only a \"text\" run reads a corpus"));
+        ATTNLAB_TRY(ctx.absent(j, "", "repeat", "only a \"text\" run repeats snippets"));
+    }
+    ATTNLAB_TRY(read_string(j, "corpus", false, ctx, &r.corpus));
+    if (text && train::find_builtin_corpus(r.corpus) == nullptr)
+        return ctx.error("\"corpus\" \"" + r.corpus + "\" is not a built-in text: use one of " +
+                         train::builtin_corpus_keys());
+    ATTNLAB_TRY(
+        ctx.real(j, "", "repeat", RealRange{0.0, 1.0, false, false, false}, &r.repeat, Need::Optional));
     if (r.steps < 1 || r.steps > kMaxLessonSteps)
         return ctx.error("a training run needs \"steps\" from 1 to " + std::to_string(kMaxLessonSteps) +
                          " (it is trained when the step is shown)");
@@ -213,10 +227,11 @@ Status read_run(const json& j, const Context& ctx, train::RunSpec* out)
 
 Status read_training(const json& j, const Context& ctx, LessonTraining* out)
 {
-    ATTNLAB_TRY(check_object(j, "\"training\" must be an object",
-                             {"task", "layers", "heads", "d_model", "attention_only", "lr", "seed", "steps",
-                              "compare", "show_step", "map", "score", "probe", "compare_maps"},
-                             ctx));
+    ATTNLAB_TRY(
+        check_object(j, "\"training\" must be an object",
+                     {"task", "layers", "heads", "d_model", "attention_only", "lr", "seed", "steps", "corpus",
+                      "repeat", "compare", "show_step", "map", "score", "probe", "compare_maps"},
+                     ctx));
     LessonTraining t;
     t.on = true;
     json run = j;
@@ -251,9 +266,13 @@ Status read_training(const json& j, const Context& ctx, LessonTraining* out)
                                ctx, &t.map_kind);
         !s)
         return s;
-    if (Status s = read_choice(
-            j, "score", {{"previous-token", 0}, {"induction", 1}, {"diagonal", 2}, {"anti-diagonal", 3}}, ctx,
-            &t.score_kind);
+    if (Status s = read_choice(j, "score",
+                               {{"previous-token", 0},
+                                {"induction", 1},
+                                {"diagonal", 2},
+                                {"anti-diagonal", 3},
+                                {"word-start", 4}},
+                               ctx, &t.score_kind);
         !s)
         return s;
     if (Status s = read_int(j, "compare_maps", 0, ctx, &t.compare_maps); !s)
@@ -269,9 +288,16 @@ Status read_training(const json& j, const Context& ctx, LessonTraining* out)
         return s;
     if (!t.probe.empty())
     {
+        // A text run's probe is characters (any of them: an unseen one reads as the unknown symbol), the
+        // other tasks' tokens of their vocabulary.
         const train::Task task(t.run.task);
         train::Batch batch;
-        if (Status s = train::text_batch(t.probe, task.vocabulary(), task.T(), &batch); !s)
+        Status s = Status::ok();
+        if (t.run.task == train::TaskKind::Text)
+            s = train::char_batch(t.probe, train::CharVocabulary::of_code_points({}), task.T(), &batch);
+        else
+            s = train::text_batch(t.probe, task.vocabulary(), task.T(), &batch);
+        if (!s)
             return ctx.error("\"probe\": " + s.message());
     }
     *out = t;

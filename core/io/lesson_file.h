@@ -43,9 +43,10 @@ struct LessonTraining
     train::RunSpec run;
     std::vector<train::RunSpec> compare; // trained first, in order; their curves are overlaid
     int show_step = -1;                  // the timeline at this step; -1: the run's last
-    int map_kind = 0;   // 0 attention, 1 attention and ∂L/∂A_h, 2 output stages, 3 every stage
-    int score_kind = 0; // 0 previous-token, 1 induction, 2 diagonal, 3 anti-diagonal
-    std::string probe;  // the probe's tokens; "": the task's default
+    int map_kind = 0; // 0 attention, 1 attention and ∂L/∂A_h, 2 output stages, 3 every stage
+    int score_kind =
+        0; // a train::HeadScoreKind: 0 previous-token, 1 induction, 2 diagonal, 3 anti-diagonal, 4 word-start
+    std::string probe; // the probe's tokens (text: its characters); "": the task's default
     // The maps of compare[compare_maps] beside the run's own (its final weights on the same probe); -1: none.
     int compare_maps = -1;
 };

@@ -969,19 +969,26 @@ TrainedModel trained_model(const train::Trainer& trainer, std::vector<MetricRow>
     m.steps_taken = trainer.steps_taken();
     m.history = std::move(history);
     m.params = trainer.params();
-    if (const std::shared_ptr<const train::TextCorpus>& corpus = trainer.task().corpus())
-    {
-        m.text.corpus = corpus->source.builtin;
-        if (m.text.corpus.empty())
-        {
-            m.text.file = corpus->source.path;
-            m.text.bytes = corpus->source.bytes;
-            m.text.hash = corpus->source.hash;
-        }
-        m.text.repeat = trainer.task().repeat_share();
-        m.text.min_count = corpus->min_count;
-    }
+    m.text = trained_text_of(trainer.task());
     return m;
+}
+
+TrainedText trained_text_of(const train::Task& task)
+{
+    TrainedText t;
+    if (const std::shared_ptr<const train::TextCorpus>& corpus = task.corpus())
+    {
+        t.corpus = corpus->source.builtin;
+        if (t.corpus.empty())
+        {
+            t.file = corpus->source.path;
+            t.bytes = corpus->source.bytes;
+            t.hash = corpus->source.hash;
+        }
+        t.repeat = task.repeat_share();
+        t.min_count = corpus->min_count;
+    }
+    return t;
 }
 
 Status write_model_file(const TrainedModel& model, AtomicFile& file)

@@ -45,6 +45,10 @@ struct TrainedText
     int min_count = 3;       // characters seen fewer times fold into the unknown symbol
 };
 
+// What a task trains on as a model file records it: Text's corpus (built-in key, or the file's path, size and
+// hash), repeat share and folding; all empty for the other tasks.
+TrainedText trained_text_of(const train::Task& task);
+
 // Everything an "attnlab-model" file holds (core/io/FORMAT.md).
 struct TrainedModel
 {

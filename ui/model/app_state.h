@@ -12,6 +12,7 @@
 #include "ui/model/panel_table.h"
 #include "ui/model/recompute_worker.h"
 #include "ui/model/text_wrap.h"
+#include "ui/model/training/text_readouts.h"
 #include "ui/model/training/training_probe.h"
 #include "ui/model/training/training_run.h"
 #include "ui/picture/heatmap_cache.h"
@@ -305,6 +306,12 @@ struct TrainingPanelState
     int compare_run = -1;
     std::string compare_key;
     TrainingProbe compare_probe;
+    // A text model's samples (ui/model/training/text_readouts.h): generated at the shown step from the prompt
+    // ("": the probe's first kSamplePromptCharacters characters), at this temperature and seed.
+    float sample_temperature = kDefaultSampleTemperature;
+    std::uint64_t sample_seed = 1;
+    std::string sample_prompt;
+    SampleResult sample;                 // the newest finished one (AppState::text_sampler)
     int stage_layer = 0, stage_head = 0; // the layer and head "every stage" shows
     int score_kind = 0;     // the head-score curve: a train::HeadScoreKind (core/train/metrics.h)
     bool fit_curves = true; // the curves' axes fit the current run (earlier runs cut at its right edge)
@@ -489,6 +496,8 @@ struct AppState
     TrainingPanelState training;
     // The trainer on its worker thread (the worker touches nothing else; the destructor joins it).
     TrainingRun training_run;
+    // A text model's samples, generated on their own worker thread (the destructor joins it).
+    TextSampler text_sampler;
     TrainedView trained_view;
     // A Hugging Face model folder opened in the main panels (ui/model/opened_model.h), and its loader.
     OpenedModelState opened;

@@ -434,8 +434,11 @@ void draw_probe_field(AppState& state)
     ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 6.0f);
     if (input_text("##probe", &ts.probe_text))
         ts.probe_dirty = true;
-    item_tooltip("The sequence the maps show, in the task's vocabulary, tokens separated by spaces. Each "
-                 "position predicts the next token. Edit it at any step of the timeline.");
+    item_tooltip(ts.view.config.task == train::TaskKind::Text
+                     ? "The text the maps and the loss strip show, read as characters (spaces included). "
+                       "Each character predicts the next. Type any sentence, at any step of the timeline."
+                     : "The sequence the maps show, in the task's vocabulary, tokens separated by spaces. "
+                       "Each position predicts the next token. Edit it at any step of the timeline.");
     ImGui::SameLine();
     if (ImGui::Button("Default"))
     {
@@ -568,6 +571,11 @@ void draw_training_panel(AppState& state)
     draw_training_curves(state, cursor);
     draw_timeline(state);
     draw_probe_field(state);
+    if (ts.view.config.task == train::TaskKind::Text && f != nullptr)
+    {
+        draw_loss_strip(state);
+        draw_text_samples(state);
+    }
     ImGui::Separator();
     draw_training_maps(state);
     ImGui::EndChild();
@@ -585,6 +593,8 @@ void draw_training_presenter_view(AppState& state)
     sync_probe(ts);
     const TrainingFrame* f = shown_frame(ts);
     draw_training_curves(state, f == nullptr ? -1 : f->step, /*compact=*/true);
+    if (ts.view.config.task == train::TaskKind::Text && f != nullptr)
+        draw_loss_strip(state); // the probe as the model reads it, at the lecture's size
     ImGui::Separator();
     draw_training_maps(state);
 }

@@ -11,6 +11,7 @@
 #include "ui/shell/widgets.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 
@@ -76,21 +77,52 @@ void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, fl
             ImGui::PushID(g.key);
             ImGui::PushID(k);
             ImGui::BeginGroup();
-            ImGui::PushStyleColor(ImGuiCol_Text, head_text_color(j));
-            // The short form when the long one would run into the next head's title (narrow maps).
-            char title[40];
-            std::snprintf(title, sizeof title, "layer %d, head %d", l + 1, j + 1);
-            if (ImGui::CalcTextSize(title).x > side * static_cast<float>(per_head) + gap * 0.5f)
-                std::snprintf(title, sizeof title, "L%d H%d", l + 1, j + 1);
-            ImGui::TextUnformatted(title);
-            ImGui::PopStyleColor();
             // The held-out scores of the last evaluation up to the shown step (an earlier run: its last one):
             // the curve's number there.
             int eval_step = 0;
             const train::HeadScores* held_out = held_out_scores_at(*g.evals, g.step, k, &eval_step);
+            const train::HeadScores* title_scores = held_out != nullptr ? held_out
+                                                    : k < static_cast<int>(pr.scores().size())
+                                                        ? &pr.scores()[static_cast<std::size_t>(k)]
+                                                        : nullptr;
+            ImGui::PushStyleColor(ImGuiCol_Text, head_text_color(j));
+            // The short form when the long one would run into the next head's title (narrow maps). A text
+            // head's title names what it does (its best score of previous token, induction and word start).
+            const float title_w = side * static_cast<float>(per_head) + gap * 0.5f;
+            const bool text_task = ts.view.config.task == train::TaskKind::Text;
+            const bool text = text_task && title_scores != nullptr;
+            const HeadRole role = text ? text_head_role(*title_scores) : HeadRole{};
+            char title[96];
+            std::snprintf(title, sizeof title, "layer %d, head %d%s%s", l + 1, j + 1, text ? ": " : "",
+                          text ? head_role_text(role).c_str() : "");
+            if (ImGui::CalcTextSize(title).x > title_w)
+                std::snprintf(title, sizeof title, "L%d H%d%s%s", l + 1, j + 1, text ? ": " : "",
+                              text ? head_role_text(role).c_str() : "");
+            if (ImGui::CalcTextSize(title).x > title_w)
+                std::snprintf(title, sizeof title, "L%d H%d%s%s", l + 1, j + 1, text ? " " : "",
+                              text ? head_role_text(role, true).c_str() : "");
+            // The role in the title: the line below gives the other scores (else all of them, and the role
+            // first when they do not fit).
+            bool role_in_title = text;
+            if (ImGui::CalcTextSize(title).x > title_w)
+            {
+                std::snprintf(title, sizeof title, "L%d H%d", l + 1, j + 1);
+                role_in_title = false;
+            }
+            ImGui::TextUnformatted(title);
+            ImGui::PopStyleColor();
+            if (text && ImGui::IsItemHovered() && !state.mouse_ignored)
+                ImGui::SetTooltip("What this head does, by its largest score (%s): previous token (weight on "
+                                  "the character just before), induction (on the character after an earlier "
+                                  "copy of this one) or word start (on the last space). Below %.2f on all "
+                                  "three: no clear role yet.",
+                                  held_out != nullptr ? "held out" : "on the probe", kHeadRoleMin);
             // Else (no evaluation yet, so no point on the curves either) the probe's, marked so.
             const std::string scores =
-                held_out != nullptr ? map_scores_text(ts.view.config.task, *held_out)
+                text ? text_scores_text(*title_scores,
+                                        role_in_title ? role.kind : train::HeadScoreKind::Count) +
+                           (held_out != nullptr ? "" : " (probe)")
+                : held_out != nullptr ? map_scores_text(ts.view.config.task, *held_out)
                 : k < static_cast<int>(pr.scores().size())
                     ? map_scores_text(ts.view.config.task, pr.scores()[static_cast<std::size_t>(k)]) +
                           " (probe)"
@@ -98,11 +130,13 @@ void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, fl
             char line[128];
             std::snprintf(line, sizeof line, "%s%s", with_gradient ? "A_h | ∂L/∂A_h   " : "", scores.c_str());
             // Only what fits above the map (at 1280x720 the full line would run into the next head): the
-            // scores alone, else the first.
+            // scores alone, else the first (a text head whose title has no room for its role: the role).
             if (ImGui::CalcTextSize(line).x > side * static_cast<float>(per_head))
                 std::snprintf(line, sizeof line, "%s", scores.c_str());
             if (ImGui::CalcTextSize(line).x > side * static_cast<float>(per_head))
-                std::snprintf(line, sizeof line, "%s", scores.substr(0, scores.find("  ")).c_str());
+                std::snprintf(line, sizeof line, "%s",
+                              text && !role_in_title ? head_role_text(role, true).c_str()
+                                                     : scores.substr(0, scores.find("  ")).c_str());
             if (ImGui::CalcTextSize(line).x <= side * static_cast<float>(per_head))
                 ImGui::TextDisabled("%s", line);
             else
@@ -122,9 +156,19 @@ void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, fl
             }
             char key[64];
             std::snprintf(key, sizeof key, "%s/L%d/h%d", g.key, l, j);
-            const auto [r, c] = draw_probe_map(state, key, pr.version(), pr.weights(k), true, &pr.mask(),
-                                               ImVec2(side, side), {&tokens, &tokens}, head_color(j));
-            if (r >= 0)
+            const auto [r, c] =
+                draw_probe_map(state, key, pr.version(), pr.weights(k), true, &pr.mask(), ImVec2(side, side),
+                               {&tokens, &tokens, text_task}, head_color(j));
+            if (r >= 0 && text_task)
+            {
+                // Characters alone are hard to place: each with the text around it.
+                const std::vector<std::string> symbols = training_probe_symbols(ts);
+                ImGui::SetTooltip(
+                    "query %d: %s\nkey %d: %s\nA = %.3f%s", r, character_context(symbols, r).c_str(), c,
+                    character_context(symbols, c).c_str(), static_cast<double>(pr.weights(k)(r, c)),
+                    pr.mask()(r, c) < 0 ? " (masked: the key is in the future)" : "");
+            }
+            else if (r >= 0)
                 ImGui::SetTooltip("query %d \"%s\" -> key %d \"%s\": A = %.3f%s", r,
                                   tokens[static_cast<std::size_t>(r)].c_str(), c,
                                   tokens[static_cast<std::size_t>(c)].c_str(),
@@ -136,7 +180,7 @@ void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, fl
                 std::snprintf(key, sizeof key, "%s/L%d/h%d/grad", g.key, l, j);
                 const auto [gr, gc] =
                     draw_probe_map(state, key, pr.version(), pr.dweights(k), false, &pr.mask(),
-                                   ImVec2(side, side), {&tokens, &tokens}, head_color(j));
+                                   ImVec2(side, side), {&tokens, &tokens, text_task}, head_color(j));
                 if (gr >= 0)
                     ImGui::SetTooltip("∂L/∂A_h at query %d, key %d: %.3g\nNegative (blue): more weight here "
                                       "would lower the loss.",
@@ -439,7 +483,11 @@ std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned lo
         return true;
     };
     float label_w = fs * 2.2f;
-    if (cell_for(label_w) < fs * 0.7f || !(short_labels(labels.rows) || short_labels(labels.cols)))
+    // Sparse one-character labels need a narrower gutter, and fewer of them fit: every k-th.
+    const bool sparse = labels.sparse && cell_for(label_w) < fs * 0.7f && short_labels(labels.rows);
+    if (sparse)
+        label_w = fs * 1.1f;
+    else if (cell_for(label_w) < fs * 0.7f || !(short_labels(labels.rows) || short_labels(labels.cols)))
         label_w = fs * 0.2f;
     const float cell = cell_for(label_w);
     const HeatmapEntry& e = state.heatmaps.get(key, version, m, probability, mask);
@@ -451,6 +499,34 @@ std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned lo
         dl->AddImage(reinterpret_cast<ImTextureID>(e.texture), img0, img1);
     dl->AddRect(ImVec2(img0.x - 1, img0.y - 1), ImVec2(img1.x + 1, img1.y + 1), frame_color);
     const ImU32 col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    if (sparse)
+    {
+        const float size = fs * 0.8f;
+        const int k = sparse_label_step(cell, size * 1.1f);
+        ImFont* font = ImGui::GetFont();
+        for (int i = 0; i < std::max(R, C); i += k)
+        {
+            const float mid = (static_cast<float>(i) + 0.5f) * cell;
+            if (i < R && i < static_cast<int>(labels.rows->size()))
+            {
+                const char* t = (*labels.rows)[static_cast<std::size_t>(i)].c_str();
+                const ImVec2 sz = font->CalcTextSizeA(size, FLT_MAX, 0.0f, t);
+                dl->AddText(font, size, ImVec2(img0.x - sz.x - fs * 0.35f, img0.y + mid - sz.y * 0.5f), col,
+                            t);
+                dl->AddLine(ImVec2(img0.x - fs * 0.25f, img0.y + mid), ImVec2(img0.x - 1.0f, img0.y + mid),
+                            col);
+            }
+            if (labels.cols != nullptr && i < C && i < static_cast<int>(labels.cols->size()))
+            {
+                const char* t = (*labels.cols)[static_cast<std::size_t>(i)].c_str();
+                const ImVec2 sz = font->CalcTextSizeA(size, FLT_MAX, 0.0f, t);
+                dl->AddText(font, size, ImVec2(img0.x + mid - sz.x * 0.5f, img0.y - sz.y - fs * 0.3f), col,
+                            t);
+                dl->AddLine(ImVec2(img0.x + mid, img0.y - fs * 0.25f), ImVec2(img0.x + mid, img0.y - 1.0f),
+                            col);
+            }
+        }
+    }
     const auto fits = [&](const std::vector<std::string>* l)
     { return label_w > fs && cell >= fs * 0.7f && short_labels(l); };
     if (fits(labels.rows))
@@ -484,13 +560,35 @@ std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned lo
     return {r, c};
 }
 
-std::vector<std::string> training_probe_tokens(const TrainingPanelState& ts)
+int sparse_label_step(float cell, float label)
+{
+    int k = 1;
+    while (static_cast<float>(k) * cell < label && k < (1 << 20))
+        k *= 2;
+    return k;
+}
+
+std::vector<std::string> training_probe_symbols(const TrainingPanelState& ts)
 {
     std::vector<std::string> out;
     for (const int id : ts.probe_batch.tokens)
         out.push_back(id >= 0 && id < static_cast<int>(ts.view.vocabulary.size())
                           ? ts.view.vocabulary[static_cast<std::size_t>(id)]
                           : "?");
+    return out;
+}
+
+std::vector<std::string> training_probe_tokens(const TrainingPanelState& ts)
+{
+    std::vector<std::string> out;
+    const bool text = ts.view.config.task == train::TaskKind::Text;
+    for (const int id : ts.probe_batch.tokens)
+    {
+        const std::string symbol = id >= 0 && id < static_cast<int>(ts.view.vocabulary.size())
+                                       ? ts.view.vocabulary[static_cast<std::size_t>(id)]
+                                       : "?";
+        out.push_back(text ? visible_character(symbol) : symbol);
+    }
     return out;
 }
 

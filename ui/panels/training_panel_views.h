@@ -4,6 +4,8 @@
 
 #include "core/matrix.h"
 #include "ui/model/app_state.h"
+#include "ui/model/training/text_readouts.h"
+#include "ui/picture/colormap.h"
 
 #include <imgui.h>
 
@@ -30,7 +32,14 @@ struct MapLabels
 {
     const std::vector<std::string>* rows = nullptr;
     const std::vector<std::string>* cols = nullptr;
+    // Labels of one character each (a text model's): when cells are too small for every label, every k-th
+    // is drawn (k = 2, 4, 8, ...) a little smaller, with a tick, rather than none.
+    bool sparse = false;
 };
+
+// The spacing of sparse labels: 1 when a label of `label` pixels fits a cell, else the smallest power of two
+// k with k cells at least that long.
+int sparse_label_step(float cell, float label);
 
 // Draws one heatmap in an area of `area` pixels with row labels left and column labels on top when they fit.
 // Returns the hovered cell (row, col) or (-1, -1).
@@ -38,7 +47,23 @@ std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned lo
                                    bool probability, const Mat* mask, ImVec2 area, const MapLabels& labels,
                                    ImU32 frame_color);
 
-// The probe's tokens as text ("?" for an id outside the vocabulary).
+// [SECTION] Text readouts (the Text task; training_panel_text.cpp)
+
+// The theme's panel background, opaque: the loss strip's colour of no surprise.
+Color32 panel_background();
+// The loss strip's cells, wrapped at width: each character on its surprise colour (the loss at the
+// position that predicts it; a space, line feed or tab as a faint glyph). Returns the hovered cell or -1.
+int draw_loss_strip_cells(const std::vector<LossCell>& cells, float width);
+// The probe as a loss strip at the shown step, its tooltips and its legend.
+void draw_loss_strip(AppState& state);
+// The sample at the shown step: temperature, seed, prompt, and the text (generated on the sampler's worker;
+// in pictures, before the frame is drawn).
+void draw_text_samples(AppState& state);
+
+// The probe's tokens as text ("?" for an id outside the vocabulary; a text model's space, line feed and tab
+// as visible glyphs).
 std::vector<std::string> training_probe_tokens(const TrainingPanelState& ts);
+// The same as the vocabulary spells them (a space as a space).
+std::vector<std::string> training_probe_symbols(const TrainingPanelState& ts);
 
 } // namespace attnlab

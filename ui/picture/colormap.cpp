@@ -249,4 +249,23 @@ Color32 head_color(int j)
     return kPalette[static_cast<std::size_t>(((j % 8) + 8) % 8)];
 }
 
+Color32 surprise_color(float nats, float max_nats, Color32 background)
+{
+    if (!std::isfinite(nats) && !(nats > 0))
+        return background | 0xFF000000u;
+    const float t = max_nats > 0 ? std::clamp(nats / max_nats, 0.0f, 1.0f) : 1.0f;
+    constexpr Color32 kAmber = pack_rgba(230, 159, 0);    // Okabe-Ito orange
+    constexpr Color32 kVermilion = pack_rgba(213, 94, 0); // Okabe-Ito vermilion
+    const auto mix = [](Color32 a, Color32 b, float f)
+    {
+        const auto one = [f](std::uint8_t x, std::uint8_t y) {
+            return static_cast<std::uint8_t>(
+                std::lround(static_cast<float>(x) + (static_cast<float>(y) - x) * f));
+        };
+        return pack_rgba(one(red_of(a), red_of(b)), one(green_of(a), green_of(b)),
+                         one(blue_of(a), blue_of(b)));
+    };
+    return t < 0.5f ? mix(background, kAmber, t * 2.0f) : mix(kAmber, kVermilion, (t - 0.5f) * 2.0f);
+}
+
 } // namespace attnlab

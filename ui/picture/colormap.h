@@ -101,6 +101,11 @@ Color32 chip_text_color(Color32 fill);
 // light one), just enough to reach it. Keeps fg's hue for text in a head's colour.
 Color32 readable_on(Color32 fg, Color32 bg, float min_ratio = 4.5f);
 
+// The colour of a character the model was `nats` surprised at (−ln p, clamped to [0, max_nats]): background
+// itself at 0 (no surprise), amber at half of max_nats, vermilion at max_nats and beyond; NaN (nothing
+// predicted it): background. The ramp starts from the theme's background, so it reads on both themes.
+Color32 surprise_color(float nats, float max_nats, Color32 background);
+
 // The categorical colour of head j (Okabe–Ito palette, colour-blind safe), cycling after eight.
 Color32 head_color(int j);
 

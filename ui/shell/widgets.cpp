@@ -110,6 +110,12 @@ bool input_text(const char* label, std::string* text, bool enter_returns_true)
     return ImGui::InputText(label, text->data(), text->capacity() + 1, flags, resize_callback, text);
 }
 
+bool input_text_with_hint(const char* label, const char* hint, std::string* text)
+{
+    return ImGui::InputTextWithHint(label, hint, text->data(), text->capacity() + 1,
+                                    ImGuiInputTextFlags_CallbackResize, resize_callback, text);
+}
+
 void colormap_strip(ImDrawList* dl, float x, float top, float width, float bottom)
 {
     const auto& table = colormap_table(Colormap::Sequential);

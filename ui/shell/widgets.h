@@ -17,6 +17,8 @@ bool input_text_wrapped(const char* label, std::string* text, SoftWrapField* fie
                         float height);
 // A one-line text field editing a std::string; returns true when the text changed.
 bool input_text(const char* label, std::string* text, bool enter_returns_true = false);
+// The same, showing hint (greyed) while the text is empty.
+bool input_text_with_hint(const char* label, const char* hint, std::string* text);
 // The sequential colour map as a strip from (x, top) to (x + width, bottom), low on the left, in 32 steps:
 // the legend of the attention maps.
 void colormap_strip(ImDrawList* dl, float x, float top, float width, float bottom);

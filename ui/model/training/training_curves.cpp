@@ -12,14 +12,67 @@
 namespace attnlab
 {
 
+namespace
+{
+
+// ".68": a score below 1 without its leading zero (the text maps' titles are narrow).
+std::string short_score(double v)
+{
+    char text[16];
+    std::snprintf(text, sizeof text, "%.2f", v);
+    return text[0] == '0' ? text + 1 : text;
+}
+
+} // namespace
+
+std::string text_scores_text(const train::HeadScores& s, train::HeadScoreKind except)
+{
+    using K = train::HeadScoreKind;
+    std::string out;
+    for (const K kind : {K::PreviousToken, K::Induction, K::WordStart})
+        if (kind != except)
+            out += (out.empty() ? "" : "  ") + std::string(train::head_score_info(kind).short_name) + " " +
+                   short_score(train::head_score(s, kind));
+    return out;
+}
+
 std::string map_scores_text(train::TaskKind task, const train::HeadScores& s)
 {
+    if (task == train::TaskKind::Text)
+        return text_scores_text(s);
     const train::HeadScoreKind* kinds = train::task_info(task).map_scores;
     char text[96];
     std::snprintf(text, sizeof text, "%s %.2f  %s %.2f", train::head_score_info(kinds[0]).short_name,
                   train::head_score(s, kinds[0]), train::head_score_info(kinds[1]).short_name,
                   train::head_score(s, kinds[1]));
     return text;
+}
+
+HeadRole text_head_role(const train::HeadScores& s)
+{
+    using K = train::HeadScoreKind;
+    HeadRole best;
+    for (const K kind : {K::PreviousToken, K::Induction, K::WordStart})
+        if (const double v = train::head_score(s, kind); v > best.score || best.kind == K::Count)
+        {
+            best.kind = kind;
+            best.score = v;
+        }
+    if (!(best.score >= kHeadRoleMin))
+        best.kind = K::Count;
+    return best;
+}
+
+std::string head_role_text(const HeadRole& role, bool short_form)
+{
+    using K = train::HeadScoreKind;
+    const char* name = role.kind == K::PreviousToken ? (short_form ? "prev" : "previous token")
+                       : role.kind == K::Induction   ? (short_form ? "ind" : "induction")
+                       : role.kind == K::WordStart   ? (short_form ? "word" : "word start")
+                                                     : nullptr;
+    if (name == nullptr)
+        return short_form ? "no role" : "no clear role";
+    return std::string(name) + " " + short_score(role.score);
 }
 
 namespace

@@ -57,8 +57,27 @@ const train::HeadScores* held_out_scores_at(const std::vector<TrainingEval>& eva
 // parts of label, comma-separated, that other lacks ("h = 1" for the 1-head run beside the 2-head one; ""
 // when none).
 std::string label_difference(const std::string& label, const std::string& other);
-// "anti-diag 0.91  prev 0.10": the two scores the task's row puts above each head's map.
+// "anti-diag 0.91  prev 0.10": the two scores the task's row puts above each head's map (Text: its three
+// roles' scores, short: "prev .22  ind .05  word .10").
 std::string map_scores_text(train::TaskKind task, const train::HeadScores& s);
+
+// What a text head does, told by its scores: the largest of previous-token, induction and word-start when it
+// reaches kHeadRoleMin (a head spreading its weight evenly over a 64-character window scores about .07 on
+// each), else no role (kind Count).
+inline constexpr double kHeadRoleMin = 0.15;
+struct HeadRole
+{
+    train::HeadScoreKind kind = train::HeadScoreKind::Count;
+    double score = 0; // the role's score (the best of the three, even below kHeadRoleMin)
+};
+HeadRole text_head_role(const train::HeadScores& s);
+// "previous token .68", "induction .31", "word start .29", or "no clear role" (short_form: "prev .68",
+// "ind .31", "word .29", "no role").
+std::string head_role_text(const HeadRole& role, bool short_form = false);
+// A text head's three role scores, short ("prev .22  ind .05  word .10"), leaving out `except` (the role its
+// map title names already).
+std::string text_scores_text(const train::HeadScores& s,
+                             train::HeadScoreKind except = train::HeadScoreKind::Count);
 // The colour of an earlier run's curves, with alpha: the i-th earlier run is always grey, then pink (reddish
 // purple), then green (bluish green). A lesson's compare[i] is earlier run i, so its text may name the colour
 // (assets/lessons/README.md says so).

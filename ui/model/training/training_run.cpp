@@ -64,6 +64,7 @@ TrainedModel TrainingSnapshot::trained_model() const
     m.settings = settings;
     m.steps_taken = step;
     m.history = history;
+    m.text = text;
     if (params())
         m.params = *params();
     return m;
@@ -183,6 +184,8 @@ Status TrainingRun::open(const TrainedModel& model)
                 e.heads[k].previous_token = row.previous_token[k];
             if (k < row.induction.size())
                 e.heads[k].induction = row.induction[k];
+            if (k < row.word_start.size())
+                e.heads[k].word_start = row.word_start[k];
         }
         if (e.step <= model.steps_taken)
             work_.evals.push_back(std::move(e));
@@ -274,6 +277,7 @@ void TrainingRun::start_fresh()
     const train::Batch probe = task.probe();
     work_.probe_text = task.to_text(probe.tokens.data(), probe.T);
     work_.settings = trainer_.settings();
+    work_.text = trained_text_of(task);
     work_.first_step = trainer_.steps_taken();
     work_.loss.clear();
     work_.accuracy = 0;

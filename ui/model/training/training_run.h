@@ -82,6 +82,7 @@ struct TrainingSnapshot
     int diverged_at = -1;                // the first step whose training loss was NaN or infinite (-1: none)
     std::vector<MetricRow> history;      // the rows a saved model file keeps (one per evaluation)
     train::TrainSettings settings;       // the run's training settings (saved with the model)
+    TrainedText text;                    // Text: what it trains on, as a saved model records it (else empty)
 
     // The parameters at the current step (nullptr before configure).
     const std::shared_ptr<const train::Params>& params() const;
