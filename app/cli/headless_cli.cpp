@@ -20,6 +20,8 @@ void print_error(std::ostream& err, const std::string& what, const std::string& 
 
 void add_headless_commands(CLI::App& app, HeadlessCommands& commands)
 {
+    // The project's version (CMakeLists.txt's project()), the one place it is set.
+    app.set_version_flag("--version", app.get_name() + " " + ATTNLAB_VERSION, "Print the version and exit");
     commands.export_command = add_export_command(app, commands.export_args);
     commands.bench_command = add_bench_command(app, commands.bench_args);
     commands.lessons_command = add_lessons_command(app, commands.lessons_args);

@@ -2,6 +2,7 @@
 #include "lesson_file.h"
 
 #include "atomic_file.h"
+#include "core/assets.h"
 #include "core/engine.h"
 #include "core/settings.h"
 #include "core/train/token_text.h"
@@ -478,7 +479,12 @@ LessonLibrary load_lessons(const std::string& dir)
     if (!std::filesystem::is_directory(dir, ec))
     {
         library.errors.push_back(
-            dir + ": lesson folder not found (set ATTNLAB_LESSONS to the assets/lessons folder)");
+            (dir.empty()
+                 ? std::string("the built-in lessons were not found: there is no share/attnlab folder "
+                               "beside the program")
+                 : dir + ": lesson folder not found") +
+            " (set ATTNLAB_LESSONS to the lessons folder, or ATTNLAB_ASSETS to the data folder that holds "
+            "it)");
         return library;
     }
     // Every entry named *.json is a lesson: one that cannot be read (a link loop, a dangling link, a FIFO,
@@ -542,7 +548,7 @@ std::string default_lessons_dir()
 {
     if (const char* env = std::getenv("ATTNLAB_LESSONS"); env && *env)
         return env;
-    return ATTNLAB_ASSETS_DIR "/lessons";
+    return asset_path("lessons");
 }
 
 } // namespace attnlab

@@ -1,6 +1,7 @@
 // Text corpora: reading and checking a UTF-8 text, its character vocabulary and its held-out split.
 #include "text_corpus.h"
 
+#include "core/assets.h"
 #include "core/tokenizer.h"
 
 #include <algorithm>
@@ -223,7 +224,7 @@ std::string corpora_folder()
 {
     if (const char* env = std::getenv("ATTNLAB_CORPORA"); env && *env)
         return env;
-    return ATTNLAB_CORPORA_DIR;
+    return asset_path("corpora");
 }
 
 std::uint64_t fnv1a64(std::string_view bytes)
@@ -350,7 +351,8 @@ Status load_text_corpus(const std::string& what, const TextCorpusOptions& option
     }
 
     const std::string hint = source.builtin.empty() ? " (built-in texts: " + builtin_corpus_keys() + ")"
-                                                    : " (set ATTNLAB_CORPORA to the assets/corpora folder)";
+                                                    : " (set ATTNLAB_CORPORA to the corpora folder, or "
+                                                      "ATTNLAB_ASSETS to the data folder that holds it)";
     if (path.empty())
         return Status::error("no text given: name a built-in text (" + builtin_corpus_keys() + ") or a file");
     std::error_code ec;
