@@ -738,7 +738,7 @@ TEST_F(PresenterTest, TheCaptionSaysWhenItDescribesSettingsSinceChanged)
     state->presenter = true;
     use_window_font(720.0f);
     test::FrameOutput out = ui.frames(*state, 2);
-    EXPECT_FALSE(drawn(out, "describes the step's settings")) << out.text;
+    EXPECT_FALSE(drawn(out, "changed since")) << out.text;
     presenter_edit_step(*state, PresenterSetting::heads, +1);
     out = ui.frames(*state, 3);
     EXPECT_TRUE(drawn(out, "h = 4 (now 8)")) << out.text;

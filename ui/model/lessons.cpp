@@ -352,8 +352,8 @@ std::string lesson_caption_note(const AppState& state, const LessonStep& step, b
     const std::string drift = lesson_settings_drift(step.session, state.session);
     if (drift.empty())
         return "";
-    return "This text describes the step's settings: " + drift +
-           ". Going to another step and back brings them back.";
+    return "The text describes this step's own settings; changed since: " + drift +
+           ". Going to another step and back restores them.";
 }
 
 float ui_font_size(const AppState& state, float window_height)
