@@ -937,12 +937,17 @@ void presenter_view(AppState& state, const LessonStep* step, float title_h, floa
     float bg[4];
     presenter_view_background(!state.prefs.presenter_light, bg);
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(bg[0], bg[1], bg[2], bg[3]));
-    // Scroll bars only when the picture outgrows the view (text enlarged with Ctrl+=).
-    constexpr ImGuiWindowFlags kScrolling =
-        (kFixed & ~ImGuiWindowFlags_NoScrollbar) | ImGuiWindowFlags_HorizontalScrollbar;
-    if (ImGui::Begin("##presenter_view", nullptr, kScrolling))
+    // A grid of maps gets scroll bars when it outgrows the view (text enlarged with Ctrl+=); the panels and
+    // the Training view keep their own layout.
+    const StepMaps shown = step_maps(state, step);
+    const bool grid =
+        shown.kind == StepMapsKind::Heads || shown.kind == StepMapsKind::Stages ||
+        (shown.kind == StepMapsKind::Comparisons && shown.comparison != ComparisonSection::All) ||
+        (step == nullptr && state.presenter_view == PresenterView::Heads);
+    const ImGuiWindowFlags flags =
+        grid ? (kFixed & ~ImGuiWindowFlags_NoScrollbar) | ImGuiWindowFlags_HorizontalScrollbar : kFixed;
+    if (ImGui::Begin("##presenter_view", nullptr, flags))
     {
-        const StepMaps shown = step_maps(state, step);
         if (shown.kind == StepMapsKind::Training ||
             (step == nullptr && state.presenter_view == PresenterView::Training))
             draw_training_presenter_view(state);
