@@ -393,6 +393,34 @@ TEST_F(SlideTest, HeadsStepShowsEveryHead)
             << j;
 }
 
+TEST_F(SlideTest, EightHeadsNameEveryTokenOnTheCleanSlide)
+{
+    // multi_head step 5: h = 8 over "The animal didn't cross the street because it was tired", whose maps
+    // are small enough that labels at the slide's full size would be thinned to every other token.
+    const auto& lessons = state->lesson.library.lessons;
+    int multi_head = -1;
+    for (std::size_t i = 0; i < lessons.size(); ++i)
+        if (lessons[i].id == "multi_head")
+            multi_head = static_cast<int>(i);
+    ASSERT_GE(multi_head, 0);
+    enter_lesson(*state, multi_head, 4);
+    state->update();
+    ASSERT_EQ(state->heads(), 8);
+    if (find_font_file().empty())
+        return;
+    for (const auto& [w, h] : {std::pair<int, int>{1600, 1000}, {1920, 1080}, {1280, 720}})
+    {
+        std::vector<std::string> texts;
+        render_lesson_slide(*state, w, h, false, nullptr, &texts);
+        for (const std::string& token : state->trace().tokens.tokens[0])
+        {
+            // Each token as a query label and a key label of each of the eight maps.
+            const auto n = std::count(texts.begin(), texts.end(), token);
+            EXPECT_GE(n, 16) << token << " at " << w << "x" << h;
+        }
+    }
+}
+
 // [SECTION] The window's picture without its dialog
 
 TEST(WindowPicture, IsTakenOnAFrameWithoutTheDialogOrAnyPopup)

@@ -543,5 +543,211 @@ TEST_F(PresenterTest, SingleHeadComparisonKeepsItsMapsSquareAndLargeAtSevenTwent
                 static_cast<double>(rects[0].z - rects[0].x), static_cast<double>(rects[0].w - rects[0].y));
 }
 
+// [SECTION] Labels that fit their cells, and Ctrl+= that keeps the maps
+
+TEST(PresenterLayout, LabelsShrinkToTheirCellsDownToALegibleFloor)
+{
+    // Cells as large as the font: labels at the font's size.
+    EXPECT_FLOAT_EQ(presenter_label_size(40.0f, 22.5f), 22.5f);
+    // Smaller cells: labels as small as the cell, so each token keeps its own.
+    const float small = presenter_label_size(16.0f, 22.5f);
+    EXPECT_LT(small, 22.5f);
+    EXPECT_LE(small, 16.0f);
+    // Never under 0.6 of the font nor under 12 px: below that the labels thin out instead.
+    EXPECT_FLOAT_EQ(presenter_label_size(5.0f, 22.5f), std::max(12.0f, 0.6f * 22.5f));
+    EXPECT_FLOAT_EQ(presenter_label_size(5.0f, 34.0f), 0.6f * 34.0f);
+    EXPECT_FLOAT_EQ(presenter_label_size(5.0f, 10.0f), 10.0f) << "a font under the floor keeps its size";
+}
+
+TEST(PresenterLayout, ZoomKeepsTheCellsAndRoomForTheirValues)
+{
+    EXPECT_EQ(zoomed_min_cell(60.0f, 40.0f, 1.0f), 0.0f) << "at 100% no floor";
+    EXPECT_EQ(zoomed_min_cell(60.0f, 40.0f, 0.8f), 0.0f);
+    // Values fitted: the floor keeps the cell (60) or makes room for them at 1.2 times the text (52).
+    EXPECT_FLOAT_EQ(zoomed_min_cell(60.0f, 40.0f, 1.2f), 60.0f);
+    EXPECT_FLOAT_EQ(zoomed_min_cell(45.0f, 40.0f, 1.2f), 52.0f);
+    // Values did not fit: the cells only keep their size.
+    EXPECT_FLOAT_EQ(zoomed_min_cell(20.0f, 40.0f, 1.2f), 20.0f);
+}
+
+TEST(PresenterLayout, AMinimumCellOutgrowsTheAreaAcrossLast)
+{
+    const std::vector<MapBox> four(4, labelled(10, 10));
+    const MapGrid free = layout_maps(four, 1200.0f, 400.0f, 20.0f, 200.0f);
+    const float floor = free.cell * 1.5f;
+    const MapGrid held = layout_maps(four, 1200.0f, 400.0f, 20.0f, 200.0f, 0, floor);
+    for (const MapPlacement& p : held.maps)
+        EXPECT_GE(p.cell, floor - 1e-3f);
+    EXPECT_GT(held.height, 400.0f) << "taller than the view: it scrolls";
+    EXPECT_LE(held.width, 1200.0f) << "but never wider, when a shape fits across";
+    // A floor the free layout already meets changes nothing.
+    const MapGrid same = layout_maps(four, 1200.0f, 400.0f, 20.0f, 200.0f, 0, free.cell * 0.5f);
+    EXPECT_EQ(same.cell, free.cell);
+    EXPECT_EQ(same.columns, free.columns);
+}
+
+// Every token of the batch's first sentence, as a row label (across) and as a key label (upwards).
+void expect_every_token_labelled(const AppState& state, const test::FrameOutput& out)
+{
+    for (const std::string& token : state.trace().tokens.tokens[0])
+    {
+        std::string upwards;
+        for (char ch : token)
+            upwards += std::string(upwards.empty() ? "" : "\n") + ch;
+        EXPECT_TRUE(drawn(out, token)) << "row label " << token;
+        EXPECT_TRUE(drawn(out, upwards)) << "key label " << token;
+    }
+}
+
+TEST_F(PresenterTest, EightHeadsNameEveryTokenAtBothScreenSizes)
+{
+    // multi_head step 5: h = 8 over "The animal didn't cross the street because it was tired".
+    for (const ImVec2 size : {ImVec2(1280.0f, 720.0f), ImVec2(1920.0f, 1080.0f)})
+    {
+        SCOPED_TRACE(std::to_string(static_cast<int>(size.y)));
+        ui.resize(size.x, size.y);
+        enter_lesson(*state, lesson_index(*state, "multi_head"), 4);
+        state->presenter = true;
+        use_window_font(size.y);
+        const test::FrameOutput out = ui.frames(*state, 4);
+        ASSERT_EQ(state->heads(), 8);
+        const std::vector<std::string>& tokens = state->trace().tokens.tokens[0];
+        ASSERT_NE(std::find(tokens.begin(), tokens.end(), "animal"), tokens.end());
+        expect_every_token_labelled(*state, out);
+        // Thinned labels carry their index ("2 didn't"): none may appear.
+        EXPECT_FALSE(drawn(out, "0 The")) << out.text;
+        const std::vector<ImVec4> rects = heatmap_rects(out);
+        ASSERT_EQ(rects.size(), 8u);
+        for (const ImVec4& r : rects)
+        {
+            EXPECT_NEAR(r.z - r.x, r.w - r.y, 1.0f) << "square cells";
+            EXPECT_LE(r.z, size.x);
+            EXPECT_GE(r.z - r.x, size.y * 0.19f) << "maps use the room the smaller labels leave";
+        }
+        leave_lesson(*state);
+        state->presenter = false;
+    }
+}
+
+TEST_F(PresenterTest, CtrlPlusTwiceGrowsTheMapsWithTheTextAndKeepsTheirValues)
+{
+    // Tour step 6: the weights of "Jane visits Africa in September", values in the cells.
+    enter_lesson(*state, lesson_index(*state, "tour"), 5);
+    state->presenter = true;
+    use_window_font(720.0f);
+    const std::vector<ImVec4> before = heatmap_rects(ui.frames(*state, 4));
+    ASSERT_EQ(before.size(), 1u);
+    MatrixRef ref;
+    ref.stage = Stage::weights;
+    ref.head = state->sel.head;
+    const MatrixView view = resolve_matrix(*state, ref);
+    ASSERT_NE(view.m, nullptr);
+    const std::string value = format_value((*view.m)(1, 2));
+    step_text_size(*state, 1);
+    step_text_size(*state, 1);
+    use_window_font(720.0f);
+    const test::FrameOutput out = ui.frames(*state, 4);
+    const std::vector<ImVec4> after = heatmap_rects(out);
+    ASSERT_EQ(after.size(), 1u);
+    const float side_before = before[0].z - before[0].x;
+    const float side_after = after[0].z - after[0].x;
+    EXPECT_GE(side_after, side_before - 1.0f) << "the map never shrinks when the text grows";
+    EXPECT_NEAR(side_after, after[0].w - after[0].y, 1.0f) << "square cells";
+    EXPECT_TRUE(drawn(out, value)) << "cell (1, 2) keeps its value " << value << "\n" << out.text;
+    std::printf("tour step 6 at 1280x720: map %.0f px at 100%%, %.0f px at 120%%\n",
+                static_cast<double>(side_before), static_cast<double>(side_after));
+}
+
+// [SECTION] Editing without leaving presenter mode; captions that follow the session and the run
+
+TEST_F(PresenterTest, EOpensTheEditBarWhoseStepsChangeTheSessionAndSaySo)
+{
+    state->presenter = true;
+    use_window_font(720.0f);
+    ui.frames(*state, 2);
+    ui.press_key(*state, keys::E);
+    ASSERT_TRUE(state->presenter_edit);
+    test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn(out, "sentence")) << out.text;
+    EXPECT_TRUE(drawn(out, "d_model = " + std::to_string(state->session.config.d_model))) << out.text;
+    EXPECT_EQ(state->presenter_text, state->session.text.substr(0, state->session.text.find('\n')));
+    // h steps through the counts that divide d_model, and the title line says the new value.
+    const int h = state->heads();
+    const int d_model = state->session.config.d_model;
+    presenter_edit_step(*state, PresenterSetting::heads, +1);
+    EXPECT_EQ(state->session.config.n_heads, next_head_count(d_model, h, +1));
+    EXPECT_EQ(d_model % state->session.config.n_heads, 0);
+    out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn(out, "h = " + std::to_string(state->session.config.n_heads))) << out.text;
+    EXPECT_EQ(state->heads(), state->session.config.n_heads) << "recomputed";
+    // d_model halves only while h still divides it; the mask flips; τ doubles.
+    presenter_edit_step(*state, PresenterSetting::d_model, +1);
+    EXPECT_EQ(state->session.config.d_model, 2 * d_model);
+    const MaskKind mask = state->session.config.mask;
+    presenter_edit_step(*state, PresenterSetting::mask, +1);
+    EXPECT_NE(state->session.config.mask, mask);
+    const float tau = state->session.config.temperature;
+    presenter_edit_step(*state, PresenterSetting::temperature, +1);
+    EXPECT_FLOAT_EQ(state->session.config.temperature, 2.0f * tau);
+    for (int k = 0; k < 20; ++k)
+        presenter_edit_step(*state, PresenterSetting::d_model, -1);
+    EXPECT_EQ(state->session.config.d_model % state->session.config.n_heads, 0);
+    EXPECT_TRUE(validate_config(state->session.config)) << "never an invalid model";
+    // Esc leaves the sentence field (focused when the bar opened), then hides the bar; presenter mode stays.
+    const int esc = ImGui::GetKeyIndex(ImGuiKey_Escape);
+    ui.press_key(*state, esc);
+    EXPECT_TRUE(state->presenter_edit) << "the first Esc only leaves the field";
+    ui.press_key(*state, esc);
+    EXPECT_FALSE(state->presenter_edit);
+    EXPECT_TRUE(state->presenter);
+}
+
+TEST(LessonCaptions, SettingsDriftNamesWhatChangedAndNothingWhenSame)
+{
+    Session step;
+    step.config.n_heads = 4;
+    Session live = step;
+    EXPECT_EQ(lesson_settings_drift(step, live), "");
+    live.config.n_heads = 8;
+    EXPECT_EQ(lesson_settings_drift(step, live), "h = 4 (now 8)");
+    live.text = step.text + " more";
+    EXPECT_EQ(lesson_settings_drift(step, live), "h = 4 (now 8), the sentence");
+}
+
+TEST(LessonCaptions, ATrainingStepsTextWaitsForItsRun)
+{
+    LessonTraining t;
+    EXPECT_EQ(lesson_text_waits_for(t, train::RunSpec(), 0), -1) << "no training: never waits";
+    t.on = true;
+    t.run = train::RunSpec(train::TaskKind::Induction);
+    t.run.steps = 1000;
+    t.show_step = 450;
+    EXPECT_EQ(lesson_text_waits_for(t, t.run, 134), 450) << "the cliff at 450, the run at 134";
+    EXPECT_EQ(lesson_text_waits_for(t, t.run, 450), -1);
+    train::RunSpec other = t.run;
+    other.n_layers = 1;
+    other.steps = 600;
+    EXPECT_EQ(lesson_text_waits_for(t, other, 600), 450) << "a compared run's steps are not this run's";
+    t.show_step = -1;
+    EXPECT_EQ(lesson_text_waits_for(t, t.run, 999), 1000) << "no position: the run's end";
+}
+
+TEST_F(PresenterTest, TheCaptionSaysWhenItDescribesSettingsSinceChanged)
+{
+    enter_lesson(*state, lesson_index(*state, "tour"), 10); // "Four heads, four patterns", h = 4
+    state->presenter = true;
+    use_window_font(720.0f);
+    test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_FALSE(drawn(out, "changed since")) << out.text;
+    presenter_edit_step(*state, PresenterSetting::heads, +1);
+    out = ui.frames(*state, 3);
+    EXPECT_TRUE(drawn(out, "h = 4 (now 8)")) << out.text;
+    // The step again: its settings back, the note gone.
+    previous_step(*state);
+    next_step(*state);
+    out = ui.frames(*state, 3);
+    EXPECT_FALSE(drawn(out, "(now 8)")) << out.text;
+}
+
 } // namespace
 } // namespace attnlab

@@ -58,15 +58,21 @@ std::string decode_text(const ImDrawData* dd)
             const ImDrawVert& c = list->VtxBuffer[i + 2];
             if (c.uv.x != g.U1 || c.uv.y != g.V1)
                 continue;
+            // Text drawn at another size than the atlas's (labels shrunk to small cells): the glyph's scale
+            // from its quad's width, when the quad is upright (rotated text keeps 1: a glyph a line).
+            const ImDrawVert& b = list->VtxBuffer[i + 1];
+            const float s = std::fabs(b.pos.y - a.pos.y) < 0.01f && g.X1 > g.X0
+                                ? (c.pos.x - a.pos.x) / (g.X1 - g.X0)
+                                : 1.0f;
             // The pen position before this glyph, and where the previous glyph left it.
-            const float pen = a.pos.x - g.X0;
-            const float baseline = a.pos.y - g.Y0;
+            const float pen = a.pos.x - g.X0 * s;
+            const float baseline = a.pos.y - g.Y0 * s;
             if (std::fabs(baseline - last_y) > 2.0f)
                 out += '\n';
-            else if (std::fabs(pen - pen_end) > space * 0.5f)
+            else if (std::fabs(pen - pen_end) > space * s * 0.5f)
                 out += ' ';
             append_utf8(out, g.Codepoint);
-            pen_end = pen + g.AdvanceX;
+            pen_end = pen + g.AdvanceX * s;
             last_y = baseline;
             i += 3;
         }

@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <iterator>
 #include <string>
@@ -32,6 +33,17 @@ ImU32 dim_color()
 std::string short_label(const MatrixView& view, bool rows, int index)
 {
     return truncate_utf8(rows ? row_label(view, index) : col_label(view, index), kMaxLabelChars);
+}
+
+// The axis labels' text size: the options' own (a grid of small maps), else the current font's.
+float label_font_px(const HeatmapOptions& options)
+{
+    return options.label_font_px > 0.0f ? options.label_font_px : ImGui::GetFontSize();
+}
+
+ImVec2 label_size(const std::string& text, float px)
+{
+    return ImGui::GetFont()->CalcTextSizeA(px, FLT_MAX, 0.0f, text.c_str());
 }
 
 // The hovered cell's tooltip, beside the mouse on the side away from the Inspector (which shows the same
@@ -72,11 +84,11 @@ void cell_tooltip(const AppState& state, const MatrixView& view, const Mat& m, i
 
 // The text is laid out at the clip rectangle's corner, where ImGui never culls it, then its vertices are
 // moved.
-void draw_text_upwards(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const char* text)
+void draw_text_upwards(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const char* text, float size)
 {
     const ImVec2 origin = dl->GetClipRectMin();
     const int v0 = dl->VtxBuffer.Size;
-    dl->AddText(origin, color, text);
+    dl->AddText(ImGui::GetFont(), size > 0.0f ? size : ImGui::GetFontSize(), origin, color, text);
     for (int i = v0; i < dl->VtxBuffer.Size; ++i)
     {
         ImDrawVert& v = dl->VtxBuffer[i];
@@ -164,15 +176,15 @@ HeatmapMargins heatmap_margins(const MatrixView& view, const HeatmapOptions& opt
     const int rows = static_cast<int>(view.m->rows());
     const int cols = static_cast<int>(view.m->cols());
     const float fs = ImGui::GetFontSize();
+    const float lpx = label_font_px(options);
     if (options.labels && options.row_labels)
     {
         // Measure only the labels that can be shown (at most ~64), so T = 512 costs little.
         const int rstride = std::max(1, rows / 64);
-        const float index_w = rows > 16 && view.row_tokens != nullptr
-                                  ? ImGui::CalcTextSize((std::to_string(rows) + " ").c_str()).x
-                                  : 0.0f;
+        const float index_w =
+            rows > 16 && view.row_tokens != nullptr ? label_size(std::to_string(rows) + " ", lpx).x : 0.0f;
         for (int r = 0; r < rows; r += rstride)
-            margins.left = std::max(margins.left, ImGui::CalcTextSize(short_label(view, true, r).c_str()).x);
+            margins.left = std::max(margins.left, label_size(short_label(view, true, r), lpx).x);
         margins.left += index_w + 6.0f;
     }
     if (options.labels && options.col_labels)
@@ -182,11 +194,11 @@ HeatmapMargins heatmap_margins(const MatrixView& view, const HeatmapOptions& opt
             const int cstride = std::max(1, cols / 64);
             for (int c = 0; c < cols; c += cstride)
                 margins.col_labels =
-                    std::max(margins.col_labels, ImGui::CalcTextSize(short_label(view, false, c).c_str()).x);
+                    std::max(margins.col_labels, label_size(short_label(view, false, c), lpx).x);
             margins.col_labels += 6.0f;
         }
         else
-            margins.col_labels = fs + 4.0f;
+            margins.col_labels = lpx + 4.0f;
     }
     margins.right = 6.0f;
     if (options.colorbar)
@@ -425,10 +437,11 @@ void handle_pointer(ImDrawList* dl, AppState& state, const MatrixRef& ref, const
 void draw_labels(ImDrawList* dl, const MatrixView& view, const HeatmapOptions& options,
                  const HeatmapGeometry& g)
 {
-    const float fs = ImGui::GetFontSize();
+    const float px = label_font_px(options);
+    ImFont* font = ImGui::GetFont();
     if (options.labels && options.row_labels)
     {
-        const int rstride = label_stride(g.rows, g.cell_h, fs);
+        const int rstride = label_stride(g.rows, g.cell_h, px);
         for (int r = 0; r < g.rows; r += rstride)
         {
             // Thinned token labels carry their index, so "every 20th" is readable, when there is room for it.
@@ -436,38 +449,39 @@ void draw_labels(ImDrawList* dl, const MatrixView& view, const HeatmapOptions& o
             if (rstride > 1 && view.row_tokens != nullptr)
             {
                 std::string indexed = std::to_string(r) + " " + text;
-                if (ImGui::CalcTextSize(indexed.c_str()).x + 6.0f <= g.row_label_w)
+                if (label_size(indexed, px).x + 6.0f <= g.row_label_w)
                     text = std::move(indexed);
             }
-            const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+            const ImVec2 ts = label_size(text, px);
             const float y = g.img0.y + (r + 0.5f) * g.cell_h - ts.y * 0.5f;
             const bool pad = view.row_tokens != nullptr && text == "<pad>";
-            dl->AddText(ImVec2(g.img0.x - ts.x - 4.0f, y), pad ? dim_color() : label_color(), text.c_str());
+            dl->AddText(font, px, ImVec2(g.img0.x - ts.x - 4.0f, y), pad ? dim_color() : label_color(),
+                        text.c_str());
         }
     }
     if (!g.col_labels)
         return;
     if (view.col_tokens != nullptr)
     {
-        const int cstride = label_stride(g.cols, g.cell_w, fs);
+        const int cstride = label_stride(g.cols, g.cell_w, px);
         for (int c = 0; c < g.cols; c += cstride)
         {
             const std::string text = short_label(view, false, c);
-            const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+            const ImVec2 ts = label_size(text, px);
             const float x = g.img0.x + (c + 0.5f) * g.cell_w - ts.y * 0.5f;
             draw_text_upwards(dl, ImVec2(x, g.img1.y + 4.0f + ts.x),
-                              text == "<pad>" ? dim_color() : label_color(), text.c_str());
+                              text == "<pad>" ? dim_color() : label_color(), text.c_str(), px);
         }
         return;
     }
-    const float num_w = ImGui::CalcTextSize("0000").x;
+    const float num_w = label_size("0000", px).x;
     const int cstride = label_stride(g.cols, g.cell_w, num_w);
     for (int c = 0; c < g.cols; c += cstride)
     {
         const std::string text = std::to_string(c);
-        const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+        const ImVec2 ts = label_size(text, px);
         const float x = g.img0.x + (c + 0.5f) * g.cell_w - ts.x * 0.5f;
-        dl->AddText(ImVec2(x, g.img1.y + 2.0f), dim_color(), text.c_str());
+        dl->AddText(font, px, ImVec2(x, g.img1.y + 2.0f), dim_color(), text.c_str());
     }
 }
 

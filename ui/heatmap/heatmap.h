@@ -37,6 +37,9 @@ struct HeatmapOptions
     // false: a right click only reports `right_clicked` (the heads grid of an opened model switches the head
     // off) instead of opening the export menu.
     bool export_menu = true;
+    // > 0: the axis labels at this text size in pixels (presenter grids shrink them to fit small cells, so
+    // every token is named); 0: the current font's.
+    float label_font_px = 0.0f;
 };
 
 struct HeatmapResult
@@ -71,7 +74,8 @@ float draw_colorbar(const ColorScale& scale, const ValueRange& range, float x0, 
 // The colour of pinned things: a pinned cell's outline, the heads grid's pinned query row.
 Color32 pinned_color();
 
-// Draws text rotated by -90° (reading upwards) that starts at `bottom_left` and goes up (key labels).
-void draw_text_upwards(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const char* text);
+// Draws text rotated by -90° (reading upwards) that starts at `bottom_left` and goes up (key labels), at
+// `size` pixels (0: the current font's).
+void draw_text_upwards(ImDrawList* dl, ImVec2 bottom_left, ImU32 color, const char* text, float size = 0.0f);
 
 } // namespace attnlab

@@ -508,6 +508,10 @@ struct AppState
     // presenter_note_until (seconds).
     std::string presenter_note;
     double presenter_note_until = 0.0;
+    // Presenter mode's edit bar (E opens it, E or Esc closes it): the sentence, h, d_model, mask and τ
+    // edited without leaving presenter mode. presenter_text is the sentence being typed (Enter applies it).
+    bool presenter_edit = false;
+    std::string presenter_text;
     std::vector<std::string> recent_files; // session files, most recent first (File > Recent)
     std::string recent_files_path;         // where the list is kept ("" : not kept)
     std::string autosave_path;             // the autosave, whose kept copies File > Recent offers too

@@ -2,10 +2,12 @@
 #include "ui/model/lessons.h"
 
 #include "core/io/json_io.h"
+#include "core/settings.h"
 #include "ui/model/training/training_controller.h"
 #include "ui/picture/presenter_layout.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace attnlab
 {
@@ -274,6 +276,84 @@ std::vector<LessonCell> lesson_cells(const AppState& state, const MatrixRef& ref
 Color32 lesson_highlight_color()
 {
     return pack_rgba(0, 200, 255);
+}
+
+// [SECTION] Captions that follow the session and the run
+
+namespace
+{
+
+std::string setting_value(const SettingInfo& info, const Config& c)
+{
+    char text[48];
+    switch (info.kind)
+    {
+    case SettingKind::Int:
+        return std::to_string(c.*info.int_member);
+    case SettingKind::Float:
+        std::snprintf(text, sizeof text, "%g", static_cast<double>(c.*info.float_member));
+        return text;
+    case SettingKind::Choice:
+        return choice_name(info, c);
+    case SettingKind::Bool:
+        return c.*info.bool_member ? "on" : "off";
+    case SettingKind::Seed:
+        return std::to_string(c.*info.seed_member);
+    }
+    return "";
+}
+
+bool same_run(const train::RunSpec& a, const train::RunSpec& b)
+{
+    return a.label() == b.label() && a.steps == b.steps;
+}
+
+} // namespace
+
+std::string lesson_settings_drift(const Session& step_session, const Session& live)
+{
+    std::string out;
+    auto add = [&](const std::string& part) { out += (out.empty() ? "" : ", ") + part; };
+    for (const SettingInfo& info : setting_table())
+        if (!same_setting(info, step_session.config, live.config))
+            add(std::string(info.key == std::string("heads") ? "h" : info.key) + " = " +
+                setting_value(info, step_session.config) + " (now " + setting_value(info, live.config) + ")");
+    if (step_session.text != live.text)
+        add("the sentence");
+    return out;
+}
+
+int lesson_text_waits_for(const LessonTraining& training, const train::RunSpec& shown, int shown_step)
+{
+    if (!training.on)
+        return -1;
+    const int target = training.show_step >= 0 ? training.show_step : training.run.steps;
+    if (same_run(training.run, shown) && shown_step >= target)
+        return -1;
+    return target;
+}
+
+std::string lesson_caption_note(const AppState& state, const LessonStep& step, bool* text_waits)
+{
+    *text_waits = false;
+    const TrainingSnapshot& view = state.training.view;
+    const int waits = lesson_text_waits_for(step.training, view.config, view.step);
+    if (waits >= 0)
+    {
+        *text_waits = true;
+        const bool own = same_run(step.training.run, view.config);
+        return "Training " + (own ? std::string("this step's run") : "a run it compares first") + ": step " +
+               std::to_string(view.step) + " of " + std::to_string(view.config.steps) +
+               ". This step's text is about step " + std::to_string(waits) +
+               " of its run and appears when the run gets there.";
+    }
+    if (step.training.on)
+        return "";
+    const std::string drift = lesson_settings_drift(step.session, state.session);
+    if (drift.empty())
+        return "";
+    return "The text describes this step's own settings; changed since: " + drift +
+           ". Going to another step and back restores them.";
 }
 
 float ui_font_size(const AppState& state, float window_height)

@@ -53,6 +53,21 @@ std::vector<LessonCell> lesson_cells(const AppState& state, const MatrixRef& ref
 // themes and on every colour map.
 Color32 lesson_highlight_color();
 
+// [SECTION] Captions that follow the session and the run
+
+// The settings the step set that the live session no longer has, as "h = 4 (now 8)" parts joined by ", "
+// (the sentence as "the sentence"); "" when the session still has the step's.
+std::string lesson_settings_drift(const Session& step_session, const Session& live);
+// The run step a training step's text waits for while the run shown is not there yet: the step's timeline
+// position (show_step), else the run's last step; -1 when the text can be read now (no training, or the run
+// shown is the step's own and has reached that step). `shown` and `shown_step` are the run the Training
+// panel shows and its steps taken.
+int lesson_text_waits_for(const LessonTraining& training, const train::RunSpec& shown, int shown_step);
+// What a caption of the current step adds: while the step's run is short of the step its text describes, a
+// line saying where the run is (and *text_waits = true: show the line instead of the text); when the live
+// settings differ from the step's, a line saying the text describes the step's. "" when neither.
+std::string lesson_caption_note(const AppState& state, const LessonStep& step, bool* text_waits);
+
 // The font size in pixels (at content scale 1) the UI should use: the preference, or in presenter mode a
 // size that grows with the window's height times the presenter's own scale (presenter_font_size).
 float ui_font_size(const AppState& state, float window_height);

@@ -63,7 +63,17 @@ void stepper(AppState& state, const Lesson& lesson, const LessonStep& step)
 
     ImGui::TextWrapped("%s", step.title.c_str());
     ImGui::Spacing();
-    ImGui::TextWrapped("%s", step.text.c_str());
+    // The text waits for the run it describes; a note says when it describes settings since changed.
+    bool waits = false;
+    const std::string note = lesson_caption_note(state, step, &waits);
+    if (!waits)
+        ImGui::TextWrapped("%s", step.text.c_str());
+    if (!note.empty())
+    {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        ImGui::TextWrapped("%s", note.c_str());
+        ImGui::PopStyleColor();
+    }
     ImGui::Spacing();
     if (!step.stages.empty())
     {

@@ -186,6 +186,7 @@ struct HeatmapLayout
     float col_labels_h = 0; // the column labels' height under the image
     int x_bar = 0, bar_w = 0, bar_h = 0;
     int rstride = 1, cstride = 1;
+    float label_px = 0.0f; // the row and column labels' size: the font's, or smaller to fit small cells
     bool col_tokens = false;
     std::vector<std::string> row_labels, col_labels;
     NumberFormat format;
@@ -214,26 +215,29 @@ HeatmapLayout layout_heatmap(const HeatmapPicture& p, const TextRasterizer& text
         for (int c = 0; c < L.cols && !L.has_masked; ++c)
             L.has_masked = cell_masked(view, r, c);
 
-    // Labels, thinned so they never overlap.
+    // Labels shrink to their cells (every token named: a slide about "it" shows "it") down to 0.6 of the
+    // font and never under 12 px; below that they are thinned so they never overlap.
     L.col_tokens = view.col_tokens != nullptr;
-    L.rstride = label_stride(L.rows, static_cast<float>(L.cell), f.label * 1.15f);
-    L.cstride =
-        label_stride(L.cols, static_cast<float>(L.cell), L.col_tokens ? f.label * 1.15f : f.label * 2.4f);
+    const float floor_px = std::min(f.label, std::max(12.0f, 0.6f * f.label));
+    L.label_px = std::clamp(static_cast<float>(L.cell) / 1.15f, floor_px, f.label);
+    const float lpx = L.label_px;
+    L.rstride = label_stride(L.rows, static_cast<float>(L.cell), lpx * 1.15f);
+    L.cstride = label_stride(L.cols, static_cast<float>(L.cell), L.col_tokens ? lpx * 1.15f : lpx * 2.4f);
     L.row_labels.assign(static_cast<std::size_t>(L.rows), std::string());
     L.col_labels.assign(static_cast<std::size_t>(L.cols), std::string());
-    float row_w = 0.0f, col_h = L.col_tokens ? 0.0f : f.label * 1.3f;
+    float row_w = 0.0f, col_h = L.col_tokens ? 0.0f : lpx * 1.3f;
     for (int r = 0; r < L.rows; r += L.rstride)
     {
         auto& s = L.row_labels[static_cast<std::size_t>(r)];
         s = truncate_utf8(row_label(view, r), 14);
-        row_w = std::max(row_w, text.width(s, f.label));
+        row_w = std::max(row_w, text.width(s, lpx));
     }
     for (int c = 0; c < L.cols; c += L.cstride)
     {
         auto& s = L.col_labels[static_cast<std::size_t>(c)];
         s = truncate_utf8(col_label(view, c), 14);
         if (L.col_tokens)
-            col_h = std::max(col_h, text.width(s, f.label));
+            col_h = std::max(col_h, text.width(s, lpx));
     }
     L.col_labels_h = col_h;
     const float axis_h = f.label * 1.35f; // a line of axis title
@@ -391,26 +395,27 @@ void draw_heatmap_labels(const HeatmapCanvas& k)
     const PictureFonts& f = k.f;
     const Palette& palette = k.palette;
     const int xi = k.xi, yi = k.yi, cell = L.cell;
+    const float lpx = L.label_px;
     for (int r = 0; r < L.rows; r += L.rstride)
     {
         const std::string& s = L.row_labels[static_cast<std::size_t>(r)];
-        const float w = k.text.width(s, f.label);
+        const float w = k.text.width(s, lpx);
         const bool grey = p.view.row_tokens == nullptr || s == "<pad>";
         k.text.draw(k.img, static_cast<float>(xi) - 8.0f - w,
-                    static_cast<float>(yi) + (r + 0.5f) * cell - f.label * 0.6f, f.label,
+                    static_cast<float>(yi) + (r + 0.5f) * cell - lpx * 0.6f, lpx,
                     grey ? palette.grey_ink : palette.ink, s);
     }
     for (int c = 0; c < L.cols; c += L.cstride)
     {
         const std::string& s = L.col_labels[static_cast<std::size_t>(c)];
-        const float w = k.text.width(s, f.label);
+        const float w = k.text.width(s, lpx);
         if (L.col_tokens)
-            k.text.draw(k.img, static_cast<float>(xi) + (c + 0.5f) * cell - f.label * 0.6f,
-                        static_cast<float>(yi + L.image_h) + 6.0f + w, f.label,
+            k.text.draw(k.img, static_cast<float>(xi) + (c + 0.5f) * cell - lpx * 0.6f,
+                        static_cast<float>(yi + L.image_h) + 6.0f + w, lpx,
                         s == "<pad>" ? palette.grey_ink : palette.ink, s, true);
         else
             k.text.draw(k.img, static_cast<float>(xi) + (c + 0.5f) * cell - w * 0.5f,
-                        static_cast<float>(yi + L.image_h) + 4.0f, f.label, palette.grey_ink, s);
+                        static_cast<float>(yi + L.image_h) + 4.0f, lpx, palette.grey_ink, s);
     }
     if (!p.col_axis.empty())
     {

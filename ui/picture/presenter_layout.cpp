@@ -35,6 +35,22 @@ float step_font_size(float size, int step)
 
 // [SECTION] Maps
 
+float presenter_label_size(float cell, float font_size)
+{
+    if (!(cell > 0.0f) || !(font_size > 0.0f))
+        return font_size;
+    const float floor = std::max(12.0f, 0.6f * font_size);
+    return std::clamp(cell * 0.95f, std::min(floor, font_size), font_size);
+}
+
+float zoomed_min_cell(float base_cell, float base_number_w, float zoom)
+{
+    if (!(zoom > 1.0f) || !(base_cell > 0.0f))
+        return 0.0f;
+    const bool numbers_fitted = base_cell >= base_number_w + 4.0f;
+    return std::max(base_cell, numbers_fitted ? base_number_w * zoom + 4.0f : 0.0f);
+}
+
 namespace
 {
 
@@ -170,7 +186,7 @@ void grow_stacked(const std::vector<MapBox>& maps, const Grid& g, float area_w, 
 } // namespace
 
 MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h, float gap, float max_cell,
-                    int columns_wanted)
+                    int columns_wanted, float min_cell)
 {
     MapGrid out;
     const int n = static_cast<int>(maps.size());
@@ -179,16 +195,32 @@ MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h,
     // From one row down to one column: a candidate with more rows must give cells a pixel larger to win.
     Grid best;
     float best_cell = -1.0f;
+    bool best_fits_across = false;
     for (int columns = n; columns >= 1; --columns)
     {
         if (columns_wanted > 0 && columns != std::min(columns_wanted, n))
             continue;
         const Grid g = make_grid(maps, columns);
-        const float cell = largest_cell(g, maps, area_w, area_h, gap, max_cell);
-        if (cell > best_cell + 1.0f || best_cell < 0.0f)
+        float cell = largest_cell(g, maps, area_w, area_h, gap, max_cell);
+        if (min_cell > 0.0f && cell < min_cell)
+        {
+            // Too small for the floor: the grid outgrows the area; prefer a shape that only scrolls down.
+            cell = std::min(min_cell, std::max(max_cell, min_cell));
+            const bool fits_across = g.width(maps, cell, gap) <= area_w;
+            if (best_cell < 0.0f || (fits_across && !best_fits_across) ||
+                (fits_across == best_fits_across && cell > best_cell + 1.0f))
+            {
+                best = g;
+                best_cell = cell;
+                best_fits_across = fits_across;
+            }
+            continue;
+        }
+        if (cell > best_cell + 1.0f || best_cell < 0.0f || !best_fits_across)
         {
             best = g;
             best_cell = cell;
+            best_fits_across = true;
         }
     }
     // Stacked maps with different keys need not share a cell size: the room the widest leaves below goes to

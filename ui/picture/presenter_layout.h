@@ -25,6 +25,16 @@ float step_font_size(float size, int step);
 
 // [SECTION] Maps
 
+// The axis labels' text size in a presenter grid whose cells are `cell` pixels: the font's size while a
+// label fits its cell, else as small as the cell (so every token keeps its label) down to a floor of 0.6 of
+// the font, and never under 12 px; below the floor the labels thin out.
+float presenter_label_size(float cell, float font_size);
+
+// The smallest cell a presenter grid keeps after Ctrl+= made its text `zoom` times its size at 100%: the
+// cell it had at 100% (base_cell), and when the cell values fitted then (base_cell >= base_number_w + 4),
+// also room for them at the larger text. zoom <= 1: no floor (0).
+float zoomed_min_cell(float base_cell, float base_number_w, float zoom);
+
 // One heatmap to place: its matrix's shape (one square cell per entry) and the room its labels take around
 // the image, in pixels.
 struct MapBox
@@ -64,9 +74,10 @@ struct MapGrid
 // of columns (1..n) that gives the largest square cells (at most max_cell); on a tie, the one with fewer
 // rows. Room left across the area is shared out between the columns (so headers wider than their maps have
 // room); the grid is centred down the area. An empty list gives an empty grid. columns > 0: that many columns
-// (at most n) instead of the best.
+// (at most n) instead of the best. min_cell > 0: cells are never smaller, even when the grid then outgrows
+// the area (the view scrolls); of the shapes that need it, the one that fits across with the fewest rows.
 MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h, float gap, float max_cell,
-                    int columns = 0);
+                    int columns = 0, float min_cell = 0.0f);
 
 // [SECTION] Text that must not break inside
 

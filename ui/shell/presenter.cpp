@@ -8,6 +8,7 @@
 // [SECTION] Heads: every head's map, with query and key labels and what the colours and H mean in words
 // [SECTION] The comparisons: what the step shows, in a sentence with its number, above the maps
 // [SECTION] Text size and theme
+// [SECTION] The edit bar
 // [SECTION] The frame: title line, caption and view
 //
 // Which maps a step shows is decided in picture/step_maps.h.
@@ -186,6 +187,7 @@ struct GridPlan
     std::vector<std::size_t> shown; // indices of the maps that resolve, one box each
     std::vector<MapBox> boxes;
     MapGrid grid;
+    float label_px = 0.0f; // the axis labels' text size (the font's, or smaller to fit small cells)
 
     float widget_w(std::size_t i) const
     {
@@ -201,12 +203,14 @@ struct GridPlan
     }
 };
 
-GridPlan plan_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail)
+GridPlan plan_at(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail, float label_px,
+                 float min_cell)
 {
     const float fs = ImGui::GetFontSize();
     const float gap = fs * 1.2f;
     const float line_h = ImGui::GetTextLineHeightWithSpacing();
     GridPlan plan;
+    plan.label_px = label_px;
     std::vector<const void*> seen;
     for (std::size_t k = 0; k < maps.size(); ++k)
     {
@@ -215,7 +219,9 @@ GridPlan plan_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2
         if (view.m == nullptr)
             continue;
         plan.shown.push_back(k);
-        const HeatmapMargins m = heatmap_margins(view, map.options);
+        HeatmapOptions measured = map.options;
+        measured.label_font_px = label_px;
+        const HeatmapMargins m = heatmap_margins(view, measured);
         MapBox box;
         box.rows = static_cast<int>(view.m->rows());
         box.cols = static_cast<int>(view.m->cols());
@@ -241,7 +247,7 @@ GridPlan plan_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2
         candidate.boxes = first_guess;
         for (int round = 0; round < 6; ++round)
         {
-            candidate.grid = layout_maps(candidate.boxes, avail.x, avail.y, gap, max_cell, columns);
+            candidate.grid = layout_maps(candidate.boxes, avail.x, avail.y, gap, max_cell, columns, min_cell);
             bool changed = false;
             for (std::size_t i = 0; i < candidate.boxes.size(); ++i)
             {
@@ -256,11 +262,57 @@ GridPlan plan_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2
             if (!changed)
                 break;
         }
-        candidate.grid = layout_maps(candidate.boxes, avail.x, avail.y, gap, max_cell, columns);
-        if (best.shown.empty() || candidate.grid.cell > best.grid.cell + 1.0f)
+        candidate.grid = layout_maps(candidate.boxes, avail.x, avail.y, gap, max_cell, columns, min_cell);
+        // At the floor every shape has the same cells: the one that fits across with the fewest rows wins.
+        const bool fits = candidate.grid.width <= avail.x + 0.5f;
+        const bool best_fits = !best.shown.empty() && best.grid.width <= avail.x + 0.5f;
+        if (best.shown.empty() || (fits && !best_fits) ||
+            (fits == best_fits && candidate.grid.cell > best.grid.cell + 1.0f))
             best = std::move(candidate);
     }
     return best.shown.empty() ? plan : best;
+}
+
+// How many times its size at 100% Ctrl+= made the presenter's text (1 at 100%, or below).
+float presenter_zoom(const AppState& state)
+{
+    const float H = ImGui::GetIO().DisplaySize.y;
+    return presenter_font_size(H, state.prefs.presenter_scale) / presenter_font_size(H, 1.0f);
+}
+
+// The plan for the maps in `avail`: cells square and as large as the room allows; axis labels as large as
+// the font while they fit their cells, else smaller (never under presenter_label_size's floor), so that every
+// token keeps its label. After Ctrl+= the cells keep at least their size at 100% text and room for their
+// values if they had it: the larger text makes the grid taller than the view rather than the maps smaller
+// (the view scrolls).
+GridPlan plan_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail)
+{
+    const float fs = ImGui::GetFontSize();
+    GridPlan plan = plan_at(state, maps, avail, fs, 0.0f);
+    const float label_px = presenter_label_size(plan.grid.cell, fs);
+    if (label_px < fs)
+        plan = plan_at(state, maps, avail, label_px, 0.0f);
+    const float zoom = presenter_zoom(state);
+    if (zoom <= 1.0f || plan.boxes.empty())
+        return plan;
+    // The same maps at 100%: every margin and gap shrinks with the text, and the view is as much taller as
+    // the title line and caption were shorter.
+    std::vector<MapBox> base = plan.boxes;
+    for (MapBox& b : base)
+    {
+        b.left /= zoom;
+        b.right /= zoom;
+        b.top /= zoom;
+        b.col_labels /= zoom;
+        b.below /= zoom;
+    }
+    const float view_h = ImGui::GetWindowHeight();
+    const float base_h = avail.y + (ImGui::GetIO().DisplaySize.y - view_h) * (1.0f - 1.0f / zoom);
+    const float base_cell = layout_maps(base, avail.x, base_h, fs * 1.2f / zoom, fs * 6.0f / zoom).cell;
+    const float min_cell = zoomed_min_cell(base_cell, ImGui::CalcTextSize("-0.00").x / zoom, zoom);
+    if (min_cell <= plan.grid.cell)
+        return plan;
+    return plan_at(state, maps, avail, presenter_label_size(min_cell, fs), min_cell);
 }
 
 // Lays the maps out over the rest of the window (square cells, the grid shape with the largest cells) and
@@ -294,12 +346,14 @@ std::vector<HeatmapResult> draw_map_grid(AppState& state, const std::vector<Grid
         options.width = plan.widget_w(i);
         options.max_cell_px = std::max(1.0f, p.cell);
         options.max_height = std::max(1.0f, p.image.h);
+        options.label_font_px = plan.label_px;
         ImGui::SetCursorScreenPos(widget);
         results[plan.shown[i]] = draw_heatmap(state, map.ref, options);
         ImGui::PopID();
     }
+    // A grid taller or wider than the view (text enlarged with Ctrl+=) scrolls.
     ImGui::SetCursorScreenPos(origin);
-    ImGui::Dummy(ImVec2(avail.x, std::min(avail.y, plan.grid.height)));
+    ImGui::Dummy(ImVec2(plan.grid.width > avail.x ? plan.grid.width : avail.x, plan.grid.height));
     return results;
 }
 
@@ -634,6 +688,54 @@ void toggle_presenter_theme(AppState& state)
         note(state, state.prefs.presenter_light ? "light theme (T: dark)" : "dark theme (T: light)");
 }
 
+// [SECTION] The edit bar
+
+void toggle_presenter_edit(AppState& state)
+{
+    state.presenter_edit = !state.presenter_edit;
+    if (state.presenter_edit)
+        state.presenter_text = state.session.text.substr(0, state.session.text.find('\n'));
+}
+
+void presenter_edit_step(AppState& state, PresenterSetting setting, int direction)
+{
+    Config& c = state.session.config;
+    const Config before = c;
+    char text[96] = "";
+    switch (setting)
+    {
+    case PresenterSetting::heads:
+        c.n_heads = c.d_k == 0 || c.d_v == 0 ? next_head_count(c.d_model, c.n_heads, direction)
+                                             : std::clamp(c.n_heads + direction, 1, Limits::max_heads);
+        std::snprintf(text, sizeof text,
+                      c.n_heads != before.n_heads ? "h = %d" : "h = %d (no further that way)", c.n_heads);
+        break;
+    case PresenterSetting::d_model:
+    {
+        const int next = direction > 0 ? c.d_model * 2 : c.d_model / 2;
+        const bool whole = (c.d_k != 0 && c.d_v != 0) || (c.n_heads > 0 && next % c.n_heads == 0);
+        if (next >= 1 && next <= Limits::max_d_model && whole)
+            c.d_model = next;
+        std::snprintf(text, sizeof text,
+                      c.d_model != before.d_model ? "d_model = %d" : "d_model = %d (h = %d must divide it)",
+                      c.d_model, c.n_heads);
+        break;
+    }
+    case PresenterSetting::mask:
+        c.mask = c.mask == MaskKind::None ? MaskKind::Causal : MaskKind::None;
+        std::snprintf(text, sizeof text, "mask: %s", to_string(c.mask));
+        break;
+    case PresenterSetting::temperature:
+        c.temperature = std::clamp(direction > 0 ? c.temperature * 2.0f : c.temperature * 0.5f,
+                                   Limits::min_temperature, Limits::max_temperature);
+        std::snprintf(text, sizeof text, "τ = %.2f", static_cast<double>(c.temperature));
+        break;
+    }
+    if (!(c == before))
+        state.edit();
+    note(state, text);
+}
+
 // [SECTION] The frame: title line, caption and view
 
 namespace
@@ -678,6 +780,78 @@ float presenter_title(AppState& state, const Lesson* lesson)
     return title_h;
 }
 
+// The edit bar under the title line (E): the sentence (Enter applies it) and - / + for h, d_model, mask and
+// τ, each change said in the title line. The view starts below it, so it never covers a map. Returns its
+// height (0 when closed).
+float presenter_edit_bar(AppState& state, float top)
+{
+    if (!state.presenter_edit)
+        return 0.0f;
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float W = ImGui::GetIO().DisplaySize.x;
+    const float bar_h = ImGui::GetFrameHeight() + style.WindowPadding.y * 2.0f;
+    ImGui::SetNextWindowPos(ImVec2(0.0f, top));
+    ImGui::SetNextWindowSize(ImVec2(W, bar_h));
+    if (ImGui::Begin("##presenter_edit", nullptr, kFixed))
+    {
+        const Config& c = state.session.config;
+        const float fs = ImGui::GetFontSize();
+        const float gap = fs;
+        // Buttons sized by their own text; the sentence takes what they leave.
+        char heads[32], width[32], tau[32];
+        std::snprintf(heads, sizeof heads, "h = %d", c.n_heads);
+        std::snprintf(width, sizeof width, "d_model = %d", c.d_model);
+        std::snprintf(tau, sizeof tau, "τ = %.2f", static_cast<double>(c.temperature));
+        const std::string mask = std::string("mask: ") + to_string(c.mask);
+        const float button = ImGui::GetFrameHeight();
+        const float inner = style.ItemInnerSpacing.x;
+        auto stepper_w = [&](const char* label)
+        { return ImGui::CalcTextSize(label).x + 2.0f * (button + inner) + gap; };
+        const float controls = stepper_w(heads) + stepper_w(width) + stepper_w(tau) +
+                               ImGui::CalcTextSize(mask.c_str()).x + style.FramePadding.x * 2.0f + gap;
+        ImGui::SetNextItemWidth(std::max(fs * 8.0f, W - 2.0f * style.WindowPadding.x - controls -
+                                                        ImGui::CalcTextSize("sentence").x - inner));
+        if (ImGui::IsWindowAppearing())
+            ImGui::SetKeyboardFocusHere();
+        if (input_text("sentence", &state.presenter_text, true))
+        {
+            const std::size_t nl = state.session.text.find('\n');
+            const std::string rest = nl == std::string::npos ? std::string() : state.session.text.substr(nl);
+            if (state.presenter_text + rest != state.session.text)
+            {
+                state.session.text = state.presenter_text + rest;
+                state.edit();
+            }
+            note(state, "sentence applied");
+        }
+        item_tooltip(
+            "Enter applies the sentence (the first one of the batch) and Esc leaves the field; then E or "
+            "Esc hides this bar");
+        auto stepper = [&](const char* label, PresenterSetting setting)
+        {
+            ImGui::PushID(label);
+            ImGui::SameLine(0.0f, gap);
+            ImGui::AlignTextToFramePadding();
+            ImGui::TextUnformatted(label);
+            for (const int direction : {-1, +1})
+            {
+                ImGui::SameLine(0.0f, inner);
+                if (ImGui::Button(direction < 0 ? "-" : "+", ImVec2(button, button)))
+                    presenter_edit_step(state, setting, direction);
+            }
+            ImGui::PopID();
+        };
+        stepper(heads, PresenterSetting::heads);
+        stepper(width, PresenterSetting::d_model);
+        ImGui::SameLine(0.0f, gap);
+        if (ImGui::Button(mask.c_str()))
+            presenter_edit_step(state, PresenterSetting::mask, 1);
+        stepper(tau, PresenterSetting::temperature);
+    }
+    ImGui::End();
+    return bar_h;
+}
+
 // The caption at the bottom: the step's title and text, wrapped to the window's width. Returns its height.
 float presenter_caption(AppState& state, const LessonStep* step)
 {
@@ -686,9 +860,15 @@ float presenter_caption(AppState& state, const LessonStep* step)
     const float H = ImGui::GetIO().DisplaySize.y;
     const float pad = style.WindowPadding.x;
     const std::string heading = step != nullptr ? step->title : std::string("Presenter mode");
-    const std::string text = step != nullptr ? step->text : session_caption(state);
+    // A step's text waits for the run it describes; a note says when it describes settings since changed.
+    bool waits = false;
+    const std::string note_text = step != nullptr ? lesson_caption_note(state, *step, &waits) : std::string();
+    const std::string text = step == nullptr ? session_caption(state) : waits ? std::string() : step->text;
     const float wrap_w = W - 2.0f * pad;
-    const float text_h = ImGui::CalcTextSize(text.c_str(), nullptr, false, wrap_w).y;
+    float text_h = text.empty() ? 0.0f : ImGui::CalcTextSize(text.c_str(), nullptr, false, wrap_w).y;
+    if (!note_text.empty())
+        text_h += ImGui::CalcTextSize(note_text.c_str(), nullptr, false, wrap_w).y +
+                  (text.empty() ? 0.0f : style.ItemSpacing.y);
     const float caption_h = std::min(H * 0.45f, ImGui::GetTextLineHeightWithSpacing() + style.ItemSpacing.y +
                                                     text_h + style.WindowPadding.y * 2.0f + 2.0f);
     ImGui::SetNextWindowPos(ImVec2(0.0f, H - caption_h));
@@ -699,7 +879,14 @@ float presenter_caption(AppState& state, const LessonStep* step)
         ImGui::TextUnformatted(heading.c_str());
         ImGui::PopStyleColor();
         ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap_w);
-        ImGui::TextUnformatted(text.c_str());
+        if (!text.empty())
+            ImGui::TextUnformatted(text.c_str());
+        if (!note_text.empty())
+        {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+            ImGui::TextUnformatted(note_text.c_str());
+            ImGui::PopStyleColor();
+        }
         ImGui::PopTextWrapPos();
     }
     ImGui::End();
@@ -750,9 +937,17 @@ void presenter_view(AppState& state, const LessonStep* step, float title_h, floa
     float bg[4];
     presenter_view_background(!state.prefs.presenter_light, bg);
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(bg[0], bg[1], bg[2], bg[3]));
-    if (ImGui::Begin("##presenter_view", nullptr, kFixed))
+    // A grid of maps gets scroll bars when it outgrows the view (text enlarged with Ctrl+=); the panels and
+    // the Training view keep their own layout.
+    const StepMaps shown = step_maps(state, step);
+    const bool grid =
+        shown.kind == StepMapsKind::Heads || shown.kind == StepMapsKind::Stages ||
+        (shown.kind == StepMapsKind::Comparisons && shown.comparison != ComparisonSection::All) ||
+        (step == nullptr && state.presenter_view == PresenterView::Heads);
+    const ImGuiWindowFlags flags =
+        grid ? (kFixed & ~ImGuiWindowFlags_NoScrollbar) | ImGuiWindowFlags_HorizontalScrollbar : kFixed;
+    if (ImGui::Begin("##presenter_view", nullptr, flags))
     {
-        const StepMaps shown = step_maps(state, step);
         if (shown.kind == StepMapsKind::Training ||
             (step == nullptr && state.presenter_view == PresenterView::Training))
             draw_training_presenter_view(state);
@@ -778,7 +973,8 @@ void presenter_view(AppState& state, const LessonStep* step, float title_h, floa
 void draw_presenter(AppState& state)
 {
     const LessonStep* step = current_step(state);
-    const float title_h = presenter_title(state, current_lesson(state));
+    float title_h = presenter_title(state, current_lesson(state));
+    title_h += presenter_edit_bar(state, title_h);
     const float caption_h = presenter_caption(state, step);
     presenter_view(state, step, title_h, caption_h);
 }

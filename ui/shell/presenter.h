@@ -15,6 +15,23 @@ void draw_presenter(AppState& state);
 // scale (ViewPrefs::presenter_scale) and say so in its title line for two seconds; otherwise the normal font
 // size, said in the status bar. Either asks for the font to be rebuilt.
 void step_text_size(AppState& state, int step);
+// What presenter mode's edit bar steps (its - and + buttons).
+enum class PresenterSetting
+{
+    heads,       // h, through the counts that divide d_model (while d_k is the default)
+    d_model,     // halved or doubled, kept a multiple of h
+    mask,        // none <-> causal (either direction)
+    temperature, // τ halved or doubled, within its limits
+};
+
+// One step of a setting from the edit bar: changes the session (the engine recomputes before the next frame)
+// and says the new value in the title line for two seconds, or why nothing changed.
+void presenter_edit_step(AppState& state, PresenterSetting setting, int direction);
+
+// E in presenter mode: the edit bar on or off (opening it copies the session's first sentence into its
+// field).
+void toggle_presenter_edit(AppState& state);
+
 // T in presenter mode: the light presenter theme on or off (a preference, also in the View menu).
 void toggle_presenter_theme(AppState& state);
 

@@ -56,6 +56,9 @@ std::vector<ShortcutInfo> make_shortcut_table()
         {"Ctrl+=  /  Ctrl+-  /  Ctrl+0",
          "Larger / smaller / default text (in presenter mode: the presenter's own size, kept apart)"},
         {"T", "In presenter mode: light or dark presenter theme (bright or dark lecture hall)"},
+        {"E",
+         "In presenter mode: the edit bar (the sentence, Enter applies it; - / + for h, d_model, mask and "
+         "τ, each change said in the title line); E or Esc hides it"},
         {"1  2  3  4  5",
          "In presenter mode outside a lesson: Pipeline, Heads, Inspector, Comparisons, Training"},
         {"F11", "Fullscreen"},
@@ -123,12 +126,17 @@ void handle_shortcuts(AppState& state)
             state.select_head(state.sel.head + 1);
         if (key_pressed(keys::T) && state.presenter)
             toggle_presenter_theme(state);
+        if (key_pressed(keys::E) && state.presenter)
+            toggle_presenter_edit(state);
         // Presenter mode outside a lesson: 1-5 pick its view (a lesson's step picks its own).
         if (state.presenter && current_lesson(state) == nullptr)
             for (int v = 0; v < static_cast<int>(PresenterView::Count); ++v)
                 if (key_pressed(keys::Digit0 + 1 + v))
                     state.presenter_view = static_cast<PresenterView>(v);
-        if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
+        if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false) && state.presenter &&
+            state.presenter_edit)
+            state.presenter_edit = false; // the edit bar first, presenter mode on the next Esc
+        else if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
         {
             if (state.presenter && !state.pinned.valid && !state.heads_panel.query.valid() &&
                 !state.heads_panel.cross_query.valid())
