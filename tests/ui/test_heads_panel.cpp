@@ -291,6 +291,62 @@ TEST_F(HeadsPanelTest, ShortSentenceLabelsQueriesAndKeysAndLongOneNamesThemOnHov
     EXPECT_TRUE(contains(out.text, "col j = 7 looked")) << out.text;
 }
 
+// The H legend describes the maps shown: with the first key hidden a row spreads over T - 1 keys.
+TEST_F(HeadsPanelTest, EntropyLegendFollowsHideTheFirstKey)
+{
+    auto out = ui.frames(*state, 3, heads);
+    ASSERT_TRUE(state->status.is_ok());
+    const int T = state->trace().T();
+    ASSERT_GT(T, 2);
+    auto uniform = [](int keys)
+    {
+        char text[64];
+        std::snprintf(text, sizeof text, "ln %d = %.2f = uniform", keys, std::log(static_cast<double>(keys)));
+        return std::string(text);
+    };
+    EXPECT_TRUE(contains(out.text, uniform(T))) << out.text;
+    EXPECT_FALSE(contains(out.text, "first key left out")) << out.text;
+    state->heads_panel.hide_first_key = true;
+    out = ui.frames(*state, 2, heads);
+    EXPECT_TRUE(contains(out.text, uniform(T - 1) + ", first key left out")) << out.text;
+    EXPECT_FALSE(contains(out.text, uniform(T))) << out.text;
+}
+
+// A wide chip ("11", "12") leaves its title less room than head 1's: the key is cut with "…" there rather
+// than the title left blank.
+TEST_F(HeadsPanelTest, TwoDigitHeadsKeepTheirTitlesWithTheFirstKeyHidden)
+{
+    state->session.config.d_model = 48;
+    state->session.config.n_heads = 12;
+    state->session.text = "international conversations encouraged understanding everywhere";
+    state->edit();
+    state->heads_panel.hide_first_key = true;
+    ui.frames(*state, 2, heads);
+    ASSERT_EQ(state->trace().T(), 5);
+    state->heads_panel.query.row = 3;
+    state->heads_panel.query.token = state->trace().tokens.tokens[0][3];
+    state->heads_panel.query.T = 5;
+    int titled = 0;
+    for (float width = 200.0f; width <= 1600.0f; width += 20.0f)
+    {
+        ui.resize(width, 1000.0f);
+        const auto out = ui.frames(*state, 2, heads);
+        ASSERT_TRUE(state->status.is_ok()) << state->status.message();
+        const TextureHandle map = texture_of(*state, weights_key(0, 11) + "|first key hidden");
+        ASSERT_TRUE(out.texture_rects.count(map)) << "at width " << width;
+        const ImVec4 r = out.texture_rects.at(map);
+        // Head 12's title room: its map's width less the chip "12"; enough for "→", a letter and "…".
+        const float chip = ImGui::CalcTextSize("12").x + ImGui::GetStyle().FramePadding.x * 2.0f;
+        const float room = (r.z - r.x) - chip - 4.0f;
+        if (room < ImGui::CalcTextSize("→ in…").x + ImGui::GetFontSize())
+            continue;
+        ++titled;
+        EXPECT_TRUE(contains(out.text, "12 →")) << "room " << room << " at width " << width << "\n"
+                                                << out.text;
+    }
+    EXPECT_GT(titled, 0);
+}
+
 TEST_F(HeadsPanelTest, ClickingARowLabelPinsTheQueryInEveryHeadUntilClickedAgain)
 {
     auto out = ui.frames(*state, 3, heads);
