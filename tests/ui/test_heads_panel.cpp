@@ -235,6 +235,38 @@ TEST(HeadsOverviewLayout, KeyLabelsAreThinnedToALinePerLabelAndMapsAtMostSquare)
     EXPECT_GE(o.map_h, 2.0f * q.font_px);
 }
 
+// Whole maps (no query) are square whether the width or the height is what limits them, and their key labels
+// are thinned for the narrower columns.
+TEST(HeadsOverviewLayout, WholeMapsAreSquare)
+{
+    OverviewRequest q;
+    q.layers = 6;
+    q.heads = 8;
+    q.keys = 22;
+    q.width = 440.0f;
+    q.font_px = 23.0f * 0.85f;
+    q.line_h = 30.0f;
+    q.gap = 11.0f;
+    q.layer_label_w = 90.0f;
+    q.key_label_h = 100.0f;
+    q.whole_maps = true;
+    for (const float height : {200.0f, 500.0f, 900.0f, 3000.0f})
+        for (const float width : {300.0f, 440.0f, 900.0f, 1600.0f})
+        {
+            q.height = height;
+            q.width = width;
+            const OverviewLayout o = layout_overview(q);
+            EXPECT_NEAR(o.map_h, o.cell_w, 0.01f) << width << " x " << height;
+            EXPECT_NEAR(o.key_px * static_cast<float>(q.keys), o.cell_w, 0.01f);
+            EXPECT_GE(o.key_px * static_cast<float>(o.key_stride), q.font_px); // labels never overlap
+        }
+    q.height = 500.0f;
+    q.width = 1600.0f; // wide and short: the height sets the side, the columns narrow to it
+    const OverviewLayout o = layout_overview(q);
+    q.whole_maps = false;
+    EXPECT_LT(o.cell_w, layout_overview(q).cell_w);
+}
+
 TEST(HeadsOverviewLayout, PixelColumnsCoverEveryKeyOnce)
 {
     for (const auto& [keys, pixels] :
