@@ -649,7 +649,7 @@ void draw_heads_panel(AppState& state)
 {
     if (!state.has_trace())
     {
-        ImGui::TextDisabled("No result yet.");
+        ImGui::TextDisabled(state.recompute_pending() ? "Running the model on the text…" : "No result yet.");
         return;
     }
     const Trace& t = state.trace();
