@@ -235,6 +235,38 @@ TEST(HeadsOverviewLayout, KeyLabelsAreThinnedToALinePerLabelAndMapsAtMostSquare)
     EXPECT_GE(o.map_h, 2.0f * q.font_px);
 }
 
+// Whole maps (no query) are square whether the width or the height is what limits them, and their key labels
+// are thinned for the narrower columns.
+TEST(HeadsOverviewLayout, WholeMapsAreSquare)
+{
+    OverviewRequest q;
+    q.layers = 6;
+    q.heads = 8;
+    q.keys = 22;
+    q.width = 440.0f;
+    q.font_px = 23.0f * 0.85f;
+    q.line_h = 30.0f;
+    q.gap = 11.0f;
+    q.layer_label_w = 90.0f;
+    q.key_label_h = 100.0f;
+    q.whole_maps = true;
+    for (const float height : {200.0f, 500.0f, 900.0f, 3000.0f})
+        for (const float width : {300.0f, 440.0f, 900.0f, 1600.0f})
+        {
+            q.height = height;
+            q.width = width;
+            const OverviewLayout o = layout_overview(q);
+            EXPECT_NEAR(o.map_h, o.cell_w, 0.01f) << width << " x " << height;
+            EXPECT_NEAR(o.key_px * static_cast<float>(q.keys), o.cell_w, 0.01f);
+            EXPECT_GE(o.key_px * static_cast<float>(o.key_stride), q.font_px); // labels never overlap
+        }
+    q.height = 500.0f;
+    q.width = 1600.0f; // wide and short: the height sets the side, the columns narrow to it
+    const OverviewLayout o = layout_overview(q);
+    q.whole_maps = false;
+    EXPECT_LT(o.cell_w, layout_overview(q).cell_w);
+}
+
 TEST(HeadsOverviewLayout, PixelColumnsCoverEveryKeyOnce)
 {
     for (const auto& [keys, pixels] :
@@ -289,6 +321,62 @@ TEST_F(HeadsPanelTest, ShortSentenceLabelsQueriesAndKeysAndLongOneNamesThemOnHov
     out = ui.frames(*state, 2, heads);
     EXPECT_TRUE(contains(out.text, "row i = 3 on")) << out.text;
     EXPECT_TRUE(contains(out.text, "col j = 7 looked")) << out.text;
+}
+
+// The H legend describes the maps shown: with the first key hidden a row spreads over T - 1 keys.
+TEST_F(HeadsPanelTest, EntropyLegendFollowsHideTheFirstKey)
+{
+    auto out = ui.frames(*state, 3, heads);
+    ASSERT_TRUE(state->status.is_ok());
+    const int T = state->trace().T();
+    ASSERT_GT(T, 2);
+    auto uniform = [](int keys)
+    {
+        char text[64];
+        std::snprintf(text, sizeof text, "ln %d = %.2f = uniform", keys, std::log(static_cast<double>(keys)));
+        return std::string(text);
+    };
+    EXPECT_TRUE(contains(out.text, uniform(T))) << out.text;
+    EXPECT_FALSE(contains(out.text, "first key left out")) << out.text;
+    state->heads_panel.hide_first_key = true;
+    out = ui.frames(*state, 2, heads);
+    EXPECT_TRUE(contains(out.text, uniform(T - 1) + ", first key left out")) << out.text;
+    EXPECT_FALSE(contains(out.text, uniform(T))) << out.text;
+}
+
+// A wide chip ("11", "12") leaves its title less room than head 1's: the key is cut with "…" there rather
+// than the title left blank.
+TEST_F(HeadsPanelTest, TwoDigitHeadsKeepTheirTitlesWithTheFirstKeyHidden)
+{
+    state->session.config.d_model = 48;
+    state->session.config.n_heads = 12;
+    state->session.text = "international conversations encouraged understanding everywhere";
+    state->edit();
+    state->heads_panel.hide_first_key = true;
+    ui.frames(*state, 2, heads);
+    ASSERT_EQ(state->trace().T(), 5);
+    state->heads_panel.query.row = 3;
+    state->heads_panel.query.token = state->trace().tokens.tokens[0][3];
+    state->heads_panel.query.T = 5;
+    int titled = 0;
+    for (float width = 200.0f; width <= 1600.0f; width += 20.0f)
+    {
+        ui.resize(width, 1000.0f);
+        const auto out = ui.frames(*state, 2, heads);
+        ASSERT_TRUE(state->status.is_ok()) << state->status.message();
+        const TextureHandle map = texture_of(*state, weights_key(0, 11) + "|first key hidden");
+        ASSERT_TRUE(out.texture_rects.count(map)) << "at width " << width;
+        const ImVec4 r = out.texture_rects.at(map);
+        // Head 12's title room: its map's width less the chip "12"; enough for "→", a letter and "…".
+        const float chip = ImGui::CalcTextSize("12").x + ImGui::GetStyle().FramePadding.x * 2.0f;
+        const float room = (r.z - r.x) - chip - 4.0f;
+        if (room < ImGui::CalcTextSize("→ in…").x + ImGui::GetFontSize())
+            continue;
+        ++titled;
+        EXPECT_TRUE(contains(out.text, "12 →")) << "room " << room << " at width " << width << "\n"
+                                                << out.text;
+    }
+    EXPECT_GT(titled, 0);
 }
 
 TEST_F(HeadsPanelTest, ClickingARowLabelPinsTheQueryInEveryHeadUntilClickedAgain)

@@ -286,6 +286,43 @@ TEST_F(OpenedModelTest, TheWindowShowsProgressThenTheErrorWhileFramesGoOn)
     EXPECT_TRUE(contains(out.text, "OK")) << out.text;
 }
 
+// Once read, the popup says the model runs on the text until the first run is in, then closes.
+TEST_F(OpenedModelTest, ThePopupNamesTheFirstRunAfterTheBarAndThenCloses)
+{
+    state->opened.load_wait_ms = 0.0;
+    state->recompute_wait_ms = 0.0; // as the window: frames go on while the run computes
+    std::promise<void> release;
+    std::shared_future<void> go = release.get_future().share();
+    state->opened.loader.start(kGpt2, [go] { go.wait(); });
+    state->opened.popup_request = true;
+    test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_TRUE(contains(out.text, "Reading " + kGpt2)) << out.text;
+    EXPECT_FALSE(contains(out.text, "running the model")) << out.text;
+    release.set_value();
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (state->opened.model == nullptr && std::chrono::steady_clock::now() < give_up)
+    {
+        out = ui.frame(*state); // the frame that takes the load asks for the run: it is not in yet
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    ASSERT_NE(state->opened.model, nullptr);
+    EXPECT_FALSE(state->has_trace());
+    EXPECT_TRUE(contains(out.text, "running the model")) << out.text;
+    EXPECT_FALSE(contains(out.text, "100 %")) << out.text;
+    // The panels behind it say so too, not that the input needs fixing.
+    EXPECT_TRUE(contains(out.text, "Running the model on the text")) << out.text;
+    EXPECT_FALSE(contains(out.text, "fix the input")) << out.text;
+    while (!state->has_trace() && std::chrono::steady_clock::now() < give_up)
+    {
+        ui.frame(*state);
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    ASSERT_TRUE(state->has_trace());
+    out = ui.frames(*state, 3);
+    EXPECT_FALSE(contains(out.text, "running the model")) << out.text;
+    EXPECT_FALSE(contains(out.text, "Opening a model folder")) << out.text;
+}
+
 TEST_F(OpenedModelTest, CloseModelShowsTheSessionAgain)
 {
     ASSERT_TRUE(open_model_folder(*state, kGpt2).is_ok());

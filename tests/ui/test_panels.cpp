@@ -717,6 +717,22 @@ TEST_F(PanelTest, BracketKeysChangeHeadAndCtrlEqualsGrowsTheFont)
     EXPECT_TRUE(state->prefs.open[static_cast<std::size_t>(PanelId::Comparisons)]);
 }
 
+// Presenter mode draws no panels, so Alt+digit there leaves them as they are (it used to hide the Heads
+// panel unseen, found missing after leaving presenter mode).
+TEST_F(PanelTest, AltDigitInPresenterModeLeavesThePanelsAlone)
+{
+    const auto heads = static_cast<std::size_t>(PanelId::Heads);
+    ASSERT_TRUE(state->prefs.open[heads]);
+    state->presenter = true;
+    ui.frames(*state, 2);
+    ui.press_key(*state, keys::Digit1 + 3, false, true); // Alt+4: Heads
+    EXPECT_TRUE(state->prefs.open[heads]);
+    state->presenter = false;
+    ui.frames(*state, 2);
+    ui.press_key(*state, keys::Digit1 + 3, false, true);
+    EXPECT_FALSE(state->prefs.open[heads]) << "outside presenter mode Alt+4 still hides the Heads panel";
+}
+
 // [SECTION] Model, comparisons
 
 // d_k, d_v and d_ff at 0 mean the paper's default: the panel shows an "auto" box beside each and the value

@@ -236,6 +236,58 @@ TEST_F(PipelineWeightsTest, ARowTooWideForThePanelWrapsInsteadOfLeavingIt)
     }
 }
 
+// Where the top left of each "→" drawn last frame is (the operator "→ ReLU ·" between W_1 and W_2).
+std::vector<ImVec2> arrow_positions()
+{
+    std::vector<ImVec2> out;
+    const ImFontGlyph* g = ImGui::GetIO().Fonts->Fonts[0]->FindGlyphNoFallback(0x2192);
+    const ImDrawData* dd = ImGui::GetDrawData();
+    if (g == nullptr || dd == nullptr)
+        return out;
+    for (int l = 0; l < dd->CmdListsCount; ++l)
+        for (const ImDrawVert& v : dd->CmdLists[l]->VtxBuffer)
+            if (v.uv.x == g->U0 && v.uv.y == g->V0)
+                out.push_back(v.pos);
+    return out;
+}
+
+// When W_2 goes on a line of its own, "→ ReLU ·" is a line above it, not drawn level with W_2's middle
+// over its row labels.
+TEST_F(PipelineWeightsTest, AnOperatorAloneOnItsLineDoesNotOverlapTheNextMap)
+{
+    ASSERT_NE(ImGui::GetIO().Fonts->Fonts[0]->FindGlyphNoFallback(0x2192), nullptr);
+    // Wide enough that W_2 (d_ff x d_model) at a few pixels a cell fills a line (GPT-2's at 1280 x 720).
+    state->session.config.d_model = 256;
+    state->edit();
+    int above = 0;
+    for (float width = 300.0f; width <= 1600.0f; width += 25.0f)
+    {
+        ui.resize(width, 3000.0f);
+        open_only(*state, Stage::ffn);
+        const auto out = ui.frames(*state, 3, panel_only(draw_pipeline_panel));
+        MatrixRef w2 = selected_stage(*state, Stage::ffn, 0);
+        w2.source = MatrixSource::Weight;
+        w2.stage = Stage::X;
+        w2.weight = WeightMatrix::W_2;
+        const HeatmapEntry* e = state->heatmaps.find(resolve_matrix(*state, w2).key);
+        ASSERT_NE(e, nullptr) << "at width " << width;
+        ASSERT_TRUE(out.texture_rects.count(e->texture));
+        const ImVec4 r = out.texture_rects.at(e->texture);
+        const float op_w = ImGui::CalcTextSize("→ ReLU ·").x;
+        for (const ImVec2& a : arrow_positions())
+        {
+            // Beside W_2 on its line, the operator ends before W_2's map starts; when W_2's map starts
+            // before that, W_2 is on a line of its own and the operator must be above it, not over it.
+            if (r.x >= a.x + op_w)
+                continue;
+            EXPECT_LE(a.y + ImGui::GetFontSize(), r.y)
+                << "an arrow at the left of W_2, level with its map, at width " << width;
+            ++above;
+        }
+    }
+    EXPECT_GT(above, 0) << "some width puts the operator on a line before W_2";
+}
+
 // [SECTION] Hover: the Inspector names the weight
 
 TEST_F(PipelineWeightsTest, HoveringAWeightCellNamesItInTheInspector)

@@ -284,16 +284,30 @@ void colour_line(AppState& state, int T)
     }
 }
 
-void entropy_line(int keys)
+// The H legend for the maps shown: with the first key hidden each row spreads over the other keys - 1 keys,
+// so uniform is ln(keys - 1), and the legend says so.
+void entropy_line(int keys, bool first_key_hidden)
 {
-    const double uniform = std::log(static_cast<double>(std::max(1, keys)));
+    const int shown = first_key_hidden ? std::max(1, keys - 1) : keys;
+    const double uniform = std::log(static_cast<double>(std::max(1, shown)));
+    const char* without = first_key_hidden ? ", first key left out" : "";
     fitted_line(
-        strprintf("H = mean row entropy, nats: 0 = one key per query, ln %d = %.2f = uniform", keys, uniform),
-        strprintf("H: row entropy, 0 (one key) … %.2f (uniform)", uniform), true,
-        "H = −Σ_j A[i, j] ln A[i, j] in nats, averaged over the query rows i: 0 when each query puts all "
-        "its weight on one key, ln T when it spreads it evenly over all T keys. Low: the head picks a few "
-        "keys for each query; high: it averages over many. A causal mask leaves query i only i + 1 keys, "
-        "so its rows cannot reach ln T.");
+        strprintf("H = mean row entropy, nats: 0 = one key per query, ln %d = %.2f = uniform%s", shown,
+                  uniform, without),
+        strprintf("H: row entropy, 0 (one key) … %.2f (uniform%s)", uniform,
+                  first_key_hidden ? ", key 0 out" : ""),
+        true,
+        first_key_hidden
+            ? "H = −Σ_j A[i, j] ln A[i, j] in nats over the keys shown (key 0 hidden and the rest "
+              "renormalised), averaged over the query rows i: 0 when each query puts all its weight on one "
+              "key, ln (T − 1) when it spreads it evenly over the T − 1 keys left. A causal mask leaves "
+              "query "
+              "i only i keys after key 0, so its rows cannot reach ln (T − 1)."
+            : "H = −Σ_j A[i, j] ln A[i, j] in nats, averaged over the query rows i: 0 when each query puts "
+              "all "
+              "its weight on one key, ln T when it spreads it evenly over all T keys. Low: the head picks a "
+              "few keys for each query; high: it averages over many. A causal mask leaves query i only i + 1 "
+              "keys, so its rows cannot reach ln T.");
 }
 
 // [SECTION] The grid of maps (one layer's heads, or the cross-attention block's)
@@ -328,6 +342,9 @@ void map_title(AppState& state, const MatrixRef& ref, const Mat& weights, int qu
         std::snprintf(text, sizeof text, "→ %s %.2f", key.c_str(), static_cast<double>(top.weight));
         if (ImGui::CalcTextSize(text).x > room)
             std::snprintf(text, sizeof text, "→ %s", key.c_str());
+        // A wide chip ("11") leaves less room: the key cut with "…" rather than a blank title.
+        for (int n = utf8_length(key) - 1; n >= 1 && ImGui::CalcTextSize(text).x > room; --n)
+            std::snprintf(text, sizeof text, "→ %s", truncate_utf8(key, n).c_str());
     }
     else
     {
@@ -632,7 +649,7 @@ void draw_heads_panel(AppState& state)
 {
     if (!state.has_trace())
     {
-        ImGui::TextDisabled("No result yet.");
+        ImGui::TextDisabled(state.recompute_pending() ? "Running the model on the text…" : "No result yet.");
         return;
     }
     const Trace& t = state.trace();
@@ -702,7 +719,7 @@ void draw_heads_panel(AppState& state)
     if (!cross)
         sinks_and_ablation_line(state);
     if (view != HeadsView::AllLayers) // the overview shows no H
-        entropy_line(T);
+        entropy_line(T, !cross && state.heads_panel.hide_first_key);
     if (view == HeadsView::AllLayers)
         heads_view::draw_overview(state);
     else

@@ -91,10 +91,12 @@ OverviewGrid overview_grid(const AppState& state, const std::vector<std::string>
     request.gap = fs * 0.5f;
     request.layer_label_w = ImGui::CalcTextSize(("layer " + std::to_string(layers)).c_str()).x + fs * 0.6f;
     request.key_label_h = widest_label(tokens) + 8.0f;
+    request.whole_maps = query < 0;
     g.o = layout_overview(request);
     if (g.o.key_stride > 1)
     {
-        // Thinned labels carry their index: room for it too.
+        // Thinned labels carry their index: room for it too (with square maps the room taken narrows the
+        // columns, which thins the labels more, never less).
         request.key_label_h += ImGui::CalcTextSize((std::to_string(T) + " ").c_str()).x;
         g.o = layout_overview(request);
     }

@@ -531,7 +531,10 @@ void draw_pipeline_panel(AppState& state)
     // An invalid session's message is in the Input or Model panel and the status bar, not here again.
     if (!state.has_trace())
     {
-        ImGui::TextDisabled("No result yet: fix the input or the model settings.");
+        // An opened model's first run takes seconds: that is said, not an input to fix.
+        ImGui::TextDisabled(state.recompute_pending()
+                                ? "Running the model on the text…"
+                                : "No result yet: fix the input or the model settings.");
         return;
     }
     const Trace& t = state.trace();

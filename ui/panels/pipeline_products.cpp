@@ -312,10 +312,14 @@ void draw_planned_row(AppState& state, const std::vector<ProductTerm>& terms, Ro
         if (!terms[k].is_matrix)
         {
             const bool starts_line = line_end == left;
+            // Alone on its line ("→ GELU ·" when W_2 does not fit after it): a line of its own above the next
+            // map, which goes under it (not level with that map's middle, where its row labels are).
+            const bool alone = starts_line && (k + 1 >= terms.size() || breaks[k + 1]);
             const float beside = !starts_line ? image_h[k - 1] : k + 1 < terms.size() ? image_h[k + 1] : fs;
-            ImGui::SetCursorPosY(top + title_h + std::max(0.0f, beside * 0.5f - fs * 0.5f));
+            ImGui::SetCursorPosY(alone ? top : top + title_h + std::max(0.0f, beside * 0.5f - fs * 0.5f));
             ImGui::TextUnformatted(terms[k].symbol.c_str());
             line_end = item_end().x;
+            line_bottom = std::max(line_bottom, item_end().y);
             ImGui::PopID();
             continue;
         }

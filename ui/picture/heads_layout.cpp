@@ -95,8 +95,15 @@ OverviewLayout layout_overview(const OverviewRequest& request)
         (request.height - request.line_h - request.key_label_h) / static_cast<float>(layers) - request.gap;
     o.strip_h = std::clamp(per_layer - request.line_h, request.font_px, 2.5f * request.line_h);
     o.strip_row_h = o.strip_h + request.line_h + request.gap;
-    o.map_h = std::max(2.0f * request.font_px, std::min(o.cell_w, per_layer));
+    o.map_h = std::min(o.cell_w, std::max(2.0f * request.font_px, per_layer));
     o.map_row_h = o.map_h + request.gap;
+    if (request.whole_maps && o.map_h < o.cell_w)
+    {
+        // Square maps: the columns narrow to the height each layer has.
+        o.cell_w = o.map_h;
+        o.key_px = o.cell_w / static_cast<float>(keys);
+        o.key_stride = label_stride(keys, o.key_px, request.font_px);
+    }
     return o;
 }
 

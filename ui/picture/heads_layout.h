@@ -51,6 +51,7 @@ struct OverviewRequest
     float gap = 0.0f;           // between cells
     float layer_label_w = 0.0f; // "layer 12" at the left of each row, padding included
     float key_label_h = 0.0f;   // the widest key label (drawn upwards under the last row), padding included
+    bool whole_maps = false;    // the whole maps are drawn (no query): cells are square
 };
 
 struct OverviewLayout
@@ -64,9 +65,10 @@ struct OverviewLayout
     int key_stride = 1;       // a key label every key_stride keys (1: all)
 };
 
-// Cells share the width. Strips are at least a label tall and at most two and a half lines; whole maps are at
-// most square and at least two labels tall. When the layers do not fit at those smallest sizes, the rows keep
-// them (the panel scrolls).
+// Cells share the width. Strips are at least a label tall and at most two and a half lines; whole maps are
+// square (with whole_maps, cell_w is their side: narrower than the width gives when the height is short), at
+// least two labels tall unless the width is narrower. When the layers do not fit at those smallest sizes, the
+// rows keep them (the panel scrolls).
 OverviewLayout layout_overview(const OverviewRequest& request);
 
 // For a strip of `keys` keys drawn `pixels` wide with fewer pixels than keys: the keys [first, last) pixel

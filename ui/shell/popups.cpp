@@ -297,8 +297,9 @@ void help_windows(AppState& state)
     }
 }
 
-// A model folder loading: its progress and Cancel; then, when it failed, the message until OK (the status bar
-// says it too). The frames go on meanwhile: the model loads on its own thread.
+// A model folder loading: its progress and Cancel; then the text's first run through it ("running the
+// model"), or, when it failed, the message until OK (the status bar says it too). The frames go on meanwhile:
+// the model loads on its own thread and runs on the recompute worker.
 void model_load_popup(AppState& state)
 {
     OpenedModelState& o = state.opened;
@@ -333,8 +334,15 @@ void model_load_popup(AppState& state)
             ImGui::CloseCurrentPopup();
         }
     }
+    else if (state.showing_opened() && !state.has_trace() && state.recompute_pending())
+    {
+        // Read: the text's first run through it (seconds for GPT-2 small) is the last stage, said as such
+        // rather than a bar left at 100 %.
+        ImGui::Text("Running the model on the text: %s", o.model->label().c_str());
+        ImGui::ProgressBar(1.0f, ImVec2(ImGui::GetFontSize() * 24.0f, 0.0f), "running the model…");
+    }
     else
-        ImGui::CloseCurrentPopup(); // opened: the panels show it
+        ImGui::CloseCurrentPopup(); // opened and run: the panels show it
     ImGui::EndPopup();
 }
 

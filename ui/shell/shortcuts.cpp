@@ -107,7 +107,8 @@ void handle_shortcuts(AppState& state)
         if (key_pressed(keys::Digit0))
             step_text_size(state, 0);
     }
-    if (io.KeyAlt && !io.KeyCtrl)
+    // Presenter mode shows no panels: Alt+digit there would hide one unseen (found missing after F5).
+    if (io.KeyAlt && !io.KeyCtrl && !state.presenter)
         for (const PanelFacts& p : kPanelTable)
             if (key_pressed(keys::Digit0 + p.alt_digit))
                 toggle_panel(state, p.id);
