@@ -434,14 +434,26 @@ void draw_probe_field(AppState& state)
     TrainingPanelState& ts = state.training;
     ImGui::TextUnformatted("probe");
     ImGui::SameLine();
-    ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 6.0f);
-    if (input_text("##probe", &ts.probe_text))
-        ts.probe_dirty = true;
-    item_tooltip(ts.view.config.task == train::TaskKind::Text
-                     ? "The text the maps and the loss strip show, read as characters (spaces included). "
-                       "Each character predicts the next. Type any sentence, at any step of the timeline."
-                     : "The sequence the maps show, in the task's vocabulary, tokens separated by spaces. "
-                       "Each position predicts the next token. Edit it at any step of the timeline.");
+    const bool text = ts.view.config.task == train::TaskKind::Text;
+    if (text)
+    {
+        // Characters of English with its line feeds: a single-line field would stop at the first one. Two
+        // lines, wrapped, keep the maps their room.
+        const float w = ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 6.0f;
+        if (input_text_wrapped("##probe", &ts.probe_text, &ts.probe_field, w,
+                               ImGui::GetTextLineHeight() * 2.0f + ImGui::GetStyle().FramePadding.y * 2.0f))
+            ts.probe_dirty = true;
+    }
+    else
+    {
+        ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 6.0f);
+        if (input_text("##probe", &ts.probe_text))
+            ts.probe_dirty = true;
+    }
+    item_tooltip(text ? "The text the maps and the loss strip show, read as characters (spaces included). "
+                        "Each character predicts the next. Type any sentence, at any step of the timeline."
+                      : "The sequence the maps show, in the task's vocabulary, tokens separated by spaces. "
+                        "Each position predicts the next token. Edit it at any step of the timeline.");
     ImGui::SameLine();
     if (ImGui::Button("Default"))
     {
