@@ -159,6 +159,7 @@ TEST(TextLesson, NextWaitsUntilTheRunReachesTheStepTheTextIsAbout)
         ui.frames(*state, 1);
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+    ui.frames(*state, 1); // the worker has stopped: the panel's next poll shows its last step
     EXPECT_EQ(state->training.view.step, 40);
     next_step(*state);
     EXPECT_EQ(state->lesson.step, 2);

@@ -271,8 +271,11 @@ void draw_attention(AppState& state, bool with_gradient, const PastRun* compared
                               static_cast<float>(groups.size() - 1) * group_gap) /
                              static_cast<float>(flat_cols);
         const float flat_h = avail.y - group_title_h - title_h - gap;
-        const float flat_side = std::max(fs * 4.0f, std::min(flat_w, flat_h));
-        if (flat_side > side)
+        // A map may go a little under the grid's minimum (64 x 64 characters in 3 font sizes) when that is
+        // what keeps the second layer on screen.
+        const float flat_side = std::max(fs * 3.0f, std::min(flat_w, flat_h));
+        const bool grid_cut = side_h < side; // the grid's last row would be below the fold
+        if (flat_side > side || (grid_cut && flat_side >= std::max(side_h, fs * 3.0f)))
         {
             flat = true;
             side = flat_side;
