@@ -267,7 +267,8 @@ void draw_attention(AppState& state, bool with_gradient, const PastRun* compared
         int flat_cols = 0;
         for (const HeadGroup& g : groups)
             flat_cols += g.probe->n_layers() * g.probe->n_heads() * per_head;
-        const float flat_w = (avail.x - static_cast<float>(flat_cols) * gap -
+        // Each map's row labels (a character each) take about a font size beside it.
+        const float flat_w = (avail.x - static_cast<float>(flat_cols) * (gap + fs * 1.2f) -
                               static_cast<float>(groups.size() - 1) * group_gap) /
                              static_cast<float>(flat_cols);
         const float flat_h = avail.y - group_title_h - title_h - gap;
