@@ -258,25 +258,24 @@ void draw_attention(AppState& state, bool with_gradient, const PastRun* compared
     const float side_h =
         (avail.y - group_title_h - static_cast<float>(rows) * (title_h + gap)) / static_cast<float>(rows);
     float side = std::max(fs * 4.0f, std::min(side_w, side_h));
-    // A text model's maps (T = 64, a character each) need their size more than a row per layer: in a wide,
-    // short panel (1280x720) all the layers go in one row when that makes the maps larger, so the second
-    // layer's heads are not below the fold.
+    // A text model's maps (T = 64, a character each) need their size: in a wide, short panel all the layers
+    // go in one row when every map then keeps at least the grid's size and the grid's second layer would be
+    // below the fold (or the row makes them larger). Never smaller: a narrower map loses its role in the
+    // title.
     bool flat = false;
     if (ts.view.config.task == train::TaskKind::Text && rows > 1)
     {
         int flat_cols = 0;
         for (const HeadGroup& g : groups)
             flat_cols += g.probe->n_layers() * g.probe->n_heads() * per_head;
-        // Each map's row labels (a character each) take about a font size beside it.
-        const float flat_w = (avail.x - static_cast<float>(flat_cols) * (gap + fs * 1.2f) -
+        // Each map's row labels (a character each) and their spacing take about two font sizes beside it.
+        const float flat_w = (avail.x - static_cast<float>(flat_cols) * (gap + fs * 2.0f) -
                               static_cast<float>(groups.size() - 1) * group_gap) /
                              static_cast<float>(flat_cols);
         const float flat_h = avail.y - group_title_h - title_h - gap;
-        // A map may go a little under the grid's minimum (64 x 64 characters in 3 font sizes) when that is
-        // what keeps the second layer on screen.
-        const float flat_side = std::max(fs * 3.0f, std::min(flat_w, flat_h));
+        const float flat_side = std::min(flat_w, std::max(fs * 4.0f, flat_h));
         const bool grid_cut = side_h < side; // the grid's last row would be below the fold
-        if (flat_side > side || (grid_cut && flat_side >= std::max(side_h, fs * 3.0f)))
+        if (flat_side >= fs * 4.0f && (flat_side > side || grid_cut))
         {
             flat = true;
             side = flat_side;
