@@ -9,6 +9,7 @@
 #include "ui/model/session_files.h"
 #include "ui/model/training/training_controller.h"
 #include "ui/model/training/training_curves.h"
+#include "ui/panels/panels.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>
@@ -217,6 +218,25 @@ TEST(BuiltinModelUi, ALessonStepOpensIt)
                             "t.json", &bad);
     EXPECT_FALSE(s.is_ok());
     EXPECT_TRUE(contains(s.message(), "not a built-in trained model")) << s.message();
+}
+
+// English has line feeds (a held-out probe often does): the probe box shows what follows one, and the model
+// reads it as one character of the sequence.
+TEST(TextProbeField, WhatFollowsALineFeedStaysOnScreen)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    train::RunSpec r(train::TaskKind::Text);
+    r.steps = 10;
+    state->training.edit = r;
+    apply_training_fields(*state);
+    ui.frames(*state, 2, test::panel_only(draw_training_panel));
+    state->training.probe_text = "It is a truth\nuniversally acknowledged";
+    state->training.probe_dirty = true;
+    const test::FrameOutput out = ui.frames(*state, 2, test::panel_only(draw_training_panel));
+    EXPECT_TRUE(state->training.probe_error.empty()) << state->training.probe_error;
+    EXPECT_EQ(state->training.probe_batch.T, 38) << "the line feed is one character of the sequence";
+    EXPECT_TRUE(contains(out.text, "universally acknowledged")) << out.text;
 }
 
 } // namespace attnlab
