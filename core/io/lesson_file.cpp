@@ -1,5 +1,6 @@
 // Lesson files: parsing, validation against the engine's real shapes, and loading a folder of them.
 #include "lesson_file.h"
+#include "builtin_models.h"
 
 #include "atomic_file.h"
 #include "core/assets.h"
@@ -231,12 +232,12 @@ Status read_training(const json& j, const Context& ctx, LessonTraining* out)
     ATTNLAB_TRY(
         check_object(j, "\"training\" must be an object",
                      {"task", "layers", "heads", "d_model", "attention_only", "lr", "seed", "steps", "corpus",
-                      "repeat", "compare", "show_step", "map", "score", "probe", "compare_maps"},
+                      "repeat", "compare", "show_step", "map", "score", "probe", "compare_maps", "model"},
                      ctx));
     LessonTraining t;
     t.on = true;
     json run = j;
-    for (const char* key : {"compare", "show_step", "map", "score", "probe", "compare_maps"})
+    for (const char* key : {"compare", "show_step", "map", "score", "probe", "compare_maps", "model"})
         run.erase(key);
     if (Status s = read_run(run, ctx, &t.run); !s)
         return s;
@@ -287,6 +288,15 @@ Status read_training(const json& j, const Context& ctx, LessonTraining* out)
                          "\"attention\" or \"gradient\"");
     if (Status s = read_string(j, "probe", false, ctx, &t.probe); !s)
         return s;
+    // A built-in trained model shown instead of the run: it must exist and be of the run's task.
+    if (Status s = read_string(j, "model", false, ctx, &t.model); !s)
+        return s;
+    if (!t.model.empty() && find_builtin_model(t.model) == nullptr)
+        return ctx.error("\"model\" \"" + t.model + "\" is not a built-in trained model: use one of " +
+                         builtin_model_keys());
+    if (!t.model.empty() && (!t.compare.empty() || t.show_step >= 0))
+        return ctx.error("\"model\" shows a saved model at its last step: it takes no \"compare\" and no "
+                         "\"show_step\" (set them to null in that step)");
     if (!t.probe.empty())
     {
         // A text run's probe is characters (any of them: an unseen one reads as the unknown symbol), the

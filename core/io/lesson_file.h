@@ -49,6 +49,8 @@ struct LessonTraining
     std::string probe; // the probe's tokens (text: its characters); "": the task's default
     // The maps of compare[compare_maps] beside the run's own (its final weights on the same probe); -1: none.
     int compare_maps = -1;
+    // A built-in trained model (core/io/builtin_models.h) the step opens instead of training run; "": none.
+    std::string model;
 };
 
 // Which part of the comparisons view a step is about (the view shows only that part while the step is on).

@@ -14,11 +14,14 @@ TEST(LessonsCommand, ListsEveryBuiltInLessonIdFirst)
     const CliResult r = run_cli({"lessons"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(r.err.empty()) << r.err;
-    EXPECT_EQ(line_count(r.out), 11);
+    EXPECT_EQ(line_count(r.out), 12);
     EXPECT_EQ(r.out.rfind("tour  A tour: from words to attention  (11 steps)\n", 0), 0u) << r.out;
     EXPECT_NE(r.out.find("\ntypo  Is W_h^Q · q⟨i⟩ a typo?  ("), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("\ncross_attention  "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("\ninduction_heads  Induction heads: the plateau and the cliff  (6 steps)"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("\nattention_learns_english  Attention learns English  (8 steps)"),
               std::string::npos)
         << r.out;
 }

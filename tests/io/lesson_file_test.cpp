@@ -55,7 +55,8 @@ TEST(Lessons, AllBuiltInLessonsLoad)
                                           "watch_attention_learn",
                                           "induction_heads",
                                           "sort",
-                                          "why_multi_head_experiment"};
+                                          "why_multi_head_experiment",
+                                          "attention_learns_english"};
     ASSERT_EQ(library.lessons.size(), ids.size());
     for (size_t i = 0; i < ids.size(); ++i)
     {

@@ -290,10 +290,11 @@ struct TrainingPanelState
     std::string probe_text;
     std::vector<std::string> probe_vocabulary; // the vocabulary probe_text was checked against
     bool probe_dirty = true;                   // probe_text changed since it was parsed
-    std::string probe_error;                   // why the text is not a probe ("" : it is)
-    train::Batch probe_batch;                  // the last good probe (B = 1)
-    unsigned long long probe_version = 0;      // bumped when probe_batch changes
-    TrainingProbe probe;                       // probe_batch through the shown step's weights
+    SoftWrapField probe_field; // a text model's probe box, wrapped over two lines (a line feed shows as one)
+    std::string probe_error;   // why the text is not a probe ("" : it is)
+    train::Batch probe_batch;  // the last good probe (B = 1)
+    unsigned long long probe_version = 0; // bumped when probe_batch changes
+    TrainingProbe probe;                  // probe_batch through the shown step's weights
 
     // The timeline: the newest weights, or the frame at or before shown_step.
     bool follow_latest = true;

@@ -186,8 +186,28 @@ void go_to_step(AppState& state, int step)
 
 void next_step(AppState& state)
 {
-    if (lesson_active(state))
-        go_to_step(state, state.lesson.step + 1);
+    if (!lesson_active(state))
+        return;
+    // A step's text about a trained run waits for the run to get there: it never runs ahead of the maps.
+    if (const int wait = next_step_waits_for(state); wait > 0)
+    {
+        state.set_message("The next step is about step " + std::to_string(wait) +
+                              " of the run: it opens when "
+                              "training gets there (now at step " +
+                              std::to_string(state.training.view.step) + ")",
+                          false);
+        return;
+    }
+    go_to_step(state, state.lesson.step + 1);
+}
+
+int next_step_waits_for(const AppState& state)
+{
+    const Lesson* lesson = current_lesson(state);
+    const int next = state.lesson.step + 1;
+    if (lesson == nullptr || next >= static_cast<int>(lesson->steps.size()))
+        return 0;
+    return lesson_step_waits_for(state, lesson->steps[static_cast<std::size_t>(next)].training);
 }
 
 void previous_step(AppState& state)
@@ -325,7 +345,7 @@ std::string lesson_settings_drift(const Session& step_session, const Session& li
 
 int lesson_text_waits_for(const LessonTraining& training, const train::RunSpec& shown, int shown_step)
 {
-    if (!training.on)
+    if (!training.on || !training.model.empty()) // a built-in model opens trained: nothing to wait for
         return -1;
     const int target = training.show_step >= 0 ? training.show_step : training.run.steps;
     if (same_run(training.run, shown) && shown_step >= target)

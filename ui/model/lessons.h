@@ -27,7 +27,11 @@ void enter_lesson(AppState& state, int index, int step = 0);
 // when it names a setting), unfolds its stages and folds those between them, and asks the pipeline to scroll
 // the first of them to its top (over the next few frames).
 void go_to_step(AppState& state, int step);
+// The next step, unless its text is about a training step the lesson's run has not reached yet (then a
+// message says so and the step stays).
 void next_step(AppState& state);
+// The training step the next step's text is about while the run has not reached it (0: Next goes on at once).
+int next_step_waits_for(const AppState& state);
 void previous_step(AppState& state);
 // Closes the lesson and restores what enter_lesson() kept aside (with the user's folded stages).
 void leave_lesson(AppState& state);

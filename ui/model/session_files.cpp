@@ -3,6 +3,7 @@
 #include "ui/model/session_files.h"
 
 #include "core/io/atomic_file.h"
+#include "core/io/builtin_models.h"
 #include "core/io/json_io.h"
 #include "core/io/model_file.h"
 #include "core/io/session_file.h"
@@ -414,6 +415,21 @@ Status open_model(AppState& state, const TrainedModel& model, const std::string&
     state.quit.model_file_step = model.steps_taken;
     remember(state, path);
     state.set_message("Opened the trained model " + path + " (" + model.task + ", step " +
+                          std::to_string(model.steps_taken) + ")",
+                      false);
+    return Status();
+}
+
+Status open_builtin_model(AppState& state, const std::string& key)
+{
+    TrainedModel model;
+    ATTNLAB_TRY(load_builtin_model(key, &model));
+    ATTNLAB_TRY(open_trained_model(state, model));
+    // Not the model's own file: Save asks where (the asset stays as its command made it), Recent skips it.
+    state.training.model_path.clear();
+    state.quit.model_file_task = model.task;
+    state.quit.model_file_step = model.steps_taken;
+    state.set_message("Opened the built-in model " + key + " (" + model.task + ", step " +
                           std::to_string(model.steps_taken) + ")",
                       false);
     return Status();

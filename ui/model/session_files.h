@@ -83,6 +83,9 @@ Status answer_quit(AppState& state, QuitAnswer answer);
 Status open_model_file(AppState& state, const std::string& path);
 // The same for a model already loaded from path (attnlab --model FILE, loaded once by main()).
 Status open_model(AppState& state, const TrainedModel& model, const std::string& path);
+// Opens a built-in trained model (core/io/builtin_models.h: "austen") as open_model does, without making its
+// asset file the model's own: Save asks where. An unknown key or a missing file is an error.
+Status open_builtin_model(AppState& state, const std::string& key);
 // Saves the Training panel's model at its current step (with settings and metric history).
 Status save_model_file(AppState& state, const std::string& path);
 // True when the file starts like an attnlab-model file (File > Recent opens it as a model, not a session).

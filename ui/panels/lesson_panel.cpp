@@ -1,6 +1,7 @@
 // Lesson panel: the lessons (title, summary, broken files with their message) and the stepper of the open
 // one: Previous / Next, the counter "3 / 9", the step's title and text beside the pipeline.
 #include "ui/model/lessons.h"
+#include "ui/model/training/training_controller.h"
 #include "ui/panels/panels.h"
 #include "ui/shell/widgets.h"
 
@@ -55,10 +56,16 @@ void stepper(AppState& state, const Lesson& lesson, const LessonStep& step)
     ImGui::SameLine();
     ImGui::Text("%s", step_counter(state).c_str());
     ImGui::SameLine();
-    ImGui::BeginDisabled(k + 1 >= n);
+    const int wait = next_step_waits_for(state);
+    ImGui::BeginDisabled(k + 1 >= n || wait > 0);
     if (ImGui::Button("Next →"))
         next_step(state);
     ImGui::EndDisabled();
+    if (wait > 0)
+    {
+        ImGui::SameLine();
+        ImGui::TextDisabled("training: step %d of %d", state.training.view.step, wait);
+    }
     ImGui::Separator();
 
     ImGui::TextWrapped("%s", step.title.c_str());

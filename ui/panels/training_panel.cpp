@@ -164,10 +164,13 @@ void text_fields(AppState& state)
     ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 4.0f);
     ImGui::SliderFloat("repeat", &ts.edit.repeat, 0.0f, 1.0f, "%.2f");
     item_tooltip(
-        "The share of training sequences in which a snippet of 8-24 characters appears again later. "
-        "Plain English rarely repeats itself within 64 characters; a repeat can only be predicted by "
-        "finding the earlier copy and reading what came after it, which is what induction heads "
-        "do, so repeats make them form. The held-out text never repeats.");
+        "The share of training sequences in which a snippet of 8-24 characters is repeated over and over "
+        "to the end of the window (\"the cat sat the cat sat the cat…\"). Plain English rarely repeats "
+        "itself within 64 characters, so a bigram guess is all it teaches; in a repeated tail about half the "
+        "window's characters can only be predicted by finding the same character earlier and copying what "
+        "followed it, which is what an induction head does (a previous-token head in layer 1, a head in "
+        "layer 2 matching against it), so the loss rewards exactly that circuit and it forms. The held-out "
+        "text never repeats.");
 }
 
 // The task, its description and preset, and the model's fields.
@@ -431,14 +434,26 @@ void draw_probe_field(AppState& state)
     TrainingPanelState& ts = state.training;
     ImGui::TextUnformatted("probe");
     ImGui::SameLine();
-    ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 6.0f);
-    if (input_text("##probe", &ts.probe_text))
-        ts.probe_dirty = true;
-    item_tooltip(ts.view.config.task == train::TaskKind::Text
-                     ? "The text the maps and the loss strip show, read as characters (spaces included). "
-                       "Each character predicts the next. Type any sentence, at any step of the timeline."
-                     : "The sequence the maps show, in the task's vocabulary, tokens separated by spaces. "
-                       "Each position predicts the next token. Edit it at any step of the timeline.");
+    const bool text = ts.view.config.task == train::TaskKind::Text;
+    if (text)
+    {
+        // Characters of English with its line feeds: a single-line field would stop at the first one. Two
+        // lines, wrapped, keep the maps their room.
+        const float w = ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 6.0f;
+        if (input_text_wrapped("##probe", &ts.probe_text, &ts.probe_field, w,
+                               ImGui::GetTextLineHeight() * 2.0f + ImGui::GetStyle().FramePadding.y * 2.0f))
+            ts.probe_dirty = true;
+    }
+    else
+    {
+        ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 6.0f);
+        if (input_text("##probe", &ts.probe_text))
+            ts.probe_dirty = true;
+    }
+    item_tooltip(text ? "The text the maps and the loss strip show, read as characters (spaces included). "
+                        "Each character predicts the next. Type any sentence, at any step of the timeline."
+                      : "The sequence the maps show, in the task's vocabulary, tokens separated by spaces. "
+                        "Each position predicts the next token. Edit it at any step of the timeline.");
     ImGui::SameLine();
     if (ImGui::Button("Default"))
     {

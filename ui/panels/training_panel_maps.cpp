@@ -42,7 +42,9 @@ ImVec4 run_text_color(Color32 c)
     return ImGui::ColorConvertU32ToFloat4(readable_on(c | 0xFF000000u, ImGui::ColorConvertFloat4ToU32(bg)));
 }
 
-void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, float side, float gap, int rows)
+// `flat`: every layer's heads in one row (L1 H1 … L2 H4), else a row per layer.
+void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, float side, float gap, int rows,
+                     bool flat)
 {
     const TrainingPanelState& ts = state.training;
     const TrainingProbe& pr = *g.probe;
@@ -71,8 +73,9 @@ void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, fl
         for (int j = 0; j < h; ++j)
         {
             const int k = l * h + j;
-            if (j != 0)
-                ImGui::SameLine(0.0f, grid_x + static_cast<float>(j * per_head) * (side + gap) -
+            const int column = flat ? k : j;
+            if (column != 0)
+                ImGui::SameLine(0.0f, grid_x + static_cast<float>(column * per_head) * (side + gap) -
                                           ImGui::GetItemRectMax().x);
             ImGui::PushID(g.key);
             ImGui::PushID(k);
@@ -254,12 +257,36 @@ void draw_attention(AppState& state, bool with_gradient, const PastRun* compared
     const float side_w = (avail.x - gaps_w) / static_cast<float>(std::max(1, cols));
     const float side_h =
         (avail.y - group_title_h - static_cast<float>(rows) * (title_h + gap)) / static_cast<float>(rows);
-    const float side = std::max(fs * 4.0f, std::min(side_w, side_h));
+    float side = std::max(fs * 4.0f, std::min(side_w, side_h));
+    // A text model's maps (T = 64, a character each) need their size: in a wide, short panel all the layers
+    // go in one row when every map then keeps at least the grid's size and the grid's second layer would be
+    // below the fold (or the row makes them larger). Never smaller: a narrower map loses its role in the
+    // title.
+    bool flat = false;
+    if (ts.view.config.task == train::TaskKind::Text && rows > 1)
+    {
+        int flat_cols = 0;
+        for (const HeadGroup& g : groups)
+            flat_cols += g.probe->n_layers() * g.probe->n_heads() * per_head;
+        // Each map's row labels (a character each) and their spacing take about two font sizes beside it.
+        const float flat_w = (avail.x - static_cast<float>(flat_cols) * (gap + fs * 2.0f) -
+                              static_cast<float>(groups.size() - 1) * group_gap) /
+                             static_cast<float>(flat_cols);
+        const float flat_h = avail.y - group_title_h - title_h - gap;
+        const float flat_side = std::min(flat_w, std::max(fs * 4.0f, flat_h));
+        const bool grid_cut = side_h < side; // the grid's last row would be below the fold
+        if (flat_side >= fs * 4.0f && (flat_side > side || grid_cut))
+        {
+            flat = true;
+            side = flat_side;
+            rows = 1;
+        }
+    }
     for (std::size_t g = 0; g < groups.size(); ++g)
     {
         if (g != 0)
             ImGui::SameLine(0.0f, group_gap);
-        draw_head_group(state, groups[g], with_gradient, side, gap, rows);
+        draw_head_group(state, groups[g], with_gradient, side, gap, rows, flat);
     }
 }
 

@@ -2,6 +2,7 @@
 // the first start's tour hint and the session's path.
 #include "ui/shell/menu_bar.h"
 
+#include "core/io/builtin_models.h"
 #include "ui/model/lessons.h"
 #include "ui/model/session_files.h"
 #include "ui/model/training/training_controller.h"
@@ -208,6 +209,18 @@ void file_menu(AppState& state)
     ImGui::Separator();
     if (ImGui::MenuItem("Open trained model…"))
         open_file_dialog(state, FileAction::OpenModel);
+    if (ImGui::BeginMenu("Open built-in trained model"))
+    {
+        for (const BuiltinModel& m : builtin_models())
+        {
+            if (ImGui::MenuItem((std::string("Built-in: ") + m.title).c_str()))
+                if (const Status s = open_builtin_model(state, m.key); !s)
+                    state.set_message(s.message(), true);
+            item_tooltip("Trained by one command from a fixed seed, so anyone can make it again "
+                         "(assets/models/README.md); it opens at once in the Training panel.");
+        }
+        ImGui::EndMenu();
+    }
     if (ImGui::MenuItem("Save trained model…", nullptr, false, state.training_run.configured()))
         open_file_dialog(state, FileAction::SaveModel);
     if (ImGui::MenuItem("Export training curves as CSV…", nullptr, false, state.training_run.configured()))

@@ -3,6 +3,7 @@
 // the main panels (the trained view). No ImGui: ui/panels/training_panel.cpp draws it.
 #include "ui/model/training/training_controller.h"
 
+#include "core/io/builtin_models.h"
 #include "core/train/model_trace.h"
 #include "core/train/tasks.h"
 #include "core/train/token_text.h"
@@ -188,6 +189,8 @@ namespace
 
 std::string lesson_key(const LessonTraining& t)
 {
+    if (!t.model.empty())
+        return "built-in model " + t.model;
     std::string key;
     for (const train::RunSpec& r : t.compare)
         key += r.label() + "/" + std::to_string(r.steps) + ";";
@@ -238,7 +241,21 @@ void show_lesson_training(AppState& state, const LessonTraining& t)
         run.clear_past(
             /*and_current=*/true); // the lesson's runs alone: compare[i] is past[i], its colour fixed
         ts.lesson_queue.clear();
-        if (state.mouse_ignored)
+        if (!t.model.empty())
+        {
+            // A built-in trained model, opened at once (read from assets/models, as File → Open built-in
+            // trained model does).
+            TrainedModel model;
+            Status s = load_builtin_model(t.model, &model);
+            if (s)
+                s = open_trained_model(state, model, false);
+            if (!s)
+            {
+                ts.error = s.message();
+                return;
+            }
+        }
+        else if (state.mouse_ignored)
         {
             // A picture: every run is trained before the frame.
             for (const train::RunSpec& c : t.compare)
@@ -278,6 +295,18 @@ void show_lesson_training(AppState& state, const LessonTraining& t)
     // compare[i] is past[i] (the lesson's runs alone): by index, as the runs may still be training.
     ts.compare_run = t.compare_maps;
     ts.compare_key.clear();
+}
+
+int lesson_step_waits_for(const AppState& state, const LessonTraining& t)
+{
+    const TrainingPanelState& ts = state.training;
+    if (!t.on || !t.model.empty() || ts.lesson_key != lesson_key(t))
+        return 0;
+    const int need = t.show_step < 0 ? t.run.steps : t.show_step;
+    if (!ts.lesson_queue.empty())
+        return need; // the runs to compare with train first
+    const bool mine = same_model(ts.view.config, t.run);
+    return mine && state.training_run.running() && ts.view.step < need ? need : 0;
 }
 
 void restore_user_training(AppState& state)

@@ -43,6 +43,10 @@ void open_training(AppState& state, train::TaskKind task, int steps);
 // worker, or on this thread for pictures) unless the panel already holds them, then shows the step's timeline
 // position, maps, score and probe.
 void show_lesson_training(AppState& state, const LessonTraining& training);
+// The training step a lesson step's text is about and the run on screen has not reached yet while it still
+// trains (its show_step, or its last step when it shows the latest); 0 when there is nothing to wait for: the
+// run is there, stopped, or not this step's run (a built-in model, another run trained when the step opens).
+int lesson_step_waits_for(const AppState& state, const LessonTraining& training);
 // After a lesson: the user's own run (kept aside when the lesson trained its runs) back in the Training
 // panel.
 void restore_user_training(AppState& state);
