@@ -1,6 +1,7 @@
 // The table of trained models in assets/models and where their files are found.
 #include "core/io/builtin_models.h"
 
+#include "core/assets.h"
 #include "core/io/model_file.h"
 
 #include <cstdlib>
@@ -38,7 +39,7 @@ std::string builtin_models_folder()
 {
     if (const char* env = std::getenv("ATTNLAB_MODELS"); env && *env)
         return env;
-    return ATTNLAB_ASSETS_DIR "/models";
+    return asset_path("models");
 }
 
 std::string builtin_model_path(const BuiltinModel& model)
@@ -56,8 +57,8 @@ Status load_builtin_model(std::string_view key, TrainedModel* out)
     std::error_code ec;
     if (!std::filesystem::exists(path, ec))
         return Status::error(path +
-                             ": the built-in model is missing (set ATTNLAB_MODELS to the assets/models "
-                             "folder)");
+                             ": the built-in model is missing (set ATTNLAB_MODELS to the models folder, or "
+                             "ATTNLAB_ASSETS to the data folder that holds it)");
     return load_model_file(path, out);
 }
 
