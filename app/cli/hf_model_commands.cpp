@@ -69,7 +69,7 @@ Status check_finite(const train::ModelConfig& c, const train::Activations& a)
     return Status::ok();
 }
 
-// A memory figure of /proc/self/status in MB ("VmHWM:" peak resident, "VmRSS:" resident now), or -1 where
+// A memory figure of /proc/self/status in MB of 10^6 bytes ("VmHWM:" peak resident, "VmRSS:" resident now), or -1 where
 // there is none.
 double proc_status_mb(const char* key)
 {
@@ -81,7 +81,7 @@ double proc_status_mb(const char* key)
             std::istringstream fields(line.substr(std::string(key).size()));
             double kb = 0;
             if (fields >> kb)
-                return kb / 1024.0;
+                return kb * 1024.0 / 1e6; // MB, as trace_mb
         }
     return -1;
 }
