@@ -69,8 +69,8 @@ Status check_finite(const train::ModelConfig& c, const train::Activations& a)
     return Status::ok();
 }
 
-// A memory figure of /proc/self/status in MB of 10^6 bytes ("VmHWM:" peak resident, "VmRSS:" resident now), or -1 where
-// there is none.
+// A memory figure of /proc/self/status in MB of 10^6 bytes ("VmHWM:" peak resident, "VmRSS:" resident now),
+// or -1 where there is none.
 double proc_status_mb(const char* key)
 {
     std::ifstream status("/proc/self/status");
