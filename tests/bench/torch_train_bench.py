@@ -25,6 +25,7 @@ PRESETS = {
     "induction": (32, 32, 2, 4, 64, True, 32),
     "brackets": (5, 13, 2, 4, 48, False, 64),
     "agreement": (55, 10, 2, 2, 32, False, 64),
+    "text": (76, 64, 2, 4, 64, True, 32),  # Austen's 76 characters; attnlab train --task text
 }
 
 
