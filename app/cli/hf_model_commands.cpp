@@ -160,9 +160,11 @@ int run_hf_bench(const BenchArgs& args, std::ostream& out, std::ostream& err)
 
     Eigen::setNbThreads(args.threads);
     HfLoadedModel model;
+    const double base_mb = proc_status_mb("VmRSS:");
     const auto open_start = Clock::now();
     status = load_hf_model(args.model, &model);
     const double open_ms = elapsed_ms(open_start);
+    const double opened_mb = proc_status_mb("VmRSS:");
     HfRun run;
     if (status)
         status = run_hf_text(model, args.text, &run); // warm-up: the buffers get their sizes
@@ -193,14 +195,15 @@ int run_hf_bench(const BenchArgs& args, std::ostream& out, std::ostream& err)
     char line[512];
     std::snprintf(line, sizeof line,
                   "T=%d layers=%d h=%d d_model=%d V=%d open_ms=%.1f forward_ms=%.3f trace_ms=%.3f "
-                  "trace_mb=%.1f rss_mb=%.1f rest_mb=%.1f\n",
+                  "trace_mb=%.1f base_mb=%.1f model_mb=%.1f rss_mb=%.1f rest_mb=%.1f\n",
                   run.batch.T, model.config.n_layers, model.config.n_heads, model.config.d_model,
                   model.config.vocab_size, open_ms, median_of(forward_times), median_of(trace_times),
-                  trace_mb, proc_status_mb("VmHWM:"), proc_status_mb("VmRSS:"));
+                  trace_mb, base_mb, opened_mb - base_mb, proc_status_mb("VmHWM:"), proc_status_mb("VmRSS:"));
     out << "model=" << model.label() << " folder=" << args.model << " threads=" << Eigen::nbThreads()
         << " (requested " << args.threads << ") repeats=" << args.repeats
         << "; open = load_hf_model, forward = run_hf_text (every intermediate kept), trace = take_hf_trace "
            "(the activations moved into the trace), "
+           "base = resident memory before opening, model = what opening added (weights and tokenizer), "
            "rss = peak resident memory, rest = resident memory with the last trace made\n"
         << line << std::flush;
     return 0;
