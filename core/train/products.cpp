@@ -46,8 +46,20 @@ float* scratch(Index floats)
 // width of the presets (d_model 32, 48, 64; d_ff 4 d_model) with no waste; narrower or ragged columns are
 // masked.
 constexpr Index MR = 6, NR = 16;
-// Rows of A per block: their k values stay in the first-level cache while every panel of B passes by.
+// Rows of A per block: their k values stay in the first-level cache while every panel of B passes by (the
+// training shapes, k up to 256). Each block reads all of B once, so a long sum (a real model's k = 768 or
+// 3072 with a few dozen rows) takes bigger blocks, as many rows as fit in kBlockFloats of the second-level
+// cache, cut into equal blocks: 51 rows of GPT-2 read each weight once, not twice as blocks of 48 and 3.
 constexpr Index MC = 48;
+constexpr Index kBlockFloats = 64 * 1024; // 256 KB of A per block
+
+// The rows of A per block for an m x k A: MC, or more for long sums, a multiple of MR.
+Index row_block(Index m, Index k)
+{
+    const Index fit = std::max(MC, kBlockFloats / std::max<Index>(k, 1) / MR * MR);
+    const Index blocks = (m + fit - 1) / fit;
+    return blocks <= 1 ? std::max<Index>(m, 1) : ((m + blocks - 1) / blocks + MR - 1) / MR * MR;
+}
 
 // The first `valid` of 8 lanes set (valid clamped to [0, 8]).
 __m256i lane_mask(Index valid)
@@ -214,7 +226,8 @@ void pack_bt(const float* B, Index ldb, Index k, Index n, float* Bp)
 }
 
 // C (m x n, rows ldc apart) = (or +=) A (m x k, rows lda apart) op(B): B (k x n, rows ldb apart) read in
-// place, or Bᵀ of a B stored n x k packed first. Tiles of 6 rows by 16 columns, the rows in blocks of MC.
+// place, or Bᵀ of a B stored n x k packed first. Tiles of 6 rows by 16 columns, the rows in blocks of
+// row_block's.
 void a_times_b(const float* A, Index lda, Index m, Index k, const float* B, Index ldb, bool trans_b, Index n,
                float* C, Index ldc, bool accumulate, Lower lower)
 {
@@ -225,9 +238,10 @@ void a_times_b(const float* A, Index lda, Index m, Index k, const float* B, Inde
         pack_bt(B, ldb, k, n, packed);
         Bp = packed;
     }
-    for (Index i0 = 0; i0 < m; i0 += MC)
+    const Index mc = row_block(m, k);
+    for (Index i0 = 0; i0 < m; i0 += mc)
     {
-        const Index i1 = std::min(m, i0 + MC);
+        const Index i1 = std::min(m, i0 + mc);
         for (Index j0 = 0; j0 < n; j0 += NR)
         {
             const Index cols = std::min(NR, n - j0);

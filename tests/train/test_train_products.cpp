@@ -159,3 +159,26 @@ TEST(TrainProducts, SlabsGiveTheSameBitsOnAnyNumberOfThreads)
     expect_near(one, A.cast<double>() * B.cast<double>(), 96, "A B, 5000 columns");
     expect_near(one_bt, A.cast<double>() * Bt.cast<double>().transpose(), 96, "A Bt, 4999 columns");
 }
+
+// Long sums (a real model's k = 768) take the rows of A in bigger blocks, cut into equal parts: however the
+// rows are blocked, every row of C is the same bits as that row computed alone, and matches double.
+TEST(TrainProducts, RowBlocksOfLongSumsGiveEachRowItsOwnBits)
+{
+    for (Index m : {Index{51}, Index{64}, Index{100}, Index{203}})
+    {
+        const MatF A = random_matrix(m, 768, 950 + static_cast<std::uint64_t>(m));
+        const MatF B = random_matrix(768, 40, 951), Bt = random_matrix(40, 768, 952);
+        MatF C, C_bt, row, row_bt;
+        product(A, B, C);
+        product_bt(A, Bt, C_bt);
+        for (Index i = 0; i < m; ++i)
+        {
+            const MatF a = A.row(i);
+            product(a, B, row);
+            product_bt(a, Bt, row_bt);
+            ASSERT_TRUE(MatF(C.row(i)) == row) << "A B, row " << i << " of " << m;
+            ASSERT_TRUE(MatF(C_bt.row(i)) == row_bt) << "A Bt, row " << i << " of " << m;
+        }
+        expect_near(C, A.cast<double>() * B.cast<double>(), 768, "A B, " + std::to_string(m) + " rows");
+    }
+}
