@@ -1,5 +1,5 @@
-// Matrix products for the forward pass. Two kernels, chosen when the engine is compiled:
-//  - with AVX-512 (-march=native on a CPU that has it): a 6 x 64 register-blocked kernel in this file;
+// Matrix products for the forward pass. Two kernels, chosen at start-up (core/cpu.h):
+//  - on a CPU with AVX-512: a 6 x 64 register-blocked kernel (core/kernels/avx512_gemm.cpp);
 //  - otherwise: Eigen's own GEMM (general_matrix_matrix_product, the kernel behind operator*), Eigen 3.4's
 //    internal interface, the version Debian 12 ships, called with packing space this file owns.
 // Both keep their packing space in a per-thread buffer that only grows.
@@ -8,10 +8,8 @@
 #include <algorithm>
 #include <vector>
 
-#if defined(__AVX512F__) && !defined(ATTNLAB_GEMM_EIGEN_ONLY)
-#define ATTNLAB_GEMM_AVX512 1
-#include <immintrin.h>
-#endif
+#include "core/cpu.h"
+#include "core/kernels/kernels.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -24,7 +22,7 @@ namespace
 {
 
 using Index = Eigen::Index;
-using Buffer = std::vector<float, Eigen::aligned_allocator<float>>; // 64-byte aligned with AVX-512
+using Buffer = std::vector<float, Eigen::aligned_allocator<float>>;
 
 Buffer& thread_scratch()
 {
@@ -39,160 +37,6 @@ float* scratch(Index floats)
         buffer.resize(static_cast<size_t>(floats));
     return buffer.data();
 }
-
-#ifdef ATTNLAB_GEMM_AVX512
-
-// [SECTION] AVX-512 kernel
-//
-// C (m x n) = A (m x k) op(B), all row-major, blocked as in Goto and van de Geijn's GEMM: for each block of
-// kc rows of op(B) and nc of its columns, op(B) is packed once into panels of 64 columns (kc x 64 floats
-// each, so the kernel reads them in order), then every 6 rows of A meet every panel in the kernel, which
-// keeps a 6 x 64 tile of C in 24 zmm registers through the kc steps: 4 loads and 6 broadcasts for 24 FMAs. A
-// is read in place (6 rows at a time, each walked in order), so the narrow products of attention (n = d_k)
-// pay no packing for their large left operand. Measured on a 2-core AMD EPYC with AVX-512, whose FMA peak is
-// 116 GFLOP/s: 95-114 GFLOP/s on the products of `attnlab bench` (Q K^T, the transposed one, is the
-// slowest), against 72-90 for Eigen's kernel on the same products.
-constexpr Index MR = 6, NR = 64, KC = 256, NC = 512;
-
-__mmask16 lane_mask(Index valid) // the first `valid` of 16 lanes
-{
-    return valid >= 16 ? __mmask16(0xFFFF) : valid <= 0 ? __mmask16(0) : __mmask16((1u << valid) - 1u);
-}
-
-// C[0, rows) x [0, cols) = (or +=, when accumulate) A[0, rows) x [0, kc) · Bp, with A's rows lda apart and Bp
-// one packed panel (kc x 64). Rows past `rows` read row 0 again and are not stored; columns past `cols` are
-// zeros in Bp and are masked out of the stores.
-// One row of the C tile: 64 floats in 4 registers.
-struct TileRow
-{
-    __m512 c0 = _mm512_setzero_ps(), c1 = c0, c2 = c0, c3 = c0;
-};
-
-// row += a · (b0 b1 b2 b3): one broadcast, 4 FMAs.
-inline void fma_row(TileRow& row, float a, __m512 b0, __m512 b1, __m512 b2, __m512 b3)
-{
-    const __m512 v = _mm512_set1_ps(a);
-    row.c0 = _mm512_fmadd_ps(v, b0, row.c0);
-    row.c1 = _mm512_fmadd_ps(v, b1, row.c1);
-    row.c2 = _mm512_fmadd_ps(v, b2, row.c2);
-    row.c3 = _mm512_fmadd_ps(v, b3, row.c3);
-}
-
-// C[0, cols) = (or +=, when Accumulate) row, the lanes past cols left alone.
-template <bool Accumulate> void store_row(float* c, TileRow row, Index cols)
-{
-    const __mmask16 m0 = lane_mask(cols), m1 = lane_mask(cols - 16), m2 = lane_mask(cols - 32),
-                    m3 = lane_mask(cols - 48);
-    if (Accumulate)
-    {
-        row.c0 = _mm512_add_ps(row.c0, _mm512_maskz_loadu_ps(m0, c));
-        row.c1 = _mm512_add_ps(row.c1, _mm512_maskz_loadu_ps(m1, c + 16));
-        row.c2 = _mm512_add_ps(row.c2, _mm512_maskz_loadu_ps(m2, c + 32));
-        row.c3 = _mm512_add_ps(row.c3, _mm512_maskz_loadu_ps(m3, c + 48));
-    }
-    _mm512_mask_storeu_ps(c, m0, row.c0);
-    _mm512_mask_storeu_ps(c + 16, m1, row.c1);
-    _mm512_mask_storeu_ps(c + 32, m2, row.c2);
-    _mm512_mask_storeu_ps(c + 48, m3, row.c3);
-}
-
-// C[0, rows) x [0, cols) = (or +=, when Accumulate) A[0, rows) x [0, kc) · Bp, with A's rows lda apart and Bp
-// one packed panel (kc x 64). Rows past `rows` read row 0 again and are not stored; columns past `cols` are
-// zeros in Bp and are masked out of the stores.
-template <bool Accumulate>
-void kernel_6x64(Index kc, const float* A, Index lda, const float* Bp, float* C, Index ldc, Index rows,
-                 Index cols)
-{
-    const float* a0 = A;
-    const float* a1 = A + (rows > 1 ? lda : 0);
-    const float* a2 = A + (rows > 2 ? 2 * lda : 0);
-    const float* a3 = A + (rows > 3 ? 3 * lda : 0);
-    const float* a4 = A + (rows > 4 ? 4 * lda : 0);
-    const float* a5 = A + (rows > 5 ? 5 * lda : 0);
-    TileRow r0, r1, r2, r3, r4, r5; // 24 zmm registers
-    for (Index k = 0; k < kc; ++k)
-    {
-        const float* b = Bp + k * NR;
-        const __m512 b0 = _mm512_load_ps(b), b1 = _mm512_load_ps(b + 16);
-        const __m512 b2 = _mm512_load_ps(b + 32), b3 = _mm512_load_ps(b + 48);
-        fma_row(r0, a0[k], b0, b1, b2, b3);
-        fma_row(r1, a1[k], b0, b1, b2, b3);
-        fma_row(r2, a2[k], b0, b1, b2, b3);
-        fma_row(r3, a3[k], b0, b1, b2, b3);
-        fma_row(r4, a4[k], b0, b1, b2, b3);
-        fma_row(r5, a5[k], b0, b1, b2, b3);
-    }
-    // One call per row by name: an array of the rows would send them through the stack.
-    store_row<Accumulate>(C, r0, cols);
-    if (rows > 1)
-        store_row<Accumulate>(C + ldc, r1, cols);
-    if (rows > 2)
-        store_row<Accumulate>(C + 2 * ldc, r2, cols);
-    if (rows > 3)
-        store_row<Accumulate>(C + 3 * ldc, r3, cols);
-    if (rows > 4)
-        store_row<Accumulate>(C + 4 * ldc, r4, cols);
-    if (rows > 5)
-        store_row<Accumulate>(C + 5 * ldc, r5, cols);
-}
-
-// Packs op(B)[pc, pc + kc) x [jc, jc + nc) into panels of 64 columns, zero-padded. op(B) = B (k x n,
-// ldb apart) or, when TransB, Bᵀ of a B stored n x k.
-template <bool TransB>
-void pack_b(const float* B, Index ldb, Index pc, Index kc, Index jc, Index nc, float* Bp)
-{
-    for (Index j0 = 0; j0 < nc; j0 += NR)
-    {
-        float* panel = Bp + j0 * kc;
-        const Index width = std::min(NR, nc - j0);
-        if (!TransB)
-        {
-            for (Index k = 0; k < kc; ++k)
-            {
-                const float* src = B + (pc + k) * ldb + jc + j0;
-                std::copy(src, src + width, panel + k * NR);
-                std::fill(panel + k * NR + width, panel + (k + 1) * NR, 0.0f);
-            }
-            continue;
-        }
-        if (width < NR)
-            std::fill(panel, panel + kc * NR, 0.0f);
-        for (Index j = 0; j < width; ++j)
-        {
-            const float* src = B + (jc + j0 + j) * ldb + pc;
-            for (Index k = 0; k < kc; ++k)
-                panel[k * NR + j] = src[k];
-        }
-    }
-}
-
-template <bool TransB>
-void rows_product(const float* A, Index m, Index k, const float* B, Index n, float* C, Index /*m_whole*/)
-{
-    const Index ldb = TransB ? k : n;
-    float* Bp = scratch(KC * ((std::min(NC, n) + NR - 1) / NR * NR));
-    for (Index jc = 0; jc < n; jc += NC)
-    {
-        const Index nc = std::min(NC, n - jc);
-        for (Index pc = 0; pc < k; pc += KC)
-        {
-            const Index kc = std::min(KC, k - pc);
-            pack_b<TransB>(B, ldb, pc, kc, jc, nc, Bp);
-            for (Index i = 0; i < m; i += MR)
-                for (Index j0 = 0; j0 < nc; j0 += NR)
-                {
-                    const Index rows = std::min(MR, m - i), cols = std::min(NR, nc - j0);
-                    float* c = C + i * n + jc + j0;
-                    if (pc == 0) // the first block of k writes C, the others add to it
-                        kernel_6x64<false>(kc, A + i * k + pc, k, Bp + j0 * kc, c, n, rows, cols);
-                    else
-                        kernel_6x64<true>(kc, A + i * k + pc, k, Bp + j0 * kc, c, n, rows, cols);
-                }
-        }
-    }
-}
-
-#else // Eigen's kernel
 
 // [SECTION] Eigen's kernel
 
@@ -213,7 +57,16 @@ void rows_product(const float* A, Index m, Index k, const float* B, Index n, flo
     Gemm::run(m, n, k, A, k, B, TransB ? k : n, C, 1, n, 1.0f, blocking);
 }
 
-#endif
+// The rows of C [0, m) = A op(B): the AVX-512 kernel (core/kernels/avx512_gemm.cpp) when it is the active
+// set, Eigen's otherwise.
+template <bool TransB>
+void rows_product_active(const float* A, Index m, Index k, const float* B, Index n, float* C, Index m_whole)
+{
+    if (active_isa() == Isa::Avx512)
+        kernels::gemm_kernels_avx512()->rows_product(TransB, A, m, k, B, n, C, &scratch);
+    else
+        rows_product<TransB>(A, m, k, B, n, C, m_whole);
+}
 
 // Below this many multiply-adds a product stays on one thread (the same threshold idea as Eigen's own).
 constexpr double min_work_per_thread = 1 << 20;
@@ -239,7 +92,7 @@ template <bool TransB> void product(const Mat& A, const Mat& B, Index n, Mat& C)
 #endif
     if (threads <= 1)
     {
-        rows_product<TransB>(A.data(), m, k, B.data(), n, C.data(), m);
+        rows_product_active<TransB>(A.data(), m, k, B.data(), n, C.data(), m);
         return;
     }
 #ifdef _OPENMP
@@ -254,7 +107,7 @@ template <bool TransB> void product(const Mat& A, const Mat& B, Index n, Mat& C)
         const auto split = [&](int i)
         { return i == threads ? m : std::min(m, m * i / threads / kRowGrain * kRowGrain); };
         const Index r0 = split(t), r1 = split(t + 1);
-        rows_product<TransB>(A.data() + r0 * k, r1 - r0, k, B.data(), n, C.data() + r0 * n, m);
+        rows_product_active<TransB>(A.data() + r0 * k, r1 - r0, k, B.data(), n, C.data() + r0 * n, m);
     }
 #endif
 }
@@ -275,11 +128,7 @@ void gemm_bt(const Mat& A, const Mat& B, Mat& C)
 
 const char* gemm_kernel()
 {
-#ifdef ATTNLAB_GEMM_AVX512
-    return "avx512-6x64";
-#else
-    return "eigen";
-#endif
+    return active_isa() == Isa::Avx512 ? kernels::gemm_kernels_avx512()->name : "eigen";
 }
 
 std::size_t gemm_scratch_floats()

@@ -1,6 +1,7 @@
 // attnlab bench: median forward-pass time per shape, its GFLOP/s and the ratio to this machine's GEMM rate.
 #include "commands.h"
 
+#include "core/cpu.h"
 #include "core/engine.h"
 #include "core/gemm.h"
 #include "core/io/json_io.h"
@@ -149,7 +150,7 @@ int run_bench(const BenchArgs& args, std::ostream& out, std::ostream& err)
 
     Eigen::setNbThreads(args.threads);
     out << "threads=" << Eigen::nbThreads() << " (requested " << args.threads << ")"
-        << " repeats=" << args.repeats << " kernel=" << gemm_kernel()
+        << " repeats=" << args.repeats << " kernel=" << gemm_kernel() << " " << kernels_in_use()
         << " layers=1 B=1; forward = Engine::run, every intermediate kept\n";
     for (const Shape& shape : shapes)
     {

@@ -2,6 +2,8 @@
 // main.
 #include "commands.h"
 
+#include "core/cpu.h"
+
 #include <CLI/CLI.hpp>
 
 #include <ostream>
@@ -50,6 +52,9 @@ bool parse_command_line(CLI::App& app, int argc, const char* const* argv, std::o
     try
     {
         app.parse(argc, argv);
+        // ATTNLAB_ISA that could not be followed: said once, the program runs on the CPU's best set.
+        if (const std::string note = isa_note(); !note.empty())
+            err << app.get_name() << ": " << note << "\n";
         return true;
     }
     catch (const CLI::ParseError& e)

@@ -2,6 +2,7 @@
 // line.
 #include "commands.h"
 
+#include "core/cpu.h"
 #include "core/io/hf_model.h"
 #include "core/io/json_io.h"
 #include "core/io/model_file.h"
@@ -200,7 +201,7 @@ int run_hf_bench(const BenchArgs& args, std::ostream& out, std::ostream& err)
                   model.config.vocab_size, open_ms, median_of(forward_times), median_of(trace_times),
                   trace_mb, base_mb, opened_mb - base_mb, proc_status_mb("VmHWM:"), proc_status_mb("VmRSS:"));
     out << "model=" << model.label() << " folder=" << args.model << " threads=" << Eigen::nbThreads()
-        << " (requested " << args.threads << ") repeats=" << args.repeats
+        << " (requested " << args.threads << ") repeats=" << args.repeats << " " << kernels_in_use()
         << "; open = load_hf_model, forward = run_hf_text (every intermediate kept), trace = take_hf_trace "
            "(the activations moved into the trace), "
            "base = resident memory before opening, model = what opening added (weights and tokenizer), "

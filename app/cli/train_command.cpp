@@ -2,6 +2,7 @@
 // log.
 #include "commands.h"
 
+#include "core/cpu.h"
 #include "core/io/atomic_file.h"
 #include "core/io/model_file.h"
 #include "core/train/run_spec.h"
@@ -390,7 +391,8 @@ int run_train(const TrainArgs& args, std::ostream& out, std::ostream& err)
     }
     out << "wrote " << args.output << (args.log.empty() ? "" : " and " + args.log) << "\n";
     out << "steps=" << steps << " ms_per_step=" << fixed(steps > 0 ? 1000.0 * step_seconds / steps : 0, 3)
-        << " loss=" << fixed(eval.loss, 4) << " accuracy=" << fixed(eval.accuracy, 4) << "\n";
+        << " loss=" << fixed(eval.loss, 4) << " accuracy=" << fixed(eval.accuracy, 4) << " "
+        << kernels_in_use() << "\n";
     return interrupted ? 130 : 0;
 }
 

@@ -4,20 +4,19 @@
 // product and accumulates into a C it needs zeroed first; here both are read in place and only a transposed
 // operand is packed (Bᵀ: a weight matrix, or one head's K_h or V_h), so the products spend their time in the
 // multiply-adds: 82-98 GFLOP/s on the preset shapes (1024 rows, warm caches) on one core of an AVX2 EPYC,
-// against 51-67 for Eigen's. Every sum runs in a fixed order: the same inputs give the same bits.
+// against 51-67 for Eigen's. Every sum runs in a fixed order: the same inputs give the same bits. The
+// kernels are core/kernels' AVX2 or AVX-512 set, whichever the CPU runs (core/cpu.h); on the baseline path
+// (an older CPU, or ATTNLAB_ISA=baseline) this file's Eigen and plain-loop products stand in.
 #include "products.h"
 
+#include "core/cpu.h"
 #include "core/gemm.h"
+#include "core/kernels/kernels.h"
 
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
 #include <vector>
-
-#if defined(__AVX2__) && defined(__FMA__) && !defined(ATTNLAB_TRAIN_PRODUCTS_EIGEN)
-#define ATTNLAB_TRAIN_AVX2 1
-#include <immintrin.h>
-#endif
 
 namespace attnlab::train
 {
@@ -36,265 +35,27 @@ float* scratch(Index floats)
     return buffer.data();
 }
 
-#ifdef ATTNLAB_TRAIN_AVX2
-
-// [SECTION] AVX2 kernels
-//
-// A tile of C of 6 rows by 16 columns lives in 12 ymm registers through the whole sum over k: each step
-// loads 16 numbers of B (2 registers), broadcasts one number of A per row (6) and does 12 multiply-adds,
-// enough independent sums to keep both FMA units busy through their latency. 16 columns divide every
-// width of the presets (d_model 32, 48, 64; d_ff 4 d_model) with no waste; narrower or ragged columns are
-// masked.
-constexpr Index MR = 6, NR = 16;
-// Rows of A per block: their k values stay in the first-level cache while every panel of B passes by (the
-// training shapes, k up to 256). Each block reads all of B once, so a long sum (a real model's k = 768 or
-// 3072 with a few dozen rows) takes bigger blocks, as many rows as fit in kBlockFloats of the second-level
-// cache, cut into equal blocks: 51 rows of GPT-2 read each weight once, not twice as blocks of 48 and 3.
-constexpr Index MC = 48;
-constexpr Index kBlockFloats = 64 * 1024; // 256 KB of A per block
-
-// The rows of A per block for an m x k A: MC, or more for long sums, a multiple of MR.
-Index row_block(Index m, Index k)
+// The active set's kernels (core/cpu.h), or null on the baseline path.
+const kernels::TrainKernels* active_kernels()
 {
-    const Index fit = std::max(MC, kBlockFloats / std::max<Index>(k, 1) / MR * MR);
-    const Index blocks = (m + fit - 1) / fit;
-    return blocks <= 1 ? std::max<Index>(m, 1) : ((m + blocks - 1) / blocks + MR - 1) / MR * MR;
-}
-
-// The first `valid` of 8 lanes set (valid clamped to [0, 8]).
-__m256i lane_mask(Index valid)
-{
-    alignas(32) static const std::int32_t table[16] = {-1, -1, -1, -1, -1, -1, -1, -1,
-                                                       0,  0,  0,  0,  0,  0,  0,  0};
-    const Index v = std::clamp<Index>(valid, 0, 8);
-    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(table + 8 - v));
-}
-
-// c[0, valid) = (or +=, when Accumulate) v's lanes, valid of 8; the others untouched.
-template <bool Accumulate> inline void store8(float* c, __m256 v, Index valid)
-{
-    if (valid >= 8)
+    switch (active_isa())
     {
-        if (Accumulate)
-            v = _mm256_add_ps(v, _mm256_loadu_ps(c));
-        _mm256_storeu_ps(c, v);
+    case Isa::Avx512:
+        return kernels::train_kernels_avx512();
+    case Isa::Avx2:
+        return kernels::train_kernels_avx2();
+    case Isa::Baseline:
+        break;
     }
-    else if (valid > 0)
-    {
-        const __m256i m = lane_mask(valid);
-        if (Accumulate)
-            v = _mm256_add_ps(v, _mm256_maskload_ps(c, m));
-        _mm256_maskstore_ps(c, m, v);
-    }
+    return nullptr;
 }
 
-// One row of a tile: 16 numbers, cols of them stored.
-template <bool Accumulate> inline void store_row(float* c, __m256 lo, __m256 hi, Index cols)
+kernels::Lower to_kernels(Lower lower)
 {
-    store8<Accumulate>(c, lo, cols);
-    store8<Accumulate>(c + 8, hi, cols - 8);
+    return static_cast<kernels::Lower>(static_cast<int>(lower));
 }
 
-// (lo, hi) += a · (b0, b1): one row of a tile, one step of k.
-inline void fma_row(const float* a, __m256 b0, __m256 b1, __m256& lo, __m256& hi)
-{
-    const __m256 v = _mm256_broadcast_ss(a);
-    lo = _mm256_fmadd_ps(v, b0, lo);
-    hi = _mm256_fmadd_ps(v, b1, hi);
-}
-
-// Where a kernel finds A and B: A(r, p) at a + r·a_row + p·a_step (a row-major A read in place: a_row = lda,
-// a_step = 1; Aᵀ read in place: a_row = 1, a_step = lda), B(p, 0..16) at b + p·b_step (a packed panel:
-// b_step = 16; a row-major B read in place: b_step = ldb).
-struct Operands
-{
-    const float* a;
-    Index a_row, a_step;
-    const float* b;
-    Index b_step;
-};
-
-// C[0, rows) x [0, cols) = (or +=, when Accumulate) Σ_{p < k} A[0, rows)(p) B(p)[0, cols). Rows past `rows`
-// read row 0 again and are not stored; columns past `cols` are zeros in a packed B, or masked out of the
-// loads of an unpacked one (MaskB), and are not stored.
-template <bool Accumulate, bool MaskB>
-void kernel(Index k, const Operands& o, float* C, Index ldc, Index rows, Index cols)
-{
-    const float* a0 = o.a;
-    const float* a1 = o.a + (rows > 1 ? o.a_row : 0);
-    const float* a2 = o.a + (rows > 2 ? 2 * o.a_row : 0);
-    const float* a3 = o.a + (rows > 3 ? 3 * o.a_row : 0);
-    const float* a4 = o.a + (rows > 4 ? 4 * o.a_row : 0);
-    const float* a5 = o.a + (rows > 5 ? 5 * o.a_row : 0);
-    const float* b = o.b;
-    const __m256i m0 = lane_mask(cols), m1 = lane_mask(cols - 8);
-    __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
-    __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
-    for (Index p = 0, at = 0; p < k; ++p, at += o.a_step, b += o.b_step)
-    {
-        const __m256 b0 = MaskB ? _mm256_maskload_ps(b, m0) : _mm256_loadu_ps(b);
-        const __m256 b1 = MaskB ? _mm256_maskload_ps(b + 8, m1) : _mm256_loadu_ps(b + 8);
-        fma_row(a0 + at, b0, b1, c00, c01);
-        fma_row(a1 + at, b0, b1, c10, c11);
-        fma_row(a2 + at, b0, b1, c20, c21);
-        fma_row(a3 + at, b0, b1, c30, c31);
-        fma_row(a4 + at, b0, b1, c40, c41);
-        fma_row(a5 + at, b0, b1, c50, c51);
-    }
-    store_row<Accumulate>(C, c00, c01, cols);
-    if (rows > 1)
-        store_row<Accumulate>(C + ldc, c10, c11, cols);
-    if (rows > 2)
-        store_row<Accumulate>(C + 2 * ldc, c20, c21, cols);
-    if (rows > 3)
-        store_row<Accumulate>(C + 3 * ldc, c30, c31, cols);
-    if (rows > 4)
-        store_row<Accumulate>(C + 4 * ldc, c40, c41, cols);
-    if (rows > 5)
-        store_row<Accumulate>(C + 5 * ldc, c50, c51, cols);
-}
-
-// One tile, the kernel picked by its flags.
-void tile(bool accumulate, bool mask_b, Index k, const Operands& o, float* C, Index ldc, Index rows,
-          Index cols)
-{
-    if (accumulate)
-        mask_b ? kernel<true, true>(k, o, C, ldc, rows, cols) : kernel<true, false>(k, o, C, ldc, rows, cols);
-    else
-        mask_b ? kernel<false, true>(k, o, C, ldc, rows, cols)
-               : kernel<false, false>(k, o, C, ldc, rows, cols);
-}
-
-// out[c·ldo + r] = in[r·ldi + c] for an 8 x 8 block: eight rows in, eight columns out.
-inline void transpose8(const float* in, Index ldi, float* out, Index ldo)
-{
-    __m256 r0 = _mm256_loadu_ps(in), r1 = _mm256_loadu_ps(in + ldi), r2 = _mm256_loadu_ps(in + 2 * ldi),
-           r3 = _mm256_loadu_ps(in + 3 * ldi), r4 = _mm256_loadu_ps(in + 4 * ldi),
-           r5 = _mm256_loadu_ps(in + 5 * ldi), r6 = _mm256_loadu_ps(in + 6 * ldi),
-           r7 = _mm256_loadu_ps(in + 7 * ldi);
-    // pairs of rows interleaved, then pairs of pairs, then the 128-bit halves swapped into place
-    const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
-    const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
-    const __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
-    const __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
-    r0 = _mm256_shuffle_ps(t0, t2, 0x44);
-    r1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-    r2 = _mm256_shuffle_ps(t1, t3, 0x44);
-    r3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-    r4 = _mm256_shuffle_ps(t4, t6, 0x44);
-    r5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-    r6 = _mm256_shuffle_ps(t5, t7, 0x44);
-    r7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-    _mm256_storeu_ps(out, _mm256_permute2f128_ps(r0, r4, 0x20));
-    _mm256_storeu_ps(out + ldo, _mm256_permute2f128_ps(r1, r5, 0x20));
-    _mm256_storeu_ps(out + 2 * ldo, _mm256_permute2f128_ps(r2, r6, 0x20));
-    _mm256_storeu_ps(out + 3 * ldo, _mm256_permute2f128_ps(r3, r7, 0x20));
-    _mm256_storeu_ps(out + 4 * ldo, _mm256_permute2f128_ps(r0, r4, 0x31));
-    _mm256_storeu_ps(out + 5 * ldo, _mm256_permute2f128_ps(r1, r5, 0x31));
-    _mm256_storeu_ps(out + 6 * ldo, _mm256_permute2f128_ps(r2, r6, 0x31));
-    _mm256_storeu_ps(out + 7 * ldo, _mm256_permute2f128_ps(r3, r7, 0x31));
-}
-
-// Bᵀ (k x n) of a B stored n x k (rows ldb apart) into panels of 16 columns, panel j0/16 at Bp + j0·k, each
-// k x 16, zero past column n.
-void pack_bt(const float* B, Index ldb, Index k, Index n, float* Bp)
-{
-    for (Index j0 = 0; j0 < n; j0 += NR)
-    {
-        float* panel = Bp + j0 * k;
-        const Index width = std::min(NR, n - j0);
-        if (width < NR)
-            std::fill(panel, panel + k * NR, 0.0f);
-        Index j = 0;
-        for (; j + 8 <= width; j += 8) // 8 x 8 blocks in registers
-        {
-            const float* src = B + (j0 + j) * ldb;
-            Index p = 0;
-            for (; p + 8 <= k; p += 8)
-                transpose8(src + p, ldb, panel + p * NR + j, NR);
-            for (; p < k; ++p)
-                for (Index u = 0; u < 8; ++u)
-                    panel[p * NR + j + u] = src[u * ldb + p];
-        }
-        for (; j < width; ++j)
-        {
-            const float* src = B + (j0 + j) * ldb;
-            for (Index p = 0; p < k; ++p)
-                panel[p * NR + j] = src[p];
-        }
-    }
-}
-
-// C (m x n, rows ldc apart) = (or +=) A (m x k, rows lda apart) op(B): B (k x n, rows ldb apart) read in
-// place, or Bᵀ of a B stored n x k packed first. Tiles of 6 rows by 16 columns, the rows in blocks of
-// row_block's.
-void a_times_b(const float* A, Index lda, Index m, Index k, const float* B, Index ldb, bool trans_b, Index n,
-               float* C, Index ldc, bool accumulate, Lower lower)
-{
-    const float* Bp = B;
-    if (trans_b)
-    {
-        float* packed = scratch((n + NR - 1) / NR * NR * std::max<Index>(k, 1));
-        pack_bt(B, ldb, k, n, packed);
-        Bp = packed;
-    }
-    const Index mc = row_block(m, k);
-    for (Index i0 = 0; i0 < m; i0 += mc)
-    {
-        const Index i1 = std::min(m, i0 + mc);
-        for (Index j0 = 0; j0 < n; j0 += NR)
-        {
-            const Index cols = std::min(NR, n - j0);
-            const Operands o{nullptr, lda, 1, trans_b ? Bp + j0 * k : B + j0, trans_b ? NR : ldb};
-            for (Index i = i0; i < i1; i += MR)
-            {
-                const Index rows = std::min(MR, i1 - i);
-                if (lower == Lower::C && j0 >= i + rows)
-                    continue; // wholly above the diagonal
-                // Lower::A: the tile's rows have no weight past column i + rows - 1
-                const Index kk = lower == Lower::A ? std::min(k, i + rows) : k;
-                Operands oi = o;
-                oi.a = A + i * lda;
-                tile(accumulate, !trans_b && cols < NR, kk, oi, C + i * ldc + j0, ldc, rows, cols);
-            }
-        }
-    }
-}
-
-// Rows of Aᵀ B's sum per block: the tile's slice of A and a panel's slice of B (KC x 16) stay in the
-// first-level cache while the tiles of a panel pass.
-constexpr Index KC = 128;
-
-// C (m x n) = Aᵀ B, A (k x m), B (k x n), rows lda, ldb, ldc apart, both read in place (A's row p gives a
-// tile's 6 rows side by side, B's row p its 16 columns). The sum runs in blocks of KC rows; each tile's
-// first block writes C, the others add to it. Lower::A: tile i's sum starts at row i (A is zero above it).
-void at_times_b(const float* A, Index lda, Index m, Index k, const float* B, Index ldb, Index n, float* C,
-                Index ldc, Lower lower)
-{
-    for (Index i = 0; i < m && k == 0; ++i)
-        std::fill(C + i * ldc, C + i * ldc + n, 0.0f);
-    for (Index p0 = 0; p0 < k; p0 += KC)
-    {
-        const Index kc = std::min(KC, k - p0);
-        for (Index j0 = 0; j0 < n; j0 += NR)
-        {
-            const Index cols = std::min(NR, n - j0);
-            for (Index i = 0; i < m; i += MR)
-            {
-                const Index rows = std::min(MR, m - i);
-                const Index start = lower == Lower::A ? std::max<Index>(0, i - p0) : 0;
-                if (start >= kc)
-                    continue; // the tile's sum starts in a later block
-                const bool first = lower == Lower::A ? p0 <= i : p0 == 0;
-                const Index p = p0 + start;
-                const Operands o{A + p * lda + i, 1, lda, B + p * ldb + j0, ldb};
-                tile(!first, cols < NR, kc - start, o, C + i * ldc + j0, ldc, rows, cols);
-            }
-        }
-    }
-}
-
-#else // no AVX2: core's gemm for A B and A Bᵀ, Eigen's kernel for Aᵀ B
+// [SECTION] The baseline path: core's gemm for A B and A Bᵀ, Eigen's kernel for Aᵀ B
 
 // Eigen's blocking for Cᵀ = Bᵀ A (the column-major product Eigen runs for a row-major C = Aᵀ B), with the
 // packed panels in this thread's scratch (Eigen's operator* would take them from malloc past 128 KB).
@@ -306,8 +67,6 @@ MatT<float>& sum_space()
     thread_local MatT<float> space;
     return space;
 }
-
-#endif
 
 // [SECTION] Plain loops: the blocks in double, and in float without AVX2
 
@@ -344,7 +103,6 @@ void reference_product_at(const S* A, Index lda, const S* B, Index ldb, S* C, In
 
 } // namespace
 
-#ifdef ATTNLAB_TRAIN_AVX2
 namespace
 {
 
@@ -358,15 +116,16 @@ constexpr double kParallelMultiplyAdds = 1 << 21;
 // is summed exactly as in one call: the same bits on any number of threads.
 constexpr Index kSlabColumns = 2048;
 
-void a_times_b_threads(const float* A, Index lda, Index m, Index k, const float* B, Index ldb, bool trans_b,
-                       Index n, float* C, Index ldc, bool accumulate)
+void a_times_b_threads(const kernels::TrainKernels& K, const float* A, Index lda, Index m, Index k,
+                       const float* B, Index ldb, bool trans_b, Index n, float* C, Index ldc, bool accumulate)
 {
+    const Index NR = K.panel_columns;
     const bool big =
         static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= kParallelMultiplyAdds;
     const int threads = big ? Eigen::nbThreads() : 1;
     if (threads <= 1 && (!trans_b || n <= kSlabColumns))
     {
-        a_times_b(A, lda, m, k, B, ldb, trans_b, n, C, ldc, accumulate, Lower::None);
+        K.a_times_b(A, lda, m, k, B, ldb, trans_b, n, C, ldc, accumulate, kernels::Lower::None, &scratch);
         return;
     }
     const Index tiles = (n + NR - 1) / NR;
@@ -377,22 +136,24 @@ void a_times_b_threads(const float* A, Index lda, Index m, Index k, const float*
     {
         const Index c0 = s * slab_tiles * NR, c1 = std::min(n, (s + 1) * slab_tiles * NR);
         const float* Bs = trans_b ? B + c0 * ldb : B + c0;
-        a_times_b(A, lda, m, k, Bs, ldb, trans_b, c1 - c0, C + c0, ldc, accumulate, Lower::None);
+        K.a_times_b(A, lda, m, k, Bs, ldb, trans_b, c1 - c0, C + c0, ldc, accumulate, kernels::Lower::None,
+                    &scratch);
     }
 }
 
 } // namespace
-#endif
 
 void product(const MatT<float>& A, const MatT<float>& B, MatT<float>& C, bool accumulate)
 {
     assert(A.cols() == B.rows() && &C != &A && &C != &B);
     assert(!accumulate || (C.rows() == A.rows() && C.cols() == B.cols()));
-#ifdef ATTNLAB_TRAIN_AVX2
-    C.resize(A.rows(), B.cols());
-    a_times_b_threads(A.data(), A.cols(), A.rows(), A.cols(), B.data(), B.cols(), false, B.cols(), C.data(),
-                      C.cols(), accumulate);
-#else
+    if (const kernels::TrainKernels* K = active_kernels())
+    {
+        C.resize(A.rows(), B.cols());
+        a_times_b_threads(*K, A.data(), A.cols(), A.rows(), A.cols(), B.data(), B.cols(), false, B.cols(),
+                          C.data(), C.cols(), accumulate);
+        return;
+    }
     if (!accumulate)
     {
         gemm(A, B, C);
@@ -400,18 +161,19 @@ void product(const MatT<float>& A, const MatT<float>& B, MatT<float>& C, bool ac
     }
     gemm(A, B, sum_space());
     C += sum_space();
-#endif
 }
 
 void product_bt(const MatT<float>& A, const MatT<float>& B, MatT<float>& C, bool accumulate)
 {
     assert(A.cols() == B.cols() && &C != &A && &C != &B);
     assert(!accumulate || (C.rows() == A.rows() && C.cols() == B.rows()));
-#ifdef ATTNLAB_TRAIN_AVX2
-    C.resize(A.rows(), B.rows());
-    a_times_b_threads(A.data(), A.cols(), A.rows(), A.cols(), B.data(), B.cols(), true, B.rows(), C.data(),
-                      C.cols(), accumulate);
-#else
+    if (const kernels::TrainKernels* K = active_kernels())
+    {
+        C.resize(A.rows(), B.rows());
+        a_times_b_threads(*K, A.data(), A.cols(), A.rows(), A.cols(), B.data(), B.cols(), true, B.rows(),
+                          C.data(), C.cols(), accumulate);
+        return;
+    }
     if (!accumulate)
     {
         gemm_bt(A, B, C);
@@ -419,7 +181,6 @@ void product_bt(const MatT<float>& A, const MatT<float>& B, MatT<float>& C, bool
     }
     gemm_bt(A, B, sum_space());
     C += sum_space();
-#endif
 }
 
 void product_at(const MatT<float>& A, const MatT<float>& B, MatT<float>& C)
@@ -427,9 +188,11 @@ void product_at(const MatT<float>& A, const MatT<float>& B, MatT<float>& C)
     assert(A.rows() == B.rows() && &C != &A && &C != &B);
     const Index m = A.cols(), n = B.cols(), k = A.rows();
     C.resize(m, n);
-#ifdef ATTNLAB_TRAIN_AVX2
-    at_times_b(A.data(), m, m, k, B.data(), n, n, C.data(), n, Lower::None);
-#else
+    if (const kernels::TrainKernels* K = active_kernels())
+    {
+        K->at_times_b(A.data(), m, m, k, B.data(), n, n, C.data(), n, kernels::Lower::None);
+        return;
+    }
     C.setZero(); // the kernel accumulates: C += Aᵀ B
     if (m == 0 || n == 0 || k == 0)
         return;
@@ -438,28 +201,25 @@ void product_at(const MatT<float>& A, const MatT<float>& B, MatT<float>& C)
                                                                 Eigen::RowMajor, false, Eigen::RowMajor, 1>;
     AtBlocking blocking(n, m, k);
     Gemm::run(m, n, k, A.data(), m, B.data(), n, C.data(), 1, n, 1.0f, blocking);
-#endif
 }
 
 void block_product(const float* A, Index lda, const float* B, Index ldb, bool trans_b, float* C, Index ldc,
                    Index m, Index n, Index k, bool accumulate, Lower lower)
 {
-#ifdef ATTNLAB_TRAIN_AVX2
-    a_times_b(A, lda, m, k, B, ldb, trans_b, n, C, ldc, accumulate, lower);
-#else
-    reference_product(A, lda, B, ldb, trans_b, C, ldc, m, n, k, accumulate, lower);
-#endif
+    if (const kernels::TrainKernels* K = active_kernels())
+        K->a_times_b(A, lda, m, k, B, ldb, trans_b, n, C, ldc, accumulate, to_kernels(lower), &scratch);
+    else
+        reference_product(A, lda, B, ldb, trans_b, C, ldc, m, n, k, accumulate, lower);
 }
 
 void block_product_at(const float* A, Index lda, const float* B, Index ldb, float* C, Index ldc, Index m,
                       Index n, Index k, Lower lower)
 {
     assert(lower != Lower::C);
-#ifdef ATTNLAB_TRAIN_AVX2
-    at_times_b(A, lda, m, k, B, ldb, n, C, ldc, lower);
-#else
-    reference_product_at(A, lda, B, ldb, C, ldc, m, n, k, lower);
-#endif
+    if (const kernels::TrainKernels* K = active_kernels())
+        K->at_times_b(A, lda, m, k, B, ldb, n, C, ldc, to_kernels(lower));
+    else
+        reference_product_at(A, lda, B, ldb, C, ldc, m, n, k, lower);
 }
 
 void block_product(const double* A, Index lda, const double* B, Index ldb, bool trans_b, double* C, Index ldc,

@@ -81,7 +81,9 @@ TEST(TrainCommand, ReverseLearnsAndTheModelLoads)
     const std::string last = last_line(r.out);
     std::smatch m;
     ASSERT_TRUE(std::regex_match(
-        last, m, std::regex(R"(steps=300 ms_per_step=[0-9]+\.[0-9]+ loss=([0-9.]+) accuracy=([0-9.]+))")))
+        last, m,
+        std::regex(
+            R"(steps=300 ms_per_step=[0-9]+\.[0-9]+ loss=([0-9.]+) accuracy=([0-9.]+) isa=(baseline|avx2|avx512) \(cpu: [a-z0-9]+\) products=\S+ forward=\S+)")))
         << last;
     EXPECT_GE(std::stod(m[2].str()), 0.99) << last;
     EXPECT_LT(std::stod(m[1].str()), 0.1) << last;

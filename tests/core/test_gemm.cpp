@@ -1,7 +1,8 @@
 // The forward pass's matrix products against a double-precision reference, on shapes that exercise every
 // edge of the blocking: rows not a multiple of 6, columns not a multiple of 64 or past one block of 512,
-// depths past one block of 256 (where later blocks add to C instead of writing it). Built twice: with the
-// kernel this machine gets and with Eigen's kernel only (ATTNLAB_GEMM_EIGEN_ONLY).
+// depths past one block of 256 (where later blocks add to C instead of writing it). Run once per instruction
+// set this CPU has (ATTNLAB_ISA, tests/CMakeLists.txt): the AVX-512 kernel and Eigen's.
+#include "core/cpu.h"
 #include "core/gemm.h"
 
 #include <gtest/gtest.h>
@@ -41,13 +42,9 @@ void expect_close(const Mat& C, const Eigen::MatrixXd& expected, int k)
 
 } // namespace
 
-TEST(Gemm, KernelIsTheOneThisBuildAsksFor)
+TEST(Gemm, KernelIsTheActiveInstructionSets)
 {
-#if defined(__AVX512F__) && !defined(ATTNLAB_GEMM_EIGEN_ONLY)
-    EXPECT_EQ(std::string(gemm_kernel()), "avx512-6x64");
-#else
-    EXPECT_EQ(std::string(gemm_kernel()), "eigen");
-#endif
+    EXPECT_EQ(std::string(gemm_kernel()), active_isa() == Isa::Avx512 ? "avx512-6x64" : "eigen");
 }
 
 TEST(Gemm, ProductMatchesADoublePrecisionReference)

@@ -1,6 +1,7 @@
 // The training engine's float products against double products: every shape class the kernels split on
 // (rows past a tile of 6, columns past a panel of 16 or 8, ragged both), strided blocks, and the causal
 // triangles.
+#include "core/cpu.h"
 #include "core/random.h"
 #include "core/train/products.h"
 
@@ -8,6 +9,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 using namespace attnlab;
 using namespace attnlab::train;
@@ -161,9 +163,11 @@ TEST(TrainProducts, SlabsGiveTheSameBitsOnAnyNumberOfThreads)
 }
 
 // Long sums (a real model's k = 768) take the rows of A in bigger blocks, cut into equal parts: however the
-// rows are blocked, every row of C is the same bits as that row computed alone, and matches double.
+// rows are blocked, every row of C is the same bits as that row computed alone (on the AVX2 and AVX-512
+// kernels; Eigen's, on the baseline path, blocks by shape), and matches double.
 TEST(TrainProducts, RowBlocksOfLongSumsGiveEachRowItsOwnBits)
 {
+    const bool own_bits = active_isa() != Isa::Baseline;
     for (Index m : {Index{51}, Index{64}, Index{100}, Index{203}})
     {
         const MatF A = random_matrix(m, 768, 950 + static_cast<std::uint64_t>(m));
@@ -171,7 +175,7 @@ TEST(TrainProducts, RowBlocksOfLongSumsGiveEachRowItsOwnBits)
         MatF C, C_bt, row, row_bt;
         product(A, B, C);
         product_bt(A, Bt, C_bt);
-        for (Index i = 0; i < m; ++i)
+        for (Index i = 0; i < m && own_bits; ++i)
         {
             const MatF a = A.row(i);
             product(a, B, row);
@@ -181,4 +185,84 @@ TEST(TrainProducts, RowBlocksOfLongSumsGiveEachRowItsOwnBits)
         }
         expect_near(C, A.cast<double>() * B.cast<double>(), 768, "A B, " + std::to_string(m) + " rows");
     }
+}
+
+namespace
+{
+
+// Every product kind on shapes that cross the tiles of both FMA sets (6 rows; 16 or 32 columns), with long
+// sums, accumulation, strided causal blocks: the results in order, under the active instruction set. For
+// Lower::C only the lower triangle is kept (the rest is not asked for).
+std::vector<MatF> every_product_kind()
+{
+    std::vector<MatF> out;
+    std::uint64_t seed = 5000;
+    for (Index m : {Index{1}, Index{7}, Index{51}})
+        for (Index n : {Index{5}, Index{16}, Index{33}, Index{64}, Index{100}})
+            for (Index k : {Index{1}, Index{33}, Index{300}})
+            {
+                const MatF A = random_matrix(m, k, seed++), B = random_matrix(k, n, seed++);
+                const MatF Bt = random_matrix(n, k, seed++), D = random_matrix(m, n, seed++);
+                const MatF A2 = random_matrix(k, m, seed++), B2 = random_matrix(k, n, seed++);
+                MatF C;
+                product(A, B, C);
+                out.push_back(C);
+                product_bt(A, Bt, C);
+                out.push_back(C);
+                C = D;
+                product(A, B, C, true);
+                out.push_back(C);
+                C = D;
+                product_bt(A, Bt, C, true);
+                out.push_back(C);
+                product_at(A2, B2, C);
+                out.push_back(C);
+            }
+    for (Index T : {Index{5}, Index{17}, Index{40}})
+    {
+        MatF L = random_matrix(T, T, seed++);
+        for (Index i = 0; i < T; ++i)
+            for (Index j = i + 1; j < T; ++j)
+                L(i, j) = 0.0f;
+        const MatF V = random_matrix(T, 24, seed++);
+        MatF S = MatF::Zero(T, T), LV(T, 24), LtV(T, 24);
+        block_product(V.data(), 24, V.data(), 24, true, S.data(), T, T, T, 24, false, Lower::C);
+        out.push_back(S.triangularView<Eigen::Lower>().toDenseMatrix());
+        block_product(L.data(), T, V.data(), 24, false, LV.data(), 24, T, 24, T, false, Lower::A);
+        out.push_back(LV);
+        block_product_at(L.data(), T, V.data(), 24, LtV.data(), 24, T, 24, T, Lower::A);
+        out.push_back(LtV);
+    }
+    return out;
+}
+
+} // namespace
+
+// The AVX2 and AVX-512 kernels run every entry as the same multiply-add chain: the same bits on every product
+// kind. The baseline path (Eigen's kernels and plain loops, without FMA) rounds differently, within the float
+// tolerance of expect_near.
+TEST(TrainProducts, InstructionSetsGiveTheSameBits)
+{
+    if (cpu_isa() != Isa::Avx512)
+        GTEST_SKIP() << "This CPU has " << isa_name(cpu_isa())
+                     << ", so only one FMA kernel set: nothing to compare.";
+    const Isa before = active_isa();
+    ASSERT_TRUE(set_active_isa(Isa::Avx512));
+    const std::vector<MatF> wide = every_product_kind();
+    ASSERT_TRUE(set_active_isa(Isa::Avx2));
+    const std::vector<MatF> narrow = every_product_kind();
+    ASSERT_TRUE(set_active_isa(Isa::Baseline));
+    const std::vector<MatF> baseline = every_product_kind();
+    ASSERT_TRUE(set_active_isa(before));
+    ASSERT_EQ(wide.size(), narrow.size());
+    ASSERT_EQ(wide.size(), baseline.size());
+    int rounded_apart = 0; // products where baseline's bits differ: the switch really changed the kernels
+    for (std::size_t i = 0; i < wide.size(); ++i)
+    {
+        EXPECT_TRUE(wide[i] == narrow[i]) << "product " << i << ": AVX-512 and AVX2 differ";
+        rounded_apart += baseline[i] == wide[i] ? 0 : 1;
+        expect_near(baseline[i], wide[i].cast<double>(), 301,
+                    "product " + std::to_string(i) + " on baseline");
+    }
+    EXPECT_GT(rounded_apart, 0) << "the baseline path gave the FMA kernels' bits everywhere";
 }

@@ -1,0 +1,60 @@
+// The hot matrix kernels, one set per instruction set, chosen once at start-up (core/cpu.h). Each set lives
+// in its own source file compiled with its instruction set's flags (-mavx2 -mfma, -mavx512f ...), and those
+// files include neither Eigen nor the standard library: a template shared with the rest of the program,
+// compiled with wider instructions in one file, could be the copy the linker keeps for every caller, and the
+// binary would then stop with an illegal instruction on an older CPU. Everything here is plain pointers and
+// sizes; the callers (core/gemm.cpp, core/train/products.cpp) keep the packing space and the threads.
+#pragma once
+
+#include <cstddef>
+
+namespace attnlab::kernels
+{
+
+using Index = std::ptrdiff_t; // Eigen::Index
+
+// Packing space: at least `floats` floats, owned by the calling thread (it only grows). The kernels read it
+// with unaligned loads: a baseline build aligns it to 16 bytes only.
+using ScratchFn = float* (*)(Index floats);
+
+// What a causal mask lets a block product skip (train::Lower, by value).
+enum class Lower : int
+{
+    None = 0,
+    A = 1, // A is lower triangular: its zero tiles are skipped
+    C = 2, // only C's entries on and below the diagonal are needed
+};
+
+// The training engine's products (core/train/products.h says what each computes). Every entry is one
+// multiply-add chain over k in order, on every instruction set that has FMA: the AVX2 and AVX-512 sets give
+// the same bits for the same inputs.
+struct TrainKernels
+{
+    const char* name;    // "avx2-6x16", "avx512-6x32"
+    Index panel_columns; // the columns of one packed panel of B (a thread's slab of C starts on a multiple)
+
+    // C (m x n, rows ldc apart) = (or +=, when accumulate) A (m x k) op(B), op(B) = B (k x n) or, with
+    // trans_b, Bᵀ of a B stored n x k (packed into scratch first). All row-major, rows lda / ldb apart.
+    void (*a_times_b)(const float* A, Index lda, Index m, Index k, const float* B, Index ldb, bool trans_b,
+                      Index n, float* C, Index ldc, bool accumulate, Lower lower, ScratchFn scratch);
+    // C (m x n) = Aᵀ B, A (k x m), B (k x n), rows lda, ldb, ldc apart, both read in place.
+    void (*at_times_b)(const float* A, Index lda, Index m, Index k, const float* B, Index ldb, Index n,
+                       float* C, Index ldc, Lower lower);
+};
+
+// The forward engine's products (core/gemm.h): C (m x n, rows n apart) = A (m x k, rows k apart) op(B), op(B)
+// = B (k x n) or, with trans_b, Bᵀ of a B stored n x k.
+struct GemmKernels
+{
+    const char* name; // "avx512-6x64"
+    void (*rows_product)(bool trans_b, const float* A, Index m, Index k, const float* B, Index n, float* C,
+                         ScratchFn scratch);
+};
+
+// The sets this build has (null where the build is not for x86-64). Only call a set's functions on a CPU that
+// has its instructions: core/cpu.h's active_isa() says which.
+const TrainKernels* train_kernels_avx2();
+const TrainKernels* train_kernels_avx512();
+const GemmKernels* gemm_kernels_avx512();
+
+} // namespace attnlab::kernels
