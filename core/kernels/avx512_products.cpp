@@ -255,7 +255,15 @@ void at_times_b(const float* A, Index lda, Index m, Index k, const float* B, Ind
     }
 }
 
-const TrainKernels kAvx512{"avx512-6x32", NR, &a_times_b, &at_times_b};
+// The rows (softmax, LayerNorm) are the AVX2 set's: short rows gain little from 16 lanes, and the two sets
+// keep the same bits.
+const TrainKernels kAvx512{"avx512-6x32",
+                           NR,
+                           &a_times_b,
+                           &at_times_b,
+                           &softmax_row_avx2,
+                           &layer_norm_rows_avx2,
+                           &layer_norm_backward_rows_avx2};
 
 } // namespace
 

@@ -40,6 +40,17 @@ struct TrainKernels
     // C (m x n) = Aᵀ B, A (k x m), B (k x n), rows lda, ldb, ldc apart, both read in place.
     void (*at_times_b)(const float* A, Index lda, Index m, Index k, const float* B, Index ldb, Index n,
                        float* C, Index ldc, Lower lower);
+
+    // y = softmax(x) over n entries; -inf entries get exactly 0, a row of only -inf gives zeros; y may be x.
+    void (*softmax_row)(const float* x, Index n, float* y);
+    // Each of the rows x n row-major rows: y = (x − mean) rstd γ + β, rstd = 1 / √(var + epsilon), with the
+    // mean and rstd of each row kept.
+    void (*layer_norm_rows)(const float* x, Index rows, Index n, const float* gamma, const float* beta,
+                            float* y, float* mean, float* rstd, float epsilon);
+    // Its backward pass: dx += ∂L/∂x; dgamma and dbeta (n each) are overwritten with the sums over the rows.
+    void (*layer_norm_backward_rows)(const float* dy, const float* x, Index rows, Index n, const float* mean,
+                                     const float* rstd, const float* gamma, float* dx, float* dgamma,
+                                     float* dbeta);
 };
 
 // The forward engine's products (core/gemm.h): C (m x n, rows n apart) = A (m x k, rows k apart) op(B), op(B)
@@ -54,6 +65,13 @@ struct GemmKernels
 // The sets this build has (null where the build is not for x86-64). Only call a set's functions on a CPU that
 // has its instructions: core/cpu.h's active_isa() says which.
 const TrainKernels* train_kernels_avx2();
+// The AVX2 set's rows, which the AVX-512 set shares (TrainKernels says what each computes).
+void softmax_row_avx2(const float* x, Index n, float* y);
+void layer_norm_rows_avx2(const float* x, Index rows, Index n, const float* gamma, const float* beta,
+                          float* y, float* mean, float* rstd, float epsilon);
+void layer_norm_backward_rows_avx2(const float* dy, const float* x, Index rows, Index n, const float* mean,
+                                   const float* rstd, const float* gamma, float* dx, float* dgamma,
+                                   float* dbeta);
 const TrainKernels* train_kernels_avx512();
 const GemmKernels* gemm_kernels_avx512();
 

@@ -13,11 +13,6 @@
 #include <type_traits>
 #include <vector>
 
-#if defined(__AVX2__) && defined(__FMA__)
-#define ATTNLAB_TRAIN_ROWS_AVX2 1
-#include <immintrin.h>
-#endif
-
 namespace attnlab::train
 {
 
@@ -80,108 +75,15 @@ template <typename S> void column_sums(const MatT<S>& dy, MatT<S>& db)
         db += dy.row(i);
 }
 
-#ifdef ATTNLAB_TRAIN_ROWS_AVX2
-
-// exp(x) for x <= 0 in 8 lanes, Cephes' expf: x = k ln 2 + r with |r| <= ln 2 / 2, exp(r) by a degree-7
-// polynomial, 2^k put in the exponent bits; relative error ~1e-7 (a few float ulps). Below -88.37 (and for
-// -inf) k = -127 gives exponent bits 0: exactly 0.
-inline __m256 exp_nonpositive(__m256 x)
-{
-    x = _mm256_max_ps(x, _mm256_set1_ps(-88.3762626647949f));
-    const __m256 k =
-        _mm256_floor_ps(_mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f)));
-    __m256 r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0.693359375f), x); // ln 2 in two parts, hi exact in float
-    r = _mm256_fnmadd_ps(k, _mm256_set1_ps(-2.12194440e-4f), r);
-    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-    p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-    const __m256i bits =
-        _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23);
-    return _mm256_mul_ps(p, _mm256_castsi256_ps(bits));
-}
-
-// The first `valid` of 8 lanes set (valid in [0, 8]).
-inline __m256i first_lanes(Index valid)
-{
-    alignas(32) static const std::int32_t table[16] = {-1, -1, -1, -1, -1, -1, -1, -1,
-                                                       0,  0,  0,  0,  0,  0,  0,  0};
-    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(table + 8 - valid));
-}
-
-// The sum of 8 lanes, in a fixed order.
-inline float lane_sum(__m256 v)
-{
-    const __m128 half = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    const __m128 pair = _mm_add_ps(half, _mm_movehl_ps(half, half));
-    return _mm_cvtss_f32(_mm_add_ss(pair, _mm_movehdup_ps(pair)));
-}
-
-#endif
-
 // y = softmax(x) over n entries; -inf entries get exactly 0; a row of only -inf gives zeros. y may alias x.
 // The rows are short (the keys of one query, the vocabulary) and there are tens of thousands a step: with
 // AVX2 the exponentials run 8 at a time, the last ones masked, instead of through the scalar expf.
 void softmax(const float* x, Index n, float* y)
 {
-#ifdef ATTNLAB_TRAIN_ROWS_AVX2
-    const float minus_inf = -std::numeric_limits<float>::infinity();
-    __m256 vmax = _mm256_set1_ps(minus_inf);
-    for (Index j = 0; j < n; j += 8)
-    {
-        const Index valid = std::min<Index>(8, n - j);
-        const __m256i m = first_lanes(valid);
-        const __m256 v = _mm256_maskload_ps(x + j, m);
-        vmax = _mm256_max_ps(vmax, _mm256_blendv_ps(_mm256_set1_ps(minus_inf), v, _mm256_castsi256_ps(m)));
-    }
-    __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(vmax), _mm256_extractf128_ps(vmax, 1));
-    m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
-    const float max = _mm_cvtss_f32(_mm_max_ss(m4, _mm_movehdup_ps(m4)));
-    if (!(max > minus_inf))
-    {
-        std::fill(y, y + n, 0.0f);
-        return;
-    }
-    // e_j = exp(x_j − max), flushed to 0 under the smallest normal float, as softmax_row does. Whole groups
-    // of 8 go through y; the last, partial group stays in a register and is stored lane by lane at the end (a
-    // masked store, and a load from it, are slow on some x86 cores).
-    const __m256 shift = _mm256_set1_ps(max), smallest = _mm256_set1_ps(std::numeric_limits<float>::min());
-    const auto exp_of = [&](__m256 v)
-    {
-        const __m256 e = exp_nonpositive(_mm256_sub_ps(v, shift));
-        return _mm256_and_ps(e, _mm256_cmp_ps(e, smallest, _CMP_GE_OQ));
-    };
-    __m256 vsum = _mm256_setzero_ps();
-    Index j = 0;
-    for (; j + 8 <= n; j += 8)
-    {
-        const __m256 e = exp_of(_mm256_loadu_ps(x + j));
-        vsum = _mm256_add_ps(vsum, e);
-        _mm256_storeu_ps(y + j, e);
-    }
-    const Index tail = n - j;
-    __m256 last = _mm256_setzero_ps();
-    if (tail > 0)
-    {
-        const __m256i m = first_lanes(tail);
-        last = _mm256_and_ps(exp_of(_mm256_maskload_ps(x + j, m)), _mm256_castsi256_ps(m));
-        vsum = _mm256_add_ps(vsum, last);
-    }
-    const __m256 inv = _mm256_set1_ps(1.0f / lane_sum(vsum)); // the sum is >= 1: exp(0) at the max
-    for (Index q = 0; q + 8 <= n; q += 8)
-        _mm256_storeu_ps(y + q, _mm256_mul_ps(_mm256_loadu_ps(y + q), inv));
-    if (tail > 0)
-    {
-        alignas(32) float lanes[8];
-        _mm256_store_ps(lanes, _mm256_mul_ps(last, inv));
-        std::copy_n(lanes, tail, y + j);
-    }
-#else
-    softmax_row(x, n, 1.0f, y);
-#endif
+    if (const kernels::TrainKernels* K = active_train_kernels())
+        K->softmax_row(x, n, y);
+    else
+        softmax_row(x, n, 1.0f, y);
 }
 void softmax(const double* x, Index n, double* y)
 {
@@ -243,112 +145,27 @@ void layer_norm_backward(const MatT<S>& dy, const MatT<S>& x, const ColT<S>& mea
     }
 }
 
-#ifdef ATTNLAB_TRAIN_ROWS_AVX2
-
-// The float rows run 8 lanes at a time (the d_model of the presets is a multiple of 8; the rest of a row
-// goes one by one); the row sums add the lanes in a fixed order, so the bits are the same on every run.
-// Eigen's expressions per row cost more in set-up than in arithmetic at d_model 32-64.
-
+// The float rows: the active set's kernels (8 lanes at a time, kernels/avx2_products.cpp), else the template.
 void layer_norm(const MatT<float>& x, const MatT<float>& gamma, const MatT<float>& beta, MatT<float>& y,
                 ColT<float>& mean, ColT<float>& rstd, float epsilon)
 {
-    const Index n = x.cols(), n8 = n / 8 * 8;
-    const float eps = epsilon, inv_n = 1.0f / static_cast<float>(n);
-    const float* g = gamma.data();
-    const float* b = beta.data();
-    for (Index i = 0; i < x.rows(); ++i)
-    {
-        const float* xi = x.row(i).data();
-        float* yi = y.row(i).data();
-        __m256 vsum = _mm256_setzero_ps();
-        float tail = 0;
-        for (Index j = 0; j < n8; j += 8)
-            vsum = _mm256_add_ps(vsum, _mm256_loadu_ps(xi + j));
-        for (Index j = n8; j < n; ++j)
-            tail += xi[j];
-        const float m = (lane_sum(vsum) + tail) * inv_n;
-        const __m256 vm = _mm256_set1_ps(m);
-        __m256 vvar = _mm256_setzero_ps();
-        tail = 0;
-        for (Index j = 0; j < n8; j += 8)
-        {
-            const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(xi + j), vm);
-            vvar = _mm256_fmadd_ps(d, d, vvar);
-        }
-        for (Index j = n8; j < n; ++j)
-            tail += (xi[j] - m) * (xi[j] - m);
-        const float r = 1.0f / std::sqrt((lane_sum(vvar) + tail) * inv_n + eps);
-        mean(i) = m;
-        rstd(i) = r;
-        const __m256 vr = _mm256_set1_ps(r);
-        for (Index j = 0; j < n8; j += 8)
-        {
-            const __m256 xhat = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(xi + j), vm), vr);
-            _mm256_storeu_ps(yi + j, _mm256_fmadd_ps(xhat, _mm256_loadu_ps(g + j), _mm256_loadu_ps(b + j)));
-        }
-        for (Index j = n8; j < n; ++j)
-            yi[j] = (xi[j] - m) * r * g[j] + b[j];
-    }
+    if (const kernels::TrainKernels* K = active_train_kernels())
+        K->layer_norm_rows(x.data(), x.rows(), x.cols(), gamma.data(), beta.data(), y.data(), mean.data(),
+                           rstd.data(), epsilon);
+    else
+        layer_norm<float>(x, gamma, beta, y, mean, rstd, epsilon);
 }
 
 void layer_norm_backward(const MatT<float>& dy, const MatT<float>& x, const ColT<float>& mean,
                          const ColT<float>& rstd, const MatT<float>& gamma, MatT<float>& dx,
                          MatT<float>& dgamma, MatT<float>& dbeta)
 {
-    dgamma.setZero();
-    dbeta.setZero();
-    const Index n = x.cols(), n8 = n / 8 * 8;
-    const float inv_n = 1.0f / static_cast<float>(n);
-    const float* ga = gamma.data();
-    float* dga = dgamma.data();
-    float* dbe = dbeta.data();
-    for (Index i = 0; i < x.rows(); ++i)
-    {
-        const float* xi = x.row(i).data();
-        const float* dyi = dy.row(i).data();
-        float* dxi = dx.row(i).data();
-        const float m = mean(i), r = rstd(i);
-        const __m256 vm = _mm256_set1_ps(m), vr = _mm256_set1_ps(r);
-        // x̂ = (x − mean) r, g = dy ∘ γ: dγ += dy ∘ x̂, dβ += dy, and the sums of g and g ∘ x̂
-        __m256 vg = _mm256_setzero_ps(), vgx = _mm256_setzero_ps();
-        float tail_g = 0, tail_gx = 0;
-        for (Index j = 0; j < n8; j += 8)
-        {
-            const __m256 xhat = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(xi + j), vm), vr);
-            const __m256 d = _mm256_loadu_ps(dyi + j);
-            const __m256 g = _mm256_mul_ps(d, _mm256_loadu_ps(ga + j));
-            _mm256_storeu_ps(dga + j, _mm256_fmadd_ps(d, xhat, _mm256_loadu_ps(dga + j)));
-            _mm256_storeu_ps(dbe + j, _mm256_add_ps(d, _mm256_loadu_ps(dbe + j)));
-            vg = _mm256_add_ps(vg, g);
-            vgx = _mm256_fmadd_ps(g, xhat, vgx);
-        }
-        for (Index j = n8; j < n; ++j)
-        {
-            const float xhat = (xi[j] - m) * r, g = dyi[j] * ga[j];
-            dga[j] += dyi[j] * xhat;
-            dbe[j] += dyi[j];
-            tail_g += g;
-            tail_gx += g * xhat;
-        }
-        const float mean_g = (lane_sum(vg) + tail_g) * inv_n, mean_gx = (lane_sum(vgx) + tail_gx) * inv_n;
-        // dx += r (g − mean(g) − x̂ mean(g ∘ x̂))
-        const __m256 vmg = _mm256_set1_ps(mean_g), vmgx = _mm256_set1_ps(mean_gx);
-        for (Index j = 0; j < n8; j += 8)
-        {
-            const __m256 xhat = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(xi + j), vm), vr);
-            const __m256 g = _mm256_mul_ps(_mm256_loadu_ps(dyi + j), _mm256_loadu_ps(ga + j));
-            const __m256 inner = _mm256_fnmadd_ps(xhat, vmgx, _mm256_sub_ps(g, vmg));
-            _mm256_storeu_ps(dxi + j, _mm256_fmadd_ps(vr, inner, _mm256_loadu_ps(dxi + j)));
-        }
-        for (Index j = n8; j < n; ++j)
-        {
-            const float xhat = (xi[j] - m) * r, g = dyi[j] * ga[j];
-            dxi[j] += r * (g - mean_g - xhat * mean_gx);
-        }
-    }
+    if (const kernels::TrainKernels* K = active_train_kernels())
+        K->layer_norm_backward_rows(dy.data(), x.data(), x.rows(), x.cols(), mean.data(), rstd.data(),
+                                    gamma.data(), dx.data(), dgamma.data(), dbeta.data());
+    else
+        layer_norm_backward<float>(dy, x, mean, rstd, gamma, dx, dgamma, dbeta);
 }
-
-#endif
 
 // [SECTION] Attention
 //
