@@ -1,6 +1,7 @@
 // Picks the kernels' instruction set from cpuid and ATTNLAB_ISA (cpu.h).
 #include "core/cpu.h"
 
+#include "core/gemm.h"
 #include "core/kernels/kernels.h"
 
 #include <atomic>
@@ -114,8 +115,7 @@ std::string kernels_in_use()
                                          : isa == Isa::Avx2 ? kernels::train_kernels_avx2()
                                                             : nullptr;
     return std::string("isa=") + isa_name(isa) + " (cpu: " + isa_name(cpu_isa()) +
-           ") products=" + (train != nullptr ? train->name : "eigen") +
-           " forward=" + (isa == Isa::Avx512 ? kernels::gemm_kernels_avx512()->name : "eigen");
+           ") products=" + (train != nullptr ? train->name : "eigen") + " forward=" + gemm_kernel();
 }
 
 Status set_active_isa(Isa isa)

@@ -1,5 +1,6 @@
-// Matrix products for the forward pass. Two kernels, chosen at start-up (core/cpu.h):
+// Matrix products for the forward pass. Three kernels, chosen at start-up (core/cpu.h):
 //  - on a CPU with AVX-512: a 6 x 64 register-blocked kernel (core/kernels/avx512_gemm.cpp);
+//  - on AVX2: the training engine's 6 x 16 kernel (core/kernels/avx2_products.cpp);
 //  - otherwise: Eigen's own GEMM (general_matrix_matrix_product, the kernel behind operator*), Eigen 3.4's
 //    internal interface, the version Debian 12 ships, called with packing space this file owns.
 // Both keep their packing space in a per-thread buffer that only grows.
@@ -58,14 +59,24 @@ void rows_product(const float* A, Index m, Index k, const float* B, Index n, flo
 }
 
 // The rows of C [0, m) = A op(B): the AVX-512 kernel (core/kernels/avx512_gemm.cpp) when it is the active
-// set, Eigen's otherwise.
+// set, the training engine's AVX2 kernel (kernels/avx2_products.cpp, the same product) on AVX2, Eigen's
+// otherwise. Each row of C is summed the same way however the rows are split, on every path.
 template <bool TransB>
 void rows_product_active(const float* A, Index m, Index k, const float* B, Index n, float* C, Index m_whole)
 {
-    if (active_isa() == Isa::Avx512)
+    switch (active_isa())
+    {
+    case Isa::Avx512:
         kernels::gemm_kernels_avx512()->rows_product(TransB, A, m, k, B, n, C, &scratch);
-    else
-        rows_product<TransB>(A, m, k, B, n, C, m_whole);
+        return;
+    case Isa::Avx2:
+        kernels::train_kernels_avx2()->a_times_b(A, k, m, k, B, TransB ? k : n, TransB, n, C, n, false,
+                                                 kernels::Lower::None, &scratch);
+        return;
+    case Isa::Baseline:
+        break;
+    }
+    rows_product<TransB>(A, m, k, B, n, C, m_whole);
 }
 
 // Below this many multiply-adds a product stays on one thread (the same threshold idea as Eigen's own).
@@ -128,7 +139,16 @@ void gemm_bt(const Mat& A, const Mat& B, Mat& C)
 
 const char* gemm_kernel()
 {
-    return active_isa() == Isa::Avx512 ? kernels::gemm_kernels_avx512()->name : "eigen";
+    switch (active_isa())
+    {
+    case Isa::Avx512:
+        return kernels::gemm_kernels_avx512()->name;
+    case Isa::Avx2:
+        return kernels::train_kernels_avx2()->name;
+    case Isa::Baseline:
+        break;
+    }
+    return "eigen";
 }
 
 std::size_t gemm_scratch_floats()

@@ -57,7 +57,9 @@ TEST(Cpu, SwitchingFollowsTheCpuAndRefusesWhatItLacks)
         {
             EXPECT_TRUE(switched) << switched.message();
             EXPECT_EQ(active_isa(), isa);
-            EXPECT_EQ(std::string(gemm_kernel()), isa == Isa::Avx512 ? "avx512-6x64" : "eigen");
+            EXPECT_EQ(std::string(gemm_kernel()), isa == Isa::Avx512 ? "avx512-6x64"
+                                                  : isa == Isa::Avx2 ? "avx2-6x16"
+                                                                     : "eigen");
         }
         else
         {

@@ -1,7 +1,7 @@
 // The forward pass's matrix products against a double-precision reference, on shapes that exercise every
 // edge of the blocking: rows not a multiple of 6, columns not a multiple of 64 or past one block of 512,
 // depths past one block of 256 (where later blocks add to C instead of writing it). Run once per instruction
-// set this CPU has (ATTNLAB_ISA, tests/CMakeLists.txt): the AVX-512 kernel and Eigen's.
+// set this CPU has (ATTNLAB_ISA, tests/CMakeLists.txt): the AVX-512 kernel, the AVX2 one and Eigen's.
 #include "core/cpu.h"
 #include "core/gemm.h"
 
@@ -44,7 +44,9 @@ void expect_close(const Mat& C, const Eigen::MatrixXd& expected, int k)
 
 TEST(Gemm, KernelIsTheActiveInstructionSets)
 {
-    EXPECT_EQ(std::string(gemm_kernel()), active_isa() == Isa::Avx512 ? "avx512-6x64" : "eigen");
+    EXPECT_EQ(std::string(gemm_kernel()), active_isa() == Isa::Avx512 ? "avx512-6x64"
+                                          : active_isa() == Isa::Avx2 ? "avx2-6x16"
+                                                                      : "eigen");
 }
 
 TEST(Gemm, ProductMatchesADoublePrecisionReference)
@@ -119,7 +121,8 @@ TEST(Gemm, PackingSpaceIsKeptAndDoesNotGrowWhenRepeated)
     Mat C;
     const int threads = Eigen::nbThreads();
     Eigen::setNbThreads(1); // the scratch counted is this thread's
-    gemm(A, B, C);
+    gemm(A, B, C); // the AVX2 kernel reads B in place: only A Bᵀ packs on every path
+    gemm_bt(A, A, C);
     const std::size_t held = gemm_scratch_floats();
     EXPECT_GT(held, 0u);
     gemm(A, B, C);
