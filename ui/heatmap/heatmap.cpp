@@ -419,8 +419,12 @@ void handle_pointer(ImDrawList* dl, AppState& state, const MatrixRef& ref, const
     if (options.export_menu && ImGui::BeginPopupContextItem("##heatmap_menu"))
     {
         ImGui::TextDisabled("%s", view.title.c_str());
-        for (const ExportFormat format : {ExportFormat::Png, ExportFormat::Csv})
-            if (ImGui::MenuItem(format == ExportFormat::Png ? "Export PNG…" : "Export CSV…"))
+        for (const ExportFormat format :
+             {ExportFormat::Png, ExportFormat::Svg, ExportFormat::Pdf, ExportFormat::Csv})
+            if (ImGui::MenuItem(format == ExportFormat::Png   ? "Export PNG…"
+                                : format == ExportFormat::Svg ? "Export SVG…"
+                                : format == ExportFormat::Pdf ? "Export PDF…"
+                                                              : "Export CSV…"))
             {
                 state.export_dialog.open_request = true;
                 state.export_dialog.matrix = ref;

@@ -176,6 +176,8 @@ enum class ExportFormat
 {
     Png,
     Csv,
+    Svg, // the PNG's picture as vectors (text as text)
+    Pdf, // the same, as a one-page PDF
 };
 
 // The export popup: which matrix, where, at which scale. Opened by a heatmap's context menu or Ctrl+E.

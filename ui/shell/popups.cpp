@@ -56,7 +56,8 @@ void file_popup(AppState& state)
         : d.action == FileAction::OpenModel       ? "Open a trained model (attnlab-model JSON) from"
         : d.action == FileAction::SaveModel       ? "Save the trained model (attnlab-model JSON) to"
         : d.action == FileAction::ExportCurvesCsv ? "Export the training curves (CSV) to"
-        : d.action == FileAction::ExportCurvesPng ? "Save a picture of the training curves (PNG) to"
+        : d.action == FileAction::ExportCurvesPng
+            ? "Save a picture of the training curves (.png, .svg or .pdf) to"
         : d.action == FileAction::TrainTextFile
             ? "Train on a UTF-8 text file (at least a few thousand characters; at most 16 MB)"
         : d.action == FileAction::OpenModelFolder
@@ -220,14 +221,20 @@ void export_popup(AppState& state)
     // The picture's own title, so the dialog names exactly what the file will say.
     ImGui::TextUnformatted(heatmap_picture(state, d.matrix).title.c_str());
     ImGui::TextDisabled("%s   [%s]", view.equation.c_str(), view.shape.c_str());
-    int format = d.format == ExportFormat::Png ? 0 : 1;
+    // The radio buttons' order; the picture formats share one layout, so they look the same.
+    constexpr ExportFormat kFormats[] = {ExportFormat::Png, ExportFormat::Svg, ExportFormat::Pdf,
+                                         ExportFormat::Csv};
+    int format = 0;
+    for (int i = 0; i < 4; ++i)
+        format = kFormats[i] == d.format ? i : format;
     if (ImGui::RadioButton("PNG picture (for slides)", &format, 0) |
-        ImGui::RadioButton("CSV numbers", &format, 1))
+        ImGui::RadioButton("SVG (vectors)", &format, 1) | ImGui::RadioButton("PDF (vectors)", &format, 2) |
+        ImGui::RadioButton("CSV numbers", &format, 3))
     {
-        d.format = format == 0 ? ExportFormat::Png : ExportFormat::Csv;
+        d.format = kFormats[format];
         d.path = default_export_path(d.matrix, d.format);
     }
-    if (d.format == ExportFormat::Png)
+    if (d.format != ExportFormat::Csv)
     {
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12.0f);
         ImGui::SliderInt("pixels per cell", &d.scale, 1, 96);
