@@ -336,5 +336,41 @@ TEST_F(LessonVectorTest, LessonPdfHasOnePagePerStepThatMatchesItsPng)
     EXPECT_NE(read_text(dir / "page3.txt").find(title), std::string::npos) << read_text(dir / "page3.txt");
 }
 
+// Every step of every lesson, as a 1920x1080 and a 1600x1000 slide: no text under kSlideMinTextPx (scaled
+// to the slide's height), so a slide pasted at half size has no text under 8 px; titles are still larger.
+TEST(SlideText, NoTextUnderTheSlideMinimumOnAnyLessonStep)
+{
+    auto state = std::make_unique<AppState>();
+    load_lesson_library(*state, default_lessons_dir());
+    if (find_font_file().empty())
+        GTEST_SKIP() << "no DejaVuSans.ttf: the slides have no text";
+    const auto& lessons = state->lesson.library.lessons;
+    ASSERT_FALSE(lessons.empty());
+    for (const auto& [w, h] : {std::pair<int, int>{1920, 1080}, std::pair<int, int>{1600, 1000}})
+    {
+        const float floor_px = kSlideMinTextPx * static_cast<float>(h) / 1080.0f;
+        float smallest = 1e9f;
+        for (std::size_t i = 0; i < lessons.size(); ++i)
+            for (std::size_t k = 0; k < lessons[i].steps.size(); ++k)
+            {
+                enter_lesson(*state, static_cast<int>(i), static_cast<int>(k));
+                state->update();
+                state->finish_recompute();
+                const Image img = render_lesson_slide(*state, w, h, false);
+                int texts = 0;
+                for (const DrawCommand& c : img.commands)
+                    if (c.kind == DrawKind::Text)
+                    {
+                        ++texts;
+                        smallest = std::min(smallest, c.text_px);
+                        EXPECT_GE(c.text_px, floor_px - 0.01f) << lessons[i].id << " step " << k + 1 << " at "
+                                                               << w << "x" << h << ": \"" << c.text << "\"";
+                    }
+                EXPECT_GT(texts, 5) << lessons[i].id << " step " << k + 1;
+            }
+        std::printf("%dx%d: smallest text %.1f px (%.1f px at half size)\n", w, h, smallest, smallest / 2.0f);
+    }
+}
+
 } // namespace
 } // namespace attnlab

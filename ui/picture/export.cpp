@@ -218,8 +218,8 @@ HeatmapLayout layout_heatmap(const HeatmapPicture& p, const TextRasterizer& text
     // Labels shrink to their cells (every token named: a slide about "it" shows "it") down to 0.6 of the
     // font and never under 12 px; below that they are thinned so they never overlap.
     L.col_tokens = view.col_tokens != nullptr;
-    const float floor_px = std::min(f.label, std::max(12.0f, 0.6f * f.label));
-    L.label_px = std::clamp(static_cast<float>(L.cell) / 1.15f, floor_px, f.label);
+    const float floor_px = std::max(f.min_text, std::min(f.label, std::max(12.0f, 0.6f * f.label)));
+    L.label_px = std::clamp(static_cast<float>(L.cell) / 1.15f, floor_px, std::max(floor_px, f.label));
     const float lpx = L.label_px;
     L.rstride = label_stride(L.rows, static_cast<float>(L.cell), lpx * 1.15f);
     L.cstride = label_stride(L.cols, static_cast<float>(L.cell), L.col_tokens ? lpx * 1.15f : lpx * 2.4f);
@@ -265,19 +265,20 @@ HeatmapLayout layout_heatmap(const HeatmapPicture& p, const TextRasterizer& text
     }
     // Numbers grow with large cells (a slide read from the back of a room), up to 1.4 times the body text.
     float number_px = std::min(f.body * 1.4f, static_cast<float>(L.cell) * 0.38f);
-    if (text.loaded() && number_px >= 10.0f && L.rows * L.cols <= 4096)
+    const float number_floor = std::max(10.0f, f.min_text);
+    if (text.loaded() && number_px >= number_floor && L.rows * L.cols <= 4096)
     {
         float widest = 0.0f;
         for (int r = 0; r < L.rows; ++r)
             for (int c = 0; c < L.cols; ++c)
                 if (!cell_masked(view, r, c))
                     widest = std::max(widest, text.width(format_number(m(r, c), L.format), number_px));
-        while (number_px >= 10.0f && widest > static_cast<float>(L.cell) - 4.0f)
+        while (number_px >= number_floor && widest > static_cast<float>(L.cell) - 4.0f)
         {
             widest *= 0.9f;
             number_px *= 0.9f;
         }
-        L.number_px = number_px >= 10.0f ? number_px : 0.0f;
+        L.number_px = number_px >= number_floor ? number_px : 0.0f;
     }
 
     const int right = p.colorbar ? L.x_bar + L.bar_w + 8 + static_cast<int>(std::ceil(bar_label_w))

@@ -53,6 +53,10 @@ struct PictureFonts
     float title = 30.0f;
     float body = 20.0f;  // subtitle, colour bar, numbers in cells (at most)
     float label = 18.0f; // token labels and axis titles
+    // No text under this many pixels: labels are thinned and numbers left out of cells rather than drawn
+    // smaller (0: the picture's own floors, 12 px labels and 10 px numbers). Slides set it so that a slide
+    // pasted at half size stays legible.
+    float min_text = 0.0f;
 };
 
 // The size the picture of p takes at cell_px pixels per cell; image_top (optional): where its cells start

@@ -373,6 +373,7 @@ void TextRasterizer::draw(Image& img, float x, float y, float px, Color32 color,
     command.color = color;
     // stb_truetype's "pixel height" is ascent − descent; a font size (em) is smaller by units per em over it.
     command.size = stbtt_ScaleForPixelHeight(main, px) / stbtt_ScaleForMappingEmToPixels(main, 1.0f);
+    command.text_px = px;
     command.rotated = rotated;
     command.text = text;
     img.commands.push_back(std::move(command));

@@ -30,7 +30,8 @@ struct DrawCommand
     DrawKind kind = DrawKind::Rect;
     float x0 = 0.0f, y0 = 0.0f, x1 = 0.0f, y1 = 0.0f;
     Color32 color = 0;
-    float size = 0.0f; // Text: the font size (em) in pixels; Polyline: the line's width
+    float size = 0.0f;    // Text: the font size (em) in pixels; Polyline: the line's width
+    float text_px = 0.0f; // Text: the size asked of TextRasterizer (ascent to descent, pixels)
     bool rotated = false;
     std::string text;                            // Text, UTF-8
     std::vector<std::pair<float, float>> points; // Polyline

@@ -320,9 +320,11 @@ std::vector<HeatmapPicture> arranged(const std::vector<HeatmapPicture>& maps, st
     return out;
 }
 
+// The fonts made smaller by k, none under the slide's smallest text.
 PictureFonts scaled(const PictureFonts& f, float k)
 {
-    return {f.title * k, f.body * k, f.label * k};
+    return {std::max(f.min_text, f.title * k), std::max(f.min_text, f.body * k),
+            std::max(f.min_text, f.label * k), f.min_text};
 }
 
 // The size of maps [first, last) side by side at `cell`, their cells on one line: a map with a shorter
@@ -425,13 +427,13 @@ float draw_slide_heading(Image& img, const TextRasterizer& text, const Palette& 
 }
 
 // The caption at the bottom of a slide of height img.height(), wrapped to `width` and made smaller (from
-// `px`, down to 14 px) until it takes at most a third of the slide. Returns its top.
+// `px`, down to min_px) until it takes at most a third of the slide. Returns its top.
 float draw_slide_caption(Image& img, const TextRasterizer& text, const Palette& palette,
-                         const std::string& caption, float px, int margin, float width)
+                         const std::string& caption, float px, float min_px, int margin, float width)
 {
     const int height = img.height;
     std::vector<std::string> lines = text.wrap(caption, px, width);
-    while (px > 14.0f && static_cast<float>(lines.size()) * px * 1.4f > height / 3.0f)
+    while (px > min_px && static_cast<float>(lines.size()) * px * 1.4f > height / 3.0f)
     {
         px *= 0.92f;
         lines = text.wrap(caption, px, width);
@@ -499,6 +501,9 @@ Image render_lesson_slide(AppState& state, int width, int height, bool dark, std
     fonts.title = std::max(16.0f, 24.0f * s);
     fonts.body = std::max(14.0f, 20.0f * s);
     fonts.label = std::max(14.0f, 20.0f * s);
+    // The smallest text on the slide: 16 px on 1080 lines, so 8 px when the slide is pasted at half size (12
+    // px at the least, on small slides).
+    fonts.min_text = std::max(12.0f, kSlideMinTextPx * s);
     const int margin = static_cast<int>(std::max(20.0f, 40.0f * s));
     const int gap = static_cast<int>(std::max(16.0f, 36.0f * s));
     const float inner_w = static_cast<float>(width - 2 * margin);
@@ -518,7 +523,7 @@ Image render_lesson_slide(AppState& state, int width, int height, bool dark, std
     // Caption at the bottom: the step's text for a still picture.
     const float caption_y =
         draw_slide_caption(img, text, palette, step != nullptr ? slide_caption(step->text) : std::string(),
-                           body_px, margin, inner_w);
+                           body_px, std::max(14.0f, fonts.min_text), margin, inner_w);
 
     // The curves of a training step take the top of the area, the maps the rest.
     int top = static_cast<int>(std::ceil(y));

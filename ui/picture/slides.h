@@ -17,6 +17,11 @@ namespace attnlab
 // left empty (an exercise for the student) stays whole.
 std::string slide_caption(const std::string& text);
 
+// The smallest text on a 1080-line slide, in pixels (labels, colour-bar ticks, numbers in cells; it scales
+// with the slide's height): 8 px when the slide is pasted at half size. Labels are thinned and numbers left
+// out of cells rather than drawn smaller.
+inline constexpr float kSlideMinTextPx = 16.0f;
+
 // The current lesson step as a width x height slide: a header with the lesson and the step counter, the
 // step's title and where its maps come from (layer, sentence, mask, τ), the maps as large as they fit (the
 // step's stages; for the heads view every head's weights; for the comparisons view the step's comparison;
