@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <regex>
 #include <sstream>
@@ -334,6 +335,64 @@ TEST_F(LessonVectorTest, LessonPdfHasOnePagePerStepThatMatchesItsPng)
               0);
     const std::string title = state->lesson.library.lessons[static_cast<std::size_t>(tour)].steps[2].title;
     EXPECT_NE(read_text(dir / "page3.txt").find(title), std::string::npos) << read_text(dir / "page3.txt");
+}
+
+TEST_F(VectorExportTest, HeadChainIsNineMapsAtOneCellSizeOnOneSlide)
+{
+    const fs::path dir = temp_dir();
+    MatrixRef head = ref(Stage::weights); // head 2
+    std::vector<std::string> texts;
+    const Image slide = render_head_chain_slide(*state, head, 1920, 1080, false, nullptr, &texts);
+    ASSERT_EQ(slide.width, 1920);
+    ASSERT_EQ(slide.height, 1080);
+    // Every cell of the nine maps is one square (a rectangle, or a hatched masked cell) of one size.
+    std::map<int, int> squares; // side -> count
+    for (const DrawCommand& c : slide.commands)
+        if ((c.kind == DrawKind::Rect || c.kind == DrawKind::Hatch) && c.x1 - c.x0 == c.y1 - c.y0 &&
+            c.x1 - c.x0 >= 8.0f && c.x1 - c.x0 < 1000.0f)
+            ++squares[static_cast<int>(c.x1 - c.x0)];
+    long cells = 0;
+    std::vector<std::string> names;
+    for (const Stage stage : head_chain_stages())
+    {
+        MatrixRef r = head;
+        r.stage = stage;
+        const MatrixView view = resolve_matrix(*state, r);
+        ASSERT_NE(view.m, nullptr);
+        cells += view.m->size();
+        names.push_back(matrix_name(*state, r));
+    }
+    ASSERT_EQ(squares.size(), 1u) << "more than one cell size";
+    EXPECT_EQ(squares.begin()->second, cells);
+    EXPECT_GE(squares.begin()->first, 16) << "cells as large as the slide allows, not thumbnails";
+    if (!find_font_file().empty())
+    {
+        std::string all;
+        for (const std::string& t : texts)
+            all += t + "\n";
+        for (const std::string& name : names)
+            EXPECT_NE(all.find(name + "\n"), std::string::npos) << name << " in\n" << all;
+        EXPECT_NE(all.find("Head 2: from X to head_2"), std::string::npos) << all;
+        EXPECT_NE(all.find("causal mask"), std::string::npos) << all;
+        for (const DrawCommand& c : slide.commands)
+        {
+            if (c.kind == DrawKind::Text)
+            {
+                EXPECT_GE(c.text_px, kSlideMinTextPx - 0.01f) << c.text;
+            }
+        }
+    }
+    expect_svg_matches(slide, dir, "chain");
+    // The window's dialog writes it in the format chosen.
+    ExportDialog& d = state->export_dialog;
+    d.matrix = head;
+    d.head_chain = true;
+    d.format = ExportFormat::Pdf;
+    d.path = (dir / head_chain_export_path(head, d.format)).string();
+    EXPECT_EQ(fs::path(d.path).filename(), "attnlab-chain-layer1-sentence1-head2.pdf");
+    run_export_dialog(*state);
+    EXPECT_FALSE(state->message_is_error) << state->message;
+    EXPECT_EQ(read_text(d.path).substr(0, 5), "%PDF-");
 }
 
 // Every step of every lesson, as a 1920x1080 and a 1600x1000 slide: no text under kSlideMinTextPx (scaled

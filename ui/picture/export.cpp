@@ -14,6 +14,7 @@
 #include "ui/picture/colormap.h"
 #include "ui/picture/curve_plot.h"
 #include "ui/picture/heatmap_math.h"
+#include "ui/picture/slides.h"
 
 #include <stb_image_write.h>
 
@@ -758,9 +759,38 @@ Status export_curves_picture(const TrainingSnapshot& run, int target_steps, int 
                          picture_format_of_path(path));
 }
 
+std::string head_chain_export_path(const MatrixRef& ref, ExportFormat format)
+{
+    return std::string("attnlab-chain") +
+           (ref.source == MatrixSource::Cross ? std::string("-cross")
+                                              : "-layer" + std::to_string(ref.layer + 1)) +
+           "-sentence" + std::to_string(ref.b + 1) + "-head" + std::to_string(ref.head + 1) +
+           (format == ExportFormat::Svg   ? ".svg"
+            : format == ExportFormat::Pdf ? ".pdf"
+                                          : ".png");
+}
+
 void run_export_dialog(AppState& state)
 {
     const ExportDialog& d = state.export_dialog;
+    if (d.head_chain)
+    {
+        // The chain's nine maps on one slide, in the window's theme as lesson slides are.
+        const Image slide =
+            render_head_chain_slide(state, d.matrix, d.slide_width, d.slide_height, state.prefs.dark_theme);
+        const PictureFormat format = d.format == ExportFormat::Svg   ? PictureFormat::Svg
+                                     : d.format == ExportFormat::Pdf ? PictureFormat::Pdf
+                                                                     : PictureFormat::Png;
+        const Status s = d.format == ExportFormat::Csv
+                             ? Status::error("a head's chain is a picture: choose PNG, SVG or PDF")
+                             : write_picture(slide, d.path, format);
+        if (s.is_ok())
+            state.set_message(
+                "Exported the chain of head " + std::to_string(d.matrix.head + 1) + " to " + d.path, false);
+        else
+            state.set_message("Export failed: " + s.message(), true);
+        return;
+    }
     const HeatmapPicture picture = heatmap_picture(state, d.matrix);
     const Status s =
         d.format == ExportFormat::Csv   ? export_matrix_csv(picture.view, d.path)

@@ -107,6 +107,9 @@ Status export_curves_png(const TrainingSnapshot& run, int target_steps, int scor
 Status export_curves_picture(const TrainingSnapshot& run, int target_steps, int score_kind,
                              const std::string& path, bool fit_to_run = true);
 
+// "attnlab-chain-layer1-sentence1-head2.svg": the file name of a head's chain slide (Csv: .png).
+std::string head_chain_export_path(const MatrixRef& ref, ExportFormat format);
+
 // Runs the export the dialog describes; the result goes to state.message.
 void run_export_dialog(AppState& state);
 

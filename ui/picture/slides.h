@@ -31,4 +31,13 @@ inline constexpr float kSlideMinTextPx = 16.0f;
 Image render_lesson_slide(AppState& state, int width, int height, bool dark, std::string* note = nullptr,
                           std::vector<std::string>* texts = nullptr);
 
+// The stages of one head's chain, in order: X, Q, K, V, scores, scaled, masked, weights, head_out.
+std::vector<Stage> head_chain_stages();
+
+// "Export the whole chain of this head": the head's layer, sentence and head (head.stage is not used; a
+// cross-attention ref gives the cross-attention chain) as one width x height slide of the nine maps of
+// head_chain_stages(), all at one cell size, with its context line and a caption that walks through them.
+Image render_head_chain_slide(AppState& state, const MatrixRef& head, int width, int height, bool dark,
+                              std::string* note = nullptr, std::vector<std::string>* texts = nullptr);
+
 } // namespace attnlab

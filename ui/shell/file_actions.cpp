@@ -62,6 +62,7 @@ void open_export_dialog(AppState& state, const MatrixRef& ref)
     ExportDialog& d = state.export_dialog;
     d.open_request = true;
     d.matrix = ref;
+    d.head_chain = false;
     d.path = default_export_path(ref, d.format);
     d.error.clear();
 }
