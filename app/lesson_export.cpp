@@ -29,6 +29,14 @@ int export_lesson(Frames& frames, AppState& state, const std::string& export_dir
         std::fprintf(stderr, "attnlab lesson: no lesson to export\n");
         return 1;
     }
+    if (state.presenter && format != PictureFormat::Png)
+    {
+        std::fprintf(stderr,
+                     "attnlab lesson: --presenter captures the window's pixels, so it writes PNG only; drop "
+                     "--presenter for %s slides\n",
+                     picture_format_name(format));
+        return 1;
+    }
     const int n = static_cast<int>(lesson->steps.size());
     const int first = step > 0 ? step - 1 : 0;
     const int last = step > 0 ? step - 1 : n - 1;
@@ -41,14 +49,6 @@ int export_lesson(Frames& frames, AppState& state, const std::string& export_dir
     {
         std::fprintf(stderr, "attnlab lesson: cannot write to %s: %s\n", dir.string().c_str(),
                      ec.message().c_str());
-        return 1;
-    }
-    if (state.presenter && format != PictureFormat::Png)
-    {
-        std::fprintf(stderr,
-                     "attnlab lesson: --presenter captures the window's pixels, so it writes PNG only; drop "
-                     "--presenter for %s slides\n",
-                     picture_format_name(format));
         return 1;
     }
     const std::string ext = std::string(".") + picture_format_name(format);

@@ -110,14 +110,20 @@ void expect_picture(const fs::path& p, int w, int h, int min_share = 50)
     EXPECT_GT(heatmap_pixels(png), w * h / min_share);
 }
 
-std::vector<std::string> pngs_in(const fs::path& dir)
+// The files in dir with this extension, and any hidden ones (a temporary folder left behind), sorted.
+std::vector<std::string> files_in(const fs::path& dir, const std::string& ext)
 {
     std::vector<std::string> names;
     for (const auto& e : fs::directory_iterator(dir))
-        if (e.path().extension() == ".png" || e.path().filename().string()[0] == '.')
+        if (e.path().extension() == ext || e.path().filename().string()[0] == '.')
             names.push_back(e.path().filename().string());
     std::sort(names.begin(), names.end());
     return names;
+}
+
+std::vector<std::string> pngs_in(const fs::path& dir)
+{
+    return files_in(dir, ".png");
 }
 
 TEST(LessonExport, FirstStepOfEveryLesson)
@@ -171,16 +177,6 @@ TEST(LessonExport, EveryStepOfTheTourInPresenterMode)
         EXPECT_EQ(names[k], expected);
         expect_picture(dir / names[k], 1920, 1080);
     }
-}
-
-std::vector<std::string> files_in(const fs::path& dir, const std::string& ext)
-{
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir))
-        if (e.path().extension() == ext || e.path().filename().string()[0] == '.')
-            names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
 }
 
 TEST(LessonExport, SvgPerStepAndOnePdfAtTheDefault16By9Size)

@@ -66,15 +66,6 @@ PictureFormat picture_format_of_path(const std::string& path)
 namespace
 {
 
-Status write_bytes(const std::string& bytes, const std::string& path)
-{
-    AtomicFile file;
-    if (Status s = file.open(path); !s.is_ok())
-        return s;
-    file.write(bytes);
-    return file.commit();
-}
-
 // [SECTION] SVG
 
 // A number with at most two decimals and no trailing zeros ("12", "12.5").
@@ -329,7 +320,7 @@ Status write_svg(const Image& image, const std::string& path)
 {
     if (image.width <= 0 || image.height <= 0)
         return Status::error("nothing to export: the matrix is empty");
-    return write_bytes(svg_document(image), path);
+    return write_file_atomically(path, svg_document(image));
 }
 
 Status write_pdf(const std::vector<const Image*>& pages, const std::string& path)
@@ -358,7 +349,7 @@ Status write_pdf(const std::vector<const Image*>& pages, const std::string& path
     cairo_surface_destroy(surface);
     if (status != CAIRO_STATUS_SUCCESS)
         return Status::error("could not make the PDF for " + path + ": " + cairo_status_to_string(status));
-    return write_bytes(bytes, path);
+    return write_file_atomically(path, bytes);
 }
 
 Status write_picture(const Image& image, const std::string& path, PictureFormat format)
