@@ -2,6 +2,8 @@
 // the GPU, read the framebuffer's size. app/window.cpp implements it over GLFW and OpenGL.
 #pragma once
 
+#include "ui/picture/vector_out.h"
+
 #include <chrono>
 #include <string>
 
@@ -43,9 +45,12 @@ public:
 // it trains and the probe's latency.
 void run_frame_bench(Frames& frames, AppState& state, int n, double startup_ms);
 
-// attnlab lesson ID --export-dir DIR (app/lesson_export.cpp): every step of the current lesson (or only
-// `step`, 1-based; 0: all) drawn and written to DIR/<id>-01.png, ...: all of them or, on an error, none (one
-// line on stderr). Returns the exit code.
-int export_lesson(Frames& frames, AppState& state, const std::string& dir, int step, int width, int height);
+// attnlab lesson ID --export-dir DIR [--format png|svg|pdf] (app/lesson_export.cpp): every step of the
+// current lesson (or only `step`, 1-based; 0: all) drawn and written to DIR/<id>-01.png (or .svg), ..., or as
+// the pages of one DIR/<id>.pdf (<id>-03.pdf for one step): all of them or, on an error, none (one line on
+// stderr). SVG and PDF are clean slides only (presenter mode captures the window's pixels). Returns the exit
+// code.
+int export_lesson(Frames& frames, AppState& state, const std::string& dir, int step, int width, int height,
+                  PictureFormat format = PictureFormat::Png);
 
 } // namespace attnlab

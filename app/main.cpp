@@ -29,6 +29,7 @@ struct WindowArgs
     std::string theme; // "" (the saved preference), "dark" or "light"
     std::string screenshot_path;
     std::string export_dir;
+    std::string export_format = "png"; // lesson --format: png, svg or pdf
     int width = 1600, height = 1000;
     int bench_frames = 0;
     std::string train_task; // screenshot --train TASK
@@ -79,6 +80,7 @@ bool window_options(const WindowArgs& args, attnlab::WindowOptions* options)
     start.picture = !args.screenshot_path.empty() || !args.export_dir.empty();
     start.lesson_export = !args.export_dir.empty();
     options->export_dir = args.export_dir;
+    attnlab::parse_picture_format(args.export_format, &options->export_format); // checked by CLI11
     options->width = args.width;
     options->height = args.height;
     options->screenshot_path = args.screenshot_path;
@@ -209,15 +211,24 @@ int main(int argc, char** argv)
         ->check(CLI::Range(0, 1000000));
 
     WindowArgs lesson;
-    CLI::App* lesson_command =
-        app.add_subcommand("lesson", "Render each step of a lesson as a slide and write one PNG per step");
+    // Slides are 16:9 by default, a presentation program's page; --width 1600 --height 1000 gives 16:10.
+    lesson.width = 1920;
+    lesson.height = 1080;
+    CLI::App* lesson_command = app.add_subcommand(
+        "lesson", "Render each step of a lesson as a slide and write one PNG or SVG per step, or one PDF");
     lesson_command->add_option("id", lesson.lesson_id, "The lesson (list them with: attnlab lessons)")
         ->required();
-    lesson_command->add_option("--export-dir", lesson.export_dir, "Write DIR/<id>-01.png, -02.png, ...")
+    lesson_command
+        ->add_option("--export-dir", lesson.export_dir,
+                     "Write DIR/<id>-01.png, -02.png, ... (or .svg), or DIR/<id>.pdf with one page per step")
         ->required();
-    lesson_command->add_option("--width", lesson.width, "Picture width in pixels")
+    lesson_command
+        ->add_option("--format", lesson.export_format,
+                     "png (default), svg (vectors, text as text) or pdf (one file, a page per step)")
+        ->check(CLI::IsMember({"png", "svg", "pdf"}));
+    lesson_command->add_option("--width", lesson.width, "Picture width in pixels (default 1920)")
         ->check(CLI::Range(320, 16384));
-    lesson_command->add_option("--height", lesson.height, "Picture height in pixels")
+    lesson_command->add_option("--height", lesson.height, "Picture height in pixels (default 1080)")
         ->check(CLI::Range(240, 16384));
     lesson_command->add_option("--step", lesson.lesson_step, "Only this step (1 = the first)")
         ->check(CLI::Range(1, 1000));
@@ -241,6 +252,15 @@ int main(int argc, char** argv)
     attnlab::WindowOptions options;
     if (const int code = find_lesson(args, what, &options.startup); code != 0)
         return code;
+    if (args.presenter && args.export_format != "png")
+    {
+        attnlab::print_error(
+            std::cerr, what,
+            "--presenter captures the window's pixels, so it writes PNG only; drop --presenter "
+            "for " +
+                args.export_format + " slides (clean slides drawn from the same layout)");
+        return 2;
+    }
     if (!args.export_dir.empty())
     {
         // The folder must exist (or be creatable) and be writable before any window opens.

@@ -580,7 +580,7 @@ int run_window(const WindowOptions& options)
     {
         WindowFrames frames(window);
         exit_code = export_lesson(frames, *state, options.export_dir, options.startup.lesson_step,
-                                  options.width, options.height);
+                                  options.width, options.height, options.export_format);
     }
     else if (!options.screenshot_path.empty())
         exit_code = run_screenshot(window, *state, options, t_start);

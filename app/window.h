@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ui/model/startup.h"
+#include "ui/picture/vector_out.h"
 
 #include <string>
 
@@ -17,9 +18,11 @@ struct WindowOptions
     // Screenshot mode: render with the mouse ignored, write this PNG and exit (empty: interactive).
     std::string screenshot_path;
     int bench_frames = 0; // > 0: also time this many frames and print median / p95 ms
-    // Lesson export (attnlab lesson ID --export-dir DIR): one PNG per step (only --step when given),
-    // DIR/<id>-01.png, ... written all at the end, or none on error. Like a screenshot, the mouse is ignored.
+    // Lesson export (attnlab lesson ID --export-dir DIR): one PNG or SVG per step (only --step when given),
+    // DIR/<id>-01.png, ..., or one PDF with a page per step, DIR/<id>.pdf, written all at the end, or none on
+    // error. Like a screenshot, the mouse is ignored.
     std::string export_dir;
+    PictureFormat export_format = PictureFormat::Png;
 };
 
 // Opens the window and runs until it is closed (or the screenshot is written). Returns the process exit code;

@@ -1,6 +1,6 @@
 // End to end: `attnlab lesson ID --export-dir` under Xvfb writes one PNG per step (each lesson's first step,
-// the whole tour, presenter mode), as slides in the theme asked for or saved; `--lesson` with an unknown id
-// and an unwritable folder fail clearly.
+// the whole tour, presenter mode), one SVG per step or one PDF, as slides in the theme asked for or saved;
+// `--lesson` with an unknown id and an unwritable folder fail clearly.
 #include "core/io/lesson_file.h"
 #include "ui/picture/colormap.h"
 
@@ -14,10 +14,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
-
+#include <tuple>
 #include <unordered_set>
 #include <vector>
 
@@ -109,14 +110,20 @@ void expect_picture(const fs::path& p, int w, int h, int min_share = 50)
     EXPECT_GT(heatmap_pixels(png), w * h / min_share);
 }
 
-std::vector<std::string> pngs_in(const fs::path& dir)
+// The files in dir with this extension, and any hidden ones (a temporary folder left behind), sorted.
+std::vector<std::string> files_in(const fs::path& dir, const std::string& ext)
 {
     std::vector<std::string> names;
     for (const auto& e : fs::directory_iterator(dir))
-        if (e.path().extension() == ".png" || e.path().filename().string()[0] == '.')
+        if (e.path().extension() == ext || e.path().filename().string()[0] == '.')
             names.push_back(e.path().filename().string());
     std::sort(names.begin(), names.end());
     return names;
+}
+
+std::vector<std::string> pngs_in(const fs::path& dir)
+{
+    return files_in(dir, ".png");
 }
 
 TEST(LessonExport, FirstStepOfEveryLesson)
@@ -170,6 +177,73 @@ TEST(LessonExport, EveryStepOfTheTourInPresenterMode)
         EXPECT_EQ(names[k], expected);
         expect_picture(dir / names[k], 1920, 1080);
     }
+}
+
+TEST(LessonExport, SvgPerStepAndOnePdfAtTheDefault16By9Size)
+{
+    if (!have_xvfb())
+        GTEST_SKIP() << "xvfb-run is not installed";
+    const LessonLibrary library = load_lessons(default_lessons_dir());
+    const Lesson* tour = find_lesson(library, "tour");
+    ASSERT_NE(tour, nullptr);
+    const std::size_t n = tour->steps.size();
+    const fs::path dir = work_dir("lesson_vector");
+    std::string out, err;
+    // No --width or --height: 1920x1080 slides.
+    ASSERT_EQ(run_app("lesson tour --step 2 --export-dir '" + (dir / "png").string() + "'", dir, &out, &err),
+              0)
+        << err;
+    expect_picture(dir / "png" / "tour-02.png", 1920, 1080);
+    ASSERT_EQ(
+        run_app("lesson tour --format svg --export-dir '" + (dir / "svg").string() + "'", dir, &out, &err), 0)
+        << err;
+    const std::vector<std::string> svgs = files_in(dir / "svg", ".svg");
+    ASSERT_EQ(svgs.size(), n);
+    for (std::size_t k = 0; k < n; ++k)
+    {
+        char expected[32];
+        std::snprintf(expected, sizeof(expected), "tour-%02d.svg", static_cast<int>(k + 1));
+        EXPECT_EQ(svgs[k], expected);
+        const std::string svg = read_text(dir / "svg" / svgs[k]);
+        EXPECT_NE(svg.find("width=\"1920\" height=\"1080\""), std::string::npos) << svgs[k];
+        EXPECT_NE(svg.find("<text"), std::string::npos) << svgs[k];
+        EXPECT_NE(out.find((dir / "svg" / svgs[k]).string()), std::string::npos) << out;
+    }
+    // One PDF with a page per step; one step alone is named by its number.
+    ASSERT_EQ(run_app("lesson tour --format pdf --width 1600 --height 1000 --export-dir '" +
+                          (dir / "pdf").string() + "'",
+                      dir, &out, &err),
+              0)
+        << err;
+    EXPECT_EQ(files_in(dir / "pdf", ".pdf"), std::vector<std::string>{"tour.pdf"});
+    ASSERT_EQ(run_app("lesson tour --step 3 --format pdf --export-dir '" + (dir / "pdf").string() + "'", dir,
+                      &out, &err),
+              0)
+        << err;
+    EXPECT_EQ(files_in(dir / "pdf", ".pdf"), (std::vector<std::string>{"tour-03.pdf", "tour.pdf"}));
+    ASSERT_EQ(std::system("command -v pdfinfo >/dev/null 2>&1"), 0)
+        << "pdfinfo is not installed: apt-get install poppler-utils (bash .ci/dev installs it)";
+    for (const auto& [name, pages, size] :
+         {std::tuple<const char*, std::size_t, const char*>{"tour.pdf", n, "800 x 500 pts"},
+          std::tuple<const char*, std::size_t, const char*>{"tour-03.pdf", 1, "960 x 540 pts"}})
+    {
+        ASSERT_EQ(std::system(("pdfinfo '" + (dir / "pdf" / name).string() + "' >'" +
+                               (dir / "pdfinfo.txt").string() + "' 2>&1")
+                                  .c_str()),
+                  0);
+        const std::string info = read_text(dir / "pdfinfo.txt");
+        EXPECT_TRUE(std::regex_search(info, std::regex("Pages: +" + std::to_string(pages) + "\n"))) << info;
+        EXPECT_NE(info.find(size), std::string::npos) << info;
+    }
+    // Presenter mode captures the window's pixels: vectors are refused before any window opens.
+    EXPECT_EQ(run_app("lesson tour --presenter --format svg --export-dir '" + dir.string() + "'", dir, &out,
+                      &err, false),
+              2);
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_NE(err.find("--presenter"), std::string::npos) << err;
+    EXPECT_NE(run_app("lesson tour --format gif --export-dir '" + dir.string() + "'", dir, &out, &err, false),
+              0);
+    EXPECT_NE(err.find("gif"), std::string::npos) << err;
 }
 
 // Share of the pixels in rows [y0, y1) that are exactly this colour.

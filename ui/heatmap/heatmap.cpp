@@ -2,6 +2,7 @@
 #include "ui/heatmap/heatmap.h"
 
 #include "ui/model/lessons.h"
+#include "ui/picture/export.h"
 #include "ui/picture/heatmap_math.h"
 
 #include <imgui.h>
@@ -419,14 +420,31 @@ void handle_pointer(ImDrawList* dl, AppState& state, const MatrixRef& ref, const
     if (options.export_menu && ImGui::BeginPopupContextItem("##heatmap_menu"))
     {
         ImGui::TextDisabled("%s", view.title.c_str());
-        for (const ExportFormat format : {ExportFormat::Png, ExportFormat::Csv})
-            if (ImGui::MenuItem(format == ExportFormat::Png ? "Export PNG…" : "Export CSV…"))
+        for (const ExportFormat format :
+             {ExportFormat::Png, ExportFormat::Svg, ExportFormat::Pdf, ExportFormat::Csv})
+            if (ImGui::MenuItem(format == ExportFormat::Png   ? "Export PNG…"
+                                : format == ExportFormat::Svg ? "Export SVG…"
+                                : format == ExportFormat::Pdf ? "Export PDF…"
+                                                              : "Export CSV…"))
             {
                 state.export_dialog.open_request = true;
                 state.export_dialog.matrix = ref;
                 state.export_dialog.format = format;
                 state.export_dialog.path = default_export_path(ref, format);
+                state.export_dialog.head_chain = false;
             }
+        // One head's whole chain, from any of its per-head maps.
+        if ((ref.source == MatrixSource::Layer || ref.source == MatrixSource::Cross) &&
+            stage_info(ref.stage).per_head && ImGui::MenuItem("Export this head's whole chain as one slide…"))
+        {
+            ExportDialog& d = state.export_dialog;
+            d.open_request = true;
+            d.matrix = ref;
+            d.head_chain = true;
+            if (d.format == ExportFormat::Csv)
+                d.format = ExportFormat::Png;
+            d.path = head_chain_export_path(ref, d.format);
+        }
         if (state.pinned.valid && ImGui::MenuItem("Unpin cell"))
             state.pinned = CellRef{};
         ImGui::EndPopup();

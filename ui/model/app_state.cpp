@@ -791,7 +791,10 @@ std::string matrix_file_stem(const MatrixRef& ref)
 
 std::string default_export_path(const MatrixRef& ref, ExportFormat format)
 {
-    return matrix_file_stem(ref) + (format == ExportFormat::Png ? ".png" : ".csv");
+    return matrix_file_stem(ref) + (format == ExportFormat::Png   ? ".png"
+                                    : format == ExportFormat::Svg ? ".svg"
+                                    : format == ExportFormat::Pdf ? ".pdf"
+                                                                  : ".csv");
 }
 
 bool cell_masked(const MatrixView& view, int r, int c)

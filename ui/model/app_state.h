@@ -176,6 +176,8 @@ enum class ExportFormat
 {
     Png,
     Csv,
+    Svg, // the PNG's picture as vectors (text as text)
+    Pdf, // the same, as a one-page PDF
 };
 
 // The export popup: which matrix, where, at which scale. Opened by a heatmap's context menu or Ctrl+E.
@@ -187,6 +189,10 @@ struct ExportDialog
     std::string path;
     int scale = 0;     // pixels per cell edge in the PNG; 0: default_export_scale() when the popup opens
     std::string error; // the last attempt's message, shown in the popup (which stays open)
+    // The whole chain of matrix's head (X, Q, K, V, scores, scaled, masked, weights, head_out) as one slide
+    // of slide_width x slide_height, instead of the one matrix.
+    bool head_chain = false;
+    int slide_width = 1920, slide_height = 1080;
 };
 
 // The session / trace / window file popup (Ctrl+O, Ctrl+S, File menu).

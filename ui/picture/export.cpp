@@ -14,6 +14,7 @@
 #include "ui/picture/colormap.h"
 #include "ui/picture/curve_plot.h"
 #include "ui/picture/heatmap_math.h"
+#include "ui/picture/slides.h"
 
 #include <stb_image_write.h>
 
@@ -218,8 +219,8 @@ HeatmapLayout layout_heatmap(const HeatmapPicture& p, const TextRasterizer& text
     // Labels shrink to their cells (every token named: a slide about "it" shows "it") down to 0.6 of the
     // font and never under 12 px; below that they are thinned so they never overlap.
     L.col_tokens = view.col_tokens != nullptr;
-    const float floor_px = std::min(f.label, std::max(12.0f, 0.6f * f.label));
-    L.label_px = std::clamp(static_cast<float>(L.cell) / 1.15f, floor_px, f.label);
+    const float floor_px = std::max(f.min_text, std::min(f.label, std::max(12.0f, 0.6f * f.label)));
+    L.label_px = std::clamp(static_cast<float>(L.cell) / 1.15f, floor_px, std::max(floor_px, f.label));
     const float lpx = L.label_px;
     L.rstride = label_stride(L.rows, static_cast<float>(L.cell), lpx * 1.15f);
     L.cstride = label_stride(L.cols, static_cast<float>(L.cell), L.col_tokens ? lpx * 1.15f : lpx * 2.4f);
@@ -265,19 +266,20 @@ HeatmapLayout layout_heatmap(const HeatmapPicture& p, const TextRasterizer& text
     }
     // Numbers grow with large cells (a slide read from the back of a room), up to 1.4 times the body text.
     float number_px = std::min(f.body * 1.4f, static_cast<float>(L.cell) * 0.38f);
-    if (text.loaded() && number_px >= 10.0f && L.rows * L.cols <= 4096)
+    const float number_floor = std::max(10.0f, f.min_text);
+    if (text.loaded() && number_px >= number_floor && L.rows * L.cols <= 4096)
     {
         float widest = 0.0f;
         for (int r = 0; r < L.rows; ++r)
             for (int c = 0; c < L.cols; ++c)
                 if (!cell_masked(view, r, c))
                     widest = std::max(widest, text.width(format_number(m(r, c), L.format), number_px));
-        while (number_px >= 10.0f && widest > static_cast<float>(L.cell) - 4.0f)
+        while (number_px >= number_floor && widest > static_cast<float>(L.cell) - 4.0f)
         {
             widest *= 0.9f;
             number_px *= 0.9f;
         }
-        L.number_px = number_px >= 10.0f ? number_px : 0.0f;
+        L.number_px = number_px >= number_floor ? number_px : 0.0f;
     }
 
     const int right = p.colorbar ? L.x_bar + L.bar_w + 8 + static_cast<int>(std::ceil(bar_label_w))
@@ -612,11 +614,16 @@ Status export_matrix_csv(const MatrixView& view, const std::string& path)
     return write_bytes(out, path);
 }
 
-Status export_heatmap_png(const HeatmapPicture& p, const std::string& path, int cell_px)
+Status export_heatmap(const HeatmapPicture& p, const std::string& path, int cell_px, PictureFormat format)
 {
     if (p.view.m == nullptr)
         return Status::error("nothing to export: the matrix is not available");
-    return write_png(render_heatmap_image(p, cell_px), path);
+    return write_picture(render_heatmap_image(p, cell_px), path, format);
+}
+
+Status export_heatmap_png(const HeatmapPicture& p, const std::string& path, int cell_px)
+{
+    return export_heatmap(p, path, cell_px, PictureFormat::Png);
 }
 
 Status export_heatmap_png(const MatrixView& view, const std::string& path, int cell_px)
@@ -628,39 +635,6 @@ Status export_heatmap_png(const MatrixView& view, const std::string& path, int c
 
 namespace
 {
-
-// A round dot of radius r, blended by the colour's alpha.
-void blend_dot(Image& img, float cx, float cy, float r, Color32 color)
-{
-    const float a = static_cast<float>((color >> 24) & 0xFF) / 255.0f;
-    for (int y = static_cast<int>(std::floor(cy - r)); y <= static_cast<int>(std::ceil(cy + r)); ++y)
-        for (int x = static_cast<int>(std::floor(cx - r)); x <= static_cast<int>(std::ceil(cx + r)); ++x)
-        {
-            if (x < 0 || y < 0 || x >= img.width || y >= img.height)
-                continue;
-            const float dx = static_cast<float>(x) - cx, dy = static_cast<float>(y) - cy;
-            if (dx * dx + dy * dy > r * r)
-                continue;
-            Color32& p = img.pixels[static_cast<std::size_t>(y) * static_cast<std::size_t>(img.width) +
-                                    static_cast<std::size_t>(x)];
-            Color32 out = 0xFF000000u;
-            for (int shift = 0; shift < 24; shift += 8)
-            {
-                const float under = static_cast<float>((p >> shift) & 0xFF);
-                const float over = static_cast<float>((color >> shift) & 0xFF);
-                out |= static_cast<Color32>(std::lround(under + (over - under) * a)) << shift;
-            }
-            p = out;
-        }
-}
-
-void draw_line(Image& img, float x0, float y0, float x1, float y1, float width, Color32 color)
-{
-    const float n = std::max({std::fabs(x1 - x0), std::fabs(y1 - y0), 1.0f});
-    // Dots half a pixel apart: the blend darkens overlaps a little, which reads as a solid line.
-    for (float t = 0.0f; t <= n; t += 0.5f)
-        blend_dot(img, x0 + (x1 - x0) * t / n, y0 + (y1 - y0) * t / n, width * 0.5f, color);
-}
 
 void draw_curve_plot(Image& img, const TextRasterizer& text, const Palette& palette, const CurvePlot& plot,
                      const TrainingCurves& c, int x, int y, int w, int h, int cursor_step)
@@ -698,15 +672,13 @@ void draw_curve_plot(Image& img, const TextRasterizer& text, const Palette& pale
         fill_rect(img, cx - 1, ay, cx + 1, by, palette.grey_ink);
     }
     for (const PlotLine& line : p.lines)
-        for (std::size_t i = 0; i < line.points.size(); ++i)
-        {
-            const PlotPoint& q = line.points[i];
-            if (i > 0)
-                draw_line(img, line.points[i - 1].x, line.points[i - 1].y, q.x, q.y, line.width * 1.6f,
-                          line.color);
-            else
-                blend_dot(img, q.x, q.y, line.width, line.color);
-        }
+    {
+        std::vector<std::pair<float, float>> points;
+        points.reserve(line.points.size());
+        for (const PlotPoint& q : line.points)
+            points.emplace_back(q.x, q.y);
+        draw_polyline(img, points, line.width * 1.6f, line.color);
+    }
     frame_rect(img, ax, ay, bx + 1, by + 1, palette.frame);
     text.draw(img, static_cast<float>(ax), static_cast<float>(by) + 4.0f, label_px, palette.grey_ink,
               p.x_first);
@@ -778,12 +750,53 @@ Status export_curves_png(const TrainingSnapshot& run, int target_steps, int scor
     return write_png(render_curves_image(run, target_steps, score_kind, nullptr, fit_to_run), path);
 }
 
+Status export_curves_picture(const TrainingSnapshot& run, int target_steps, int score_kind,
+                             const std::string& path, bool fit_to_run)
+{
+    if (run.evals.empty() && run.loss.empty())
+        return Status::error("no curves yet: train a few steps first");
+    return write_picture(render_curves_image(run, target_steps, score_kind, nullptr, fit_to_run), path,
+                         picture_format_of_path(path));
+}
+
+std::string head_chain_export_path(const MatrixRef& ref, ExportFormat format)
+{
+    return std::string("attnlab-chain") +
+           (ref.source == MatrixSource::Cross ? std::string("-cross")
+                                              : "-layer" + std::to_string(ref.layer + 1)) +
+           "-sentence" + std::to_string(ref.b + 1) + "-head" + std::to_string(ref.head + 1) +
+           (format == ExportFormat::Svg   ? ".svg"
+            : format == ExportFormat::Pdf ? ".pdf"
+                                          : ".png");
+}
+
 void run_export_dialog(AppState& state)
 {
     const ExportDialog& d = state.export_dialog;
+    if (d.head_chain)
+    {
+        // The chain's nine maps on one slide, in the window's theme as lesson slides are.
+        const Image slide =
+            render_head_chain_slide(state, d.matrix, d.slide_width, d.slide_height, state.prefs.dark_theme);
+        const PictureFormat format = d.format == ExportFormat::Svg   ? PictureFormat::Svg
+                                     : d.format == ExportFormat::Pdf ? PictureFormat::Pdf
+                                                                     : PictureFormat::Png;
+        const Status s = d.format == ExportFormat::Csv
+                             ? Status::error("a head's chain is a picture: choose PNG, SVG or PDF")
+                             : write_picture(slide, d.path, format);
+        if (s.is_ok())
+            state.set_message(
+                "Exported the chain of head " + std::to_string(d.matrix.head + 1) + " to " + d.path, false);
+        else
+            state.set_message("Export failed: " + s.message(), true);
+        return;
+    }
     const HeatmapPicture picture = heatmap_picture(state, d.matrix);
-    const Status s = d.format == ExportFormat::Png ? export_heatmap_png(picture, d.path, d.scale)
-                                                   : export_matrix_csv(picture.view, d.path);
+    const Status s =
+        d.format == ExportFormat::Csv   ? export_matrix_csv(picture.view, d.path)
+        : d.format == ExportFormat::Svg ? export_heatmap(picture, d.path, d.scale, PictureFormat::Svg)
+        : d.format == ExportFormat::Pdf ? export_heatmap(picture, d.path, d.scale, PictureFormat::Pdf)
+                                        : export_heatmap(picture, d.path, d.scale, PictureFormat::Png);
     if (s.is_ok())
         state.set_message("Exported " + picture.title + " to " + d.path, false);
     else

@@ -5,6 +5,7 @@
 #include "core/status.h"
 #include "ui/model/app_state.h"
 #include "ui/picture/raster.h"
+#include "ui/picture/vector_out.h"
 
 #include <cstdint>
 #include <string>
@@ -52,6 +53,10 @@ struct PictureFonts
     float title = 30.0f;
     float body = 20.0f;  // subtitle, colour bar, numbers in cells (at most)
     float label = 18.0f; // token labels and axis titles
+    // No text under this many pixels: labels are thinned and numbers left out of cells rather than drawn
+    // smaller (0: the picture's own floors, 12 px labels and 10 px numbers). Slides set it so that a slide
+    // pasted at half size stays legible.
+    float min_text = 0.0f;
 };
 
 // The size the picture of p takes at cell_px pixels per cell; image_top (optional): where its cells start
@@ -79,6 +84,8 @@ Status write_rgb_png_bottom_up(const std::uint8_t* rgb, int width, int height, c
 
 // "", col labels... then one line per row: label, values; −∞ as -inf. Through a temporary file.
 Status export_matrix_csv(const MatrixView& view, const std::string& path);
+// Renders and writes the picture as PNG, SVG or PDF (one page), all three from the same layout.
+Status export_heatmap(const HeatmapPicture& p, const std::string& path, int cell_px, PictureFormat format);
 // Renders and writes the PNG.
 Status export_heatmap_png(const HeatmapPicture& p, const std::string& path, int cell_px);
 Status export_heatmap_png(const MatrixView& view, const std::string& path, int cell_px);
@@ -96,6 +103,12 @@ void draw_curve_plots(Image& img, const TextRasterizer& text, const Palette& pal
                       int h, int cursor_step = -1, bool fit_to_run = true);
 Status export_curves_png(const TrainingSnapshot& run, int target_steps, int score_kind,
                          const std::string& path, bool fit_to_run = true);
+// The same picture in the format the path's extension asks for (.svg, .pdf; otherwise PNG).
+Status export_curves_picture(const TrainingSnapshot& run, int target_steps, int score_kind,
+                             const std::string& path, bool fit_to_run = true);
+
+// "attnlab-chain-layer1-sentence1-head2.svg": the file name of a head's chain slide (Csv: .png).
+std::string head_chain_export_path(const MatrixRef& ref, ExportFormat format);
 
 // Runs the export the dialog describes; the result goes to state.message.
 void run_export_dialog(AppState& state);

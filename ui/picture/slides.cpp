@@ -320,9 +320,11 @@ std::vector<HeatmapPicture> arranged(const std::vector<HeatmapPicture>& maps, st
     return out;
 }
 
+// The fonts made smaller by k, none under the slide's smallest text.
 PictureFonts scaled(const PictureFonts& f, float k)
 {
-    return {f.title * k, f.body * k, f.label * k};
+    return {std::max(f.min_text, f.title * k), std::max(f.min_text, f.body * k),
+            std::max(f.min_text, f.label * k), f.min_text};
 }
 
 // The size of maps [first, last) side by side at `cell`, their cells on one line: a map with a shorter
@@ -403,35 +405,37 @@ GridFit fit_grid(const std::vector<HeatmapPicture>& maps, bool shared_scale, con
     return fallback;
 }
 
-// The header: the lesson and the step counter, then the step's title in the accent colour. Returns the y
-// under it.
-float draw_slide_heading(Image& img, const TextRasterizer& text, const Palette& palette, Color32 accent,
-                         const AppState& state, int margin, float small_px, float heading_px)
+// What a slide says around its maps: a small line above the heading (the lesson, left; the step counter,
+// right; both empty: none), the heading, and the caption at the bottom.
+struct SlideWords
 {
-    const Lesson* lesson = current_lesson(state);
-    const LessonStep* step = current_step(state);
+    std::string over_left, over_right, heading, caption;
+};
+
+// The header: the small line, then the heading in the accent colour. Returns the y under it.
+float draw_slide_heading(Image& img, const TextRasterizer& text, const Palette& palette, Color32 accent,
+                         const SlideWords& words, int margin, float small_px, float heading_px)
+{
     float y = static_cast<float>(margin) * 0.6f;
-    if (lesson != nullptr)
+    if (!words.over_left.empty() || !words.over_right.empty())
     {
-        const std::string counter = step_counter(state);
-        text.draw(img, static_cast<float>(margin), y, small_px, palette.grey_ink, lesson->title);
-        text.draw(img, static_cast<float>(img.width - margin) - text.width(counter, small_px), y, small_px,
-                  palette.grey_ink, counter);
+        text.draw(img, static_cast<float>(margin), y, small_px, palette.grey_ink, words.over_left);
+        text.draw(img, static_cast<float>(img.width - margin) - text.width(words.over_right, small_px), y,
+                  small_px, palette.grey_ink, words.over_right);
         y += small_px * 1.6f;
     }
-    const std::string heading = step != nullptr ? step->title : std::string("Attention weights");
-    text.draw(img, static_cast<float>(margin), y, heading_px, accent, heading);
+    text.draw(img, static_cast<float>(margin), y, heading_px, accent, words.heading);
     return y + heading_px * 1.35f;
 }
 
 // The caption at the bottom of a slide of height img.height(), wrapped to `width` and made smaller (from
-// `px`, down to 14 px) until it takes at most a third of the slide. Returns its top.
+// `px`, down to min_px) until it takes at most a third of the slide. Returns its top.
 float draw_slide_caption(Image& img, const TextRasterizer& text, const Palette& palette,
-                         const std::string& caption, float px, int margin, float width)
+                         const std::string& caption, float px, float min_px, int margin, float width)
 {
     const int height = img.height;
     std::vector<std::string> lines = text.wrap(caption, px, width);
-    while (px > 14.0f && static_cast<float>(lines.size()) * px * 1.4f > height / 3.0f)
+    while (px > min_px && static_cast<float>(lines.size()) * px * 1.4f > height / 3.0f)
     {
         px *= 0.92f;
         lines = text.wrap(caption, px, width);
@@ -479,8 +483,12 @@ void draw_map_rows(Image& img, const TextRasterizer& text, const Palette& palett
 
 // [SECTION] The slide
 
-Image render_lesson_slide(AppState& state, int width, int height, bool dark, std::string* note,
-                          std::vector<std::string>* texts)
+namespace
+{
+
+// A slide of `content` with `words` around it (the layout every slide shares).
+Image render_slide(AppState& state, const SlideWords& words, const SlideContent& content_in, int width,
+                   int height, bool dark, std::string* note, std::vector<std::string>* texts)
 {
     const Palette palette = picture_palette(dark);
     const Color32 accent = dark ? pack_rgba(110, 190, 255) : pack_rgba(0, 84, 160);
@@ -499,15 +507,15 @@ Image render_lesson_slide(AppState& state, int width, int height, bool dark, std
     fonts.title = std::max(16.0f, 24.0f * s);
     fonts.body = std::max(14.0f, 20.0f * s);
     fonts.label = std::max(14.0f, 20.0f * s);
+    // The smallest text on the slide: 16 px on 1080 lines, so 8 px when the slide is pasted at half size (12
+    // px at the least, on small slides).
+    fonts.min_text = std::max(12.0f, kSlideMinTextPx * s);
     const int margin = static_cast<int>(std::max(20.0f, 40.0f * s));
     const int gap = static_cast<int>(std::max(16.0f, 36.0f * s));
     const float inner_w = static_cast<float>(width - 2 * margin);
 
-    const LessonStep* step = current_step(state);
-    float y = draw_slide_heading(img, text, palette, accent, state, margin, small_px, heading_px);
-
-    auto content = std::make_unique<SlideContent>();
-    fill_content(state, *content);
+    float y = draw_slide_heading(img, text, palette, accent, words, margin, small_px, heading_px);
+    const SlideContent* content = &content_in;
     if (!content->context.empty())
     {
         text.draw(img, static_cast<float>(margin), y, small_px, palette.grey_ink, content->context);
@@ -516,9 +524,8 @@ Image render_lesson_slide(AppState& state, int width, int height, bool dark, std
     y += static_cast<float>(gap) * 0.4f;
 
     // Caption at the bottom: the step's text for a still picture.
-    const float caption_y =
-        draw_slide_caption(img, text, palette, step != nullptr ? slide_caption(step->text) : std::string(),
-                           body_px, margin, inner_w);
+    const float caption_y = draw_slide_caption(img, text, palette, words.caption, body_px,
+                                               std::max(14.0f, fonts.min_text), margin, inner_w);
 
     // The curves of a training step take the top of the area, the maps the rest.
     int top = static_cast<int>(std::ceil(y));
@@ -551,6 +558,58 @@ Image render_lesson_slide(AppState& state, int width, int height, bool dark, std
     draw_map_rows(img, text, palette, maps, per_row, map_fonts, fit.cell, map_gap, margin, top, area_w,
                   area_h);
     return img;
+}
+
+} // namespace
+
+Image render_lesson_slide(AppState& state, int width, int height, bool dark, std::string* note,
+                          std::vector<std::string>* texts)
+{
+    const Lesson* lesson = current_lesson(state);
+    const LessonStep* step = current_step(state);
+    SlideWords words;
+    if (lesson != nullptr)
+    {
+        words.over_left = lesson->title;
+        words.over_right = step_counter(state);
+    }
+    words.heading = step != nullptr ? step->title : std::string("Attention weights");
+    words.caption = step != nullptr ? slide_caption(step->text) : std::string();
+    auto content = std::make_unique<SlideContent>();
+    fill_content(state, *content);
+    return render_slide(state, words, *content, width, height, dark, note, texts);
+}
+
+std::vector<Stage> head_chain_stages()
+{
+    return {Stage::X,      Stage::Q,      Stage::K,       Stage::V,       Stage::scores,
+            Stage::scaled, Stage::masked, Stage::weights, Stage::head_out};
+}
+
+Image render_head_chain_slide(AppState& state, const MatrixRef& head, int width, int height, bool dark,
+                              std::string* note, std::vector<std::string>* texts)
+{
+    auto content = std::make_unique<SlideContent>();
+    if (state.has_trace())
+        for (const Stage stage : head_chain_stages())
+        {
+            MatrixRef ref = head;
+            ref.source = head.source == MatrixSource::Cross ? MatrixSource::Cross : MatrixSource::Layer;
+            ref.stage = stage;
+            ref.first_key_hidden = false;
+            add_stage(state, *content, ref);
+        }
+    const std::string j = std::to_string(head.head + 1);
+    SlideWords words;
+    words.over_left = "One head, every step";
+    words.over_right = "h = " + std::to_string(state.heads());
+    words.heading = "Head " + j + ": from X to head_" + j;
+    words.caption =
+        "X is projected to queries Q_" + j + ", keys K_" + j + " and values V_" + j + "; Q_" + j + " K_" + j +
+        "ᵀ gives the scores, divided by √d_k the scaled scores; the mask sets what a "
+        "query may not see to −∞, softmax turns each row into the weights A_" +
+        j + " (each row sums to 1), and A_" + j + " V_" + j + " is the head's output head_" + j + ".";
+    return render_slide(state, words, *content, width, height, dark, note, texts);
 }
 
 } // namespace attnlab

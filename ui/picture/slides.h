@@ -17,6 +17,11 @@ namespace attnlab
 // left empty (an exercise for the student) stays whole.
 std::string slide_caption(const std::string& text);
 
+// The smallest text on a 1080-line slide, in pixels (labels, colour-bar ticks, numbers in cells; it scales
+// with the slide's height): 8 px when the slide is pasted at half size. Labels are thinned and numbers left
+// out of cells rather than drawn smaller.
+inline constexpr float kSlideMinTextPx = 16.0f;
+
 // The current lesson step as a width x height slide: a header with the lesson and the step counter, the
 // step's title and where its maps come from (layer, sentence, mask, τ), the maps as large as they fit (the
 // step's stages; for the heads view every head's weights; for the comparisons view the step's comparison;
@@ -25,5 +30,14 @@ std::string slide_caption(const std::string& text);
 // texts (optional): every text drawn, in order (for tests).
 Image render_lesson_slide(AppState& state, int width, int height, bool dark, std::string* note = nullptr,
                           std::vector<std::string>* texts = nullptr);
+
+// The stages of one head's chain, in order: X, Q, K, V, scores, scaled, masked, weights, head_out.
+std::vector<Stage> head_chain_stages();
+
+// "Export the whole chain of this head": the head's layer, sentence and head (head.stage is not used; a
+// cross-attention ref gives the cross-attention chain) as one width x height slide of the nine maps of
+// head_chain_stages(), all at one cell size, with its context line and a caption that walks through them.
+Image render_head_chain_slide(AppState& state, const MatrixRef& head, int width, int height, bool dark,
+                              std::string* note = nullptr, std::vector<std::string>* texts = nullptr);
 
 } // namespace attnlab

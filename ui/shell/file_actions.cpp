@@ -62,6 +62,7 @@ void open_export_dialog(AppState& state, const MatrixRef& ref)
     ExportDialog& d = state.export_dialog;
     d.open_request = true;
     d.matrix = ref;
+    d.head_chain = false;
     d.path = default_export_path(ref, d.format);
     d.error.clear();
 }
@@ -126,8 +127,8 @@ std::string run_file_action(AppState& state)
     }
     case FileAction::ExportCurvesPng:
     {
-        const Status s = export_curves_png(state.training.view, state.training.edit.steps,
-                                           state.training.score_kind, d.path, state.training.fit_curves);
+        const Status s = export_curves_picture(state.training.view, state.training.edit.steps,
+                                               state.training.score_kind, d.path, state.training.fit_curves);
         if (s.is_ok())
             state.set_message("Exported a picture of the training curves to " + d.path, false);
         return s.message();

@@ -225,7 +225,8 @@ void file_menu(AppState& state)
         open_file_dialog(state, FileAction::SaveModel);
     if (ImGui::MenuItem("Export training curves as CSV…", nullptr, false, state.training_run.configured()))
         open_file_dialog(state, FileAction::ExportCurvesCsv);
-    if (ImGui::MenuItem("Export training curves as PNG…", nullptr, false, state.training_run.configured()))
+    if (ImGui::MenuItem("Export training curves as PNG, SVG or PDF…", nullptr, false,
+                        state.training_run.configured()))
         open_file_dialog(state, FileAction::ExportCurvesPng);
     ImGui::Separator();
     if (ImGui::MenuItem("Export heatmap…", "Ctrl+E"))

@@ -56,7 +56,8 @@ void file_popup(AppState& state)
         : d.action == FileAction::OpenModel       ? "Open a trained model (attnlab-model JSON) from"
         : d.action == FileAction::SaveModel       ? "Save the trained model (attnlab-model JSON) to"
         : d.action == FileAction::ExportCurvesCsv ? "Export the training curves (CSV) to"
-        : d.action == FileAction::ExportCurvesPng ? "Save a picture of the training curves (PNG) to"
+        : d.action == FileAction::ExportCurvesPng
+            ? "Save a picture of the training curves (.png, .svg or .pdf) to"
         : d.action == FileAction::TrainTextFile
             ? "Train on a UTF-8 text file (at least a few thousand characters; at most 16 MB)"
         : d.action == FileAction::OpenModelFolder
@@ -205,7 +206,8 @@ void quit_popup(AppState& state)
 void export_popup(AppState& state)
 {
     ExportDialog& d = state.export_dialog;
-    const char* title = "Export heatmap###export_dialog";
+    const char* title =
+        d.head_chain ? "Export a head's chain###export_dialog" : "Export heatmap###export_dialog";
     const MatrixView view = resolve_matrix(state, d.matrix);
     if (d.open_request)
     {
@@ -218,16 +220,42 @@ void export_popup(AppState& state)
     if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize))
         return;
     // The picture's own title, so the dialog names exactly what the file will say.
-    ImGui::TextUnformatted(heatmap_picture(state, d.matrix).title.c_str());
-    ImGui::TextDisabled("%s   [%s]", view.equation.c_str(), view.shape.c_str());
-    int format = d.format == ExportFormat::Png ? 0 : 1;
-    if (ImGui::RadioButton("PNG picture (for slides)", &format, 0) |
-        ImGui::RadioButton("CSV numbers", &format, 1))
+    if (d.head_chain)
     {
-        d.format = format == 0 ? ExportFormat::Png : ExportFormat::Csv;
-        d.path = default_export_path(d.matrix, d.format);
+        ImGui::Text("Head %d: X, Q, K, V, scores, scaled, masked, weights, head_out on one slide",
+                    d.matrix.head + 1);
+        ImGui::TextDisabled("%s", matrix_context(state, d.matrix).c_str());
     }
-    if (d.format == ExportFormat::Png)
+    else
+    {
+        ImGui::TextUnformatted(heatmap_picture(state, d.matrix).title.c_str());
+        ImGui::TextDisabled("%s   [%s]", view.equation.c_str(), view.shape.c_str());
+    }
+    // The radio buttons' order; the picture formats share one layout, so they look the same.
+    constexpr ExportFormat kFormats[] = {ExportFormat::Png, ExportFormat::Svg, ExportFormat::Pdf,
+                                         ExportFormat::Csv};
+    int format = 0;
+    for (int i = 0; i < 4; ++i)
+        format = kFormats[i] == d.format ? i : format;
+    if (ImGui::RadioButton("PNG picture (for slides)", &format, 0) |
+        ImGui::RadioButton("SVG (vectors)", &format, 1) | ImGui::RadioButton("PDF (vectors)", &format, 2) |
+        (!d.head_chain && ImGui::RadioButton("CSV numbers", &format, 3)))
+    {
+        d.format = kFormats[format];
+        d.path = d.head_chain ? head_chain_export_path(d.matrix, d.format)
+                              : default_export_path(d.matrix, d.format);
+    }
+    if (d.head_chain)
+    {
+        int wide = d.slide_width == 1920 ? 0 : 1;
+        if (ImGui::RadioButton("1920x1080 (16:9)", &wide, 0) |
+            ImGui::RadioButton("1600x1000 (16:10)", &wide, 1))
+        {
+            d.slide_width = wide == 0 ? 1920 : 1600;
+            d.slide_height = wide == 0 ? 1080 : 1000;
+        }
+    }
+    else if (d.format != ExportFormat::Csv)
     {
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12.0f);
         ImGui::SliderInt("pixels per cell", &d.scale, 1, 96);
