@@ -108,12 +108,24 @@ std::string isa_note()
     return g_note;
 }
 
+const kernels::TrainKernels* active_kernels()
+{
+    switch (active_isa())
+    {
+    case Isa::Avx512:
+        return kernels::train_kernels_avx512();
+    case Isa::Avx2:
+        return kernels::train_kernels_avx2();
+    case Isa::Baseline:
+        break;
+    }
+    return nullptr;
+}
+
 std::string kernels_in_use()
 {
     const Isa isa = active_isa();
-    const kernels::TrainKernels* train = isa == Isa::Avx512 ? kernels::train_kernels_avx512()
-                                         : isa == Isa::Avx2 ? kernels::train_kernels_avx2()
-                                                            : nullptr;
+    const kernels::TrainKernels* train = active_kernels();
     return std::string("isa=") + isa_name(isa) + " (cpu: " + isa_name(cpu_isa()) +
            ") products=" + (train != nullptr ? train->name : "eigen") + " forward=" + gemm_kernel();
 }

@@ -11,6 +11,11 @@
 namespace attnlab
 {
 
+namespace kernels
+{
+struct TrainKernels;
+}
+
 enum class Isa
 {
     Baseline, // Eigen's kernels, compiled for the build's baseline (x86-64: SSE2)
@@ -27,6 +32,9 @@ Isa cpu_isa();
 // The set the kernels use: ATTNLAB_ISA's if it names one this CPU runs, else cpu_isa(). Fixed at the first
 // call (thread-safe), until set_active_isa.
 Isa active_isa();
+
+// The active set's product and row kernels (core/kernels/kernels.h), or null on the baseline path.
+const kernels::TrainKernels* active_kernels();
 
 // Why ATTNLAB_ISA was not followed (an unknown name, or a set this CPU lacks), to print once; empty when it
 // was followed or is unset.

@@ -1,6 +1,9 @@
 // Row-wise softmax (max subtracted, fully masked rows flagged) and LayerNorm.
 #include "softmax.h"
 
+#include "core/cpu.h"
+#include "core/kernels/kernels.h"
+
 #ifdef __SSE2__
 #include <immintrin.h>
 #endif
@@ -15,6 +18,10 @@ namespace attnlab
 
 bool softmax_row(const float* x, Eigen::Index n, float inv_temperature, float* y)
 {
+    // On AVX2 and AVX-512 CPUs the row runs 8 lanes at a time in core/kernels (the same rule: exact zeros
+    // under FLT_MIN, false for a row of only -inf), whatever width this file is compiled for.
+    if (const kernels::TrainKernels* K = active_kernels())
+        return K->softmax_row(x, n, inv_temperature, y);
     using RowMap = Eigen::Map<Eigen::Array<float, 1, Eigen::Dynamic>>;
     using ConstRowMap = Eigen::Map<const Eigen::Array<float, 1, Eigen::Dynamic>>;
     ConstRowMap in(x, n);

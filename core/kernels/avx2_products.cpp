@@ -301,7 +301,7 @@ inline float lane_sum(__m256 v)
 
 // y = softmax(x) over n entries, 8 lanes at a time (kernels.h). Shared by the AVX-512 set, as are the
 // LayerNorm rows below: the same bits on both.
-void softmax_row_avx2(const float* x, Index n, float* y)
+bool softmax_row_avx2(const float* x, Index n, float inv_temperature, float* y)
 {
     const float minus_inf = -__builtin_inff();
     __m256 vmax = _mm256_set1_ps(minus_inf);
@@ -318,15 +318,16 @@ void softmax_row_avx2(const float* x, Index n, float* y)
     if (!(max > minus_inf))
     {
         fill_zero(y, n);
-        return;
+        return false;
     }
-    // e_j = exp(x_j − max), flushed to 0 under the smallest normal float, as softmax_row does. Whole groups
-    // of 8 go through y; the last, partial group stays in a register and is stored lane by lane at the end (a
-    // masked store, and a load from it, are slow on some x86 cores).
+    // e_j = exp((x_j − max) / τ), flushed to 0 under the smallest normal float, as softmax_row does. Whole
+    // groups of 8 go through y; the last, partial group stays in a register and is stored lane by lane at the
+    // end (a masked store, and a load from it, are slow on some x86 cores).
     const __m256 shift = _mm256_set1_ps(max), smallest = _mm256_set1_ps(__FLT_MIN__);
+    const __m256 scale = _mm256_set1_ps(inv_temperature); // 1 in training: the product is exact
     const auto exp_of = [&](__m256 v)
     {
-        const __m256 e = exp_nonpositive(_mm256_sub_ps(v, shift));
+        const __m256 e = exp_nonpositive(_mm256_mul_ps(_mm256_sub_ps(v, shift), scale));
         return _mm256_and_ps(e, _mm256_cmp_ps(e, smallest, _CMP_GE_OQ));
     };
     __m256 vsum = _mm256_setzero_ps();
@@ -355,6 +356,7 @@ void softmax_row_avx2(const float* x, Index n, float* y)
         for (Index u = 0; u < tail; ++u)
             y[j + u] = lanes[u];
     }
+    return true;
 }
 
 // [SECTION] LayerNorm rows

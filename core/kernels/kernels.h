@@ -41,8 +41,9 @@ struct TrainKernels
     void (*at_times_b)(const float* A, Index lda, Index m, Index k, const float* B, Index ldb, Index n,
                        float* C, Index ldc, Lower lower);
 
-    // y = softmax(x) over n entries; -inf entries get exactly 0, a row of only -inf gives zeros; y may be x.
-    void (*softmax_row)(const float* x, Index n, float* y);
+    // y = softmax(x / τ) over n entries, given 1 / τ (> 0); -inf entries and those under the smallest normal
+    // float get exactly 0; a row of only -inf gives zeros and false. y may be x.
+    bool (*softmax_row)(const float* x, Index n, float inv_temperature, float* y);
     // Each of the rows x n row-major rows: y = (x − mean) rstd γ + β, rstd = 1 / √(var + epsilon), with the
     // mean and rstd of each row kept.
     void (*layer_norm_rows)(const float* x, Index rows, Index n, const float* gamma, const float* beta,
@@ -66,7 +67,7 @@ struct GemmKernels
 // has its instructions: core/cpu.h's active_isa() says which.
 const TrainKernels* train_kernels_avx2();
 // The AVX2 set's rows, which the AVX-512 set shares (TrainKernels says what each computes).
-void softmax_row_avx2(const float* x, Index n, float* y);
+bool softmax_row_avx2(const float* x, Index n, float inv_temperature, float* y);
 void layer_norm_rows_avx2(const float* x, Index rows, Index n, const float* gamma, const float* beta,
                           float* y, float* mean, float* rstd, float epsilon);
 void layer_norm_backward_rows_avx2(const float* dy, const float* x, Index rows, Index n, const float* mean,

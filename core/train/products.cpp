@@ -39,16 +39,7 @@ float* scratch(Index floats)
 
 const kernels::TrainKernels* active_train_kernels()
 {
-    switch (active_isa())
-    {
-    case Isa::Avx512:
-        return kernels::train_kernels_avx512();
-    case Isa::Avx2:
-        return kernels::train_kernels_avx2();
-    case Isa::Baseline:
-        break;
-    }
-    return nullptr;
+    return active_kernels();
 }
 
 namespace

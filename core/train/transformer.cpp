@@ -81,7 +81,7 @@ template <typename S> void column_sums(const MatT<S>& dy, MatT<S>& db)
 void softmax(const float* x, Index n, float* y)
 {
     if (const kernels::TrainKernels* K = active_train_kernels())
-        K->softmax_row(x, n, y);
+        K->softmax_row(x, n, 1.0f, y);
     else
         softmax_row(x, n, 1.0f, y);
 }
