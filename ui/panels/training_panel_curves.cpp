@@ -10,12 +10,8 @@
 namespace attnlab
 {
 
-namespace
-{
-
-// Paints a plot with its y axis, step labels, the steepest drop, the cursor and the pointer's values. Returns
-// the step under the mouse when the plot is clicked (-1 otherwise): clicking moves the timeline there.
-int draw_plot(const AppState& state, const CurvePlot& plot, const TrainingCurves& c, int cursor, ImVec2 size)
+int draw_curve_plot(const AppState& state, const CurvePlot& plot, const TrainingCurves& c, int cursor,
+                    ImVec2 size)
 {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float fs = ImGui::GetFontSize();
@@ -78,6 +74,9 @@ int draw_plot(const AppState& state, const CurvePlot& plot, const TrainingCurves
     return clicked ? step : -1;
 }
 
+namespace
+{
+
 // The legend of the runs: the current one, then the kept ones.
 void draw_legend(const TrainingSnapshot& v)
 {
@@ -113,20 +112,20 @@ void draw_training_curves(AppState& state, int cursor, bool compact)
     const float plot_h = fs * (compact ? 4.5f : 8.0f);
 
     ImGui::BeginGroup();
-    int clicked = draw_plot(state, c.loss, c, cursor, ImVec2(plot_w, plot_h));
+    int clicked = draw_curve_plot(state, c.loss, c, cursor, ImVec2(plot_w, plot_h));
     ImGui::EndGroup();
     if (c.has_drop)
         item_tooltip("The shaded band is where the training loss falls fastest: the phase change.");
 
     ImGui::SameLine();
     ImGui::BeginGroup();
-    if (const int k = draw_plot(state, c.accuracy, c, cursor, ImVec2(plot_w, plot_h)); k >= 0)
+    if (const int k = draw_curve_plot(state, c.accuracy, c, cursor, ImVec2(plot_w, plot_h)); k >= 0)
         clicked = k;
     ImGui::EndGroup();
 
     ImGui::SameLine();
     ImGui::BeginGroup();
-    if (const int k = draw_plot(state, c.heads, c, cursor, ImVec2(plot_w, plot_h - fs * 1.6f)); k >= 0)
+    if (const int k = draw_curve_plot(state, c.heads, c, cursor, ImVec2(plot_w, plot_h - fs * 1.6f)); k >= 0)
         clicked = k;
     ImGui::SetNextItemWidth(plot_w * 0.6f);
     const auto score_key = [](void*, int i, const char** out)

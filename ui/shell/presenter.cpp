@@ -659,6 +659,16 @@ std::string session_caption(const AppState& state)
 
 } // namespace
 
+bool presenter_shows_training(const AppState& state)
+{
+    if (!state.presenter)
+        return false;
+    const LessonStep* step = current_step(state);
+    if (step != nullptr)
+        return step_maps(state, step).kind == StepMapsKind::Training;
+    return current_lesson(state) == nullptr && state.presenter_view == PresenterView::Training;
+}
+
 // [SECTION] Text size and theme
 
 void step_text_size(AppState& state, int step)
@@ -948,8 +958,7 @@ void presenter_view(AppState& state, const LessonStep* step, float title_h, floa
         grid ? (kFixed & ~ImGuiWindowFlags_NoScrollbar) | ImGuiWindowFlags_HorizontalScrollbar : kFixed;
     if (ImGui::Begin("##presenter_view", nullptr, flags))
     {
-        if (shown.kind == StepMapsKind::Training ||
-            (step == nullptr && state.presenter_view == PresenterView::Training))
+        if (presenter_shows_training(state))
             draw_training_presenter_view(state);
         else if (!state.has_trace())
             error_text(state.status.message());
