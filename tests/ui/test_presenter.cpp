@@ -795,7 +795,7 @@ TEST(TrainingPresenterLayout, PlotsTextAndMapsNeverOverlapAndMapsKeepSquareCells
         }
         // As large as the room right of the plots allows: no grid of the same maps there has larger cells.
         for (int columns : {1, 2, 4, 8})
-            EXPECT_LE(layout_maps(heads, w - min_left - gap, h, gap, fs * 6.0f, columns).cell,
+            EXPECT_LE(layout_maps(heads, w - min_left - gap * 1.5f, h, gap, fs * 6.0f, columns).cell,
                       l.grid.cell + 0.01f)
                 << columns << " columns";
     }

@@ -67,8 +67,8 @@ void status_line(AppState& state, const TrainingFrame* f)
     ImGui::TextDisabled("%s", keys);
 }
 
-// One line per layer: each head's colour as its curve is drawn (thin: layer 1, thick: later layers), its name
-// and its score at the step shown.
+// A table: a line of head names in their colours, then a line per layer with each head's curve as it is
+// drawn (thin: layer 1, thick: later layers) and its score at the step shown.
 void head_legend(const AppState& state, int step, float width)
 {
     const TrainingSnapshot& v = state.training.view;
@@ -76,42 +76,49 @@ void head_legend(const AppState& state, int step, float width)
     if (h <= 0 || L <= 0)
         return;
     const float fs = ImGui::GetFontSize();
+    const float label_w = fs * 1.6f;
     const train::HeadScoreKind kind = train::head_score_kind(state.training.score_kind);
-    const float entry_w = (width - fs * 1.6f) / static_cast<float>(h);
+    const float entry_w = (width - label_w) / static_cast<float>(h);
     ImDrawList* dl = ImGui::GetWindowDrawList();
+    const auto at_column = [&](float x0, int j)
+    {
+        ImGui::SameLine(0.0f, 0.0f);
+        ImGui::SetCursorScreenPos(
+            ImVec2(x0 + label_w + entry_w * static_cast<float>(j), ImGui::GetCursorScreenPos().y));
+    };
+    float x0 = ImGui::GetCursorScreenPos().x;
+    ImGui::Dummy(ImVec2(label_w * 0.5f, ImGui::GetTextLineHeight()));
+    for (int j = 0; j < h; ++j)
+    {
+        at_column(x0, j);
+        ImGui::PushStyleColor(ImGuiCol_Text, head_text_color(j));
+        ImGui::Text("H%d", j + 1);
+        ImGui::PopStyleColor();
+    }
     for (int l = 0; l < L; ++l)
     {
-        const float x0 = ImGui::GetCursorScreenPos().x;
+        x0 = ImGui::GetCursorScreenPos().x;
         ImGui::TextDisabled("L%d", l + 1);
         for (int j = 0; j < h; ++j)
         {
-            const int k = l * h + j;
-            ImGui::SameLine(0.0f, 0.0f);
-            ImGui::SetCursorScreenPos(
-                ImVec2(x0 + fs * 1.6f + entry_w * static_cast<float>(j), ImGui::GetCursorScreenPos().y));
+            at_column(x0, j);
             const ImVec2 p = ImGui::GetCursorScreenPos();
             const float mid = p.y + ImGui::GetTextLineHeight() * 0.5f;
             const float thick = (l == 0 ? 1.2f : 2.4f) * std::max(1.0f, fs / 15.0f);
-            dl->AddLine(ImVec2(p.x, mid), ImVec2(p.x + fs * 1.1f, mid), head_color(j) | 0xFF000000u, thick);
-            ImGui::Dummy(ImVec2(fs * 1.3f, ImGui::GetTextLineHeight()));
-            ImGui::SameLine(0.0f, 0.0f);
-            char text[32];
-            const train::HeadScores* s = held_out_scores_at(v, step, k);
-            if (s != nullptr)
+            dl->AddLine(ImVec2(p.x, mid), ImVec2(p.x + fs * 0.9f, mid), head_color(j) | 0xFF000000u, thick);
+            ImGui::Dummy(ImVec2(fs * 1.1f, ImGui::GetTextLineHeight()));
+            const train::HeadScores* s = held_out_scores_at(v, step, l * h + j);
+            if (s == nullptr)
+                continue;
+            // ".59": the columns are narrow; the map titles say the same.
+            char value[16];
+            std::snprintf(value, sizeof value, "%.2f", train::head_score(*s, kind));
+            const char* shown = value[0] == '0' ? value + 1 : value;
+            if (ImGui::CalcTextSize(shown).x <= entry_w - fs * 1.2f)
             {
-                // ".59": the legend's columns are narrow; the title above each map says the same.
-                char value[16];
-                std::snprintf(value, sizeof value, "%.2f", train::head_score(*s, kind));
-                std::snprintf(text, sizeof text, "H%d %s", j + 1, value[0] == '0' ? value + 1 : value);
+                ImGui::SameLine(0.0f, 0.0f);
+                ImGui::TextUnformatted(shown);
             }
-            else
-                std::snprintf(text, sizeof text, "H%d", j + 1);
-            // The score goes when the entry has no room for it.
-            if (ImGui::CalcTextSize(text).x > entry_w - fs * 1.5f)
-                std::snprintf(text, sizeof text, "H%d", j + 1);
-            ImGui::PushStyleColor(ImGuiCol_Text, head_text_color(j));
-            ImGui::TextUnformatted(text);
-            ImGui::PopStyleColor();
         }
     }
 }
@@ -124,7 +131,7 @@ void curves_column(AppState& state, const TrainingFrame* f, ImVec2 size)
     const int cursor = f == nullptr ? -1 : f->step;
     const TrainingCurves c = training_curves(v, ts.edit.steps, ts.score_kind, ts.fit_curves);
     const float line = ImGui::GetTextLineHeightWithSpacing();
-    const float legend_h = line * static_cast<float>(std::max(1, v.model.n_layers));
+    const float legend_h = line * static_cast<float>(1 + std::max(1, v.model.n_layers));
     // Each plot has its title line above it; the loss plot gets the larger share.
     const float plots_h =
         std::max(line * 4.0f, size.y - legend_h - line * 2.0f - ImGui::GetStyle().ItemSpacing.y * 3.0f);
@@ -160,9 +167,8 @@ void text_column(AppState& state, const TrainingFrame* f, ImVec2 size, bool stri
     if (lines < 1)
         return;
     const TrainingPanelState& ts = state.training;
-    ImGui::TextDisabled("sample at step %d (temperature %.2f, seed %llu)", f->step,
-                        static_cast<double>(ts.sample_temperature),
-                        static_cast<unsigned long long>(ts.sample_seed));
+    // Short: the column is narrow at 720 lines.
+    ImGui::TextDisabled("sample at step %d, τ = %.2f", f->step, static_cast<double>(ts.sample_temperature));
     std::size_t prompt_bytes = 0;
     std::string error;
     const std::string text = training_sample_text(state, &prompt_bytes, &error);

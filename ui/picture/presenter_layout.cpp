@@ -298,7 +298,8 @@ TrainingPresenterLayout layout_training_presenter(float w, float h, const std::v
     h = std::max(0.0f, h);
     min_left = std::clamp(min_left, 0.0f, w);
     // The maps first: the area right of the narrowest plot column, a row per layer or all in one row.
-    const float area_w = std::max(0.0f, w - min_left - gap);
+    // Half a gap stays right of the last column: a map's title may run that far past its map.
+    const float area_w = std::max(0.0f, w - min_left - gap * 1.5f);
     const int n = static_cast<int>(heads.size());
     const int per_layer = std::clamp(heads_per_layer, 1, std::max(1, n));
     MapGrid best;
@@ -312,11 +313,12 @@ TrainingPresenterLayout layout_training_presenter(float w, float h, const std::v
     }
     // The plots take the width the maps leave; the maps keep their cells in a rectangle of their own width.
     const float maps_w = best.maps.empty() ? 0.0f : std::min(area_w, best.width);
-    const float left_w = best.maps.empty() ? w : std::max(min_left, w - maps_w - gap);
+    const float left_w = best.maps.empty() ? w : std::max(min_left, w - maps_w - gap * 1.5f);
     if (!best.maps.empty())
         best = layout_maps(heads, maps_w, h, gap, max_cell, best.columns);
     out.grid = best;
-    out.maps = LayoutRect{w - maps_w, 0.0f, maps_w, h};
+    out.maps = best.maps.empty() ? LayoutRect{w, 0.0f, 0.0f, h}
+                                 : LayoutRect{left_w + gap, 0.0f, std::max(0.0f, w - left_w - gap), h};
     const bool with_text = min_text_h > 0.0f;
     const float curves_h =
         with_text ? std::clamp(std::max(min_curves_h, h * 0.55f), 0.0f, std::max(0.0f, h - gap - min_text_h))

@@ -84,7 +84,8 @@ MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h,
 // Where presenter mode's Training view puts its parts, below its status line, in an area of w x h pixels:
 // the probe's head maps on the right with square cells as large as the height allows (a row per layer, or
 // every head in one row when that gives larger cells), the plots in a left column of at least min_left
-// that takes the width the maps leave, and under the plots (a text model) the sample and loss strip.
+// that takes the width the maps leave (half a gap stays right of the maps for their titles), and under the
+// plots (a text model) the sample and loss strip.
 struct TrainingPresenterLayout
 {
     LayoutRect curves; // the loss plot, the head-score plot and its legend
