@@ -25,19 +25,11 @@ namespace
 {
 
 using test::HeadlessUi;
+using test::lesson_index;
 
 bool drawn(const test::FrameOutput& out, const std::string& text)
 {
     return out.text.find(text) != std::string::npos;
-}
-
-int lesson_index(const AppState& state, const std::string& id)
-{
-    const auto& lessons = state.lesson.library.lessons;
-    for (std::size_t i = 0; i < lessons.size(); ++i)
-        if (lessons[i].id == id)
-            return static_cast<int>(i);
-    return -1;
 }
 
 class PresenterTest : public ::testing::Test

@@ -27,15 +27,7 @@ namespace
 
 using test::contains;
 using test::HeadlessUi;
-
-int lesson_index(const AppState& state, const std::string& id)
-{
-    const auto& lessons = state.lesson.library.lessons;
-    for (std::size_t i = 0; i < lessons.size(); ++i)
-        if (lessons[i].id == id)
-            return static_cast<int>(i);
-    return -1;
-}
+using test::lesson_index;
 
 train::HeadScoreKind role_named(const std::string& name)
 {
