@@ -3,6 +3,7 @@
 // cells, side by side or stacked, shared labels), and the heads and single-head steps drawn at 1280x720.
 #include "ui/model/lessons.h"
 #include "ui/model/prefs.h"
+#include "ui/model/training/training_controller.h"
 #include "ui/picture/heatmap_math.h"
 #include "ui/picture/presenter_layout.h"
 #include "ui/shell/app_ui.h"
@@ -11,6 +12,7 @@
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <cmath>
@@ -23,19 +25,11 @@ namespace
 {
 
 using test::HeadlessUi;
+using test::lesson_index;
 
 bool drawn(const test::FrameOutput& out, const std::string& text)
 {
     return out.text.find(text) != std::string::npos;
-}
-
-int lesson_index(const AppState& state, const std::string& id)
-{
-    const auto& lessons = state.lesson.library.lessons;
-    for (std::size_t i = 0; i < lessons.size(); ++i)
-        if (lessons[i].id == id)
-            return static_cast<int>(i);
-    return -1;
 }
 
 class PresenterTest : public ::testing::Test
@@ -747,6 +741,137 @@ TEST_F(PresenterTest, TheCaptionSaysWhenItDescribesSettingsSinceChanged)
     next_step(*state);
     out = ui.frames(*state, 3);
     EXPECT_FALSE(drawn(out, "(now 8)")) << out.text;
+}
+
+// [SECTION] The Training view
+
+// 8 heads of T = 64 (the text task's preset) with their titles and label gutters, at the font of a 720-line
+// screen.
+std::vector<MapBox> text_heads(float fs)
+{
+    MapBox b;
+    b.rows = b.cols = 64;
+    b.left = fs * 1.1f;
+    b.top = fs * 2.5f + fs * 1.1f;
+    return std::vector<MapBox>(8, b);
+}
+
+TEST(TrainingPresenterLayout, PlotsTextAndMapsNeverOverlapAndMapsKeepSquareCells)
+{
+    const float fs = 22.5f, gap = fs * 0.8f;
+    for (const auto& [w, h] :
+         {std::pair{1280.0f, 495.0f}, std::pair{1920.0f, 700.0f}, std::pair{1280.0f, 300.0f}})
+    {
+        SCOPED_TRACE(std::to_string(w) + " x " + std::to_string(h));
+        const std::vector<MapBox> heads = text_heads(fs);
+        const float min_left = std::max(fs * 14.0f, w * 0.28f);
+        const TrainingPresenterLayout l =
+            layout_training_presenter(w, h, heads, 4, gap, fs * 6.0f, min_left, fs * 14.0f, fs * 4.0f);
+        // The plots' column, the text under it and the maps beside them: each inside the view, none over
+        // another.
+        EXPECT_GE(l.curves.w, min_left);
+        EXPECT_LE(l.curves.x + l.curves.w + gap, l.maps.x + 0.5f);
+        EXPECT_LE(l.maps.x + l.maps.w, w + 0.5f);
+        EXPECT_GE(l.text.y, l.curves.y + l.curves.h);
+        EXPECT_LE(l.text.y + l.text.h, h + 0.5f);
+        EXPECT_GE(l.text.h, fs * 4.0f) << "the sample keeps its lines";
+        ASSERT_EQ(l.grid.maps.size(), heads.size());
+        for (const MapPlacement& m : l.grid.maps)
+        {
+            EXPECT_NEAR(m.image.w, m.image.h, 0.01f) << "square cells";
+            EXPECT_NEAR(m.image.w, l.grid.cell * 64.0f, 0.01f);
+            EXPECT_GE(m.image.x, 0.0f);
+            EXPECT_LE(m.image.x + m.image.w, l.maps.w + 0.5f);
+            EXPECT_GE(m.image.y, 0.0f);
+            EXPECT_LE(m.image.y + m.image.h, h + 0.5f);
+        }
+        // As large as the room right of the plots allows: no grid of the same maps there has larger cells.
+        for (int columns : {1, 2, 4, 8})
+            EXPECT_LE(layout_maps(heads, w - min_left - gap * 1.5f, h, gap, fs * 6.0f, columns).cell,
+                      l.grid.cell + 0.01f)
+                << columns << " columns";
+    }
+}
+
+TEST(TrainingPresenterLayout, WithoutMapsOrTextThePlotsTakeTheView)
+{
+    const TrainingPresenterLayout none =
+        layout_training_presenter(1280.0f, 500.0f, {}, 4, 18.0f, 135.0f, 384.0f, 315.0f, 0.0f);
+    EXPECT_EQ(none.curves.w, 1280.0f);
+    EXPECT_EQ(none.curves.h, 500.0f);
+    EXPECT_EQ(none.text.h, 0.0f);
+    EXPECT_EQ(none.maps.w, 0.0f);
+    // Degenerate sizes give no negative rectangle.
+    const TrainingPresenterLayout tiny =
+        layout_training_presenter(10.0f, 5.0f, text_heads(22.5f), 4, 18.0f, 135.0f, 384.0f, 315.0f, 90.0f);
+    for (const LayoutRect& r : {tiny.curves, tiny.text, tiny.maps})
+    {
+        EXPECT_GE(r.w, 0.0f);
+        EXPECT_GE(r.h, 0.0f);
+    }
+}
+
+// The Training view of a text run (key 5 outside a lesson) at both screen sizes: the maps square, large,
+// between the title line and the caption; the plots' titles, the legend per head, the sample and the keys.
+TEST_F(PresenterTest, TrainingViewFillsTheViewWithSquareMapsAboveTheCaption)
+{
+    open_training(*state, train::TaskKind::Text, 30);
+    ASSERT_TRUE(state->training.error.empty()) << state->training.error;
+    state->mouse_ignored = true; // a picture: the sample is written before the frame
+    for (const auto& [W, H, min_side] :
+         {std::tuple{1280.0f, 720.0f, 110.0f}, std::tuple{1920.0f, 1080.0f, 190.0f}})
+    {
+        SCOPED_TRACE(std::to_string(W));
+        ui.resize(W, H);
+        state->presenter = true;
+        state->presenter_view = PresenterView::Training;
+        use_window_font(H);
+        const test::FrameOutput out = ui.frames(*state, 4);
+        const ImGuiWindow* caption = ImGui::FindWindowByName("##presenter_caption");
+        const ImGuiWindow* title = ImGui::FindWindowByName("##presenter_title");
+        ASSERT_NE(caption, nullptr);
+        ASSERT_NE(title, nullptr);
+        const std::vector<ImVec4> rects = heatmap_rects(out);
+        ASSERT_EQ(rects.size(), 8u) << out.text;
+        for (const ImVec4& r : rects)
+        {
+            EXPECT_NEAR(r.z - r.x, r.w - r.y, 1.0f) << "square cells";
+            EXPECT_GE(r.z - r.x, min_side);
+            EXPECT_GE(r.y, title->Pos.y + title->Size.y) << "under the title line";
+            EXPECT_LE(r.w, caption->Pos.y) << "never under the caption";
+            EXPECT_LE(r.z, W);
+        }
+        for (const char* text : {"loss (log scale)", "head scores", "L1", "L2", "H4", "sample at step 30",
+                                 "P: play / pause", "S: step", "R: reset", "step 30 of"})
+            EXPECT_TRUE(drawn(out, text)) << text << "\n" << out.text;
+    }
+}
+
+TEST_F(PresenterTest, TrainingViewKeysPlayStepAndReset)
+{
+    open_training(*state, train::TaskKind::Reverse, 0);
+    ASSERT_TRUE(state->training.error.empty()) << state->training.error;
+    state->presenter = true;
+    state->presenter_view = PresenterView::Pipeline;
+    ui.frames(*state, 2);
+    ui.press_key(*state, keys::S);
+    state->training_run.poll(state->training.view);
+    EXPECT_EQ(state->training.view.step, 0) << "S trains only in the Training view";
+    state->presenter_view = PresenterView::Training;
+    ui.frames(*state, 2);
+    ui.press_key(*state, keys::S);
+    ui.press_key(*state, keys::S);
+    state->training_run.poll(state->training.view);
+    EXPECT_EQ(state->training.view.step, 2);
+    ui.press_key(*state, keys::P);
+    EXPECT_TRUE(state->training_run.running());
+    ui.press_key(*state, keys::P);
+    EXPECT_FALSE(state->training_run.running());
+    ui.press_key(*state, keys::R);
+    state->training_run.poll(state->training.view);
+    EXPECT_EQ(state->training.view.step, 0);
+    const test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn(out, "step 0 of")) << out.text;
 }
 
 } // namespace

@@ -107,6 +107,7 @@ TEST_F(StartupTest, TheTaskAndTheModelAreOpenedAsMainParsedThem)
     ASSERT_TRUE(trained->training_run.configured());
     EXPECT_EQ(trained->training.view.config.task, train::TaskKind::Copy);
     EXPECT_EQ(trained->training.view.step, 3);
+    EXPECT_EQ(trained->presenter_view, PresenterView::Training) << "F5 shows the run asked for";
     const TrainedModel model = trained->training.view.trained_model();
 
     StartupOptions m;
@@ -120,6 +121,7 @@ TEST_F(StartupTest, TheTaskAndTheModelAreOpenedAsMainParsedThem)
     EXPECT_EQ(opened->training.view.step, 3);
     EXPECT_EQ(opened->training.model_path, m.model_path);
     EXPECT_TRUE(opened->trained_view.on);
+    EXPECT_EQ(opened->presenter_view, PresenterView::Pipeline) << "the trained model in the main panels";
     EXPECT_FALSE(opened->prefs.open[static_cast<std::size_t>(PanelId::Training)]);
 }
 

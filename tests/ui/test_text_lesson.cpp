@@ -10,9 +10,11 @@
 #include "ui/model/training/training_controller.h"
 #include "ui/model/training/training_curves.h"
 #include "ui/panels/panels.h"
+#include "ui/shell/fonts.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>
+#include <imgui_internal.h>
 
 #include <chrono>
 #include <memory>
@@ -27,15 +29,7 @@ namespace
 
 using test::contains;
 using test::HeadlessUi;
-
-int lesson_index(const AppState& state, const std::string& id)
-{
-    const auto& lessons = state.lesson.library.lessons;
-    for (std::size_t i = 0; i < lessons.size(); ++i)
-        if (lessons[i].id == id)
-            return static_cast<int>(i);
-    return -1;
-}
+using test::lesson_index;
 
 train::HeadScoreKind role_named(const std::string& name)
 {
@@ -119,6 +113,36 @@ TEST(TextLesson, EveryHeadItNamesHasTheRoleItsMapTitleGives)
         }
     }
     EXPECT_GE(checked, 3);
+}
+
+// At 1280x720 with the window's font, the Training panel of a lesson step shows both layers of heads above
+// the fold: every map's cells end inside the panel.
+TEST(TextLesson, BothLayersOfHeadsFitTheTrainingPanelAtSevenTwenty)
+{
+    HeadlessUi ui(1280.0f, 720.0f);
+    auto state = std::make_unique<AppState>();
+    state->mouse_ignored = true;
+    load_lesson_library(*state, default_lessons_dir());
+    ASSERT_TRUE(load_fonts(ui_font_size(*state, 720.0f), nullptr));
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    enter_lesson(*state, lesson_index(*state, "attention_learns_english"), 4);
+    const test::FrameOutput out = ui.frames(*state, 3);
+    const ImGuiWindow* panel = ImGui::FindWindowByName("Training");
+    ASSERT_NE(panel, nullptr);
+    // The heads' maps (a quad or two each): the textured quads in the panel's columns (other panels draw
+    // theirs beside it).
+    int maps = 0;
+    for (const auto& [id, r] : out.texture_rects)
+    {
+        if (r.x < panel->Pos.x || r.x >= panel->Pos.x + panel->Size.x)
+            continue;
+        ++maps;
+        EXPECT_LE(r.w, panel->InnerClipRect.Max.y) << "a map's cells below the fold";
+        EXPECT_GE(r.y, panel->InnerClipRect.Min.y);
+    }
+    EXPECT_GE(maps, 8) << out.text;
 }
 
 // A text a step says about step N of the run waits for the run to get there (the window trains on the

@@ -219,14 +219,7 @@ TEST(TrainingCompare, ALessonStepsCompareMapsFieldIsParsedAndChecked)
     }
 }
 
-int lesson_index(const AppState& state, const std::string& id)
-{
-    const std::vector<Lesson>& lessons = state.lesson.library.lessons;
-    for (std::size_t i = 0; i < lessons.size(); ++i)
-        if (lessons[i].id == id)
-            return static_cast<int>(i);
-    return -1;
-}
+using test::lesson_index;
 
 // Mean over the rows i >= 2 of the probe map A: the weight on key i − 1, and the mean weight on each key
 // before it (0 … i − 2).

@@ -91,14 +91,20 @@ TEST(TrainingText, StripCellsCarryTheLossOfThePositionThatPredictsThem)
     }
 }
 
-TEST(TrainingText, SurpriseColourRunsFromTheBackgroundToVermilionOnBothThemes)
+TEST(TrainingText, SurpriseColourRunsFromTheBackgroundToWinePurpleOnBothThemes)
 {
     for (const Color32 bg : {pack_rgba(15, 15, 15), pack_rgba(250, 250, 250)})
     {
         EXPECT_EQ(surprise_color(0.0f, 5.0f, bg), bg);
         EXPECT_EQ(surprise_color(std::nanf(""), 5.0f, bg), bg);
-        EXPECT_EQ(surprise_color(5.0f, 5.0f, bg), pack_rgba(213, 94, 0));
-        EXPECT_EQ(surprise_color(50.0f, 5.0f, bg), pack_rgba(213, 94, 0));
+        EXPECT_EQ(surprise_color(5.0f, 5.0f, bg), pack_rgba(170, 51, 119));
+        EXPECT_EQ(surprise_color(50.0f, 5.0f, bg), pack_rgba(170, 51, 119));
+        // The top is not the loss curves' colour: they sit beside the strip.
+        const Color32 top = surprise_color(5.0f, 5.0f, bg);
+        EXPECT_GT(std::abs(red_of(top) - red_of(kThisRunColor)) +
+                      std::abs(green_of(top) - green_of(kThisRunColor)) +
+                      std::abs(blue_of(top) - blue_of(kThisRunColor)),
+                  150);
         EXPECT_EQ(surprise_color(2.5f, 5.0f, bg), pack_rgba(230, 159, 0));
         // More surprise, further from the background.
         const auto distance = [&](float nats)

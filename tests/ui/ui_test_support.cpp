@@ -248,4 +248,13 @@ ImVec2 rect_center(const ImVec4& r)
     return ImVec2((r.x + r.z) * 0.5f, (r.y + r.w) * 0.5f);
 }
 
+int lesson_index(const AppState& state, const std::string& id)
+{
+    const std::vector<Lesson>& lessons = state.lesson.library.lessons;
+    for (std::size_t i = 0; i < lessons.size(); ++i)
+        if (lessons[i].id == id)
+            return static_cast<int>(i);
+    return -1;
+}
+
 } // namespace attnlab::test

@@ -108,6 +108,9 @@ private:
     ImGuiContext* context_ = nullptr;
 };
 
+// The index of the lesson with this id in the state's library (-1: none).
+int lesson_index(const AppState& state, const std::string& id);
+
 // A panel inside its own full-size window, as the app draws it.
 std::function<void(AppState&)> panel_only(void (*panel)(AppState&));
 

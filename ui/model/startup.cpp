@@ -144,7 +144,10 @@ void open_asked_for(AppState& state, const StartupOptions& options)
     if (options.lesson >= 0 && options.lesson < static_cast<int>(options.lessons.lessons.size()))
         enter_lesson(state, options.lesson, std::max(0, options.lesson_step - 1));
     if (options.train_task)
+    {
         open_training(state, *options.train_task, options.train_steps);
+        state.presenter_view = PresenterView::Training; // presenter mode shows the run asked for
+    }
     if (options.model)
         if (const Status s = open_model(state, *options.model, options.model_path); !s)
             state.add_error(s.message());

@@ -239,14 +239,7 @@ void draw_run_buttons(AppState& state, bool changed)
     item_tooltip("Train this many steps at once (set the number below).");
     ImGui::SameLine();
     if (ImGui::Button("Reset"))
-    {
-        if (changed)
-            apply_training_fields(state);
-        else
-            run.reset();
-        ts.notice.clear();
-        ts.follow_latest = ts.error.empty() || ts.follow_latest;
-    }
+        training_reset(state);
     item_tooltip("Back to step 0 with the same initial weights: the same seed gives the same run again. The "
                  "run so far stays in the curves, to compare.");
     ImGui::SameLine();
@@ -594,24 +587,6 @@ void draw_training_panel(AppState& state)
     ImGui::Separator();
     draw_training_maps(state);
     ImGui::EndChild();
-}
-
-void draw_training_presenter_view(AppState& state)
-{
-    TrainingPanelState& ts = state.training;
-    if (!state.training_run.configured())
-    {
-        ImGui::TextDisabled("No model yet.");
-        return;
-    }
-    state.training_run.poll(ts.view);
-    sync_probe(ts);
-    const TrainingFrame* f = shown_frame(ts);
-    draw_training_curves(state, f == nullptr ? -1 : f->step, /*compact=*/true);
-    if (ts.view.config.task == train::TaskKind::Text && f != nullptr)
-        draw_loss_strip(state); // the probe as the model reads it, at the lecture's size
-    ImGui::Separator();
-    draw_training_maps(state);
 }
 
 } // namespace attnlab

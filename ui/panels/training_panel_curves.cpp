@@ -10,12 +10,8 @@
 namespace attnlab
 {
 
-namespace
-{
-
-// Paints a plot with its y axis, step labels, the steepest drop, the cursor and the pointer's values. Returns
-// the step under the mouse when the plot is clicked (-1 otherwise): clicking moves the timeline there.
-int draw_plot(const AppState& state, const CurvePlot& plot, const TrainingCurves& c, int cursor, ImVec2 size)
+int draw_curve_plot(const AppState& state, const CurvePlot& plot, const TrainingCurves& c, int cursor,
+                    ImVec2 size)
 {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float fs = ImGui::GetFontSize();
@@ -78,6 +74,12 @@ int draw_plot(const AppState& state, const CurvePlot& plot, const TrainingCurves
     return clicked ? step : -1;
 }
 
+namespace
+{
+
+// Below this window height (in font sizes) the plots are lower.
+constexpr float kShortWindowEm = 50.0f;
+
 // The legend of the runs: the current one, then the kept ones.
 void draw_legend(const TrainingSnapshot& v)
 {
@@ -110,23 +112,26 @@ void draw_training_curves(AppState& state, int cursor, bool compact)
     const TrainingCurves c = training_curves(v, ts.edit.steps, ts.score_kind, ts.fit_curves);
     const float w = ImGui::GetContentRegionAvail().x;
     const float plot_w = (w - fs) / 3.0f;
-    const float plot_h = fs * (compact ? 4.5f : 8.0f);
+    // A short window (720 lines at the default size) gets lower plots, so that both layers of maps stay above
+    // the fold.
+    const bool short_window = ImGui::GetIO().DisplaySize.y < fs * kShortWindowEm;
+    const float plot_h = fs * (compact || short_window ? 4.5f : 8.0f);
 
     ImGui::BeginGroup();
-    int clicked = draw_plot(state, c.loss, c, cursor, ImVec2(plot_w, plot_h));
+    int clicked = draw_curve_plot(state, c.loss, c, cursor, ImVec2(plot_w, plot_h));
     ImGui::EndGroup();
     if (c.has_drop)
         item_tooltip("The shaded band is where the training loss falls fastest: the phase change.");
 
     ImGui::SameLine();
     ImGui::BeginGroup();
-    if (const int k = draw_plot(state, c.accuracy, c, cursor, ImVec2(plot_w, plot_h)); k >= 0)
+    if (const int k = draw_curve_plot(state, c.accuracy, c, cursor, ImVec2(plot_w, plot_h)); k >= 0)
         clicked = k;
     ImGui::EndGroup();
 
     ImGui::SameLine();
     ImGui::BeginGroup();
-    if (const int k = draw_plot(state, c.heads, c, cursor, ImVec2(plot_w, plot_h - fs * 1.6f)); k >= 0)
+    if (const int k = draw_curve_plot(state, c.heads, c, cursor, ImVec2(plot_w, plot_h - fs * 1.6f)); k >= 0)
         clicked = k;
     ImGui::SetNextItemWidth(plot_w * 0.6f);
     const auto score_key = [](void*, int i, const char** out)
@@ -140,14 +145,16 @@ void draw_training_curves(AppState& state, int cursor, bool compact)
         "on keys whose previous token equals the query's token (Olsson et al.); diagonal = on key i; "
         "anti-diagonal = on the mirrored key T − 1 − i. Thin lines: layer 1; thick: later layers.");
     ImGui::EndGroup();
-    draw_legend(v);
+    // The switch first, the legend after it on the same line: a line less above the maps.
     if (!compact)
     {
-        ImGui::Checkbox("fit the axes to this run", &ts.fit_curves);
+        ImGui::Checkbox("fit the axes", &ts.fit_curves);
         item_tooltip(
             "The axes fit the current run's steps so far and its loss; earlier runs (dimmed) are cut "
             "at its right edge. Off: every run in full, up to the target.");
+        ImGui::SameLine(0.0f, fs);
     }
+    draw_legend(v);
 
     if (clicked >= 0 && !v.timeline.empty())
     {

@@ -485,6 +485,48 @@ const PastRun* compared_maps(AppState& state)
 
 } // namespace
 
+// [SECTION] The heads for presenter mode
+
+float training_head_title_height()
+{
+    return ImGui::GetTextLineHeightWithSpacing() * 2.0f;
+}
+
+float training_head_label_gutter(float cell, bool sparse_labels)
+{
+    const float fs = ImGui::GetFontSize();
+    if (cell >= fs * 0.7f)
+        return fs * 2.2f;
+    return sparse_labels ? fs * 1.1f : fs * 0.2f; // as draw_probe_map chooses
+}
+
+bool training_maps_ready(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    const TrainingFrame* f = shown_frame(ts);
+    if (f == nullptr || ts.probe_batch.T == 0)
+        return false;
+    ts.probe.update(ts.view.model, f->params, ts.probe_batch, ts.probe_version);
+    return !ts.probe.empty() && probe_is_finite(ts.probe);
+}
+
+const PastRun* training_compared_maps(AppState& state)
+{
+    return compared_maps(state);
+}
+
+void draw_training_heads(AppState& state, float side, float gap, bool flat)
+{
+    TrainingPanelState& ts = state.training;
+    const TrainingFrame* frame = shown_frame(ts);
+    HeadGroup current;
+    current.probe = &ts.probe;
+    current.evals = &ts.view.evals;
+    current.step = frame != nullptr ? frame->step : ts.view.step;
+    current.key = "train";
+    draw_head_group(state, current, false, side, gap, flat ? 1 : ts.probe.n_layers(), flat);
+}
+
 // [SECTION] A probe map
 
 std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned long long version, const Mat& m,

@@ -71,8 +71,10 @@ void strip_tooltip(const std::vector<LossCell>& cells, int t, const std::vector<
     ImGui::EndTooltip();
 }
 
+} // namespace
+
 // The legend: the colour ramp from 0 to kSurpriseMaxNats nats, and the strip's mean.
-void strip_legend(const std::vector<LossCell>& cells)
+void draw_loss_strip_legend(const std::vector<LossCell>& cells)
 {
     const float fs = ImGui::GetFontSize();
     ImGui::TextDisabled("surprise, −ln p in nats:");
@@ -119,8 +121,6 @@ void strip_legend(const std::vector<LossCell>& cells)
     }
 }
 
-} // namespace
-
 // [SECTION] The loss strip
 
 Color32 panel_background()
@@ -128,6 +128,45 @@ Color32 panel_background()
     ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
     bg.w = 1.0f;
     return ImGui::ColorConvertFloat4ToU32(bg);
+}
+
+namespace
+{
+
+// Where each cell of the strip goes at this width (x, y from the strip's top left; its width), and the
+// strip's height.
+struct StripCell
+{
+    float x = 0.0f, y = 0.0f, w = 0.0f;
+};
+
+float strip_layout(const std::vector<LossCell>& cells, float width, std::vector<StripCell>* out)
+{
+    const float fs = ImGui::GetFontSize();
+    const float pad = std::max(1.0f, std::floor(fs * 0.12f));
+    const float cell_h = ImGui::GetTextLineHeight() + pad * 2.0f;
+    float x = 0.0f, y = 0.0f;
+    for (const LossCell& c : cells)
+    {
+        const float w =
+            std::max(ImGui::CalcTextSize(visible_character(c.symbol).c_str()).x, fs * 0.5f) + pad * 2.0f;
+        if (x > 0.0f && x + w > width)
+        {
+            x = 0.0f;
+            y += cell_h + pad;
+        }
+        if (out != nullptr)
+            out->push_back(StripCell{x, y, w});
+        x += w;
+    }
+    return cells.empty() ? 0.0f : y + cell_h;
+}
+
+} // namespace
+
+float loss_strip_height(const std::vector<LossCell>& cells, float width)
+{
+    return strip_layout(cells, width, nullptr);
 }
 
 int draw_loss_strip_cells(const std::vector<LossCell>& cells, float width)
@@ -140,58 +179,57 @@ int draw_loss_strip_cells(const std::vector<LossCell>& cells, float width)
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 mouse = ImGui::GetIO().MousePos;
-    float x = 0.0f, y = 0.0f;
+    std::vector<StripCell> places;
+    const float height = strip_layout(cells, width, &places);
     int hovered = -1;
     for (std::size_t t = 0; t < cells.size(); ++t)
     {
         const LossCell& c = cells[t];
         const std::string shown = visible_character(c.symbol);
         const ImVec2 size = ImGui::CalcTextSize(shown.c_str());
-        const float w = std::max(size.x, fs * 0.5f) + pad * 2.0f;
-        if (x > 0.0f && x + w > width)
-        {
-            x = 0.0f;
-            y += cell_h + pad;
-        }
-        const ImVec2 p0(std::floor(origin.x + x), origin.y + y),
-            p1(std::floor(origin.x + x + w), p0.y + cell_h);
+        const StripCell& at = places[t];
+        const ImVec2 p0(std::floor(origin.x + at.x), origin.y + at.y),
+            p1(std::floor(origin.x + at.x + at.w), p0.y + cell_h);
         const Color32 fill = surprise_color(c.loss, kSurpriseMaxNats, bg);
         dl->AddRectFilled(p0, p1, fill);
         const ImU32 ink = is_blank_symbol(c.symbol) ? faint : chip_text_color(fill);
         dl->AddText(ImVec2(p0.x + (p1.x - p0.x - size.x) * 0.5f, p0.y + pad), ink, shown.c_str());
         if (mouse.x >= p0.x && mouse.x < p1.x && mouse.y >= p0.y && mouse.y < p1.y)
             hovered = static_cast<int>(t);
-        x += w;
     }
-    ImGui::Dummy(ImVec2(width, cells.empty() ? 0.0f : y + cell_h));
+    ImGui::Dummy(ImVec2(width, height));
     return ImGui::IsItemHovered() ? hovered : -1;
 }
 
-void draw_loss_strip(AppState& state)
+std::vector<LossCell> training_loss_cells(AppState& state)
 {
     TrainingPanelState& ts = state.training;
     const TrainingSnapshot& v = ts.view;
     const TrainingFrame* f = shown_frame(ts);
     if (f == nullptr || ts.probe_batch.T == 0)
-        return;
+        return {};
     ts.probe.update(v.model, f->params, ts.probe_batch, ts.probe_version);
     if (ts.probe.empty())
+        return {};
+    return loss_strip(ts.probe_batch, ts.probe.acts(), v.vocabulary);
+}
+
+void draw_loss_strip(AppState& state)
+{
+    const std::vector<LossCell> cells = training_loss_cells(state);
+    if (cells.empty())
         return;
-    const std::vector<LossCell> cells = loss_strip(ts.probe_batch, ts.probe.acts(), v.vocabulary);
     const int hovered = draw_loss_strip_cells(cells, ImGui::GetContentRegionAvail().x);
     if (hovered >= 0 && !state.mouse_ignored)
-        strip_tooltip(cells, hovered, v.vocabulary);
-    strip_legend(cells);
+        strip_tooltip(cells, hovered, state.training.view.vocabulary);
+    draw_loss_strip_legend(cells);
 }
 
 // [SECTION] Samples
 
-namespace
-{
-
-// Text with the first prompt_bytes in the faint colour, word-wrapped at width. A line feed is drawn as a
-// faint "↵" and the text runs on: a book's hard line breaks would otherwise take the box's few lines.
-void draw_sample_text(const std::string& text, std::size_t prompt_bytes, float width)
+// A line feed is drawn as a faint "↵" and the text runs on: a book's hard line breaks would otherwise take
+// the box's few lines.
+void draw_sample_text(const std::string& text, std::size_t prompt_bytes, float width, int max_lines)
 {
     std::string flat;
     std::vector<bool> faint_at; // [byte of flat]: drawn faint (the prompt, a line feed's glyph)
@@ -218,10 +256,15 @@ void draw_sample_text(const std::string& text, std::size_t prompt_bytes, float w
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const char* const begin = flat.data();
     const char* const end = begin + flat.size();
+    const char* const ellipsis = "…";
     float y = 0.0f;
+    int lines = 0;
     for (const char* s = begin; s < end;)
     {
-        const char* wrap = font->CalcWordWrapPositionA(fs / font->FontSize, s, end, width);
+        // The last line allowed with more text after it ends in an ellipsis.
+        const bool last = max_lines > 0 && lines + 1 == max_lines;
+        const float room = last ? width - ImGui::CalcTextSize(ellipsis).x : width;
+        const char* wrap = font->CalcWordWrapPositionA(fs / font->FontSize, s, end, room);
         if (wrap <= s)
             wrap = s + 1;
         while (wrap < end && (static_cast<unsigned char>(*wrap) & 0xC0) == 0x80)
@@ -238,20 +281,76 @@ void draw_sample_text(const std::string& text, std::size_t prompt_bytes, float w
             x += font->CalcTextSizeA(fs, FLT_MAX, 0.0f, a, b).x;
             a = b;
         }
+        if (last && wrap < end)
+            dl->AddText(font, fs, ImVec2(origin.x + x, origin.y + y), faint, ellipsis);
         y += line_h;
+        ++lines;
         s = wrap;
         while (s < end && *s == ' ')
             ++s; // the space a line breaks at
+        if (last)
+            break;
     }
     ImGui::Dummy(ImVec2(width, y));
 }
 
-} // namespace
+std::string training_sample_text(AppState& state, std::size_t* prompt_bytes, std::string* error)
+{
+    TrainingPanelState& ts = state.training;
+    const TrainingSnapshot& v = ts.view;
+    const TrainingFrame* f = shown_frame(ts);
+    *prompt_bytes = 0;
+    error->clear();
+    if (f == nullptr)
+        return "";
+    const std::string prompt =
+        ts.sample_prompt.empty() ? default_sample_prompt(ts.probe_text) : ts.sample_prompt;
+    train::CharVocabulary chars;
+    const Status vocabulary_status = train::CharVocabulary::from_symbols(v.vocabulary, &chars);
+    if (!vocabulary_status)
+    {
+        *error = "This model's vocabulary is not one of characters: " + vocabulary_status.message();
+        return "";
+    }
+    SampleRequest request;
+    request.model = v.model;
+    request.params = f->params;
+    request.prompt = chars.encode(prompt);
+    request.temperature = ts.sample_temperature;
+    request.seed = ts.sample_seed;
+    request.step = f->step;
+    // A picture waits for its sample; the window never does (the worker answers a frame or two later).
+    if (state.mouse_ignored)
+        state.text_sampler.request_now(request);
+    else
+        state.text_sampler.request(request);
+    state.text_sampler.poll(&ts.sample);
+    const SampleResult& r = ts.sample;
+    if (r.version == 0)
+        return "";
+    if (!r.status)
+    {
+        *error = r.status.message();
+        return "";
+    }
+    const auto spell = [&](int id)
+    {
+        return id >= 0 && id < static_cast<int>(v.vocabulary.size())
+                   ? v.vocabulary[static_cast<std::size_t>(id)]
+                   : std::string("?");
+    };
+    std::string text;
+    for (const int id : r.request.prompt)
+        text += spell(id);
+    *prompt_bytes = text.size();
+    for (const int id : r.tokens)
+        text += spell(id);
+    return text;
+}
 
 void draw_text_samples(AppState& state)
 {
     TrainingPanelState& ts = state.training;
-    const TrainingSnapshot& v = ts.view;
     const TrainingFrame* f = shown_frame(ts);
     if (f == nullptr)
         return;
@@ -268,24 +367,9 @@ void draw_text_samples(AppState& state)
         ImGui::TextDisabled("(open to see what the model writes at step %d)", f->step);
         return;
     }
-    const std::string prompt =
-        ts.sample_prompt.empty() ? default_sample_prompt(ts.probe_text) : ts.sample_prompt;
-    train::CharVocabulary chars;
-    Status vocabulary_status = train::CharVocabulary::from_symbols(v.vocabulary, &chars);
-    SampleRequest request;
-    request.model = v.model;
-    request.params = f->params;
-    request.prompt = vocabulary_status ? chars.encode(prompt) : std::vector<int>();
-    request.temperature = ts.sample_temperature;
-    request.seed = ts.sample_seed;
-    request.step = f->step;
-    // A picture waits for its sample; the window never does (the worker answers a frame or two later).
-    if (state.mouse_ignored)
-        state.text_sampler.request_now(request);
-    else
-        state.text_sampler.request(request);
-    state.text_sampler.poll(&ts.sample);
-
+    std::size_t prompt_bytes = 0;
+    std::string error;
+    const std::string text = training_sample_text(state, &prompt_bytes, &error);
     ImGui::SameLine();
     ImGui::SetNextItemWidth(fs * 7.0f);
     ImGui::SliderFloat("temperature", &ts.sample_temperature, 0.0f, 2.0f, "%.2f",
@@ -328,27 +412,12 @@ void draw_text_samples(AppState& state)
     // Three lines (200 characters at 1280 pixels); the box scrolls the rest.
     const float height = ImGui::GetTextLineHeightWithSpacing() * 3.0f + ImGui::GetStyle().WindowPadding.y;
     ImGui::BeginChild("sample_text", ImVec2(0.0f, height), false);
-    const SampleResult& r = ts.sample;
-    if (!vocabulary_status)
-        error_text("This model's vocabulary is not one of characters: " + vocabulary_status.message());
-    else if (r.version == 0)
+    if (!error.empty())
+        error_text(error);
+    else if (text.empty())
         ImGui::TextDisabled("Writing…");
-    else if (!r.status)
-        error_text(r.status.message());
     else
-    {
-        std::string text;
-        for (const int id : r.request.prompt)
-            text += id >= 0 && id < static_cast<int>(v.vocabulary.size())
-                        ? v.vocabulary[static_cast<std::size_t>(id)]
-                        : "?";
-        const std::size_t prompt_bytes = text.size();
-        for (const int id : r.tokens)
-            text += id >= 0 && id < static_cast<int>(v.vocabulary.size())
-                        ? v.vocabulary[static_cast<std::size_t>(id)]
-                        : "?";
         draw_sample_text(text, prompt_bytes, ImGui::GetContentRegionAvail().x);
-    }
     ImGui::EndChild();
 }
 

@@ -5,6 +5,7 @@
 #include "core/matrix.h"
 #include "ui/model/app_state.h"
 #include "ui/model/training/text_readouts.h"
+#include "ui/model/training/training_curves.h"
 #include "ui/picture/colormap.h"
 
 #include <imgui.h>
@@ -20,6 +21,41 @@ namespace attnlab
 // to its step. cursor: the step the maps show (-1: none). compact (presenter mode): lower plots, no axes
 // switch, so the maps below keep room.
 void draw_training_curves(AppState& state, int cursor, bool compact = false);
+
+// One plot with its title line, y axis, first and last step, the steepest drop, the cursor (the step the maps
+// show) and the pointer's values, in size (the title line above it not counted). Returns the step under the
+// mouse when the plot is clicked (-1 otherwise): clicking moves the timeline there.
+int draw_curve_plot(const AppState& state, const CurvePlot& plot, const TrainingCurves& c, int cursor,
+                    ImVec2 size);
+
+// Presenter mode's Training view (training_panel_presenter.cpp draws it; the rest of the panel's files give
+// it their parts).
+
+// The heads' maps of the current run in a grid of `side`-pixel maps (labels included) with `gap` between
+// them: a row per layer, or every head in one row (flat). Each titled with its head and, on text, its role.
+void draw_training_heads(AppState& state, float side, float gap, bool flat);
+// The room a head's map takes above and left of its cells in draw_training_heads, for a cell of `cell`
+// pixels: the title lines and the label gutter.
+float training_head_title_height();
+float training_head_label_gutter(float cell, bool sparse_labels);
+// True when the probe's maps can be drawn (a model, a probe, finite weights); else draw_training_maps says
+// why.
+bool training_maps_ready(AppState& state);
+// The earlier run chosen to compare with, when its maps can be drawn (nullptr: none).
+const PastRun* training_compared_maps(AppState& state);
+
+// The loss strip's height for these cells at this width (draw_loss_strip_cells wraps the same way).
+float loss_strip_height(const std::vector<LossCell>& cells, float width);
+// The probe's loss cells at the shown step (empty: no probe yet).
+std::vector<LossCell> training_loss_cells(AppState& state);
+// The strip's legend line (the colour ramp and the mean).
+void draw_loss_strip_legend(const std::vector<LossCell>& cells);
+// Asks the sampler for the sample at the shown step (a picture waits for it) and returns the text on screen:
+// the prompt's bytes first (*prompt_bytes of them); "" while none is written yet, or *error set.
+std::string training_sample_text(AppState& state, std::size_t* prompt_bytes, std::string* error);
+// Sample text with its prompt faint and line feeds as a faint glyph, word-wrapped at width, at most
+// max_lines lines (0: all), the rest cut with an ellipsis.
+void draw_sample_text(const std::string& text, std::size_t prompt_bytes, float width, int max_lines = 0);
 
 // The maps of the probe at the timeline's step: attention (with its gradient), the output, or every stage.
 void draw_training_maps(AppState& state);

@@ -254,8 +254,10 @@ Color32 surprise_color(float nats, float max_nats, Color32 background)
     if (!std::isfinite(nats) && !(nats > 0))
         return background | 0xFF000000u;
     const float t = max_nats > 0 ? std::clamp(nats / max_nats, 0.0f, 1.0f) : 1.0f;
-    constexpr Color32 kAmber = pack_rgba(230, 159, 0);    // Okabe-Ito orange
-    constexpr Color32 kVermilion = pack_rgba(213, 94, 0); // Okabe-Ito vermilion
+    constexpr Color32 kAmber = pack_rgba(230, 159, 0); // Okabe-Ito orange
+    // The top is a wine purple (Paul Tol's): the loss curves beside the strip are vermilion, and a strip
+    // ending in the same colour read as "the curve's colour" rather than "most surprised".
+    constexpr Color32 kTop = pack_rgba(170, 51, 119);
     const auto mix = [](Color32 a, Color32 b, float f)
     {
         const auto one = [f](std::uint8_t x, std::uint8_t y) {
@@ -265,7 +267,7 @@ Color32 surprise_color(float nats, float max_nats, Color32 background)
         return pack_rgba(one(red_of(a), red_of(b)), one(green_of(a), green_of(b)),
                          one(blue_of(a), blue_of(b)));
     };
-    return t < 0.5f ? mix(background, kAmber, t * 2.0f) : mix(kAmber, kVermilion, (t - 0.5f) * 2.0f);
+    return t < 0.5f ? mix(background, kAmber, t * 2.0f) : mix(kAmber, kTop, (t - 0.5f) * 2.0f);
 }
 
 } // namespace attnlab

@@ -102,7 +102,8 @@ Color32 chip_text_color(Color32 fill);
 Color32 readable_on(Color32 fg, Color32 bg, float min_ratio = 4.5f);
 
 // The colour of a character the model was `nats` surprised at (−ln p, clamped to [0, max_nats]): background
-// itself at 0 (no surprise), amber at half of max_nats, vermilion at max_nats and beyond; NaN (nothing
+// itself at 0 (no surprise), amber at half of max_nats, wine purple at max_nats and beyond (apart from the
+// loss curves' vermilion); NaN (nothing
 // predicted it): background. The ramp starts from the theme's background, so it reads on both themes.
 Color32 surprise_color(float nats, float max_nats, Color32 background);
 

@@ -287,6 +287,48 @@ MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h,
     return out;
 }
 
+// [SECTION] The Training view
+
+TrainingPresenterLayout layout_training_presenter(float w, float h, const std::vector<MapBox>& heads,
+                                                  int heads_per_layer, float gap, float max_cell,
+                                                  float min_left, float min_curves_h, float min_text_h)
+{
+    TrainingPresenterLayout out;
+    w = std::max(0.0f, w);
+    h = std::max(0.0f, h);
+    min_left = std::clamp(min_left, 0.0f, w);
+    // The maps first: the area right of the narrowest plot column, a row per layer or all in one row.
+    // Half a gap stays right of the last column: a map's title may run that far past its map.
+    const float area_w = std::max(0.0f, w - min_left - gap * 1.5f);
+    const int n = static_cast<int>(heads.size());
+    const int per_layer = std::clamp(heads_per_layer, 1, std::max(1, n));
+    MapGrid best;
+    for (const int columns : {per_layer, n})
+    {
+        if (n == 0)
+            break;
+        const MapGrid g = layout_maps(heads, area_w, h, gap, max_cell, columns);
+        if (best.maps.empty() || g.cell > best.cell + 0.01f)
+            best = g;
+    }
+    // The plots take the width the maps leave; the maps keep their cells in a rectangle of their own width.
+    const float maps_w = best.maps.empty() ? 0.0f : std::min(area_w, best.width);
+    const float left_w = best.maps.empty() ? w : std::max(min_left, w - maps_w - gap * 1.5f);
+    if (!best.maps.empty())
+        best = layout_maps(heads, maps_w, h, gap, max_cell, best.columns);
+    out.grid = best;
+    out.maps = best.maps.empty() ? LayoutRect{w, 0.0f, 0.0f, h}
+                                 : LayoutRect{left_w + gap, 0.0f, std::max(0.0f, w - left_w - gap), h};
+    const bool with_text = min_text_h > 0.0f;
+    const float curves_h =
+        with_text ? std::clamp(std::max(min_curves_h, h * 0.55f), 0.0f, std::max(0.0f, h - gap - min_text_h))
+                  : h;
+    out.curves = LayoutRect{0.0f, 0.0f, left_w, curves_h};
+    const float text_y = std::min(h, curves_h + gap);
+    out.text = LayoutRect{0.0f, text_y, left_w, with_text ? h - text_y : 0.0f};
+    return out;
+}
+
 // [SECTION] Text that must not break inside
 
 std::vector<int> flow_parts(const std::vector<float>& widths, float space, float max_w)

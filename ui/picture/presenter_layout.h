@@ -79,6 +79,29 @@ struct MapGrid
 MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h, float gap, float max_cell,
                     int columns = 0, float min_cell = 0.0f);
 
+// [SECTION] The Training view
+
+// Where presenter mode's Training view puts its parts, below its status line, in an area of w x h pixels:
+// the probe's head maps on the right with square cells as large as the height allows (a row per layer, or
+// every head in one row when that gives larger cells), the plots in a left column of at least min_left
+// that takes the width the maps leave (half a gap stays right of the maps for their titles), and under the
+// plots (a text model) the sample and loss strip.
+struct TrainingPresenterLayout
+{
+    LayoutRect curves; // the loss plot, the head-score plot and its legend
+    LayoutRect text;   // the text readouts (h = 0: none asked for)
+    LayoutRect maps;   // the heads' maps, labels and titles included
+    MapGrid grid;      // the maps placed in `maps` (positions relative to its top left corner)
+};
+
+// heads: one box per head, layer by layer (heads_per_layer of each); gap: between maps and parts; max_cell:
+// the largest cell; min_left: the plots' column at its narrowest. min_text_h > 0: a text model, whose
+// readouts go under the plots and get at least min_text_h; the plots get min_curves_h (or 55 % of the
+// height when that is more) of what that leaves.
+TrainingPresenterLayout layout_training_presenter(float w, float h, const std::vector<MapBox>& heads,
+                                                  int heads_per_layer, float gap, float max_cell,
+                                                  float min_left, float min_curves_h, float min_text_h);
+
 // [SECTION] Text that must not break inside
 
 // Parts of a line (e.g. "T×T = 6×6", "H = 1.11 nats") laid out in order within max_w: a part goes on the

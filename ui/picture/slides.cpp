@@ -405,6 +405,38 @@ GridFit fit_grid(const std::vector<HeatmapPicture>& maps, bool shared_scale, con
     return fallback;
 }
 
+// The curves' height above a training step's maps, from `wanted` down to a floor (120 px, or 18 % of the
+// room when that is more): when the maps' cells are under 4 pixels at `wanted`, the largest height that gives
+// them their largest cells in the room left (`room`:
+// curves and maps together). A text model's 64-character maps need whole-pixel cells of 2 rather than 1 at
+// 1280x800, which the full height of the curves would leave them without; below the floor the plots' boxes
+// would be too flat to read, so a long caption can still leave them at 1.
+int curves_height(const std::vector<HeatmapPicture>& maps, bool shared_scale, const TextRasterizer& text,
+                  const PictureFonts& fonts, int max_cell, int gap, int area_w, int room, int wanted)
+{
+    if (maps.empty())
+        return wanted;
+    const int floor_h = std::min(wanted, std::max(120, room * 18 / 100));
+    const auto better = [](const GridFit& a, const GridFit& b)
+    { return a.cell > b.cell || (a.cell == b.cell && a.font_scale > b.font_scale); };
+    int chosen = wanted;
+    GridFit best =
+        fit_grid(maps, shared_scale, text, fonts, max_cell, gap, area_w, std::max(1, room - wanted));
+    if (best.cell >= 4)
+        return wanted; // a pixel more a cell is not worth the plots' height
+    for (int h = wanted - 10; h >= floor_h; h -= 10)
+    {
+        const GridFit fit =
+            fit_grid(maps, shared_scale, text, fonts, max_cell, gap, area_w, std::max(1, room - h));
+        if (better(fit, best))
+        {
+            best = fit;
+            chosen = h;
+        }
+    }
+    return chosen;
+}
+
 // What a slide says around its maps: a small line above the heading (the lesson, left; the step counter,
 // right; both empty: none), the heading, and the caption at the bottom.
 struct SlideWords
@@ -530,9 +562,14 @@ Image render_slide(AppState& state, const SlideWords& words, const SlideContent&
     // The curves of a training step take the top of the area, the maps the rest.
     int top = static_cast<int>(std::ceil(y));
     const int bottom = static_cast<int>(caption_y) - gap / 2;
+    const int area_w = width - 2 * margin;
+    const int max_cell = static_cast<int>(std::max(24.0f, 144.0f * s));
+    const int map_gap = content->maps.size() > 4 ? gap * 2 / 3 : gap;
     if (content->curves != nullptr)
     {
-        const int curves_h = std::max(170, (bottom - top) * (content->maps.size() > 4 ? 24 : 30) / 100);
+        int curves_h = std::max(170, (bottom - top) * (content->maps.size() > 4 ? 24 : 30) / 100);
+        curves_h = curves_height(content->maps, content->shared_scale, text, fonts, max_cell, map_gap, area_w,
+                                 bottom - top - gap / 2, curves_h);
         draw_curve_plots(img, text, palette, *content->curves, content->target_steps, content->score_kind,
                          margin, top, width - 2 * margin, curves_h - static_cast<int>(small_px * 1.6f),
                          content->cursor_step, content->fit_to_run);
@@ -547,9 +584,7 @@ Image render_slide(AppState& state, const SlideWords& words, const SlideContent&
                       state.status.message());
         return img;
     }
-    const int area_w = width - 2 * margin, area_h = std::max(1, bottom - top);
-    const int max_cell = static_cast<int>(std::max(24.0f, 144.0f * s));
-    const int map_gap = content->maps.size() > 4 ? gap * 2 / 3 : gap;
+    const int area_h = std::max(1, bottom - top);
     const GridFit fit =
         fit_grid(content->maps, content->shared_scale, text, fonts, max_cell, map_gap, area_w, area_h);
     const PictureFonts map_fonts = scaled(fonts, fit.font_scale);

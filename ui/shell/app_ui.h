@@ -14,7 +14,7 @@ namespace attnlab
 // against GLFW's constants).
 namespace keys
 {
-inline constexpr int O = 'O', S = 'S', E = 'E', Q = 'Q', T = 'T';
+inline constexpr int O = 'O', S = 'S', E = 'E', Q = 'Q', T = 'T', P = 'P', R = 'R';
 inline constexpr int LeftBracket = '[', RightBracket = ']', Equal = '=', Minus = '-';
 inline constexpr int Digit0 = '0', Digit1 = '1';
 inline constexpr int F11 = 300;

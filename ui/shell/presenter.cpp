@@ -14,6 +14,7 @@
 // Which maps a step shows is decided in picture/step_maps.h.
 #include "ui/shell/presenter.h"
 
+#include "core/train/tasks.h"
 #include "ui/heatmap/heatmap.h"
 #include "ui/model/lessons.h"
 #include "ui/panels/panels.h"
@@ -659,6 +660,16 @@ std::string session_caption(const AppState& state)
 
 } // namespace
 
+bool presenter_shows_training(const AppState& state)
+{
+    if (!state.presenter)
+        return false;
+    const LessonStep* step = current_step(state);
+    if (step != nullptr)
+        return step_maps(state, step).kind == StepMapsKind::Training;
+    return current_lesson(state) == nullptr && state.presenter_view == PresenterView::Training;
+}
+
 // [SECTION] Text size and theme
 
 void step_text_size(AppState& state, int step)
@@ -859,11 +870,20 @@ float presenter_caption(AppState& state, const LessonStep* step)
     const float W = ImGui::GetIO().DisplaySize.x;
     const float H = ImGui::GetIO().DisplaySize.y;
     const float pad = style.WindowPadding.x;
-    const std::string heading = step != nullptr ? step->title : std::string("Presenter mode");
+    // Outside a lesson the Training view's caption names its run, not the session it does not show.
+    const bool training =
+        step == nullptr && presenter_shows_training(state) && state.training_run.configured();
+    const std::string heading =
+        step != nullptr ? step->title
+        : training      ? std::string("Training: ") + train::task_info(state.training.view.config.task).title
+                        : std::string("Presenter mode");
     // A step's text waits for the run it describes; a note says when it describes settings since changed.
     bool waits = false;
     const std::string note_text = step != nullptr ? lesson_caption_note(state, *step, &waits) : std::string();
-    const std::string text = step == nullptr ? session_caption(state) : waits ? std::string() : step->text;
+    const std::string text = step == nullptr
+                                 ? (training ? state.training.view.config.label() : session_caption(state))
+                             : waits ? std::string()
+                                     : step->text;
     const float wrap_w = W - 2.0f * pad;
     float text_h = text.empty() ? 0.0f : ImGui::CalcTextSize(text.c_str(), nullptr, false, wrap_w).y;
     if (!note_text.empty())
@@ -948,8 +968,7 @@ void presenter_view(AppState& state, const LessonStep* step, float title_h, floa
         grid ? (kFixed & ~ImGuiWindowFlags_NoScrollbar) | ImGuiWindowFlags_HorizontalScrollbar : kFixed;
     if (ImGui::Begin("##presenter_view", nullptr, flags))
     {
-        if (shown.kind == StepMapsKind::Training ||
-            (step == nullptr && state.presenter_view == PresenterView::Training))
+        if (presenter_shows_training(state))
             draw_training_presenter_view(state);
         else if (!state.has_trace())
             error_text(state.status.message());

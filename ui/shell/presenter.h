@@ -11,6 +11,10 @@ namespace attnlab
 // counter, the view filling the window, the caption at the bottom.
 void draw_presenter(AppState& state);
 
+// True when presenter mode shows the Training view: a lesson step whose view is Training, or key 5 outside a
+// lesson. Its keys then train: P plays or pauses, S takes one step, R resets.
+bool presenter_shows_training(const AppState& state);
+
 // Ctrl+= (step +1), Ctrl+- (-1) and Ctrl+0 (0: the default). In presenter mode they change the presenter's
 // scale (ViewPrefs::presenter_scale) and say so in its title line for two seconds; otherwise the normal font
 // size, said in the status bar. Either asks for the font to be rebuilt.

@@ -61,6 +61,7 @@ std::vector<ShortcutInfo> make_shortcut_table()
          "τ, each change said in the title line); E or Esc hides it"},
         {"1  2  3  4  5",
          "In presenter mode outside a lesson: Pipeline, Heads, Inspector, Comparisons, Training"},
+        {"P  /  S  /  R", "In presenter mode's Training view: play or pause, one step, reset the run"},
         {"F11", "Fullscreen"},
         panel_keys_row(),
         {"Click a cell", "Pin it in the Inspector (click again to unpin)"},
@@ -129,6 +130,16 @@ void handle_shortcuts(AppState& state)
             toggle_presenter_theme(state);
         if (key_pressed(keys::E) && state.presenter)
             toggle_presenter_edit(state);
+        // The Training view's keys: P plays or pauses, S takes one step, R resets (a lesson's run too).
+        if (presenter_shows_training(state))
+        {
+            if (key_pressed(keys::P))
+                training_play_pause(state);
+            if (key_pressed(keys::S))
+                training_step(state, 1);
+            if (key_pressed(keys::R))
+                training_reset(state);
+        }
         // Presenter mode outside a lesson: 1-5 pick its view (a lesson's step picks its own).
         if (state.presenter && current_lesson(state) == nullptr)
             for (int v = 0; v < static_cast<int>(PresenterView::Count); ++v)

@@ -184,6 +184,17 @@ void training_step(AppState& state, int n)
     }
 }
 
+void training_reset(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    if (!same_model(ts.edit, ts.view.config) || !state.training_run.configured())
+        apply_training_fields(state);
+    else
+        state.training_run.reset();
+    ts.notice.clear();
+    ts.follow_latest = ts.error.empty() || ts.follow_latest;
+}
+
 namespace
 {
 

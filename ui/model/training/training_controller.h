@@ -33,6 +33,9 @@ void choose_compared_run(TrainingPanelState& ts, int index);
 void training_play_pause(AppState& state);
 // Trains n steps now (Step, →), applying changed fields first.
 void training_step(AppState& state, int n);
+// Reset: step 0 again with the same initial weights (the run so far stays in the curves as an earlier run),
+// or the changed fields' new model.
+void training_reset(AppState& state);
 
 // [SECTION] Runs from elsewhere: the command line, lessons, model files
 

@@ -1,0 +1,272 @@
+// Presenter mode's Training view: the run's state and keys on one line, the loss and head-score plots with a
+// legend per head on the left, the probe's head maps as large as the height allows on the right, and for a
+// text model the loss strip and a sample under the plots. Its layout is computed in
+// picture/presenter_layout.h (layout_training_presenter).
+#include "ui/model/lessons.h"
+#include "ui/model/training/training_controller.h"
+#include "ui/model/training/training_curves.h"
+#include "ui/panels/panels.h"
+#include "ui/panels/training_panel_views.h"
+#include "ui/picture/presenter_layout.h"
+#include "ui/shell/widgets.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace attnlab
+{
+
+namespace
+{
+
+// The plots' least height beside a text model's readouts, in font sizes: two title lines, two plots with
+// their step labels and the legend's lines, the loss plot about four lines high.
+constexpr float kCurvesMinEm = 14.0f;
+
+constexpr ImGuiWindowFlags kPart =
+    ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoBackground;
+
+// The status line: the step shown and the run's, whether it trains, and the keys.
+void status_line(AppState& state, const TrainingFrame* f)
+{
+    const TrainingPanelState& ts = state.training;
+    const TrainingSnapshot& v = ts.view;
+    const bool running = state.training_run.running();
+    char left[160];
+    const int target = std::max(1, v.config.steps);
+    if (f != nullptr && f->step != v.step)
+        std::snprintf(left, sizeof left, "step %d of %d (showing step %d)   %s", v.step, target, f->step,
+                      running ? "training" : "paused");
+    else
+        std::snprintf(left, sizeof left, "step %d of %d   %s", v.step, target,
+                      running            ? "training"
+                      : v.step >= target ? "done"
+                      : v.step == 0      ? "not started"
+                                         : "paused");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram]);
+    ImGui::TextUnformatted(left);
+    ImGui::PopStyleColor();
+    const std::string label = v.config.label();
+    const char* keys = "P: play / pause   S: step   R: reset";
+    const float keys_w = ImGui::CalcTextSize(keys).x;
+    const float right = ImGui::GetWindowContentRegionMax().x;
+    ImGui::SameLine();
+    const float label_x = ImGui::GetCursorPosX() + ImGui::GetFontSize();
+    // The run's label between them where it fits, else left out (the legend's tooltip is not shown here).
+    if (label_x + ImGui::CalcTextSize(label.c_str()).x + ImGui::GetFontSize() < right - keys_w)
+    {
+        ImGui::SameLine(label_x);
+        ImGui::TextDisabled("%s", label.c_str());
+        ImGui::SameLine();
+    }
+    ImGui::SameLine(std::max(ImGui::GetCursorPosX(), right - keys_w));
+    ImGui::TextDisabled("%s", keys);
+}
+
+// A table: a line of head names in their colours, then a line per layer with each head's curve as it is
+// drawn (thin: layer 1, thick: later layers) and its score at the step shown.
+void head_legend(const AppState& state, int step, float width)
+{
+    const TrainingSnapshot& v = state.training.view;
+    const int h = v.model.n_heads, L = v.model.n_layers;
+    if (h <= 0 || L <= 0)
+        return;
+    const float fs = ImGui::GetFontSize();
+    const float label_w = fs * 1.6f;
+    const train::HeadScoreKind kind = train::head_score_kind(state.training.score_kind);
+    const float entry_w = (width - label_w) / static_cast<float>(h);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const auto at_column = [&](float x0, int j)
+    {
+        ImGui::SameLine(0.0f, 0.0f);
+        ImGui::SetCursorScreenPos(
+            ImVec2(x0 + label_w + entry_w * static_cast<float>(j), ImGui::GetCursorScreenPos().y));
+    };
+    float x0 = ImGui::GetCursorScreenPos().x;
+    ImGui::Dummy(ImVec2(label_w * 0.5f, ImGui::GetTextLineHeight()));
+    for (int j = 0; j < h; ++j)
+    {
+        at_column(x0, j);
+        ImGui::PushStyleColor(ImGuiCol_Text, head_text_color(j));
+        ImGui::Text("H%d", j + 1);
+        ImGui::PopStyleColor();
+    }
+    for (int l = 0; l < L; ++l)
+    {
+        x0 = ImGui::GetCursorScreenPos().x;
+        ImGui::TextDisabled("L%d", l + 1);
+        for (int j = 0; j < h; ++j)
+        {
+            at_column(x0, j);
+            const ImVec2 p = ImGui::GetCursorScreenPos();
+            const float mid = p.y + ImGui::GetTextLineHeight() * 0.5f;
+            const float thick = (l == 0 ? 1.2f : 2.4f) * std::max(1.0f, fs / 15.0f);
+            dl->AddLine(ImVec2(p.x, mid), ImVec2(p.x + fs * 0.9f, mid), head_color(j) | 0xFF000000u, thick);
+            ImGui::Dummy(ImVec2(fs * 1.1f, ImGui::GetTextLineHeight()));
+            const train::HeadScores* s = held_out_scores_at(v, step, l * h + j);
+            if (s == nullptr)
+                continue;
+            // ".59": the columns are narrow; the map titles say the same.
+            char value[16];
+            std::snprintf(value, sizeof value, "%.2f", train::head_score(*s, kind));
+            const char* shown = value[0] == '0' ? value + 1 : value;
+            if (ImGui::CalcTextSize(shown).x <= entry_w - fs * 1.2f)
+            {
+                ImGui::SameLine(0.0f, 0.0f);
+                ImGui::TextUnformatted(shown);
+            }
+        }
+    }
+}
+
+// The plots: loss above, head scores and their legend below, in the column's size.
+void curves_column(AppState& state, const TrainingFrame* f, ImVec2 size)
+{
+    TrainingPanelState& ts = state.training;
+    const TrainingSnapshot& v = ts.view;
+    const int cursor = f == nullptr ? -1 : f->step;
+    const TrainingCurves c = training_curves(v, ts.edit.steps, ts.score_kind, ts.fit_curves);
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    const float legend_h = line * static_cast<float>(1 + std::max(1, v.model.n_layers));
+    // Each plot has its title line above it; the loss plot gets the larger share.
+    const float plots_h =
+        std::max(line * 4.0f, size.y - legend_h - line * 2.0f - ImGui::GetStyle().ItemSpacing.y * 3.0f);
+    int clicked = draw_curve_plot(state, c.loss, c, cursor, ImVec2(size.x, plots_h * 0.55f));
+    if (const int k = draw_curve_plot(state, c.heads, c, cursor, ImVec2(size.x, plots_h * 0.45f)); k >= 0)
+        clicked = k;
+    head_legend(state, cursor, size.x);
+    if (clicked >= 0 && !v.timeline.empty())
+    {
+        ts.follow_latest = false;
+        ts.shown_step = clicked;
+    }
+}
+
+// A text model's readouts in `size`: the loss strip with its legend, then the sample at the step shown with
+// as many lines as are left. The strip needs the sample to keep its heading and a line, unless the step's
+// caption talks about the strip (then the strip comes first, and the sample gets what is left, if anything).
+void text_column(AppState& state, const TrainingFrame* f, ImVec2 size, bool strip_first)
+{
+    if (f == nullptr)
+        return;
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    const std::vector<LossCell> cells = training_loss_cells(state);
+    const float strip_h = cells.empty() ? 0.0f : loss_strip_height(cells, size.x) + line * 2.0f;
+    const float sample_min = strip_first ? 0.0f : line * 2.0f;
+    if (strip_h > 0.0f && strip_h + sample_min <= size.y)
+    {
+        draw_loss_strip_cells(cells, size.x);
+        draw_loss_strip_legend(cells);
+    }
+    const float left = size.y - (ImGui::GetCursorPosY() - ImGui::GetCursorStartPos().y);
+    const int lines = static_cast<int>(left / line) - 1;
+    if (lines < 1)
+        return;
+    const TrainingPanelState& ts = state.training;
+    // Short: the column is narrow at 720 lines.
+    ImGui::TextDisabled("sample at step %d, τ = %.2f", f->step, static_cast<double>(ts.sample_temperature));
+    std::size_t prompt_bytes = 0;
+    std::string error;
+    const std::string text = training_sample_text(state, &prompt_bytes, &error);
+    if (!error.empty())
+        error_text(error);
+    else if (text.empty())
+        ImGui::TextDisabled("Writing…");
+    else
+        draw_sample_text(text, prompt_bytes, size.x, lines);
+}
+
+} // namespace
+
+void draw_training_presenter_view(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    if (!state.training_run.configured())
+    {
+        ImGui::TextDisabled(
+            "No model yet: press P to train the Training panel's task (its preset), or open a "
+            "training lesson (Lessons menu).");
+        return;
+    }
+    state.training_run.poll(ts.view);
+    sync_probe(ts);
+    const TrainingFrame* f = shown_frame(ts);
+    status_line(state, f);
+
+    const float fs = ImGui::GetFontSize();
+    const float gap = fs * 0.8f;
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const bool text = ts.view.config.task == train::TaskKind::Text && f != nullptr;
+    const bool maps = training_maps_ready(state);
+    // The run's own heads alone fill the grid; an earlier run to compare, gradients or the output take the
+    // panel's own map views in the same rectangle.
+    const bool own_grid = maps && ts.map_kind == 0 && training_compared_maps(state) == nullptr;
+    std::vector<MapBox> boxes;
+    int per_layer = 1;
+    if (maps)
+    {
+        const int T = ts.probe.T();
+        per_layer = std::max(1, ts.probe.n_heads());
+        MapBox b;
+        b.rows = T;
+        b.cols = T;
+        boxes.assign(static_cast<std::size_t>(ts.probe.n_layers() * ts.probe.n_heads()), b);
+    }
+    const float min_left = std::max(fs * 14.0f, avail.x * 0.28f);
+    const auto plan = [&](float gutter)
+    {
+        for (MapBox& b : boxes)
+        {
+            b.left = gutter;
+            b.top = training_head_title_height() + gutter;
+        }
+        return layout_training_presenter(avail.x, avail.y, boxes, per_layer, gap, fs * 6.0f, min_left,
+                                         fs * kCurvesMinEm,
+                                         text ? ImGui::GetTextLineHeightWithSpacing() * 3.0f : 0.0f);
+    };
+    TrainingPresenterLayout layout = plan(training_head_label_gutter(fs, text));
+    if (!boxes.empty() && layout.grid.cell < fs * 0.7f)
+        layout = plan(training_head_label_gutter(layout.grid.cell, text));
+    if (!maps || !own_grid)
+    {
+        // The panel's views lay themselves out: give them the rectangle right of the plots.
+        layout.curves.w = std::min(layout.curves.w, min_left);
+        layout.text.w = layout.curves.w;
+        layout.maps = LayoutRect{layout.curves.w + gap, 0.0f, avail.x - layout.curves.w - gap, avail.y};
+    }
+
+    ImGui::SetCursorScreenPos(ImVec2(origin.x + layout.curves.x, origin.y + layout.curves.y));
+    ImGui::BeginChild("presenter_curves", ImVec2(layout.curves.w, layout.curves.h), false, kPart);
+    curves_column(state, f, ImGui::GetContentRegionAvail());
+    ImGui::EndChild();
+    if (text && layout.text.h > 0.0f)
+    {
+        ImGui::SetCursorScreenPos(ImVec2(origin.x + layout.text.x, origin.y + layout.text.y));
+        ImGui::BeginChild("presenter_text", ImVec2(layout.text.w, layout.text.h), false, kPart);
+        const LessonStep* step = current_step(state);
+        const bool strip_first = step != nullptr && step->text.find("loss strip") != std::string::npos;
+        text_column(state, f, ImGui::GetContentRegionAvail(), strip_first);
+        ImGui::EndChild();
+    }
+    ImGui::SetCursorScreenPos(ImVec2(origin.x + layout.maps.x, origin.y + layout.maps.y));
+    ImGui::BeginChild("presenter_maps", ImVec2(layout.maps.w, layout.maps.h), false, kPart);
+    if (own_grid && !layout.grid.maps.empty())
+    {
+        const MapBox& b = boxes.front();
+        const float side = b.left + layout.grid.cell * static_cast<float>(b.cols);
+        // The grid's first image row sets where its titles start (the grid is centred down the view).
+        const float top = std::max(0.0f, layout.grid.maps.front().image.y - b.top);
+        ImGui::SetCursorPos(ImVec2(ImGui::GetCursorPosX(), ImGui::GetCursorPosY() + top));
+        draw_training_heads(state, side, gap, layout.grid.columns > per_layer);
+    }
+    else
+        draw_training_maps(state);
+    ImGui::EndChild();
+}
+
+} // namespace attnlab
