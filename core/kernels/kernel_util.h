@@ -25,6 +25,17 @@ inline void fill_zero(float* begin, Index count)
         begin[i] = 0.0f;
 }
 
+// Where a product kernel finds A and B: A(r, p) at a + r·a_row + p·a_step (a row-major A read in place:
+// a_row = lda, a_step = 1; Aᵀ read in place: a_row = 1, a_step = lda), B(p, 0..NR) at b + p·b_step (a packed
+// panel: b_step = NR; a row-major B read in place: b_step = ldb).
+struct Operands
+{
+    const float* a;
+    Index a_row, a_step;
+    const float* b;
+    Index b_step;
+};
+
 // Rows of A per block of a_times_b: `small` (their k values stay in the first-level cache while every panel
 // of B passes by: the training shapes, k up to 256) or, for a long sum (a real model's k = 768 or 3072 with
 // a few dozen rows), as many rows as fit in 256 KB of the second-level cache, cut into equal blocks, each a
