@@ -249,6 +249,17 @@ int main(int argc, char** argv)
 
     const WindowArgs& args = lesson_command->parsed() ? lesson : screenshot->parsed() ? shot : window;
     const char* what = lesson_command->parsed() ? "lesson" : screenshot->parsed() ? "screenshot" : "";
+    // Window options before `screenshot` or `lesson` are the window's, which the subcommand does not open:
+    // refused, saying where they go, rather than silently rendering something else.
+    if (*what != '\0')
+        for (const CLI::Option* option : app.get_options())
+            if (option->count() > 0 && option->get_name() != "--help" && option->get_name() != "--version")
+            {
+                attnlab::print_error(std::cerr, what,
+                                     option->get_name() + " goes after the subcommand: attnlab " + what +
+                                         " " + option->get_name() + " ... (before it, it is the window's)");
+                return 2;
+            }
     attnlab::WindowOptions options;
     if (const int code = find_lesson(args, what, &options.startup); code != 0)
         return code;

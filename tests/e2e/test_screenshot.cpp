@@ -169,6 +169,21 @@ TEST(Screenshot, BenchFramesPrintsFigures)
         EXPECT_NE(out.find(text), std::string::npos) << text << "\n" << out;
 }
 
+// An option before the subcommand is the window's: refused with where it goes, not silently ignored (it used
+// to render the default session instead of the lesson).
+TEST(Screenshot, AnOptionBeforeTheSubcommandIsRefusedWithWhereItGoes)
+{
+    const fs::path dir = work_dir("option_before_subcommand");
+    fs::remove(dir / "x.png");
+    std::string out, err;
+    const int code =
+        run_app("--lesson tour screenshot -o '" + (dir / "x.png").string() + "'", dir, &out, &err, false);
+    EXPECT_EQ(code, 2) << err;
+    EXPECT_NE(err.find("--lesson goes after the subcommand: attnlab screenshot --lesson"), std::string::npos)
+        << err;
+    EXPECT_FALSE(fs::exists(dir / "x.png"));
+}
+
 TEST(Screenshot, NoDisplayIsOneClearLine)
 {
     const fs::path dir = work_dir("no_display");
