@@ -121,7 +121,7 @@ TEST(Gemm, PackingSpaceIsKeptAndDoesNotGrowWhenRepeated)
     Mat C;
     const int threads = Eigen::nbThreads();
     Eigen::setNbThreads(1); // the scratch counted is this thread's
-    gemm(A, B, C); // the AVX2 kernel reads B in place: only A Bᵀ packs on every path
+    gemm(A, B, C);          // the AVX2 kernel reads B in place: only A Bᵀ packs on every path
     gemm_bt(A, A, C);
     const std::size_t held = gemm_scratch_floats();
     EXPECT_GT(held, 0u);
