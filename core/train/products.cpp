@@ -35,16 +35,6 @@ float* scratch(Index floats)
     return buffer.data();
 }
 
-} // namespace
-
-const kernels::TrainKernels* active_train_kernels()
-{
-    return active_kernels();
-}
-
-namespace
-{
-
 kernels::Lower to_kernels(Lower lower)
 {
     return static_cast<kernels::Lower>(static_cast<int>(lower));
@@ -142,7 +132,7 @@ void product(const MatT<float>& A, const MatT<float>& B, MatT<float>& C, bool ac
 {
     assert(A.cols() == B.rows() && &C != &A && &C != &B);
     assert(!accumulate || (C.rows() == A.rows() && C.cols() == B.cols()));
-    if (const kernels::TrainKernels* K = active_train_kernels())
+    if (const kernels::TrainKernels* K = active_kernels())
     {
         C.resize(A.rows(), B.cols());
         a_times_b_threads(*K, A.data(), A.cols(), A.rows(), A.cols(), B.data(), B.cols(), false, B.cols(),
@@ -162,7 +152,7 @@ void product_bt(const MatT<float>& A, const MatT<float>& B, MatT<float>& C, bool
 {
     assert(A.cols() == B.cols() && &C != &A && &C != &B);
     assert(!accumulate || (C.rows() == A.rows() && C.cols() == B.rows()));
-    if (const kernels::TrainKernels* K = active_train_kernels())
+    if (const kernels::TrainKernels* K = active_kernels())
     {
         C.resize(A.rows(), B.rows());
         a_times_b_threads(*K, A.data(), A.cols(), A.rows(), A.cols(), B.data(), B.cols(), true, B.rows(),
@@ -183,7 +173,7 @@ void product_at(const MatT<float>& A, const MatT<float>& B, MatT<float>& C)
     assert(A.rows() == B.rows() && &C != &A && &C != &B);
     const Index m = A.cols(), n = B.cols(), k = A.rows();
     C.resize(m, n);
-    if (const kernels::TrainKernels* K = active_train_kernels())
+    if (const kernels::TrainKernels* K = active_kernels())
     {
         K->at_times_b(A.data(), m, m, k, B.data(), n, n, C.data(), n, kernels::Lower::None);
         return;
@@ -201,7 +191,7 @@ void product_at(const MatT<float>& A, const MatT<float>& B, MatT<float>& C)
 void block_product(const float* A, Index lda, const float* B, Index ldb, bool trans_b, float* C, Index ldc,
                    Index m, Index n, Index k, bool accumulate, Lower lower)
 {
-    if (const kernels::TrainKernels* K = active_train_kernels())
+    if (const kernels::TrainKernels* K = active_kernels())
         K->a_times_b(A, lda, m, k, B, ldb, trans_b, n, C, ldc, accumulate, to_kernels(lower), &scratch);
     else
         reference_product(A, lda, B, ldb, trans_b, C, ldc, m, n, k, accumulate, lower);
@@ -211,7 +201,7 @@ void block_product_at(const float* A, Index lda, const float* B, Index ldb, floa
                       Index n, Index k, Lower lower)
 {
     assert(lower != Lower::C);
-    if (const kernels::TrainKernels* K = active_train_kernels())
+    if (const kernels::TrainKernels* K = active_kernels())
         K->at_times_b(A, lda, m, k, B, ldb, n, C, ldc, to_kernels(lower));
     else
         reference_product_at(A, lda, B, ldb, C, ldc, m, n, k, lower);

@@ -2,15 +2,10 @@
 // whole matrices and on strided blocks (one head of one sentence).
 #pragma once
 
-#include "core/kernels/kernels.h"
 #include "model.h"
 
 namespace attnlab::train
 {
-
-// The active instruction set's kernels (core/cpu.h), or null on the baseline path, where the products below
-// run Eigen's kernels and the training engine's rows its templates.
-const kernels::TrainKernels* active_train_kernels();
 
 // C = A B, or C += A B when accumulate (C must then have the result's shape). C must not overlap A or B.
 // Runs on the calling thread; no heap call once the packing space has grown to the largest operand seen.

@@ -3,6 +3,8 @@
 
 #include "products.h"
 
+#include "core/cpu.h"
+#include "core/kernels/kernels.h"
 #include "core/softmax.h"
 
 #include <algorithm>
@@ -80,7 +82,7 @@ template <typename S> void column_sums(const MatT<S>& dy, MatT<S>& db)
 // AVX2 the exponentials run 8 at a time, the last ones masked, instead of through the scalar expf.
 void softmax(const float* x, Index n, float* y)
 {
-    if (const kernels::TrainKernels* K = active_train_kernels())
+    if (const kernels::TrainKernels* K = active_kernels())
         K->softmax_row(x, n, 1.0f, y);
     else
         softmax_row(x, n, 1.0f, y);
@@ -149,7 +151,7 @@ void layer_norm_backward(const MatT<S>& dy, const MatT<S>& x, const ColT<S>& mea
 void layer_norm(const MatT<float>& x, const MatT<float>& gamma, const MatT<float>& beta, MatT<float>& y,
                 ColT<float>& mean, ColT<float>& rstd, float epsilon)
 {
-    if (const kernels::TrainKernels* K = active_train_kernels())
+    if (const kernels::TrainKernels* K = active_kernels())
         K->layer_norm_rows(x.data(), x.rows(), x.cols(), gamma.data(), beta.data(), y.data(), mean.data(),
                            rstd.data(), epsilon);
     else
@@ -160,7 +162,7 @@ void layer_norm_backward(const MatT<float>& dy, const MatT<float>& x, const ColT
                          const ColT<float>& rstd, const MatT<float>& gamma, MatT<float>& dx,
                          MatT<float>& dgamma, MatT<float>& dbeta)
 {
-    if (const kernels::TrainKernels* K = active_train_kernels())
+    if (const kernels::TrainKernels* K = active_kernels())
         K->layer_norm_backward_rows(dy.data(), x.data(), x.rows(), x.cols(), mean.data(), rstd.data(),
                                     gamma.data(), dx.data(), dgamma.data(), dbeta.data());
     else
