@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include <Eigen/SVD>
+#include <Eigen/Cholesky>
 
 using namespace attnlab;
 
@@ -29,6 +29,15 @@ void expect_rejected(Session bad, const std::string& expected)
     EXPECT_EQ(engine.trace().tokens.tokens[0][0], "Jane");
     EXPECT_EQ(engine.trace().layers[0].attn.head(0, 0).weights, weights_before);
     EXPECT_FALSE(validate_session(bad));
+}
+
+// The u of least norm with X u = 1 on every row, for X with fewer rows than columns (full row rank):
+// u = Xᵀ (X Xᵀ)⁻¹ 1, solved in double. (An SVD would do as well but costs a minute of compile time.)
+Eigen::VectorXf solve_for_ones(const Mat& X)
+{
+    const Eigen::MatrixXd Xd = X.cast<double>();
+    const Eigen::VectorXd y = (Xd * Xd.transpose()).ldlt().solve(Eigen::VectorXd::Ones(Xd.rows()));
+    return (Xd.transpose() * y).cast<float>();
 }
 
 } // namespace
@@ -255,8 +264,7 @@ TEST(Validation, LargeButFiniteScoresAreAccepted)
     Engine engine;
     ASSERT_TRUE(engine.run(s));
     const Mat& X = engine.trace().layers[0].X[0];
-    const Eigen::VectorXf u =
-        X.bdcSvd(Eigen::ComputeThinU | Eigen::ComputeThinV).solve(Eigen::VectorXf::Ones(X.rows()));
+    const Eigen::VectorXf u = solve_for_ones(X);
     ModelWeights weights = init_weights(s.config);
     const float c = 1.5e19f; // q = k = c on every token
     Mat& W_Q = weights.layers[0].attn.W_Q[0];
@@ -320,8 +328,7 @@ TEST(Validation, ScoresThatOverflowToMinusInfinityOnlyAreAnError)
     ASSERT_TRUE(engine.run(s));
     const Mat& X = engine.trace().layers[0].X[0]; // embedding + PE: the same whatever the weights
     // u with X u = 1 on every token (T < d_model, so the least-squares solution is exact).
-    const Eigen::VectorXf u =
-        X.bdcSvd(Eigen::ComputeThinU | Eigen::ComputeThinV).solve(Eigen::VectorXf::Ones(X.rows()));
+    const Eigen::VectorXf u = solve_for_ones(X);
     ASSERT_LT((X * u - Eigen::VectorXf::Ones(X.rows())).cwiseAbs().maxCoeff(), 1e-3f);
     ModelWeights weights = init_weights(s.config);
     const float c = 1e20f; // q = c, k = -c on every token, each finite; q k = -1e40 is not
