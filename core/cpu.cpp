@@ -4,7 +4,9 @@
 #include "core/gemm.h"
 #include "core/kernels/kernels.h"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 
@@ -128,6 +130,70 @@ std::string kernels_in_use()
     const kernels::TrainKernels* train = active_kernels();
     return std::string("isa=") + isa_name(isa) + " (cpu: " + isa_name(cpu_isa()) +
            ") products=" + (train != nullptr ? train->name : "eigen") + " forward=" + gemm_kernel();
+}
+
+namespace
+{
+
+// The baseline probe: fma_probe_avx2's 12 chains on 4-lane vectors of the build's baseline (SSE2 on x86-64),
+// a multiply then an add (2 flops) per lane and chain each round.
+using Float4 = float __attribute__((vector_size(16)));
+float add_probe_baseline(kernels::Index iterations)
+{
+    const Float4 m = {0.9999999f, 0.9999999f, 0.9999999f, 0.9999999f};
+    const Float4 a = {1e-8f, 1e-8f, 1e-8f, 1e-8f};
+    Float4 c[kernels::kFmaProbeChains];
+    for (int j = 0; j < kernels::kFmaProbeChains; ++j) // chain j from 1 + j / 64 (equal chains would merge)
+    {
+        const float start = 1.0f + static_cast<float>(j) / 64.0f;
+        c[j] = Float4{start, start, start, start};
+    }
+    for (kernels::Index i = 0; i < iterations; ++i)
+        for (Float4& chain : c)
+            chain = chain * m + a;
+    Float4 sum = c[0];
+    for (int j = 1; j < kernels::kFmaProbeChains; ++j)
+        sum += c[j];
+    return sum[0] + sum[1] + sum[2] + sum[3];
+}
+
+} // namespace
+
+double measure_peak_gflops(double seconds)
+{
+    float (*probe)(kernels::Index) = &add_probe_baseline;
+    double lanes = 4;
+    switch (active_isa())
+    {
+    case Isa::Avx512:
+        probe = &kernels::fma_probe_avx512;
+        lanes = 16;
+        break;
+    case Isa::Avx2:
+        probe = &kernels::fma_probe_avx2;
+        lanes = 8;
+        break;
+    case Isa::Baseline:
+        break;
+    }
+    using Clock = std::chrono::steady_clock;
+    const auto time_of = [probe](kernels::Index iterations)
+    {
+        const auto start = Clock::now();
+        volatile float sink = probe(iterations);
+        (void)sink;
+        return std::chrono::duration<double>(Clock::now() - start).count();
+    };
+    // Grow the round count until one run takes a fifth of the time, then keep the best of five runs (the
+    // least disturbed by other work on the core).
+    kernels::Index iterations = 1 << 12;
+    while (time_of(iterations) < seconds / 5 && iterations < (kernels::Index(1) << 40))
+        iterations *= 2;
+    double best = time_of(iterations);
+    for (int run = 1; run < 5; ++run)
+        best = std::min(best, time_of(iterations));
+    const double flops = static_cast<double>(iterations) * kernels::kFmaProbeChains * lanes * 2.0;
+    return flops / (best * 1e9);
 }
 
 Status set_active_isa(Isa isa)

@@ -47,6 +47,11 @@ Status set_active_isa(Isa isa);
 // The kernels in use, for benchmark output: "isa=avx2 (cpu: avx512) products=avx2-6x16 forward=eigen".
 std::string kernels_in_use();
 
+// One core's peak float rate on the active set, in GFLOP/s, measured for about `seconds` by a probe of
+// independent multiply-add chains in registers (core/kernels/kernels.h): the ceiling a product on this path
+// can approach. The baseline path's probe is SSE2's separate multiply and add, 4 lanes.
+double measure_peak_gflops(double seconds = 0.05);
+
 // "baseline", "avx2" or "avx512" to its Isa; false for anything else.
 bool parse_isa(const std::string& name, Isa* out);
 

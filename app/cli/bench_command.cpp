@@ -1,4 +1,5 @@
-// attnlab bench: median forward-pass time per shape, its GFLOP/s and the ratio to this machine's GEMM rate.
+// attnlab bench: median forward-pass time per shape, its GFLOP/s, and the ratios to this machine's GEMM rate
+// and to the core's measured peak on the kernels' instruction set.
 #include "commands.h"
 
 #include "core/cpu.h"
@@ -149,9 +150,14 @@ int run_bench(const BenchArgs& args, std::ostream& out, std::ostream& err)
         shapes = {{128, 512, 8}, {512, 512, 8}, {1024, 768, 12}};
 
     Eigen::setNbThreads(args.threads);
+    // One core's ceiling on this path; with more threads the products' rates are compared with it times the
+    // thread count.
+    const double peak = measure_peak_gflops() * Eigen::nbThreads();
+    char peak_text[64];
+    std::snprintf(peak_text, sizeof peak_text, "%.1f", peak);
     out << "threads=" << Eigen::nbThreads() << " (requested " << args.threads << ")"
         << " repeats=" << args.repeats << " kernel=" << gemm_kernel() << " " << kernels_in_use()
-        << " layers=1 B=1; forward = Engine::run, every intermediate kept\n";
+        << " peak_gflops=" << peak_text << " layers=1 B=1; forward = Engine::run, every intermediate kept\n";
     for (const Shape& shape : shapes)
     {
         Session session;
@@ -197,9 +203,10 @@ int run_bench(const BenchArgs& args, std::ostream& out, std::ostream& err)
         char line[512];
         std::snprintf(line, sizeof line,
                       "T=%d d_model=%d h=%d forward_ms=%.3f gflops=%.2f gemm_gflops=%.2f ratio=%.2f "
-                      "attention_ms=%.3f trace_mb=%.1f engine_mb=%.1f eigen_gemm_gflops=%.2f\n",
+                      "attention_ms=%.3f trace_mb=%.1f engine_mb=%.1f eigen_gemm_gflops=%.2f "
+                      "gemm_of_peak=%.2f layer_of_peak=%.2f\n",
                       shape.T, shape.d_model, shape.heads, forward_ms, gflops, gemm, gflops / gemm, attn_ms,
-                      trace_mb, 2 * trace_mb, eigen);
+                      trace_mb, 2 * trace_mb, eigen, gemm / peak, gflops / peak);
         out << line << std::flush;
     }
     return 0;

@@ -344,6 +344,41 @@ const TrainKernels* train_kernels_avx2()
     return &kAvx2;
 }
 
+// 12 chains x 8 lanes of c = c m + a, chain j from 1 + j / 64, m just under 1: c falls slowly towards
+// a / (1 - m), near 0.08, never overflowing nor becoming subnormal however long it runs.
+float fma_probe_avx2(Index iterations)
+{
+    const __m256 m = _mm256_set1_ps(0.9999999f), a = _mm256_set1_ps(1e-8f);
+    // Each chain starts elsewhere (1 + j / 64): equal chains would be merged into one by the compiler.
+    __m256 c0 = _mm256_set1_ps(1.0f), c1 = _mm256_set1_ps(1.0f + 1 / 64.0f),
+           c2 = _mm256_set1_ps(1.0f + 2 / 64.0f), c3 = _mm256_set1_ps(1.0f + 3 / 64.0f),
+           c4 = _mm256_set1_ps(1.0f + 4 / 64.0f), c5 = _mm256_set1_ps(1.0f + 5 / 64.0f),
+           c6 = _mm256_set1_ps(1.0f + 6 / 64.0f), c7 = _mm256_set1_ps(1.0f + 7 / 64.0f),
+           c8 = _mm256_set1_ps(1.0f + 8 / 64.0f), c9 = _mm256_set1_ps(1.0f + 9 / 64.0f),
+           c10 = _mm256_set1_ps(1.0f + 10 / 64.0f), c11 = _mm256_set1_ps(1.0f + 11 / 64.0f);
+    for (Index i = 0; i < iterations; ++i)
+    {
+        c0 = _mm256_fmadd_ps(c0, m, a);
+        c1 = _mm256_fmadd_ps(c1, m, a);
+        c2 = _mm256_fmadd_ps(c2, m, a);
+        c3 = _mm256_fmadd_ps(c3, m, a);
+        c4 = _mm256_fmadd_ps(c4, m, a);
+        c5 = _mm256_fmadd_ps(c5, m, a);
+        c6 = _mm256_fmadd_ps(c6, m, a);
+        c7 = _mm256_fmadd_ps(c7, m, a);
+        c8 = _mm256_fmadd_ps(c8, m, a);
+        c9 = _mm256_fmadd_ps(c9, m, a);
+        c10 = _mm256_fmadd_ps(c10, m, a);
+        c11 = _mm256_fmadd_ps(c11, m, a);
+    }
+    const __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_add_ps(c0, c1), _mm256_add_ps(c2, c3)),
+                                                 _mm256_add_ps(_mm256_add_ps(c4, c5), _mm256_add_ps(c6, c7))),
+                                   _mm256_add_ps(_mm256_add_ps(c8, c9), _mm256_add_ps(c10, c11)));
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, s);
+    return lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7];
+}
+
 } // namespace attnlab::kernels
 
 #else // not built for x86-64 with AVX2: no such set
@@ -354,6 +389,11 @@ namespace attnlab::kernels
 const TrainKernels* train_kernels_avx2()
 {
     return nullptr;
+}
+
+float fma_probe_avx2(Index)
+{
+    return 0.0f;
 }
 
 } // namespace attnlab::kernels

@@ -134,6 +134,42 @@ const TrainKernels* train_kernels_avx512()
     return &kAvx512;
 }
 
+// 12 chains x 16 lanes of c = c m + a (fma_probe_avx2's loop on zmm registers).
+float fma_probe_avx512(Index iterations)
+{
+    const __m512 m = _mm512_set1_ps(0.9999999f), a = _mm512_set1_ps(1e-8f);
+    __m512 c0 = _mm512_set1_ps(1.0f), c1 = _mm512_set1_ps(1.0f + 1 / 64.0f),
+           c2 = _mm512_set1_ps(1.0f + 2 / 64.0f), c3 = _mm512_set1_ps(1.0f + 3 / 64.0f),
+           c4 = _mm512_set1_ps(1.0f + 4 / 64.0f), c5 = _mm512_set1_ps(1.0f + 5 / 64.0f),
+           c6 = _mm512_set1_ps(1.0f + 6 / 64.0f), c7 = _mm512_set1_ps(1.0f + 7 / 64.0f),
+           c8 = _mm512_set1_ps(1.0f + 8 / 64.0f), c9 = _mm512_set1_ps(1.0f + 9 / 64.0f),
+           c10 = _mm512_set1_ps(1.0f + 10 / 64.0f), c11 = _mm512_set1_ps(1.0f + 11 / 64.0f);
+    for (Index i = 0; i < iterations; ++i)
+    {
+        c0 = _mm512_fmadd_ps(c0, m, a);
+        c1 = _mm512_fmadd_ps(c1, m, a);
+        c2 = _mm512_fmadd_ps(c2, m, a);
+        c3 = _mm512_fmadd_ps(c3, m, a);
+        c4 = _mm512_fmadd_ps(c4, m, a);
+        c5 = _mm512_fmadd_ps(c5, m, a);
+        c6 = _mm512_fmadd_ps(c6, m, a);
+        c7 = _mm512_fmadd_ps(c7, m, a);
+        c8 = _mm512_fmadd_ps(c8, m, a);
+        c9 = _mm512_fmadd_ps(c9, m, a);
+        c10 = _mm512_fmadd_ps(c10, m, a);
+        c11 = _mm512_fmadd_ps(c11, m, a);
+    }
+    const __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(_mm512_add_ps(c0, c1), _mm512_add_ps(c2, c3)),
+                                                 _mm512_add_ps(_mm512_add_ps(c4, c5), _mm512_add_ps(c6, c7))),
+                                   _mm512_add_ps(_mm512_add_ps(c8, c9), _mm512_add_ps(c10, c11)));
+    alignas(64) float lanes[16]; // not _mm512_reduce_add_ps: GCC 12 warns of an uninitialized value inside it
+    _mm512_store_ps(lanes, s);
+    float sum = 0.0f;
+    for (float lane : lanes)
+        sum += lane;
+    return sum;
+}
+
 } // namespace attnlab::kernels
 
 #else // not built for x86-64 with AVX-512: no such set
@@ -144,6 +180,11 @@ namespace attnlab::kernels
 const TrainKernels* train_kernels_avx512()
 {
     return nullptr;
+}
+
+float fma_probe_avx512(Index)
+{
+    return 0.0f;
 }
 
 } // namespace attnlab::kernels

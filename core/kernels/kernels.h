@@ -76,4 +76,12 @@ void layer_norm_backward_rows_avx2(const float* dy, const float* x, Index rows, 
 const TrainKernels* train_kernels_avx512();
 const GemmKernels* gemm_kernels_avx512();
 
+// Probes of one core's peak float rate: `iterations` rounds of 12 independent multiply-add chains of full
+// vectors held in registers (enough chains to cover two FMA units' latency), kFmaProbeChains x lanes x 2
+// flops a round, chain j starting from 1 + j / 64; the result is the sum of every chain's lanes, so the work
+// cannot be skipped. Only on a CPU with the set.
+constexpr Index kFmaProbeChains = 12;
+float fma_probe_avx2(Index iterations);   // 8 lanes
+float fma_probe_avx512(Index iterations); // 16 lanes
+
 } // namespace attnlab::kernels

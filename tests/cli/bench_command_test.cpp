@@ -16,10 +16,13 @@ TEST(BenchCommand, OneLinePerShapeWithTheRequiredFields)
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const std::regex line(R"(T=16 d_model=32 h=4 forward_ms=[0-9.]+ gflops=[0-9.]+ gemm_gflops=[0-9.]+ )"
                           R"(ratio=[0-9.]+ attention_ms=[0-9.]+ trace_mb=[0-9.]+ engine_mb=[0-9.]+ )"
-                          R"(eigen_gemm_gflops=[0-9.]+\n)");
+                          R"(eigen_gemm_gflops=[0-9.]+ gemm_of_peak=[0-9.]+ layer_of_peak=[0-9.]+\n)");
     EXPECT_TRUE(std::regex_search(r.out, line)) << r.out;
     EXPECT_EQ(line_count(r.out), 2) << r.out; // the header and one shape
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^threads=1 .*kernel=(avx512-6x64|eigen) )"))) << r.out;
+    std::smatch peak;
+    ASSERT_TRUE(std::regex_search(r.out, peak, std::regex(R"( peak_gflops=([0-9.]+) )"))) << r.out;
+    EXPECT_GT(std::stod(peak[1]), 0.0);
 }
 
 TEST(BenchCommand, BadArguments)

@@ -3,9 +3,11 @@
 // tests/CMakeLists) names the set that must have been chosen there.
 #include "core/cpu.h"
 #include "core/gemm.h"
+#include "core/kernels/kernels.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
@@ -69,4 +71,35 @@ TEST(Cpu, SwitchingFollowsTheCpuAndRefusesWhatItLacks)
     }
     ASSERT_TRUE(set_active_isa(before));
     EXPECT_EQ(active_isa(), before);
+}
+
+TEST(Cpu, PeakProbesDoEveryRoundOfTheirChains)
+{
+    // Chain j runs c = c m + a from 1 + j / 64, every lane alike, so after n rounds the probe's sum is lanes
+    // x the sum over the chains of c_j(n). A probe that skipped its loop, or merged its chains, would give
+    // another sum.
+    const kernels::Index rounds = 1000;
+    double chains_sum = 0.0, starts_sum = 0.0;
+    for (int j = 0; j < kernels::kFmaProbeChains; ++j)
+    {
+        float c = 1.0f + static_cast<float>(j) / 64.0f;
+        starts_sum += c;
+        for (kernels::Index i = 0; i < rounds; ++i)
+            c = std::fma(c, 0.9999999f, 1e-8f);
+        chains_sum += c;
+    }
+    ASSERT_LT(chains_sum, starts_sum - 1e-3) << "the rounds must move the chains away from their start";
+    const Isa best = cpu_isa();
+    if (best >= Isa::Avx2)
+    {
+        EXPECT_NEAR(kernels::fma_probe_avx2(rounds), 8 * chains_sum, 1e-3);
+    }
+    if (best >= Isa::Avx512)
+    {
+        EXPECT_NEAR(kernels::fma_probe_avx512(rounds), 16 * chains_sum, 1e-3);
+    }
+    // The measured rate, on whichever set is active: a positive, finite figure.
+    const double peak = measure_peak_gflops(0.01);
+    EXPECT_GT(peak, 0.0);
+    EXPECT_TRUE(std::isfinite(peak));
 }
