@@ -254,11 +254,11 @@ TEST(VectorExport, TrainingCurvesSvgMatchesThePng)
     run.step_now(60);
     TrainingSnapshot s;
     run.poll(s);
-    const Image img = render_curves_image(s, 60, 3);
+    const Image img = render_curves_image(s, 60);
     expect_svg_matches(img, dir, "curves");
     EXPECT_NE(svg_document(img).find("<polyline"), std::string::npos); // the curves are lines, not pixels
     const fs::path path = dir / "curves-file.pdf";
-    ASSERT_TRUE(export_curves_picture(s, 60, 3, path.string()).is_ok());
+    ASSERT_TRUE(export_curves_picture(s, 60, path.string()).is_ok());
     EXPECT_EQ(read_text(path).substr(0, 5), "%PDF-");
 }
 
