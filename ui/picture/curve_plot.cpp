@@ -126,8 +126,7 @@ bool crosses_a_line(const CurvePlotPicture& p, const PlotRect& r)
             if (segment_touches(line.points[i - 1], line.points[i], r))
                 return true;
     }
-    return p.has_cursor &&
-           segment_touches(PlotPoint{p.cursor_x, p.axes.y0}, PlotPoint{p.cursor_x, p.axes.y1}, r);
+    return false;
 }
 
 // Ticks at the multiples of a round step in [lo, hi], each at least `gap` (in value units) from the ends.
@@ -161,14 +160,25 @@ bool place_band_label(const CurvePlotPicture& p, float w, float h, PlotRect* out
     const PlotRect& a = p.axes;
     const float pad = std::max(2.0f, h * 0.2f);
     const float top = a.y0 + pad, bottom = a.y1 - pad - h;
-    const float right_of_left_edge = p.band_x0 + pad, left_of_left_edge = p.band_x0 - pad - w;
-    const float right_of_band = std::max(p.band_x1, p.band_x0) + pad;
-    const PlotPoint corners[] = {
-        {right_of_left_edge, top},   {right_of_left_edge, bottom}, {left_of_left_edge, top},
-        {left_of_left_edge, bottom}, {right_of_band, top},         {right_of_band, bottom},
-        {a.x1 - pad - w, top},       {a.x1 - pad - w, bottom},     {a.x0 + pad, top},
-        {a.x0 + pad, bottom},
+    const float right_of_left_edge = p.band_x0 + pad;
+    std::vector<PlotPoint> corners = {
+        {right_of_left_edge, top},
+        {right_of_left_edge, bottom},
+        {p.band_x0 - pad - w, top},
+        {p.band_x0 - pad - w, bottom},
+        {std::max(p.band_x1, p.band_x0) + pad, top},
+        {std::max(p.band_x1, p.band_x0) + pad, bottom},
     };
+    // Then any place inside the axes (a quarter label's width and half its height apart), the nearest to
+    // the band's top first.
+    std::vector<PlotPoint> rest;
+    for (float y = top; y <= bottom; y += h * 0.5f)
+        for (float x = a.x0 + pad; x + w <= a.x1 - pad; x += std::max(1.0f, w * 0.25f))
+            rest.push_back(PlotPoint{x, y});
+    const auto distance = [&](const PlotPoint& q) { return std::hypot(q.x - right_of_left_edge, q.y - top); };
+    std::stable_sort(rest.begin(), rest.end(),
+                     [&](const PlotPoint& l, const PlotPoint& r) { return distance(l) < distance(r); });
+    corners.insert(corners.end(), rest.begin(), rest.end());
     for (const PlotPoint& c : corners)
     {
         const PlotRect r{c.x, c.y, c.x + w, c.y + h};

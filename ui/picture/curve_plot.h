@@ -83,10 +83,10 @@ struct CurvePlotPicture
 // The round step (1, 2 or 5 times a power of ten, at least 1) that puts at most max_ticks intervals in span.
 double round_tick_step(double span, int max_ticks);
 
-// Where a label of w x h pixels goes inside the loss plot's steepest-drop band so that it crosses no line of
-// the plot: right of the band's left edge at the top, then at the bottom, then left of it (top, bottom),
-// then the axes' top and bottom corners away from the band; the first place that touches no line segment
-// (and fits inside the axes). False (and *out untouched) when every place is crossed: leave the label out.
+// Where a label of w x h pixels goes inside the loss plot's axes by its steepest-drop band so that it
+// touches no curve (the cursor's thin line may pass under it): right of the band's left edge at the top,
+// then at the bottom, then left of it (top, bottom), then right of the band, then anywhere inside the axes,
+// the nearest to the band's top first. False (and *out untouched) when no place is free: leave it out.
 bool place_band_label(const CurvePlotPicture& p, float w, float h, PlotRect* out);
 
 // A value as the plots write it: "0.123", "5.7e-05" (below 0.01), "12.5 %" for a percent plot (decimals as
