@@ -228,7 +228,7 @@ HeatmapLayout layout_heatmap(const HeatmapPicture& p, const TextRasterizer& text
     L.row_labels.assign(static_cast<std::size_t>(L.rows), std::string());
     L.col_labels.assign(static_cast<std::size_t>(L.cols), std::string());
     float row_w = 0.0f, col_h = L.col_tokens ? 0.0f : lpx * 1.3f;
-    for (int r = 0; r < L.rows; r += L.rstride)
+    for (int r = 0; r < L.rows && p.row_labels; r += L.rstride)
     {
         auto& s = L.row_labels[static_cast<std::size_t>(r)];
         s = truncate_utf8(row_label(view, r), 14);
@@ -244,8 +244,8 @@ HeatmapLayout layout_heatmap(const HeatmapPicture& p, const TextRasterizer& text
     L.col_labels_h = col_h;
     const float axis_h = f.label * 1.35f; // a line of axis title
     L.row_axis_x = 0.0f;
-    const float row_axis_w = p.row_axis.empty() ? 0.0f : axis_h + 4.0f;
-    L.x_img = static_cast<int>(std::ceil(row_axis_w + row_w + 10.0f));
+    const float row_axis_w = p.row_axis.empty() || !p.row_labels ? 0.0f : axis_h + 4.0f;
+    L.x_img = p.row_labels ? static_cast<int>(std::ceil(row_axis_w + row_w + 10.0f)) : 0;
     L.image_w = L.cols * L.cell;
     L.image_h = L.rows * L.cell;
     const float below = 6.0f + col_h + (p.col_axis.empty() ? 0.0f : 4.0f + axis_h);
@@ -399,7 +399,7 @@ void draw_heatmap_labels(const HeatmapCanvas& k)
     const Palette& palette = k.palette;
     const int xi = k.xi, yi = k.yi, cell = L.cell;
     const float lpx = L.label_px;
-    for (int r = 0; r < L.rows; r += L.rstride)
+    for (int r = 0; r < L.rows && p.row_labels; r += L.rstride)
     {
         const std::string& s = L.row_labels[static_cast<std::size_t>(r)];
         const float w = k.text.width(s, lpx);
@@ -427,7 +427,7 @@ void draw_heatmap_labels(const HeatmapCanvas& k)
                     static_cast<float>(yi + L.image_h) + 10.0f + L.col_labels_h, f.label, palette.grey_ink,
                     p.col_axis);
     }
-    if (!p.row_axis.empty())
+    if (!p.row_axis.empty() && p.row_labels)
     {
         const float w = k.text.width(p.row_axis, f.label);
         k.text.draw(k.img, static_cast<float>(k.x) + L.row_axis_x,

@@ -31,6 +31,8 @@ struct HeatmapPicture
     std::vector<std::pair<int, int>> outlined; // (row, col) cells framed in outline_color (lesson cells)
     Color32 outline_color = 0;
     bool colorbar = true;
+    // false: no row labels and no row axis title (the map on its left in a slide's row names the same rows).
+    bool row_labels = true;
 };
 
 // The matrix's name with its head: "Queries Q_2", "Attention weights A_2", "Scores · head 2", "Input X".
