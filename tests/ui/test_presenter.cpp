@@ -932,7 +932,7 @@ TEST_F(PresenterTest, AStepAboutTheLossStripShowsTheStrip)
         EXPECT_TRUE(drawn(out, "surprise")) << out.text;
         EXPECT_TRUE(drawn(out, "mean")) << out.text;
         EXPECT_TRUE(drawn(out, "loss (log scale)")) << out.text;
-        EXPECT_TRUE(drawn(out, "H4")) << out.text; // the head legend is not pushed out
+        EXPECT_TRUE(drawn(out, "head scores")) << out.text; // the plots are not pushed out
         state->lesson.step = 1;
         out = ui.frames(*state, 4);
         EXPECT_FALSE(drawn(out, "surprise")) << out.text;

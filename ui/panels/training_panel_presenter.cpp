@@ -159,8 +159,13 @@ void curves_column(AppState& state, const TrainingFrame* f, ImVec2 size)
         head_legend(state, cursor, size.x - column.heads_w - fs);
         ImGui::EndGroup();
     }
-    else
+    else if (ImGui::GetCursorPosY() - ImGui::GetCursorStartPos().y +
+                 ImGui::GetTextLineHeightWithSpacing() *
+                     static_cast<float>(1 + std::max(1, v.model.n_layers)) <=
+             size.y + 1.0f)
         head_legend(state, cursor, size.x);
+    // else no room under the plots at their least height (a text step's strip took it): the legend is left
+    // out rather than cut, and the maps' titles, in the heads' colours, name the curves.
     if (clicked >= 0 && !v.timeline.empty())
     {
         ts.follow_latest = false;
