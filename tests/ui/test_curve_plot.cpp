@@ -251,5 +251,89 @@ TEST(CurvePlot, TheFittedStepAxisEndsOnARoundNumberWithinTheTarget)
     EXPECT_EQ(fit_x_max(0, 5, 10), 10);        // never past the target
 }
 
+TEST(CurvePlot, TheStepAxisIsTickedAtRoundStepsAndALinearAxisBetweenItsEnds)
+{
+    const TrainingCurves c = curves();
+    CurvePlotStyle style;
+    style.x_tick_gap = 40.0f; // 200 px: at most five intervals
+    style.tick_gap = 34.0f;
+    style.linear_ticks = true;
+    const CurvePlotPicture p = layout_curve_plot(c.accuracy, c, kAxes, -1, style);
+    ASSERT_GE(p.x_ticks.size(), 3u); // more than the two ends
+    EXPECT_EQ(p.x_ticks.front().step, 0);
+    EXPECT_FLOAT_EQ(p.x_ticks.front().x, kAxes.x0);
+    for (std::size_t i = 0; i < p.x_ticks.size(); ++i)
+    {
+        const PlotXTick& t = p.x_ticks[i];
+        EXPECT_EQ(t.text, std::to_string(t.step));
+        EXPECT_EQ(t.step % 20, 0) << "a round step: " << t.step;
+        EXPECT_NEAR(t.x, kAxes.x0 + static_cast<float>(t.step) * 2.0f, 0.01f);
+        if (i > 0)
+        {
+            EXPECT_GE(t.x - p.x_ticks[i - 1].x, style.x_tick_gap);
+        }
+    }
+    // 0 % and 100 % at the ends, round values between, none crowding another.
+    ASSERT_GE(p.y_ticks.size(), 4u);
+    std::vector<float> ys;
+    for (const PlotTick& t : p.y_ticks)
+        ys.push_back(t.y);
+    std::sort(ys.begin(), ys.end());
+    for (std::size_t i = 1; i < ys.size(); ++i)
+        EXPECT_GE(ys[i] - ys[i - 1], style.tick_gap - 0.01f);
+    // The panel's style asks for neither.
+    const CurvePlotPicture panel = layout_curve_plot(c.accuracy, c, kAxes, -1, CurvePlotStyle{});
+    EXPECT_TRUE(panel.x_ticks.empty());
+    EXPECT_EQ(panel.y_ticks.size(), 2u);
+    EXPECT_EQ(round_tick_step(100.0, 5), 20.0);
+    EXPECT_EQ(round_tick_step(800.0, 6), 200.0);
+    EXPECT_EQ(round_tick_step(1.0, 4), 0.5);
+}
+
+// True when a point of the segment a-b (sampled every 0.1 px) lies inside r.
+bool sampled_inside(const PlotPoint& a, const PlotPoint& b, const PlotRect& r)
+{
+    const float len = std::hypot(b.x - a.x, b.y - a.y);
+    const int n = std::max(1, static_cast<int>(len * 10.0f));
+    for (int i = 0; i <= n; ++i)
+    {
+        const float t = static_cast<float>(i) / static_cast<float>(n);
+        const float x = a.x + (b.x - a.x) * t, y = a.y + (b.y - a.y) * t;
+        if (x >= r.x0 && x <= r.x1 && y >= r.y0 && y <= r.y1)
+            return true;
+    }
+    return false;
+}
+
+TEST(CurvePlot, TheSteepestDropLabelNeverCrossesALine)
+{
+    TrainingCurves c = curves();
+    // A loss that falls through the band's top right, where the label used to go, then flattens.
+    c.loss.series[0].points = {{0.0f, 10.0f}, {24.0f, 9.0f}, {30.0f, 8.0f}, {60.0f, 0.05f}, {100.0f, 0.01f}};
+    const CurvePlotPicture p = layout_curve_plot(c.loss, c, kAxes, 90, CurvePlotStyle{});
+    ASSERT_TRUE(p.has_band);
+    for (const float w : {20.0f, 60.0f, 90.0f})
+    {
+        PlotRect r;
+        ASSERT_TRUE(place_band_label(p, w, 14.0f, &r)) << w;
+        EXPECT_NEAR(r.x1 - r.x0, w, 0.01f);
+        EXPECT_GE(r.x0, kAxes.x0);
+        EXPECT_LE(r.x1, kAxes.x1);
+        EXPECT_GE(r.y0, kAxes.y0);
+        EXPECT_LE(r.y1, kAxes.y1);
+        for (const PlotLine& line : p.lines)
+            for (std::size_t i = 1; i < line.points.size(); ++i)
+                EXPECT_FALSE(sampled_inside(line.points[i - 1], line.points[i], r)) << w << " segment " << i;
+    }
+    // A zigzag over the whole plot leaves no room: the label is left out rather than drawn over a line.
+    TrainingCurves z = curves();
+    z.loss.series[0].points.clear();
+    for (int k = 0; k <= 100; ++k)
+        z.loss.series[0].points.emplace_back(static_cast<float>(k), k % 2 == 0 ? 10.0f : 0.01f);
+    PlotRect r;
+    EXPECT_FALSE(
+        place_band_label(layout_curve_plot(z.loss, z, kAxes, -1, CurvePlotStyle{}), 30.0f, 14.0f, &r));
+}
+
 } // namespace
 } // namespace attnlab

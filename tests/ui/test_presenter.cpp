@@ -1,6 +1,7 @@
 // Presenter mode: its own text size on Ctrl+= / Ctrl+- / Ctrl+0 (the normal font size untouched, and the
 // other way round outside it), the T key and its light theme, the saved preferences, the map layout (square
 // cells, side by side or stacked, shared labels), and the heads and single-head steps drawn at 1280x720.
+#include "core/io/lesson_file.h"
 #include "ui/model/lessons.h"
 #include "ui/model/prefs.h"
 #include "ui/model/training/training_controller.h"
@@ -15,9 +16,11 @@
 #include <imgui_internal.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <string>
+#include <thread>
 
 namespace attnlab
 {
@@ -811,6 +814,60 @@ TEST(TrainingPresenterLayout, WithoutMapsOrTextThePlotsTakeTheView)
     }
 }
 
+// The plots' rule: the loss plot's axes at least 4 em high, the head-score plot's 3 em, at any column size;
+// the legend beside the head-score plot only when that plot keeps half the column; with room, all of it fits.
+TEST(TrainingPresenterLayout, ThePlotsKeepTheirLeastHeightAndFitWhenThereIsRoom)
+{
+    for (const float screen_h : {720.0f, 1080.0f})
+    {
+        const float fs = presenter_font_size(screen_h, 1.0f);
+        const float spacing = fs * 0.2f, line = fs + spacing;
+        for (const float w : {fs * 14.0f, 650.0f, 900.0f})
+            for (const float h : {60.0f, 250.0f, 400.0f, 800.0f})
+                for (const int layers : {1, 2})
+                {
+                    SCOPED_TRACE(std::to_string(screen_h) + " lines, column " + std::to_string(w) + " x " +
+                                 std::to_string(h) + ", " + std::to_string(layers) + " layers");
+                    const float legend_w = fs * 1.6f + 4.0f * fs * 3.2f;
+                    const TrainingCurvesColumn c =
+                        layout_training_curves(w, h, fs, line, spacing, layers, legend_w);
+                    EXPECT_GE(c.loss_h - fs * kPlotChromeEm, fs * kLossAxesMinEm - 0.01f);
+                    EXPECT_GE(c.heads_h - fs * kPlotChromeEm, fs * kHeadAxesMinEm - 0.01f);
+                    const float below_min = line * 2.0f + spacing * 2.0f +
+                                            line * static_cast<float>(1 + layers) +
+                                            fs * (kLossAxesMinEm + kHeadAxesMinEm + 2.0f * kPlotChromeEm);
+                    EXPECT_EQ(c.legend_beside,
+                              legend_w + fs <= w * 0.5f || (h < below_min && legend_w + fs <= w * 0.7f));
+                    EXPECT_GE(c.heads_w, c.legend_beside ? w * 0.3f : w);
+                    const float legend_h = c.legend_beside ? 0.0f : line * static_cast<float>(1 + layers);
+                    const float used = line * 2.0f + spacing * 2.0f + legend_h + c.loss_h + c.heads_h;
+                    EXPECT_NEAR(c.min_height,
+                                line * 2.0f + spacing * 2.0f + legend_h +
+                                    fs * (kLossAxesMinEm + kHeadAxesMinEm + 2.0f * kPlotChromeEm),
+                                0.01f);
+                    if (h >= c.min_height)
+                    {
+                        EXPECT_LE(used, h + 0.5f) << "the plots and legend fit the column";
+                    }
+                    else
+                    {
+                        EXPECT_NEAR(used, c.min_height, 0.5f) << "no room: both plots at their least";
+                    }
+                    EXPECT_GE(c.loss_h, c.heads_h - 0.01f) << "the loss plot gets the larger share";
+                }
+        // A text model at this screen's view (under the title lines and a 3-line caption): the plots get
+        // their least height and the readouts keep theirs.
+        const float view_h = screen_h - fs * 7.5f, view_w = screen_h * 16.0f / 9.0f - fs * 1.6f;
+        const float min_left = std::max(fs * 14.0f, view_w * 0.28f);
+        const float min_curves_h =
+            layout_training_curves(min_left, 0.0f, fs, line, spacing, 2, 0.0f).min_height;
+        const TrainingPresenterLayout l = layout_training_presenter(
+            view_w, view_h, text_heads(fs), 4, fs * 0.8f, fs * 6.0f, min_left, min_curves_h, line * 3.0f);
+        EXPECT_GE(l.curves.h, min_curves_h - 0.01f);
+        EXPECT_GE(l.text.h, line * 3.0f - 0.01f);
+    }
+}
+
 // The Training view of a text run (key 5 outside a lesson) at both screen sizes: the maps square, large,
 // between the title line and the caption; the plots' titles, the legend per head, the sample and the keys.
 TEST_F(PresenterTest, TrainingViewFillsTheViewWithSquareMapsAboveTheCaption)
@@ -844,6 +901,42 @@ TEST_F(PresenterTest, TrainingViewFillsTheViewWithSquareMapsAboveTheCaption)
         for (const char* text : {"loss (log scale)", "head scores", "L1", "L2", "H4", "sample at step 30",
                                  "P: play / pause", "S: step", "R: reset", "step 30 of"})
             EXPECT_TRUE(drawn(out, text)) << text << "\n" << out.text;
+    }
+}
+
+// A step whose caption talks about the loss strip shows the strip (and its legend) across the view at both
+// screen sizes, between the title line and the caption; another step of the same run shows the sample.
+TEST_F(PresenterTest, AStepAboutTheLossStripShowsTheStrip)
+{
+    const char* text = R"({"format": "attnlab-lesson", "version": 1, "title": "t",
+        "training": {"task": "text", "corpus": "austen", "steps": 20},
+        "steps": [{"text": "In the loss strip the second copy is paler.",
+                   "training": {"probe": "Mr. Darcy bowed to Elizabeth. Mr. Darcy bowed to Elizabeth."}},
+                  {"text": "What it writes."}]})";
+    Lesson lesson;
+    ASSERT_TRUE(parse_lesson(text, "t.json", &lesson).is_ok());
+    state->lesson.library.lessons.push_back(lesson);
+    enter_lesson(*state, static_cast<int>(state->lesson.library.lessons.size()) - 1, 0);
+    for (int i = 0; i < 6000 && state->training_run.running(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_FALSE(state->training_run.running());
+    state->mouse_ignored = true;
+    state->presenter = true;
+    for (const auto& [W, H] : {std::pair{1280.0f, 720.0f}, std::pair{1920.0f, 1080.0f}})
+    {
+        SCOPED_TRACE(std::to_string(W));
+        ui.resize(W, H);
+        use_window_font(H);
+        state->lesson.step = 0;
+        test::FrameOutput out = ui.frames(*state, 4);
+        EXPECT_TRUE(drawn(out, "surprise")) << out.text;
+        EXPECT_TRUE(drawn(out, "mean")) << out.text;
+        EXPECT_TRUE(drawn(out, "loss (log scale)")) << out.text;
+        EXPECT_TRUE(drawn(out, "head scores")) << out.text; // the plots are not pushed out
+        state->lesson.step = 1;
+        out = ui.frames(*state, 4);
+        EXPECT_FALSE(drawn(out, "surprise")) << out.text;
+        EXPECT_TRUE(drawn(out, "sample at step")) << out.text;
     }
 }
 

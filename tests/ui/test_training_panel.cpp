@@ -676,7 +676,7 @@ TEST(TrainingFiles, AnUnwritableFolderSaysSoAndWhatToDo)
     const Status results[] = {
         save_model_file(*state, target + ".json"),
         write_curves_csv(state->training.view, target + ".csv"),
-        export_curves_png(state->training.view, 100, 3, target + ".png"),
+        export_curves_png(state->training.view, 100, target + ".png"),
         save_session_as(*state, target + ".session.json"),
     };
     for (const Status& r : results)
@@ -725,15 +725,15 @@ TEST(TrainingFiles, CurvesPictureHasTheRunsCurvesOnWhite)
     ASSERT_TRUE(run.configure(small_reverse(100)).is_ok());
     TrainingSnapshot s;
     run.poll(s);
-    EXPECT_FALSE(export_curves_png(s, 100, 3, temp_path("none.png")).is_ok()); // nothing trained yet
+    EXPECT_FALSE(export_curves_png(s, 100, temp_path("none.png")).is_ok()); // nothing trained yet
     run.step_now(40);
     run.reset(); // an earlier run, overlaid
     run.step_now(60);
     run.poll(s);
-    const Image img = render_curves_image(s, 100, 3);
+    const Image img = render_curves_image(s, 100);
     ASSERT_EQ(img.width, 1800);
-    // Title, three plots and a legend of two runs.
-    EXPECT_EQ(img.height, 110 + 420 + 16 + 26 * 2 + 20);
+    // Title, three plots and the legends under them (at least a line each).
+    EXPECT_GT(img.height, 110 + 460 + 16 + 26);
     long vermilion = 0, white = 0;
     for (const Color32 p : img.pixels)
     {
@@ -745,8 +745,66 @@ TEST(TrainingFiles, CurvesPictureHasTheRunsCurvesOnWhite)
     EXPECT_GT(vermilion, 500) << "this run's held-out curves";
     EXPECT_GT(white, static_cast<long>(img.pixels.size()) / 2);
     const std::string path = temp_path("curves.png");
-    ASSERT_TRUE(export_curves_png(s, 100, 3, path).is_ok());
+    ASSERT_TRUE(export_curves_png(s, 100, path).is_ok());
     EXPECT_GT(std::filesystem::file_size(path), 1000u);
+}
+
+// The curves picture names what it draws: a legend entry per head (with its score), the training and the
+// held-out loss in two different colours, both axes titled with several step ticks, and the task's own head
+// score whatever the panel's selector held.
+TEST(TrainingFiles, CurvesPictureHasALegendPerHeadTwoLossColoursAndTheTasksScore)
+{
+    TrainingRun run;
+    ASSERT_TRUE(run.configure(small_reverse(100)).is_ok());
+    run.step_now(60);
+    TrainingSnapshot s;
+    run.poll(s);
+    ASSERT_FALSE(s.evals.empty());
+    EXPECT_EQ(curves_export_score(s), train::task_info(train::TaskKind::Reverse).score);
+    const std::string svg = svg_document(render_curves_image(s, 100));
+    const auto has = [&](const std::string& text) { return svg.find(">" + text) != std::string::npos; };
+
+    // The task's score (anti-diagonal for reverse), not previous-token.
+    const std::string score = train::head_score_info(train::HeadScoreKind::AntiDiagonal).name;
+    EXPECT_TRUE(has(std::string("head scores: ") + score)) << score;
+    EXPECT_FALSE(
+        has(std::string("head scores: ") + train::head_score_info(train::HeadScoreKind::PreviousToken).name));
+    // One entry per head, each with its score at the last evaluation.
+    const int h = s.model.n_heads;
+    ASSERT_GT(s.model.n_layers * h, 1);
+    for (int k = 0; k < s.model.n_layers * h; ++k)
+    {
+        const train::HeadScores* at = held_out_scores_at(s, s.evals.back().step, k);
+        ASSERT_NE(at, nullptr);
+        char entry[64];
+        std::snprintf(entry, sizeof entry, "layer %d head %d %.2f", k / h + 1, k % h + 1,
+                      train::head_score(*at, train::HeadScoreKind::AntiDiagonal));
+        EXPECT_TRUE(has(entry)) << entry;
+    }
+    // Training and held-out loss both named, in colours that differ (not one colour at two alphas).
+    EXPECT_TRUE(has("training loss"));
+    EXPECT_TRUE(has("held-out loss"));
+    const TrainingCurves c = training_curves(s, 100, 0);
+    const CurveSeries* training = nullptr;
+    const CurveSeries* held = nullptr;
+    for (const CurveSeries& series : c.loss.series)
+    {
+        if (series.label == "training loss")
+            training = &series;
+        if (series.label == "held-out loss")
+            held = &series;
+    }
+    ASSERT_NE(training, nullptr);
+    ASSERT_NE(held, nullptr);
+    EXPECT_NE(training->color & 0x00FFFFFFu, held->color & 0x00FFFFFFu);
+    // Both axes titled; the step axis ticked at several round steps, not only its ends.
+    EXPECT_TRUE(has("training step"));
+    EXPECT_TRUE(has("loss (nats)"));
+    EXPECT_TRUE(has("head score"));
+    int step_ticks = 0;
+    for (const int step : {10, 20, 25, 30, 40, 50, 60})
+        step_ticks += has(std::to_string(step) + "<");
+    EXPECT_GE(step_ticks, 3);
 }
 
 TEST(TrainingFiles, TheModelAutosaveKeepsATrainedModelForTheNextStart)

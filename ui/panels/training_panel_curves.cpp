@@ -47,8 +47,6 @@ int draw_curve_plot(const AppState& state, const CurvePlot& plot, const Training
     {
         dl->AddRectFilled(ImVec2(pic.band_x0, a.y), ImVec2(std::max(pic.band_x1, pic.band_x0 + 2.0f), b.y),
                           IM_COL32(230, 159, 0, 50));
-        dl->AddText(ImVec2(pic.band_x0 + fs * 0.2f, a.y + fs * 0.1f), IM_COL32(230, 159, 0, 255),
-                    "steepest drop");
     }
     for (const PlotLine& line : pic.lines)
     {
@@ -63,6 +61,13 @@ int draw_curve_plot(const AppState& state, const CurvePlot& plot, const Training
     }
     if (pic.has_cursor)
         dl->AddLine(ImVec2(pic.cursor_x, a.y), ImVec2(pic.cursor_x, b.y), ink, 1.0f);
+    // The band's name where no curve crosses it (left out when there is no such place: the band's tooltip
+    // names it).
+    const char* band = "steepest drop";
+    const ImVec2 band_size = ImGui::CalcTextSize(band);
+    PlotRect where;
+    if (pic.has_band && place_band_label(pic, band_size.x, band_size.y, &where))
+        dl->AddText(ImVec2(where.x0, where.y0), IM_COL32(230, 159, 0, 255), band);
     dl->PopClipRect();
 
     if (!hovered)

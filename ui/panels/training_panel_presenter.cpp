@@ -1,6 +1,7 @@
 // Presenter mode's Training view: the run's state and keys on one line, the loss and head-score plots with a
 // legend per head on the left, the probe's head maps as large as the height allows on the right, and for a
-// text model the loss strip and a sample under the plots. Its layout is computed in
+// text model the loss strip and a sample under the plots (the strip across the view when the step talks about
+// it). Its layout is computed in
 // picture/presenter_layout.h (layout_training_presenter).
 #include "ui/model/lessons.h"
 #include "ui/model/training/training_controller.h"
@@ -22,10 +23,6 @@ namespace attnlab
 
 namespace
 {
-
-// The plots' least height beside a text model's readouts, in font sizes: two title lines, two plots with
-// their step labels and the legend's lines, the loss plot about four lines high.
-constexpr float kCurvesMinEm = 14.0f;
 
 constexpr ImGuiWindowFlags kPart =
     ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoBackground;
@@ -123,22 +120,52 @@ void head_legend(const AppState& state, int step, float width)
     }
 }
 
-// The plots: loss above, head scores and their legend below, in the column's size.
+// The head legend's width: the layer labels, then per head its line and a score (".82").
+float head_legend_width(const TrainingSnapshot& v)
+{
+    const float fs = ImGui::GetFontSize();
+    return fs * 1.6f + static_cast<float>(std::max(1, v.model.n_heads)) *
+                           (fs * 1.1f + ImGui::CalcTextSize(".00").x + fs * 0.5f);
+}
+
+// The plot column's layout (picture/presenter_layout.h: the plots' least heights) at this size.
+TrainingCurvesColumn curves_layout(const TrainingSnapshot& v, ImVec2 size)
+{
+    return layout_training_curves(size.x, size.y, ImGui::GetFontSize(), ImGui::GetTextLineHeightWithSpacing(),
+                                  ImGui::GetStyle().ItemSpacing.y, v.model.n_layers, head_legend_width(v));
+}
+
+// The plots: loss above, head scores below with their legend beside or under them, in the column's size.
 void curves_column(AppState& state, const TrainingFrame* f, ImVec2 size)
 {
     TrainingPanelState& ts = state.training;
     const TrainingSnapshot& v = ts.view;
     const int cursor = f == nullptr ? -1 : f->step;
     const TrainingCurves c = training_curves(v, ts.edit.steps, ts.score_kind, ts.fit_curves);
-    const float line = ImGui::GetTextLineHeightWithSpacing();
-    const float legend_h = line * static_cast<float>(1 + std::max(1, v.model.n_layers));
-    // Each plot has its title line above it; the loss plot gets the larger share.
-    const float plots_h =
-        std::max(line * 4.0f, size.y - legend_h - line * 2.0f - ImGui::GetStyle().ItemSpacing.y * 3.0f);
-    int clicked = draw_curve_plot(state, c.loss, c, cursor, ImVec2(size.x, plots_h * 0.55f));
-    if (const int k = draw_curve_plot(state, c.heads, c, cursor, ImVec2(size.x, plots_h * 0.45f)); k >= 0)
+    const TrainingCurvesColumn column = curves_layout(v, size);
+    int clicked = draw_curve_plot(state, c.loss, c, cursor, ImVec2(size.x, column.loss_h));
+    ImGui::BeginGroup();
+    if (const int k = draw_curve_plot(state, c.heads, c, cursor, ImVec2(column.heads_w, column.heads_h));
+        k >= 0)
         clicked = k;
-    head_legend(state, cursor, size.x);
+    ImGui::EndGroup();
+    if (column.legend_beside)
+    {
+        // Level with the plot's axes (under its title line, which may run wider than the plot).
+        const float fs = ImGui::GetFontSize();
+        ImGui::SameLine(column.heads_w + fs);
+        ImGui::BeginGroup();
+        ImGui::Dummy(ImVec2(1.0f, ImGui::GetTextLineHeightWithSpacing()));
+        head_legend(state, cursor, size.x - column.heads_w - fs);
+        ImGui::EndGroup();
+    }
+    else if (ImGui::GetCursorPosY() - ImGui::GetCursorStartPos().y +
+                 ImGui::GetTextLineHeightWithSpacing() *
+                     static_cast<float>(1 + std::max(1, v.model.n_layers)) <=
+             size.y + 1.0f)
+        head_legend(state, cursor, size.x);
+    // else no room under the plots at their least height (a text step's strip took it): the legend is left
+    // out rather than cut, and the maps' titles, in the heads' colours, name the curves.
     if (clicked >= 0 && !v.timeline.empty())
     {
         ts.follow_latest = false;
@@ -146,18 +173,16 @@ void curves_column(AppState& state, const TrainingFrame* f, ImVec2 size)
     }
 }
 
-// A text model's readouts in `size`: the loss strip with its legend, then the sample at the step shown with
-// as many lines as are left. The strip needs the sample to keep its heading and a line, unless the step's
-// caption talks about the strip (then the strip comes first, and the sample gets what is left, if anything).
-void text_column(AppState& state, const TrainingFrame* f, ImVec2 size, bool strip_first)
+// A text model's readouts in `size`: the loss strip with its legend when the sample keeps its heading and a
+// line under it, then the sample at the step shown with as many lines as are left.
+void text_column(AppState& state, const TrainingFrame* f, ImVec2 size)
 {
     if (f == nullptr)
         return;
     const float line = ImGui::GetTextLineHeightWithSpacing();
     const std::vector<LossCell> cells = training_loss_cells(state);
     const float strip_h = cells.empty() ? 0.0f : loss_strip_height(cells, size.x) + line * 2.0f;
-    const float sample_min = strip_first ? 0.0f : line * 2.0f;
-    if (strip_h > 0.0f && strip_h + sample_min <= size.y)
+    if (strip_h > 0.0f && strip_h + line * 2.0f <= size.y)
     {
         draw_loss_strip_cells(cells, size.x);
         draw_loss_strip_legend(cells);
@@ -218,6 +243,18 @@ void draw_training_presenter_view(AppState& state)
         boxes.assign(static_cast<std::size_t>(ts.probe.n_layers() * ts.probe.n_heads()), b);
     }
     const float min_left = std::max(fs * 14.0f, avail.x * 0.28f);
+    // A step whose caption talks about the loss strip shows the whole strip across the view's width under
+    // the plots and maps (one row of cells where the screen allows), its legend under it; the sample is left
+    // out then. Otherwise a text model's readouts get three lines at least under the plots.
+    const LessonStep* step = current_step(state);
+    const bool strip_first = text && step != nullptr && step->text.find("loss strip") != std::string::npos;
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    std::vector<LossCell> strip_cells;
+    if (strip_first)
+        strip_cells = training_loss_cells(state);
+    const float strip_h = strip_cells.empty() ? 0.0f : loss_strip_height(strip_cells, avail.x) + line * 2.0f;
+    const float area_h = strip_h > 0.0f ? std::max(0.0f, avail.y - strip_h - gap) : avail.y;
+    const float min_text_h = text && strip_h <= 0.0f ? line * 3.0f : 0.0f;
     const auto plan = [&](float gutter)
     {
         for (MapBox& b : boxes)
@@ -225,9 +262,10 @@ void draw_training_presenter_view(AppState& state)
             b.left = gutter;
             b.top = training_head_title_height() + gutter;
         }
-        return layout_training_presenter(avail.x, avail.y, boxes, per_layer, gap, fs * 6.0f, min_left,
-                                         fs * kCurvesMinEm,
-                                         text ? ImGui::GetTextLineHeightWithSpacing() * 3.0f : 0.0f);
+        // The plots' least height at the column's narrowest (wider, the legend may go beside the plot).
+        const float min_curves_h = curves_layout(ts.view, ImVec2(min_left, 0.0f)).min_height;
+        return layout_training_presenter(avail.x, area_h, boxes, per_layer, gap, fs * 6.0f, min_left,
+                                         min_curves_h, min_text_h);
     };
     TrainingPresenterLayout layout = plan(training_head_label_gutter(fs, text));
     if (!boxes.empty() && layout.grid.cell < fs * 0.7f)
@@ -237,7 +275,7 @@ void draw_training_presenter_view(AppState& state)
         // The panel's views lay themselves out: give them the rectangle right of the plots.
         layout.curves.w = std::min(layout.curves.w, min_left);
         layout.text.w = layout.curves.w;
-        layout.maps = LayoutRect{layout.curves.w + gap, 0.0f, avail.x - layout.curves.w - gap, avail.y};
+        layout.maps = LayoutRect{layout.curves.w + gap, 0.0f, avail.x - layout.curves.w - gap, area_h};
     }
 
     ImGui::SetCursorScreenPos(ImVec2(origin.x + layout.curves.x, origin.y + layout.curves.y));
@@ -248,9 +286,7 @@ void draw_training_presenter_view(AppState& state)
     {
         ImGui::SetCursorScreenPos(ImVec2(origin.x + layout.text.x, origin.y + layout.text.y));
         ImGui::BeginChild("presenter_text", ImVec2(layout.text.w, layout.text.h), false, kPart);
-        const LessonStep* step = current_step(state);
-        const bool strip_first = step != nullptr && step->text.find("loss strip") != std::string::npos;
-        text_column(state, f, ImGui::GetContentRegionAvail(), strip_first);
+        text_column(state, f, ImGui::GetContentRegionAvail());
         ImGui::EndChild();
     }
     ImGui::SetCursorScreenPos(ImVec2(origin.x + layout.maps.x, origin.y + layout.maps.y));
@@ -267,6 +303,14 @@ void draw_training_presenter_view(AppState& state)
     else
         draw_training_maps(state);
     ImGui::EndChild();
+    if (strip_h > 0.0f)
+    {
+        ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + area_h + gap));
+        ImGui::BeginChild("presenter_strip", ImVec2(avail.x, strip_h), false, kPart);
+        draw_loss_strip_cells(strip_cells, avail.x);
+        draw_loss_strip_legend(strip_cells);
+        ImGui::EndChild();
+    }
 }
 
 } // namespace attnlab

@@ -90,7 +90,108 @@ PlotLine plot_line(const CurveSeries& series, const TrainingCurves& c, const Plo
     return line;
 }
 
+// Whether the segment a-b touches the rectangle r (Liang–Barsky clipping).
+bool segment_touches(const PlotPoint& a, const PlotPoint& b, const PlotRect& r)
+{
+    float t0 = 0.0f, t1 = 1.0f;
+    const float dx = b.x - a.x, dy = b.y - a.y;
+    const float p[4] = {-dx, dx, -dy, dy};
+    const float q[4] = {a.x - r.x0, r.x1 - a.x, a.y - r.y0, r.y1 - a.y};
+    for (int i = 0; i < 4; ++i)
+    {
+        if (p[i] == 0.0f)
+        {
+            if (q[i] < 0.0f)
+                return false; // parallel to this edge and outside it
+            continue;
+        }
+        const float t = q[i] / p[i];
+        if (p[i] < 0.0f)
+            t0 = std::max(t0, t);
+        else
+            t1 = std::min(t1, t);
+        if (t0 > t1)
+            return false;
+    }
+    return true;
+}
+
+bool crosses_a_line(const CurvePlotPicture& p, const PlotRect& r)
+{
+    for (const PlotLine& line : p.lines)
+    {
+        if (line.points.size() == 1 && segment_touches(line.points[0], line.points[0], r))
+            return true;
+        for (std::size_t i = 1; i < line.points.size(); ++i)
+            if (segment_touches(line.points[i - 1], line.points[i], r))
+                return true;
+    }
+    return false;
+}
+
+// Ticks at the multiples of a round step in [lo, hi], each at least `gap` (in value units) from the ends.
+std::vector<double> round_ticks_between(double lo, double hi, double step, double gap)
+{
+    std::vector<double> out;
+    for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-6; v += step)
+        if (v - lo >= gap - 1e-9 && hi - v >= gap - 1e-9)
+            out.push_back(v);
+    return out;
+}
+
 } // namespace
+
+double round_tick_step(double span, int max_ticks)
+{
+    if (!(span > 0.0) || max_ticks < 1)
+        return 1.0;
+    const double raw = span / max_ticks;
+    const double decade = std::pow(10.0, std::floor(std::log10(raw)));
+    for (const double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * decade >= raw * (1.0 - 1e-9))
+            return m * decade;
+    return 10.0 * decade;
+}
+
+bool place_band_label(const CurvePlotPicture& p, float w, float h, PlotRect* out)
+{
+    if (!p.has_band)
+        return false;
+    const PlotRect& a = p.axes;
+    const float pad = std::max(2.0f, h * 0.2f);
+    const float top = a.y0 + pad, bottom = a.y1 - pad - h;
+    const float right_of_left_edge = p.band_x0 + pad;
+    std::vector<PlotPoint> corners = {
+        {right_of_left_edge, top},
+        {right_of_left_edge, bottom},
+        {p.band_x0 - pad - w, top},
+        {p.band_x0 - pad - w, bottom},
+        {std::max(p.band_x1, p.band_x0) + pad, top},
+        {std::max(p.band_x1, p.band_x0) + pad, bottom},
+    };
+    // Then any place inside the axes (a quarter label's width and half its height apart), the nearest to
+    // the band's top first.
+    std::vector<PlotPoint> rest;
+    for (float y = top; y <= bottom; y += h * 0.5f)
+        for (float x = a.x0 + pad; x + w <= a.x1 - pad; x += std::max(1.0f, w * 0.25f))
+            rest.push_back(PlotPoint{x, y});
+    const auto distance = [&](const PlotPoint& q) { return std::hypot(q.x - right_of_left_edge, q.y - top); };
+    std::stable_sort(rest.begin(), rest.end(),
+                     [&](const PlotPoint& l, const PlotPoint& r) { return distance(l) < distance(r); });
+    corners.insert(corners.end(), rest.begin(), rest.end());
+    for (const PlotPoint& c : corners)
+    {
+        const PlotRect r{c.x, c.y, c.x + w, c.y + h};
+        if (r.x0 < a.x0 || r.x1 > a.x1 || r.y0 < a.y0 || r.y1 > a.y1)
+            continue;
+        if (!crosses_a_line(p, r))
+        {
+            *out = r;
+            return true;
+        }
+    }
+    return false;
+}
 
 std::string curve_value_text(float v, bool percent, int percent_decimals)
 {
@@ -120,6 +221,15 @@ CurvePlotPicture layout_curve_plot(const CurvePlot& plot, const TrainingCurves& 
     };
     tick(lo);
     tick(hi);
+    if (style.linear_ticks && !plot.log_y && s.y_hi > s.y_lo)
+    {
+        // Round values between the ends, tick_gap apart and as far from the ends.
+        const float px_per_unit = (axes.y1 - axes.y0) / (s.y_hi - s.y_lo);
+        const int room = static_cast<int>((axes.y1 - axes.y0) / std::max(1.0f, style.tick_gap));
+        const double step = round_tick_step(static_cast<double>(hi) - lo, std::max(1, room));
+        for (const double v : round_ticks_between(lo, hi, step, style.tick_gap / px_per_unit))
+            tick(static_cast<float>(v));
+    }
     // The decades between, where they do not crowd the ends or each other.
     float last_y = axes.y1;
     if (plot.log_y)
@@ -132,8 +242,44 @@ CurvePlotPicture layout_curve_plot(const CurvePlot& plot, const TrainingCurves& 
                 last_y = y;
             }
         }
+    if (style.linear_ticks && plot.log_y)
+    {
+        // 2 and 5 times each power of ten in the range (then 3), where they crowd no tick already there:
+        // a loss that falls by less than a decade still gets values between its ends.
+        const auto clear = [&](float y)
+        {
+            for (const PlotTick& t : p.y_ticks)
+                if (std::fabs(t.y - y) < style.tick_gap)
+                    return false;
+            return y > axes.y0 && y < axes.y1;
+        };
+        for (const float m : {2.0f, 5.0f, 3.0f})
+            for (float d = std::floor(s.y_lo); d <= s.y_hi; d += 1.0f)
+            {
+                const float v = m * std::pow(10.0f, d);
+                if (v > lo && v < hi && clear(s.y(v)))
+                    tick(v);
+            }
+    }
     p.x_first = std::to_string(c.x_min);
     p.x_last = "step " + std::to_string(c.x_max);
+    if (style.x_tick_gap > 0.0f)
+    {
+        const float width = axes.x1 - axes.x0;
+        const int room = std::max(1, static_cast<int>(width / style.x_tick_gap));
+        const double span = std::max(1, c.x_max - c.x_min);
+        const double step = std::max(1.0, round_tick_step(span, room));
+        for (double v = std::ceil(c.x_min / step) * step; v <= c.x_max + 1e-6; v += step)
+        {
+            const float x = s.x(static_cast<float>(v));
+            // The last round step stays clear of the right end's label room (it is labelled on its own only
+            // when it is the end).
+            if (!p.x_ticks.empty() && x - p.x_ticks.back().x < style.x_tick_gap)
+                continue;
+            const int k = static_cast<int>(std::lround(v));
+            p.x_ticks.push_back(PlotXTick{k, x, std::to_string(k)});
+        }
+    }
     if (&plot == &c.loss && c.has_drop)
     {
         p.has_band = true;

@@ -34,6 +34,20 @@ struct CurvePlotStyle
     // Points outside the axes moved onto their top or bottom edge, and values <= 0 on a log axis left out
     // (the PNG, which has no clip rectangle). Otherwise they stay where they fall, for the painter to clip.
     bool clamp = false;
+    // > 0: the step axis also gets labelled ticks at round steps (1, 2 or 5 times a power of ten), their
+    // centres at least this many pixels apart (the PNG and SVG; 0: only the ends, as the panel shows them).
+    float x_tick_gap = 0.0f;
+    // A linear y axis also gets round values between its ends (tick_gap apart at least), not only the ends;
+    // a log axis also 2, 5 and 3 times the powers of ten where they crowd no other tick.
+    bool linear_ticks = false;
+};
+
+// A step label under the axes.
+struct PlotXTick
+{
+    int step = 0;
+    float x = 0.0f; // pixels
+    std::string text;
 };
 
 // A y label with its grid line.
@@ -55,15 +69,25 @@ struct PlotLine
 struct CurvePlotPicture
 {
     PlotRect axes;
-    int x_min = 0, x_max = 1;      // the steps at the left and right edges
-    std::vector<PlotTick> y_ticks; // the lowest and highest value, then the decades between on a log axis
-    std::string x_first, x_last;   // "0" under the left end, "step 600" under the right end
-    bool has_band = false;         // the steepest drop of the loss (loss plot only), from band_x0 to band_x1
+    int x_min = 0, x_max = 1;       // the steps at the left and right edges
+    std::vector<PlotTick> y_ticks;  // the lowest and highest value, then the decades between on a log axis
+    std::string x_first, x_last;    // "0" under the left end, "step 600" under the right end
+    std::vector<PlotXTick> x_ticks; // round steps, left to right (CurvePlotStyle::x_tick_gap > 0 only)
+    bool has_band = false;          // the steepest drop of the loss (loss plot only), from band_x0 to band_x1
     float band_x0 = 0.0f, band_x1 = 0.0f;
     bool has_cursor = false; // the step the maps show, at cursor_x
     float cursor_x = 0.0f;
     std::vector<PlotLine> lines; // one per series, in the plot's order
 };
+
+// The round step (1, 2 or 5 times a power of ten, at least 1) that puts at most max_ticks intervals in span.
+double round_tick_step(double span, int max_ticks);
+
+// Where a label of w x h pixels goes inside the loss plot's axes by its steepest-drop band so that it
+// touches no curve (the cursor's thin line may pass under it): right of the band's left edge at the top,
+// then at the bottom, then left of it (top, bottom), then right of the band, then anywhere inside the axes,
+// the nearest to the band's top first. False (and *out untouched) when no place is free: leave it out.
+bool place_band_label(const CurvePlotPicture& p, float w, float h, PlotRect* out);
 
 // A value as the plots write it: "0.123", "5.7e-05" (below 0.01), "12.5 %" for a percent plot (decimals as
 // given), "not finite (diverged)" for NaN or infinity.

@@ -10,6 +10,7 @@
 #include "ui/picture/export.h"
 
 #include "core/io/atomic_file.h"
+#include "core/train/tasks.h"
 #include "ui/model/training/training_curves.h"
 #include "ui/picture/colormap.h"
 #include "ui/picture/curve_plot.h"
@@ -227,7 +228,7 @@ HeatmapLayout layout_heatmap(const HeatmapPicture& p, const TextRasterizer& text
     L.row_labels.assign(static_cast<std::size_t>(L.rows), std::string());
     L.col_labels.assign(static_cast<std::size_t>(L.cols), std::string());
     float row_w = 0.0f, col_h = L.col_tokens ? 0.0f : lpx * 1.3f;
-    for (int r = 0; r < L.rows; r += L.rstride)
+    for (int r = 0; r < L.rows && p.row_labels; r += L.rstride)
     {
         auto& s = L.row_labels[static_cast<std::size_t>(r)];
         s = truncate_utf8(row_label(view, r), 14);
@@ -243,8 +244,8 @@ HeatmapLayout layout_heatmap(const HeatmapPicture& p, const TextRasterizer& text
     L.col_labels_h = col_h;
     const float axis_h = f.label * 1.35f; // a line of axis title
     L.row_axis_x = 0.0f;
-    const float row_axis_w = p.row_axis.empty() ? 0.0f : axis_h + 4.0f;
-    L.x_img = static_cast<int>(std::ceil(row_axis_w + row_w + 10.0f));
+    const float row_axis_w = p.row_axis.empty() || !p.row_labels ? 0.0f : axis_h + 4.0f;
+    L.x_img = p.row_labels ? static_cast<int>(std::ceil(row_axis_w + row_w + 10.0f)) : 0;
     L.image_w = L.cols * L.cell;
     L.image_h = L.rows * L.cell;
     const float below = 6.0f + col_h + (p.col_axis.empty() ? 0.0f : 4.0f + axis_h);
@@ -398,7 +399,7 @@ void draw_heatmap_labels(const HeatmapCanvas& k)
     const Palette& palette = k.palette;
     const int xi = k.xi, yi = k.yi, cell = L.cell;
     const float lpx = L.label_px;
-    for (int r = 0; r < L.rows; r += L.rstride)
+    for (int r = 0; r < L.rows && p.row_labels; r += L.rstride)
     {
         const std::string& s = L.row_labels[static_cast<std::size_t>(r)];
         const float w = k.text.width(s, lpx);
@@ -426,7 +427,7 @@ void draw_heatmap_labels(const HeatmapCanvas& k)
                     static_cast<float>(yi + L.image_h) + 10.0f + L.col_labels_h, f.label, palette.grey_ink,
                     p.col_axis);
     }
-    if (!p.row_axis.empty())
+    if (!p.row_axis.empty() && p.row_labels)
     {
         const float w = k.text.width(p.row_axis, f.label);
         k.text.draw(k.img, static_cast<float>(k.x) + L.row_axis_x,
@@ -636,34 +637,63 @@ Status export_heatmap_png(const MatrixView& view, const std::string& path, int c
 namespace
 {
 
+// The curve pictures' label size (px): half-size pasting keeps it at 8.5 px, still readable on a slide.
+constexpr float kCurveLabelPx = 17.0f;
+// The steepest drop's band on light and on dark paper.
+constexpr Color32 kCurveBandColor = pack_rgba(252, 232, 200);
+constexpr Color32 kCurveBandColorDark = pack_rgba(80, 58, 30);
+// The room under a plot's axes: the step labels, then the step axis title.
+constexpr int kCurveBelowAxes = 52;
+// The room left of the axes: the rotated y axis title, then the value labels.
+constexpr int kCurveLeftOfAxes = 98;
+
 void draw_curve_plot(Image& img, const TextRasterizer& text, const Palette& palette, const CurvePlot& plot,
-                     const TrainingCurves& c, int x, int y, int w, int h, int cursor_step)
+                     const std::string& y_title, const TrainingCurves& c, int x, int y, int w, int h,
+                     int cursor_step)
 {
-    const float label_px = 17.0f;
+    const float label_px = kCurveLabelPx;
     text.draw(img, static_cast<float>(x), static_cast<float>(y), 20.0f, palette.ink, plot.title);
-    const int ax = x + 74, ay = y + 34, bx = x + w, by = y + h - 28;
+    const int ax = x + kCurveLeftOfAxes, ay = y + 34, bx = x + w, by = y + h - kCurveBelowAxes;
     CurvePlotStyle style;
     style.tick_gap = 2.0f * label_px;
     style.percent_decimals = 0;
     style.thin = false; // the picture keeps every step's wiggle
     style.clamp = true;
+    style.linear_ticks = true;
+    style.x_tick_gap = 5.0f * label_px; // "12000" and a space
     const PlotRect axes{static_cast<float>(ax), static_cast<float>(ay), static_cast<float>(bx),
                         static_cast<float>(by)};
     const CurvePlotPicture p = layout_curve_plot(plot, c, axes, cursor_step, style);
+    const Color32 grid = palette.dark ? pack_rgba(60, 60, 68) : pack_rgba(225, 225, 230);
     for (const PlotTick& t : p.y_ticks)
     {
         text.draw(img, static_cast<float>(ax) - text.width(t.text, label_px) - 6.0f, t.y - label_px * 0.6f,
                   label_px, palette.grey_ink, t.text);
-        fill_rect(img, ax, static_cast<int>(t.y), bx, static_cast<int>(t.y) + 1,
-                  palette.dark ? pack_rgba(60, 60, 68) : pack_rgba(225, 225, 230));
+        fill_rect(img, ax, static_cast<int>(t.y), bx, static_cast<int>(t.y) + 1, grid);
     }
+    for (const PlotXTick& t : p.x_ticks)
+    {
+        const int tx = static_cast<int>(t.x);
+        fill_rect(img, tx, ay, tx + 1, by, grid);
+        fill_rect(img, tx, by, tx + 1, by + 5, palette.frame);
+        const float tw = text.width(t.text, label_px);
+        // Centred under the tick, kept inside the plot's width.
+        const float lx =
+            std::clamp(t.x - tw * 0.5f, static_cast<float>(ax) - 6.0f, static_cast<float>(bx) - tw);
+        text.draw(img, lx, static_cast<float>(by) + 6.0f, label_px, palette.grey_ink, t.text);
+    }
+    const std::string x_title = "training step";
+    text.draw(img, static_cast<float>(ax + bx) * 0.5f - text.width(x_title, label_px) * 0.5f,
+              static_cast<float>(by) + 8.0f + label_px * 1.3f, label_px, palette.grey_ink, x_title);
+    const float y_title_w = text.width(y_title, label_px);
+    text.draw(img, static_cast<float>(x),
+              std::min(static_cast<float>(by), static_cast<float>(ay + by) * 0.5f + y_title_w * 0.5f),
+              label_px, palette.grey_ink, y_title, true);
     if (p.has_band)
     {
         const int x0 = static_cast<int>(p.band_x0);
         fill_rect(img, x0, ay, std::max(static_cast<int>(p.band_x1), x0 + 2), by,
-                  palette.dark ? pack_rgba(80, 58, 30) : pack_rgba(252, 232, 200));
-        text.draw(img, p.band_x0 + 4.0f, static_cast<float>(ay) + 4.0f, label_px, pack_rgba(200, 120, 0),
-                  "steepest drop");
+                  palette.dark ? kCurveBandColorDark : kCurveBandColor);
     }
     if (p.has_cursor)
     {
@@ -679,37 +709,134 @@ void draw_curve_plot(Image& img, const TextRasterizer& text, const Palette& pale
             points.emplace_back(q.x, q.y);
         draw_polyline(img, points, line.width * 1.6f, line.color);
     }
+    // The band's name where no line crosses it (the legend names the band too).
+    const std::string band = "steepest drop";
+    PlotRect where;
+    if (place_band_label(p, text.width(band, label_px), label_px * 1.2f, &where))
+        text.draw(img, where.x0, where.y0, label_px, pack_rgba(200, 120, 0), band);
     frame_rect(img, ax, ay, bx + 1, by + 1, palette.frame);
-    text.draw(img, static_cast<float>(ax), static_cast<float>(by) + 4.0f, label_px, palette.grey_ink,
-              p.x_first);
-    text.draw(img, static_cast<float>(bx) - text.width(p.x_last, label_px), static_cast<float>(by) + 4.0f,
-              label_px, palette.grey_ink, p.x_last);
 }
 
+// The y axis titles of the three plots.
+const char* const kLossAxisTitle = "loss (nats)";
+const char* const kAccuracyAxisTitle = "accuracy";
+const char* const kHeadsAxisTitle = "head score";
+
+// One legend entry: a line in the series' colour and width (or a filled box for a band), then its text.
+struct LegendEntry
+{
+    Color32 color = 0;
+    float width = 1.5f; // the line's width at the panel's size (0: a box)
+    std::string label;
+};
+
+// The entries in rows within [x, x + w), from y; returns the y under the last row.
+int draw_legend_entries(Image& img, const TextRasterizer& text, const std::vector<LegendEntry>& entries,
+                        int x, int y, int w, Color32 ink)
+{
+    const float px = kCurveLabelPx;
+    const int row_h = static_cast<int>(px * 1.55f);
+    const int swatch_w = 30, space = 8, between = 22;
+    int cx = x;
+    for (const LegendEntry& e : entries)
+    {
+        const int entry_w = swatch_w + space + static_cast<int>(std::ceil(text.width(e.label, px)));
+        if (cx > x && cx + entry_w > x + w)
+        {
+            cx = x;
+            y += row_h;
+        }
+        const float mid = static_cast<float>(y) + px * 0.6f;
+        if (e.width <= 0.0f)
+        {
+            fill_rect(img, cx, y + 2, cx + swatch_w, y + static_cast<int>(px) + 2, e.color | 0xFF000000u);
+            frame_rect(img, cx, y + 2, cx + swatch_w, y + static_cast<int>(px) + 2, pack_rgba(200, 120, 0));
+        }
+        else
+            draw_polyline(img, {{static_cast<float>(cx), mid}, {static_cast<float>(cx + swatch_w), mid}},
+                          e.width * 1.6f, e.color | 0xFF000000u);
+        text.draw(img, static_cast<float>(cx + swatch_w + space), static_cast<float>(y), px, ink, e.label);
+        cx += entry_w + between;
+    }
+    return y + row_h;
+}
+
+// The legend under each plot: its series (this run's named for what they are, earlier runs by their label,
+// every head with its score at the last evaluation).
+std::vector<LegendEntry> plot_legend(const CurvePlot& plot, const TrainingCurves& c,
+                                     const TrainingSnapshot& run, train::HeadScoreKind score)
+{
+    std::vector<LegendEntry> out;
+    const bool heads = &plot == &c.heads;
+    for (std::size_t i = 0; i < plot.series.size(); ++i)
+    {
+        const CurveSeries& s = plot.series[i];
+        std::string label = s.label;
+        if (heads && !run.evals.empty())
+        {
+            const train::HeadScores* at = held_out_scores_at(run, run.evals.back().step, static_cast<int>(i));
+            if (at != nullptr)
+            {
+                char value[16];
+                std::snprintf(value, sizeof value, " %.2f", train::head_score(*at, score));
+                label += value;
+            }
+        }
+        out.push_back(LegendEntry{s.color, s.width, label});
+    }
+    if (&plot == &c.loss && c.has_drop)
+        out.push_back(LegendEntry{kCurveBandColor, 0.0f, "shaded: steepest drop"});
+    return out;
+}
+
+int legend_height(const TextRasterizer& text, const std::vector<LegendEntry>& entries, int w)
+{
+    Image scratch;
+    scratch.reset(1, 1, 0, false);
+    return draw_legend_entries(scratch, text, entries, 0, 0, w, 0);
+}
+
+constexpr int kCurvePlotGap = 40;
+
 } // namespace
+
+train::HeadScoreKind curves_export_score(const TrainingSnapshot& run)
+{
+    return train::task_info(run.config.task).score;
+}
 
 void draw_curve_plots(Image& img, const TextRasterizer& text, const Palette& palette,
                       const TrainingSnapshot& run, int target_steps, int score_kind, int x, int y, int w,
                       int h, int cursor_step, bool fit_to_run)
 {
     const TrainingCurves c = training_curves(run, target_steps, score_kind, fit_to_run);
-    const int gap = 40;
-    const int plot_w = (w - 2 * gap) / 3;
-    draw_curve_plot(img, text, palette, c.loss, c, x, y, plot_w, h, cursor_step);
-    draw_curve_plot(img, text, palette, c.accuracy, c, x + plot_w + gap, y, plot_w, h, cursor_step);
-    draw_curve_plot(img, text, palette, c.heads, c, x + 2 * (plot_w + gap), y, plot_w, h, cursor_step);
+    const int plot_w = (w - 2 * kCurvePlotGap) / 3;
+    draw_curve_plot(img, text, palette, c.loss, kLossAxisTitle, c, x, y, plot_w, h, cursor_step);
+    draw_curve_plot(img, text, palette, c.accuracy, kAccuracyAxisTitle, c, x + plot_w + kCurvePlotGap, y,
+                    plot_w, h, cursor_step);
+    draw_curve_plot(img, text, palette, c.heads, kHeadsAxisTitle, c, x + 2 * (plot_w + kCurvePlotGap), y,
+                    plot_w, h, cursor_step);
 }
 
-Image render_curves_image(const TrainingSnapshot& run, int target_steps, int score_kind, std::string* note,
-                          bool fit_to_run)
+Image render_curves_image(const TrainingSnapshot& run, int target_steps, std::string* note, bool fit_to_run)
 {
     TextRasterizer text;
     text.load_default(note);
     const Palette palette = picture_palette(false);
-    const int n_legend = 1 + static_cast<int>(run.past.size());
+    const int width = 1800, margin = 28, top = 110, plots_h = 460;
+    const train::HeadScoreKind score = curves_export_score(run);
+    const TrainingCurves c = training_curves(run, target_steps, static_cast<int>(score), fit_to_run);
+    const int plot_w = (width - 2 * margin - 2 * kCurvePlotGap) / 3;
+    const CurvePlot* plots[3] = {&c.loss, &c.accuracy, &c.heads};
+    std::vector<LegendEntry> legends[3];
+    int legend_h = 0;
+    for (int i = 0; i < 3; ++i)
+    {
+        legends[i] = plot_legend(*plots[i], c, run, score);
+        legend_h = std::max(legend_h, legend_height(text, legends[i], plot_w));
+    }
     Image img;
-    img.reset(1800, 110 + 420 + 16 + 26 * n_legend + 20, palette.paper);
-    const int margin = 28;
+    img.reset(width, top + plots_h + 16 + legend_h + 20, palette.paper);
     char heading[256];
     std::snprintf(heading, sizeof heading, "%s: step %d", run.config.label().c_str(), run.step);
     text.draw(img, margin, margin, 28.0f, palette.ink, heading);
@@ -722,40 +849,29 @@ Image render_curves_image(const TrainingSnapshot& run, int target_steps, int sco
                       100.0 * static_cast<double>(run.evals.back().accuracy));
         text.draw(img, margin, margin + 38.0f, 19.0f, palette.grey_ink, sub);
     }
-    const int top = 110;
-    draw_curve_plots(img, text, palette, run, target_steps, score_kind, margin, top, img.width - 2 * margin,
-                     420, -1, fit_to_run);
-    // Legend: this run, then the earlier ones; the heads' colours are those of the window's head chips.
-    int ly = top + 420 + 16;
-    const auto legend = [&](Color32 color, const std::string& label)
-    {
-        fill_rect(img, margin, ly + 9, margin + 30, ly + 13, color | 0xFF000000u);
-        text.draw(img, margin + 40.0f, static_cast<float>(ly), 18.0f, palette.ink, label);
-        ly += 26;
-    };
-    legend(kThisRunColor,
-           "this run (thin: training loss per step; thick: held-out); head scores: thin = layer 1, "
-           "thick = later layers, coloured by head");
-    for (std::size_t i = run.past.size(); i-- > 0;)
-        legend(past_run_color(i),
-               "earlier: " + run.past[i].label + " (" + std::to_string(run.past[i].loss.size()) + " steps)");
+    draw_curve_plots(img, text, palette, run, target_steps, static_cast<int>(score), margin, top,
+                     width - 2 * margin, plots_h, -1, fit_to_run);
+    // A legend under each plot: the heads' colours are those of the window's head chips.
+    for (int i = 0; i < 3; ++i)
+        draw_legend_entries(img, text, legends[i], margin + i * (plot_w + kCurvePlotGap), top + plots_h + 16,
+                            plot_w, palette.ink);
     return img;
 }
 
-Status export_curves_png(const TrainingSnapshot& run, int target_steps, int score_kind,
-                         const std::string& path, bool fit_to_run)
+Status export_curves_png(const TrainingSnapshot& run, int target_steps, const std::string& path,
+                         bool fit_to_run)
 {
     if (run.evals.empty() && run.loss.empty())
         return Status::error("no curves yet: train a few steps first");
-    return write_png(render_curves_image(run, target_steps, score_kind, nullptr, fit_to_run), path);
+    return write_png(render_curves_image(run, target_steps, nullptr, fit_to_run), path);
 }
 
-Status export_curves_picture(const TrainingSnapshot& run, int target_steps, int score_kind,
-                             const std::string& path, bool fit_to_run)
+Status export_curves_picture(const TrainingSnapshot& run, int target_steps, const std::string& path,
+                             bool fit_to_run)
 {
     if (run.evals.empty() && run.loss.empty())
         return Status::error("no curves yet: train a few steps first");
-    return write_picture(render_curves_image(run, target_steps, score_kind, nullptr, fit_to_run), path,
+    return write_picture(render_curves_image(run, target_steps, nullptr, fit_to_run), path,
                          picture_format_of_path(path));
 }
 

@@ -31,6 +31,8 @@ struct HeatmapPicture
     std::vector<std::pair<int, int>> outlined; // (row, col) cells framed in outline_color (lesson cells)
     Color32 outline_color = 0;
     bool colorbar = true;
+    // false: no row labels and no row axis title (the map on its left in a slide's row names the same rows).
+    bool row_labels = true;
 };
 
 // The matrix's name with its head: "Queries Q_2", "Attention weights A_2", "Scores · head 2", "Input X".
@@ -92,20 +94,26 @@ Status export_heatmap_png(const MatrixView& view, const std::string& path, int c
 
 // [SECTION] Training curves
 
+// The head score a curves picture shows: the one that tells the run's task's heads apart (TaskInfo::score),
+// whatever the panel's selector holds (a reverse run's picture shows anti-diagonal, not previous-token).
+train::HeadScoreKind curves_export_score(const TrainingSnapshot& run);
+
 // The Training panel's curves as a slide: the run's settings and step, held-out figures, the loss (log
-// scale, its steepest drop marked), accuracy and head-score plots, earlier runs overlaid, and a legend.
-// fit_to_run as in training_curves.
-Image render_curves_image(const TrainingSnapshot& run, int target_steps, int score_kind,
-                          std::string* note = nullptr, bool fit_to_run = true);
-// The three plots alone, in [x, x + w) x [y, y + h) of img (for lesson slides).
+// scale, its steepest drop marked), accuracy and head-score plots (curves_export_score) with labelled axes
+// and round step ticks, earlier runs overlaid, and under each plot a legend of its series (training and
+// held-out loss in their colours, every head with its last held-out score). Labels are at least 17 px (8.5 px
+// when the 1800-px picture is pasted at half size). fit_to_run as in training_curves.
+Image render_curves_image(const TrainingSnapshot& run, int target_steps, std::string* note = nullptr,
+                          bool fit_to_run = true);
+// The three plots alone, in [x, x + w) x [y, y + h) of img (for lesson slides), with score_kind's head score.
 void draw_curve_plots(Image& img, const TextRasterizer& text, const Palette& palette,
                       const TrainingSnapshot& run, int target_steps, int score_kind, int x, int y, int w,
                       int h, int cursor_step = -1, bool fit_to_run = true);
-Status export_curves_png(const TrainingSnapshot& run, int target_steps, int score_kind,
-                         const std::string& path, bool fit_to_run = true);
+Status export_curves_png(const TrainingSnapshot& run, int target_steps, const std::string& path,
+                         bool fit_to_run = true);
 // The same picture in the format the path's extension asks for (.svg, .pdf; otherwise PNG).
-Status export_curves_picture(const TrainingSnapshot& run, int target_steps, int score_kind,
-                             const std::string& path, bool fit_to_run = true);
+Status export_curves_picture(const TrainingSnapshot& run, int target_steps, const std::string& path,
+                             bool fit_to_run = true);
 
 // "attnlab-chain-layer1-sentence1-head2.svg": the file name of a head's chain slide (Csv: .png).
 std::string head_chain_export_path(const MatrixRef& ref, ExportFormat format);

@@ -329,6 +329,29 @@ TrainingPresenterLayout layout_training_presenter(float w, float h, const std::v
     return out;
 }
 
+TrainingCurvesColumn layout_training_curves(float w, float h, float fs, float line, float spacing, int layers,
+                                            float legend_w)
+{
+    TrainingCurvesColumn out;
+    const float loss_min = fs * (kLossAxesMinEm + kPlotChromeEm);
+    const float heads_min = fs * (kHeadAxesMinEm + kPlotChromeEm);
+    // Two title lines and the spacing after each plot; the legend under them when not beside.
+    const float titles = line * 2.0f + spacing * 2.0f;
+    const float legend_below = line * static_cast<float>(1 + std::max(1, layers));
+    const bool short_column = h < titles + legend_below + loss_min + heads_min;
+    out.legend_beside = legend_w > 0.0f && (legend_w + fs <= w * kLegendBesideShare ||
+                                            (short_column && legend_w + fs <= w * kLegendBesideShortShare));
+    out.heads_w = out.legend_beside ? w - legend_w - fs : w;
+    const float fixed = titles + (out.legend_beside ? 0.0f : legend_below);
+    out.min_height = fixed + loss_min + heads_min;
+    const float room = std::max(0.0f, h - fixed);
+    out.loss_h = std::max(loss_min, room * 0.55f);
+    out.heads_h = std::max(heads_min, room - out.loss_h);
+    if (out.loss_h + out.heads_h > room && room > loss_min + heads_min)
+        out.loss_h = room - out.heads_h; // the head plot's least height taken from the loss plot's share
+    return out;
+}
+
 // [SECTION] Text that must not break inside
 
 std::vector<int> flow_parts(const std::vector<float>& widths, float space, float max_w)

@@ -102,6 +102,30 @@ TrainingPresenterLayout layout_training_presenter(float w, float h, const std::v
                                                   int heads_per_layer, float gap, float max_cell,
                                                   float min_left, float min_curves_h, float min_text_h);
 
+// The Training view's plot column: the loss plot over the head-score plot, each under its title line, and
+// the head legend (a table, legend_w wide) beside the head-score plot when that leaves the plot at least half
+// the column (or, when the column is too short for the legend under the plots at their least, 30 % of it),
+// else under it. A plot of height H (PlotChrome: its top pad and step labels) has axes
+// H - kPlotChromeEm em high. The rule: the loss plot's axes at least kLossAxesMinEm em, the head-score
+// plot's kHeadAxesMinEm em (90 and 68 px at 720 lines, 135 and 101 px at 1080), whatever the text model's
+// readouts or the caption leave; above that the loss plot gets 55 % of the room.
+inline constexpr float kPlotChromeEm = 1.7f;
+inline constexpr float kLossAxesMinEm = 4.0f;
+inline constexpr float kHeadAxesMinEm = 3.0f;
+inline constexpr float kLegendBesideShare = 0.5f;      // the legend's most of the column's width
+inline constexpr float kLegendBesideShortShare = 0.7f; // the same in a short column
+struct TrainingCurvesColumn
+{
+    float loss_h = 0.0f, heads_h = 0.0f; // each plot's height, chrome included (title line not)
+    bool legend_beside = false;          // the legend right of the head-score plot
+    float heads_w = 0.0f;                // the head-score plot's width
+    float min_height = 0.0f;             // the column's height with both plots at their least
+};
+// w x h: the column; fs: the font size; line: a text line with its spacing; spacing: between items; layers:
+// the legend's rows after its heading row.
+TrainingCurvesColumn layout_training_curves(float w, float h, float fs, float line, float spacing, int layers,
+                                            float legend_w);
+
 // [SECTION] Text that must not break inside
 
 // Parts of a line (e.g. "T×T = 6×6", "H = 1.11 nats") laid out in order within max_w: a part goes on the

@@ -92,10 +92,11 @@ namespace
 struct SlideContent
 {
     std::vector<HeatmapPicture> maps;
-    std::string context;                      // "layer 1 · sentence 1 · causal mask · τ = 1"
-    std::vector<std::string> tokens;          // a training probe's tokens
-    std::vector<std::string> vocab;           // a training model's vocabulary
-    bool shared_scale = false;                // every map on the weights' [0, 1] scale: one colour bar a row
+    std::string context;             // "layer 1 · sentence 1 · causal mask · τ = 1"
+    std::vector<std::string> tokens; // a training probe's tokens
+    std::vector<std::string> vocab;  // a training model's vocabulary
+    bool shared_scale = false;       // every map on the weights' [0, 1] scale: one colour bar a row
+    bool shared_rows = false; // every map's rows are the same tokens: row labels on each row's first map only
     const TrainingSnapshot* curves = nullptr; // a training step: its curves above the maps
     int target_steps = 0, score_kind = 0, cursor_step = -1;
     bool fit_to_run = true;
@@ -309,14 +310,23 @@ struct GridFit
 };
 
 // The maps as drawn in rows of per_row: with one colour scale for all (attention weights), only the last map
-// of a row keeps its colour bar.
+// of a row keeps its colour bar; with the same rows for all (a head's chain), only the first its row labels.
 std::vector<HeatmapPicture> arranged(const std::vector<HeatmapPicture>& maps, std::size_t per_row,
-                                     bool shared_scale)
+                                     bool shared_scale, bool shared_rows = false)
 {
     std::vector<HeatmapPicture> out = maps;
     if (shared_scale)
         for (std::size_t i = 0; i < out.size(); ++i)
             out[i].colorbar = (i + 1) % per_row == 0 || i + 1 == out.size();
+    if (shared_rows)
+        for (std::size_t i = 0; i < out.size(); ++i)
+        {
+            // Left out only where the row's first map names the same tokens (not a cross head's K and V).
+            const MatrixView& first = maps[i - i % per_row].view;
+            const MatrixView& view = maps[i].view;
+            out[i].row_labels = i % per_row == 0 || view.row_tokens != first.row_tokens ||
+                                view.m == nullptr || first.m == nullptr || view.m->rows() != first.m->rows();
+        }
     return out;
 }
 
@@ -367,7 +377,8 @@ bool grid_fits(const std::vector<HeatmapPicture>& maps, int per_row, const TextR
 // The arrangement with the largest cells: every number of maps per row, the largest cell by bisection (a map
 // grows with its cells). When nothing fits, the text shrinks (to 65 %) before the cells go below 4 pixels.
 GridFit fit_grid(const std::vector<HeatmapPicture>& maps, bool shared_scale, const TextRasterizer& text,
-                 const PictureFonts& fonts, int max_cell, int gap, int area_w, int area_h)
+                 const PictureFonts& fonts, int max_cell, int gap, int area_w, int area_h,
+                 bool shared_rows = false)
 {
     const int n = static_cast<int>(maps.size());
     for (float k : {1.0f, 0.82f, 0.65f})
@@ -378,7 +389,7 @@ GridFit fit_grid(const std::vector<HeatmapPicture>& maps, bool shared_scale, con
         for (int per_row = 1; per_row <= n; ++per_row)
         {
             const std::vector<HeatmapPicture> row_maps =
-                arranged(maps, static_cast<std::size_t>(per_row), shared_scale);
+                arranged(maps, static_cast<std::size_t>(per_row), shared_scale, shared_rows);
             int lo = 0, hi = max_cell;
             while (lo < hi)
             {
@@ -585,11 +596,12 @@ Image render_slide(AppState& state, const SlideWords& words, const SlideContent&
         return img;
     }
     const int area_h = std::max(1, bottom - top);
-    const GridFit fit =
-        fit_grid(content->maps, content->shared_scale, text, fonts, max_cell, map_gap, area_w, area_h);
+    const GridFit fit = fit_grid(content->maps, content->shared_scale, text, fonts, max_cell, map_gap, area_w,
+                                 area_h, content->shared_rows);
     const PictureFonts map_fonts = scaled(fonts, fit.font_scale);
     const std::size_t per_row = static_cast<std::size_t>(fit.per_row);
-    const std::vector<HeatmapPicture> maps = arranged(content->maps, per_row, content->shared_scale);
+    const std::vector<HeatmapPicture> maps =
+        arranged(content->maps, per_row, content->shared_scale, content->shared_rows);
     draw_map_rows(img, text, palette, maps, per_row, map_fonts, fit.cell, map_gap, margin, top, area_w,
                   area_h);
     return img;
@@ -625,6 +637,7 @@ Image render_head_chain_slide(AppState& state, const MatrixRef& head, int width,
                               std::string* note, std::vector<std::string>* texts)
 {
     auto content = std::make_unique<SlideContent>();
+    content->shared_rows = true; // every map of the chain has a row per token
     if (state.has_trace())
         for (const Stage stage : head_chain_stages())
         {

@@ -127,8 +127,8 @@ std::string run_file_action(AppState& state)
     }
     case FileAction::ExportCurvesPng:
     {
-        const Status s = export_curves_picture(state.training.view, state.training.edit.steps,
-                                               state.training.score_kind, d.path, state.training.fit_curves);
+        const Status s = export_curves_picture(state.training.view, state.training.edit.steps, d.path,
+                                               state.training.fit_curves);
         if (s.is_ok())
             state.set_message("Exported a picture of the training curves to " + d.path, false);
         return s.message();

@@ -245,7 +245,7 @@ TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int 
         c.loss.series.push_back(std::move(s));
     }
     CurveSeries train_loss{{},
-                           (kThisRunColor & 0x00FFFFFFu) |
+                           (kTrainingLossColor & 0x00FFFFFFu) |
                                (static_cast<Color32>(kThisRunTrainingLossAlpha) << 24),
                            "training loss",
                            1.0f};
