@@ -155,8 +155,8 @@ TEST(LessonExport, FirstStepOfEveryLesson)
     EXPECT_EQ(pngs_in(dir).size(), library.lessons.size());
 }
 
-// A text lesson's step with a three-line caption: the curves give up height until the 64-character maps
-// get two pixels a character, and the slide holds as much heatmap as any other lesson's.
+// A text lesson's step with a three-line caption: the curves give up height until the probe's maps get
+// their cells, and the slide holds as much heatmap as any other lesson's.
 TEST(LessonExport, TextMapsTakeTheirShareOfTheSlide)
 {
     if (!have_xvfb())

@@ -81,6 +81,8 @@ TEST(TextLesson, EveryHeadItNamesHasTheRoleItsMapTitleGives)
     const Lesson& lesson = state->lesson.library.lessons[static_cast<std::size_t>(index)];
     const std::regex named("layer ([12]), head ([1-4]): (previous token|induction|word start)");
     int checked = 0;
+    std::shared_ptr<const train::Params> run_end; // the lesson's run at the last step showing it
+    std::size_t run_timeline = 0;
     for (int k = 0; k < static_cast<int>(lesson.steps.size()); ++k)
     {
         const LessonStep& s = lesson.steps[static_cast<std::size_t>(k)];
@@ -94,6 +96,11 @@ TEST(TextLesson, EveryHeadItNamesHasTheRoleItsMapTitleGives)
         const TrainingPanelState& ts = state->training;
         const TrainingFrame* f = shown_frame(ts);
         ASSERT_NE(f, nullptr);
+        if (s.training.model.empty())
+        {
+            run_end = ts.view.params();
+            run_timeline = ts.view.timeline.size();
+        }
         for (auto it = std::sregex_iterator(s.text.begin(), s.text.end(), named);
              it != std::sregex_iterator(); ++it)
         {
@@ -113,6 +120,26 @@ TEST(TextLesson, EveryHeadItNamesHasTheRoleItsMapTitleGives)
         }
     }
     EXPECT_GE(checked, 3);
+
+    // Back from the built-in model's step: the run the earlier steps trained is shown again as it was (the
+    // same weights, the same timeline), not trained again from step 0.
+    ASSERT_FALSE(lesson.steps.back().training.model.empty());
+    const TrainedModel builtin = state->training.view.trained_model();
+    previous_step(*state);
+    ui.frames(*state, 2);
+    const TrainingSnapshot& back = state->training.view;
+    EXPECT_EQ(back.config, lesson.steps.front().training.run);
+    EXPECT_EQ(back.step, lesson.steps.front().training.run.steps) << "the lesson's run, at its end";
+    EXPECT_EQ(back.first_step, 0);
+    ASSERT_TRUE(back.params());
+    EXPECT_EQ(back.params().get(), run_end.get()) << "the same weights, not a new run";
+    EXPECT_EQ(back.timeline.size(), run_timeline);
+    // And forward again: the built-in model, as it was.
+    next_step(*state);
+    ui.frames(*state, 1);
+    EXPECT_EQ(state->training.view.step, builtin.steps_taken);
+    ASSERT_TRUE(state->training.view.params());
+    EXPECT_EQ(state->training.view.params()->W_U, builtin.params.W_U);
 }
 
 // At 1280x720 with the window's font, the Training panel of a lesson step shows both layers of heads above
@@ -242,6 +269,69 @@ TEST(BuiltinModelUi, ALessonStepOpensIt)
                             "t.json", &bad);
     EXPECT_FALSE(s.is_ok());
     EXPECT_TRUE(contains(s.message(), "not a built-in trained model")) << s.message();
+}
+
+// Going back from a step that opens the built-in model to the steps of the lesson's run, in the window (the
+// run trains on the worker): the run goes on from where it was set aside, and ends on the weights of a run
+// never interrupted, bit for bit.
+TEST(TextLesson, GoingBackFromTheBuiltInModelResumesTheRunItHad)
+{
+    const char* text = R"({"format": "attnlab-lesson", "version": 1, "title": "t",
+        "training": {"task": "text", "corpus": "austen", "repeat": 0.5, "steps": 150},
+        "steps": [{"text": "a run", "training": {"show_step": 0}},
+                  {"text": "the built-in model", "training": {"model": "austen"}}]})";
+    Lesson lesson;
+    ASSERT_TRUE(parse_lesson(text, "t.json", &lesson).is_ok());
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    state->lesson.library.lessons.push_back(lesson);
+    enter_lesson(*state, 0, 0);
+    ASSERT_TRUE(state->training_run.running());
+    for (int i = 0; i < 20000 && state->training.view.step < 20; ++i)
+    {
+        ui.frames(*state, 1);
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    go_to_step(*state, 1);
+    ui.frames(*state, 1);
+    TrainedModel file;
+    ASSERT_TRUE(load_builtin_model("austen", &file).is_ok());
+    EXPECT_EQ(state->training.view.step, file.steps_taken) << "the built-in model is shown";
+    EXPECT_FALSE(state->training_run.running());
+
+    previous_step(*state);
+    const int reached = state->training.view.step;
+    EXPECT_GE(reached, 20) << "the run is back where it was, not at step 0";
+    EXPECT_LT(reached, 150);
+    EXPECT_EQ(state->training.view.first_step, 0);
+    ASSERT_FALSE(state->training.view.timeline.empty());
+    EXPECT_EQ(state->training.view.timeline.front().step, 0) << "its timeline from step 0 is kept";
+    EXPECT_TRUE(state->training_run.running()) << "and it goes on training";
+    for (int i = 0; i < 60000 && state->training_run.running(); ++i)
+    {
+        ui.frames(*state, 1);
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    ui.frames(*state, 1);
+    const TrainingSnapshot& v = state->training.view;
+    ASSERT_EQ(v.step, 150);
+    EXPECT_GE(v.evals.size(), 10u) << "the held-out curves cover the whole run";
+
+    // The same run never set aside.
+    TrainingRun straight;
+    ASSERT_TRUE(straight.configure(lesson.steps[0].training.run).is_ok());
+    straight.step_now(150);
+    TrainingSnapshot expected;
+    straight.poll(expected);
+    ASSERT_TRUE(v.params() && expected.params());
+    EXPECT_EQ(v.params()->W_U, expected.params()->W_U);
+    EXPECT_EQ(v.params()->E, expected.params()->E);
+    EXPECT_EQ(v.params()->layers[1].W_K, expected.params()->layers[1].W_K);
+    EXPECT_EQ(v.evals.back().loss, expected.evals.back().loss);
+
+    // Leaving the lesson forgets the run set aside.
+    leave_lesson(*state);
+    EXPECT_FALSE(state->training_run.has_aside());
 }
 
 // English has line feeds (a held-out probe often does): the probe box shows what follows one, and the model

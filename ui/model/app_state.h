@@ -338,6 +338,12 @@ struct TrainingPanelState
     // A lesson's runs still to train on the worker, one after the other (the compared runs first, then the
     // step's own, which the panel keeps); empty: none waiting.
     std::vector<train::RunSpec> lesson_queue;
+    // The lesson runs set aside while a step shows other ones (TrainingRun::set_aside(): a step opening the
+    // built-in model keeps the earlier steps' run whole, and going back shows it again): their lesson_key,
+    // the runs that were still waiting, and whether the worker was training them (it goes on when shown).
+    std::string aside_key;
+    std::vector<train::RunSpec> aside_queue;
+    bool aside_running = false;
     std::shared_ptr<const train::Params> replay_expect;
     int replay_target = 0;
     TrainedModel replay_model;

@@ -232,6 +232,27 @@ void advance_lesson_queue(AppState& state)
     run.play();
 }
 
+// Swaps the lesson runs the panel holds (ts.lesson_key) with those set aside (ts.aside_key), with the runs
+// each still had waiting; the runs taken back go on training when they were.
+void swap_lesson_runs(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    TrainingRun& run = state.training_run;
+    const bool running = run.running();
+    run.swap_aside();
+    std::swap(ts.lesson_key, ts.aside_key);
+    std::swap(ts.lesson_queue, ts.aside_queue);
+    const bool resume = ts.aside_running;
+    ts.aside_running = running;
+    run.poll(ts.view);
+    ts.edit = ts.view.config;
+    ts.error.clear();
+    ts.notice.clear();
+    ts.replay_expect = nullptr;
+    if (resume)
+        run.play(); // before the queue advances: the run taken back finishes first
+}
+
 } // namespace
 
 void show_lesson_training(AppState& state, const LessonTraining& t)
@@ -239,8 +260,36 @@ void show_lesson_training(AppState& state, const LessonTraining& t)
     TrainingPanelState& ts = state.training;
     TrainingRun& run = state.training_run;
     const std::string key = lesson_key(t);
+    if (ts.lesson_key != key && run.has_aside() && ts.aside_key == key)
+    {
+        // Back to a step whose runs were set aside (the step before the built-in model's): shown as they
+        // were, still training if they were, and the runs this step showed go aside in turn.
+        swap_lesson_runs(state);
+        ts.lesson_key = key;
+    }
     if (ts.lesson_key != key)
     {
+        // The lesson runs shown so far go aside whole: going back to their step shows them again.
+        const bool set_aside = !ts.lesson_key.empty() && run.configured();
+        if (set_aside)
+        {
+            ts.aside_running = run.running();
+            run.set_aside();
+            ts.aside_key = ts.lesson_key;
+            ts.aside_queue = std::move(ts.lesson_queue);
+        }
+        // On error the runs set aside come back, with the message.
+        auto refused = [&]()
+        {
+            if (!set_aside)
+                return;
+            const std::string error = ts.error;
+            swap_lesson_runs(state);
+            run.drop_aside();
+            ts.aside_key.clear();
+            ts.aside_queue.clear();
+            ts.error = error;
+        };
         if (ts.lesson_key.empty() && !ts.user_run_kept && run.configured() &&
             ts.view.step > ts.view.first_step)
         {
@@ -263,6 +312,7 @@ void show_lesson_training(AppState& state, const LessonTraining& t)
             if (!s)
             {
                 ts.error = s.message();
+                refused();
                 return;
             }
         }
@@ -275,7 +325,7 @@ void show_lesson_training(AppState& state, const LessonTraining& t)
             ts.edit = t.run;
             apply_training_fields(state); // the compared runs become the curves' earlier runs
             if (!ts.error.empty())
-                return;
+                return refused();
             run.step_now(t.run.steps);
         }
         else
@@ -287,7 +337,7 @@ void show_lesson_training(AppState& state, const LessonTraining& t)
             ts.lesson_queue.push_back(t.run);
             advance_lesson_queue(state);
             if (!ts.error.empty())
-                return;
+                return refused();
         }
         run.poll(ts.view);
         ts.lesson_key = key;
@@ -324,6 +374,10 @@ void restore_user_training(AppState& state)
 {
     TrainingPanelState& ts = state.training;
     ts.lesson_queue.clear();
+    state.training_run.drop_aside(); // the lesson's runs set aside go with the lesson
+    ts.aside_key.clear();
+    ts.aside_queue.clear();
+    ts.aside_running = false;
     choose_compared_run(ts, -1); // the student's own maps alone, as outside every lesson
     if (!ts.user_run_kept)
         return;

@@ -124,7 +124,7 @@ Status TrainingRun::configure(const train::RunSpec& config)
     train::Task task(config.task == train::TaskKind::Text ? train::TaskKind::Reverse : config.task);
     ATTNLAB_TRY(train::run_task(config, &task)); // Text: its corpus read, with its repeat share
     preset.model.vocab_size = task.vocab_size();
-    if (Status s = trainer_.init(task, preset); !s)
+    if (Status s = trainer_->init(task, preset); !s)
         return s;
     keep_as_past();
     work_.config = config;
@@ -148,16 +148,16 @@ Status TrainingRun::open(const TrainedModel& model)
         // book).
         train::Task task(train::TaskKind::Text);
         ATTNLAB_TRY(trained_text_task(model, &task));
-        ATTNLAB_TRY(trainer_.init(task, preset));
+        ATTNLAB_TRY(trainer_->init(task, preset));
     }
-    else if (Status s = trainer_.init(kind, preset); !s)
+    else if (Status s = trainer_->init(kind, preset); !s)
         return s;
-    if (Status s = trainer_.restore(model.params); !s)
+    if (Status s = trainer_->restore(model.params); !s)
     {
         configured_ = false; // the trainer holds a half-made model: nothing to show until the next configure
         return s;
     }
-    trainer_.set_steps_taken(model.steps_taken);
+    trainer_->set_steps_taken(model.steps_taken);
     keep_as_past();
     work_.config = train::RunSpec::of_model(kind, preset);
     if (kind == train::TaskKind::Text)
@@ -200,7 +200,7 @@ void TrainingRun::play()
     if (!configured_ || running())
         return;
     join_finished();
-    if (trainer_.steps_taken() >= target_.load(std::memory_order_relaxed) || diverged())
+    if (trainer_->steps_taken() >= target_.load(std::memory_order_relaxed) || diverged())
         return;
     stop_.store(false, std::memory_order_relaxed);
     work_.stopped_because.clear();
@@ -230,7 +230,7 @@ void TrainingRun::reset()
     if (!configured_)
         return;
     keep_as_past();
-    trainer_.reset();
+    trainer_->reset();
     start_fresh();
 }
 
@@ -241,7 +241,7 @@ void TrainingRun::step_now(int n)
         return;
     const Clock::time_point t0 = Clock::now();
     for (int i = 0; i < n && !diverged(); ++i)
-        record(trainer_.step());
+        record(trainer_->step());
     if (diverged())
         work_.stopped_because = diverged_because();
     const double s = seconds_since(t0);
@@ -258,6 +258,40 @@ void TrainingRun::clear_past(bool and_current)
         publish(false);
 }
 
+// [SECTION] A run set aside
+
+void TrainingRun::swap_with(Aside& aside)
+{
+    std::swap(trainer_, aside.trainer);
+    std::swap(work_, aside.work);
+    std::swap(accuracy_, aside.accuracy);
+    std::swap(loss_since_eval_, aside.loss_since_eval);
+    std::swap(steps_since_eval_, aside.steps_since_eval);
+    std::swap(frame_every_, aside.frame_every);
+    std::swap(configured_, aside.configured);
+    const int target = target_.load(std::memory_order_relaxed);
+    target_.store(aside.target, std::memory_order_relaxed);
+    aside.target = target;
+}
+
+void TrainingRun::set_aside()
+{
+    pause();
+    aside_ = std::make_unique<Aside>(); // an unconfigured run, swapped in for the current one
+    swap_with(*aside_);
+}
+
+bool TrainingRun::swap_aside()
+{
+    if (aside_ == nullptr)
+        return false;
+    pause();
+    swap_with(*aside_);
+    if (configured_)
+        publish(false);
+    return true;
+}
+
 bool TrainingRun::poll(TrainingSnapshot& out) const
 {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -271,14 +305,14 @@ bool TrainingRun::poll(TrainingSnapshot& out) const
 
 void TrainingRun::start_fresh()
 {
-    const train::Task& task = trainer_.task();
-    work_.model = trainer_.model();
+    const train::Task& task = trainer_->task();
+    work_.model = trainer_->model();
     work_.vocabulary = task.vocabulary();
     const train::Batch probe = task.probe();
     work_.probe_text = task.to_text(probe.tokens.data(), probe.T);
-    work_.settings = trainer_.settings();
+    work_.settings = trainer_->settings();
     work_.text = trained_text_of(task);
-    work_.first_step = trainer_.steps_taken();
+    work_.first_step = trainer_->steps_taken();
     work_.loss.clear();
     work_.accuracy = 0;
     work_.steps_per_s = 0;
@@ -324,13 +358,13 @@ void TrainingRun::keep_as_past()
 void TrainingRun::worker_loop()
 {
     const Clock::time_point start = Clock::now();
-    const int start_step = trainer_.steps_taken();
+    const int start_step = trainer_->steps_taken();
     Clock::time_point last_publish = start;
     Clock::time_point last_step = start - std::chrono::hours(1);
     while (!stop_.load(std::memory_order_acquire))
     {
         const int target = target_.load(std::memory_order_relaxed);
-        if (trainer_.steps_taken() >= target)
+        if (trainer_->steps_taken() >= target)
         {
             work_.stopped_because = "reached the target of " + std::to_string(target) + " steps";
             break;
@@ -349,7 +383,7 @@ void TrainingRun::worker_loop()
             }
         }
         last_step = Clock::now();
-        record(trainer_.step());
+        record(trainer_->step());
         if (diverged())
         {
             work_.stopped_because = diverged_because();
@@ -368,13 +402,13 @@ void TrainingRun::worker_loop()
         if (Clock::now() - last_publish >= kPublishEvery || rate > 0.0f)
         {
             const double s = seconds_since(start);
-            work_.steps_per_s = s > 0.0 ? (trainer_.steps_taken() - start_step) / s : 0.0;
+            work_.steps_per_s = s > 0.0 ? (trainer_->steps_taken() - start_step) / s : 0.0;
             publish(true);
             last_publish = Clock::now();
         }
     }
     const double s = seconds_since(start);
-    work_.steps_per_s = s > 0.0 ? (trainer_.steps_taken() - start_step) / s : 0.0;
+    work_.steps_per_s = s > 0.0 ? (trainer_->steps_taken() - start_step) / s : 0.0;
     publish(false);
     finished_.store(true, std::memory_order_release);
 }
@@ -405,9 +439,9 @@ void TrainingRun::record(const train::StepStats& s)
 
 const train::EvalStats& TrainingRun::evaluate_now()
 {
-    const train::EvalStats& e = trainer_.evaluate();
+    const train::EvalStats& e = trainer_->evaluate();
     TrainingEval p;
-    p.step = trainer_.steps_taken();
+    p.step = trainer_->steps_taken();
     p.train_loss = steps_since_eval_ > 0 ? static_cast<float>(loss_since_eval_ / steps_since_eval_) : 0.0f;
     p.loss = static_cast<float>(e.loss);
     p.accuracy = static_cast<float>(e.accuracy);
@@ -421,13 +455,13 @@ const train::EvalStats& TrainingRun::evaluate_now()
 void TrainingRun::add_frame()
 {
     std::vector<TrainingFrame>& t = work_.timeline;
-    const int step = trainer_.steps_taken();
+    const int step = trainer_->steps_taken();
     if (!t.empty() && t.back().step == step)
         return;
     // A trailing frame off the spacing was only there for being the current step: the new one replaces it.
     if (t.size() > 1 && t.back().step % frame_every_ != 0)
         t.pop_back();
-    t.push_back({step, std::make_shared<const train::Params>(trainer_.params())});
+    t.push_back({step, std::make_shared<const train::Params>(trainer_->params())});
     if (static_cast<int>(t.size()) > kMaxTimeline)
     {
         // Full: keep every other frame (the first stays), and take frames half as often from now on.
@@ -442,7 +476,7 @@ void TrainingRun::add_frame()
 
 void TrainingRun::publish(bool running)
 {
-    work_.step = trainer_.steps_taken();
+    work_.step = trainer_->steps_taken();
     work_.running = running;
     float sum = 0.0f;
     for (const float a : accuracy_)

@@ -146,7 +146,34 @@ public:
     // Copies the latest snapshot into out when it is newer than out.version. Returns true when it did.
     bool poll(TrainingSnapshot& out) const;
 
+    // A run set aside whole (a lesson's run while one of its steps shows a built-in model), so that showing
+    // it again neither retrains it nor loses its timeline.
+    // Pauses and moves the current run (its trainer with the optimizer's moments, its curves, timeline and
+    // earlier runs) aside, replacing any run already there; nothing is configured until the next
+    // configure() or open() (the last snapshot published stays the latest until then).
+    void set_aside();
+    // Pauses and swaps the current run with the one set aside, then publishes the run taken back as it was
+    // (play() goes on from its step). False, and nothing changes, when nothing is aside.
+    bool swap_aside();
+    bool has_aside() const { return aside_ != nullptr; }
+    // Forgets the run set aside.
+    void drop_aside() { aside_.reset(); }
+
 private:
+    // The run-specific members below, kept while the run is aside.
+    struct Aside
+    {
+        std::unique_ptr<train::Trainer> trainer = std::make_unique<train::Trainer>();
+        TrainingSnapshot work;
+        std::vector<float> accuracy;
+        double loss_since_eval = 0;
+        int steps_since_eval = 0;
+        int frame_every = 1;
+        int target = 0;
+        bool configured = false;
+    };
+    void swap_with(Aside& aside);
+
     // On the thread that owns the run:
     void worker_loop();
     void record(const train::StepStats& s);
@@ -160,8 +187,9 @@ private:
     // On the UI thread: joins a worker that stopped by itself (reached the target).
     void join_finished();
 
-    // Owned by the worker while it runs, by the UI thread otherwise.
-    train::Trainer trainer_;
+    // Owned by the worker while it runs, by the UI thread otherwise. The trainer is on the heap so that a
+    // run can be set aside without moving it (its tensor lists point into it).
+    std::unique_ptr<train::Trainer> trainer_ = std::make_unique<train::Trainer>();
     TrainingSnapshot work_;       // the next snapshot, built here then copied under the lock
     std::vector<float> accuracy_; // the last steps' batch accuracy
     double loss_since_eval_ = 0;  // sum of the batch losses since the last evaluation
@@ -180,6 +208,9 @@ private:
     mutable std::mutex mutex_;
     TrainingSnapshot published_; // under mutex_
     unsigned long long next_version_ = 1;
+
+    // UI thread only.
+    std::unique_ptr<Aside> aside_; // the run set aside (nullptr: none)
 };
 
 } // namespace attnlab
