@@ -37,6 +37,18 @@ train::HeadScoreKind role_named(const std::string& name)
     return name == "previous token" ? K::PreviousToken : name == "induction" ? K::Induction : K::WordStart;
 }
 
+// A window's state in the lesson `text` (a lesson file's JSON), entered at its first step.
+std::unique_ptr<AppState> enter_lesson_text(const char* text)
+{
+    Lesson lesson;
+    const Status parsed = parse_lesson(text, "t.json", &lesson);
+    EXPECT_TRUE(parsed.is_ok()) << parsed.message();
+    auto state = std::make_unique<AppState>();
+    state->lesson.library.lessons.push_back(lesson);
+    enter_lesson(*state, 0, 0);
+    return state;
+}
+
 } // namespace
 
 TEST(TextLesson, ItTrainsOnTheBuiltInBookAndAsksBeforeEachReveal)
@@ -181,12 +193,8 @@ TEST(TextLesson, NextWaitsUntilTheRunReachesTheStepTheTextIsAbout)
         "steps": [{"text": "at the start", "training": {"show_step": 0}},
                   {"text": "later", "training": {"show_step": 30}},
                   {"text": "the end"}]})";
-    Lesson lesson;
-    ASSERT_TRUE(parse_lesson(text, "t.json", &lesson).is_ok());
     HeadlessUi ui;
-    auto state = std::make_unique<AppState>();
-    state->lesson.library.lessons.push_back(lesson);
-    enter_lesson(*state, 0, 0);
+    std::unique_ptr<AppState> state = enter_lesson_text(text);
     ASSERT_TRUE(state->training_run.running());
     state->training_run.poll(state->training.view);
     ASSERT_LT(state->training.view.step, 30);
@@ -280,12 +288,8 @@ TEST(TextLesson, GoingBackFromTheBuiltInModelResumesTheRunItHad)
         "training": {"task": "text", "corpus": "austen", "repeat": 0.5, "steps": 150},
         "steps": [{"text": "a run", "training": {"show_step": 0}},
                   {"text": "the built-in model", "training": {"model": "austen"}}]})";
-    Lesson lesson;
-    ASSERT_TRUE(parse_lesson(text, "t.json", &lesson).is_ok());
     HeadlessUi ui;
-    auto state = std::make_unique<AppState>();
-    state->lesson.library.lessons.push_back(lesson);
-    enter_lesson(*state, 0, 0);
+    std::unique_ptr<AppState> state = enter_lesson_text(text);
     ASSERT_TRUE(state->training_run.running());
     for (int i = 0; i < 20000 && state->training.view.step < 20; ++i)
     {
@@ -319,7 +323,7 @@ TEST(TextLesson, GoingBackFromTheBuiltInModelResumesTheRunItHad)
 
     // The same run never set aside.
     TrainingRun straight;
-    ASSERT_TRUE(straight.configure(lesson.steps[0].training.run).is_ok());
+    ASSERT_TRUE(straight.configure(state->lesson.library.lessons[0].steps[0].training.run).is_ok());
     straight.step_now(150);
     TrainingSnapshot expected;
     straight.poll(expected);
