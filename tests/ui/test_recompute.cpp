@@ -7,6 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include <chrono>
 #include <memory>
 #include <string>
@@ -185,6 +189,36 @@ TEST(Recompute, DestroyingTheStateWithARunGoingOnJoinsTheWorker)
     EXPECT_TRUE(state->recompute.busy());
     state.reset(); // finishes the run, drops the queued one, joins
     EXPECT_EQ(state, nullptr);
+}
+
+TEST(Recompute, ProductsSplitOverEveryCoreUnlessATrainingRunHasOne)
+{
+#ifdef _OPENMP
+    const int all_cores = omp_get_max_threads();
+#else
+    const int all_cores = 1;
+#endif
+    AppState state;
+    ASSERT_TRUE(state.update());
+    EXPECT_EQ(state.recompute_threads, all_cores) << "an idle window: the run may use every core";
+
+    // A long training run going on in the background (paused at the end of the test).
+    train::RunSpec spec(train::TaskKind::Reverse);
+    spec.steps = 100000;
+    ASSERT_TRUE(state.training_run.configure(spec).is_ok());
+    state.training_run.play();
+    ASSERT_TRUE(state.training_run.running());
+    state.session.text = "while it trains";
+    state.edit();
+    state.finish_recompute();
+    EXPECT_EQ(state.recompute_threads, 1) << "the training run has the other core";
+    EXPECT_EQ(state.trace().tokens.tokens, tokens_of(state.session));
+
+    state.training_run.pause();
+    state.session.text = "after the run";
+    state.edit();
+    state.finish_recompute();
+    EXPECT_EQ(state.recompute_threads, all_cores);
 }
 
 } // namespace

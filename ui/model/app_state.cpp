@@ -62,7 +62,9 @@ bool request_run(AppState& s)
         opened.lens = s.opened.lens_wanted && !s.opened.lens_hidden;
     }
     s.opened.lens_requested = opened.lens;
-    s.recompute.request(s.session, s.engine.shared_imported_weights(), s.session_version, std::move(opened));
+    // Both cores for the products, unless a training run has one of them.
+    s.recompute.request(s.session, s.engine.shared_imported_weights(), s.session_version, std::move(opened),
+                        s.training_run.running());
     s.requested_version = s.session_version;
     return idle;
 }
@@ -73,6 +75,7 @@ void take_result(AppState& s, const RecomputeResult& r)
         ++s.opened.generation;
     s.status = r.status;
     s.recompute_ms = r.ms;
+    s.recompute_threads = r.threads;
     s.computed_version = r.version;
     s.clamp_selection();
 }

@@ -446,6 +446,7 @@ struct AppState
     Engine engine;
     Status status;             // the last run's result: an error is shown inline, the last good trace stays
     double recompute_ms = 0.0; // wall time of the last engine run
+    int recompute_threads = 1; // the threads its products could split over (1 while a training run goes on)
     // The engine runs on this worker (ui/model/recompute_worker.h); `engine` holds the shown trace and the
     // imported weights the next run uses. requested_version: the newest session version handed to it.
     RecomputeWorker recompute;

@@ -5,6 +5,9 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <string>
 #include <utility>
 
@@ -23,9 +26,9 @@ RecomputeWorker::~RecomputeWorker()
 }
 
 void RecomputeWorker::request(const Session& session, std::shared_ptr<const ModelWeights> imported_weights,
-                              unsigned long long version, OpenedRequest opened)
+                              unsigned long long version, OpenedRequest opened, bool one_thread)
 {
-    Request r{session, std::move(imported_weights), version, std::move(opened)};
+    Request r{session, std::move(imported_weights), version, std::move(opened), one_thread};
     {
         std::lock_guard<std::mutex> lock(mutex_);
         queued_ = std::move(r); // a request that has not started is replaced
@@ -168,6 +171,11 @@ Status RecomputeWorker::run_opened(const Request& r)
 
 void RecomputeWorker::loop()
 {
+#ifdef _OPENMP
+    const int all_cores = omp_get_max_threads(); // this thread's count before any request changed it
+#else
+    const int all_cores = 1;
+#endif
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;)
     {
@@ -194,7 +202,12 @@ void RecomputeWorker::loop()
         ++runs_;
         lock.unlock();
 
-        // Outside the lock: only this thread touches engine_ and the opened model's buffers now.
+        // Outside the lock: only this thread touches engine_ and the opened model's buffers now. The thread
+        // count is this thread's OpenMP setting, which gemm() reads (core/gemm.h).
+        const int threads = r.one_thread ? 1 : all_cores;
+#ifdef _OPENMP
+        omp_set_num_threads(threads);
+#endif
         const auto t0 = std::chrono::steady_clock::now();
         Status status;
         if (r.opened.model)
@@ -210,7 +223,7 @@ void RecomputeWorker::loop()
 
         lock.lock();
         running_ = false;
-        finished_ = RecomputeResult{r.version, std::move(status), ms, r.opened.model != nullptr};
+        finished_ = RecomputeResult{r.version, std::move(status), ms, r.opened.model != nullptr, threads};
         changed_.notify_all();
         if (on_finished_)
             on_finished_();

@@ -32,6 +32,7 @@ struct RecomputeResult
     Status status;                  // its result: an error leaves the shown trace as it was
     double ms = 0.0;                // the run's wall time on the worker
     bool opened = false;            // the run was the session's text through an opened model folder
+    int threads = 1;                // the threads its products could split over (RecomputeWorker::request)
 };
 
 // What an opened model's run gives the frame besides nothing else: its trace and what the panels read out of
@@ -82,9 +83,11 @@ public:
     // a request that has not started yet: the latest edit wins. A run going on is finished, not stopped. The
     // thread starts with the first request. With opened.model (a model folder, core/io/hf_model.h) the
     // session's text runs through that model instead (B = 1, the whole text as one sequence; target and
-    // config unused), with opened's heads off and, when asked, the logit lens.
+    // config unused), with opened's heads off and, when asked, the logit lens. With one_thread the run's
+    // products stay on the worker's thread (a training run has the other core); otherwise they split over
+    // every core OpenMP has (core/gemm.h: the same bits either way).
     void request(const Session& session, std::shared_ptr<const ModelWeights> imported_weights,
-                 unsigned long long version, OpenedRequest opened = {});
+                 unsigned long long version, OpenedRequest opened = {}, bool one_thread = false);
     // Waits up to `wait` (zero: not at all) for a finished run. When there is one, its trace and weights go
     // to `shown` (only when it succeeded; Engine::take_trace), or for an opened model's run its outputs to
     // `opened_run` (swapped; dropped when nullptr); *result says what it was, the worker may start the next
@@ -107,6 +110,7 @@ private:
         std::shared_ptr<const ModelWeights> imported_weights;
         unsigned long long version = 0;
         OpenedRequest opened;
+        bool one_thread = false;
     };
 
     void loop();
