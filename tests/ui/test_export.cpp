@@ -22,6 +22,7 @@
 #include <memory>
 #include <regex>
 #include <sstream>
+#include <utility>
 
 namespace attnlab
 {
@@ -298,6 +299,62 @@ TEST_F(ExportTest, UnwritablePathIsAMessageAndLeavesNothing)
     run_export_dialog(*state);
     EXPECT_FALSE(state->message_is_error) << state->message;
     EXPECT_TRUE(std::filesystem::exists(dir / "ok.png"));
+}
+
+// The window's dialog for a head's chain offers the slide in 16:9 (1920x1080, the default) and 16:10
+// (1600x1000); a click on 16:10 writes a 1600x1000 PNG, and the choice stays for the next chain.
+TEST_F(ExportTest, TheHeadChainDialogOffersSixteenByTenAndWritesThatSize)
+{
+    const auto dir = temp_dir();
+    test::HeadlessUi ui;
+    // A state of its own, made after the window: its textures go before the window's provider does.
+    auto app = std::make_unique<AppState>();
+    app->session.config.mask = MaskKind::Causal;
+    ASSERT_TRUE(app->update());
+    ExportDialog& d = app->export_dialog;
+    d.open_request = true;
+    d.matrix = ref(Stage::weights);
+    d.head_chain = true;
+    d.format = ExportFormat::Png;
+    EXPECT_EQ(d.slide_width, 1920);
+    EXPECT_EQ(d.slide_height, 1080);
+    // (An auto-sized popup is laid out, not drawn, on its first frame.)
+    test::FrameOutput out = ui.frames(*app, 3);
+    EXPECT_TRUE(test::contains(out.text, "1920x1080 (16:9)")) << out.text;
+    ASSERT_TRUE(test::contains(out.text, "1600x1000 (16:10)")) << out.text;
+    const ImVec2 at = test::text_position("1600x1000 (16:10)");
+    ASSERT_GE(at.x, 0.0f);
+    // The radio's circle is left of its label: click there.
+    ui.click(*app, at.x - ImGui::GetFontSize() * 0.6f, at.y + ImGui::GetFontSize() * 0.5f);
+    EXPECT_EQ(d.slide_width, 1600);
+    EXPECT_EQ(d.slide_height, 1000);
+
+    const auto png_size = [](const std::filesystem::path& p)
+    {
+        int w = 0, h = 0, n = 0;
+        EXPECT_NE(stbi_info(p.string().c_str(), &w, &h, &n), 0) << p;
+        return std::pair<int, int>(w, h);
+    };
+    d.path = (dir / "chain-16x10.png").string();
+    run_export_dialog(*app);
+    ASSERT_FALSE(app->message_is_error) << app->message;
+    EXPECT_EQ(png_size(d.path), (std::pair<int, int>(1600, 1000)));
+
+    // Closed and opened again for another head: still 16:10. Back to 16:9 gives 1920x1080.
+    ui.press_key(*app, 256); // Escape
+    d.open_request = true;
+    d.matrix.head = 0;
+    ui.frames(*app, 3);
+    EXPECT_EQ(d.slide_width, 1600);
+    const ImVec2 wide = test::text_position("1920x1080 (16:9)");
+    ASSERT_GE(wide.x, 0.0f);
+    ui.click(*app, wide.x - ImGui::GetFontSize() * 0.6f, wide.y + ImGui::GetFontSize() * 0.5f);
+    EXPECT_EQ(d.slide_width, 1920);
+    EXPECT_EQ(d.slide_height, 1080);
+    d.path = (dir / "chain-16x9.png").string();
+    run_export_dialog(*app);
+    ASSERT_FALSE(app->message_is_error) << app->message;
+    EXPECT_EQ(png_size(d.path), (std::pair<int, int>(1920, 1080)));
 }
 
 // [SECTION] Lesson slides

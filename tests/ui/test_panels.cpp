@@ -26,6 +26,7 @@ namespace
 using test::contains;
 using test::HeadlessUi;
 using test::panel_only;
+using test::text_position;
 
 std::string words(int n)
 {
@@ -63,43 +64,6 @@ std::vector<ImVec2> glyph_positions(ImWchar c)
         }
     }
     return at;
-}
-
-// Where `needle` starts on screen last frame (its first glyph's top-left corner), found in the glyphs drawn
-// one after another; (-1, -1) when it was not drawn.
-ImVec2 text_position(const std::string& needle)
-{
-    const ImFont* font = ImGui::GetIO().Fonts->Fonts[0];
-    const ImDrawData* dd = ImGui::GetDrawData();
-    for (int l = 0; dd != nullptr && l < dd->CmdListsCount; ++l)
-    {
-        const ImDrawList* list = dd->CmdLists[l];
-        std::string text;
-        std::vector<ImVec2> at;
-        for (int i = 0; i + 2 < list->VtxBuffer.Size; ++i)
-        {
-            const ImDrawVert& a = list->VtxBuffer[i];
-            const ImDrawVert& b = list->VtxBuffer[i + 2];
-            for (const ImFontGlyph& g : font->Glyphs)
-                if (g.Codepoint < 128 && g.Visible && a.uv.x == g.U0 && a.uv.y == g.V0 && b.uv.x == g.U1 &&
-                    b.uv.y == g.V1)
-                {
-                    text += static_cast<char>(g.Codepoint);
-                    at.push_back(a.pos);
-                    i += 3;
-                    break;
-                }
-        }
-        const std::string squeezed_needle = [&]
-        {
-            std::string n = needle;
-            n.erase(std::remove(n.begin(), n.end(), ' '), n.end());
-            return n;
-        }();
-        if (const std::size_t k = text.find(squeezed_needle); k != std::string::npos)
-            return at[k];
-    }
-    return ImVec2(-1.0f, -1.0f);
 }
 
 class PanelTest : public ::testing::Test

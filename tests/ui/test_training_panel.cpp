@@ -97,6 +97,41 @@ TEST(TrainingPanel, DrawsTaskComboButtonsCurvesAndMapsAfterSteps)
     }
 }
 
+// The loss plot's title line names both losses, each beside a swatch of its curve's colour: training (blue)
+// first, held-out (this run's vermilion) after it on the same line, at the default size and at 1280x720.
+TEST(TrainingPanel, TheLossTitleSaysWhichColourIsWhichLoss)
+{
+    for (const ImVec2 display : {ImVec2(1600.0f, 1000.0f), ImVec2(1280.0f, 720.0f)})
+    {
+        HeadlessUi ui(display.x, display.y);
+        auto state = std::make_unique<AppState>();
+        state->training_run.step_now(20);
+        const auto out = ui.frames(*state, 2, panel_only(draw_training_panel));
+        EXPECT_TRUE(contains(out.text, "training")) << out.text;
+        EXPECT_TRUE(contains(out.text, "held-out")) << out.text;
+        const auto blue = out.shape_points.find(kTrainingLossColor);
+        ASSERT_NE(blue, out.shape_points.end()) << "no swatch in the training loss's colour";
+        float x_max = -1e9f, y_min = 1e9f, y_max = -1e9f;
+        for (const ImVec2& q : blue->second)
+        {
+            x_max = std::max(x_max, q.x);
+            y_min = std::min(y_min, q.y);
+            y_max = std::max(y_max, q.y);
+        }
+        EXPECT_LT(y_max - y_min, ImGui::GetFontSize()) << "the swatch is one short bar";
+        // The held-out swatch: vermilion at the same height, to the right, within the title line.
+        const auto vermilion = out.shape_points.find(kThisRunColor);
+        ASSERT_NE(vermilion, out.shape_points.end());
+        const bool beside = std::any_of(vermilion->second.begin(), vermilion->second.end(),
+                                        [&](const ImVec2& q)
+                                        {
+                                            return q.y >= y_min - 0.5f && q.y <= y_max + 0.5f &&
+                                                   q.x > x_max && q.x < x_max + ImGui::GetFontSize() * 8.0f;
+                                        });
+        EXPECT_TRUE(beside) << "no held-out swatch beside the training one at " << display.x;
+    }
+}
+
 // The maps at a past step of the timeline are a fresh forward pass of that step's parameters.
 TEST(TrainingPanel, ScrubberShowsEveryMapAsItWasAtThatStep)
 {

@@ -257,4 +257,39 @@ int lesson_index(const AppState& state, const std::string& id)
     return -1;
 }
 
+ImVec2 text_position(const std::string& needle)
+{
+    const ImFont* font = ImGui::GetIO().Fonts->Fonts[0];
+    const ImDrawData* dd = ImGui::GetDrawData();
+    for (int l = 0; dd != nullptr && l < dd->CmdListsCount; ++l)
+    {
+        const ImDrawList* list = dd->CmdLists[l];
+        std::string text;
+        std::vector<ImVec2> at;
+        for (int i = 0; i + 2 < list->VtxBuffer.Size; ++i)
+        {
+            const ImDrawVert& a = list->VtxBuffer[i];
+            const ImDrawVert& b = list->VtxBuffer[i + 2];
+            for (const ImFontGlyph& g : font->Glyphs)
+                if (g.Codepoint < 128 && g.Visible && a.uv.x == g.U0 && a.uv.y == g.V0 && b.uv.x == g.U1 &&
+                    b.uv.y == g.V1)
+                {
+                    text += static_cast<char>(g.Codepoint);
+                    at.push_back(a.pos);
+                    i += 3;
+                    break;
+                }
+        }
+        const std::string squeezed_needle = [&]
+        {
+            std::string n = needle;
+            n.erase(std::remove(n.begin(), n.end(), ' '), n.end());
+            return n;
+        }();
+        if (const std::size_t k = text.find(squeezed_needle); k != std::string::npos)
+            return at[k];
+    }
+    return ImVec2(-1.0f, -1.0f);
+}
+
 } // namespace attnlab::test

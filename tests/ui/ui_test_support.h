@@ -117,4 +117,8 @@ std::function<void(AppState&)> panel_only(void (*panel)(AppState&));
 // The centre of a texture's quad in the last frame.
 ImVec2 rect_center(const ImVec4& r);
 
+// Where `needle` (ASCII; spaces ignored) starts on screen last frame (its first glyph's top-left corner),
+// found in the glyphs drawn one after another; (-1, -1) when it was not drawn.
+ImVec2 text_position(const std::string& needle);
+
 } // namespace attnlab::test

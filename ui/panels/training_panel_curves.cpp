@@ -6,9 +6,44 @@
 #include "ui/shell/widgets.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace attnlab
 {
+
+namespace
+{
+
+// The loss plot's title line with its key: "loss (log scale):", then a swatch in each loss's colour before
+// its name ("training", "held-out"), so the line says which colour is which. Where that is wider than the
+// plot, the scale is said shorter ("loss (log):").
+void draw_loss_title(float width)
+{
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float fs = ImGui::GetFontSize();
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    const std::pair<Color32, const char*> key[] = {{kTrainingLossColor, "training"},
+                                                   {kThisRunColor, "held-out"}};
+    const float swatch_w = fs * 0.9f;
+    float key_w = 0.0f;
+    for (const auto& k : key)
+        key_w += spacing + swatch_w + fs * 0.25f + ImGui::CalcTextSize(k.second).x;
+    const char* prefix = "loss (log scale):";
+    if (ImGui::CalcTextSize(prefix).x + key_w > width)
+        prefix = "loss (log):";
+    ImGui::TextUnformatted(prefix);
+    for (const auto& k : key)
+    {
+        ImGui::SameLine();
+        const ImVec2 p = ImGui::GetCursorScreenPos();
+        dl->AddRectFilled(ImVec2(p.x, p.y + fs * 0.4f), ImVec2(p.x + swatch_w, p.y + fs * 0.7f), k.first);
+        ImGui::Dummy(ImVec2(swatch_w, fs));
+        ImGui::SameLine(0.0f, fs * 0.25f);
+        ImGui::TextUnformatted(k.second);
+    }
+}
+
+} // namespace
 
 int draw_curve_plot(const AppState& state, const CurvePlot& plot, const TrainingCurves& c, int cursor,
                     ImVec2 size)
@@ -18,7 +53,10 @@ int draw_curve_plot(const AppState& state, const CurvePlot& plot, const Training
     const ImU32 ink = ImGui::GetColorU32(ImGuiCol_Text);
     const ImU32 faint = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     const ImU32 grid = ImGui::GetColorU32(ImGuiCol_Border);
-    ImGui::TextUnformatted(plot.title.c_str());
+    if (&plot == &c.loss)
+        draw_loss_title(size.x);
+    else
+        ImGui::TextUnformatted(plot.title.c_str());
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const float axis_w = fs * 3.9f; // "5.7e-05" and "100.0 %" fit
     const ImVec2 a(p.x + axis_w, p.y + fs * 0.3f);

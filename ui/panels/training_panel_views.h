@@ -23,7 +23,8 @@ namespace attnlab
 void draw_training_curves(AppState& state, int cursor, bool compact = false);
 
 // One plot with its title line, y axis, first and last step, the steepest drop, the cursor (the step the maps
-// show) and the pointer's values, in size (the title line above it not counted). Returns the step under the
+// show) and the pointer's values, in size (the title line above it not counted). The loss plot's title line
+// (plot is c.loss) names each loss next to a swatch of its colour. Returns the step under the
 // mouse when the plot is clicked (-1 otherwise): clicking moves the timeline there.
 int draw_curve_plot(const AppState& state, const CurvePlot& plot, const TrainingCurves& c, int cursor,
                     ImVec2 size);
