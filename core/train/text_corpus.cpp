@@ -3,6 +3,7 @@
 
 #include "core/assets.h"
 #include "core/tokenizer.h"
+#include "utf8_text.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -20,60 +21,6 @@ namespace
 {
 
 constexpr char32_t kReplacement = 0xFFFD;
-
-// Decodes the UTF-8 sequence at text[i] (the text is valid UTF-8) and moves i past it.
-char32_t next_code_point(std::string_view text, std::size_t& i)
-{
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-    const unsigned char b0 = byte(i);
-    if (b0 < 0x80)
-    {
-        ++i;
-        return b0;
-    }
-    const int extra = b0 >= 0xF0 ? 3 : b0 >= 0xE0 ? 2 : 1;
-    char32_t cp = b0 & (0x3F >> extra);
-    for (int k = 1; k <= extra; ++k)
-        cp = (cp << 6) | (byte(i + static_cast<std::size_t>(k)) & 0x3F);
-    i += static_cast<std::size_t>(extra) + 1;
-    return cp;
-}
-
-void append_utf8(std::string& s, char32_t cp)
-{
-    if (cp < 0x80)
-        s += static_cast<char>(cp);
-    else if (cp < 0x800)
-    {
-        s += static_cast<char>(0xC0 | (cp >> 6));
-        s += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-    else if (cp < 0x10000)
-    {
-        s += static_cast<char>(0xE0 | (cp >> 12));
-        s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        s += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-    else
-    {
-        s += static_cast<char>(0xF0 | (cp >> 18));
-        s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        s += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-}
-
-std::string with_commas(long long n)
-{
-    std::string digits = std::to_string(n), out;
-    for (std::size_t i = 0; i < digits.size(); ++i)
-    {
-        if (i > 0 && (digits.size() - i) % 3 == 0)
-            out += ',';
-        out += digits[i];
-    }
-    return out;
-}
 
 std::string megabytes(std::size_t bytes)
 {
@@ -149,14 +96,8 @@ std::vector<int> CharVocabulary::encode(std::string_view utf8) const
     std::vector<int> ids;
     for (std::size_t i = 0; i < utf8.size();)
     {
-        const std::size_t bad = invalid_utf8_offset(utf8.substr(i, 4));
-        if (bad == 0)
-        {
-            ids.push_back(kUnknownId);
-            ++i;
-            continue;
-        }
-        ids.push_back(encode(next_code_point(utf8, i)));
+        const char32_t cp = next_code_point_or_replacement(utf8, i);
+        ids.push_back(cp == kReplacement ? kUnknownId : encode(cp));
     }
     return ids;
 }

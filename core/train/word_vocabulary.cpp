@@ -1,6 +1,8 @@
 // Word-level text: splitting into words and punctuation marks, and the vocabulary of the commonest words.
 #include "word_vocabulary.h"
 
+#include "utf8_text.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -16,29 +18,9 @@ constexpr const char* kUnknownWord = "\xEF\xBF\xBD"; // U+FFFD, as the character
 // The code point at text[i] and its length in bytes; an invalid sequence is U+FFFD of one byte.
 char32_t code_point_at(std::string_view text, std::size_t i, std::size_t* length)
 {
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-    const unsigned char b0 = byte(i);
-    *length = 1;
-    if (b0 < 0x80)
-        return b0;
-    std::size_t extra = 0; // continuation bytes after b0
-    if (b0 >= 0xC2 && b0 < 0xE0)
-        extra = 1;
-    else if (b0 >= 0xE0 && b0 < 0xF0)
-        extra = 2;
-    else if (b0 >= 0xF0 && b0 < 0xF5)
-        extra = 3;
-    if (extra == 0 || i + extra >= text.size())
-        return 0xFFFD;
-    char32_t cp = b0 & (0x3F >> extra);
-    for (std::size_t k = 1; k <= extra; ++k)
-    {
-        const unsigned char b = byte(i + k);
-        if ((b & 0xC0) != 0x80)
-            return 0xFFFD;
-        cp = (cp << 6) | (b & 0x3F);
-    }
-    *length = extra + 1;
+    std::size_t next = i;
+    const char32_t cp = next_code_point_or_replacement(text, next);
+    *length = next - i;
     return cp;
 }
 
@@ -64,19 +46,6 @@ bool is_mark(const std::string& token)
 {
     std::size_t n = 0;
     return !token.empty() && !is_word_char(code_point_at(token, 0, &n));
-}
-
-std::string with_commas(long long n)
-{
-    const std::string digits = std::to_string(n);
-    std::string out;
-    for (std::size_t i = 0; i < digits.size(); ++i)
-    {
-        if (i > 0 && (digits.size() - i) % 3 == 0)
-            out += ',';
-        out += digits[i];
-    }
-    return out;
 }
 
 } // namespace
