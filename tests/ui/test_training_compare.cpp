@@ -14,6 +14,7 @@
 #include <imgui_internal.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -303,7 +304,20 @@ TEST(TrainingCompare, WhyMultiHeadStep3ShowsTheOneHeadRunBesideTheTwoAndItsTextH
         std::snprintf(claim, sizeof claim, format, value);
         EXPECT_TRUE(contains(text, claim)) << "the text should say \"" << claim << "\":\n" << text;
     };
-    says("near %.0f %% at step 1000", 100.0 * static_cast<double>(one->evals.back().accuracy));
+    // The accuracy is rounded in the text, and this run's last digit differs between CPU models on the same
+    // instruction-set path (87.2 % on one x86-64 machine, 88 % on another): one point either way is the
+    // same claim.
+    const double one_accuracy = 100.0 * static_cast<double>(one->evals.back().accuracy);
+    bool accuracy_said = false;
+    for (const double near :
+         {std::round(one_accuracy) - 1, std::round(one_accuracy), std::round(one_accuracy) + 1})
+    {
+        char claim[64];
+        std::snprintf(claim, sizeof claim, "near %.0f %% at step 1000", near);
+        accuracy_said = accuracy_said || (contains(text, claim) && std::abs(near - one_accuracy) <= 1.0);
+    }
+    EXPECT_TRUE(accuracy_said) << "the text should say \"near " << one_accuracy << " % at step 1000\":\n"
+                               << text;
     says("about %.1f times its weight on each earlier vote", one_prev / one_earlier);
     says("previous-token %.2f in its title", one_held_out->previous_token);
     says("one puts %.2f on i − 1", sharp_held_out->previous_token);
