@@ -106,6 +106,7 @@ struct TrainArgs
     int threads = 1;                   // Eigen::setNbThreads
     std::optional<std::string> corpus; // --task text: a built-in text ("austen", "devil") or a file path
     std::optional<float> repeat;       // --task text: the share of sequences with a repeated snippet
+    std::optional<std::string> level;  // --task text: "char" (default) or "word"
 };
 
 CLI::App* add_train_command(CLI::App& app, TrainArgs& args);

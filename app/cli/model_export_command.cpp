@@ -110,13 +110,14 @@ int run_model_export(const ExportArgs& args, std::ostream& out, std::ostream& er
             err << "attnlab export: note: " << changed.message() << "\n";
     if (status && text.empty())
         status = default_text(model, &text);
-    // A text model reads characters (its vocabulary checked when the file was read); the others tokens.
-    train::CharVocabulary chars;
+    // A text model reads characters or words (its vocabulary checked when the file was read); the others
+    // tokens.
+    train::TextVocabulary words_or_chars;
     const bool text_model = status && model.task == train::task_info(train::TaskKind::Text).key;
     if (text_model)
-        status = train::CharVocabulary::from_symbols(model.vocabulary, &chars);
+        status = train::TextVocabulary::from_symbols(model.text.level, model.vocabulary, &words_or_chars);
     if (status)
-        status = text_model ? train::char_batch(text, chars, model.config.T_max, &batch)
+        status = text_model ? train::plain_text_batch(text, words_or_chars, model.config.T_max, &batch)
                             : train::text_batch(text, model.vocabulary, model.config.T_max, &batch);
     if (status)
         status = label_as_task(model, &batch);

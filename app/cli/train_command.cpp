@@ -135,13 +135,16 @@ template <typename T> void override_with(const std::optional<T>& option, T* fiel
         *field = *option;
 }
 
-// The task: Text reads its corpus (--corpus, the built-in "austen" when not given) and takes --repeat.
+// The task: Text reads its corpus (--corpus, the built-in "austen" when not given) and takes --repeat and
+// --level.
 Status make_task(const TrainArgs& args, train::TaskKind kind, std::optional<train::Task>* out)
 {
     if (kind != train::TaskKind::Text)
     {
-        if (args.corpus || args.repeat)
-            return Status::error(std::string(args.corpus ? "--corpus" : "--repeat") +
+        if (args.corpus || args.repeat || args.level)
+            return Status::error(std::string(args.corpus   ? "--corpus"
+                                             : args.repeat ? "--repeat"
+                                                           : "--level") +
                                  " goes with --task text only (the " + args.task +
                                  " task makes its own data)");
         out->emplace(kind);
@@ -155,6 +158,9 @@ Status make_task(const TrainArgs& args, train::TaskKind kind, std::optional<trai
             format_number(repeat));
     train::TextCorpusOptions options;
     options.T = train::task_info(kind).T;
+    if (args.level)
+        if (Status s = train::parse_text_level(*args.level, &options.level); !s)
+            return Status::error("--level: " + s.message());
     std::shared_ptr<const train::TextCorpus> corpus;
     if (Status s = train::load_text_corpus(args.corpus.value_or("austen"), options, &corpus); !s)
         return Status::error("--corpus: " + s.message());
@@ -302,6 +308,10 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args)
                     "--task text: the share of sequences (0-1) in which an 8-24 character snippet repeats "
                     "to the end of the window; a repeat can only be predicted by finding the earlier copy, "
                     "which makes induction heads form (try 0.5)");
+    optional_option(
+        cmd, "--level", args.level,
+        "--task text: char (default: a token per character) or word (a token per word or "
+        "punctuation mark, the 1,999 commonest seen 3 times or more; the rest one unknown token)");
     return cmd;
 }
 
@@ -347,7 +357,7 @@ int run_train(const TrainArgs& args, std::ostream& out, std::ostream& err)
             << format_number(trainer.task().repeat_share()) << "\n";
     out << std::flush;
     if (!args.log.empty())
-        log_file.write(csv_header(c, trainer.task().corpus() != nullptr));
+        log_file.write(csv_header(c, !trainer.task().word_boundaries().empty()));
 
     std::vector<MetricRow> history;
     Progress progress(out, terminal, total);

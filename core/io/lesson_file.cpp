@@ -182,10 +182,11 @@ constexpr int kMaxLessonSteps = 20000;
 // (train::check_run).
 Status read_run(const json& j, const Context& ctx, train::RunSpec* out)
 {
-    ATTNLAB_TRY(check_object(
-        j, "a training run must be an object such as {\"task\": \"reverse\", \"steps\": 200}",
-        {"task", "layers", "heads", "d_model", "attention_only", "lr", "seed", "steps", "corpus", "repeat"},
-        ctx));
+    ATTNLAB_TRY(
+        check_object(j, "a training run must be an object such as {\"task\": \"reverse\", \"steps\": 200}",
+                     {"task", "layers", "heads", "d_model", "attention_only", "lr", "seed", "steps", "corpus",
+                      "repeat", "level"},
+                     ctx));
     train::TaskKind kind = train::TaskKind::Reverse;
     const json* task = nullptr;
     ATTNLAB_TRY(ctx.member(j, "", "task", Need::Optional, &task));
@@ -211,7 +212,12 @@ Status read_run(const json& j, const Context& ctx, train::RunSpec* out)
     {
         ATTNLAB_TRY(ctx.absent(j, "", "corpus", "only a \"text\" run reads a corpus"));
         ATTNLAB_TRY(ctx.absent(j, "", "repeat", "only a \"text\" run repeats snippets"));
+        ATTNLAB_TRY(ctx.absent(j, "", "level", "only a \"text\" run has a level (char or word)"));
     }
+    std::string level = train::text_level_key(r.level);
+    ATTNLAB_TRY(read_string(j, "level", false, ctx, &level));
+    if (Status s = train::parse_text_level(level, &r.level); !s)
+        return ctx.error("\"level\": " + s.message());
     ATTNLAB_TRY(read_string(j, "corpus", false, ctx, &r.corpus));
     if (text && train::find_builtin_corpus(r.corpus) == nullptr)
         return ctx.error("\"corpus\" \"" + r.corpus + "\" is not a built-in text: use one of " +
@@ -299,13 +305,17 @@ Status read_training(const json& j, const Context& ctx, LessonTraining* out)
                          "\"show_step\" (set them to null in that step)");
     if (!t.probe.empty())
     {
-        // A text run's probe is characters (any of them: an unseen one reads as the unknown symbol), the
-        // other tasks' tokens of their vocabulary.
+        // A text run's probe is characters or words (any of them: an unseen one reads as the unknown symbol),
+        // the other tasks' tokens of their vocabulary.
         const train::Task task(t.run.task);
         train::Batch batch;
         Status s = Status::ok();
         if (t.run.task == train::TaskKind::Text)
-            s = train::char_batch(t.probe, train::CharVocabulary::of_code_points({}), task.T(), &batch);
+            s = train::plain_text_batch(t.probe,
+                                        t.run.level == train::TextLevel::Word
+                                            ? train::TextVocabulary(train::WordVocabulary())
+                                            : train::TextVocabulary(train::CharVocabulary()),
+                                        task.T(), &batch);
         else
             s = train::text_batch(t.probe, task.vocabulary(), task.T(), &batch);
         if (!s)

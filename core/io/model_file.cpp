@@ -291,6 +291,13 @@ void write_text(JsonWriter& w, const TrainedText& t)
     w.number(t.repeat);
     w.key("min_count");
     w.number(t.min_count);
+    if (t.level == train::TextLevel::Word) // absent: a character model, as every file before the word level
+    {
+        w.key("level");
+        w.string(train::text_level_key(t.level));
+        w.key("max_words");
+        w.number(t.max_words);
+    }
     w.end_object();
 }
 
@@ -392,7 +399,8 @@ Status read_settings(const Reader& r, const json& root, train::TrainSettings* ou
     return Status::ok();
 }
 
-Status read_vocabulary(const Reader& r, const json& root, int vocab_size, bool text_model,
+// text: a text model's (its level says what a token is), null for the other tasks.
+Status read_vocabulary(const Reader& r, const json& root, int vocab_size, const TrainedText* text,
                        std::vector<std::string>* out)
 {
     const json* j = nullptr;
@@ -407,15 +415,16 @@ Status read_vocabulary(const Reader& r, const json& root, int vocab_size, bool t
         const std::string field = "vocabulary[" + std::to_string(i) + "]";
         if (!token.is_string())
             return r.error(field, "must be a string, got " + describe_json(token));
-        const std::string& text = token.get_ref<const std::string&>();
-        if (!text_model && (text.empty() || text.find_first_of(" \t\r\n") != std::string::npos))
+        const std::string& s = token.get_ref<const std::string&>();
+        if (!text && (s.empty() || s.find_first_of(" \t\r\n") != std::string::npos))
             return r.error(field, "must be a token without spaces, got " + json_excerpt(token));
-        vocabulary.push_back(text);
+        vocabulary.push_back(s);
     }
-    // A text model's tokens are characters (a space and a line feed among them), after the unknown symbol.
-    train::CharVocabulary chars;
-    if (text_model)
-        if (Status s = train::CharVocabulary::from_symbols(vocabulary, &chars); !s)
+    // A text model's tokens are characters (a space and a line feed among them) or words and marks, after the
+    // unknown symbol.
+    train::TextVocabulary checked;
+    if (text)
+        if (Status s = train::TextVocabulary::from_symbols(text->level, vocabulary, &checked); !s)
             return r.error("vocabulary", s.message());
     *out = std::move(vocabulary);
     return Status::ok();
@@ -477,7 +486,8 @@ Status read_text(const Reader& r, const json& root, bool text_model, TrainedText
                                    describe_json(*j));
     const std::string f = "text";
     TrainedText t;
-    ATTNLAB_TRY(r.unknown_keys(*j, f, {"corpus", "file", "bytes", "fnv1a64", "repeat", "min_count"}));
+    ATTNLAB_TRY(r.unknown_keys(
+        *j, f, {"corpus", "file", "bytes", "fnv1a64", "repeat", "min_count", "level", "max_words"}));
     ATTNLAB_TRY(r.string(*j, f, "corpus", &t.corpus, Need::Optional));
     if (!t.corpus.empty())
     {
@@ -504,6 +514,14 @@ Status read_text(const Reader& r, const json& root, bool text_model, TrainedText
     }
     ATTNLAB_TRY(r.real(*j, f, "repeat", RealRange{0, 1, false, false, false}, &t.repeat));
     ATTNLAB_TRY(r.integer(*j, f, "min_count", {1, INT_MAX}, &t.min_count));
+    std::string level = "char";
+    ATTNLAB_TRY(r.string(*j, f, "level", &level, Need::Optional));
+    if (Status s = train::parse_text_level(level, &t.level); !s)
+        return r.error("text.level", s.message());
+    if (t.level == train::TextLevel::Word)
+        ATTNLAB_TRY(r.integer(*j, f, "max_words", {2, 65535}, &t.max_words));
+    else
+        ATTNLAB_TRY(r.absent(*j, f, "max_words", "only a word-level model (\"level\": \"word\") has one"));
     *out = std::move(t);
     return Status::ok();
 }
@@ -987,6 +1005,8 @@ TrainedText trained_text_of(const train::Task& task)
         }
         t.repeat = task.repeat_share();
         t.min_count = corpus->min_count;
+        t.level = corpus->level();
+        t.max_words = corpus->max_words;
     }
     return t;
 }
@@ -1040,8 +1060,8 @@ Status parse_model_json(std::string_view text, const std::string& source, Traine
         return r.error("task", s.message());
     ATTNLAB_TRY(read_config(r, root, &m.config));
     const bool text_model = kind == train::TaskKind::Text;
-    ATTNLAB_TRY(read_vocabulary(r, root, m.config.vocab_size, text_model, &m.vocabulary));
     ATTNLAB_TRY(read_text(r, root, text_model, &m.text));
+    ATTNLAB_TRY(read_vocabulary(r, root, m.config.vocab_size, text_model ? &m.text : nullptr, &m.vocabulary));
     ATTNLAB_TRY(read_settings(r, root, &m.settings));
     ATTNLAB_TRY(r.integer(root, "", "step", {0, INT_MAX}, &m.steps_taken));
     ATTNLAB_TRY(read_history(r, root, m.config.n_layers * m.config.n_heads, &m.history));
@@ -1086,6 +1106,8 @@ Status trained_text_task(const TrainedModel& m, train::Task* out)
     train::TextCorpusOptions options;
     options.T = train::task_info(train::TaskKind::Text).T;
     options.min_count = m.text.min_count;
+    options.level = m.text.level;
+    options.max_words = m.text.max_words;
     std::shared_ptr<const train::TextCorpus> corpus;
     ATTNLAB_TRY(
         train::load_text_corpus(m.text.corpus.empty() ? m.text.file : m.text.corpus, options, &corpus));

@@ -42,7 +42,9 @@ struct TrainedText
     std::uint64_t bytes = 0; // the file's size (user's file)
     std::uint64_t hash = 0;  // FNV-1a 64 of the file's bytes (user's file; train::fnv1a64)
     float repeat = 0;        // the share of training sequences with a repeated snippet
-    int min_count = 3;       // characters seen fewer times fold into the unknown symbol
+    int min_count = 3;       // tokens seen fewer times fold into the unknown symbol
+    train::TextLevel level = train::TextLevel::Char; // a token per character or per word
+    int max_words = train::kDefaultWordVocabulary;   // the word level's vocabulary size
 };
 
 // What a task trains on as a model file records it: Text's corpus (built-in key, or the file's path, size and
@@ -59,7 +61,7 @@ struct TrainedModel
     int steps_taken = 0;                 // AdamW steps the weights have had
     std::vector<MetricRow> history;      // one row per logged step, in order
     train::Params params; // every tensor; a sinusoidal P holds the sinusoids (not written to the file)
-    TrainedText text;     // task "text" only: the corpus; vocabulary then holds one character per token
+    TrainedText text; // task "text" only: the corpus; vocabulary then holds one character (or word) a token
 
     // Where the window was on this model (optional "view" object; the command line neither writes nor needs
     // it): the timeline's step, whether the main panels showed the model, the probe typed.

@@ -144,6 +144,8 @@ std::string RunSpec::label() const
         // Which text: the book's key, or the file's name without its folders.
         const std::size_t slash = corpus.find_last_of('/');
         title += " (" + (slash == std::string::npos ? corpus : corpus.substr(slash + 1));
+        if (level == TextLevel::Word)
+            title += ", words";
         if (repeat > 0.0f)
         {
             char r[32];
@@ -166,7 +168,8 @@ bool RunSpec::operator==(const RunSpec& o) const
            d_ff == o.d_ff && attention_only == o.attention_only && norm == o.norm &&
            positions == o.positions && residual == o.residual && lr == o.lr &&
            weight_decay == o.weight_decay && batch_size == o.batch_size && steps == o.steps &&
-           seed == o.seed && (task != TaskKind::Text || (corpus == o.corpus && repeat == o.repeat));
+           seed == o.seed &&
+           (task != TaskKind::Text || (corpus == o.corpus && repeat == o.repeat && level == o.level));
 }
 
 Status run_task(const RunSpec& spec, Task* out)
@@ -184,6 +187,7 @@ Status run_task(const RunSpec& spec, Task* out)
     std::shared_ptr<const TextCorpus> corpus;
     TextCorpusOptions options;
     options.T = task_info(TaskKind::Text).T;
+    options.level = spec.level;
     ATTNLAB_TRY(load_text_corpus(spec.corpus, options, &corpus));
     *out = Task(std::move(corpus), spec.repeat);
     return Status::ok();

@@ -72,6 +72,7 @@ struct RunSpec
     // training sequences that repeat a snippet (what makes induction heads form on text).
     std::string corpus = "austen";
     float repeat = 0.0f;
+    TextLevel level = TextLevel::Char; // a token per character or per word
 
     // The task's preset (default: Reverse's).
     explicit RunSpec(TaskKind task = TaskKind::Reverse);

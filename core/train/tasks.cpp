@@ -491,7 +491,7 @@ constexpr std::array<TaskInfo, kTaskCount> kTaskTable = {{
     {TaskKind::Text,
      "text",
      "Text",
-     "Characters of English (a built-in book or your own file): predict the next character.",
+     "English (a built-in book or your own file), a token per character or per word: predict the next one.",
      "",
      64,
      kCausal,
@@ -583,7 +583,7 @@ Task::Task(std::shared_ptr<const TextCorpus> corpus, float repeat_share)
         corpus_->ids.size() - corpus_->train_end < static_cast<std::size_t>(T_) + 1)
     {
         status_ = Status::error(corpus_->source.name() + " is too short for sequences of " +
-                                std::to_string(T_) + " characters");
+                                std::to_string(T_) + " " + corpus_->vocabulary.unit() + "s");
         corpus_.reset();
         return;
     }
@@ -757,14 +757,8 @@ std::vector<Batch> Task::held_out(int n, int B) const
 
 std::string Task::to_text(const int* tokens, int n) const
 {
-    if (kind_ == TaskKind::Text)
-    {
-        std::string text;
-        for (int t = 0; t < n; ++t)
-            text += tokens[t] >= 0 && tokens[t] < vocab_size() ? vocabulary_[static_cast<size_t>(tokens[t])]
-                                                               : std::string(kUnknownSymbol);
-        return text;
-    }
+    if (kind_ == TaskKind::Text) // without a corpus: every token unknown
+        return corpus_ ? corpus_->vocabulary.decode(tokens, n) : TextVocabulary().decode(tokens, n);
     std::string text;
     for (int t = 0; t < n; ++t)
     {

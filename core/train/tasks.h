@@ -161,8 +161,8 @@ public:
     // never ambiguous (Induction's "Z K H Z d ..." would be); the first held-out sequence when none does.
     Batch probe() const;
 
-    // "3 1 4 | 4 1 3": a sequence of token ids as text, tokens separated by spaces (Text: the characters
-    // as they are, "Mr. Darcy").
+    // "3 1 4 | 4 1 3": a sequence of token ids as text, tokens separated by spaces (Text: as its vocabulary
+    // decodes them: "Mr. Darcy", characters as they are or words with a space between them).
     std::string to_text(const int* tokens, int n) const;
 
 private:

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -119,19 +120,55 @@ std::vector<std::uint8_t> CharVocabulary::word_boundaries() const
     return out;
 }
 
+// [SECTION] TextVocabulary
+
+Status TextVocabulary::from_symbols(TextLevel level, const std::vector<std::string>& symbols,
+                                    TextVocabulary* out)
+{
+    if (level == TextLevel::Word)
+    {
+        WordVocabulary words;
+        ATTNLAB_TRY(WordVocabulary::from_symbols(symbols, &words));
+        *out = TextVocabulary(std::move(words));
+        return Status::ok();
+    }
+    CharVocabulary chars;
+    ATTNLAB_TRY(CharVocabulary::from_symbols(symbols, &chars));
+    *out = TextVocabulary(std::move(chars));
+    return Status::ok();
+}
+
+std::vector<int> TextVocabulary::encode(std::string_view utf8) const
+{
+    return level_ == TextLevel::Word ? words_.encode(split_words(utf8)) : chars_.encode(utf8);
+}
+
+std::string TextVocabulary::decode(const int* ids, int n) const
+{
+    return level_ == TextLevel::Word ? words_.decode(ids, n) : chars_.decode(ids, n);
+}
+
+std::vector<std::uint8_t> TextVocabulary::word_boundaries() const
+{
+    return level_ == TextLevel::Word ? std::vector<std::uint8_t>() : chars_.word_boundaries();
+}
+
 // [SECTION] TextCorpus
 
 std::string TextCorpus::summary() const
 {
-    std::string s =
-        with_commas(characters) + " characters (" + with_commas(static_cast<long long>(train_end)) +
-        " for training, the last tenth held out), " + std::to_string(vocabulary.size()) + " symbols";
+    const bool words = level() == TextLevel::Word;
+    const char* unit = words ? "word" : "character";
+    std::string s = with_commas(tokens) + (words ? " words and marks (" : " characters (") +
+                    with_commas(static_cast<long long>(train_end)) +
+                    " for training, the last tenth held out), " + with_commas(vocabulary.size()) +
+                    (words ? " tokens" : " symbols");
     if (folded_symbols > 0)
-        s += "; " + std::to_string(folded_symbols) + " rare character" + (folded_symbols == 1 ? "" : "s") +
-             " (" + with_commas(folded_count) + " occurrence" + (folded_count == 1 ? "" : "s") +
+        s += "; " + with_commas(folded_symbols) + " rare " + unit + (folded_symbols == 1 ? "" : "s") + " (" +
+             with_commas(folded_count) + " occurrence" + (folded_count == 1 ? "" : "s") +
              ") folded into the unknown symbol";
     if (unseen_held_out > 0)
-        s += "; " + with_commas(unseen_held_out) + " held-out character" + (unseen_held_out == 1 ? "" : "s") +
+        s += "; " + with_commas(unseen_held_out) + " held-out " + unit + (unseen_held_out == 1 ? "" : "s") +
              " unknown to training";
     return s;
 }
@@ -179,6 +216,66 @@ std::uint64_t fnv1a64(std::string_view bytes)
     return h;
 }
 
+namespace
+{
+
+// A text of n tokens must leave one window of T + 1 in its held-out last tenth.
+Status check_length(const std::string& name, long long n, const char* units, int T)
+{
+    const long long need = 10LL * (T + 1);
+    if (n >= need)
+        return Status::ok();
+    return Status::error(name + " has " + with_commas(n) + " " + units + "; training needs at least " +
+                         with_commas(need) + " (the held-out last tenth must hold one sequence of T + 1 = " +
+                         std::to_string(T + 1) + "): use a longer text");
+}
+
+// The word level of build_text_corpus, on text already checked (UTF-8, no NUL, not empty).
+Status build_word_corpus(std::string_view text, const std::string& name, const TextSource& source,
+                         const TextCorpusOptions& options, std::shared_ptr<const TextCorpus>* out)
+{
+    if (options.max_words < 2 || options.max_words > 65535)
+        return Status::error("a word-level vocabulary holds 2 to 65,535 tokens, not " +
+                             std::to_string(options.max_words));
+    std::vector<std::string> training = split_words(text); // CR, LF and spaces are no tokens
+    const long long n = static_cast<long long>(training.size());
+    ATTNLAB_TRY(check_length(name, n, "words and marks", options.T));
+
+    auto corpus = std::make_shared<TextCorpus>();
+    corpus->source = source;
+    corpus->tokens = n;
+    corpus->min_count = options.min_count;
+    corpus->max_words = options.max_words;
+    corpus->train_end = static_cast<std::size_t>(n - n / 10);
+    // The held-out tenth moved out, so that the training part is the vector itself (no copy of a 16 MB text).
+    std::vector<std::string> held_out(
+        std::make_move_iterator(training.begin() + static_cast<std::ptrdiff_t>(corpus->train_end)),
+        std::make_move_iterator(training.end()));
+    training.resize(corpus->train_end);
+    const WordVocabulary vocabulary = WordVocabulary::build(training, options.max_words, options.min_count);
+    corpus->folded_symbols = vocabulary.folded_words();
+    corpus->folded_count = vocabulary.folded_count();
+
+    corpus->ids.reserve(static_cast<std::size_t>(n));
+    for (const std::string& w : training)
+        corpus->ids.push_back(static_cast<std::uint16_t>(vocabulary.encode(w)));
+    std::unordered_map<std::string_view, char> seen; // the training part's distinct tokens
+    for (const std::string& w : training)
+        seen.emplace(w, 0);
+    for (const std::string& w : held_out)
+    {
+        const int id = vocabulary.encode(w);
+        corpus->ids.push_back(static_cast<std::uint16_t>(id));
+        if (id == kUnknownId && seen.count(w) == 0)
+            ++corpus->unseen_held_out;
+    }
+    corpus->vocabulary = TextVocabulary(vocabulary);
+    *out = std::move(corpus);
+    return Status::ok();
+}
+
+} // namespace
+
 Status build_text_corpus(std::string_view bytes, const TextSource& source, const TextCorpusOptions& options,
                          std::shared_ptr<const TextCorpus>* out)
 {
@@ -205,6 +302,9 @@ Status build_text_corpus(std::string_view bytes, const TextSource& source, const
                              "iconv -f latin1 -t utf-8)");
     }
 
+    if (options.level == TextLevel::Word)
+        return build_word_corpus(text, name, source, options, out);
+
     std::vector<char32_t> cps;
     cps.reserve(text.size());
     for (std::size_t i = 0; i < text.size();)
@@ -215,17 +315,13 @@ Status build_text_corpus(std::string_view bytes, const TextSource& source, const
         cps.push_back(cp);
     }
     const long long n = static_cast<long long>(cps.size());
-    const long long need = 10LL * (options.T + 1);
-    if (n < need)
-        return Status::error(
-            name + " has " + with_commas(n) + " characters; training needs at least " + with_commas(need) +
-            " (the held-out last tenth must hold one sequence of T + 1 = " + std::to_string(options.T + 1) +
-            "): use a longer text");
+    ATTNLAB_TRY(check_length(name, n, "characters", options.T));
 
     auto corpus = std::make_shared<TextCorpus>();
     corpus->source = source;
-    corpus->characters = n;
+    corpus->tokens = n;
     corpus->min_count = options.min_count;
+    corpus->max_words = options.max_words;
     corpus->train_end = static_cast<std::size_t>(n - n / 10);
 
     std::map<char32_t, long long> counts;
@@ -249,12 +345,13 @@ Status build_text_corpus(std::string_view bytes, const TextSource& source, const
             corpus->folded_count += count;
         }
     std::sort(kept.begin(), kept.end());
-    corpus->vocabulary = CharVocabulary::of_code_points(kept);
+    const CharVocabulary chars = CharVocabulary::of_code_points(kept);
+    corpus->vocabulary = TextVocabulary(chars);
 
     corpus->ids.resize(cps.size());
     for (std::size_t i = 0; i < cps.size(); ++i)
     {
-        const int id = corpus->vocabulary.encode(cps[i]);
+        const int id = chars.encode(cps[i]);
         corpus->ids[i] = static_cast<std::uint16_t>(id);
         if (i >= corpus->train_end && id == kUnknownId && counts.count(cps[i]) == 0)
             ++corpus->unseen_held_out;
@@ -279,8 +376,10 @@ Status load_text_corpus(const std::string& what, const TextCorpusOptions& option
 
     // Built-in corpora are read once per process and shared.
     static std::mutex cache_mutex;
-    static std::map<std::tuple<std::string, int, int>, std::shared_ptr<const TextCorpus>> cache;
-    const auto cache_key = std::make_tuple(source.builtin, options.T, options.min_count);
+    static std::map<std::tuple<std::string, int, int, TextLevel, int>, std::shared_ptr<const TextCorpus>>
+        cache;
+    const auto cache_key =
+        std::make_tuple(source.builtin, options.T, options.min_count, options.level, options.max_words);
     if (!source.builtin.empty())
     {
         const std::lock_guard<std::mutex> lock(cache_mutex);

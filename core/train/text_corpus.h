@@ -1,6 +1,6 @@
 // Text corpora for the Text task: a UTF-8 text (a built-in book or the user's file) checked, split into a
-// training part and a held-out tenth, and encoded one character a token with a vocabulary built from the
-// training part.
+// training part and a held-out tenth, and encoded one character a token (or one word or punctuation mark a
+// token: TextCorpusOptions::level) with a vocabulary built from the training part.
 //
 // Typical use:
 //     std::shared_ptr<const TextCorpus> corpus;
@@ -10,6 +10,8 @@
 //
 // A corpus is immutable once built; tasks, trainers and threads share it through a shared_ptr.
 #pragma once
+
+#include "word_vocabulary.h"
 
 #include "core/status.h"
 
@@ -68,11 +70,51 @@ private:
     std::unordered_map<char32_t, int> ids_;
 };
 
+// A text's vocabulary at its level: one token a character (CharVocabulary) or one a word or punctuation mark
+// (WordVocabulary). What the Text task, model files and the probe read; the default is an empty character
+// vocabulary.
+class TextVocabulary
+{
+public:
+    TextVocabulary() = default;
+    explicit TextVocabulary(CharVocabulary chars) : chars_(std::move(chars)) {}
+    explicit TextVocabulary(WordVocabulary words) : level_(TextLevel::Word), words_(std::move(words)) {}
+    // From a model file's token strings at its level (CharVocabulary::from_symbols,
+    // WordVocabulary::from_symbols). out is unchanged on error.
+    static Status from_symbols(TextLevel level, const std::vector<std::string>& symbols, TextVocabulary* out);
+
+    TextLevel level() const { return level_; }
+    // "character" or "word": what one token is, for messages ("sequences of 64 words").
+    const char* unit() const { return level_ == TextLevel::Word ? "word" : "character"; }
+    const std::vector<std::string>& symbols() const
+    {
+        return level_ == TextLevel::Word ? words_.symbols() : chars_.symbols();
+    }
+    int size() const { return static_cast<int>(symbols().size()); }
+    // utf8 as token ids: every character, or every word and mark (split_words); unknown ones as kUnknownId.
+    std::vector<int> encode(std::string_view utf8) const;
+    // ids as text: characters joined as they are, words with a space between them and none before a mark.
+    std::string decode(const int* ids, int n) const;
+    // The word-start score's boundaries (CharVocabulary::word_boundaries); empty at the word level, where
+    // every token starts a word and the score means nothing.
+    std::vector<std::uint8_t> word_boundaries() const;
+    // The vocabulary of its level (the other one is empty).
+    const CharVocabulary& chars() const { return chars_; }
+    const WordVocabulary& words() const { return words_; }
+
+private:
+    TextLevel level_ = TextLevel::Char;
+    CharVocabulary chars_;
+    WordVocabulary words_;
+};
+
 // How a corpus is built.
 struct TextCorpusOptions
 {
-    int T = 64;        // the task's sequence length: the held-out tenth must hold one window of T + 1
-    int min_count = 3; // a character seen fewer times in the training part folds into the unknown symbol
+    int T = 64;        // the task's sequence length: the held-out tenth must hold one window of T + 1 tokens
+    int min_count = 3; // a token seen fewer times in the training part folds into the unknown symbol
+    TextLevel level = TextLevel::Char;
+    int max_words = kDefaultWordVocabulary; // the word level's vocabulary size, the unknown token included
 };
 
 // Where a corpus came from: what a model file records so that a reopened model can name its text and say
@@ -92,17 +134,19 @@ struct TextSource
 struct TextCorpus
 {
     TextSource source;
-    CharVocabulary vocabulary;      // built from the training part
-    std::vector<std::uint16_t> ids; // every character of the text as a token id
+    TextVocabulary vocabulary;      // built from the training part, at the corpus's level
+    std::vector<std::uint16_t> ids; // every token (character or word) of the text as a token id
     std::size_t train_end = 0;      // ids[0, train_end): training; ids[train_end, end): held-out (last tenth)
-    long long characters = 0;       // ids.size()
-    int folded_symbols = 0;         // distinct characters of the training part folded into unknown
+    long long tokens = 0;           // ids.size()
+    int folded_symbols = 0;         // distinct tokens of the training part folded into unknown
     long long folded_count = 0;     // their occurrences in the training part
-    long long unseen_held_out = 0;  // held-out characters never seen in training (unknown tokens)
+    long long unseen_held_out = 0;  // held-out tokens never seen in training (unknown tokens)
     int min_count = 3;              // TextCorpusOptions::min_count it was built with
+    int max_words = kDefaultWordVocabulary; // TextCorpusOptions::max_words (the word level's)
 
-    // "616,000 characters, 75 symbols, 3 rare characters (12 occurrences) folded into U+FFFD": for the
-    // command line and the UI.
+    TextLevel level() const { return vocabulary.level(); }
+    // "616,000 characters, 75 symbols, 3 rare characters (12 occurrences) folded into U+FFFD" (or "124,512
+    // words and marks, 2,000 tokens, ..."): for the command line and the UI.
     std::string summary() const;
 };
 
@@ -126,8 +170,9 @@ std::uint64_t fnv1a64(std::string_view bytes);
 
 // Builds a corpus from a text's bytes. A UTF-8 byte order mark is skipped and CR LF read as LF. Errors, each
 // saying what to do: no bytes (or only a byte order mark), a NUL byte (binary), invalid UTF-8 (with its line
-// and byte offset), more than kMaxTextBytes, too short for the held-out tenth to hold T + 1 characters. On
-// error out is unchanged.
+// and byte offset), more than kMaxTextBytes, too short for the held-out tenth to hold T + 1 tokens
+// (characters or words), a word-level vocabulary of fewer than 2 or more than 65,535 tokens. On error out is
+// unchanged.
 Status build_text_corpus(std::string_view bytes, const TextSource& source, const TextCorpusOptions& options,
                          std::shared_ptr<const TextCorpus>* out);
 

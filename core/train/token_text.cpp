@@ -100,14 +100,15 @@ Status text_batch(std::string_view text, const std::vector<std::string>& vocabul
     return Status::ok();
 }
 
-Status char_batch(std::string_view text, const CharVocabulary& vocabulary, int T_max, Batch* out)
+Status plain_text_batch(std::string_view text, const TextVocabulary& vocabulary, int T_max, Batch* out)
 {
     const std::vector<int> ids = vocabulary.encode(text);
     if (ids.empty())
         return Status::error("the text is empty: type a sentence for the model to read");
     if (static_cast<int>(ids.size()) > T_max)
-        return Status::error("the text has " + std::to_string(ids.size()) + " characters, more than the " +
-                             std::to_string(T_max) + " the model reads at once: shorten it");
+        return Status::error("the text has " + std::to_string(ids.size()) + " " + vocabulary.unit() +
+                             "s, more than the " + std::to_string(T_max) +
+                             " the model reads at once: shorten it");
     const int T = static_cast<int>(ids.size());
     Batch b;
     b.resize(1, T);

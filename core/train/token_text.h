@@ -26,9 +26,10 @@ std::string vocabulary_text(const std::vector<std::string>& vocabulary);
 // vocabulary listed; no tokens; lines of different lengths; too long) out is unchanged.
 Status text_batch(std::string_view text, const std::vector<std::string>& vocabulary, int T_max, Batch* out);
 
-// A text model's input: the characters of text as one sequence (a line feed is a character; a character the
-// vocabulary lacks is the unknown token), each position predicting the next character; the last position
-// counts nowhere. Errors: no characters, more than T_max of them. On error out is unchanged.
-Status char_batch(std::string_view text, const CharVocabulary& vocabulary, int T_max, Batch* out);
+// A text model's input: text as one sequence of its vocabulary's tokens (characters, a line feed among them;
+// or words and marks), a token the vocabulary lacks as the unknown one, each position predicting the next
+// token; the last position counts nowhere. Errors: no tokens, more than T_max of them. On error out is
+// unchanged.
+Status plain_text_batch(std::string_view text, const TextVocabulary& vocabulary, int T_max, Batch* out);
 
 } // namespace attnlab::train

@@ -121,7 +121,7 @@ const EvalStats& Trainer::evaluate()
     eval_.accuracy = accuracy.accuracy();
     eval_.exact_match = accuracy.exact_match();
     head_sums_.finish(eval_.heads);
-    eval_.word_scores = task_.corpus() != nullptr;
+    eval_.word_scores = task_.corpus() != nullptr && task_.corpus()->level() == TextLevel::Char;
     return eval_;
 }
 

@@ -115,7 +115,7 @@ std::vector<std::string> split_words(std::string_view utf8)
     return tokens;
 }
 
-WordVocabulary WordVocabulary::build(const std::vector<std::string>& words, int max_words)
+WordVocabulary WordVocabulary::build(const std::vector<std::string>& words, int max_words, int min_count)
 {
     WordVocabulary v;
     std::map<std::string, long long> counts;
@@ -133,7 +133,7 @@ WordVocabulary WordVocabulary::build(const std::vector<std::string>& words, int 
             v.folded_count_ += ranked[k].second; // an invalid byte is the unknown token already
             continue;
         }
-        if (v.symbols_.size() - 1 < keep)
+        if (v.symbols_.size() - 1 < keep && ranked[k].second >= min_count)
         {
             v.ids_[ranked[k].first] = static_cast<int>(v.symbols_.size());
             v.symbols_.push_back(ranked[k].first);
@@ -146,6 +146,32 @@ WordVocabulary WordVocabulary::build(const std::vector<std::string>& words, int 
     }
     v.token_count_ = static_cast<long long>(words.size());
     return v;
+}
+
+Status WordVocabulary::from_symbols(const std::vector<std::string>& symbols, WordVocabulary* out)
+{
+    if (symbols.size() < 2)
+        return Status::error("a word-level model's vocabulary needs the unknown token and at least one word");
+    if (symbols[0] != kUnknownWord)
+        return Status::error(
+            "a word-level model's vocabulary must start with the unknown token U+FFFD, not \"" + symbols[0] +
+            "\"");
+    WordVocabulary v;
+    v.symbols_.push_back(symbols[0]);
+    for (std::size_t id = 1; id < symbols.size(); ++id)
+    {
+        const std::string& s = symbols[id];
+        const std::vector<std::string> split = split_words(s);
+        if (split.size() != 1 || split[0] != s || s == kUnknownWord)
+            return Status::error("word vocabulary entry " + std::to_string(id) + " (\"" + s +
+                                 "\") is not one word or punctuation mark");
+        if (!v.ids_.emplace(s, static_cast<int>(id)).second)
+            return Status::error("word vocabulary entry " + std::to_string(id) + " (\"" + s +
+                                 "\") appears twice");
+        v.symbols_.push_back(s);
+    }
+    *out = std::move(v);
+    return Status::ok();
 }
 
 int WordVocabulary::encode(std::string_view word) const

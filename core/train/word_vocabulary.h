@@ -7,8 +7,8 @@
 //     v.encode(words)                                                    // token ids (rare: kUnknownId)
 //     v.summary()                                                        // "2,000 tokens: 1,999 words ..."
 //
-// Not yet wired into the Text task, its model files or the Training panel: the character level is the one the
-// app trains on.
+// The Text task trains on either level (TextCorpusOptions::level, `attnlab train --level word`):
+// text_corpus.h holds the vocabulary of both.
 #pragma once
 
 #include "core/status.h"
@@ -47,9 +47,14 @@ std::vector<std::string> split_words(std::string_view utf8);
 class WordVocabulary
 {
 public:
-    // The max_words - 1 most frequent tokens of words (ties in byte order) after the unknown token; the
-    // others fold into it, counted in folded_words() and folded_count(). max_words is at least 2.
-    static WordVocabulary build(const std::vector<std::string>& words, int max_words);
+    // The max_words - 1 most frequent tokens of words (ties in byte order) seen at least min_count times,
+    // after the unknown token; the others fold into it, counted in folded_words() and folded_count().
+    // max_words is at least 2.
+    static WordVocabulary build(const std::vector<std::string>& words, int max_words, int min_count = 1);
+    // From token strings (a model file's): symbols[0] is the unknown token; every other symbol must be one
+    // token as split_words reads it (a word or one mark), each different. Errors name the first bad symbol;
+    // out is unchanged on error.
+    static Status from_symbols(const std::vector<std::string>& symbols, WordVocabulary* out);
 
     // The id of a word: its own, or 0 (the unknown token) when it was folded or never seen.
     int encode(std::string_view word) const;

@@ -106,6 +106,62 @@ TEST(TrainText, AFileModelRecordsItsSizeAndHashAndReopensToItsProbe)
     EXPECT_NE(check_trained_text(model).message().find("same size, other content"), std::string::npos);
 }
 
+TEST(TrainText, AWordLevelModelRecordsItsLevelAndReopensToAProbeOfWords)
+{
+    TempDir dir;
+    const std::string text = dir / "essay.txt";
+    write(text, essay());
+    const CliResult r = run_cli({"train", "--task", "text", "--corpus", text, "--level", "word", "--steps",
+                                 "2", "-o", dir / "m.json", "--log", dir / "m.csv"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // 60 lines of 17 tokens ("It was the best of times , it was the worst of times ; line 7 ."), the last 6
+    // held out: the line numbers of training (once each) fold, the held-out ones are unknown to it.
+    EXPECT_NE(r.out.find("1,020 words and marks (918 for training"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("54 rare words (54 occurrences)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("6 held-out words unknown to training"), std::string::npos) << r.out;
+    EXPECT_EQ(slurp(dir / "m.csv").find("_word"), std::string::npos)
+        << "no word-start score at the word level";
+    TrainedModel model;
+    ASSERT_TRUE(load_model_file(dir / "m.json", &model).is_ok());
+    EXPECT_EQ(model.text.level, train::TextLevel::Word);
+    EXPECT_EQ(model.text.max_words, train::kDefaultWordVocabulary);
+    EXPECT_NE(std::find(model.vocabulary.begin(), model.vocabulary.end(), "times"), model.vocabulary.end());
+    EXPECT_TRUE(model.history.back().word_start.empty());
+    const std::string file = slurp(dir / "m.json");
+    EXPECT_NE(file.find("\"level\": \"word\""), std::string::npos);
+    train::Task task(train::TaskKind::Copy);
+    ASSERT_TRUE(trained_text_task(model, &task).is_ok());
+    EXPECT_EQ(task.vocabulary(), model.vocabulary);
+    ASSERT_TRUE(task.corpus() != nullptr);
+    EXPECT_EQ(task.corpus()->level(), train::TextLevel::Word);
+    // Saved again, it is the same file.
+    ASSERT_TRUE(write_model_file(model, dir / "again.json").is_ok());
+    EXPECT_EQ(slurp(dir / "again.json"), file);
+
+    // Its probe is read word by word ("zebra" unknown); the map labels are whole words.
+    const CliResult e = run_cli(
+        {"export", "--model", dir / "m.json", "--text", "It was the zebra of times.", "-o", dir / "t.json"});
+    ASSERT_EQ(e.exit_code, 0) << e.err;
+    const auto tokens = read_json(dir / "t.json")["tokens"][0];
+    ASSERT_EQ(tokens.size(), 7u);
+    EXPECT_EQ(tokens[2], "the");
+    EXPECT_EQ(tokens[3], train::kUnknownSymbol);
+    EXPECT_EQ(tokens[6], ".");
+
+    // A character vocabulary read as words (and the reverse) is refused by name.
+    std::string as_chars = file;
+    as_chars.replace(as_chars.find("\"level\": \"word\""), 15, "\"level\": \"char\"");
+    TrainedModel refused;
+    Status s = parse_model_json(as_chars, "m.json", &refused);
+    ASSERT_FALSE(s.is_ok());
+    EXPECT_NE(s.message().find("max_words"), std::string::npos) << s.message();
+    std::string bad_level = file;
+    bad_level.replace(bad_level.find("\"level\": \"word\""), 15, "\"level\": \"byte\"");
+    s = parse_model_json(bad_level, "m.json", &refused);
+    ASSERT_FALSE(s.is_ok());
+    EXPECT_NE(s.message().find("text.level"), std::string::npos) << s.message();
+}
+
 TEST(TrainText, EveryBadTextOrOptionGivesOneLineAndNoFile)
 {
     TempDir files; // (one folder per test: the inputs and the output go in the same one)
@@ -128,6 +184,9 @@ TEST(TrainText, EveryBadTextOrOptionGivesOneLineAndNoFile)
         {{"--corpus", files.path.string()}, "is a folder"},
         {{"--corpus", "devil", "--repeat", "1.5"}, "--repeat is the share of sequences"},
         {{"--corpus", "devil", "--repeat=-0.1"}, "from 0 to 1 (try 0.5)"},
+        {{"--corpus", "devil", "--level", "words"}, "--level: unknown text level \"words\": use char"},
+        {{"--corpus", files / "short.txt", "--level", "word"},
+         "has 8 words and marks; training needs at least 650"},
     };
     for (const Case& c : cases)
     {
@@ -144,6 +203,9 @@ TEST(TrainText, EveryBadTextOrOptionGivesOneLineAndNoFile)
     const CliResult r = run_cli({"train", "--task", "copy", "--corpus", "devil", "-o", model});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("--corpus goes with --task text only"), std::string::npos) << r.err;
+    const CliResult level = run_cli({"train", "--task", "copy", "--level", "word", "-o", model});
+    EXPECT_EQ(level.exit_code, 1);
+    EXPECT_NE(level.err.find("--level goes with --task text only"), std::string::npos) << level.err;
     int entries = 0; // the four texts, nothing written beside them
     for (const auto& entry : fs::directory_iterator(files.path))
         entries += entry.is_regular_file();

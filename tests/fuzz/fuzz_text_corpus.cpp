@@ -41,6 +41,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     TextCorpusOptions options;
     options.T = 8;
     options.min_count = 1 + static_cast<int>(size % 3);
+    // Every other input at the word level, with a small vocabulary so that folding is reached.
+    if (size % 2 == 1)
+    {
+        options.level = TextLevel::Word;
+        options.max_words = 2 + static_cast<int>(size % 7);
+    }
     const std::shared_ptr<const TextCorpus> before;
     std::shared_ptr<const TextCorpus> corpus = before;
     const Status s = build_text_corpus(fuzz::as_text(data, size), source, options, &corpus);
@@ -53,20 +59,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     }
     const TextCorpus& c = *corpus;
-    const CharVocabulary& v = c.vocabulary;
-    if (v.size() < 1 || v.size() > kMaxTextSymbols || v.symbols()[0] != kUnknownSymbol)
+    const TextVocabulary& v = c.vocabulary;
+    if (v.level() != options.level)
+        fail("the corpus's level is not the one asked for");
+    const int max_size = options.level == TextLevel::Word ? options.max_words : kMaxTextSymbols;
+    if (v.size() < 1 || v.size() > max_size || v.symbols()[0] != kUnknownSymbol)
         fail("the vocabulary's size or its first symbol");
-    if (static_cast<long long>(c.ids.size()) != c.characters ||
-        c.train_end != c.ids.size() - c.ids.size() / 10 ||
+    if (static_cast<long long>(c.ids.size()) != c.tokens || c.train_end != c.ids.size() - c.ids.size() / 10 ||
         c.ids.size() - c.train_end < static_cast<std::size_t>(options.T) + 1)
         fail("the held-out split");
     for (const std::uint16_t id : c.ids)
         if (id >= v.size())
             fail("an id outside the vocabulary");
-    CharVocabulary again;
-    if (v.size() >= 2 &&
-        (!CharVocabulary::from_symbols(v.symbols(), &again) || again.symbols() != v.symbols()))
+    TextVocabulary again;
+    if (v.size() >= 2 && (!TextVocabulary::from_symbols(v.level(), v.symbols(), &again) ||
+                          again.symbols() != v.symbols() || again.level() != v.level()))
         fail("the vocabulary does not read back from its strings");
+    // Decoding the training part and encoding it again gives the same ids (words: the split is stable).
+    const int n = static_cast<int>(std::min<std::size_t>(c.train_end, 256));
+    const std::vector<int> ids(c.ids.begin(), c.ids.begin() + n);
+    if (v.encode(v.decode(ids.data(), n)) != ids)
+        fail("decoding then encoding a stretch of the text changed its ids");
     if (v.encode(fuzz::as_text(data, size)).size() > size)
         fail("more tokens than bytes");
     const Task task(corpus, 0.5f); // T = 64: refused when either part is shorter than 65 characters

@@ -79,7 +79,7 @@ TEST(TrainText, EveryBadTextGetsItsMessage)
     EXPECT_TRUE(build(english(650), &c)) << "650 characters hold a held-out window of 65";
     s = build(std::string(kMaxTextBytes + 1, 'a'), &c);
     EXPECT_TRUE(has(s, "more than the 16.0 MB")) << s.message();
-    EXPECT_EQ(c->characters, 650) << "a refused text leaves the output as it was";
+    EXPECT_EQ(c->tokens, 650) << "a refused text leaves the output as it was";
 
     s = load_text_corpus(temp_path("missing.txt"), TextCorpusOptions{}, &c);
     EXPECT_TRUE(has(s, "no such file (built-in texts: austen, devil)")) << s.message();
@@ -108,9 +108,9 @@ TEST(TrainText, TheVocabularyComesFromTheTrainingPartWithRareCharactersFolded)
     text += english(190) + "ZZ" + english(8);
     std::shared_ptr<const TextCorpus> c;
     ASSERT_TRUE(build("\xEF\xBB\xBF" + text, &c));
-    EXPECT_EQ(c->characters, 1997); // BOM skipped, CR LF one character
+    EXPECT_EQ(c->tokens, 1997); // BOM skipped, CR LF one character
     EXPECT_EQ(c->train_end, 1997u - 199u);
-    const CharVocabulary& v = c->vocabulary;
+    const CharVocabulary& v = c->vocabulary.chars();
     EXPECT_EQ(v.symbols()[0], kUnknownSymbol);
     EXPECT_EQ(v.encode(U'Q'), kUnknownId);
     EXPECT_EQ(v.encode(U'Z'), kUnknownId);
@@ -143,7 +143,7 @@ TEST(TrainText, ACharacterNeverSeenInTrainingIsHandled)
     std::string text = english(3000) + "\xCE\xA9\xCE\xA9 omega " + english(300); // Ω only after the split
     std::shared_ptr<const TextCorpus> c;
     ASSERT_TRUE(build(text, &c));
-    EXPECT_EQ(c->vocabulary.encode(U'\u03A9'), kUnknownId);
+    EXPECT_EQ(c->vocabulary.chars().encode(U'\u03A9'), kUnknownId);
     const Task task(c, 0.0f);
     ASSERT_TRUE(task.status());
     bool unknown_held_out = false;
@@ -248,7 +248,7 @@ TEST(TrainText, TheBuiltInCorporaLoadAndAreShared)
         ASSERT_TRUE(load_text_corpus(b.key, TextCorpusOptions{}, &again));
         EXPECT_EQ(c.get(), again.get()) << "read once, shared";
         EXPECT_EQ(c->source.builtin, b.key);
-        EXPECT_GT(c->characters, 300000);
+        EXPECT_GT(c->tokens, 300000);
         EXPECT_GT(c->vocabulary.size(), 50);
         EXPECT_LT(c->vocabulary.size(), 100);
     }

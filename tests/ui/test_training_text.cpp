@@ -281,6 +281,19 @@ TEST(TrainingText, SamplesRepeatForTheSameSeedAndStepAndChangeWithTemperature)
     EXPECT_FALSE(sampler.pending());
 }
 
+TEST(TrainingText, TheDefaultPromptIsTheProbesStartAndAWordModelsCutsNoWordInTwo)
+{
+    // 16 characters: "somebody was com".
+    const std::string probe = "somebody was coming, Bingley";
+    EXPECT_EQ(default_sample_prompt(probe), "somebody was com");
+    EXPECT_EQ(default_sample_prompt(probe, true), "somebody was");
+    EXPECT_EQ(default_sample_prompt("somebody was com", true), "somebody was com")
+        << "the probe's end cuts nothing";
+    EXPECT_EQ(default_sample_prompt("extraordinarily-long-words", true), "extraordinarily-")
+        << "no space: kept";
+    EXPECT_EQ(default_sample_prompt("Mr. Darcy looked at", true), "Mr. Darcy looked") << "a space at the cut";
+}
+
 TEST(TrainingText, ThePanelShowsTheSampleAndItsControls)
 {
     HeadlessUi ui;

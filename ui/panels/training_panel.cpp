@@ -142,7 +142,8 @@ void progress_bar(float fraction, const char* overlay)
     dl->AddText(nullptr, 0.0f, at, ImGui::GetColorU32(ImGuiCol_Text), overlay, nullptr, 0.0f, &frame_clip);
 }
 
-// The Text task's own fields: which text (a built-in book or a file of the user's) and the repeat share.
+// The Text task's own fields: which text (a built-in book or a file of the user's), a token per character or
+// per word, and the repeat share.
 void text_fields(AppState& state)
 {
     TrainingPanelState& ts = state.training;
@@ -161,6 +162,21 @@ void text_fields(AppState& state)
     }
     item_tooltip(builtin != nullptr ? "A public-domain book that comes with Attention Lab (assets/corpora)."
                                     : ts.edit.corpus.c_str());
+    int level = static_cast<int>(ts.edit.level);
+    ImGui::TextUnformatted("tokens");
+    ImGui::SameLine();
+    ImGui::RadioButton("characters", &level, static_cast<int>(train::TextLevel::Char));
+    item_tooltip(
+        "A token per character (about 75 of them in a book): the model learns spelling first, and its "
+        "heads' maps read letter by letter. The previous-token, induction and word-start heads all "
+        "form within a couple of thousand steps.");
+    ImGui::SameLine();
+    ImGui::RadioButton("words", &level, static_cast<int>(train::TextLevel::Word));
+    item_tooltip("A token per word or punctuation mark: the 1,999 commonest words seen 3 times or more, the "
+                 "rest one unknown token (U+FFFD). Each map row is a whole word, so a sentence fits the "
+                 "screen, but each step costs more (2,000 logits a position) and heads form more slowly; "
+                 "there is no word-start score, every token starting a word.");
+    ts.edit.level = static_cast<train::TextLevel>(level);
     ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 4.0f);
     ImGui::SliderFloat("repeat", &ts.edit.repeat, 0.0f, 1.0f, "%.2f");
     item_tooltip(

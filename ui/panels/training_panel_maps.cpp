@@ -122,9 +122,10 @@ void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, fl
                                   held_out != nullptr ? "held out" : "on the probe", kHeadRoleMin);
             // Else (no evaluation yet, so no point on the curves either) the probe's, marked so.
             const std::string scores =
-                text ? text_scores_text(*title_scores,
-                                        role_in_title ? role.kind : train::HeadScoreKind::Count) +
-                           (held_out != nullptr ? "" : " (probe)")
+                text
+                    ? text_scores_text(*title_scores, role_in_title ? role.kind : train::HeadScoreKind::Count,
+                                       ts.view.config.level) +
+                          (held_out != nullptr ? "" : " (probe)")
                 : held_out != nullptr ? map_scores_text(ts.view.config.task, *held_out)
                 : k < static_cast<int>(pr.scores().size())
                     ? map_scores_text(ts.view.config.task, pr.scores()[static_cast<std::size_t>(k)]) +

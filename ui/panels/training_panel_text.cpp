@@ -304,18 +304,21 @@ std::string training_sample_text(AppState& state, std::size_t* prompt_bytes, std
     if (f == nullptr)
         return "";
     const std::string prompt =
-        ts.sample_prompt.empty() ? default_sample_prompt(ts.probe_text) : ts.sample_prompt;
-    train::CharVocabulary chars;
-    const Status vocabulary_status = train::CharVocabulary::from_symbols(v.vocabulary, &chars);
+        ts.sample_prompt.empty()
+            ? default_sample_prompt(ts.probe_text, v.config.level == train::TextLevel::Word)
+            : ts.sample_prompt;
+    train::TextVocabulary vocabulary;
+    const Status vocabulary_status =
+        train::TextVocabulary::from_symbols(v.config.level, v.vocabulary, &vocabulary);
     if (!vocabulary_status)
     {
-        *error = "This model's vocabulary is not one of characters: " + vocabulary_status.message();
+        *error = "This model's vocabulary is not one of text: " + vocabulary_status.message();
         return "";
     }
     SampleRequest request;
     request.model = v.model;
     request.params = f->params;
-    request.prompt = chars.encode(prompt);
+    request.prompt = vocabulary.encode(prompt);
     request.temperature = ts.sample_temperature;
     request.seed = ts.sample_seed;
     request.step = f->step;
@@ -333,19 +336,12 @@ std::string training_sample_text(AppState& state, std::size_t* prompt_bytes, std
         *error = r.status.message();
         return "";
     }
-    const auto spell = [&](int id)
-    {
-        return id >= 0 && id < static_cast<int>(v.vocabulary.size())
-                   ? v.vocabulary[static_cast<std::size_t>(id)]
-                   : std::string("?");
-    };
-    std::string text;
-    for (const int id : r.request.prompt)
-        text += spell(id);
-    *prompt_bytes = text.size();
-    for (const int id : r.tokens)
-        text += spell(id);
-    return text;
+    // Characters as they are, words with spaces between them (decoded together, so that the first written
+    // word is spaced from the prompt's last).
+    std::vector<int> ids = r.request.prompt;
+    *prompt_bytes = vocabulary.decode(ids.data(), static_cast<int>(ids.size())).size();
+    ids.insert(ids.end(), r.tokens.begin(), r.tokens.end());
+    return vocabulary.decode(ids.data(), static_cast<int>(ids.size()));
 }
 
 void draw_text_samples(AppState& state)
@@ -404,7 +400,10 @@ void draw_text_samples(AppState& state)
     ImGui::TextUnformatted("prompt");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(std::max(fs * 6.0f, ImGui::GetContentRegionAvail().x - fs * 7.0f));
-    input_text_with_hint("##sample_prompt", default_sample_prompt(ts.probe_text).c_str(), &ts.sample_prompt);
+    input_text_with_hint(
+        "##sample_prompt",
+        default_sample_prompt(ts.probe_text, ts.view.config.level == train::TextLevel::Word).c_str(),
+        &ts.sample_prompt);
     item_tooltip("The text the model goes on from (empty: the probe's first characters). A character the "
                  "model's vocabulary lacks reads as its unknown symbol.");
 

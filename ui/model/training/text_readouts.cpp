@@ -78,7 +78,7 @@ std::vector<LossCell> loss_strip(const train::Batch& batch, const train::Activat
 
 // [SECTION] Samples
 
-std::string default_sample_prompt(const std::string& probe)
+std::string default_sample_prompt(const std::string& probe, bool whole_words)
 {
     std::size_t end = 0;
     for (int n = 0; n < kSamplePromptCharacters && end < probe.size(); ++n)
@@ -87,6 +87,9 @@ std::string default_sample_prompt(const std::string& probe)
         while (end < probe.size() && (static_cast<unsigned char>(probe[end]) & 0xC0) == 0x80)
             ++end;
     }
+    if (whole_words && end < probe.size() && probe[end] != ' ')
+        if (const std::size_t space = probe.rfind(' ', end); space != std::string::npos && space > 0)
+            end = space;
     return probe.substr(0, end);
 }
 

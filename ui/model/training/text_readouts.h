@@ -54,8 +54,10 @@ inline constexpr float kSurpriseMaxNats = 5.0f;
 
 // The prompt when none is typed: the probe's first characters.
 inline constexpr int kSamplePromptCharacters = 16;
-// The default prompt of a probe: its first kSamplePromptCharacters characters (UTF-8 kept whole).
-std::string default_sample_prompt(const std::string& probe);
+// The default prompt of a probe: its first kSamplePromptCharacters characters (UTF-8 kept whole); with
+// whole_words (a word-level model), cut back to the last space within them, so that no word is cut in two
+// (a cut word would be an unknown token).
+std::string default_sample_prompt(const std::string& probe, bool whole_words = false);
 // Characters a sample generates after its prompt.
 inline constexpr int kSampleCharacters = 200;
 // The temperature the panel starts at: below 1 the likelier characters win more often, so an

@@ -57,11 +57,11 @@ void sync_probe(TrainingPanelState& ts)
     Status s;
     if (v.config.task == train::TaskKind::Text)
     {
-        // A text model reads the probe as characters, one token each (an unknown one as U+FFFD).
-        train::CharVocabulary chars;
-        s = train::CharVocabulary::from_symbols(v.vocabulary, &chars);
+        // A text model reads the probe as characters or words, one token each (an unknown one as U+FFFD).
+        train::TextVocabulary text;
+        s = train::TextVocabulary::from_symbols(v.config.level, v.vocabulary, &text);
         if (s)
-            s = train::char_batch(ts.probe_text, chars, v.model.T_max, &batch);
+            s = train::plain_text_batch(ts.probe_text, text, v.model.T_max, &batch);
     }
     else
         s = train::text_batch(ts.probe_text, v.vocabulary, v.model.T_max, &batch);

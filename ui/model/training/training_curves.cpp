@@ -25,12 +25,12 @@ std::string short_score(double v)
 
 } // namespace
 
-std::string text_scores_text(const train::HeadScores& s, train::HeadScoreKind except)
+std::string text_scores_text(const train::HeadScores& s, train::HeadScoreKind except, train::TextLevel level)
 {
     using K = train::HeadScoreKind;
     std::string out;
     for (const K kind : {K::PreviousToken, K::Induction, K::WordStart})
-        if (kind != except)
+        if (kind != except && !(kind == K::WordStart && level == train::TextLevel::Word))
             out += (out.empty() ? "" : "  ") + std::string(train::head_score_info(kind).short_name) + " " +
                    short_score(train::head_score(s, kind));
     return out;

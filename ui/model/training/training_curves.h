@@ -77,9 +77,10 @@ HeadRole text_head_role(const train::HeadScores& s);
 // "ind .31", "word .29", "no role").
 std::string head_role_text(const HeadRole& role, bool short_form = false);
 // A text head's three role scores, short ("prev .22  ind .05  word .10"), leaving out `except` (the role its
-// map title names already).
+// map title names already), and word start for a word-level model (every token starts a word).
 std::string text_scores_text(const train::HeadScores& s,
-                             train::HeadScoreKind except = train::HeadScoreKind::Count);
+                             train::HeadScoreKind except = train::HeadScoreKind::Count,
+                             train::TextLevel level = train::TextLevel::Char);
 // The colour of an earlier run's curves, with alpha: the i-th earlier run is always grey, then pink (reddish
 // purple), then green (bluish green). A lesson's compare[i] is earlier run i, so its text may name the colour
 // (assets/lessons/README.md says so).

@@ -164,6 +164,7 @@ Status TrainingRun::open(const TrainedModel& model)
     {
         work_.config.corpus = model.text.corpus.empty() ? model.text.file : model.text.corpus;
         work_.config.repeat = model.text.repeat;
+        work_.config.level = model.text.level;
     }
     work_.config.steps = std::max(model.settings.steps, model.steps_taken);
     target_.store(work_.config.steps, std::memory_order_relaxed);
