@@ -76,9 +76,14 @@ int draw_curve_plot(const AppState& state, const CurvePlot& plot, const Training
         dl->AddText(ImVec2(a.x - sz.x - fs * 0.25f, t.y - sz.y * 0.5f), faint, t.text.c_str());
         dl->AddLine(ImVec2(a.x, t.y), ImVec2(b.x, t.y), (grid & 0x00FFFFFFu) | 0x50000000u);
     }
-    dl->AddText(ImVec2(a.x, b.y + fs * 0.1f), faint, pic.x_first.c_str());
-    dl->AddText(ImVec2(b.x - ImGui::CalcTextSize(pic.x_last.c_str()).x, b.y + fs * 0.1f), faint,
-                pic.x_last.c_str());
+    // The step axis's ends; in a plot too narrow for both, the right one without its "step " and then alone.
+    std::string x_last = pic.x_last;
+    const float first_w = ImGui::CalcTextSize(pic.x_first.c_str()).x + fs * 0.5f;
+    if (first_w + ImGui::CalcTextSize(x_last.c_str()).x > b.x - a.x && x_last.rfind("step ", 0) == 0)
+        x_last.erase(0, 5);
+    if (first_w + ImGui::CalcTextSize(x_last.c_str()).x <= b.x - a.x)
+        dl->AddText(ImVec2(a.x, b.y + fs * 0.1f), faint, pic.x_first.c_str());
+    dl->AddText(ImVec2(b.x - ImGui::CalcTextSize(x_last.c_str()).x, b.y + fs * 0.1f), faint, x_last.c_str());
 
     dl->PushClipRect(a, b, true);
     if (pic.has_band)
