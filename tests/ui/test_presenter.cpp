@@ -1023,5 +1023,20 @@ TEST_F(PresenterTest, TrainingViewKeysPlayStepAndReset)
     EXPECT_TRUE(drawn(out, "step 0 of")) << out.text;
 }
 
+// The caption breaks its lines at spaces only: ImGui's own wrapping left a "." alone on a line after a
+// closing quote (step 3: 'say "no clear role".').
+TEST_F(PresenterTest, TheTextLessonsCaptionLinesNeverStartWithClosingPunctuation)
+{
+    each_text_lesson_view(
+        ui, *state, [&](float h) { use_window_font(h); },
+        []
+        {
+            const std::string caption = test::window_text("##presenter_caption");
+            ASSERT_FALSE(caption.empty());
+            for (const char c : std::string(".,;:!?)"))
+                EXPECT_EQ(caption.find(std::string("\n") + c), std::string::npos) << caption;
+        });
+}
+
 } // namespace
 } // namespace attnlab
