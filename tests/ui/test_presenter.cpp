@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <string>
@@ -949,6 +950,38 @@ TEST_F(PresenterTest, AStepAboutTheLossStripShowsTheStrip)
         out = ui.frames(*state, 4);
         EXPECT_FALSE(drawn(out, "surprise")) << out.text;
         EXPECT_TRUE(drawn(out, "sample at step")) << out.text;
+    }
+}
+
+// The head-score plot's title fits its column at both screen sizes: in the narrow column beside the
+// Induction task's maps, "head scores: induction (prefix matching)" is said without its parenthesis (whole in
+// its tooltip) rather than cut by the column's edge.
+TEST_F(PresenterTest, TheHeadScorePlotsTitleFitsItsColumn)
+{
+    open_training(*state, train::TaskKind::Induction, 10);
+    ASSERT_TRUE(state->training.error.empty()) << state->training.error;
+    state->training.score_kind = static_cast<int>(train::HeadScoreKind::Induction);
+    state->mouse_ignored = true;
+    state->presenter = true;
+    state->presenter_view = PresenterView::Training;
+    for (const auto& [W, H] : {std::pair{1280.0f, 720.0f}, std::pair{1920.0f, 1080.0f}})
+    {
+        SCOPED_TRACE(std::to_string(W));
+        ui.resize(W, H);
+        use_window_font(H);
+        ui.frames(*state, 4);
+        const ImGuiWindow* column = nullptr;
+        for (const ImGuiWindow* w : GImGui->Windows)
+            if (w->Active && std::string(w->Name).find("/presenter_curves_") != std::string::npos)
+                column = w;
+        ASSERT_NE(column, nullptr);
+        const std::string text = test::window_text(column->Name);
+        const std::size_t at = text.find("head scores: induction");
+        ASSERT_NE(at, std::string::npos) << text;
+        const std::string title = text.substr(at, text.find('\n', at) - at);
+        std::printf("%.0fx%.0f: \"%s\" in a column of %.0f px\n", static_cast<double>(W),
+                    static_cast<double>(H), title.c_str(), static_cast<double>(column->Size.x));
+        EXPECT_LE(ImGui::CalcTextSize(title.c_str()).x, column->Size.x + 0.5f) << title;
     }
 }
 
