@@ -2,6 +2,7 @@
 // places, popups, status bar, presenter mode), and picturing the window without its dialogs.
 #include "ui/shell/app_ui.h"
 
+#include "ui/model/lesson_export.h"
 #include "ui/model/lessons.h"
 #include "ui/model/training/training_controller.h"
 #include "ui/panels/panels.h"
@@ -121,6 +122,7 @@ void draw_frame(AppState& state)
     handle_shortcuts(state);
     poll_model_load(state);
     update_trained_view(state);
+    lesson_export_frame(state);
     if (state.request_file_action != FileAction::None)
     {
         open_file_dialog(state, state.request_file_action);
