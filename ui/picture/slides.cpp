@@ -539,16 +539,36 @@ namespace
 constexpr double kBitsPerNat = 1.4426950408889634; // 1 / ln 2
 
 // The probe's characters in cells coloured by the model's surprise at each (the Training panel's strip: the
-// same colours on the slide's paper), wrapped to `width`, then the legend: the colour ramp from 0 to
-// kSurpriseMaxNats nats and the strip's mean. Draws from (x, y) when img is not null; returns the height.
+// same colours on the slide's paper), wrapped to `width`, and its legend: the colour ramp from 0 to
+// kSurpriseMaxNats nats and the strip's mean, beside a strip of one line when both fit (a line of the slide's
+// height kept for the maps and curves), else under it. Draws from (x, y) when img is not null; returns the
+// height.
 int loss_strip_picture(Image* img, const TextRasterizer& text, const Palette& palette,
                        const std::vector<LossCell>& cells, int x, int y, int width, float px, float small_px)
 {
     const float pad = std::max(2.0f, std::floor(px * 0.18f));
     const float cell_h = std::ceil(px + 2.0f * pad);
-    float cx = 0.0f, cy = 0.0f;
+    // The legend's parts and its width.
     double sum = 0.0;
     int counted = 0;
+    for (const LossCell& c : cells)
+        if (std::isfinite(c.loss))
+        {
+            sum += static_cast<double>(c.loss);
+            ++counted;
+        }
+    const std::string lead = "surprise, −ln p in nats:  0";
+    char top[16], mean[96] = "";
+    std::snprintf(top, sizeof top, "%.0f+", static_cast<double>(kSurpriseMaxNats));
+    if (counted > 0)
+        std::snprintf(mean, sizeof mean, "mean %.2f nats (%.2f bits)", sum / counted,
+                      sum / counted * kBitsPerNat);
+    const float gap = small_px * 0.4f;
+    const int ramp_w = static_cast<int>(small_px * 8.0f);
+    const float legend_w = text.width(lead, small_px) + gap + static_cast<float>(ramp_w) + gap +
+                           text.width(top, small_px) + small_px * 1.5f + text.width(mean, small_px);
+    // The cells, wrapped.
+    float cx = 0.0f, cy = 0.0f, strip_w = 0.0f;
     for (const LossCell& c : cells)
     {
         const std::string shown = visible_character(c.symbol);
@@ -568,24 +588,20 @@ int loss_strip_picture(Image* img, const TextRasterizer& text, const Palette& pa
             text.draw(*img, static_cast<float>(x0) + (w - tw) * 0.5f, static_cast<float>(y0) + pad, px, ink,
                       shown);
         }
-        if (std::isfinite(c.loss))
-        {
-            sum += static_cast<double>(c.loss);
-            ++counted;
-        }
         cx += w;
+        strip_w = std::max(strip_w, cx);
     }
-    const float legend_y = cy + cell_h + pad * 2.0f;
-    const int height = static_cast<int>(std::ceil(legend_y + small_px * 1.2f));
+    const float beside_gap = small_px * 2.0f;
+    const bool beside = cy == 0.0f && strip_w + beside_gap + legend_w <= static_cast<float>(width);
+    const float legend_x = beside ? strip_w + beside_gap : 0.0f;
+    const float legend_y = beside ? (cell_h - small_px) * 0.5f : cy + cell_h + pad * 2.0f;
+    const int height = static_cast<int>(std::ceil(beside ? cell_h : legend_y + small_px * 1.2f));
     if (img == nullptr)
         return height;
-    // The legend: "surprise, −ln p in nats: 0 [ramp] 5+   mean 1.61 nats (2.33 bits)".
     const float ly = static_cast<float>(y) + legend_y;
-    float lx = static_cast<float>(x);
-    const std::string lead = "surprise, −ln p in nats:  0";
+    float lx = static_cast<float>(x) + legend_x;
     text.draw(*img, lx, ly, small_px, palette.grey_ink, lead);
-    lx += text.width(lead, small_px) + small_px * 0.4f;
-    const int ramp_w = static_cast<int>(small_px * 8.0f);
+    lx += text.width(lead, small_px) + gap;
     const int r0 = static_cast<int>(lx), r1 = r0 + ramp_w;
     const int ry0 = static_cast<int>(ly + small_px * 0.15f), ry1 = static_cast<int>(ly + small_px * 0.95f);
     constexpr int kSteps = 32;
@@ -596,17 +612,11 @@ int loss_strip_picture(Image* img, const TextRasterizer& text, const Palette& pa
                   surprise_color(v, kSurpriseMaxNats, palette.paper));
     }
     frame_rect(*img, r0 - 1, ry0 - 1, r1 + 1, ry1 + 1, palette.frame);
-    lx = static_cast<float>(r1) + small_px * 0.4f;
-    char tail[96];
-    std::snprintf(tail, sizeof tail, "%.0f+", static_cast<double>(kSurpriseMaxNats));
-    text.draw(*img, lx, ly, small_px, palette.grey_ink, tail);
-    lx += text.width(tail, small_px) + small_px * 1.5f;
+    lx = static_cast<float>(r1) + gap;
+    text.draw(*img, lx, ly, small_px, palette.grey_ink, top);
+    lx += text.width(top, small_px) + small_px * 1.5f;
     if (counted > 0)
-    {
-        const double mean = sum / counted;
-        std::snprintf(tail, sizeof tail, "mean %.2f nats (%.2f bits)", mean, mean * kBitsPerNat);
-        text.draw(*img, lx, ly, small_px, palette.grey_ink, tail);
-    }
+        text.draw(*img, lx, ly, small_px, palette.grey_ink, mean);
     return height;
 }
 
@@ -665,10 +675,12 @@ Image render_slide(AppState& state, const SlideWords& words, const SlideContent&
     // A text model's loss strip above the caption, across the slide.
     if (!content->strip.empty())
     {
+        // Its characters a little larger than the small text, the legend beside them where it fits.
+        const float strip_px = std::max(fonts.min_text, small_px * 1.15f);
         const int strip_h =
-            loss_strip_picture(nullptr, text, palette, content->strip, margin, 0, area_w, body_px, small_px);
+            loss_strip_picture(nullptr, text, palette, content->strip, margin, 0, area_w, strip_px, small_px);
         bottom -= strip_h;
-        loss_strip_picture(&img, text, palette, content->strip, margin, bottom, area_w, body_px, small_px);
+        loss_strip_picture(&img, text, palette, content->strip, margin, bottom, area_w, strip_px, small_px);
         bottom -= gap / 2;
     }
     const int max_cell = static_cast<int>(std::max(24.0f, 144.0f * s));
