@@ -93,8 +93,9 @@ void click_label(HeadlessUi& ui, AppState& state, const std::string& label, bool
     ui.click(state, radio ? at.x - fs * 0.6f : at.x + fs * 0.5f, at.y + fs * 0.5f);
 }
 
-// Frames until the dialog's export ends (at most `limit`); the label of the progress bar seen while a step
-// waited for its run's training, if any.
+// Frames until the dialog's export ends (at most `limit`); whether the progress bar said a step waited for
+// its run's training. Every frame that ends with the export still under way shows its dialog (a step brought
+// to the front must not close it).
 bool run_dialog_export(HeadlessUi& ui, AppState& state, int limit, bool* saw_training)
 {
     for (int i = 0; i < limit && state.lesson_export.job != nullptr; ++i)
@@ -104,6 +105,8 @@ bool run_dialog_export(HeadlessUi& ui, AppState& state, int limit, bool* saw_tra
             *saw_training = true;
         if (state.lesson_export.job == nullptr)
             break;
+        EXPECT_TRUE(contains(out.text, "slides to")) << "frame " << i << ": the progress dialog\n"
+                                                     << out.text;
         if (state.lesson_export.job->waits_for() > 0)
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
@@ -262,8 +265,9 @@ TEST(LessonExportDialog, ATrainingLessonIsExportedAfterItsRunIsTrained)
     state->lesson.library.lessons.push_back(lesson);
     enter_lesson(*state, 0, 0);  // the run starts training on the worker
     state->training_run.pause(); // and the student pauses it: the export plays it on
-    open_lesson_export_dialog(*state);
     state->lesson_export.dir = win_dir.string();
+    open_lesson_export_dialog(*state);
+    ui.frames(*state, 3);
     ASSERT_TRUE(start_lesson_export(*state).is_ok());
     bool training = false;
     ASSERT_TRUE(run_dialog_export(ui, *state, 20000, &training));

@@ -107,7 +107,6 @@ void stepper(AppState& state, const Lesson& lesson, const LessonStep& step)
         state.presenter = true;
         state.request_font_rebuild = true;
     }
-    ImGui::SameLine(0.0f, fs);
     if (ImGui::SmallButton("Export lesson slides…"))
         open_lesson_export_dialog(state);
     item_tooltip("Every step of this lesson as a slide: a PNG or SVG per step, or one PDF (Ctrl+Shift+E).");

@@ -341,7 +341,8 @@ void lesson_export_popup(AppState& state)
         return;
     }
     const int n = static_cast<int>(lesson->steps.size());
-    ImGui::Text("%s: %d steps, a slide each", lesson->title.c_str(), n);
+    ImGui::TextUnformatted(lesson->title.c_str());
+    ImGui::Text("%d steps, a slide each", n);
     ImGui::TextDisabled(
         "each step's maps with its text as the caption, as attnlab lesson %s --export-dir writes",
         lesson->id.c_str());
