@@ -325,4 +325,31 @@ TEST(LessonExportDialog, AFailureSaysWhyAndLeavesNothing)
                                                             << out.text;
 }
 
+// Esc (the dialog's Cancel) half-way stops the export: no slide and no hidden folder are left, and the lesson
+// is back at the step the student was on.
+TEST(LessonExportDialog, CancelLeavesNothingAndGoesBackToTheStep)
+{
+    HeadlessUi ui;
+    const fs::path dir = temp_dir("out");
+    auto state = std::make_unique<AppState>();
+    load_lesson_library(*state, default_lessons_dir());
+    enter_lesson(*state, lesson_index(*state, "typo"), 1);
+    LessonExportDialog& d = state->lesson_export;
+    d.dir = dir.string();
+    open_lesson_export_dialog(*state);
+    ui.frames(*state, 3);
+    ASSERT_TRUE(start_lesson_export(*state).is_ok());
+    for (int i = 0; i < 100 && d.job != nullptr && d.job->steps_done() < 2; ++i)
+        ui.frame(*state);
+    ASSERT_NE(d.job, nullptr);
+    EXPECT_TRUE(fs::exists(dir / ".attnlab-export-typo" / "typo-02.png"));
+    ui.press_key(*state, kEscape);
+    EXPECT_EQ(d.job, nullptr);
+    EXPECT_TRUE(entries(dir).empty()) << "no slide, no hidden folder";
+    EXPECT_EQ(state->lesson.step, 1);
+    EXPECT_TRUE(contains(state->message, "cancelled")) << state->message;
+    const test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_FALSE(contains(out.text, "slides to")) << "the dialog closed";
+}
+
 } // namespace attnlab
