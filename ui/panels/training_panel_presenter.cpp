@@ -9,6 +9,7 @@
 #include "ui/panels/panels.h"
 #include "ui/panels/training_panel_views.h"
 #include "ui/picture/presenter_layout.h"
+#include "ui/picture/step_maps.h"
 #include "ui/shell/widgets.h"
 
 #include <imgui.h>
@@ -247,7 +248,7 @@ void draw_training_presenter_view(AppState& state)
     // the plots and maps (one row of cells where the screen allows), its legend under it; the sample is left
     // out then. Otherwise a text model's readouts get three lines at least under the plots.
     const LessonStep* step = current_step(state);
-    const bool strip_first = text && step != nullptr && step->text.find("loss strip") != std::string::npos;
+    const bool strip_first = text && step_shows_loss_strip(step);
     const float line = ImGui::GetTextLineHeightWithSpacing();
     std::vector<LossCell> strip_cells;
     if (strip_first)
