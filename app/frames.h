@@ -45,11 +45,11 @@ public:
 // it trains and the probe's latency.
 void run_frame_bench(Frames& frames, AppState& state, int n, double startup_ms);
 
-// attnlab lesson ID --export-dir DIR [--format png|svg|pdf] (app/lesson_export.cpp): every step of the
-// current lesson (or only `step`, 1-based; 0: all) drawn and written to DIR/<id>-01.png (or .svg), ..., or as
-// the pages of one DIR/<id>.pdf (<id>-03.pdf for one step): all of them or, on an error, none (one line on
-// stderr). SVG and PDF are clean slides only (presenter mode captures the window's pixels). Returns the exit
-// code.
+// attnlab lesson ID --export-dir DIR [--format png|svg|pdf] (app/lesson_export.cpp, the job of
+// ui/model/lesson_export.h that File > Export lesson slides runs too): every step of the current lesson (or
+// only `step`, 1-based; 0: all) drawn and written to DIR/<id>-01.png (or .svg), ..., or as the pages of one
+// DIR/<id>.pdf (<id>-03.pdf for one step): all of them or, on an error, none (one line on stderr). SVG and
+// PDF are clean slides only (presenter mode captures the window's pixels). Returns the exit code.
 int export_lesson(Frames& frames, AppState& state, const std::string& dir, int step, int width, int height,
                   PictureFormat format = PictureFormat::Png);
 

@@ -481,11 +481,13 @@ void run_loop(Window& window, AppState& state, StartupFiles& files)
         const auto wait_start = Clock::now();
         // Work still pending (an edit to compute or to autosave, a lesson's scroll settling) keeps the full
         // rate; a run going on on the worker wakes the loop when it finishes. Maps left to re-make on the
-        // next frames keep it too, and so does a model folder loading (its progress bar moves).
+        // next frames keep it too, and so do a model folder loading (its progress bar moves) and a lesson's
+        // slides being exported (a step a frame).
         const bool pending = (state.recompute_pending() && !state.recompute.running()) ||
                              files.autosave.pending || state.lesson.scroll_request > 0 ||
                              !state.request_window_png.empty() || state.training_run.running() ||
-                             state.maps_pending || state.opened.loader.busy();
+                             state.maps_pending || state.opened.loader.busy() ||
+                             state.lesson_export.job != nullptr;
         if (!pending && ms_since(g_last_input) > kIdleAfterMs)
             glfwWaitEventsTimeout(kIdleWaitS);
         else

@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -777,7 +779,17 @@ TEST(TrainingPresenterLayout, PlotsTextAndMapsNeverOverlapAndMapsKeepSquareCells
         EXPECT_LE(l.maps.x + l.maps.w, w + 0.5f);
         EXPECT_GE(l.text.y, l.curves.y + l.curves.h);
         EXPECT_LE(l.text.y + l.text.h, h + 0.5f);
-        EXPECT_GE(l.text.h, fs * 4.0f) << "the sample keeps its lines";
+        // The plots keep their least height (else their step axis and the legend's last row are cut); the
+        // sample keeps its lines where the view has room for both.
+        EXPECT_GE(l.curves.h, std::min(h, fs * 14.0f) - 0.01f);
+        if (h >= fs * 14.0f + gap + fs * 4.0f)
+        {
+            EXPECT_GE(l.text.h, fs * 4.0f) << "the sample keeps its lines";
+        }
+        else
+        {
+            EXPECT_NEAR(l.text.h, std::max(0.0f, h - fs * 14.0f - gap), 0.01f) << "the sample gets the rest";
+        }
         ASSERT_EQ(l.grid.maps.size(), heads.size());
         for (const MapPlacement& m : l.grid.maps)
         {
@@ -941,6 +953,82 @@ TEST_F(PresenterTest, AStepAboutTheLossStripShowsTheStrip)
     }
 }
 
+// The head-score plot's title fits its column at both screen sizes: in the narrow column beside the
+// Induction task's maps, "head scores: induction (prefix matching)" is said without its parenthesis (whole in
+// its tooltip) rather than cut by the column's edge.
+TEST_F(PresenterTest, TheHeadScorePlotsTitleFitsItsColumn)
+{
+    open_training(*state, train::TaskKind::Induction, 10);
+    ASSERT_TRUE(state->training.error.empty()) << state->training.error;
+    state->training.score_kind = static_cast<int>(train::HeadScoreKind::Induction);
+    state->mouse_ignored = true;
+    state->presenter = true;
+    state->presenter_view = PresenterView::Training;
+    for (const auto& [W, H] : {std::pair{1280.0f, 720.0f}, std::pair{1920.0f, 1080.0f}})
+    {
+        SCOPED_TRACE(std::to_string(W));
+        ui.resize(W, H);
+        use_window_font(H);
+        ui.frames(*state, 4);
+        const ImGuiWindow* column = nullptr;
+        for (const ImGuiWindow* w : GImGui->Windows)
+            if (w->Active && std::string(w->Name).find("/presenter_curves_") != std::string::npos)
+                column = w;
+        ASSERT_NE(column, nullptr);
+        const std::string text = test::window_text(column->Name);
+        const std::size_t at = text.find("head scores: induction");
+        ASSERT_NE(at, std::string::npos) << text;
+        const std::string title = text.substr(at, text.find('\n', at) - at);
+        std::printf("%.0fx%.0f: \"%s\" in a column of %.0f px\n", static_cast<double>(W),
+                    static_cast<double>(H), title.c_str(), static_cast<double>(column->Size.x));
+        EXPECT_LE(ImGui::CalcTextSize(title.c_str()).x, column->Size.x + 0.5f) << title;
+    }
+}
+
+// "Attention learns English" in presenter mode at 1280x720 and 1920x1080, at a step showing training step
+// 0, one showing step 120 and the built-in model's step: `check` after the frames.
+void each_text_lesson_view(HeadlessUi& ui, AppState& state, const std::function<void(float)>& use_font,
+                           const std::function<void()>& check)
+{
+    const int index = lesson_index(state, "attention_learns_english");
+    ASSERT_GE(index, 0);
+    state.mouse_ignored = true; // a picture: the run reaches the step shown before the frame
+    state.presenter = true;
+    for (const int step : {0, 2, 7})
+        for (const auto& [W, H] : {std::pair{1280.0f, 720.0f}, std::pair{1920.0f, 1080.0f}})
+        {
+            SCOPED_TRACE("step " + std::to_string(step + 1) + " at " + std::to_string(W));
+            ui.resize(W, H);
+            use_font(H);
+            enter_lesson(state, index, step);
+            ui.frames(state, 4);
+            check();
+        }
+}
+
+// The plots' column and the readouts under it each hold all they draw: under a six-line caption at 720
+// lines, the sample cut off the head-score plot's step axis and the legend's second layer.
+TEST_F(PresenterTest, TheTextLessonsPlotsAreNotCutByTheSampleUnderThem)
+{
+    each_text_lesson_view(
+        ui, *state, [&](float h) { use_window_font(h); },
+        []
+        {
+            int curves = 0;
+            for (const ImGuiWindow* w : GImGui->Windows)
+            {
+                const std::string name = w->Name;
+                const bool plots = name.find("/presenter_curves_") != std::string::npos;
+                if (!w->Active || (!plots && name.find("/presenter_text_") == std::string::npos))
+                    continue;
+                curves += plots;
+                EXPECT_LE(w->DC.CursorMaxPos.y, w->Pos.y + w->Size.y + 0.5f)
+                    << name << " is cut at its bottom";
+            }
+            EXPECT_EQ(curves, 1);
+        });
+}
+
 TEST_F(PresenterTest, TrainingViewKeysPlayStepAndReset)
 {
     open_training(*state, train::TaskKind::Reverse, 0);
@@ -966,6 +1054,21 @@ TEST_F(PresenterTest, TrainingViewKeysPlayStepAndReset)
     EXPECT_EQ(state->training.view.step, 0);
     const test::FrameOutput out = ui.frames(*state, 2);
     EXPECT_TRUE(drawn(out, "step 0 of")) << out.text;
+}
+
+// The caption breaks its lines at spaces only: ImGui's own wrapping left a "." alone on a line after a
+// closing quote (step 3: 'say "no clear role".').
+TEST_F(PresenterTest, TheTextLessonsCaptionLinesNeverStartWithClosingPunctuation)
+{
+    each_text_lesson_view(
+        ui, *state, [&](float h) { use_window_font(h); },
+        []
+        {
+            const std::string caption = test::window_text("##presenter_caption");
+            ASSERT_FALSE(caption.empty());
+            for (const char c : std::string(".,;:!?)"))
+                EXPECT_EQ(caption.find(std::string("\n") + c), std::string::npos) << caption;
+        });
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 #include "core/io/lesson_file.h"
 #include "ui/model/app_state.h"
 #include "ui/model/lessons.h"
+#include "ui/model/training/text_readouts.h"
 #include "ui/panels/panels.h"
 #include "ui/picture/export.h"
 #include "ui/picture/slides.h"
@@ -12,6 +13,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -115,6 +118,79 @@ TEST(StepMaps, EveryLessonStepShowsTheSameMapsInThePresenterTheSlideAndTheCompar
             ++checked;
         }
     EXPECT_GT(checked, 20);
+}
+
+// A text model's step whose text talks about the loss strip shows it in presenter mode and on its slide (the
+// slide drew none before): every character of the probe in a cell of its surprise colour, the legend and the
+// mean, between the maps and the caption. Another step of the same run shows no strip on either.
+TEST(StepMaps, AStepAboutTheLossStripShowsItOnItsSlide)
+{
+    const char* text = R"({"format": "attnlab-lesson", "version": 1, "title": "t",
+        "training": {"task": "text", "corpus": "austen", "steps": 20},
+        "steps": [{"text": "In the loss strip the second copy is paler.",
+                   "training": {"probe": "Mr. Darcy bowed. Mr. Darcy bowed."}},
+                  {"text": "What it writes."}]})";
+    Lesson lesson;
+    ASSERT_TRUE(parse_lesson(text, "t.json", &lesson).is_ok());
+    auto state = std::make_unique<AppState>();
+    state->mouse_ignored = true; // a picture: the run is trained before the step shows
+    state->lesson.library.lessons.push_back(lesson);
+    enter_lesson(*state, 0, 0);
+    ASSERT_TRUE(state->training.error.empty()) << state->training.error;
+    ASSERT_TRUE(step_shows_loss_strip(current_step(*state)));
+    for (const bool dark : {false, true})
+    {
+        SCOPED_TRACE(dark ? "dark" : "light");
+        std::vector<std::string> texts;
+        const Image img = render_lesson_slide(*state, 1920, 1080, dark, nullptr, &texts);
+        EXPECT_TRUE(has_text(texts, "surprise, −ln p in nats:  0"));
+        const auto mean = std::find_if(texts.begin(), texts.end(),
+                                       [](const std::string& t) { return t.rfind("mean ", 0) == 0; });
+        ASSERT_NE(mean, texts.end());
+        // The strip's characters, each in a cell of the colour of the model's surprise at it.
+        const TrainingPanelState& ts = state->training;
+        const std::vector<LossCell> cells = loss_strip(ts.probe_batch, ts.probe.acts(), ts.view.vocabulary);
+        ASSERT_EQ(cells.size(), std::string("Mr. Darcy bowed. Mr. Darcy bowed.").size());
+        const Color32 paper = picture_palette(dark).paper;
+        double sum = 0.0;
+        int n = 0, coloured = 0, y_strip = -1;
+        for (const LossCell& c : cells)
+        {
+            if (!std::isfinite(c.loss))
+                continue;
+            sum += static_cast<double>(c.loss);
+            ++n;
+            const Color32 fill = surprise_color(c.loss, kSurpriseMaxNats, paper);
+            for (const DrawCommand& cmd : img.commands)
+                if (cmd.kind == DrawKind::Rect && cmd.color == fill && cmd.x1 - cmd.x0 >= 12.0f &&
+                    cmd.x1 - cmd.x0 < 60.0f && cmd.y1 - cmd.y0 >= 26.0f)
+                {
+                    ++coloured;
+                    y_strip = static_cast<int>(cmd.y0);
+                    break;
+                }
+        }
+        EXPECT_EQ(coloured, n) << "a cell of its surprise colour for every character after the first";
+        char line[64];
+        std::snprintf(line, sizeof line, "mean %.2f nats", sum / n);
+        EXPECT_EQ(mean->rfind(line, 0), 0u) << *mean << " vs " << line;
+        // Between the maps and the caption: under every map's cells, above the caption's first line.
+        float maps_bottom = 0.0f, caption_top = 1e9f;
+        for (const DrawCommand& cmd : img.commands)
+        {
+            if (cmd.kind == DrawKind::Hatch)
+                maps_bottom = std::max(maps_bottom, cmd.y1);
+            if (cmd.kind == DrawKind::Text && cmd.text.rfind("In the loss strip", 0) == 0)
+                caption_top = cmd.y0;
+        }
+        EXPECT_GT(static_cast<float>(y_strip), maps_bottom);
+        EXPECT_LT(static_cast<float>(y_strip), caption_top);
+    }
+    go_to_step(*state, 1);
+    EXPECT_FALSE(step_shows_loss_strip(current_step(*state)));
+    std::vector<std::string> texts;
+    render_lesson_slide(*state, 1920, 1080, false, nullptr, &texts);
+    EXPECT_FALSE(has_text(texts, "surprise, −ln p in nats:  0"));
 }
 
 TEST(StepMaps, ComparisonSectionsAreTheUnionOfTheirParts)

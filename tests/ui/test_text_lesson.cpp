@@ -154,6 +154,55 @@ TEST(TextLesson, EveryHeadItNamesHasTheRoleItsMapTitleGives)
     EXPECT_EQ(state->training.view.params()->W_U, builtin.params.W_U);
 }
 
+// At step 0 the weights are random and no held-out evaluation exists yet: the titles weigh the probe's own
+// scores against its chance level, and every one says "no clear role", as the first two steps' text says.
+TEST(TextLesson, AtStepZeroEveryMapTitleSaysNoClearRole)
+{
+    HeadlessUi ui(1920.0f, 1080.0f);
+    auto state = std::make_unique<AppState>();
+    state->mouse_ignored = true;
+    load_lesson_library(*state, default_lessons_dir());
+    const int index = lesson_index(*state, "attention_learns_english");
+    ASSERT_GE(index, 0);
+    for (int k = 0; k < 2; ++k)
+    {
+        if (k == 0)
+            enter_lesson(*state, index, 0);
+        else
+            next_step(*state);
+        ASSERT_EQ(state->lesson.step, k);
+        const LessonStep& s = state->lesson.library.lessons[static_cast<std::size_t>(index)].steps[0];
+        if (k == 0)
+        {
+            EXPECT_NE(s.text.find("\"no clear role\""), std::string::npos) << s.text;
+        }
+        const test::FrameOutput out = ui.frames(*state, 2);
+        const TrainingPanelState& ts = state->training;
+        const TrainingFrame* f = shown_frame(ts);
+        ASSERT_NE(f, nullptr);
+        ASSERT_EQ(f->step, 0);
+        ASSERT_EQ(held_out_scores_at(ts.view, 0, 0), nullptr)
+            << "no evaluation at step 0: the probe's scores";
+        // The probe is short, so its chance level is high: more than kHeadRoleMin for the previous token.
+        EXPECT_GT(ts.probe.even_scores().previous_token, kHeadRoleMin);
+        const int h = ts.view.model.n_heads;
+        for (int head = 0; head < ts.probe.n_layers() * h; ++head)
+        {
+            const HeadRole role =
+                text_head_role(ts.probe.scores()[static_cast<std::size_t>(head)], &ts.probe.even_scores());
+            EXPECT_EQ(role.kind, train::HeadScoreKind::Count)
+                << "head " << head << ": "
+                << text_scores_text(ts.probe.scores()[static_cast<std::size_t>(head)]);
+            const std::string l = std::to_string(head / h + 1), j = std::to_string(head % h + 1);
+            EXPECT_TRUE(contains(out.text, "layer " + l + ", head " + j + ": no clear role") ||
+                        contains(out.text, "L" + l + " H" + j + ": no clear role") ||
+                        contains(out.text, "L" + l + " H" + j + " no role"))
+                << "layer " << l << ", head " << j << "\n"
+                << out.text;
+        }
+    }
+}
+
 // At 1280x720 with the window's font, the Training panel of a lesson step shows both layers of heads above
 // the fold: every map's cells end inside the panel.
 TEST(TextLesson, BothLayersOfHeadsFitTheTrainingPanelAtSevenTwenty)

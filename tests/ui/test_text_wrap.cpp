@@ -34,6 +34,47 @@ TEST(TextWrap, BreaksAfterTheLastSpaceThatFits)
     EXPECT_EQ(unwrap_soft(shown("the cat sat on the mat", 10)), "the cat sat on the mat");
 }
 
+// Lines to draw (a caption) break at spaces only, so closing punctuation stays with its word: `"role".` is
+// never split into `"role"` and a lone ".".
+TEST(TextWrap, LinesBreakOnlyAtSpacesSoPunctuationStaysWithItsWord)
+{
+    const auto lines = [](const std::string& text, float width)
+    { return wrap_lines(text, width, one_per_char); };
+    EXPECT_EQ(lines("the cat sat on the mat", 10), "the cat\nsat on the\nmat");
+    // 'say "no clear role"' is 19 characters: the "." after the quote does not fit, so its word moves down.
+    EXPECT_EQ(lines("say \"no clear role\". Then more", 19), "say \"no clear\nrole\". Then more");
+    EXPECT_EQ(lines("(after \"t\", often \"h\").", 22), "(after \"t\", often\n\"h\").");
+    // A word wider than a line is cut between whole characters (ü is two bytes); line feeds stay.
+    EXPECT_EQ(lines("abcdefghijkl xyz\nz", 5), "abcde\nfghij\nkl\nxyz\nz");
+    EXPECT_EQ(lines("\xC3\xBC\xC3\xBC\xC3\xBC", 4), "\xC3\xBC\xC3\xBC\n\xC3\xBC");
+    EXPECT_EQ(lines("", 10), "");
+    EXPECT_EQ(lines("one\n\ntwo", 10), "one\n\ntwo");
+
+    // A real caption at every width: no line starts with closing punctuation, none is wider than the width
+    // (no word here is), and the lines joined by spaces are the text again.
+    const std::string caption =
+        "The other heads still say \"no clear role\". Knowing how far into a word it is, the model can tell "
+        "a "
+        "likely first letter from a likely fifth one (after \"q\" comes \"u\"; after \"t\", often \"h\").";
+    for (int width = 14; width <= 120; ++width)
+    {
+        SCOPED_TRACE(width);
+        const std::string out = lines(caption, static_cast<float>(width));
+        std::string joined;
+        for (std::size_t start = 0; start <= out.size();)
+        {
+            const std::size_t end = std::min(out.find('\n', start), out.size());
+            const std::string line = out.substr(start, end - start);
+            ASSERT_FALSE(line.empty());
+            EXPECT_EQ(std::string(".,;:!?)").find(line[0]), std::string::npos) << "a line starts: " << line;
+            EXPECT_LE(line.size(), static_cast<std::size_t>(width)) << line;
+            joined += (joined.empty() ? "" : " ") + line;
+            start = end + 1;
+        }
+        EXPECT_EQ(joined, caption);
+    }
+}
+
 TEST(TextWrap, OffsetsSkipSoftBreaks)
 {
     const std::string s = shown("the cat sat", 8); // "the cat \r\nsat"

@@ -347,6 +347,62 @@ TEST(TrainingText, HeadRolesAreTheLargestOfTheThreeTextScores)
     EXPECT_EQ(text_scores_text(s, train::HeadScoreKind::Induction), "prev .05  word .10");
 }
 
+// A short probe's scores are weighed against its own chance level: evenly spread weights score .20
+// previous-token on 11 characters, which is no role there, while .20 on held-out text (chance .06) is one.
+TEST(TrainingText, AProbesScoresNeedTwiceTheirChanceLevelForARole)
+{
+    train::HeadScores s, even;
+    s.previous_token = 0.20;
+    s.induction = 0.11;
+    even.previous_token = 0.202;
+    even.induction = 0.111;
+    EXPECT_EQ(text_head_role(s).kind, train::HeadScoreKind::PreviousToken); // held out: no chance given
+    HeadRole r = text_head_role(s, &even);
+    EXPECT_EQ(r.kind, train::HeadScoreKind::Count);
+    EXPECT_EQ(head_role_text(r), "no clear role");
+    // Twice the chance is a role; the largest score that clears its bar names it.
+    s.previous_token = 0.41;
+    s.induction = 0.30;
+    EXPECT_EQ(text_head_role(s, &even).kind, train::HeadScoreKind::PreviousToken);
+    s.previous_token = 0.39;
+    r = text_head_role(s, &even);
+    EXPECT_EQ(r.kind, train::HeadScoreKind::Induction);
+    EXPECT_EQ(head_role_text(r), "induction .30");
+}
+
+TEST(TrainingText, TheProbesChanceLevelIsWhatEvenWeightsScoreOnIt)
+{
+    HeadlessUi ui;
+    auto state = text_state(ui, 0);
+    const TrainingPanelState& ts = state->training;
+    ASSERT_FALSE(ts.probe.empty());
+    const int T = ts.probe_batch.T;
+    ASSERT_GT(T, 2);
+    // Causal: row i spreads 1/(i + 1) over keys 0..i, so the previous key gets 1/(i + 1), averaged over i
+    // >= 1.
+    double prev = 0.0;
+    for (int i = 1; i < T; ++i)
+        prev += 1.0 / (i + 1);
+    prev /= T - 1;
+    EXPECT_NEAR(ts.probe.even_scores().previous_token, prev, 1e-6);
+    // Induction: the share of the visible keys whose previous character is the query's.
+    const std::vector<int>& x = ts.probe_batch.tokens;
+    double ind = 0.0;
+    int rows = 0;
+    for (int i = 0; i < T; ++i)
+    {
+        int matches = 0;
+        for (int key = 1; key <= i; ++key)
+            matches += x[static_cast<std::size_t>(key - 1)] == x[static_cast<std::size_t>(i)];
+        if (matches > 0)
+        {
+            ind += static_cast<double>(matches) / (i + 1);
+            ++rows;
+        }
+    }
+    EXPECT_NEAR(ts.probe.even_scores().induction, rows > 0 ? ind / rows : 0.0, 1e-6);
+}
+
 TEST(TrainingText, MapTitlesNameEachHeadsRole)
 {
     HeadlessUi ui(1920.0f, 1080.0f);

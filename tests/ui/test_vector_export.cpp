@@ -337,6 +337,105 @@ TEST_F(LessonVectorTest, LessonPdfHasOnePagePerStepThatMatchesItsPng)
     EXPECT_NE(read_text(dir / "page3.txt").find(title), std::string::npos) << read_text(dir / "page3.txt");
 }
 
+// Chinese token labels in a PDF are glyphs from the fallback font, as in the PNG, not the empty boxes of a
+// font without them: rendered by poppler, every CJK label's box holds ink where the PNG's does, and the
+// page's fonts include Droid Sans Fallback.
+TEST_F(VectorExportTest, PdfDrawsChineseLabelsInTheFallbackFont)
+{
+    const fs::path dir = temp_dir();
+    bool droid = false;
+    for (const FontFile& f : load_fallback_font_files())
+        droid = droid || f.path.find("DroidSansFallback") != std::string::npos;
+    if (find_font_file().empty() || !droid)
+    {
+        ADD_FAILURE() << "DejaVu Sans or Droid Sans Fallback is missing: apt-get install fonts-dejavu-core "
+                         "fonts-droid-fallback";
+        return;
+    }
+    // The weights' tokens named by Chinese (and one Japanese) labels: "attention mechanism" and so on.
+    HeatmapPicture p = heatmap_picture(*state, ref(Stage::weights));
+    ASSERT_NE(p.view.m, nullptr);
+    const std::vector<std::string> words = {"注意力", "机制", "日本語", "文字", "词", "句子"};
+    std::vector<std::string> tokens;
+    for (Eigen::Index i = 0; i < p.view.m->rows(); ++i)
+        tokens.push_back(words[static_cast<std::size_t>(i) % words.size()]);
+    p.view.row_tokens = &tokens;
+    p.view.col_tokens = &tokens;
+    const Image img = render_heatmap_image(p, 48);
+    ASSERT_TRUE(write_png(img, (dir / "weights.png").string()).is_ok());
+    const fs::path pdf = dir / "weights.pdf";
+    ASSERT_TRUE(write_pdf({&img}, pdf.string()).is_ok());
+    if (!have_tool("pdftoppm", "poppler-utils") || !have_tool("pdffonts", "poppler-utils"))
+        return;
+    ASSERT_EQ(run("pdffonts '" + pdf.string() + "'", dir / "pdffonts.txt"), 0);
+    EXPECT_NE(read_text(dir / "pdffonts.txt").find("DroidSansFallback"), std::string::npos)
+        << read_text(dir / "pdffonts.txt");
+    // At 144 dpi the page (0.5 pt a pixel) is the PNG's size again.
+    ASSERT_EQ(run("pdftoppm -r 144 -png -singlefile '" + pdf.string() + "' '" + (dir / "page").string() + "'",
+                  dir / "pdftoppm.txt"),
+              0)
+        << read_text(dir / "pdftoppm.txt");
+    const Rgb page = load_rgb(dir / "page.png");
+    const Rgb png = rgb_of(img);
+    ASSERT_EQ(page.w, png.w);
+    ASSERT_EQ(page.h, png.h);
+    // Ink: a pixel far from the paper (the picture's first pixel, outside every map).
+    const auto ink = [](const Rgb& r, int x, int y)
+    {
+        const std::size_t i = (static_cast<std::size_t>(y) * static_cast<std::size_t>(r.w) + x) * 3;
+        int d = 0;
+        for (std::size_t k = 0; k < 3; ++k)
+            d = std::max(d, std::abs(static_cast<int>(r.px[i + k]) - static_cast<int>(r.px[k])));
+        return d > 96;
+    };
+    int labels = 0;
+    for (const DrawCommand& c : img.commands)
+    {
+        if (c.kind != DrawKind::Text || c.text.empty() || static_cast<unsigned char>(c.text[0]) < 0xE0)
+            continue;
+        ++labels;
+        SCOPED_TRACE(c.text);
+        // The label's box: a text_px-wide square a character, from its baseline up (rotated: to its right).
+        const int chars = static_cast<int>(c.text.size() / 3);
+        const float along = c.text_px * static_cast<float>(chars), across = c.text_px;
+        const int x0 = static_cast<int>(c.rotated ? c.x0 - across : c.x0);
+        const int x1 = static_cast<int>(c.rotated ? c.x0 + across * 0.3f : c.x0 + along);
+        const int y0 = static_cast<int>(c.rotated ? c.y0 - along : c.y0 - across);
+        const int y1 = static_cast<int>(c.rotated ? c.y0 : c.y0 + across * 0.3f);
+        // Ink of one picture with ink of the other within a pixel (the two rasterisers place strokes a pixel
+        // apart).
+        const auto ink_near = [&](const Rgb& r, int x, int y)
+        {
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx)
+                    if (x + dx >= 0 && x + dx < r.w && y + dy >= 0 && y + dy < r.h && ink(r, x + dx, y + dy))
+                        return true;
+            return false;
+        };
+        int png_ink = 0, pdf_ink = 0, pdf_on_png = 0, png_on_pdf = 0;
+        for (int y = std::max(0, y0); y < std::min(png.h, y1); ++y)
+            for (int x = std::max(0, x0); x < std::min(png.w, x1); ++x)
+            {
+                png_ink += ink(png, x, y);
+                pdf_ink += ink(page, x, y);
+                pdf_on_png += ink(page, x, y) && ink_near(png, x, y);
+                png_on_pdf += ink(png, x, y) && ink_near(page, x, y);
+            }
+        std::printf(
+            "%s: ink %d px in the PNG, %d in the PDF; %d of the PDF's on the PNG's, %d of the PNG's on "
+            "the PDF's\n",
+            c.text.c_str(), png_ink, pdf_ink, pdf_on_png, png_on_pdf);
+        ASSERT_GT(png_ink, 20);
+        // The same glyphs at the same place: as much ink, and each picture's strokes on the other's (an empty
+        // box's outline misses the inside of the glyph).
+        EXPECT_GT(pdf_ink, png_ink * 2 / 3);
+        EXPECT_LT(pdf_ink, png_ink * 3 / 2);
+        EXPECT_GT(pdf_on_png, pdf_ink * 3 / 4);
+        EXPECT_GT(png_on_pdf, png_ink * 3 / 4);
+    }
+    EXPECT_GE(labels, static_cast<int>(tokens.size())) << "a Chinese label a row";
+}
+
 TEST_F(VectorExportTest, HeadChainIsNineMapsAtOneCellSizeOnOneSlide)
 {
     const fs::path dir = temp_dir();

@@ -4,6 +4,8 @@
 #include "ui/shell/app_ui.h"
 #include "ui/shell/fonts.h"
 
+#include <imgui_internal.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -82,6 +84,18 @@ std::string decode_text(const ImDrawData* dd)
 }
 
 } // namespace
+
+std::string window_text(const char* name)
+{
+    const ImGuiWindow* window = ImGui::FindWindowByName(name);
+    if (window == nullptr)
+        return std::string();
+    ImDrawList* list = window->DrawList;
+    ImDrawData dd;
+    dd.CmdLists = &list;
+    dd.CmdListsCount = 1;
+    return decode_text(&dd);
+}
 
 HeadlessUi::HeadlessUi(float width, float height)
 {

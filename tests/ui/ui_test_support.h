@@ -117,6 +117,10 @@ std::function<void(AppState&)> panel_only(void (*panel)(AppState&));
 // The centre of a texture's quad in the last frame.
 ImVec2 rect_center(const ImVec4& r);
 
+// The text the window named `name` drew last frame in its own draw list (its child windows not included),
+// read back as FrameOutput::text is: a line of text a line; "" when there is no such window.
+std::string window_text(const char* name);
+
 // Where `needle` (ASCII; spaces ignored) starts on screen last frame (its first glyph's top-left corner),
 // found in the glyphs drawn one after another; (-1, -1) when it was not drawn.
 ImVec2 text_position(const std::string& needle);

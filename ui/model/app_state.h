@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -193,6 +194,22 @@ struct ExportDialog
     // of slide_width x slide_height, instead of the one matrix.
     bool head_chain = false;
     int slide_width = 1920, slide_height = 1080;
+};
+
+class LessonSlideExport; // ui/model/lesson_export.h
+
+// File > Export lesson slides (Ctrl+Shift+E): the open lesson's every step as a slide, the files `attnlab
+// lesson ID --export-dir DIR --format F --width W --height H` writes. The dialog's choices, and the export
+// under way (one step a frame; a training step waits for its run).
+struct LessonExportDialog
+{
+    bool open_request = false;
+    std::string dir;                             // the folder ("" : the default, "<lesson id>-slides")
+    ExportFormat format = ExportFormat::Png;     // Png, Svg or Pdf (one file, a page per step)
+    int slide_width = 1920, slide_height = 1080; // 16:9; 1600x1000 (16:10) is the other choice
+    std::string error;                           // the last attempt's message, shown in the dialog
+    std::shared_ptr<LessonSlideExport> job;      // the export under way (nullptr: none)
+    bool close_request = false;                  // the export ended well: the dialog closes
 };
 
 // The session / trace / window file popup (Ctrl+O, Ctrl+S, File menu).
@@ -504,6 +521,7 @@ struct AppState
     unsigned long long packed_W_Q_generation = 0;
 
     ExportDialog export_dialog;
+    LessonExportDialog lesson_export;
     FileDialog file_dialog;
     FileAction request_file_action = FileAction::None; // a panel asks for the file dialog (next frame)
     LessonState lesson;

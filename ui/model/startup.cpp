@@ -174,19 +174,21 @@ void open_model_folder_asked_for(AppState& state, const StartupOptions& options)
 
 void apply_theme(AppState& state, const StartupOptions& options)
 {
-    if (!options.theme.empty())
+    if (options.lesson_export && !prefs_path().empty())
     {
-        state.prefs.dark_theme = options.theme == "dark";
-        state.prefs.presenter_light = options.theme == "light"; // presenter mode's theme follows it
-    }
-    else if (options.lesson_export && !prefs_path().empty())
-    {
-        // Lesson slides follow the themes chosen in the window (View > Dark theme, View > Light presenter
-        // theme), unless --theme says.
+        // Lesson slides follow the window's choices that change a slide (View > Dark theme, View > Light
+        // presenter theme, View > Stretch weight colours; --theme says otherwise for the themes), so they are
+        // the files File > Export lesson slides writes.
         ViewPrefs saved;
         load_prefs(prefs_path(), saved);
         state.prefs.dark_theme = saved.dark_theme;
         state.prefs.presenter_light = saved.presenter_light;
+        state.prefs.stretch_weights = saved.stretch_weights;
+    }
+    if (!options.theme.empty())
+    {
+        state.prefs.dark_theme = options.theme == "dark";
+        state.prefs.presenter_light = options.theme == "light"; // presenter mode's theme follows it
     }
 }
 

@@ -40,7 +40,8 @@ struct StartupOptions
     // A picture (screenshot or lesson export): the mouse is ignored and the config folder is neither read
     // nor written, so a picture is the same on every machine.
     bool picture = false;
-    bool lesson_export = false; // attnlab lesson --export-dir: the slides take the themes saved in the window
+    // attnlab lesson --export-dir: the slides take the window's saved themes and stretched weight colours.
+    bool lesson_export = false;
 };
 
 // The files the window goes on writing after start-up, and the lock that makes the autosaves this window's.

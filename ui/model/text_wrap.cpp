@@ -140,6 +140,62 @@ std::string wrap_soft(std::string_view text, float width, const TextWidth& text_
     return out;
 }
 
+std::string wrap_lines(std::string_view text, float width, const TextWidth& text_width)
+{
+    std::string out;
+    out.reserve(text.size() + text.size() / 16);
+    for (std::size_t start = 0; start <= text.size();)
+    {
+        const std::size_t end = std::min(text.find('\n', start), text.size());
+        const std::string_view paragraph = text.substr(start, end - start);
+        std::string line;
+        bool started = false; // the line has its first word
+        for (std::size_t at = 0; at <= paragraph.size();)
+        {
+            const std::size_t space = std::min(paragraph.find(' ', at), paragraph.size());
+            std::string_view word = paragraph.substr(at, space - at);
+            at = space + 1;
+            if (started)
+            {
+                // After the line's first word: the word joins the line when the line with it still fits.
+                if (text_width(line + " " + std::string(word)) <= width)
+                {
+                    line += " ";
+                    line += word;
+                    continue;
+                }
+                out += line;
+                out += '\n';
+                line.clear();
+            }
+            // The line's first word; cut between characters while it is wider than a line.
+            while (text_width(word) > width)
+            {
+                std::size_t cut = 0;
+                while (cut < word.size())
+                {
+                    const std::size_t n = std::min<std::size_t>(
+                        utf8_step(static_cast<unsigned char>(word[cut])), word.size() - cut);
+                    if (cut > 0 && text_width(word.substr(0, cut + n)) > width)
+                        break;
+                    cut += n;
+                }
+                out.append(word.substr(0, cut));
+                out += '\n';
+                word.remove_prefix(cut);
+            }
+            line = std::string(word);
+            started = true;
+        }
+        out += line;
+        if (end == text.size())
+            break;
+        out += '\n';
+        start = end + 1;
+    }
+    return out;
+}
+
 std::string unwrap_soft(std::string_view shown)
 {
     std::string out;

@@ -26,6 +26,11 @@ using TextWidth = std::function<float(std::string_view)>;
 // `text` (without any '\r' of its own: a "\r\n" line end is a "\n") with soft breaks so that no line is wider
 // than `width`: after the last space that fits, or inside a word longer than a whole line.
 std::string wrap_soft(std::string_view text, float width, const TextWidth& text_width);
+// `text` as lines to draw (a caption), no line wider than `width`: a line feed replaces the last space that
+// fits, so a line breaks only at a space and punctuation stays with the word before it (Dear ImGui 1.86's own
+// wrapping may break after a quote or a full stop inside a word, leaving the "." of `"no clear role".` alone
+// on a line). A word wider than a whole line is cut between characters; the text's own line feeds stay.
+std::string wrap_lines(std::string_view text, float width, const TextWidth& text_width);
 // The user's text of a field: `shown` without its soft breaks.
 std::string unwrap_soft(std::string_view shown);
 // The offset in unwrap_soft(shown) of byte `at` of `shown`.

@@ -1,5 +1,6 @@
 // Lesson panel: the lessons (title, summary, broken files with their message) and the stepper of the open
 // one: Previous / Next, the counter "3 / 9", the step's title and text beside the pipeline.
+#include "ui/model/lesson_export.h"
 #include "ui/model/lessons.h"
 #include "ui/model/training/training_controller.h"
 #include "ui/panels/panels.h"
@@ -106,6 +107,9 @@ void stepper(AppState& state, const Lesson& lesson, const LessonStep& step)
         state.presenter = true;
         state.request_font_rebuild = true;
     }
+    if (ImGui::SmallButton("Export lesson slides…"))
+        open_lesson_export_dialog(state);
+    item_tooltip("Every step of this lesson as a slide: a PNG or SVG per step, or one PDF (Ctrl+Shift+E).");
     ImGui::Spacing();
 }
 

@@ -3,6 +3,7 @@
 #include "ui/model/training/training_curves.h"
 #include "ui/panels/training_panel_views.h"
 #include "ui/picture/curve_plot.h"
+#include "ui/picture/heatmap_math.h"
 #include "ui/shell/widgets.h"
 
 #include <algorithm>
@@ -43,6 +44,35 @@ void draw_loss_title(float width)
     }
 }
 
+// A plot's title in the room left on its line: whole when it fits, else without its parenthesis ("head
+// scores: induction" for "head scores: induction (prefix matching)"), else cut with "…"; shortened, the
+// whole title is its tooltip.
+void draw_plot_title(const std::string& title)
+{
+    const float room = ImGui::GetContentRegionAvail().x;
+    const auto fits = [&](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x <= room; };
+    std::string shown = title;
+    if (const std::size_t open = title.rfind(" (");
+        !fits(shown) && open != std::string::npos && title.back() == ')')
+        shown = title.substr(0, open);
+    if (!fits(shown))
+    {
+        int lo = 1, hi = utf8_length(shown); // a cut to lo characters is shown even if it does not fit
+        while (hi - lo > 1)
+        {
+            const int mid = (lo + hi) / 2;
+            if (fits(truncate_utf8(shown, mid)))
+                lo = mid;
+            else
+                hi = mid;
+        }
+        shown = truncate_utf8(shown, lo); // ends in "…"
+    }
+    ImGui::TextUnformatted(shown.c_str());
+    if (shown != title)
+        item_tooltip(title.c_str());
+}
+
 } // namespace
 
 int draw_curve_plot(const AppState& state, const CurvePlot& plot, const TrainingCurves& c, int cursor,
@@ -56,7 +86,7 @@ int draw_curve_plot(const AppState& state, const CurvePlot& plot, const Training
     if (&plot == &c.loss)
         draw_loss_title(size.x);
     else
-        ImGui::TextUnformatted(plot.title.c_str());
+        draw_plot_title(plot.title);
     const ImVec2 p = ImGui::GetCursorScreenPos();
     const float axis_w = fs * 3.9f; // "5.7e-05" and "100.0 %" fit
     const ImVec2 a(p.x + axis_w, p.y + fs * 0.3f);
@@ -76,9 +106,14 @@ int draw_curve_plot(const AppState& state, const CurvePlot& plot, const Training
         dl->AddText(ImVec2(a.x - sz.x - fs * 0.25f, t.y - sz.y * 0.5f), faint, t.text.c_str());
         dl->AddLine(ImVec2(a.x, t.y), ImVec2(b.x, t.y), (grid & 0x00FFFFFFu) | 0x50000000u);
     }
-    dl->AddText(ImVec2(a.x, b.y + fs * 0.1f), faint, pic.x_first.c_str());
-    dl->AddText(ImVec2(b.x - ImGui::CalcTextSize(pic.x_last.c_str()).x, b.y + fs * 0.1f), faint,
-                pic.x_last.c_str());
+    // The step axis's ends; in a plot too narrow for both, the right one without its "step " and then alone.
+    std::string x_last = pic.x_last;
+    const float first_w = ImGui::CalcTextSize(pic.x_first.c_str()).x + fs * 0.5f;
+    if (first_w + ImGui::CalcTextSize(x_last.c_str()).x > b.x - a.x && x_last.rfind("step ", 0) == 0)
+        x_last.erase(0, 5);
+    if (first_w + ImGui::CalcTextSize(x_last.c_str()).x <= b.x - a.x)
+        dl->AddText(ImVec2(a.x, b.y + fs * 0.1f), faint, pic.x_first.c_str());
+    dl->AddText(ImVec2(b.x - ImGui::CalcTextSize(x_last.c_str()).x, b.y + fs * 0.1f), faint, x_last.c_str());
 
     dl->PushClipRect(a, b, true);
     if (pic.has_band)

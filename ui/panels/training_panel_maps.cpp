@@ -94,7 +94,9 @@ void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, fl
             const float title_w = side * static_cast<float>(per_head) + gap * 0.5f;
             const bool text_task = ts.view.config.task == train::TaskKind::Text;
             const bool text = text_task && title_scores != nullptr;
-            const HeadRole role = text ? text_head_role(*title_scores) : HeadRole{};
+            // The probe's own scores (no evaluation yet) are weighed against what even weights score on it.
+            const train::HeadScores* chance = held_out != nullptr ? nullptr : &pr.even_scores();
+            const HeadRole role = text ? text_head_role(*title_scores, chance) : HeadRole{};
             char title[96];
             std::snprintf(title, sizeof title, "layer %d, head %d%s%s", l + 1, j + 1, text ? ": " : "",
                           text ? head_role_text(role).c_str() : "");
@@ -115,11 +117,21 @@ void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, fl
             ImGui::TextUnformatted(title);
             ImGui::PopStyleColor();
             if (text && ImGui::IsItemHovered() && !state.mouse_ignored)
+            {
+                // On the probe the chance level is named: a short probe's is far above the held-out text's.
+                const std::string bar = chance == nullptr
+                                            ? std::string()
+                                            : ", nor under " +
+                                                  std::to_string(static_cast<int>(kHeadRoleOverChance)) +
+                                                  " times what evenly spread weights score on this probe (" +
+                                                  text_scores_text(*chance) + ")";
                 ImGui::SetTooltip("What this head does, by its largest score (%s): previous token (weight on "
                                   "the character just before), induction (on the character after an earlier "
-                                  "copy of this one) or word start (on the last space). Below %.2f on all "
-                                  "three: no clear role yet.",
-                                  held_out != nullptr ? "held out" : "on the probe", kHeadRoleMin);
+                                  "copy of this one) or word start (on the last space). A role's score is "
+                                  "not below %.2f%s. None such: no clear role yet.",
+                                  held_out != nullptr ? "held out" : "on the probe", kHeadRoleMin,
+                                  bar.c_str());
+            }
             // Else (no evaluation yet, so no point on the curves either) the probe's, marked so.
             const std::string scores =
                 text
@@ -158,6 +170,10 @@ void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, fl
                                          : "the last evaluation up to the step shown",
                                   probe_scores.c_str());
             }
+            else if (text && ImGui::IsItemHovered() && !state.mouse_ignored)
+                ImGui::SetTooltip("On this probe alone: no held-out evaluation up to this step yet.\nEvenly "
+                                  "spread weights score %s on it (chance).",
+                                  text_scores_text(*chance).c_str());
             char key[64];
             std::snprintf(key, sizeof key, "%s/L%d/h%d", g.key, l, j);
             const auto [r, c] =

@@ -9,6 +9,7 @@
 #include "ui/panels/panels.h"
 #include "ui/panels/training_panel_views.h"
 #include "ui/picture/presenter_layout.h"
+#include "ui/picture/step_maps.h"
 #include "ui/shell/widgets.h"
 
 #include <imgui.h>
@@ -247,7 +248,7 @@ void draw_training_presenter_view(AppState& state)
     // the plots and maps (one row of cells where the screen allows), its legend under it; the sample is left
     // out then. Otherwise a text model's readouts get three lines at least under the plots.
     const LessonStep* step = current_step(state);
-    const bool strip_first = text && step != nullptr && step->text.find("loss strip") != std::string::npos;
+    const bool strip_first = text && step_shows_loss_strip(step);
     const float line = ImGui::GetTextLineHeightWithSpacing();
     std::vector<LossCell> strip_cells;
     if (strip_first)
@@ -262,10 +263,16 @@ void draw_training_presenter_view(AppState& state)
             b.left = gutter;
             b.top = training_head_title_height() + gutter;
         }
-        // The plots' least height at the column's narrowest (wider, the legend may go beside the plot).
+        // The plots' least height at the column's narrowest, then at the width the maps leave it (wider, the
+        // legend may go beside the plot, and the sample keeps the lines it would take).
         const float min_curves_h = curves_layout(ts.view, ImVec2(min_left, 0.0f)).min_height;
+        const TrainingPresenterLayout l = layout_training_presenter(
+            avail.x, area_h, boxes, per_layer, gap, fs * 6.0f, min_left, min_curves_h, min_text_h);
+        const float at_width = curves_layout(ts.view, ImVec2(l.curves.w, 0.0f)).min_height;
+        if (at_width >= min_curves_h || !own_grid) // the panel's own views keep the narrowest column
+            return l;
         return layout_training_presenter(avail.x, area_h, boxes, per_layer, gap, fs * 6.0f, min_left,
-                                         min_curves_h, min_text_h);
+                                         at_width, min_text_h);
     };
     TrainingPresenterLayout layout = plan(training_head_label_gutter(fs, text));
     if (!boxes.empty() && layout.grid.cell < fs * 0.7f)

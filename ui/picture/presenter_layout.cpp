@@ -319,10 +319,11 @@ TrainingPresenterLayout layout_training_presenter(float w, float h, const std::v
     out.grid = best;
     out.maps = best.maps.empty() ? LayoutRect{w, 0.0f, 0.0f, h}
                                  : LayoutRect{left_w + gap, 0.0f, std::max(0.0f, w - left_w - gap), h};
+    // The plots keep their least height first (a plot cut at its bottom loses its step axis and the legend's
+    // last layer): in a view too short for both, the readouts get less than min_text_h (fewer sample lines).
     const bool with_text = min_text_h > 0.0f;
     const float curves_h =
-        with_text ? std::clamp(std::max(min_curves_h, h * 0.55f), 0.0f, std::max(0.0f, h - gap - min_text_h))
-                  : h;
+        with_text ? std::min(h, std::max(min_curves_h, std::min(h * 0.55f, h - gap - min_text_h))) : h;
     out.curves = LayoutRect{0.0f, 0.0f, left_w, curves_h};
     const float text_y = std::min(h, curves_h + gap);
     out.text = LayoutRect{0.0f, text_y, left_w, with_text ? h - text_y : 0.0f};

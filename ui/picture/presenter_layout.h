@@ -96,8 +96,9 @@ struct TrainingPresenterLayout
 
 // heads: one box per head, layer by layer (heads_per_layer of each); gap: between maps and parts; max_cell:
 // the largest cell; min_left: the plots' column at its narrowest. min_text_h > 0: a text model, whose
-// readouts go under the plots and get at least min_text_h; the plots get min_curves_h (or 55 % of the
-// height when that is more) of what that leaves.
+// readouts go under the plots: the plots get 55 % of the height, or what leaves the readouts min_text_h when
+// that is less, and never less than min_curves_h (a short view: the readouts get what is left, even under
+// min_text_h, so that the plots are never cut).
 TrainingPresenterLayout layout_training_presenter(float w, float h, const std::vector<MapBox>& heads,
                                                   int heads_per_layer, float gap, float max_cell,
                                                   float min_left, float min_curves_h, float min_text_h);

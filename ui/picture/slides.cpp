@@ -4,10 +4,12 @@
 // [SECTION] The caption
 // [SECTION] What a step shows
 // [SECTION] Layout: the maps in rows, one cell size for all, as large as the area allows
+// [SECTION] The loss strip
 // [SECTION] The slide
 #include "ui/picture/slides.h"
 
 #include "ui/model/lessons.h"
+#include "ui/model/training/text_readouts.h"
 #include "ui/model/training/training_controller.h"
 #include "ui/model/training/training_curves.h"
 #include "ui/picture/export.h"
@@ -100,7 +102,8 @@ struct SlideContent
     const TrainingSnapshot* curves = nullptr; // a training step: its curves above the maps
     int target_steps = 0, score_kind = 0, cursor_step = -1;
     bool fit_to_run = true;
-    std::string curves_note; // "weights at step 30"
+    std::string curves_note;     // "weights at step 30"
+    std::vector<LossCell> strip; // a text model's loss strip, when the step talks about it
 };
 
 // A map of the current trace: its name and its equation and shape (the slide's context line says where it
@@ -211,6 +214,7 @@ void training_maps(AppState& state, SlideContent& content)
 {
     TrainingPanelState& ts = state.training;
     const TrainingSnapshot& v = ts.view;
+    sync_probe(ts); // the step's probe, parsed even before a frame has drawn the panel
     if (v.timeline.empty() || ts.probe_batch.T == 0)
         return;
     const TrainingFrame* f = ts.follow_latest ? &v.timeline.back() : v.frame_at(ts.shown_step);
@@ -233,6 +237,9 @@ void training_maps(AppState& state, SlideContent& content)
                                      : "?");
     content.vocab = v.vocabulary;
     content.context = v.config.label();
+    // The loss strip under the maps where the step's text talks about it, as presenter mode shows it.
+    if (v.config.task == train::TaskKind::Text && step_shows_loss_strip(current_step(state)))
+        content.strip = loss_strip(ts.probe_batch, pr.acts(), v.vocabulary);
     if (ts.map_kind == 2)
     {
         HeatmapPicture logits = probe_map(pr.logits(), "Logits", "Z W_U + b_U, one row per position",
@@ -524,6 +531,97 @@ void draw_map_rows(Image& img, const TextRasterizer& text, const Palette& palett
 
 } // namespace
 
+// [SECTION] The loss strip
+
+namespace
+{
+
+constexpr double kBitsPerNat = 1.4426950408889634; // 1 / ln 2
+
+// The probe's characters in cells coloured by the model's surprise at each (the Training panel's strip: the
+// same colours on the slide's paper), wrapped to `width`, and its legend: the colour ramp from 0 to
+// kSurpriseMaxNats nats and the strip's mean, beside a strip of one line when both fit (a line of the slide's
+// height kept for the maps and curves), else under it. Draws from (x, y) when img is not null; returns the
+// height.
+int loss_strip_picture(Image* img, const TextRasterizer& text, const Palette& palette,
+                       const std::vector<LossCell>& cells, int x, int y, int width, float px, float small_px)
+{
+    const float pad = std::max(2.0f, std::floor(px * 0.18f));
+    const float cell_h = std::ceil(px + 2.0f * pad);
+    // The legend's parts and its width.
+    double sum = 0.0;
+    int counted = 0;
+    for (const LossCell& c : cells)
+        if (std::isfinite(c.loss))
+        {
+            sum += static_cast<double>(c.loss);
+            ++counted;
+        }
+    const std::string lead = "surprise, −ln p in nats:  0";
+    char top[16], mean[96] = "";
+    std::snprintf(top, sizeof top, "%.0f+", static_cast<double>(kSurpriseMaxNats));
+    if (counted > 0)
+        std::snprintf(mean, sizeof mean, "mean %.2f nats (%.2f bits)", sum / counted,
+                      sum / counted * kBitsPerNat);
+    const float gap = small_px * 0.4f;
+    const int ramp_w = static_cast<int>(small_px * 8.0f);
+    const float legend_w = text.width(lead, small_px) + gap + static_cast<float>(ramp_w) + gap +
+                           text.width(top, small_px) + small_px * 1.5f + text.width(mean, small_px);
+    // The cells, wrapped.
+    float cx = 0.0f, cy = 0.0f, strip_w = 0.0f;
+    for (const LossCell& c : cells)
+    {
+        const std::string shown = visible_character(c.symbol);
+        const float tw = text.width(shown, px);
+        const float w = std::ceil(std::max(tw, px * 0.5f) + 2.0f * pad);
+        if (cx > 0.0f && cx + w > static_cast<float>(width))
+        {
+            cx = 0.0f;
+            cy += cell_h + pad;
+        }
+        if (img != nullptr)
+        {
+            const Color32 fill = surprise_color(c.loss, kSurpriseMaxNats, palette.paper);
+            const int x0 = x + static_cast<int>(cx), y0 = y + static_cast<int>(cy);
+            fill_rect(*img, x0, y0, x0 + static_cast<int>(w), y0 + static_cast<int>(cell_h), fill);
+            const Color32 ink = is_blank_symbol(c.symbol) ? palette.grey_ink : chip_text_color(fill);
+            text.draw(*img, static_cast<float>(x0) + (w - tw) * 0.5f, static_cast<float>(y0) + pad, px, ink,
+                      shown);
+        }
+        cx += w;
+        strip_w = std::max(strip_w, cx);
+    }
+    const float beside_gap = small_px * 2.0f;
+    const bool beside = cy == 0.0f && strip_w + beside_gap + legend_w <= static_cast<float>(width);
+    const float legend_x = beside ? strip_w + beside_gap : 0.0f;
+    const float legend_y = beside ? (cell_h - small_px) * 0.5f : cy + cell_h + pad * 2.0f;
+    const int height = static_cast<int>(std::ceil(beside ? cell_h : legend_y + small_px * 1.2f));
+    if (img == nullptr)
+        return height;
+    const float ly = static_cast<float>(y) + legend_y;
+    float lx = static_cast<float>(x) + legend_x;
+    text.draw(*img, lx, ly, small_px, palette.grey_ink, lead);
+    lx += text.width(lead, small_px) + gap;
+    const int r0 = static_cast<int>(lx), r1 = r0 + ramp_w;
+    const int ry0 = static_cast<int>(ly + small_px * 0.15f), ry1 = static_cast<int>(ly + small_px * 0.95f);
+    constexpr int kSteps = 32;
+    for (int i = 0; i < kSteps; ++i)
+    {
+        const float v = kSurpriseMaxNats * (static_cast<float>(i) + 0.5f) / kSteps;
+        fill_rect(*img, r0 + ramp_w * i / kSteps, ry0, r0 + ramp_w * (i + 1) / kSteps, ry1,
+                  surprise_color(v, kSurpriseMaxNats, palette.paper));
+    }
+    frame_rect(*img, r0 - 1, ry0 - 1, r1 + 1, ry1 + 1, palette.frame);
+    lx = static_cast<float>(r1) + gap;
+    text.draw(*img, lx, ly, small_px, palette.grey_ink, top);
+    lx += text.width(top, small_px) + small_px * 1.5f;
+    if (counted > 0)
+        text.draw(*img, lx, ly, small_px, palette.grey_ink, mean);
+    return height;
+}
+
+} // namespace
+
 // [SECTION] The slide
 
 namespace
@@ -572,8 +670,19 @@ Image render_slide(AppState& state, const SlideWords& words, const SlideContent&
 
     // The curves of a training step take the top of the area, the maps the rest.
     int top = static_cast<int>(std::ceil(y));
-    const int bottom = static_cast<int>(caption_y) - gap / 2;
+    int bottom = static_cast<int>(caption_y) - gap / 2;
     const int area_w = width - 2 * margin;
+    // A text model's loss strip above the caption, across the slide.
+    if (!content->strip.empty())
+    {
+        // Its characters a little larger than the small text, the legend beside them where it fits.
+        const float strip_px = std::max(fonts.min_text, small_px * 1.15f);
+        const int strip_h =
+            loss_strip_picture(nullptr, text, palette, content->strip, margin, 0, area_w, strip_px, small_px);
+        bottom -= strip_h;
+        loss_strip_picture(&img, text, palette, content->strip, margin, bottom, area_w, strip_px, small_px);
+        bottom -= gap / 2;
+    }
     const int max_cell = static_cast<int>(std::max(24.0f, 144.0f * s));
     const int map_gap = content->maps.size() > 4 ? gap * 2 / 3 : gap;
     if (content->curves != nullptr)

@@ -65,4 +65,9 @@ StepMaps step_maps(const AppState& state, const LessonStep* step)
     return out;
 }
 
+bool step_shows_loss_strip(const LessonStep* step)
+{
+    return step != nullptr && step->text.find("loss strip") != std::string::npos;
+}
+
 } // namespace attnlab

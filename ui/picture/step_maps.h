@@ -37,6 +37,10 @@ StepMaps step_maps(const AppState& state, const LessonStep* step);
 // order.
 std::vector<MatrixRef> comparison_maps(const AppState& state, ComparisonSection section);
 
+// Whether a training step shows its text model's loss strip (the probe's characters coloured by the model's
+// surprise) in presenter mode and on its slide: its text talks about "the loss strip".
+bool step_shows_loss_strip(const LessonStep* step);
+
 // Whether a view of the comparison section(s) `shown` includes `section` (All includes every one).
 bool shows_comparison(ComparisonSection shown, ComparisonSection section);
 

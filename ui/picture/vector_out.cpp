@@ -6,7 +6,9 @@
 
 #include "core/io/atomic_file.h"
 #include "ui/picture/export.h"
+#include "ui/picture/font_file.h"
 
+#include <cairo-ft.h>
 #include <cairo-pdf.h>
 #include <cairo.h>
 
@@ -205,6 +207,137 @@ void svg_polyline(std::string& out, const DrawCommand& c)
 
 // [SECTION] PDF
 
+// The PDF's fonts, those the PNG draws with (ui/picture/raster.h): DejaVu Sans from the file font_file.h
+// finds, then the fallbacks for the characters it lacks (Droid Sans Fallback: Chinese, Japanese, Korean;
+// Symbola). cairo's text calls draw with one font and no fallback, so a label is drawn a run of characters at
+// a time, each run in the first font that has its characters (else CJK labels are empty boxes).
+class PdfFonts
+{
+public:
+    PdfFonts()
+    {
+        add(find_font_file());
+        for (const FontFile& file : load_fallback_font_files())
+            add(file.path);
+    }
+    ~PdfFonts()
+    {
+        for (const Face& f : faces_)
+        {
+            cairo_scaled_font_destroy(f.probe);
+            cairo_font_face_destroy(f.face);
+        }
+    }
+    PdfFonts(const PdfFonts&) = delete;
+    PdfFonts& operator=(const PdfFonts&) = delete;
+
+    // Draws the text command's label from the current point on.
+    void show_text(cairo_t* cr, const DrawCommand& c) const
+    {
+        std::size_t run_start = 0;
+        int run_face = -1;
+        const auto show_run = [&](std::size_t end)
+        {
+            if (run_face < 0 || end <= run_start)
+                return;
+            const Face& f = faces_[static_cast<std::size_t>(run_face)];
+            cairo_set_font_face(cr, f.face);
+            // A fallback is sized as the PNG sizes it: its ascent to descent is the label's pixel height.
+            cairo_set_font_size(cr, run_face == 0 || c.text_px <= 0.0f ? c.size : c.text_px * f.em_per_px);
+            cairo_show_text(cr, c.text.substr(run_start, end - run_start).c_str());
+        };
+        for (std::size_t i = 0; i < c.text.size();)
+        {
+            const auto lead = static_cast<unsigned char>(c.text[i]);
+            const std::size_t n = std::min<std::size_t>(lead >= 0xF0   ? 4
+                                                        : lead >= 0xE0 ? 3
+                                                        : lead >= 0xC0 ? 2
+                                                                       : 1,
+                                                        c.text.size() - i);
+            const int face = face_for(c.text.substr(i, n));
+            if (face != run_face)
+            {
+                show_run(i);
+                run_start = i;
+                run_face = face;
+            }
+            i += n;
+        }
+        show_run(c.text.size());
+    }
+
+private:
+    static constexpr double kProbeSize = 1000.0;
+    struct Face
+    {
+        cairo_font_face_t* face = nullptr;
+        cairo_scaled_font_t* probe = nullptr; // at kProbeSize: asked which characters it has, and its metrics
+        double em_per_px = 1.0;               // the em of a label whose ascent to descent is 1
+    };
+
+    // A face from a font file; "" (DejaVu Sans not found): the one fontconfig finds by its name.
+    void add(const std::string& path)
+    {
+        cairo_font_face_t* face = nullptr;
+        if (path.empty())
+        {
+            if (!faces_.empty())
+                return;
+            face =
+                cairo_toy_font_face_create("DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+        }
+        else
+        {
+            FcPattern* pattern = FcPatternCreate();
+            FcPatternAddString(pattern, FC_FILE, reinterpret_cast<const FcChar8*>(path.c_str()));
+            FcPatternAddInteger(pattern, FC_INDEX, 0);
+            face = cairo_ft_font_face_create_for_pattern(pattern);
+            FcPatternDestroy(pattern);
+        }
+        // Metrics unhinted (hinted, they are rounded to whole units of the size).
+        cairo_matrix_t size, identity;
+        cairo_matrix_init_scale(&size, kProbeSize, kProbeSize);
+        cairo_matrix_init_identity(&identity);
+        cairo_font_options_t* options = cairo_font_options_create();
+        cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF);
+        cairo_scaled_font_t* probe = cairo_scaled_font_create(face, &size, &identity, options);
+        cairo_font_options_destroy(options);
+        cairo_font_extents_t e{};
+        cairo_scaled_font_extents(probe, &e);
+        if (cairo_font_face_status(face) != CAIRO_STATUS_SUCCESS ||
+            cairo_scaled_font_status(probe) != CAIRO_STATUS_SUCCESS || !(e.ascent + e.descent > 0.0))
+        {
+            cairo_scaled_font_destroy(probe);
+            cairo_font_face_destroy(face);
+            return;
+        }
+        faces_.push_back({face, probe, kProbeSize / (e.ascent + e.descent)});
+    }
+
+    // The face for one character (UTF-8): DejaVu Sans for ASCII, else the first that has a glyph for it (none
+    // has: DejaVu Sans, whose box says so).
+    int face_for(const std::string& character) const
+    {
+        if (faces_.size() < 2 || static_cast<unsigned char>(character[0]) < 0x80)
+            return 0;
+        for (std::size_t k = 0; k < faces_.size(); ++k)
+        {
+            cairo_glyph_t* glyphs = nullptr;
+            int count = 0;
+            const cairo_status_t s = cairo_scaled_font_text_to_glyphs(
+                faces_[k].probe, 0.0, 0.0, character.data(), static_cast<int>(character.size()), &glyphs,
+                &count, nullptr, nullptr, nullptr);
+            const bool has = s == CAIRO_STATUS_SUCCESS && count == 1 && glyphs[0].index != 0;
+            cairo_glyph_free(glyphs);
+            if (has)
+                return static_cast<int>(k);
+        }
+        return 0;
+    }
+
+    std::vector<Face> faces_; // [0] DejaVu Sans
+};
+
 void set_color(cairo_t* cr, Color32 c, bool with_alpha)
 {
     const double r = red_of(c) / 255.0, g = green_of(c) / 255.0, b = blue_of(c) / 255.0;
@@ -214,7 +347,7 @@ void set_color(cairo_t* cr, Color32 c, bool with_alpha)
         cairo_set_source_rgb(cr, r, g, b);
 }
 
-void cairo_command(cairo_t* cr, const DrawCommand& c)
+void cairo_command(cairo_t* cr, const DrawCommand& c, const PdfFonts& fonts)
 {
     switch (c.kind)
     {
@@ -248,9 +381,8 @@ void cairo_command(cairo_t* cr, const DrawCommand& c)
         cairo_translate(cr, c.x0, c.y0);
         if (c.rotated)
             cairo_rotate(cr, -M_PI / 2.0);
-        cairo_set_font_size(cr, c.size);
         cairo_move_to(cr, 0.0, 0.0);
-        cairo_show_text(cr, c.text.c_str());
+        fonts.show_text(cr, c);
         cairo_restore(cr);
         break;
     case DrawKind::Polyline:
@@ -333,14 +465,14 @@ Status write_pdf(const std::vector<const Image*>& pages, const std::string& path
         cairo_pdf_surface_create_for_stream(append_to_string, &bytes, pages.front()->width * kPointsPerPixel,
                                             pages.front()->height * kPointsPerPixel);
     cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, "Attention Lab");
+    const PdfFonts fonts;
     for (const Image* page : pages)
     {
         cairo_pdf_surface_set_size(surface, page->width * kPointsPerPixel, page->height * kPointsPerPixel);
         cairo_t* cr = cairo_create(surface);
         cairo_scale(cr, kPointsPerPixel, kPointsPerPixel);
-        cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
         for (const DrawCommand& c : page->commands)
-            cairo_command(cr, c);
+            cairo_command(cr, c, fonts);
         cairo_show_page(cr);
         cairo_destroy(cr);
     }

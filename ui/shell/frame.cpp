@@ -2,6 +2,7 @@
 // places, popups, status bar, presenter mode), and picturing the window without its dialogs.
 #include "ui/shell/app_ui.h"
 
+#include "ui/model/lesson_export.h"
 #include "ui/model/lessons.h"
 #include "ui/model/training/training_controller.h"
 #include "ui/panels/panels.h"
@@ -77,6 +78,10 @@ void draw_panels(AppState& state, const LayoutRect& area)
             forget_panel_place(state, p.id);
         }
     }
+    // Focusing a window closes the popups open over it: while one is open (the lesson slides' export goes
+    // through the steps under its dialog) the step's view comes to the front when it closes.
+    if (any_popup_open())
+        return;
     if (state.lesson.focus_panel != PanelId::Count && lesson_active(state))
     {
         // The lesson's text first, then the step's view on top of everything else.
@@ -121,6 +126,7 @@ void draw_frame(AppState& state)
     handle_shortcuts(state);
     poll_model_load(state);
     update_trained_view(state);
+    lesson_export_frame(state);
     if (state.request_file_action != FileAction::None)
     {
         open_file_dialog(state, state.request_file_action);

@@ -3,6 +3,7 @@
 #include "ui/shell/menu_bar.h"
 
 #include "core/io/builtin_models.h"
+#include "ui/model/lesson_export.h"
 #include "ui/model/lessons.h"
 #include "ui/model/session_files.h"
 #include "ui/model/training/training_controller.h"
@@ -231,6 +232,15 @@ void file_menu(AppState& state)
     ImGui::Separator();
     if (ImGui::MenuItem("Export heatmap…", "Ctrl+E"))
         open_export_dialog(state, state.last_heatmap);
+    if (ImGui::MenuItem("Export lesson slides…", "Ctrl+Shift+E", false,
+                        lesson_active(state) && state.lesson_export.job == nullptr))
+        open_lesson_export_dialog(state);
+    item_tooltip(
+        lesson_active(state)
+            ? "Every step of the open lesson as a slide (its maps and its text as the caption): one "
+              "PNG or SVG per step, or one PDF with a page per step, 16:9 or 16:10; the same files as "
+              "attnlab lesson ID --export-dir DIR."
+            : "Open a lesson first (Lessons menu): its steps become the slides.");
     if (ImGui::MenuItem("Export window as PNG…"))
         open_file_dialog(state, FileAction::ExportWindowPng);
     if (ImGui::MenuItem("Export trace as JSON…"))

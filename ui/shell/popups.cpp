@@ -2,6 +2,8 @@
 // export, Keyboard shortcuts, About.
 #include "ui/shell/popups.h"
 
+#include "ui/model/lesson_export.h"
+#include "ui/model/lessons.h"
 #include "ui/model/session_files.h"
 #include "ui/picture/export.h"
 #include "ui/shell/app_ui.h"
@@ -9,6 +11,11 @@
 #include "ui/shell/widgets.h"
 
 #include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <string>
 
 namespace attnlab
 {
@@ -285,6 +292,110 @@ void export_popup(AppState& state)
     ImGui::EndPopup();
 }
 
+// File > Export lesson slides (Ctrl+Shift+E): the folder, the format and the slide size, then the export's
+// progress with Cancel (a step a frame; a step that trains a run waits for it, and the window goes on). A
+// failure stays in the dialog; the files appear only when every step is written.
+void lesson_export_popup(AppState& state)
+{
+    LessonExportDialog& d = state.lesson_export;
+    const char* title = "Export lesson slides###lesson_export";
+    if (d.open_request)
+    {
+        ImGui::OpenPopup(title);
+        d.open_request = false;
+    }
+    if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize))
+        return;
+    const Lesson* lesson = current_lesson(state);
+    const float width = ImGui::GetFontSize() * 30.0f;
+    if (d.close_request || (lesson == nullptr && d.job == nullptr))
+    {
+        d.close_request = false;
+        ImGui::CloseCurrentPopup();
+        ImGui::EndPopup();
+        return;
+    }
+    if (d.job != nullptr)
+    {
+        const LessonSlideExport& job = *d.job;
+        ImGui::Text("Writing %d slides to %s", job.steps_total(), job.dir().c_str());
+        char label[96];
+        if (job.waits_for() > 0)
+            std::snprintf(label, sizeof label, "slide %d of %d: training its run, step %d of %d",
+                          job.steps_done() + 1, job.steps_total(), job.trained(), job.waits_for());
+        else
+            std::snprintf(label, sizeof label, "slide %d of %d", job.steps_done() + 1, job.steps_total());
+        const float trained = job.waits_for() > 0
+                                  ? static_cast<float>(job.trained()) / static_cast<float>(job.waits_for())
+                                  : 0.0f;
+        const float fraction = (static_cast<float>(job.steps_done()) + 0.5f * trained) /
+                               static_cast<float>(std::max(1, job.steps_total()));
+        ImGui::ProgressBar(fraction, ImVec2(width, 0.0f), label);
+        if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
+        {
+            cancel_lesson_export(state);
+            ImGui::CloseCurrentPopup();
+        }
+        item_tooltip("Stops the export: no slide of it is left in the folder.");
+        ImGui::EndPopup();
+        return;
+    }
+    const int n = static_cast<int>(lesson->steps.size());
+    ImGui::TextUnformatted(lesson->title.c_str());
+    ImGui::Text("%d steps, a slide each", n);
+    ImGui::TextDisabled(
+        "each step's maps with its text as the caption, as attnlab lesson %s --export-dir writes",
+        lesson->id.c_str());
+    ImGui::SetNextItemWidth(width);
+    if (ImGui::IsWindowAppearing())
+        ImGui::SetKeyboardFocusHere();
+    const bool enter = input_text("folder", &d.dir, true);
+    constexpr ExportFormat kFormats[] = {ExportFormat::Png, ExportFormat::Svg, ExportFormat::Pdf};
+    int format = 0;
+    for (int i = 0; i < 3; ++i)
+        format = kFormats[i] == d.format ? i : format;
+    if (ImGui::RadioButton("PNG (a picture per step)", &format, 0) |
+        ImGui::RadioButton("SVG (vectors, a file per step)", &format, 1) |
+        ImGui::RadioButton("PDF (one file, a page per step)", &format, 2))
+        d.format = kFormats[format];
+    int wide = d.slide_width == 1920 ? 0 : 1;
+    if (ImGui::RadioButton("1920x1080 (16:9)", &wide, 0) | ImGui::RadioButton("1600x1000 (16:10)", &wide, 1))
+    {
+        d.slide_width = wide == 0 ? 1920 : 1600;
+        d.slide_height = wide == 0 ? 1080 : 1000;
+    }
+    const std::string ext = d.format == ExportFormat::Svg   ? ".svg"
+                            : d.format == ExportFormat::Pdf ? ".pdf"
+                                                            : ".png";
+    // The files it writes, as the command line names them.
+    char last[16];
+    std::snprintf(last, sizeof last, "-%02d", n);
+    const std::string first = (std::filesystem::path(d.dir) /
+                               (lesson->id + (d.format == ExportFormat::Pdf ? std::string() : "-01") + ext))
+                                  .string();
+    ImGui::TextDisabled("%s", d.format == ExportFormat::Pdf
+                                  ? first.c_str()
+                                  : (first + " … " + lesson->id + last + ext).c_str());
+    if (std::any_of(lesson->steps.begin(), lesson->steps.end(),
+                    [](const LessonStep& step) { return step.training.on && step.training.model.empty(); }))
+        ImGui::TextDisabled("Its steps that train a run wait until the run has finished training.");
+    if (!d.error.empty())
+    {
+        ImGui::PushTextWrapPos(width);
+        error_text(d.error);
+        ImGui::PopTextWrapPos();
+    }
+    if (ImGui::Button("Export") || enter)
+        start_lesson_export(state);
+    item_tooltip(
+        "Writes the slides to a hidden folder inside this one and moves them into place when all are "
+        "written: an error leaves none.");
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
+        ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+}
+
 void help_windows(AppState& state)
 {
     if (state.show_help)
@@ -384,6 +495,7 @@ void draw_popups(AppState& state)
     unsaved_popup(state);
     quit_popup(state);
     export_popup(state);
+    lesson_export_popup(state);
 }
 
 } // namespace attnlab

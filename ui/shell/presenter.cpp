@@ -17,6 +17,7 @@
 #include "core/train/tasks.h"
 #include "ui/heatmap/heatmap.h"
 #include "ui/model/lessons.h"
+#include "ui/model/text_wrap.h"
 #include "ui/panels/panels.h"
 #include "ui/picture/heatmap_math.h"
 #include "ui/picture/presenter_layout.h"
@@ -31,6 +32,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace attnlab
@@ -884,11 +886,16 @@ float presenter_caption(AppState& state, const LessonStep* step)
                                  ? (training ? state.training.view.config.label() : session_caption(state))
                              : waits ? std::string()
                                      : step->text;
+    // Broken into lines here, at spaces only: ImGui's own wrapping may leave a "." alone on a line after a
+    // closing quote.
     const float wrap_w = W - 2.0f * pad;
-    float text_h = text.empty() ? 0.0f : ImGui::CalcTextSize(text.c_str(), nullptr, false, wrap_w).y;
+    const auto width_of = [](std::string_view s)
+    { return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x; };
+    const std::string lines = wrap_lines(text, wrap_w, width_of);
+    const std::string note_lines = wrap_lines(note_text, wrap_w, width_of);
+    float text_h = text.empty() ? 0.0f : ImGui::CalcTextSize(lines.c_str()).y;
     if (!note_text.empty())
-        text_h += ImGui::CalcTextSize(note_text.c_str(), nullptr, false, wrap_w).y +
-                  (text.empty() ? 0.0f : style.ItemSpacing.y);
+        text_h += ImGui::CalcTextSize(note_lines.c_str()).y + (text.empty() ? 0.0f : style.ItemSpacing.y);
     const float caption_h = std::min(H * 0.45f, ImGui::GetTextLineHeightWithSpacing() + style.ItemSpacing.y +
                                                     text_h + style.WindowPadding.y * 2.0f + 2.0f);
     ImGui::SetNextWindowPos(ImVec2(0.0f, H - caption_h));
@@ -898,16 +905,14 @@ float presenter_caption(AppState& state, const LessonStep* step)
         ImGui::PushStyleColor(ImGuiCol_Text, accent());
         ImGui::TextUnformatted(heading.c_str());
         ImGui::PopStyleColor();
-        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap_w);
         if (!text.empty())
-            ImGui::TextUnformatted(text.c_str());
+            ImGui::TextUnformatted(lines.c_str());
         if (!note_text.empty())
         {
             ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-            ImGui::TextUnformatted(note_text.c_str());
+            ImGui::TextUnformatted(note_lines.c_str());
             ImGui::PopStyleColor();
         }
-        ImGui::PopTextWrapPos();
     }
     ImGui::End();
     return caption_h;

@@ -2,6 +2,7 @@
 // the panel table).
 #include "ui/shell/shortcuts.h"
 
+#include "ui/model/lesson_export.h"
 #include "ui/model/lessons.h"
 #include "ui/model/training/training_controller.h"
 #include "ui/shell/app_ui.h"
@@ -46,6 +47,7 @@ std::vector<ShortcutInfo> make_shortcut_table()
         {"Ctrl+O", "Open a session file"},
         {"Ctrl+S", "Save the session (asks for a path the first time)"},
         {"Ctrl+E", "Export the last hovered heatmap (PNG or CSV)"},
+        {"Ctrl+Shift+E", "Export the open lesson's slides: a PNG or SVG per step, or one PDF"},
         {"Ctrl+T", "Show the trained model or the session in the main panels (once a model is trained)"},
         {"→  /  Space  /  Page Down",
          "Next step of the lesson (when no text field has focus; a clicker works)"},
@@ -95,7 +97,9 @@ void handle_shortcuts(AppState& state)
             open_file_dialog(state, FileAction::OpenSession);
         if (key_pressed(keys::S))
             save_session_or_ask(state);
-        if (key_pressed(keys::E))
+        if (key_pressed(keys::E) && io.KeyShift)
+            open_lesson_export_dialog(state);
+        else if (key_pressed(keys::E))
             open_export_dialog(state, state.last_heatmap);
         if (key_pressed(keys::Q))
             state.request_quit = true;

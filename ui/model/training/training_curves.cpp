@@ -48,18 +48,26 @@ std::string map_scores_text(train::TaskKind task, const train::HeadScores& s)
     return text;
 }
 
-HeadRole text_head_role(const train::HeadScores& s)
+HeadRole text_head_role(const train::HeadScores& s, const train::HeadScores* even)
 {
     using K = train::HeadScoreKind;
-    HeadRole best;
+    const auto clears = [&](K kind, double v)
+    {
+        return v >= kHeadRoleMin &&
+               (even == nullptr || v >= kHeadRoleOverChance * train::head_score(*even, kind));
+    };
+    HeadRole best, role;
     for (const K kind : {K::PreviousToken, K::Induction, K::WordStart})
-        if (const double v = train::head_score(s, kind); v > best.score || best.kind == K::Count)
-        {
-            best.kind = kind;
-            best.score = v;
-        }
-    if (!(best.score >= kHeadRoleMin))
-        best.kind = K::Count;
+    {
+        const double v = train::head_score(s, kind);
+        if (v > best.score || best.kind == K::Count)
+            best = {kind, v};
+        if (clears(kind, v) && (v > role.score || role.kind == K::Count))
+            role = {kind, v};
+    }
+    if (role.kind != K::Count)
+        return role;
+    best.kind = K::Count;
     return best;
 }
 

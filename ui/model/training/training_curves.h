@@ -63,16 +63,19 @@ std::string label_difference(const std::string& label, const std::string& other)
 // roles' scores, short: "prev .22  ind .05  word .10").
 std::string map_scores_text(train::TaskKind task, const train::HeadScores& s);
 
-// What a text head does, told by its scores: the largest of previous-token, induction and word-start when it
-// reaches kHeadRoleMin (a head spreading its weight evenly over a 64-character window scores about .07 on
-// each), else no role (kind Count).
+// What a text head does, told by its scores: the largest of previous-token, induction and word-start that
+// clearly beats chance, else no role (kind Count). Clearly: at least kHeadRoleMin (a head spreading its
+// weight evenly over the held-out 64-character windows scores about .06, .09 and .05 on the three), and, when
+// `even` gives what evenly spread weights score on the same text (TrainingProbe::even_scores: a short
+// probe's chance is higher, .20 previous-token on 11 characters), at least kHeadRoleOverChance times that.
 inline constexpr double kHeadRoleMin = 0.15;
+inline constexpr double kHeadRoleOverChance = 2.0;
 struct HeadRole
 {
     train::HeadScoreKind kind = train::HeadScoreKind::Count;
-    double score = 0; // the role's score (the best of the three, even below kHeadRoleMin)
+    double score = 0; // the role's score (with no role: the best of the three, below the bar)
 };
-HeadRole text_head_role(const train::HeadScores& s);
+HeadRole text_head_role(const train::HeadScores& s, const train::HeadScores* even = nullptr);
 // "previous token .68", "induction .31", "word start .29", or "no clear role" (short_form: "prev .68",
 // "ind .31", "word .29", "no role").
 std::string head_role_text(const HeadRole& role, bool short_form = false);

@@ -65,6 +65,25 @@ bool TrainingProbe::update(const train::ModelConfig& model,
     sums.reset(model);
     sums.add(model, batch, acts_);
     sums.finish(scores_);
+
+    // The same scores for one head of even weights over the visible keys: their chance level on this text.
+    train::ModelConfig one = model;
+    one.n_layers = 1;
+    one.n_heads = 1;
+    train::Activations even;
+    even.layers.resize(1);
+    Mat& A = even.layers[0].weights; // (T, T)
+    A = Mat::Zero(T, T);
+    for (int i = 0; i < T; ++i)
+    {
+        const int visible = model.causal ? i + 1 : T;
+        A.row(i).head(visible).setConstant(1.0f / static_cast<float>(visible));
+    }
+    std::vector<train::HeadScores> even_scores;
+    sums.reset(one);
+    sums.add(one, batch, even);
+    sums.finish(even_scores);
+    even_scores_ = even_scores.front();
     return true;
 }
 

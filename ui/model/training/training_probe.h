@@ -45,6 +45,10 @@ public:
     float mean_loss() const { return mean_loss_; }
     // [l·h + j] on this sequence.
     const std::vector<train::HeadScores>& scores() const { return scores_; }
+    // The chance level of scores(): what a head spreading its weight evenly over the keys it may see
+    // (A[i, j] = 1/(i + 1) under the causal mask, else 1/T) scores on this sequence. A short probe's is high:
+    // on "She smiled." (T = 11) the previous-token score of even weights is .20.
+    const train::HeadScores& even_scores() const { return even_scores_; }
     // Every intermediate (B = 1) and every activation gradient of the last pass (transformer.h's names).
     const train::Activations& acts() const { return acts_; }
     const train::ActGrads& act_grads() const { return act_grads_; }
@@ -63,6 +67,7 @@ private:
     std::vector<float> loss_;
     float mean_loss_ = 0;
     std::vector<train::HeadScores> scores_;
+    train::HeadScores even_scores_;
 };
 
 } // namespace attnlab

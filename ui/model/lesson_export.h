@@ -1,0 +1,126 @@
+// A lesson's slide set: every step (or one) drawn and written to a hidden folder in DIR as PNG or SVG files
+// or one PDF, then moved into place, so an error leaves nothing half-written. The command line (`attnlab
+// lesson ID --export-dir DIR`, app/lesson_export.cpp) and the window (File > Export lesson slides) run the
+// same job: the command line a step after a few frames, the window one step a frame while its frames go on.
+// No ImGui.
+#pragma once
+
+#include "core/status.h"
+#include "ui/model/app_state.h"
+#include "ui/picture/raster.h"
+#include "ui/picture/vector_out.h"
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace attnlab
+{
+
+// What to export: the folder, the format and the slides' size; `step` 1-based (0: every step).
+struct LessonExportSpec
+{
+    std::string dir;
+    PictureFormat format = PictureFormat::Png;
+    int width = 1920, height = 1080;
+    int step = 0;
+};
+
+// The frames a step waits for after it is entered before its picture is taken: a new window and a scrolling
+// pipeline settle over them (the command line draws them; the window's frames go on by themselves).
+inline constexpr int kLessonExportSettleFrames = 4;
+
+// Draws one frame of the window; with a path, writes that frame's pixels there as a PNG (presenter mode's
+// slides) and returns why it could not.
+using LessonFrameFn = std::function<Status(const std::string& capture_path)>;
+
+enum class LessonExportTick
+{
+    Waiting, // the step is entered and settles, computes or trains
+    Wrote,   // a step's slide is written (to the hidden folder); more follow
+    Done,    // every file is in place
+    Failed,  // error() says why; nothing of this export is left in the folder
+};
+
+// One export of the open lesson's steps.
+class LessonSlideExport
+{
+public:
+    LessonSlideExport() = default;
+    ~LessonSlideExport(); // a job left unfinished removes its hidden folder
+    LessonSlideExport(const LessonSlideExport&) = delete;
+    LessonSlideExport& operator=(const LessonSlideExport&) = delete;
+
+    // Checks the lesson and the folder (created when missing; it must be writable) and makes the hidden
+    // folder the slides are written to first. `capture`: presenter mode's pixels for each step instead of a
+    // clean slide (PNG only). On error nothing is made.
+    Status begin(AppState& state, const LessonExportSpec& spec, LessonFrameFn capture = nullptr);
+    // One step of the job: enters the next lesson step, then, when it has settled (the frames given by
+    // frame_drawn()), its session is computed and its training run trained to its end (as the command line
+    // trains it before its first picture; a paused run is played), draws its slide and writes it; after the
+    // last, moves the files into place.
+    LessonExportTick tick(AppState& state);
+    // Counts a frame drawn since the step was entered.
+    void frame_drawn() { ++frames_; }
+    // Stops: the hidden folder and its slides go.
+    void cancel();
+
+    const std::string& error() const { return error_; }
+    // The files in place after Done, in order.
+    const std::vector<std::string>& written() const { return written_; }
+    // A note about the slides' font when it is missing ("" : none).
+    const std::string& note() const { return note_; }
+    int steps_total() const { return last_ - first_ + 1; }
+    int steps_done() const { return next_ - first_; }
+    // The training step the step being written waits for (0: none) and the run's step now.
+    int waits_for() const { return waits_for_; }
+    int trained() const { return trained_; }
+    const std::string& dir() const { return spec_.dir; }
+    PictureFormat format() const { return spec_.format; }
+    // The lesson step (0-based) that was open when the job began.
+    int started_at() const { return started_at_; }
+
+private:
+    LessonExportTick fail(std::string message);
+    LessonExportTick write_step(AppState& state);
+    LessonExportTick finish();
+
+    LessonExportSpec spec_;
+    LessonFrameFn capture_;
+    std::string lesson_id_;
+    std::string temp_; // the hidden folder ("" : none)
+    int first_ = 0, last_ = -1, next_ = 0;
+    int started_at_ = 0;
+    bool entered_ = false; // step next_ is entered
+    int frames_ = 0;       // frames drawn since
+    int waits_for_ = 0, trained_ = 0;
+    std::vector<std::string> names_; // the files, as they will be named in the folder
+    std::vector<Image> pages_;       // the PDF's, written after the last step
+    std::vector<std::string> written_;
+    std::string error_, note_;
+};
+
+// The command line's export: begins a job on state's lesson, draws frames with draw_frame and ticks it until
+// it ends; prints each file written to `out`, an error (and a missing font's note) to `err` as "attnlab
+// lesson: …". presenter: each step is the window's pixels (PNG only). Returns the exit code (0, or 1).
+int run_lesson_export(AppState& state, const LessonExportSpec& spec, bool presenter,
+                      const LessonFrameFn& draw_frame, std::ostream& out, std::ostream& err);
+
+// [SECTION] The window's dialog
+
+// The folder the dialog offers first: "<lesson id>-slides".
+std::string default_lesson_export_dir(const AppState& state);
+// Opens the dialog on the next frame (nothing when no lesson is open), with the default folder when none is
+// typed yet.
+void open_lesson_export_dialog(AppState& state);
+// Starts the dialog's export: state.lesson_export.job, or the error in state.lesson_export.error.
+Status start_lesson_export(AppState& state);
+// Once a frame while an export runs (after the frame's update): counts the frame and ticks the job; at its
+// end the status bar says where the slides went (or why none did), the job goes, and the lesson is back at
+// the step it was on.
+void lesson_export_frame(AppState& state);
+// Cancels the export under way, as above.
+void cancel_lesson_export(AppState& state);
+
+} // namespace attnlab
