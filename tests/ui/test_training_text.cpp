@@ -281,6 +281,30 @@ TEST(TrainingText, SamplesRepeatForTheSameSeedAndStepAndChangeWithTemperature)
     EXPECT_FALSE(sampler.pending());
 }
 
+TEST(TrainingText, TheProbesWordStartScoreLooksForTheSpacesAndAWordModelHasNone)
+{
+    HeadlessUi ui;
+    auto state = text_state(ui, 0);
+    const TrainingProbe& pr = state->training.probe;
+    ASSERT_FALSE(pr.empty());
+    // At step 0 every head spreads its weight: each keeps some on the last space before its query, as even
+    // weights do (about 1/(i + 1) a row on the probe's spaces).
+    ASSERT_FALSE(pr.scores().empty());
+    for (const train::HeadScores& h : pr.scores())
+        EXPECT_GT(h.word_start, 0.01);
+    EXPECT_GT(pr.even_scores().word_start, 0.01);
+    // A word model: its tokens have no spaces, so the score is 0 and the map titles leave it out.
+    train::RunSpec words = small_text();
+    words.level = train::TextLevel::Word;
+    auto word_state = text_state(ui, 0, words);
+    ASSERT_FALSE(word_state->training.probe.empty());
+    for (const train::HeadScores& h : word_state->training.probe.scores())
+        EXPECT_EQ(h.word_start, 0.0);
+    const test::FrameOutput out = ui.frames(*word_state, 2, panel_only(draw_training_panel));
+    EXPECT_TRUE(contains(out.text, "prev ")) << out.text;
+    EXPECT_FALSE(contains(out.text, "word .")) << out.text;
+}
+
 TEST(TrainingText, TheDefaultPromptIsTheProbesStartAndAWordModelsCutsNoWordInTwo)
 {
     // 16 characters: "somebody was com".

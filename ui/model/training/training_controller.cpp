@@ -62,9 +62,18 @@ void sync_probe(TrainingPanelState& ts)
         s = train::TextVocabulary::from_symbols(v.config.level, v.vocabulary, &text);
         if (s)
             s = train::plain_text_batch(ts.probe_text, text, v.model.T_max, &batch);
+        if (s) // the word-start score on the probe looks for the same spaces as on held-out text
+        {
+            ts.probe.set_word_boundaries(text.word_boundaries());
+            ts.compare_probe.set_word_boundaries(text.word_boundaries());
+        }
     }
     else
+    {
         s = train::text_batch(ts.probe_text, v.vocabulary, v.model.T_max, &batch);
+        ts.probe.set_word_boundaries({});
+        ts.compare_probe.set_word_boundaries({});
+    }
     if (s && batch.B != 1)
         s = Status::error("the probe is one sequence: write it on one line");
     if (s) // the positions the task scores, with its targets: the loss and gradients shown are the trained

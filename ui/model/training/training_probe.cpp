@@ -62,6 +62,7 @@ bool TrainingProbe::update(const train::ModelConfig& model,
             batch.loss_mask[static_cast<std::size_t>(t)] ? acts_.loss(t) : 0.0f;
     }
     train::HeadScoreSums sums;
+    sums.set_word_boundaries(word_boundaries_); // kept by reset, for the even scores below too
     sums.reset(model);
     sums.add(model, batch, acts_);
     sums.finish(scores_);
@@ -85,6 +86,14 @@ bool TrainingProbe::update(const train::ModelConfig& model,
     sums.finish(even_scores);
     even_scores_ = even_scores.front();
     return true;
+}
+
+void TrainingProbe::set_word_boundaries(const std::vector<std::uint8_t>& boundaries)
+{
+    if (boundaries == word_boundaries_)
+        return;
+    word_boundaries_ = boundaries;
+    clear();
 }
 
 void TrainingProbe::clear()

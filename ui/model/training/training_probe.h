@@ -8,6 +8,7 @@
 #include "core/train/metrics.h"
 #include "core/train/transformer.h"
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -23,6 +24,10 @@ public:
                 const train::Batch& batch, unsigned long long batch_version);
     // Forgets the last pass (the next update recomputes).
     void clear();
+    // The token ids that end a word (train::Task::word_boundaries): what the word-start score of scores()
+    // looks for; empty (the default) for tasks without words, whose word-start score is 0. A change makes
+    // the next update recompute.
+    void set_word_boundaries(const std::vector<std::uint8_t>& boundaries);
 
     // Bumped at each recompute: the heatmaps' version.
     unsigned long long version() const { return version_; }
@@ -68,6 +73,7 @@ private:
     float mean_loss_ = 0;
     std::vector<train::HeadScores> scores_;
     train::HeadScores even_scores_;
+    std::vector<std::uint8_t> word_boundaries_;
 };
 
 } // namespace attnlab
