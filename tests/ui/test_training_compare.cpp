@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <sstream>
 #include <string>
 
 namespace attnlab
@@ -372,6 +373,18 @@ TEST(TrainingCompare, PresenterModeShowsBothGroupsOnScreen)
         EXPECT_LE(r.w, bottom) << "above the caption";
         EXPECT_GE(r.z - r.x, 60.0f) << "large enough to read";
     }
+    // The cells (24 votes) are too small for every label: every k-th vote is named on both axes of each map,
+    // rather than none.
+    int labels = 0;
+    std::istringstream lines(out.text);
+    for (std::string line; std::getline(lines, line);)
+    {
+        const bool votes = !line.empty() && line.find_first_not_of("AB ") == std::string::npos;
+        labels += votes ? static_cast<int>(std::count_if(line.begin(), line.end(),
+                                                         [](char c) { return c == 'A' || c == 'B'; }))
+                        : 0;
+    }
+    EXPECT_GE(labels, 3 * 2 * 3) << "three maps, two axes, every 8th of 24 votes at least:\n" << out.text;
 }
 
 } // namespace

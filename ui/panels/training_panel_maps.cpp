@@ -176,9 +176,8 @@ void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, fl
                                   text_scores_text(*chance).c_str());
             char key[64];
             std::snprintf(key, sizeof key, "%s/L%d/h%d", g.key, l, j);
-            const auto [r, c] =
-                draw_probe_map(state, key, pr.version(), pr.weights(k), true, &pr.mask(), ImVec2(side, side),
-                               {&tokens, &tokens, text_task}, head_color(j));
+            const auto [r, c] = draw_probe_map(state, key, pr.version(), pr.weights(k), true, &pr.mask(),
+                                               ImVec2(side, side), {&tokens, &tokens, true}, head_color(j));
             if (r >= 0 && text_task)
             {
                 // Characters alone are hard to place: each with the text around it.
@@ -200,7 +199,7 @@ void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, fl
                 std::snprintf(key, sizeof key, "%s/L%d/h%d/grad", g.key, l, j);
                 const auto [gr, gc] =
                     draw_probe_map(state, key, pr.version(), pr.dweights(k), false, &pr.mask(),
-                                   ImVec2(side, side), {&tokens, &tokens, text_task}, head_color(j));
+                                   ImVec2(side, side), {&tokens, &tokens, true}, head_color(j));
                 if (gr >= 0)
                     ImGui::SetTooltip("∂L/∂A_h at query %d, key %d: %.3g\nNegative (blue): more weight here "
                                       "would lower the loss.",
@@ -509,6 +508,15 @@ float training_head_title_height()
     return ImGui::GetTextLineHeightWithSpacing() * 2.0f;
 }
 
+bool training_labels_short(const std::vector<std::string>& labels)
+{
+    const float fs = ImGui::GetFontSize();
+    for (const std::string& t : labels)
+        if (ImGui::CalcTextSize(t.c_str()).x > fs * 2.0f)
+            return false;
+    return true;
+}
+
 float training_head_label_gutter(float cell, bool sparse_labels)
 {
     const float fs = ImGui::GetFontSize();
@@ -560,14 +568,7 @@ std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned lo
         return std::max(1.0f, std::min(cw, ch));
     };
     const auto short_labels = [&](const std::vector<std::string>* l)
-    {
-        if (l == nullptr)
-            return false;
-        for (const std::string& t : *l)
-            if (ImGui::CalcTextSize(t.c_str()).x > fs * 2.0f)
-                return false;
-        return true;
-    };
+    { return l != nullptr && training_labels_short(*l); };
     float label_w = fs * 2.2f;
     // Sparse one-character labels need a narrower gutter, and fewer of them fit: every k-th.
     const bool sparse = labels.sparse && cell_for(label_w) < fs * 0.7f && short_labels(labels.rows);

@@ -274,9 +274,11 @@ void draw_training_presenter_view(AppState& state)
         return layout_training_presenter(avail.x, area_h, boxes, per_layer, gap, fs * 6.0f, min_left,
                                          at_width, min_text_h);
     };
-    TrainingPresenterLayout layout = plan(training_head_label_gutter(fs, text));
+    // Short labels (every task's but a word model's) stay, every k-th, on small cells: their gutter.
+    const bool short_labels = maps && training_labels_short(training_probe_tokens(ts));
+    TrainingPresenterLayout layout = plan(training_head_label_gutter(fs, short_labels));
     if (!boxes.empty() && layout.grid.cell < fs * 0.7f)
-        layout = plan(training_head_label_gutter(layout.grid.cell, text));
+        layout = plan(training_head_label_gutter(layout.grid.cell, short_labels));
     if (!maps || !own_grid)
     {
         // The panel's views lay themselves out: give them the rectangle right of the plots.

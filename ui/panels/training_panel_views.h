@@ -69,10 +69,14 @@ struct MapLabels
 {
     const std::vector<std::string>* rows = nullptr;
     const std::vector<std::string>* cols = nullptr;
-    // Labels of one character each (a text model's): when cells are too small for every label, every k-th
-    // is drawn (k = 2, 4, 8, ...) a little smaller, with a tick, rather than none.
+    // When cells are too small for every label and the labels are short (training_labels_short: a
+    // character, a digit, a vote), every k-th is drawn (k = 2, 4, 8, ...) a little smaller, with a tick,
+    // rather than none; the map's tooltip names every one.
     bool sparse = false;
 };
+
+// Whether every label is at most 2 em wide: short enough for a map's axis at any cell size (every k-th).
+bool training_labels_short(const std::vector<std::string>& labels);
 
 // The spacing of sparse labels: 1 when a label of `label` pixels fits a cell, else the smallest power of two
 // k with k cells at least that long.
