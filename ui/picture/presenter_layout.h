@@ -115,11 +115,12 @@ struct CaptionPlacement
 CaptionPlacement place_caption(float w, float h, const std::function<float(float)>& caption_height,
                                const std::function<float(float, float)>& map_cell);
 
-// The caption's size and place for a step: at caption_px (a 24th of the screen) wherever it leaves the
-// maps' cells at least as large as a caption at the text's size (text_px) left them under the band; else
-// the largest whole pixel size between the two that does (the maps never shrink for the larger caption).
-// caption_height(width, px): the caption's height wrapped to width at font size px. Without map_cell (a
-// panel, the Training view): caption_px in the band.
+// The caption's size and place for a step: at caption_px (a 24th of the screen) wherever the whole caption
+// fits its place (a band within kCaptionBandMaxShare) and the maps keep cells at least as large as a caption
+// at the text's size (text_px) left them under the band; else the largest whole pixel size between the two
+// that does (the maps never shrink for the larger caption, and the caption is never cut). caption_height
+// (width, px): the caption's height wrapped to width at font size px. Without map_cell (a panel, the Training
+// view): the band, at the largest size that fits it.
 struct CaptionChoice
 {
     float font_px = 0.0f;
