@@ -1165,8 +1165,12 @@ void draw_presenter(AppState& state)
     std::function<float(float, float)> cell;
     if (maps)
         cell = [&](float w, float h) { return map_view_cell(state, *maps, w, h); };
+    // The Training view keeps the caption at the text's size: its plots have least heights and its maps
+    // shrink with the view's height, which a taller band takes (lesson 12 step 8 at 720 lines lost its
+    // head-score plot and half its maps' size).
     const ImFont* font = caption_font();
-    const float caption_px = font != nullptr ? font->FontSize : ImGui::GetFontSize();
+    const bool training = presenter_shows_training(state);
+    const float caption_px = font != nullptr && !training ? font->FontSize : ImGui::GetFontSize();
     const CaptionChoice chosen = choose_caption(
         display.x, display.y - title_h, ImGui::GetFontSize(), caption_px,
         [&](float w, float px) { return caption_height(words, w, px); }, cell);
