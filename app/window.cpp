@@ -201,7 +201,8 @@ public:
         glfwGetWindowSize(window_, &w, &h);
         return static_cast<float>(h) / content_scale_;
     }
-    float font_px = 0.0f; // the size the font atlas was built at (unscaled)
+    float font_px = 0.0f;    // the size the font atlas was built at (unscaled)
+    float caption_px = 0.0f; // the same for presenter mode's caption font (0: none)
 
     void toggle_fullscreen()
     {
@@ -318,7 +319,9 @@ void rebuild_fonts(AppState& state, Window& window)
 {
     std::string message;
     window.font_px = ui_font_size(state, window.logical_height());
-    load_fonts(window.font_px * window.content_scale(), &message, state.glyphs.extra);
+    window.caption_px = ui_caption_font_size(state, window.logical_height());
+    load_fonts(window.font_px * window.content_scale(), &message, state.glyphs.extra,
+               window.caption_px * window.content_scale());
     state.font_message = message;
 }
 
@@ -327,7 +330,8 @@ void rebuild_fonts(AppState& state, Window& window)
 void render_frame(Window& window, AppState& state, const std::string& capture_path, FrameResult* result)
 {
     // Presenter mode's font follows the window's height, so a resize may need a new atlas too.
-    if (state.request_font_rebuild || ui_font_size(state, window.logical_height()) != window.font_px)
+    if (state.request_font_rebuild || ui_font_size(state, window.logical_height()) != window.font_px ||
+        ui_caption_font_size(state, window.logical_height()) != window.caption_px)
     {
         rebuild_fonts(state, window);
         ImGui_ImplOpenGL3_DestroyFontsTexture();

@@ -7,6 +7,7 @@
 #include "ui/model/training/training_controller.h"
 #include "ui/picture/heatmap_math.h"
 #include "ui/picture/presenter_layout.h"
+#include "ui/picture/step_maps.h"
 #include "ui/shell/app_ui.h"
 #include "ui/shell/fonts.h"
 #include "ui/shell/presenter.h"
@@ -20,6 +21,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -37,6 +39,14 @@ bool drawn(const test::FrameOutput& out, const std::string& text)
     return out.text.find(text) != std::string::npos;
 }
 
+// The same in wrapped text, whose lines may break anywhere between words (a caption beside the maps).
+bool drawn_wrapped(const test::FrameOutput& out, const std::string& text)
+{
+    std::string flat = out.text;
+    std::replace(flat.begin(), flat.end(), '\n', ' ');
+    return flat.find(text) != std::string::npos;
+}
+
 class PresenterTest : public ::testing::Test
 {
 protected:
@@ -45,7 +55,7 @@ protected:
     void use_window_font(float height)
     {
         ImGuiIO& io = ImGui::GetIO();
-        load_fonts(ui_font_size(*state, height), nullptr);
+        load_fonts(ui_font_size(*state, height), nullptr, {}, ui_caption_font_size(*state, height));
         unsigned char* pixels = nullptr;
         int w = 0, h = 0;
         io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
@@ -362,6 +372,102 @@ TEST(PresenterLayout, PartsNeverBreakInside)
     EXPECT_EQ(flow_parts({100.0f, 80.0f, 90.0f}, 10.0f, 400.0f), (std::vector<int>{0, 0, 0}));
     EXPECT_EQ(flow_parts({100.0f, 80.0f, 90.0f}, 10.0f, 200.0f), (std::vector<int>{0, 0, 1}));
     EXPECT_EQ(flow_parts({100.0f, 80.0f, 90.0f}, 10.0f, 95.0f), (std::vector<int>{0, 1, 2}));
+}
+
+TEST(PresenterLayout, TheCaptionGoesUnderWideShortMapsAndBesideSquareOnes)
+{
+    // A 1280x680 room under the title line; a caption of 600 px of text at a 30 px line (its height: the
+    // lines that width needs, plus a heading line and padding).
+    const float W = 1280.0f, H = 680.0f;
+    // A caption of 3000 px of text on 36 px lines, a heading line and 20 px of padding.
+    auto caption = [](float width)
+    { return (std::ceil(3000.0f / std::max(1.0f, width - 20.0f)) + 1.0f) * 36.0f + 20.0f; };
+    // One square 10x10 map with 60 px of labels around it: height-bound, so the width a column takes costs
+    // nothing and the band's height is all lost.
+    auto square = [](float w, float h)
+    { return std::max(0.0f, std::min((w - 60.0f) / 10.0f, (h - 60.0f) / 10.0f)); };
+    const CaptionPlacement beside = place_caption(W, H, caption, square);
+    EXPECT_EQ(beside.side, CaptionSide::Right);
+    EXPECT_NEAR(beside.cell, (H - 60.0f) / 10.0f, 1e-3f) << "the map keeps the whole height";
+    EXPECT_FLOAT_EQ(beside.caption.w, std::round(W * 0.4f)) << "the widest column that costs the map nothing";
+    EXPECT_LE(caption(beside.caption.w), beside.caption.h) << "the whole caption fits its column";
+    // Beside the map and never over it.
+    EXPECT_FLOAT_EQ(beside.view.x + beside.view.w, beside.caption.x);
+    EXPECT_FLOAT_EQ(beside.caption.x + beside.caption.w, W);
+    EXPECT_FLOAT_EQ(beside.view.h, H);
+
+    // One 8x64 map (Q_h, wide and short): width-bound, so a column would shrink it and the band costs it
+    // nothing: the caption goes under it.
+    auto wide = [](float w, float h)
+    { return std::max(0.0f, std::min((w - 60.0f) / 64.0f, (h - 60.0f) / 8.0f)); };
+    const CaptionPlacement under = place_caption(W, H, caption, wide);
+    EXPECT_EQ(under.side, CaptionSide::Below);
+    EXPECT_NEAR(under.cell, (W - 60.0f) / 64.0f, 1e-3f);
+    EXPECT_FLOAT_EQ(under.caption.y + under.caption.h, H);
+    EXPECT_FLOAT_EQ(under.view.y + under.view.h, under.caption.y) << "the band starts where the view ends";
+    EXPECT_FLOAT_EQ(under.caption.w, W);
+    EXPECT_FLOAT_EQ(under.caption.h, caption(W));
+
+    // A caption too long for any column stays in the band (scrolling there past its largest share), and so
+    // does a view without maps (a panel, the Training view).
+    auto endless = [](float width) { return width < 1000.0f ? 2000.0f : 400.0f; };
+    EXPECT_EQ(place_caption(W, H, endless, square).side, CaptionSide::Below);
+    EXPECT_EQ(place_caption(W, H, caption, nullptr).side, CaptionSide::Below);
+    const CaptionPlacement capped = place_caption(
+        W, H, [](float) { return 2000.0f; }, nullptr);
+    EXPECT_FLOAT_EQ(capped.caption.h, H * kCaptionBandMaxShare);
+    // Equal cells either way (maps far smaller than the room): the band, the familiar reading order.
+    auto small = [](float, float) { return 20.0f; };
+    EXPECT_EQ(place_caption(W, H, caption, small).side, CaptionSide::Below);
+}
+
+TEST(PresenterLayout, TheCaptionShrinksOnlyWhereNoPlaceKeepsTheMapsAsLarge)
+{
+    const float W = 1280.0f, H = 680.0f;
+    // 3000 px of text at 22.5 px, growing with the font; one line of 1.2 em each.
+    auto caption = [](float width, float px)
+    {
+        const float text_w = 3000.0f * px / 22.5f;
+        return (std::ceil(text_w / std::max(1.0f, width - 20.0f)) + 1.0f) * px * 1.2f + 20.0f;
+    };
+    // A square map: beside it the caption costs nothing; at 30 px the caption holds.
+    auto square = [](float w, float h)
+    { return std::max(0.0f, std::min((w - 60.0f) / 10.0f, (h - 60.0f) / 10.0f)); };
+    const CaptionChoice ok = choose_caption(W, H, 22.5f, 30.0f, caption, square);
+    EXPECT_FLOAT_EQ(ok.font_px, 30.0f);
+    EXPECT_EQ(ok.placement.side, CaptionSide::Right);
+    EXPECT_GE(ok.placement.cell, ok.floor_cell - 0.5f);
+    // Four square maps in a row, held by the height with width to spare: neither the band at 30 px (shorter
+    // view) nor a column (narrower view, and the row no longer fits across) keeps their cells, so the caption
+    // takes the largest size that does, whole pixels between the two.
+    auto row = [](float w, float h)
+    { return std::max(0.0f, std::min((w - 200.0f) / 40.0f, (h - 300.0f) / 10.0f)); };
+    const CaptionChoice held = choose_caption(W, H, 22.5f, 30.0f, caption, row);
+    EXPECT_LT(held.font_px, 30.0f);
+    EXPECT_GE(held.font_px, 22.5f);
+    EXPECT_EQ(held.font_px, std::floor(held.font_px)) << "whole pixels";
+    EXPECT_GE(held.placement.cell, held.floor_cell - 0.5f);
+    const CaptionChoice one_more = choose_caption(W, H, 22.5f, held.font_px + 1.0f, caption, row);
+    EXPECT_LT(one_more.font_px, held.font_px + 1.0f) << "a pixel more would shrink the maps";
+    // No maps (a panel): the caption's size in the band; a caption too long for the band at that size takes
+    // the largest size at which it is whole there.
+    const CaptionChoice panel = choose_caption(W, H, 22.5f, 30.0f, caption, nullptr);
+    EXPECT_FLOAT_EQ(panel.font_px, 30.0f);
+    EXPECT_EQ(panel.placement.side, CaptionSide::Below);
+    auto longer = [&](float width, float px) { return caption(width, px) * 2.0f; };
+    const CaptionChoice fitted = choose_caption(W, H, 22.5f, 30.0f, longer, nullptr);
+    EXPECT_LT(fitted.font_px, 30.0f);
+    EXPECT_LE(longer(W, fitted.font_px), H * kCaptionBandMaxShare + 0.5f) << "whole in the band";
+    EXPECT_GT(longer(W, fitted.font_px + 1.0f), H * kCaptionBandMaxShare + 0.5f) << "the largest that is";
+}
+
+TEST(PresenterLayout, CaptionFontIsATwentyFourthOfTheScreenHeight)
+{
+    EXPECT_FLOAT_EQ(presenter_caption_font_size(720.0f, 1.0f), 30.0f);
+    EXPECT_FLOAT_EQ(presenter_caption_font_size(1080.0f, 1.0f), 45.0f);
+    EXPECT_GT(presenter_caption_font_size(720.0f, 1.0f), presenter_font_size(720.0f, 1.0f));
+    // Ctrl+= grows it with the rest of the text.
+    EXPECT_FLOAT_EQ(presenter_caption_font_size(720.0f, 1.2f), 36.0f);
 }
 
 // [SECTION] The steps drawn at 1280x720
@@ -740,12 +846,12 @@ TEST_F(PresenterTest, TheCaptionSaysWhenItDescribesSettingsSinceChanged)
     EXPECT_FALSE(drawn(out, "changed since")) << out.text;
     presenter_edit_step(*state, PresenterSetting::heads, +1);
     out = ui.frames(*state, 3);
-    EXPECT_TRUE(drawn(out, "h = 4 (now 8)")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "h = 4 (now 8)")) << out.text;
     // The step again: its settings back, the note gone.
     previous_step(*state);
     next_step(*state);
     out = ui.frames(*state, 3);
-    EXPECT_FALSE(drawn(out, "(now 8)")) << out.text;
+    EXPECT_FALSE(drawn_wrapped(out, "(now 8)")) << out.text;
 }
 
 // [SECTION] The Training view
@@ -1071,5 +1177,155 @@ TEST_F(PresenterTest, TheTextLessonsCaptionLinesNeverStartWithClosingPunctuation
         });
 }
 
+// [SECTION] The caption: a 24th of the screen's height, under the maps or beside them, never over them
+
+// The caption's glyphs as drawn: each quad's baseline and height, read from the caption window's draw list
+// (glyphs found by their texture coordinates in any font of the atlas).
+struct CaptionGlyphs
+{
+    std::vector<float> baselines;
+    float font_px = 0.0f;   // the size the glyphs are drawn at (their font's size times their scale)
+    float capital_h = 0.0f; // the height of a drawn capital 'T'
+};
+
+CaptionGlyphs caption_glyphs()
+{
+    CaptionGlyphs out;
+    const ImGuiWindow* window = ImGui::FindWindowByName("##presenter_caption");
+    if (window == nullptr)
+        return out;
+    std::map<std::pair<float, float>, std::pair<const ImFontGlyph*, float>> by_uv;
+    for (const ImFont* font : ImGui::GetIO().Fonts->Fonts)
+        for (const ImFontGlyph& g : font->Glyphs)
+            if (g.Visible)
+                by_uv[{g.U0, g.V0}] = {&g, font->FontSize};
+    const ImVector<ImDrawVert>& v = window->DrawList->VtxBuffer;
+    for (int i = 0; i + 2 < v.Size; ++i)
+    {
+        const auto it = by_uv.find({v[i].uv.x, v[i].uv.y});
+        if (it == by_uv.end() || v[i + 2].uv.x != it->second.first->U1 ||
+            v[i + 2].uv.y != it->second.first->V1)
+            continue;
+        const ImFontGlyph& g = *it->second.first;
+        // A caption below the font's size is drawn scaled: the scale from the quad's width, as decode_text.
+        const float s = g.X1 > g.X0 ? (v[i + 2].pos.x - v[i].pos.x) / (g.X1 - g.X0) : 1.0f;
+        out.baselines.push_back(v[i].pos.y - g.Y0 * s);
+        if (g.X1 - g.X0 > 4.0f) // wide enough for its scale to be read to a few hundredths
+            out.font_px = std::max(out.font_px, it->second.second * s);
+        if (g.Codepoint == 'T')
+            out.capital_h = v[i + 2].pos.y - v[i].pos.y;
+        i += 3;
+    }
+    return out;
+}
+
+// The caption's line pitch: the smallest step between two of its baselines (the lines of one wrapped text
+// are one font size apart; heading to text adds the item spacing). 0: one line only.
+float line_pitch(std::vector<float> baselines)
+{
+    std::sort(baselines.begin(), baselines.end());
+    float pitch = 0.0f;
+    for (std::size_t i = 1; i < baselines.size(); ++i)
+        if (const float d = baselines[i] - baselines[i - 1]; d > 2.0f && (pitch == 0.0f || d < pitch))
+            pitch = d;
+    return pitch;
+}
+
+bool overlaps(const ImVec4& r, const ImGuiWindow* w)
+{
+    return r.x < w->Pos.x + w->Size.x - 0.5f && w->Pos.x < r.z - 0.5f && r.y < w->Pos.y + w->Size.y - 0.5f &&
+           w->Pos.y < r.w - 0.5f;
+}
+
+// Every step of every lesson at 1280x720 and 1920x1080: the caption's text is drawn a 24th of the screen's
+// height high (its lines that far apart), beside or under the view and never over a map, and whole in its
+// window (a band may scroll only past its largest share); the maps keep square cells.
+TEST_F(PresenterTest, EveryStepsCaptionIsATwentyFourthOfTheScreenAndNeverOverTheMaps)
+{
+    const auto& lessons = state->lesson.library.lessons;
+    ASSERT_FALSE(lessons.empty());
+    state->mouse_ignored = true;
+    for (const ImVec2 size : {ImVec2(1280.0f, 720.0f), ImVec2(1920.0f, 1080.0f)})
+    {
+        ui.resize(size.x, size.y);
+        int beside = 0, under = 0, steps = 0, training_steps = 0;
+        std::vector<std::string> smaller; // steps whose caption holds the maps' size at less than a 24th
+        for (std::size_t i = 0; i < lessons.size(); ++i)
+            for (std::size_t k = 0; k < lessons[i].steps.size(); ++k)
+            {
+                const std::string where = lessons[i].id + " step " + std::to_string(k + 1) + " at " +
+                                          std::to_string(static_cast<int>(size.y));
+                SCOPED_TRACE(where);
+                enter_lesson(*state, static_cast<int>(i), static_cast<int>(k));
+                state->presenter = true;
+                use_window_font(size.y);
+                const test::FrameOutput out = ui.frames(*state, 2);
+                const ImGuiWindow* caption = ImGui::FindWindowByName("##presenter_caption");
+                const ImGuiWindow* view = ImGui::FindWindowByName("##presenter_view");
+                ASSERT_NE(caption, nullptr);
+                ASSERT_NE(view, nullptr);
+                ++steps;
+                const CaptionGlyphs glyphs = caption_glyphs();
+                const float pitch = line_pitch(glyphs.baselines);
+                ASSERT_GT(pitch, 0.0f) << "a heading and a text: two lines at least";
+                // Drawn at the size chosen: a 24th of the screen, or where that would shrink the maps, the
+                // largest size that keeps them (never under the presenter's text size, a 32nd).
+                EXPECT_NEAR(glyphs.font_px, state->presenter_caption_px, 0.6f);
+                EXPECT_GE(pitch, state->presenter_caption_px - 0.6f) << "lines a font size apart";
+                EXPECT_GE(glyphs.font_px, size.y / 32.0f - 0.5f);
+                const bool training = step_maps(*state, current_step(*state)).kind == StepMapsKind::Training;
+                if (training)
+                {
+                    // The Training view keeps the text's size (its plots and maps would shrink).
+                    EXPECT_NEAR(glyphs.font_px, size.y / 32.0f, 0.6f);
+                    ++training_steps;
+                }
+                else if (state->presenter_caption_px < size.y / 24.0f - 0.01f)
+                    smaller.push_back(lessons[i].id + " " + std::to_string(k + 1) + " (" +
+                                      std::to_string(static_cast<int>(state->presenter_caption_px)) + " px)");
+                // The caption and the view side by side or one above the other, never over each other.
+                const bool right = caption->Pos.x > 0.5f;
+                EXPECT_EQ(right, state->presenter_caption_beside);
+                (right ? beside : under) += 1;
+                if (right)
+                {
+                    EXPECT_LE(view->Pos.x + view->Size.x, caption->Pos.x + 0.5f);
+                }
+                else
+                {
+                    EXPECT_LE(view->Pos.y + view->Size.y, caption->Pos.y + 0.5f);
+                }
+                EXPECT_LE(caption->Pos.x + caption->Size.x, size.x + 0.5f);
+                EXPECT_LE(caption->Pos.y + caption->Size.y, size.y + 0.5f);
+                // (The Training view draws its maps in a scrolling list of its own, clipped at its edge.)
+                for (const ImVec4& r : heatmap_rects(out))
+                    EXPECT_TRUE(training || !overlaps(r, caption)) << "a map under the caption";
+                // The whole caption in its window, unless even the text's size would not fit the band.
+                const float needed = caption->ContentSize.y + 2.0f * ImGui::GetStyle().WindowPadding.y;
+                if (right || state->presenter_caption_px > size.y / 32.0f + 0.5f)
+                {
+                    EXPECT_LE(needed, caption->Size.y + 1.0f) << "the caption is cut";
+                }
+                std::printf("%s: caption %s, font %.1f px, capital T %.0f px\n", where.c_str(),
+                            right ? "beside" : "under", static_cast<double>(glyphs.font_px),
+                            static_cast<double>(glyphs.capital_h));
+            }
+        std::printf("%.0fx%.0f: %d steps, caption beside the maps on %d, under them on %d\n",
+                    static_cast<double>(size.x), static_cast<double>(size.y), steps, beside, under);
+        std::printf("under a 24th (%.0f px):", static_cast<double>(size.y / 24.0f));
+        for (const std::string& s : smaller)
+            std::printf(" %s;", s.c_str());
+        std::printf("\n");
+        EXPECT_GT(beside, 0);
+        EXPECT_GT(under, 0);
+        std::printf("Training view steps (caption at the text's size): %d\n", training_steps);
+        EXPECT_LE(smaller.size() * 2, static_cast<std::size_t>(steps - training_steps))
+            << "a 24th on half the steps of maps at least";
+    }
+    leave_lesson(*state);
+    state->presenter = false;
+}
+
 } // namespace
+
 } // namespace attnlab

@@ -39,16 +39,16 @@ void append_utf8(std::string& out, unsigned int cp)
 // when the baseline moves. This sees every piece of text, including labels drawn straight into draw lists.
 std::string decode_text(const ImDrawData* dd)
 {
-    const ImFont* font = ImGui::GetIO().Fonts->Fonts[0];
-    std::map<std::pair<float, float>, const ImFontGlyph*> by_uv;
-    for (const ImFontGlyph& g : font->Glyphs)
-        if (g.Visible)
-            by_uv[{g.U0, g.V0}] = &g;
+    // Every font of the atlas (the text font, and presenter mode's caption font when loaded).
+    std::map<std::pair<float, float>, std::pair<const ImFontGlyph*, const ImFont*>> by_uv;
+    for (const ImFont* font : ImGui::GetIO().Fonts->Fonts)
+        for (const ImFontGlyph& g : font->Glyphs)
+            if (g.Visible)
+                by_uv[{g.U0, g.V0}] = {&g, font};
     std::string out;
     for (int l = 0; l < dd->CmdListsCount; ++l)
     {
         const ImDrawList* list = dd->CmdLists[l];
-        const float space = font->FindGlyph(' ')->AdvanceX;
         float pen_end = -1e9f, last_y = -1e9f;
         for (int i = 0; i + 2 < list->VtxBuffer.Size; ++i)
         {
@@ -56,7 +56,8 @@ std::string decode_text(const ImDrawData* dd)
             const auto it = by_uv.find({a.uv.x, a.uv.y});
             if (it == by_uv.end())
                 continue;
-            const ImFontGlyph& g = *it->second;
+            const ImFontGlyph& g = *it->second.first;
+            const float space = it->second.second->FindGlyph(' ')->AdvanceX;
             const ImDrawVert& c = list->VtxBuffer[i + 2];
             if (c.uv.x != g.U1 || c.uv.y != g.V1)
                 continue;

@@ -540,6 +540,9 @@ struct AppState
     // presenter_note_until (seconds).
     std::string presenter_note;
     double presenter_note_until = 0.0;
+    // The caption's font size and side the last presenter frame chose (choose_caption).
+    float presenter_caption_px = 0.0f;
+    bool presenter_caption_beside = false;
     // Presenter mode's edit bar (E opens it, E or Esc closes it): the sentence, h, d_model, mask and τ
     // edited without leaving presenter mode. presenter_text is the sentence being typed (Enter applies it).
     bool presenter_edit = false;

@@ -383,4 +383,9 @@ float ui_font_size(const AppState& state, float window_height)
     return presenter_font_size(window_height, state.prefs.presenter_scale);
 }
 
+float ui_caption_font_size(const AppState& state, float window_height)
+{
+    return state.presenter ? presenter_caption_font_size(window_height, state.prefs.presenter_scale) : 0.0f;
+}
+
 } // namespace attnlab

@@ -75,5 +75,7 @@ std::string lesson_caption_note(const AppState& state, const LessonStep& step, b
 // The font size in pixels (at content scale 1) the UI should use: the preference, or in presenter mode a
 // size that grows with the window's height times the presenter's own scale (presenter_font_size).
 float ui_font_size(const AppState& state, float window_height);
+// The presenter caption's font size for that height (presenter_caption_font_size); 0 outside presenter mode.
+float ui_caption_font_size(const AppState& state, float window_height);
 
 } // namespace attnlab

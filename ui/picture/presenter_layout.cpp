@@ -1,4 +1,5 @@
-// Presenter mode's pure layout: font size, text size steps, square-cell map grids, unbreakable text parts.
+// Presenter mode's pure layout: font sizes, text size steps, the caption's side, square-cell map grids,
+// unbreakable text parts.
 #include "ui/picture/presenter_layout.h"
 
 #include <algorithm>
@@ -15,6 +16,14 @@ float presenter_font_size(float window_height, float presenter_scale)
                             ? std::clamp(presenter_scale, kMinPresenterScale, kMaxPresenterScale)
                             : 1.0f;
     return std::clamp(window_height / 32.0f * scale, 12.0f, 80.0f);
+}
+
+float presenter_caption_font_size(float window_height, float presenter_scale)
+{
+    const float scale = std::isfinite(presenter_scale)
+                            ? std::clamp(presenter_scale, kMinPresenterScale, kMaxPresenterScale)
+                            : 1.0f;
+    return std::clamp(window_height / 24.0f * scale, 12.0f, 106.0f);
 }
 
 float step_presenter_scale(float scale, int step)
@@ -285,6 +294,94 @@ MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h,
              gap;
     }
     return out;
+}
+
+// [SECTION] The caption: under the maps or beside them
+
+CaptionPlacement place_caption(float w, float h, const std::function<float(float)>& caption_height,
+                               const std::function<float(float, float)>& map_cell)
+{
+    w = std::max(0.0f, w);
+    h = std::max(0.0f, h);
+    CaptionPlacement below;
+    const float band_h = std::clamp(caption_height(w), 0.0f, h * kCaptionBandMaxShare);
+    below.caption = LayoutRect{0.0f, h - band_h, w, band_h};
+    below.view = LayoutRect{0.0f, 0.0f, w, h - band_h};
+    if (!map_cell)
+        return below;
+    below.cell = map_cell(below.view.w, below.view.h);
+    std::vector<CaptionPlacement> columns;
+    float largest = 0.0f;
+    for (const float share : kCaptionColumnShares)
+    {
+        const float column_w = std::round(w * share);
+        if (caption_height(column_w) > h)
+            continue; // the caption would not fit the column
+        CaptionPlacement right;
+        right.side = CaptionSide::Right;
+        right.caption = LayoutRect{w - column_w, 0.0f, column_w, h};
+        right.view = LayoutRect{0.0f, 0.0f, w - column_w, h};
+        right.cell = map_cell(right.view.w, right.view.h);
+        largest = std::max(largest, right.cell);
+        columns.push_back(right);
+    }
+    CaptionPlacement best = below;
+    if (largest <= below.cell + 1.0f)
+        return best;
+    for (const CaptionPlacement& right : columns)
+        if (right.cell >= largest - 1.0f &&
+            (best.side == CaptionSide::Below || right.caption.w > best.caption.w))
+            best = right;
+    return best;
+}
+
+CaptionChoice choose_caption(float w, float h, float text_px, float caption_px,
+                             const std::function<float(float, float)>& caption_height,
+                             const std::function<float(float, float)>& map_cell)
+{
+    auto at = [&](float px)
+    {
+        CaptionChoice c;
+        c.font_px = px;
+        c.placement = place_caption(
+            w, h, [&](float width) { return caption_height(width, px); }, map_cell);
+        return c;
+    };
+    // A size holds when the whole caption fits its place (a band within its largest share) and the maps keep
+    // the cells a caption at the text's size left them under the band.
+    float floor_cell = 0.0f;
+    if (map_cell)
+    {
+        const float band_h = std::clamp(caption_height(w, text_px), 0.0f, h * kCaptionBandMaxShare);
+        floor_cell = map_cell(w, h - band_h);
+    }
+    auto holds = [&](const CaptionChoice& c)
+    {
+        const bool whole = c.placement.side == CaptionSide::Right ||
+                           caption_height(w, c.font_px) <= h * kCaptionBandMaxShare + 0.5f;
+        return whole && (!map_cell || c.placement.cell >= floor_cell - 0.5f);
+    };
+    CaptionChoice best = at(caption_px);
+    best.floor_cell = floor_cell;
+    if (!(caption_px > text_px) || holds(best))
+        return best;
+    // The largest whole pixel size that holds (the cells shrink as the caption grows).
+    float lo = std::ceil(text_px), hi = std::floor(caption_px);
+    CaptionChoice found = at(text_px);
+    while (lo <= hi)
+    {
+        const float mid = std::floor(0.5f * (lo + hi));
+        CaptionChoice c = at(mid);
+        if (holds(c))
+        {
+            found = c;
+            lo = mid + 1.0f;
+        }
+        else
+            hi = mid - 1.0f;
+    }
+    found.floor_cell = floor_cell;
+    return found;
 }
 
 // [SECTION] The Training view

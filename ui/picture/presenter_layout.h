@@ -1,10 +1,12 @@
-// Presenter mode's pure layout: the font size for a window's height, the text size steps, and where a set of
-// heatmaps goes in the view so that their cells are square and as large as the window allows (side by side,
-// stacked or in a grid, whichever gives the larger cells). No ImGui, so tests compute it for any window.
+// Presenter mode's pure layout: the font size for a window's height, the text size steps, where the caption
+// goes (under the maps or beside them), and where a set of heatmaps goes in the view so that their cells are
+// square and as large as the window allows (side by side, stacked or in a grid, whichever gives the larger
+// cells). No ImGui, so tests compute it for any window.
 #pragma once
 
 #include "ui/model/layout.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,11 @@ namespace attnlab
 // Presenter mode's font size in pixels (at content scale 1): a 32nd of the window's height (34 px on a
 // 1080-line screen, 22.5 px at 720) times the presenter's scale, kept between 12 and 80 px.
 float presenter_font_size(float window_height, float presenter_scale);
+
+// The caption's font size in pixels (at content scale 1): a 24th of the window's height (30 px on 720 lines,
+// 45 px on 1080), larger than the rest of the presenter's text so that the back row reads it, times the
+// presenter's scale, kept between 12 and 106 px.
+float presenter_caption_font_size(float window_height, float presenter_scale);
 
 // One Ctrl+= (step +1), Ctrl+- (step -1) or Ctrl+0 (step 0: back to 1) applied to a presenter scale, in
 // tenths, kept within kMinPresenterScale..kMaxPresenterScale.
@@ -78,6 +85,51 @@ struct MapGrid
 // the area (the view scrolls); of the shapes that need it, the one that fits across with the fewest rows.
 MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h, float gap, float max_cell,
                     int columns = 0, float min_cell = 0.0f);
+
+// [SECTION] The caption: under the maps or beside them
+
+// Where the caption goes in the room under the title line (w x h): in a band across the bottom (under wide,
+// short maps, which leave height spare) or in a column on the right (beside square or tall maps, which leave
+// width spare), whichever gives the maps larger cells.
+enum class CaptionSide
+{
+    Below,
+    Right,
+};
+inline constexpr float kCaptionBandMaxShare = 0.45f; // of the room's height; a longer caption scrolls
+// The widths a right-hand column may take, as shares of the room's width.
+inline constexpr float kCaptionColumnShares[] = {0.25f, 0.3f, 0.35f, 0.4f};
+struct CaptionPlacement
+{
+    CaptionSide side = CaptionSide::Below;
+    LayoutRect caption; // relative to the room's top left corner
+    LayoutRect view;    // the maps' view: the rest of the room
+    float cell = 0.0f;  // the maps' cell in `view` (0: no maps)
+};
+
+// caption_height(width): the caption's height wrapped to that width (its padding included); map_cell(w, h):
+// the maps' cell in a view of w x h (empty: the view is a panel or the Training view, which keep the band).
+// A column is only a candidate when the whole caption fits its height; it wins when its cells are more than
+// a pixel larger than under the band (ties keep the band), and of the columns giving the largest cells (to a
+// pixel) the widest, which wraps the caption to the fewest lines.
+CaptionPlacement place_caption(float w, float h, const std::function<float(float)>& caption_height,
+                               const std::function<float(float, float)>& map_cell);
+
+// The caption's size and place for a step: at caption_px (a 24th of the screen) wherever the whole caption
+// fits its place (a band within kCaptionBandMaxShare) and the maps keep cells at least as large as a caption
+// at the text's size (text_px) left them under the band; else the largest whole pixel size between the two
+// that does (the maps never shrink for the larger caption, and the caption is never cut). caption_height
+// (width, px): the caption's height wrapped to width at font size px. Without map_cell (a panel, the Training
+// view): the band, at the largest size that fits it.
+struct CaptionChoice
+{
+    float font_px = 0.0f;
+    CaptionPlacement placement;
+    float floor_cell = 0.0f; // the cells under a band at text_px
+};
+CaptionChoice choose_caption(float w, float h, float text_px, float caption_px,
+                             const std::function<float(float, float)>& caption_height,
+                             const std::function<float(float, float)>& map_cell);
 
 // [SECTION] The Training view
 

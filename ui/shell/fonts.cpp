@@ -24,17 +24,24 @@ void* atlas_copy(const std::string& bytes)
     return data;
 }
 
-// The fallback fonts merged into `font` for the extra characters (ImGui skips those a font lacks, and never
-// replaces a glyph an earlier font gave).
-void merge_fallbacks(ImFontAtlas* atlas, float size_px, const std::vector<char32_t>& extra,
-                     ImVector<ImWchar>* ranges)
+// The ranges of the extra characters, built once: every font's fallbacks point into them.
+void build_extra_ranges(const std::vector<char32_t>& extra, ImVector<ImWchar>* ranges)
 {
+    ranges->clear();
     if (extra.empty())
         return;
     ImFontGlyphRangesBuilder builder;
     for (const char32_t c : extra)
         builder.AddChar(static_cast<ImWchar>(c));
     builder.BuildRanges(ranges);
+}
+
+// The fallback fonts merged into the font added last, for the extra characters (ImGui skips those a font
+// lacks, and never replaces a glyph an earlier font gave).
+void merge_fallbacks(ImFontAtlas* atlas, float size_px, const ImVector<ImWchar>& ranges)
+{
+    if (ranges.empty())
+        return;
     for (const FontFile& file : load_fallback_font_files())
     {
         ImFontConfig config;
@@ -42,7 +49,7 @@ void merge_fallbacks(ImFontAtlas* atlas, float size_px, const std::vector<char32
         config.OversampleH = 1;
         config.OversampleV = 1;
         atlas->AddFontFromMemoryTTF(atlas_copy(file.bytes), static_cast<int>(file.bytes.size()), size_px,
-                                    &config, ranges->Data);
+                                    &config, ranges.Data);
     }
 }
 
@@ -73,7 +80,7 @@ void paint_missing_glyph_box(ImFontAtlas* atlas, int rect_id)
 
 } // namespace
 
-bool load_fonts(float size_px, std::string* message, const std::vector<char32_t>& extra)
+bool load_fonts(float size_px, std::string* message, const std::vector<char32_t>& extra, float caption_px)
 {
     ImGuiIO& io = ImGui::GetIO();
     io.Fonts->Clear();
@@ -92,30 +99,53 @@ bool load_fonts(float size_px, std::string* message, const std::vector<char32_t>
         ranges.push_back(static_cast<ImWchar>(last));
     }
     ranges.push_back(0);
+    build_extra_ranges(extra, &extra_ranges);
     if (!font.path.empty() && !font.bytes.empty())
     {
-        ImFontConfig config;
-        config.OversampleH = 2;
-        config.OversampleV = 1;
-        ImFont* main = io.Fonts->AddFontFromMemoryTTF(
-            atlas_copy(font.bytes), static_cast<int>(font.bytes.size()), size_px, &config, ranges.Data);
-        if (main != nullptr)
+        // DejaVu at one size, its fallbacks merged and the box for missing characters; Fonts[0] is the text
+        // font, Fonts[1] (when asked for) the caption's.
+        std::vector<int> boxes;
+        for (const float px : {size_px, caption_px})
         {
-            merge_fallbacks(io.Fonts, size_px, extra, &extra_ranges);
-            const int box = add_missing_glyph_box(io.Fonts, main, size_px);
+            if (!(px > 0.0f))
+                continue;
+            ImFontConfig config;
+            config.OversampleH = 2;
+            config.OversampleV = 1;
+            ImFont* added = io.Fonts->AddFontFromMemoryTTF(
+                atlas_copy(font.bytes), static_cast<int>(font.bytes.size()), px, &config, ranges.Data);
+            if (added == nullptr)
+                break;
+            merge_fallbacks(io.Fonts, px, extra_ranges);
+            boxes.push_back(add_missing_glyph_box(io.Fonts, added, px));
+        }
+        if (!boxes.empty())
+        {
             io.Fonts->Build();
-            paint_missing_glyph_box(io.Fonts, box);
+            for (const int box : boxes)
+                paint_missing_glyph_box(io.Fonts, box);
             return true;
         }
     }
-    ImFontConfig config;
-    config.SizePixels = size_px;
-    io.Fonts->AddFontDefault(&config);
+    io.Fonts->Clear();
+    for (const float px : {size_px, caption_px})
+        if (px > 0.0f)
+        {
+            ImFontConfig config;
+            config.SizePixels = px;
+            io.Fonts->AddFontDefault(&config);
+        }
     if (message != nullptr)
         *message = (font.note.empty() ? std::string() : font.note + ". ") +
                    "DejaVuSans.ttf not found (install fonts-dejavu-core or set ATTNLAB_FONT): using the "
                    "built-in font, so √, ᵀ, τ and other maths symbols show as '?'.";
     return false;
+}
+
+ImFont* caption_font()
+{
+    const ImFontAtlas* atlas = ImGui::GetIO().Fonts;
+    return atlas->Fonts.Size > 1 ? atlas->Fonts[1] : nullptr;
 }
 
 } // namespace attnlab

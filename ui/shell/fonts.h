@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+struct ImFont;
+
 namespace attnlab
 {
 
@@ -12,7 +14,12 @@ namespace attnlab
 // font when the file is missing: then message explains that maths symbols will show as '?'), with the
 // extra characters (≤ U+FFFF) taken from the fallback fonts that have them; a character no font has is
 // drawn as an empty box. Returns true when DejaVu was loaded. The caller rebuilds the renderer's font
-// texture.
-bool load_fonts(float size_px, std::string* message, const std::vector<char32_t>& extra = {});
+// texture. caption_px > 0: a second font, the same at that size, for presenter mode's caption
+// (caption_font()).
+bool load_fonts(float size_px, std::string* message, const std::vector<char32_t>& extra = {},
+                float caption_px = 0.0f);
+
+// The caption's font that load_fonts added (nullptr when it added none).
+ImFont* caption_font();
 
 } // namespace attnlab

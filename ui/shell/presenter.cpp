@@ -4,9 +4,9 @@
 // Index of this file:
 // [SECTION] Headers: parts that never break inside
 // [SECTION] A grid of maps filling the view
-// [SECTION] The step's stages
 // [SECTION] Heads: every head's map, with query and key labels and what the colours and H mean in words
 // [SECTION] The comparisons: what the step shows, in a sentence with its number, above the maps
+// [SECTION] A view of maps: what it writes above them, and the maps
 // [SECTION] Text size and theme
 // [SECTION] The edit bar
 // [SECTION] The frame: title line, caption and view
@@ -23,6 +23,7 @@
 #include "ui/picture/presenter_layout.h"
 #include "ui/picture/step_maps.h"
 #include "ui/shell/app_ui.h"
+#include "ui/shell/fonts.h"
 #include "ui/shell/theme.h"
 #include "ui/shell/widgets.h"
 
@@ -31,6 +32,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -288,7 +291,7 @@ float presenter_zoom(const AppState& state)
 // token keeps its label. After Ctrl+= the cells keep at least their size at 100% text and room for their
 // values if they had it: the larger text makes the grid taller than the view rather than the maps smaller
 // (the view scrolls).
-GridPlan plan_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail)
+GridPlan plan_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail, float view_h)
 {
     const float fs = ImGui::GetFontSize();
     GridPlan plan = plan_at(state, maps, avail, fs, 0.0f);
@@ -309,7 +312,6 @@ GridPlan plan_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2
         b.col_labels /= zoom;
         b.below /= zoom;
     }
-    const float view_h = ImGui::GetWindowHeight();
     const float base_h = avail.y + (ImGui::GetIO().DisplaySize.y - view_h) * (1.0f - 1.0f / zoom);
     const float base_cell = layout_maps(base, avail.x, base_h, fs * 1.2f / zoom, fs * 6.0f / zoom).cell;
     const float min_cell = zoomed_min_cell(base_cell, ImGui::CalcTextSize("-0.00").x / zoom, zoom);
@@ -324,7 +326,7 @@ std::vector<HeatmapResult> draw_map_grid(AppState& state, const std::vector<Grid
 {
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const GridPlan plan = plan_map_grid(state, maps, avail);
+    const GridPlan plan = plan_map_grid(state, maps, avail, ImGui::GetWindowHeight());
     std::vector<HeatmapResult> results(maps.size());
     for (std::size_t i = 0; i < plan.boxes.size(); ++i)
     {
@@ -382,29 +384,83 @@ Header stage_header(AppState& state, const MatrixRef& ref, const MatrixView& vie
     return header;
 }
 
-// [SECTION] The step's stages
+// [SECTION] Heads: every head's map, with query and key labels and what the colours and H mean in words
 
-void highlighted_stages(AppState& state, const std::vector<MatrixRef>& refs)
+// One item of the heads legend: a line of text in a colour, or the colour scale drawn as a strip between
+// its two ends.
+struct LegendItem
 {
-    if (!state.status.is_ok())
-        error_text(state.status.message());
-    std::vector<GridMap> maps;
-    for (const MatrixRef& ref : refs)
+    enum Kind
     {
-        GridMap map;
-        map.ref = ref;
-        const MatrixView view = resolve_matrix(state, map.ref);
-        if (view.m == nullptr)
-            continue;
-        map.header = stage_header(state, map.ref, view);
-        map.options.frame_color = frame_color(state);
-        map.options.frame_thickness = 3.0f;
-        maps.push_back(std::move(map));
+        Text,
+        Accent,
+        Quiet,
+        Scale,
+    } kind = Text;
+    std::string text; // the scale: its high end ("1")
+};
+
+std::vector<LegendItem> heads_legend_items(const AppState& state)
+{
+    const Trace& t = state.trace();
+    const int T = t.T();
+    std::vector<LegendItem> items;
+    char what[96];
+    std::snprintf(what, sizeof what, "weights A_h of layer %d, sentence %d, T = %d", state.sel.layer + 1,
+                  state.sel.b + 1, T);
+    items.push_back({LegendItem::Accent, what});
+    items.push_back({LegendItem::Scale, state.prefs.stretch_weights ? "largest (each map)" : "1"});
+    const QueryPin& pin = state.heads_panel.query;
+    if (pin.valid() && pin.row < T)
+        items.push_back(
+            {LegendItem::Accent,
+             "query “" +
+                 t.tokens.tokens[static_cast<std::size_t>(state.sel.b)][static_cast<std::size_t>(pin.row)] +
+                 "” in every head"});
+    if (t.config.mask == MaskKind::Causal)
+        items.push_back({LegendItem::Text, "hatched: masked (a query never sees later keys)"});
+    char entropy[128];
+    std::snprintf(entropy, sizeof entropy, "H: mean row entropy, 0 = one key … %.2f = all keys equal",
+                  std::log(static_cast<double>(std::max(1, T))));
+    items.push_back({LegendItem::Quiet, entropy});
+    if (state.showing_opened())
+        items.push_back({LegendItem::Quiet, state.opened.model->label() + ", pretrained"});
+    else if (state.showing_trained())
+        items.push_back({LegendItem::Quiet, "trained in Attention Lab"});
+    else if (!state.engine.has_imported_weights())
+    {
+        char seeded[96];
+        std::snprintf(seeded, sizeof seeded, "untrained (random, seed %llu)",
+                      static_cast<unsigned long long>(t.config.seed));
+        items.push_back({LegendItem::Quiet, seeded});
     }
-    draw_map_grid(state, maps);
+    return items;
 }
 
-// [SECTION] Heads: every head's map, with query and key labels and what the colours and H mean in words
+constexpr const char* kScaleLow = "weight 0";
+
+// The width an item takes on its line (the scale: both ends, its strip and the spaces between).
+float legend_item_width(const LegendItem& item)
+{
+    if (item.kind != LegendItem::Scale)
+        return ImGui::CalcTextSize(item.text.c_str()).x;
+    const float space = ImGui::CalcTextSize(" ").x;
+    return ImGui::CalcTextSize(kScaleLow).x + ImGui::GetFontSize() * 6.0f +
+           ImGui::CalcTextSize(item.text.c_str()).x + 4.0f * space;
+}
+
+// The legend's height in a view whose content is content_w wide: its items flow over lines (each on the line
+// of the previous one when it fits, as legend_item draws them), then a small gap.
+float heads_legend_height(const std::vector<LegendItem>& items, float content_w)
+{
+    std::vector<float> widths;
+    for (const LegendItem& item : items)
+        widths.push_back(legend_item_width(item));
+    const std::vector<int> lines = flow_parts(widths, ImGui::CalcTextSize("   ").x, content_w);
+    const int n = lines.empty() ? 0 : lines.back() + 1;
+    return static_cast<float>(n) * ImGui::GetTextLineHeightWithSpacing() + ImGui::GetFontSize() * 0.3f +
+           ImGui::GetStyle().ItemSpacing.y;
+}
 
 // A flow of legend items: the next one on the line of the previous item when it fits, else on the next.
 void legend_item(float w, bool first)
@@ -415,69 +471,37 @@ void legend_item(float w, bool first)
         ImGui::SameLine(0.0f, space);
 }
 
-void legend_text(const std::string& text, bool first)
+void heads_legend(const std::vector<LegendItem>& items)
 {
-    legend_item(ImGui::CalcTextSize(text.c_str()).x, first);
-    ImGui::TextUnformatted(text.c_str());
-}
-
-void heads_legend(AppState& state)
-{
-    const Trace& t = state.trace();
-    const int T = t.T();
     const float fs = ImGui::GetFontSize();
-    char what[96];
-    std::snprintf(what, sizeof what, "weights A_h of layer %d, sentence %d, T = %d", state.sel.layer + 1,
-                  state.sel.b + 1, T);
-    ImGui::PushStyleColor(ImGuiCol_Text, accent());
-    legend_text(what, true);
-    ImGui::PopStyleColor();
-    // The colour scale, drawn: one strip for all heads.
-    const bool stretch = state.prefs.stretch_weights;
-    const std::string lo = "weight 0", hi = stretch ? "largest (each map)" : "1";
-    const float bar_w = fs * 6.0f;
     const float space = ImGui::CalcTextSize(" ").x;
-    legend_item(ImGui::CalcTextSize(lo.c_str()).x + bar_w + ImGui::CalcTextSize(hi.c_str()).x + 4.0f * space,
-                false);
-    ImGui::TextUnformatted(lo.c_str());
-    ImGui::SameLine(0.0f, space);
+    const ImGuiStyle& style = ImGui::GetStyle();
+    for (std::size_t i = 0; i < items.size(); ++i)
     {
-        const ImVec2 p = ImGui::GetCursorScreenPos();
-        colormap_strip(ImGui::GetWindowDrawList(), p.x, p.y + 3.0f, bar_w, p.y + fs - 3.0f);
-        ImGui::Dummy(ImVec2(bar_w, fs));
+        const LegendItem& item = items[i];
+        legend_item(legend_item_width(item), i == 0);
+        if (item.kind == LegendItem::Scale)
+        {
+            // The colour scale, drawn: one strip for all heads.
+            const float bar_w = fs * 6.0f;
+            ImGui::TextUnformatted(kScaleLow);
+            ImGui::SameLine(0.0f, space);
+            const ImVec2 p = ImGui::GetCursorScreenPos();
+            colormap_strip(ImGui::GetWindowDrawList(), p.x, p.y + 3.0f, bar_w, p.y + fs - 3.0f);
+            ImGui::Dummy(ImVec2(bar_w, fs));
+            ImGui::SameLine(0.0f, space);
+            ImGui::TextUnformatted(item.text.c_str());
+            continue;
+        }
+        const bool coloured = item.kind != LegendItem::Text;
+        if (coloured)
+            ImGui::PushStyleColor(ImGuiCol_Text, item.kind == LegendItem::Accent
+                                                     ? accent()
+                                                     : style.Colors[ImGuiCol_TextDisabled]);
+        ImGui::TextUnformatted(item.text.c_str());
+        if (coloured)
+            ImGui::PopStyleColor();
     }
-    ImGui::SameLine(0.0f, space);
-    ImGui::TextUnformatted(hi.c_str());
-    const QueryPin& pin = state.heads_panel.query;
-    if (pin.valid() && pin.row < T)
-    {
-        ImGui::PushStyleColor(ImGuiCol_Text, accent());
-        legend_text(
-            "query “" +
-                t.tokens.tokens[static_cast<std::size_t>(state.sel.b)][static_cast<std::size_t>(pin.row)] +
-                "” in every head",
-            false);
-        ImGui::PopStyleColor();
-    }
-    if (t.config.mask == MaskKind::Causal)
-        legend_text("hatched: masked (a query never sees later keys)", false);
-    char entropy[128];
-    std::snprintf(entropy, sizeof entropy, "H: mean row entropy, 0 = one key … %.2f = all keys equal",
-                  std::log(static_cast<double>(std::max(1, T))));
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    legend_text(entropy, false);
-    if (state.showing_opened())
-        legend_text(state.opened.model->label() + ", pretrained", false);
-    else if (state.showing_trained())
-        legend_text("trained in Attention Lab", false);
-    else if (!state.engine.has_imported_weights())
-    {
-        char seeded[96];
-        std::snprintf(seeded, sizeof seeded, "untrained (random, seed %llu)",
-                      static_cast<unsigned long long>(t.config.seed));
-        legend_text(seeded, false);
-    }
-    ImGui::PopStyleColor();
     ImGui::Dummy(ImVec2(1.0f, fs * 0.3f));
 }
 
@@ -510,13 +534,12 @@ void move_query_pin(AppState& state, const std::vector<std::string>& tokens)
     set_query_pin(pin, pin.valid() ? std::clamp(pin.row + step, 0, T - 1) : (step > 0 ? 0 : T - 1), tokens);
 }
 
-void presenter_heads(AppState& state, const std::vector<MatrixRef>& refs)
+// Every head's map, their headers naming what the query (the one under the pointer, else the pinned one)
+// looks at most.
+std::vector<GridMap> heads_maps(AppState& state, const std::vector<MatrixRef>& refs)
 {
     const std::vector<std::string>& tokens =
         state.trace().tokens.tokens[static_cast<std::size_t>(state.sel.b)];
-    move_query_pin(state, tokens);
-    heads_legend(state);
-    // The query the maps answer for: the one under the pointer, else the pinned one.
     const QueryPin& pin = state.heads_panel.query;
     const int T = static_cast<int>(tokens.size());
     const int pinned = pin.valid() && pin.row < T ? pin.row : -1;
@@ -543,9 +566,15 @@ void presenter_heads(AppState& state, const std::vector<MatrixRef>& refs)
         map.options.click_hint = "click: pin this query in every head (again: unpin) and select the head";
         maps.push_back(std::move(map));
     }
-    // Hovering a row lights the same query in every head; a click pins it there and selects the head. Both
-    // are for the lecturer's pointer: what the audience needs is written on the maps.
-    const std::vector<HeatmapResult> results = draw_map_grid(state, maps);
+    return maps;
+}
+
+// Hovering a row lights the same query in every head; a click pins it there and selects the head. Both are
+// for the lecturer's pointer: what the audience needs is written on the maps.
+void heads_pointer(AppState& state, const std::vector<HeatmapResult>& results)
+{
+    const std::vector<std::string>& tokens =
+        state.trace().tokens.tokens[static_cast<std::size_t>(state.sel.b)];
     for (int j = 0; j < static_cast<int>(results.size()); ++j)
     {
         const HeatmapResult& r = results[static_cast<std::size_t>(j)];
@@ -571,6 +600,13 @@ void claim_line(const std::string& text)
     ImGui::Dummy(ImVec2(1.0f, ImGui::GetFontSize() * 0.3f));
 }
 
+// The height claim_line takes over content_w, with the spacing after it.
+float claim_height(const std::string& text, float content_w)
+{
+    return ImGui::CalcTextSize(text.c_str(), nullptr, false, content_w).y + ImGui::GetFontSize() * 0.3f +
+           2.0f * ImGui::GetStyle().ItemSpacing.y;
+}
+
 GridMap comparison_map(AppState& state, const MatrixRef& ref)
 {
     GridMap map;
@@ -579,13 +615,36 @@ GridMap comparison_map(AppState& state, const MatrixRef& ref)
     return map;
 }
 
-// The packed X W^Q beside the h per-head Q_j it splits into.
-void presenter_packed(AppState& state, const std::vector<MatrixRef>& refs)
+// [SECTION] A view of maps: what it writes above them, and the maps
+
+// What a view of maps draws: a legend (the heads) or a claim (a comparison) above the grid, then its maps.
+// Built once a frame and used twice: to measure the cells each place of the caption leaves (place_caption)
+// and to draw.
+struct MapView
 {
-    claim_line("X W^Q is h column blocks (the lines), block j being Q_j: largest difference " +
-               format_value_long(state.comparisons.packed_max_diff) +
-               " (rounding only). Each Q_j is coloured on its own scale.");
-    std::vector<GridMap> maps = {comparison_map(state, refs[0])};
+    bool heads = false;
+    std::vector<LegendItem> legend;
+    std::string claim;
+    std::vector<GridMap> maps;
+    std::size_t pair = 0; // > 0: the first `pair` maps alone when all would leave them under 60 % their size
+
+    // The height of the legend or claim over content_w, with the spacing after it.
+    float preamble_height(float content_w) const
+    {
+        if (heads)
+            return heads_legend_height(legend, content_w);
+        return claim.empty() ? 0.0f : claim_height(claim, content_w);
+    }
+};
+
+// The packed X W^Q beside the h per-head Q_j it splits into.
+MapView packed_view(AppState& state, const std::vector<MatrixRef>& refs)
+{
+    MapView v;
+    v.claim = "X W^Q is h column blocks (the lines), block j being Q_j: largest difference " +
+              format_value_long(state.comparisons.packed_max_diff) +
+              " (rounding only). Each Q_j is coloured on its own scale.";
+    v.maps = {comparison_map(state, refs[0])};
     for (std::size_t i = 1; i < refs.size(); ++i)
     {
         const int j = refs[i].head;
@@ -595,52 +654,132 @@ void presenter_packed(AppState& state, const std::vector<MatrixRef>& refs)
         // Only the pattern is compared here: five colour bars would take the room of the maps.
         map.options.colorbar = false;
         map.options.frame_color = head_color(j);
-        maps.push_back(std::move(map));
+        v.maps.push_back(std::move(map));
     }
-    draw_map_grid(state, maps);
+    return v;
 }
 
-void presenter_two_step(AppState& state, const std::vector<MatrixRef>& refs)
+MapView two_step_view(AppState& state, const std::vector<MatrixRef>& refs)
 {
-    claim_line("(X W^Q) W_h^Q and X (W^Q W_h^Q) differ by at most " +
-               format_value_long(state.comparisons.two_step_max_diff) + ": rounding only");
-    std::vector<GridMap> maps;
+    MapView v;
+    v.claim = "(X W^Q) W_h^Q and X (W^Q W_h^Q) differ by at most " +
+              format_value_long(state.comparisons.two_step_max_diff) + ": rounding only";
     for (const MatrixRef& ref : refs) // the two products and their difference
-        maps.push_back(comparison_map(state, ref));
-    draw_map_grid(state, maps);
+        v.maps.push_back(comparison_map(state, ref));
+    return v;
 }
 
-void presenter_single_head(AppState& state, const std::vector<MatrixRef>& refs)
+// The two T×T maps are the point (one map against one of h); the outputs join them when that leaves the maps
+// at least 60% of their size alone (on a 16:9 screen they would shrink them to a third, so the claim states
+// their difference instead).
+MapView single_head_view(AppState& state, const std::vector<MatrixRef>& refs)
 {
+    MapView v;
     const float diff = state.comparisons.single_vs_multi_max_diff;
-    claim_line(state.heads() == 1 ? "h = 1: the one head is single-head attention; the outputs differ by " +
-                                        format_value_long(diff) + " (rounding only)"
-                                  : "One map against h maps: the outputs differ by up to " +
-                                        format_value_long(diff) + " (not rounding)");
-    std::vector<GridMap> maps;
+    v.claim = state.heads() == 1 ? "h = 1: the one head is single-head attention; the outputs differ by " +
+                                       format_value_long(diff) + " (rounding only)"
+                                 : "One map against h maps: the outputs differ by up to " +
+                                       format_value_long(diff) + " (not rounding)";
     for (const MatrixRef& ref : refs)
-        maps.push_back(comparison_map(state, ref));
-    // The two T×T maps are the point (one map against one of h); the outputs join them when that leaves the
-    // maps at least 60% of their size alone (on a 16:9 screen they would shrink them to a third, so the
-    // claim above states their difference instead).
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const std::vector<GridMap> pair(maps.begin(), maps.begin() + 2);
-    const float pair_cell = plan_map_grid(state, pair, avail).grid.cell;
-    const float all_cell = plan_map_grid(state, maps, avail).grid.cell;
-    draw_map_grid(state, all_cell >= 0.6f * pair_cell ? maps : pair);
+        v.maps.push_back(comparison_map(state, ref));
+    v.pair = 2;
+    return v;
 }
 
-void presenter_comparison(AppState& state, const StepMaps& shown)
+MapView stages_view(AppState& state, const std::vector<MatrixRef>& refs)
 {
-    state.ensure_comparisons();
-    if (shown.comparison == ComparisonSection::Packed)
-        presenter_packed(state, shown.maps);
-    else if (shown.comparison == ComparisonSection::TwoStep)
-        presenter_two_step(state, shown.maps);
-    else if (shown.comparison == ComparisonSection::SingleHead)
-        presenter_single_head(state, shown.maps);
-    else
-        draw_comparisons_panel(state); // every comparison at once: the panel's own sections
+    MapView v;
+    for (const MatrixRef& ref : refs)
+    {
+        GridMap map;
+        map.ref = ref;
+        const MatrixView view = resolve_matrix(state, map.ref);
+        if (view.m == nullptr)
+            continue;
+        map.header = stage_header(state, map.ref, view);
+        map.options.frame_color = frame_color(state);
+        map.options.frame_thickness = 3.0f;
+        v.maps.push_back(std::move(map));
+    }
+    return v;
+}
+
+MapView heads_view(AppState& state, const std::vector<MatrixRef>& refs)
+{
+    MapView v;
+    v.heads = true;
+    v.legend = heads_legend_items(state);
+    v.maps = heads_maps(state, refs);
+    return v;
+}
+
+// The maps of a view drawn in `avail` (the single-head comparison: the pair alone when all would shrink it).
+std::vector<GridMap> maps_shown(AppState& state, const MapView& v, ImVec2 avail, float view_h)
+{
+    if (v.pair == 0 || v.pair >= v.maps.size())
+        return v.maps;
+    const std::vector<GridMap> pair(v.maps.begin(), v.maps.begin() + static_cast<long>(v.pair));
+    const float pair_cell = plan_map_grid(state, pair, avail, view_h).grid.cell;
+    const float all_cell = plan_map_grid(state, v.maps, avail, view_h).grid.cell;
+    return all_cell >= 0.6f * pair_cell ? v.maps : pair;
+}
+
+// The cell the view's maps get in a presenter view window of w x h.
+float map_view_cell(AppState& state, const MapView& v, float w, float h)
+{
+    const ImVec2 pad = ImGui::GetStyle().WindowPadding;
+    const float content_w = std::max(1.0f, w - 2.0f * pad.x);
+    const ImVec2 avail(content_w, std::max(1.0f, h - 2.0f * pad.y - v.preamble_height(content_w)));
+    return plan_map_grid(state, maps_shown(state, v, avail, h), avail, h).grid.cell;
+}
+
+// The view drawn in the current window: the legend or claim, then the grid; the heads answer the pointer.
+void draw_map_view(AppState& state, const MapView& v)
+{
+    if (!state.status.is_ok())
+        error_text(state.status.message());
+    if (v.heads)
+        heads_legend(v.legend);
+    else if (!v.claim.empty())
+        claim_line(v.claim);
+    const std::vector<HeatmapResult> results =
+        draw_map_grid(state, maps_shown(state, v, ImGui::GetContentRegionAvail(), ImGui::GetWindowHeight()));
+    if (v.heads)
+        heads_pointer(state, results);
+}
+
+// The view of maps a step (or outside a lesson, key 2: the heads) shows; none for the panels and the Training
+// view, which lay themselves out.
+std::optional<MapView> map_view(AppState& state, const LessonStep* step)
+{
+    if (presenter_shows_training(state) || !state.has_trace())
+        return std::nullopt;
+    const StepMaps shown = step_maps(state, step);
+    const bool heads = shown.kind == StepMapsKind::Heads ||
+                       (step == nullptr && state.presenter_view == PresenterView::Heads);
+    if (heads)
+        move_query_pin(state, state.trace().tokens.tokens[static_cast<std::size_t>(state.sel.b)]);
+    if (shown.kind == StepMapsKind::Heads)
+        return heads_view(state, shown.maps);
+    if (shown.kind == StepMapsKind::Stages)
+        return stages_view(state, shown.maps);
+    if (shown.kind == StepMapsKind::Comparisons && shown.comparison != ComparisonSection::All)
+    {
+        state.ensure_comparisons();
+        if (shown.comparison == ComparisonSection::Packed)
+            return packed_view(state, shown.maps);
+        if (shown.comparison == ComparisonSection::TwoStep)
+            return two_step_view(state, shown.maps);
+        return single_head_view(state, shown.maps);
+    }
+    if (step == nullptr && state.presenter_view == PresenterView::Heads)
+    {
+        std::vector<MatrixRef> refs;
+        for (int j = 0; j < state.heads(); ++j)
+            refs.push_back(selected_stage(state, Stage::weights, j));
+        return heads_view(state, refs);
+    }
+    return std::nullopt;
 }
 
 std::string session_caption(const AppState& state)
@@ -865,84 +1004,123 @@ float presenter_edit_bar(AppState& state, float top)
     return bar_h;
 }
 
-// The caption at the bottom: the step's title and text, wrapped to the window's width. Returns its height.
-float presenter_caption(AppState& state, const LessonStep* step)
+// The caption: the step's title (or what the view shows outside a lesson), its text and a note.
+struct CaptionWords
 {
-    const ImGuiStyle& style = ImGui::GetStyle();
-    const float W = ImGui::GetIO().DisplaySize.x;
-    const float H = ImGui::GetIO().DisplaySize.y;
-    const float pad = style.WindowPadding.x;
+    std::string heading, text, note;
+};
+
+CaptionWords caption_words(AppState& state, const LessonStep* step)
+{
+    CaptionWords words;
     // Outside a lesson the Training view's caption names its run, not the session it does not show.
     const bool training =
         step == nullptr && presenter_shows_training(state) && state.training_run.configured();
-    const std::string heading =
-        step != nullptr ? step->title
-        : training      ? std::string("Training: ") + train::task_info(state.training.view.config.task).title
+    words.heading = step != nullptr ? step->title
+                    : training
+                        ? std::string("Training: ") + train::task_info(state.training.view.config.task).title
                         : std::string("Presenter mode");
     // A step's text waits for the run it describes; a note says when it describes settings since changed.
     bool waits = false;
-    const std::string note_text = step != nullptr ? lesson_caption_note(state, *step, &waits) : std::string();
-    const std::string text = step == nullptr
-                                 ? (training ? state.training.view.config.label() : session_caption(state))
-                             : waits ? std::string()
-                                     : step->text;
-    // Broken into lines here, at spaces only: ImGui's own wrapping may leave a "." alone on a line after a
-    // closing quote.
-    const float wrap_w = W - 2.0f * pad;
-    const auto width_of = [](std::string_view s)
-    { return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x; };
-    const std::string lines = wrap_lines(text, wrap_w, width_of);
-    const std::string note_lines = wrap_lines(note_text, wrap_w, width_of);
-    float text_h = text.empty() ? 0.0f : ImGui::CalcTextSize(lines.c_str()).y;
-    if (!note_text.empty())
-        text_h += ImGui::CalcTextSize(note_lines.c_str()).y + (text.empty() ? 0.0f : style.ItemSpacing.y);
-    const float caption_h = std::min(H * 0.45f, ImGui::GetTextLineHeightWithSpacing() + style.ItemSpacing.y +
-                                                    text_h + style.WindowPadding.y * 2.0f + 2.0f);
-    ImGui::SetNextWindowPos(ImVec2(0.0f, H - caption_h));
-    ImGui::SetNextWindowSize(ImVec2(W, caption_h));
-    if (ImGui::Begin("##presenter_caption", nullptr, kFixed))
-    {
-        ImGui::PushStyleColor(ImGuiCol_Text, accent());
-        ImGui::TextUnformatted(heading.c_str());
-        ImGui::PopStyleColor();
-        if (!text.empty())
-            ImGui::TextUnformatted(lines.c_str());
-        if (!note_text.empty())
-        {
-            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-            ImGui::TextUnformatted(note_lines.c_str());
-            ImGui::PopStyleColor();
-        }
-    }
-    ImGui::End();
-    return caption_h;
+    words.note = step != nullptr ? lesson_caption_note(state, *step, &waits) : std::string();
+    words.text = step == nullptr ? (training ? state.training.view.config.label() : session_caption(state))
+                 : waits         ? std::string()
+                                 : step->text;
+    return words;
 }
 
-// Outside a lesson: the view keys 1-5 chose.
+// The caption's font at px (the caption font scaled to it; the text font when the atlas has none), until
+// pop_caption_font.
+void push_caption_font(float px)
+{
+    ImFont* font = caption_font();
+    if (font == nullptr)
+    {
+        ImGui::PushFont(ImGui::GetFont());
+        return;
+    }
+    font->Scale = px / font->FontSize;
+    ImGui::PushFont(font);
+}
+
+void pop_caption_font()
+{
+    ImGui::PopFont();
+    if (ImFont* font = caption_font())
+        font->Scale = 1.0f;
+}
+
+// The caption's text and note broken into lines of at most wrap_w in the current font, at spaces only:
+// ImGui's own wrapping may leave a "." alone on a line after a closing quote.
+struct CaptionLines
+{
+    std::string text, note;
+};
+CaptionLines caption_lines(const CaptionWords& words, float wrap_w)
+{
+    const auto width_of = [](std::string_view s)
+    { return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x; };
+    return {wrap_lines(words.text, wrap_w, width_of), wrap_lines(words.note, wrap_w, width_of)};
+}
+
+// The caption's height in a window `width` wide at font size px: heading, text and note wrapped inside the
+// padding.
+float caption_height(const CaptionWords& words, float width, float px)
+{
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float wrap_w = std::max(1.0f, width - 2.0f * style.WindowPadding.x);
+    push_caption_font(px);
+    const CaptionLines lines = caption_lines(words, wrap_w);
+    float text_h = words.text.empty() ? 0.0f : ImGui::CalcTextSize(lines.text.c_str()).y;
+    if (!words.note.empty())
+        text_h +=
+            ImGui::CalcTextSize(lines.note.c_str()).y + (words.text.empty() ? 0.0f : style.ItemSpacing.y);
+    const float heading_h = ImGui::CalcTextSize(words.heading.c_str(), nullptr, false, wrap_w).y;
+    pop_caption_font();
+    return heading_h + style.ItemSpacing.y * 2.0f + text_h + style.WindowPadding.y * 2.0f + 2.0f;
+}
+
+// The caption in its place (a band at the bottom or a column on the right), in the caption's font at px.
+void presenter_caption(const CaptionWords& words, const LayoutRect& place, float px)
+{
+    ImGui::SetNextWindowPos(ImVec2(place.x, place.y));
+    ImGui::SetNextWindowSize(ImVec2(place.w, place.h));
+    if (ImGui::Begin("##presenter_caption", nullptr, kFixed))
+    {
+        push_caption_font(px);
+        const float wrap_w = std::max(1.0f, place.w - 2.0f * ImGui::GetStyle().WindowPadding.x);
+        const CaptionLines lines = caption_lines(words, wrap_w);
+        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap_w);
+        ImGui::PushStyleColor(ImGuiCol_Text, accent());
+        ImGui::TextUnformatted(words.heading.c_str());
+        ImGui::PopStyleColor();
+        if (!words.text.empty())
+            ImGui::TextUnformatted(lines.text.c_str());
+        if (!words.note.empty())
+        {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+            ImGui::TextUnformatted(lines.note.c_str());
+            ImGui::PopStyleColor();
+        }
+        ImGui::PopTextWrapPos();
+        pop_caption_font();
+    }
+    ImGui::End();
+}
+
+// Outside a lesson: the panel keys 1, 3 and 4 chose (key 2, the heads, is a view of maps).
 void session_view(AppState& state)
 {
     switch (state.presenter_view)
     {
-    case PresenterView::Heads:
-    {
-        std::vector<MatrixRef> refs;
-        for (int j = 0; j < state.heads(); ++j)
-            refs.push_back(selected_stage(state, Stage::weights, j));
-        presenter_heads(state, refs);
-        break;
-    }
     case PresenterView::Inspector:
         draw_inspector_panel(state);
         break;
     case PresenterView::Comparisons:
-    {
-        StepMaps all;
-        all.kind = StepMapsKind::Comparisons;
-        all.comparison = ComparisonSection::All;
-        all.maps = comparison_maps(state, ComparisonSection::All);
-        presenter_comparison(state, all);
+        state.ensure_comparisons();
+        draw_comparisons_panel(state);
         break;
-    }
+    case PresenterView::Heads:
     case PresenterView::Pipeline:
     case PresenterView::Count:
         draw_pipeline_panel(state);
@@ -952,37 +1130,33 @@ void session_view(AppState& state)
     }
 }
 
-// The view between them: the step's stages, heads, comparison or panel, or the pipeline.
-void presenter_view(AppState& state, const LessonStep* step, float title_h, float caption_h)
+// The view in its place: the step's maps (stages, heads or a comparison), a panel, or the pipeline.
+void presenter_view(AppState& state, const LessonStep* step, const std::optional<MapView>& maps,
+                    const LayoutRect& place)
 {
-    const float W = ImGui::GetIO().DisplaySize.x;
-    const float H = ImGui::GetIO().DisplaySize.y;
-    ImGui::SetNextWindowPos(ImVec2(0.0f, title_h));
-    ImGui::SetNextWindowSize(ImVec2(W, std::max(50.0f, H - title_h - caption_h)));
+    ImGui::SetNextWindowPos(ImVec2(place.x, place.y));
+    ImGui::SetNextWindowSize(ImVec2(place.w, std::max(50.0f, place.h)));
     float bg[4];
     presenter_view_background(!state.prefs.presenter_light, bg);
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(bg[0], bg[1], bg[2], bg[3]));
     // A grid of maps gets scroll bars when it outgrows the view (text enlarged with Ctrl+=); the panels and
     // the Training view keep their own layout.
-    const StepMaps shown = step_maps(state, step);
-    const bool grid =
-        shown.kind == StepMapsKind::Heads || shown.kind == StepMapsKind::Stages ||
-        (shown.kind == StepMapsKind::Comparisons && shown.comparison != ComparisonSection::All) ||
-        (step == nullptr && state.presenter_view == PresenterView::Heads);
     const ImGuiWindowFlags flags =
-        grid ? (kFixed & ~ImGuiWindowFlags_NoScrollbar) | ImGuiWindowFlags_HorizontalScrollbar : kFixed;
+        maps ? (kFixed & ~ImGuiWindowFlags_NoScrollbar) | ImGuiWindowFlags_HorizontalScrollbar : kFixed;
     if (ImGui::Begin("##presenter_view", nullptr, flags))
     {
+        const StepMaps shown = step_maps(state, step);
         if (presenter_shows_training(state))
             draw_training_presenter_view(state);
         else if (!state.has_trace())
             error_text(state.status.message());
-        else if (shown.kind == StepMapsKind::Heads)
-            presenter_heads(state, shown.maps);
+        else if (maps)
+            draw_map_view(state, *maps);
         else if (shown.kind == StepMapsKind::Comparisons)
-            presenter_comparison(state, shown);
-        else if (shown.kind == StepMapsKind::Stages)
-            highlighted_stages(state, shown.maps);
+        {
+            state.ensure_comparisons();
+            draw_comparisons_panel(state); // every comparison at once: the panel's own sections
+        }
         else if (step != nullptr)
             draw_pipeline_panel(state);
         else
@@ -999,8 +1173,30 @@ void draw_presenter(AppState& state)
     const LessonStep* step = current_step(state);
     float title_h = presenter_title(state, current_lesson(state));
     title_h += presenter_edit_bar(state, title_h);
-    const float caption_h = presenter_caption(state, step);
-    presenter_view(state, step, title_h, caption_h);
+    // The caption at a 24th of the screen, under the maps or beside them, whichever leaves them the larger
+    // cells; smaller only where no place keeps the maps as large as the text's size did (choose_caption).
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    const CaptionWords words = caption_words(state, step);
+    const std::optional<MapView> maps = map_view(state, step);
+    std::function<float(float, float)> cell;
+    if (maps)
+        cell = [&](float w, float h) { return map_view_cell(state, *maps, w, h); };
+    // The Training view keeps the caption at the text's size: its plots have least heights and its maps
+    // shrink with the view's height, which a taller band takes (lesson 12 step 8 at 720 lines lost its
+    // head-score plot and half its maps' size).
+    const ImFont* font = caption_font();
+    const bool training = presenter_shows_training(state);
+    const float caption_px = font != nullptr && !training ? font->FontSize : ImGui::GetFontSize();
+    const CaptionChoice chosen = choose_caption(
+        display.x, display.y - title_h, ImGui::GetFontSize(), caption_px,
+        [&](float w, float px) { return caption_height(words, w, px); }, cell);
+    state.presenter_caption_px = chosen.font_px;
+    state.presenter_caption_beside = chosen.placement.side == CaptionSide::Right;
+    CaptionPlacement placed = chosen.placement;
+    placed.caption.y += title_h;
+    placed.view.y += title_h;
+    presenter_caption(words, placed.caption, chosen.font_px);
+    presenter_view(state, step, maps, placed.view);
 }
 
 } // namespace attnlab
