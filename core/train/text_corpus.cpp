@@ -230,6 +230,19 @@ Status check_length(const std::string& name, long long n, const char* units, int
                          std::to_string(T + 1) + "): use a longer text");
 }
 
+// A corpus of n tokens with its options and split (the last tenth held out), before its vocabulary and ids.
+std::shared_ptr<TextCorpus> empty_corpus(const TextSource& source, const TextCorpusOptions& options,
+                                         long long n)
+{
+    auto corpus = std::make_shared<TextCorpus>();
+    corpus->source = source;
+    corpus->tokens = n;
+    corpus->min_count = options.min_count;
+    corpus->max_words = options.max_words;
+    corpus->train_end = static_cast<std::size_t>(n - n / 10);
+    return corpus;
+}
+
 // The word level of build_text_corpus, on text already checked (UTF-8, no NUL, not empty).
 Status build_word_corpus(std::string_view text, const std::string& name, const TextSource& source,
                          const TextCorpusOptions& options, std::shared_ptr<const TextCorpus>* out)
@@ -240,13 +253,7 @@ Status build_word_corpus(std::string_view text, const std::string& name, const T
     std::vector<std::string> training = split_words(text); // CR, LF and spaces are no tokens
     const long long n = static_cast<long long>(training.size());
     ATTNLAB_TRY(check_length(name, n, "words and marks", options.T));
-
-    auto corpus = std::make_shared<TextCorpus>();
-    corpus->source = source;
-    corpus->tokens = n;
-    corpus->min_count = options.min_count;
-    corpus->max_words = options.max_words;
-    corpus->train_end = static_cast<std::size_t>(n - n / 10);
+    const std::shared_ptr<TextCorpus> corpus = empty_corpus(source, options, n);
     // The held-out tenth moved out, so that the training part is the vector itself (no copy of a 16 MB text).
     std::vector<std::string> held_out(
         std::make_move_iterator(training.begin() + static_cast<std::ptrdiff_t>(corpus->train_end)),
@@ -316,13 +323,7 @@ Status build_text_corpus(std::string_view bytes, const TextSource& source, const
     }
     const long long n = static_cast<long long>(cps.size());
     ATTNLAB_TRY(check_length(name, n, "characters", options.T));
-
-    auto corpus = std::make_shared<TextCorpus>();
-    corpus->source = source;
-    corpus->tokens = n;
-    corpus->min_count = options.min_count;
-    corpus->max_words = options.max_words;
-    corpus->train_end = static_cast<std::size_t>(n - n / 10);
+    const std::shared_ptr<TextCorpus> corpus = empty_corpus(source, options, n);
 
     std::map<char32_t, long long> counts;
     for (std::size_t i = 0; i < corpus->train_end; ++i)
