@@ -734,6 +734,25 @@ TEST_F(PresenterTest, EightHeadsNameEveryTokenAtBothScreenSizes)
     }
 }
 
+TEST_F(PresenterTest, KeyLabelsThatFitTheirCellsLieFlat)
+{
+    // shapes_masks step 5: the weights of "I love cats" in cells wide enough for each word: read left to
+    // right (turned to read upwards, the key "I" looked like a dash).
+    for (const ImVec2 size : {ImVec2(1280.0f, 720.0f), ImVec2(1920.0f, 1080.0f)})
+    {
+        SCOPED_TRACE(std::to_string(static_cast<int>(size.y)));
+        ui.resize(size.x, size.y);
+        enter_lesson(*state, lesson_index(*state, "shapes_masks"), 4);
+        state->presenter = true;
+        use_window_font(size.y);
+        const test::FrameOutput out = ui.frames(*state, 4);
+        ASSERT_EQ(heatmap_rects(out).size(), 1u) << out.text;
+        EXPECT_TRUE(drawn(out, "I love cats")) << out.text;
+        leave_lesson(*state);
+        state->presenter = false;
+    }
+}
+
 TEST_F(PresenterTest, CtrlPlusTwiceGrowsTheMapsWithTheTextAndKeepsTheirValues)
 {
     // Tour step 6: the weights of "Jane visits Africa in September", values in the cells.

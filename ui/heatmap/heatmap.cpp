@@ -169,6 +169,23 @@ float draw_colorbar(const ColorScale& scale, const ValueRange& range, float x0, 
     return w + 4.0f + used;
 }
 
+namespace
+{
+
+// Whether every column label fits its cell lying flat (then it is not turned to read upwards: a turned "I"
+// reads as a dash).
+bool col_labels_flat(const MatrixView& view, float cell_w, float px)
+{
+    if (view.col_tokens == nullptr)
+        return false;
+    for (int c = 0; c < static_cast<int>(view.m->cols()); ++c)
+        if (label_size(short_label(view, false, c), px).x + 6.0f > cell_w)
+            return false;
+    return true;
+}
+
+} // namespace
+
 HeatmapMargins heatmap_margins(const MatrixView& view, const HeatmapOptions& options)
 {
     HeatmapMargins margins;
@@ -481,14 +498,21 @@ void draw_labels(ImDrawList* dl, const MatrixView& view, const HeatmapOptions& o
         return;
     if (view.col_tokens != nullptr)
     {
-        const int cstride = label_stride(g.cols, g.cell_w, px);
+        const bool flat = col_labels_flat(view, g.cell_w, px);
+        const int cstride = flat ? 1 : label_stride(g.cols, g.cell_w, px);
         for (int c = 0; c < g.cols; c += cstride)
         {
             const std::string text = short_label(view, false, c);
             const ImVec2 ts = label_size(text, px);
+            const ImU32 color = text == "<pad>" ? dim_color() : label_color();
+            if (flat)
+            {
+                dl->AddText(font, px, ImVec2(g.img0.x + (c + 0.5f) * g.cell_w - ts.x * 0.5f, g.img1.y + 4.0f),
+                            color, text.c_str());
+                continue;
+            }
             const float x = g.img0.x + (c + 0.5f) * g.cell_w - ts.y * 0.5f;
-            draw_text_upwards(dl, ImVec2(x, g.img1.y + 4.0f + ts.x),
-                              text == "<pad>" ? dim_color() : label_color(), text.c_str(), px);
+            draw_text_upwards(dl, ImVec2(x, g.img1.y + 4.0f + ts.x), color, text.c_str(), px);
         }
         return;
     }
