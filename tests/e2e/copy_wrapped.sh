@@ -21,13 +21,23 @@ line="the cat sat on the mat under the old dog while the small bird flew over th
 xdotool key ctrl+a
 xdotool type --delay 15 "$line"
 sleep 0.5
-xdotool key ctrl+a ctrl+c ctrl+End ctrl+v
-sleep 2
-got=$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["text"]))' \
-    "$work/config/attnlab/last_session.json")
+# One key a frame or more: ImGui 1.86 reads the keys' state once a frame, so presses sent together can
+# land in one slow frame (a loaded machine) and some are lost.
+for keys in ctrl+a ctrl+c ctrl+End ctrl+v; do
+    xdotool key "$keys"
+    sleep 0.4
+done
+want=$(python3 -c 'import json,sys; print(json.dumps([sys.argv[1] + sys.argv[1]]))' "$line")
+# The autosave follows the edit within a second or two; a loaded machine may take longer.
+got=""
+for _ in $(seq 1 30); do
+    got=$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["text"]))' \
+        "$work/config/attnlab/last_session.json" 2>/dev/null)
+    [ "$got" = "$want" ] && break
+    sleep 0.5
+done
 kill "$pid"
 wait "$pid" 2>/dev/null
-want=$(python3 -c 'import json,sys; print(json.dumps([sys.argv[1] + sys.argv[1]]))' "$line")
 if [ "$got" != "$want" ]; then
     echo "copied and pasted back: $got"
     echo "expected:               $want"
