@@ -414,6 +414,7 @@ Status read_step_focus(const json& js, const Context& sctx, LessonStep* step)
                                 sctx, &step->comparison));
         step->view = LessonView::Comparisons;
     }
+    ATTNLAB_TRY(sctx.boolean(js, "", "row_sums", &step->row_sums, Need::Optional));
     ATTNLAB_TRY(read_string(js, "setting", false, sctx, &step->setting));
     if (!step->setting.empty() && setting_from_key(step->setting) == nullptr)
         return sctx.error("\"setting\" \"" + step->setting +
@@ -428,7 +429,7 @@ Status read_step(const json& js, const json& base, const json& base_training, co
 {
     ATTNLAB_TRY(check_object(js, "each step must be an object",
                              {"title", "text", "session", "stages", "cells", "cross", "layer", "sentence",
-                              "head", "view", "comparison", "setting", "training"},
+                              "head", "view", "comparison", "setting", "row_sums", "training"},
                              sctx));
     LessonStep step;
     ATTNLAB_TRY(read_string(js, "title", false, sctx, &step.title));
@@ -448,6 +449,12 @@ Status read_step(const json& js, const json& base, const json& base_training, co
         ATTNLAB_TRY(read_training(training, sctx, &step.training));
         step.view = LessonView::Training;
     }
+    const bool shows_weights =
+        step.view == LessonView::Pipeline &&
+        std::find(step.stages.begin(), step.stages.end(), Stage::weights) != step.stages.end();
+    if (step.row_sums && !shows_weights)
+        return sctx.error(
+            "\"row_sums\" needs \"weights\" among the step's \"stages\" (the sums are the weights' rows)");
     *out = std::move(step);
     return Status::ok();
 }

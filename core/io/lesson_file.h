@@ -77,6 +77,9 @@ struct LessonStep
     // core/settings.h; "scale": the √d_k checkbox): the panel is opened, scrolled to it and the setting
     // framed. "" : none.
     std::string setting;
+    // The softmax's axis is the subject: the step's attention weights show each row's sum in a Σ column
+    // beside the map, and its maps name their axes (query, key).
+    bool row_sums = false;
     // A step about a trained model (view = Training): what to train and show.
     LessonTraining training;
 };

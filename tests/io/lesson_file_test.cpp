@@ -94,6 +94,16 @@ TEST(Lessons, StepSessionsMergeIntoTheLessonSession)
     EXPECT_EQ(lesson.steps[0].comparison, ComparisonSection::TwoStep);
 }
 
+TEST(Lessons, ARowSumsStepIsReadAndTheOthersHaveNone)
+{
+    Lesson lesson;
+    ASSERT_TRUE(
+        parse(with(kMinimal, "{\"text\": \"first\",", "{\"text\": \"first\", \"row_sums\": true,"), &lesson));
+    ASSERT_EQ(lesson.steps.size(), 2u);
+    EXPECT_TRUE(lesson.steps[0].row_sums);
+    EXPECT_FALSE(lesson.steps[1].row_sums);
+}
+
 TEST(Lessons, BrokenLessonsAreRejectedWithFileStepAndField)
 {
     struct Bad
@@ -118,6 +128,11 @@ TEST(Lessons, BrokenLessonsAreRejectedWithFileStepAndField)
          "step 1: \"view\" must be one of \"pipeline\", \"heads\", \"comparisons\", got \"grid\""},
         {with(kMinimal, "{\"text\": \"first\",", "{\"text\": \"first\", \"comparison\": \"all\","),
          "step 1: \"comparison\" must be one of \"packed\", \"two_step\", \"single_head\", got \"all\""},
+        // The rows a Σ column adds up are the weights'.
+        {with(kMinimal, "\"text\": \"second\",", "\"text\": \"second\", \"row_sums\": true,"),
+         "step 2: \"row_sums\" needs \"weights\" among the step's \"stages\""},
+        {with(kMinimal, "{\"text\": \"first\",", "{\"text\": \"first\", \"row_sums\": 1,"),
+         "step 1: \"row_sums\""},
     };
     for (const Bad& b : bad)
     {

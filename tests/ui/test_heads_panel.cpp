@@ -323,6 +323,28 @@ TEST_F(HeadsPanelTest, ShortSentenceLabelsQueriesAndKeysAndLongOneNamesThemOnHov
     EXPECT_TRUE(contains(out.text, "col j = 7 looked")) << out.text;
 }
 
+// Key labels that each fit their cell lie flat (turned to read upwards, a lone "I" looked like a dash); a
+// label wider than its cell turns them all.
+TEST_F(HeadsPanelTest, KeyLabelsLieFlatWhenEachFitsItsCell)
+{
+    state->session.text = "I love cats";
+    state->session.config.n_heads = 1;
+    state->edit();
+    ui.frames(*state, 3, heads);
+    auto out = ui.frames(*state, 1, heads);
+    ASSERT_TRUE(state->status.is_ok()) << state->status.message();
+    EXPECT_TRUE(contains(out.text, "I love cats")) << out.text;
+    EXPECT_FALSE(contains(out.text, "l\no\nv\ne")) << out.text;
+    std::string text = "I love";
+    for (int i = 0; i < 14; ++i)
+        text += " marvellous";
+    state->session.text = text;
+    state->edit();
+    ui.frames(*state, 3, heads);
+    out = ui.frames(*state, 1, heads);
+    EXPECT_TRUE(contains(out.text, "m\na\nr\nv\ne\nl\nl\no\nu\ns")) << out.text;
+}
+
 // The H legend describes the maps shown: with the first key hidden a row spreads over T - 1 keys.
 TEST_F(HeadsPanelTest, EntropyLegendFollowsHideTheFirstKey)
 {

@@ -782,6 +782,74 @@ TEST_F(PresenterTest, CtrlPlusTwiceGrowsTheMapsWithTheTextAndKeepsTheirValues)
                 static_cast<double>(side_before), static_cast<double>(side_after));
 }
 
+// The softmax-axis step (shapes_masks step 5, a question learners ask): its weights name their axes and have
+// a Σ column with each row's sum; the cells stay square, and Ctrl+= keeps the sums.
+TEST_F(PresenterTest, TheSoftmaxAxisStepNamesItsAxesAndAddsUpEachRow)
+{
+    const int lesson = lesson_index(*state, "shapes_masks");
+    LessonStep& step = state->lesson.library.lessons[static_cast<std::size_t>(lesson)].steps[4];
+    ASSERT_TRUE(step.row_sums);
+    state->presenter = true;
+    const auto count = [](const std::string& text, const std::string& what)
+    {
+        int n = 0;
+        for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+            ++n;
+        return n;
+    };
+    // The same step without the sums, to compare with.
+    step.row_sums = false;
+    enter_lesson(*state, lesson, 4);
+    use_window_font(720.0f);
+    const test::FrameOutput plain = ui.frames(*state, 4);
+    step.row_sums = true;
+    enter_lesson(*state, lesson, 4);
+    use_window_font(720.0f);
+    const test::FrameOutput out = ui.frames(*state, 4);
+    const std::vector<ImVec4> rects = heatmap_rects(out);
+    ASSERT_EQ(rects.size(), 1u);
+    const int T = state->trace().T();
+    MatrixRef ref;
+    ref.stage = Stage::weights;
+    ref.head = state->sel.head;
+    const MatrixView view = resolve_matrix(*state, ref);
+    ASSERT_NE(view.m, nullptr);
+    ASSERT_EQ(T, 3);
+    for (int r = 0; r < T; ++r)
+        ASSERT_NEAR(view.m->row(r).sum(), 1.0f, 1e-6f);
+    EXPECT_EQ(count(out.text, "1.00"), count(plain.text, "1.00") + T) << "one sum a row\n" << out.text;
+    EXPECT_EQ(count(out.text, "Σ"), count(plain.text, "Σ") + 1) << "the Σ under its column";
+    // "key" under the keys (the caption has the word too: one more), "query" reading upwards (read back a
+    // letter a line).
+    EXPECT_EQ(count(out.text, "key"), count(plain.text, "key") + 1) << out.text;
+    EXPECT_TRUE(drawn(out, "q\nu\ne\nr\ny")) << out.text;
+    EXPECT_FALSE(drawn(plain, "q\nu\ne\nr\ny"));
+    const float side = rects[0].z - rects[0].x;
+    EXPECT_NEAR(side, rects[0].w - rects[0].y, 1.0f) << "square cells";
+    // The Σ column's plain cells: right of the map, within a cell and a half of its edge, as tall as the map.
+    const ImU32 frame_bg = ImGui::GetColorU32(ImGuiCol_FrameBg);
+    float lo = 1e9f, hi = -1e9f;
+    for (const ImVec2& p :
+         out.shape_points.count(frame_bg) ? out.shape_points.at(frame_bg) : std::vector<ImVec2>{})
+        if (p.x > rects[0].z && p.x <= rects[0].z + 1.5f * side / T && p.y >= rects[0].y - 1.0f &&
+            p.y <= rects[0].w + 1.0f)
+        {
+            lo = std::min(lo, p.y);
+            hi = std::max(hi, p.y);
+        }
+    EXPECT_NEAR(lo, rects[0].y, 1.0f);
+    EXPECT_NEAR(hi, rects[0].w, 1.0f);
+    // Ctrl+= twice: the map never shrinks and the sums stay.
+    step_text_size(*state, 1);
+    step_text_size(*state, 1);
+    use_window_font(720.0f);
+    const test::FrameOutput zoomed = ui.frames(*state, 4);
+    const std::vector<ImVec4> after = heatmap_rects(zoomed);
+    ASSERT_EQ(after.size(), 1u);
+    EXPECT_GE(after[0].z - after[0].x, side - 1.0f);
+    EXPECT_EQ(count(zoomed.text, "1.00"), count(plain.text, "1.00") + T) << zoomed.text;
+}
+
 // [SECTION] Editing without leaving presenter mode; captions that follow the session and the run
 
 TEST_F(PresenterTest, EOpensTheEditBarWhoseStepsChangeTheSessionAndSaySo)

@@ -123,6 +123,37 @@ TEST(StepMaps, EveryLessonStepShowsTheSameMapsInThePresenterTheSlideAndTheCompar
 // A text model's step whose text talks about the loss strip shows it in presenter mode and on its slide (the
 // slide drew none before): every character of the probe in a cell of its surprise colour, the legend and the
 // mean, between the maps and the caption. Another step of the same run shows no strip on either.
+// The softmax-axis step's slide adds up each row of the weights in a Σ column beside them (the same step
+// without row_sums has none) and names both axes.
+TEST(StepMaps, TheSoftmaxAxisStepsSlideAddsUpEachRow)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    load_lesson_library(*state, default_lessons_dir());
+    const int lesson = test::lesson_index(*state, "shapes_masks");
+    LessonStep& step = state->lesson.library.lessons[static_cast<std::size_t>(lesson)].steps[4];
+    ASSERT_TRUE(step.row_sums);
+    const auto slide_texts = [&](bool sums)
+    {
+        step.row_sums = sums;
+        enter_lesson(*state, lesson, 4);
+        ui.frames(*state, 2);
+        EXPECT_TRUE(state->has_trace());
+        std::vector<std::string> texts;
+        render_lesson_slide(*state, 1920, 1080, false, nullptr, &texts);
+        return texts;
+    };
+    const std::vector<std::string> plain = slide_texts(false), with = slide_texts(true);
+    const auto ones = [](const std::vector<std::string>& texts)
+    { return std::count(texts.begin(), texts.end(), std::string("1.00")); };
+    ASSERT_EQ(state->trace().T(), 3);
+    EXPECT_EQ(ones(with), ones(plain) + 3);
+    EXPECT_TRUE(has_text(with, "Σ"));
+    EXPECT_FALSE(has_text(plain, "Σ"));
+    EXPECT_TRUE(has_text(with, "query"));
+    EXPECT_TRUE(has_text(with, "key"));
+}
+
 TEST(StepMaps, AStepAboutTheLossStripShowsItOnItsSlide)
 {
     const char* text = R"({"format": "attnlab-lesson", "version": 1, "title": "t",

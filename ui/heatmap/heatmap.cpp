@@ -184,6 +184,18 @@ bool col_labels_flat(const MatrixView& view, float cell_w, float px)
     return true;
 }
 
+// A line of axis title at the labels' size, with its gap to the labels.
+float axis_title_h(float label_px)
+{
+    return label_px + 8.0f;
+}
+
+// Between the image and its Σ column.
+float sum_gap()
+{
+    return ImGui::GetFontSize() * 0.5f;
+}
+
 } // namespace
 
 HeatmapMargins heatmap_margins(const MatrixView& view, const HeatmapOptions& options)
@@ -204,6 +216,8 @@ HeatmapMargins heatmap_margins(const MatrixView& view, const HeatmapOptions& opt
         for (int r = 0; r < rows; r += rstride)
             margins.left = std::max(margins.left, label_size(short_label(view, true, r), lpx).x);
         margins.left += index_w + 6.0f;
+        if (options.axis_titles && !view.row_axis.empty())
+            margins.left += axis_title_h(lpx);
     }
     if (options.labels && options.col_labels)
     {
@@ -217,8 +231,15 @@ HeatmapMargins heatmap_margins(const MatrixView& view, const HeatmapOptions& opt
         }
         else
             margins.col_labels = lpx + 4.0f;
+        if (options.axis_titles && !view.col_axis.empty())
+            margins.col_labels += axis_title_h(lpx);
     }
     margins.right = 6.0f;
+    if (options.row_sums)
+    {
+        margins.sum_cols = 1;
+        margins.right += sum_gap();
+    }
     if (options.colorbar)
     {
         margins.right +=
@@ -239,6 +260,10 @@ struct HeatmapGeometry
     float image_w = 0.0f, image_h = 0.0f;
     float row_label_w = 0.0f;
     bool col_labels = false; // column labels drawn (they go when they would leave the image too small)
+    float col_band = 0.0f;   // the column labels' height, without the axis title under them
+    bool row_title = false, col_title = false; // the axes' titles drawn
+    int sum_cols = 0;                          // the Σ column (HeatmapMargins::sum_cols)
+    float sum_x = 0.0f;                        // its left edge after the image's right edge
     float bar_w = 0.0f, gap = 0.0f;
     ImVec2 total;      // the whole widget
     ImVec2 img0, img1; // the image's corners on screen (set once p0 is known)
@@ -255,6 +280,11 @@ HeatmapGeometry heatmap_geometry(const MatrixView& view, const HeatmapOptions& o
     g.row_label_w = margins.left;
     float col_label_h = margins.col_labels;
     g.col_labels = options.labels && options.col_labels;
+    g.row_title = options.labels && options.row_labels && options.axis_titles && !view.row_axis.empty();
+    g.col_title = g.col_labels && options.axis_titles && !view.col_axis.empty();
+    g.col_band = col_label_h - (g.col_title ? axis_title_h(label_font_px(options)) : 0.0f);
+    g.sum_cols = margins.sum_cols;
+    g.sum_x = g.sum_cols > 0 ? sum_gap() : 0.0f;
     // A height for the whole widget: the image gives up what the labels and the colour bar's numbers need,
     // and the column labels go when they would leave the image under 4 lines of text.
     float max_image_h = options.max_height;
@@ -263,7 +293,7 @@ HeatmapGeometry heatmap_geometry(const MatrixView& view, const HeatmapOptions& o
         const float below = options.colorbar ? fs : 0.0f;
         if (g.col_labels && options.max_total_height - col_label_h - below < 4.0f * fs)
         {
-            g.col_labels = false;
+            g.col_labels = g.col_title = false;
             col_label_h = 0.0f;
         }
         const float fit = std::max(fs, options.max_total_height - col_label_h - below);
@@ -275,7 +305,7 @@ HeatmapGeometry heatmap_geometry(const MatrixView& view, const HeatmapOptions& o
     // Cells may grow to fit a number at the current font size (presenter mode, larger fonts, HiDPI).
     const float numbers_cell = ImGui::CalcTextSize("-0.00").x + 10.0f;
     g.cell_w = std::min(options.max_cell_px > 0.0f ? options.max_cell_px : std::max(48.0f, numbers_cell),
-                        image_w_avail / static_cast<float>(g.cols));
+                        image_w_avail / static_cast<float>(g.cols + g.sum_cols));
     // Square cells, but a row at least a line of text tall: a very wide matrix (X at d_model 1024 has cells
     // under a pixel wide) stays tall enough to see and to label.
     g.cell_h = std::max(g.cell_w, fs);
@@ -284,8 +314,9 @@ HeatmapGeometry heatmap_geometry(const MatrixView& view, const HeatmapOptions& o
     g.image_w = g.cell_w * g.cols;
     g.image_h = g.cell_h * g.rows;
     const float extra_h = (options.colorbar && g.image_h < 3.0f * fs) ? 3.0f * fs - g.image_h : 0.0f;
-    g.total = ImVec2(g.row_label_w + g.image_w + margins.right - 6.0f,
-                     g.image_h + col_label_h + extra_h + margins.below);
+    g.total =
+        ImVec2(g.row_label_w + g.image_w + g.cell_w * static_cast<float>(g.sum_cols) + margins.right - 6.0f,
+               g.image_h + col_label_h + extra_h + margins.below);
     return g;
 }
 
@@ -468,6 +499,40 @@ void handle_pointer(ImDrawList* dl, AppState& state, const MatrixRef& ref, const
     }
 }
 
+// The Σ column: each row's sum in a plain cell (it is no weight, so it takes no colour of the map), the sum
+// written out in the tooltip of the hovered one.
+void draw_row_sums(ImDrawList* dl, const AppState& state, const MatrixView& view, const HeatmapGeometry& g)
+{
+    const Mat& m = *view.m;
+    const float x0 = g.img1.x + g.sum_x, x1 = x0 + g.cell_w;
+    const ImVec2 sample = ImGui::CalcTextSize("-0.00");
+    const bool numbers = g.cell_w >= sample.x + 4.0f && g.cell_h >= sample.y + 2.0f;
+    for (int r = 0; r < g.rows; ++r)
+    {
+        const float y0 = g.img0.y + static_cast<float>(r) * g.cell_h;
+        dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y0 + g.cell_h), ImGui::GetColorU32(ImGuiCol_FrameBg));
+        if (!numbers)
+            continue;
+        const std::string text = format_value(m.row(r).sum());
+        const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+        dl->AddText(ImVec2(x0 + (g.cell_w - ts.x) * 0.5f, y0 + (g.cell_h - ts.y) * 0.5f), label_color(),
+                    text.c_str());
+    }
+    dl->AddRect(ImVec2(x0, g.img0.y), ImVec2(x1, g.img1.y), dim_color());
+    ImGui::SetCursorScreenPos(ImVec2(x0, g.img0.y));
+    ImGui::InvisibleButton("##sums", ImVec2(std::max(1.0f, g.cell_w), std::max(1.0f, g.image_h)));
+    if (!ImGui::IsItemHovered() || state.mouse_ignored || g.cell_h <= 0.0f)
+        return;
+    const int r =
+        std::clamp(static_cast<int>((ImGui::GetIO().MousePos.y - g.img0.y) / g.cell_h), 0, g.rows - 1);
+    std::string terms;
+    for (int c = 0; c < g.cols && g.cols <= 8; ++c)
+        terms += (c > 0 ? " + " : "") + format_value(m(r, c));
+    ImGui::SetTooltip("Σ of row i = %d  %s, over the %d columns:\n%s%s%s", r, row_label(view, r).c_str(),
+                      g.cols, terms.c_str(), terms.empty() ? "" : " = ",
+                      format_value_long(m.row(r).sum()).c_str());
+}
+
 // Token (or index) labels on both axes, thinned so they never overlap.
 void draw_labels(ImDrawList* dl, const MatrixView& view, const HeatmapOptions& options,
                  const HeatmapGeometry& g)
@@ -494,8 +559,28 @@ void draw_labels(ImDrawList* dl, const MatrixView& view, const HeatmapOptions& o
                         text.c_str());
         }
     }
+    if (g.row_title)
+    {
+        const float w = label_size(view.row_axis, px).x;
+        draw_text_upwards(dl, ImVec2(g.img0.x - g.row_label_w, g.img0.y + (g.image_h + w) * 0.5f),
+                          dim_color(), view.row_axis.c_str(), px);
+    }
     if (!g.col_labels)
         return;
+    if (g.col_title)
+    {
+        // Under the labels: right under them when they lie flat, else under the longest turned one.
+        const float w = label_size(view.col_axis, px).x;
+        const float band = col_labels_flat(view, g.cell_w, px) ? px + 6.0f : g.col_band;
+        dl->AddText(font, px, ImVec2(g.img0.x + (g.image_w - w) * 0.5f, g.img1.y + band + 4.0f), dim_color(),
+                    view.col_axis.c_str());
+    }
+    if (g.sum_cols > 0)
+    {
+        const float w = label_size("Σ", px).x;
+        dl->AddText(font, px, ImVec2(g.img1.x + g.sum_x + (g.cell_w - w) * 0.5f, g.img1.y + 4.0f),
+                    label_color(), "Σ");
+    }
     if (view.col_tokens != nullptr)
     {
         const bool flat = col_labels_flat(view, g.cell_w, px);
@@ -564,13 +649,16 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
     draw_cell_numbers(dl, state, view, entry, g);
     draw_marks(dl, state, ref, view, options, g);
     handle_pointer(dl, state, ref, view, options, g, item_hovered, item_clicked, result);
+    if (g.sum_cols > 0)
+        draw_row_sums(dl, state, view, g);
     ImGui::PopID();
 
     draw_labels(dl, view, options, g);
     if (options.colorbar)
     {
         const float bar_h = std::max(g.image_h, 3.0f * ImGui::GetFontSize());
-        draw_colorbar(entry.scale, entry.range, g.img1.x + g.gap, g.img0.y, g.bar_w, bar_h);
+        const float sums_w = g.sum_cols > 0 ? g.sum_x + g.cell_w * static_cast<float>(g.sum_cols) : 0.0f;
+        draw_colorbar(entry.scale, entry.range, g.img1.x + sums_w + g.gap, g.img0.y, g.bar_w, bar_h);
     }
     ImGui::SetCursorScreenPos(p0);
     ImGui::Dummy(g.total);

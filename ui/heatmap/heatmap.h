@@ -40,6 +40,12 @@ struct HeatmapOptions
     // > 0: the axis labels at this text size in pixels (presenter grids shrink them to fit small cells, so
     // every token is named); 0: the current font's.
     float label_font_px = 0.0f;
+    // With labels: the axes' titles ("query", "key": the view's row_axis and col_axis), the rows' reading
+    // upwards left of the row labels, the columns' under the column labels.
+    bool axis_titles = false;
+    // A Σ column a cell wide right of the image (before the colour bar), each row's sum in it, with "Σ" under
+    // it and the sum written out in its tooltip: where the softmax's axis is the subject.
+    bool row_sums = false;
 };
 
 struct HeatmapResult
@@ -61,6 +67,8 @@ struct HeatmapMargins
     float right = 0.0f;      // the gap, the colour bar and its numbers
     float col_labels = 0.0f; // column labels under the image
     float below = 0.0f;      // under the column labels: the colour bar's last number
+    int sum_cols = 0;        // columns of cells beside the image (the Σ column), a cell wide each; `right`
+                             // has the gap before them, not their cells
 };
 HeatmapMargins heatmap_margins(const MatrixView& view, const HeatmapOptions& options);
 

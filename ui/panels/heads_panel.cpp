@@ -57,15 +57,25 @@ void key_labels(const std::vector<std::string>& keys, ImVec2 top_left, float cel
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float fs = ImGui::GetFontSize();
     const int n = count < 0 ? static_cast<int>(keys.size()) : std::min(count, static_cast<int>(keys.size()));
+    // Every label lying flat when each fits its cell (turned to read upwards, a lone "I" reads as a dash).
+    bool flat = stride <= 1;
+    for (int c = 0; c < n && flat; ++c)
+        flat = ImGui::CalcTextSize(short_token(keys[static_cast<std::size_t>(c)]).c_str()).x + 6.0f <= cell;
     for (int c = 0; c < n; c += std::max(1, stride))
     {
         const std::string token = short_token(keys[static_cast<std::size_t>(c)]);
         const std::string text = stride > 1 ? std::to_string(c) + " " + token : token;
         const float w = ImGui::CalcTextSize(text.c_str()).x;
+        const ImU32 color = ImGui::GetColorU32(token == "<pad>" ? ImGuiCol_TextDisabled : ImGuiCol_Text);
+        if (flat)
+        {
+            dl->AddText(
+                ImVec2(top_left.x + (static_cast<float>(c) + 0.5f) * cell - w * 0.5f, top_left.y + 4.0f),
+                color, text.c_str());
+            continue;
+        }
         const float x = top_left.x + (static_cast<float>(c) + 0.5f) * cell - fs * 0.5f;
-        draw_text_upwards(dl, ImVec2(x, top_left.y + 4.0f + w),
-                          ImGui::GetColorU32(token == "<pad>" ? ImGuiCol_TextDisabled : ImGuiCol_Text),
-                          text.c_str());
+        draw_text_upwards(dl, ImVec2(x, top_left.y + 4.0f + w), color, text.c_str());
     }
 }
 

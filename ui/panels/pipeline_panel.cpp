@@ -288,6 +288,10 @@ void stage_block(AppState& state, const MatrixRef& ref, const char* id, float ma
         options.frame_color = lesson_highlight_color();
         options.frame_thickness = 3.0f;
         options.max_total_height = lesson_height;
+        // The step is about the softmax's axis: the maps name their axes and the weights add up their rows.
+        const LessonStep* step = current_step(state);
+        options.axis_titles = step != nullptr && step->row_sums;
+        options.row_sums = options.axis_titles && view.probability;
     }
     if (!draw_stage_batch(state, ref, options))
     {

@@ -184,12 +184,15 @@ struct HeatmapLayout
     float title_y = 0, subtitle_y = 0;
     std::vector<std::string> subtitle_lines; // wrapped to the map's width (or the title's, when wider)
     int x_img = 0, y_img = 0, image_w = 0, image_h = 0;
+    int x_sums = 0;         // the Σ column's left edge (HeatmapPicture::row_sums), a cell wide
     float row_axis_x = 0;   // the rotated row axis title's left edge
     float col_labels_h = 0; // the column labels' height under the image
     int x_bar = 0, bar_w = 0, bar_h = 0;
     int rstride = 1, cstride = 1;
     float label_px = 0.0f; // the row and column labels' size: the font's, or smaller to fit small cells
     bool col_tokens = false;
+    bool col_flat =
+        false; // token column labels lying flat: each fits its cell (a turned "I" reads as a dash)
     std::vector<std::string> row_labels, col_labels;
     NumberFormat format;
     float number_px = 0.0f; // 0: no numbers in the cells
@@ -241,6 +244,9 @@ HeatmapLayout layout_heatmap(const HeatmapPicture& p, const TextRasterizer& text
         if (L.col_tokens)
             col_h = std::max(col_h, text.width(s, lpx));
     }
+    L.col_flat = L.col_tokens && L.cstride == 1 && col_h + 6.0f <= static_cast<float>(L.cell);
+    if (L.col_flat)
+        col_h = lpx * 1.3f;
     L.col_labels_h = col_h;
     const float axis_h = f.label * 1.35f; // a line of axis title
     L.row_axis_x = 0.0f;
@@ -263,8 +269,12 @@ HeatmapLayout layout_heatmap(const HeatmapPicture& p, const TextRasterizer& text
             bar_label_w = std::max(bar_label_w, text.width(kMaskedLegend, f.body));
         L.bar_w = std::max(14, static_cast<int>(f.body * 1.1f));
         L.bar_h = std::max(L.image_h, static_cast<int>(f.body * 4.5f));
-        L.x_bar = L.x_img + L.image_w + static_cast<int>(f.body);
     }
+    // The Σ column half a line right of the cells, then the colour bar.
+    L.x_sums = L.x_img + L.image_w + (p.row_sums ? static_cast<int>(f.body * 0.5f) : 0);
+    const int cells_right = p.row_sums ? L.x_sums + L.cell : L.x_img + L.image_w;
+    if (p.colorbar)
+        L.x_bar = cells_right + static_cast<int>(f.body);
     // Numbers grow with large cells (a slide read from the back of a room), up to 1.4 times the body text.
     float number_px = std::min(f.body * 1.4f, static_cast<float>(L.cell) * 0.38f);
     const float number_floor = std::max(10.0f, f.min_text);
@@ -283,8 +293,8 @@ HeatmapLayout layout_heatmap(const HeatmapPicture& p, const TextRasterizer& text
         L.number_px = number_px >= number_floor ? number_px : 0.0f;
     }
 
-    const int right = p.colorbar ? L.x_bar + L.bar_w + 8 + static_cast<int>(std::ceil(bar_label_w))
-                                 : L.x_img + L.image_w + 2;
+    const int right =
+        p.colorbar ? L.x_bar + L.bar_w + 8 + static_cast<int>(std::ceil(bar_label_w)) : cells_right + 2;
     const int col_axis_w = static_cast<int>(L.x_img + text.width(p.col_axis, f.label));
     const int body_w = std::max(right, col_axis_w);
 
@@ -380,6 +390,22 @@ void draw_heatmap_cells(const HeatmapCanvas& k)
                                 (static_cast<float>(cell) - L.number_px * 1.15f) * 0.5f,
                             L.number_px, text_color_on(colors[static_cast<std::size_t>(r) * L.cols + c]), s);
             }
+    if (k.p.row_sums)
+    {
+        // Plain cells on the page (a sum is no weight, so it takes no colour of the map), framed as the map
+        // is.
+        const int xs = k.x + L.x_sums;
+        frame_rect(k.img, xs - 1, yi - 1, xs + cell + 1, yi + L.image_h + 1, k.palette.frame);
+        for (int r = 0; r < L.rows && L.number_px > 0.0f; ++r)
+        {
+            const std::string s = format_number(m.row(r).sum(), L.format);
+            const float w = k.text.width(s, L.number_px);
+            k.text.draw(k.img, static_cast<float>(xs) + (static_cast<float>(cell) - w) * 0.5f,
+                        static_cast<float>(yi + r * cell) +
+                            (static_cast<float>(cell) - L.number_px * 1.15f) * 0.5f,
+                        L.number_px, k.palette.ink, s);
+        }
+    }
     for (const auto& [r, c] : k.p.outlined)
         if (r >= 0 && r < L.rows && c >= 0 && c < L.cols)
         {
@@ -412,13 +438,23 @@ void draw_heatmap_labels(const HeatmapCanvas& k)
     {
         const std::string& s = L.col_labels[static_cast<std::size_t>(c)];
         const float w = k.text.width(s, lpx);
-        if (L.col_tokens)
+        if (L.col_flat)
+            k.text.draw(k.img, static_cast<float>(xi) + (c + 0.5f) * cell - w * 0.5f,
+                        static_cast<float>(yi + L.image_h) + 4.0f, lpx,
+                        s == "<pad>" ? palette.grey_ink : palette.ink, s);
+        else if (L.col_tokens)
             k.text.draw(k.img, static_cast<float>(xi) + (c + 0.5f) * cell - lpx * 0.6f,
                         static_cast<float>(yi + L.image_h) + 6.0f + w, lpx,
                         s == "<pad>" ? palette.grey_ink : palette.ink, s, true);
         else
             k.text.draw(k.img, static_cast<float>(xi) + (c + 0.5f) * cell - w * 0.5f,
                         static_cast<float>(yi + L.image_h) + 4.0f, lpx, palette.grey_ink, s);
+    }
+    if (p.row_sums)
+    {
+        const float w = k.text.width("Σ", lpx);
+        k.text.draw(k.img, static_cast<float>(k.x + L.x_sums) + (static_cast<float>(cell) - w) * 0.5f,
+                    static_cast<float>(yi + L.image_h) + 4.0f, lpx, palette.ink, "Σ");
     }
     if (!p.col_axis.empty())
     {

@@ -33,6 +33,8 @@ struct HeatmapPicture
     bool colorbar = true;
     // false: no row labels and no row axis title (the map on its left in a slide's row names the same rows).
     bool row_labels = true;
+    // Each row's sum in a Σ column a cell wide right of the cells (a step about the softmax's axis).
+    bool row_sums = false;
 };
 
 // The matrix's name with its head: "Queries Q_2", "Attention weights A_2", "Scores · head 2", "Input X".

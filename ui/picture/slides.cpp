@@ -305,6 +305,8 @@ void fill_content(AppState& state, SlideContent& content)
         state.ensure_comparisons();
     for (const MatrixRef& ref : shown.maps)
         add_stage(state, content, ref);
+    for (HeatmapPicture& p : content.maps)
+        p.row_sums = shown.row_sums && p.view.probability;
 }
 
 // [SECTION] Layout: the maps in rows, one cell size for all, as large as the area allows

@@ -57,6 +57,7 @@ StepMaps step_maps(const AppState& state, const LessonStep* step)
     else if (step != nullptr && !step->stages.empty())
     {
         out.kind = StepMapsKind::Stages;
+        out.row_sums = step->row_sums;
         for (const Stage stage : step->stages)
             out.maps.push_back(selected_stage(state, stage, state.sel.head, step->cross));
     }

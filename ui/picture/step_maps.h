@@ -26,6 +26,9 @@ struct StepMaps
     // step (of its cross-attention block when it says so) at the selected layer, sentence and head; Heads:
     // the weights of head 1 … h; Comparisons: comparison_maps(comparison); Training: none.
     std::vector<MatrixRef> maps;
+    // Stages: the step is about the softmax's axis (LessonStep::row_sums): its weights show their rows' sums
+    // and its maps their axes' titles.
+    bool row_sums = false;
 };
 
 // What `step` (nullptr: no lesson) shows with the selection of `state`.

@@ -230,7 +230,7 @@ GridPlan plan_at(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail
         const HeatmapMargins m = heatmap_margins(view, measured);
         MapBox box;
         box.rows = static_cast<int>(view.m->rows());
-        box.cols = static_cast<int>(view.m->cols());
+        box.cols = static_cast<int>(view.m->cols()) + m.sum_cols;
         box.left = m.left;
         box.right = m.right;
         box.top = line_h + 4.0f;
@@ -686,7 +686,9 @@ MapView single_head_view(AppState& state, const std::vector<MatrixRef>& refs)
     return v;
 }
 
-MapView stages_view(AppState& state, const std::vector<MatrixRef>& refs)
+// A step's stages; where the softmax's axis is the subject (row_sums), each map names its axes and the
+// weights add up their rows.
+MapView stages_view(AppState& state, const std::vector<MatrixRef>& refs, bool row_sums)
 {
     MapView v;
     for (const MatrixRef& ref : refs)
@@ -699,6 +701,8 @@ MapView stages_view(AppState& state, const std::vector<MatrixRef>& refs)
         map.header = stage_header(state, map.ref, view);
         map.options.frame_color = frame_color(state);
         map.options.frame_thickness = 3.0f;
+        map.options.axis_titles = row_sums;
+        map.options.row_sums = row_sums && view.probability;
         v.maps.push_back(std::move(map));
     }
     return v;
@@ -762,7 +766,7 @@ std::optional<MapView> map_view(AppState& state, const LessonStep* step)
     if (shown.kind == StepMapsKind::Heads)
         return heads_view(state, shown.maps);
     if (shown.kind == StepMapsKind::Stages)
-        return stages_view(state, shown.maps);
+        return stages_view(state, shown.maps, shown.row_sums);
     if (shown.kind == StepMapsKind::Comparisons && shown.comparison != ComparisonSection::All)
     {
         state.ensure_comparisons();
