@@ -16,18 +16,10 @@ XDG_CONFIG_HOME="$work/config" xvfb-run -n $((100 + $$ % 800)) -a -s '-screen 0 
 cat >"$work/drive.sh" <<'INNER'
 #!/usr/bin/env bash
 set -uo pipefail
-app=$1 work=$2
-XDG_CONFIG_HOME="$work/config" "$app" --lesson typo --step 2 >"$work/stdout.txt" 2>"$work/stderr.txt" &
-pid=$!
-win=""
-for _ in $(seq 1 100); do
-    win=$(xdotool search --name "Attention Lab" 2>/dev/null | head -1)
-    [ -n "$win" ] && break
-    sleep 0.1
-done
-[ -n "$win" ] || { echo "the window never appeared"; kill "$pid"; exit 1; }
-sleep 1
-xdotool windowfocus --sync "$win" 2>/dev/null || true
+app=$1 work=$2 here=$3
+source "$here/window_driver.sh"
+start_window "$app" "$work" --lesson typo --step 2 || exit 1
+sleep 0.5
 xdotool key ctrl+shift+e
 sleep 1
 xdotool key ctrl+a
@@ -41,7 +33,7 @@ sleep 0.5
 kill "$pid"
 wait "$pid" 2>/dev/null
 INNER
-xvfb-run -n $((101 + $$ % 800)) -a -s '-screen 0 1600x1000x24' bash "$work/drive.sh" "$app" "$work"
+xvfb-run -n $((101 + $$ % 800)) -a -s '-screen 0 1600x1000x24' bash "$work/drive.sh" "$app" "$work" "$(cd "$(dirname "$0")" && pwd)"
 
 status=0
 cli=$(cd "$work/cli" && ls -A)

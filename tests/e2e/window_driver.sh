@@ -1,10 +1,11 @@
 # Sourced by the end-to-end scripts that drive the real window with xdotool (inside xvfb-run).
-# start_window APP WORK: starts APP with its config folder in WORK/config and its output in WORK/stdout.txt and
+# start_window APP WORK [ARG...]: starts APP (with the ARGs) with its config folder in WORK/config and its output in WORK/stdout.txt and
 # WORK/stderr.txt, waits for its window and focuses it. Sets pid (the app) and win (the window's id); prints
 # why and returns 1 if the window never appears.
 start_window() {
     local app=$1 work=$2
-    XDG_CONFIG_HOME="$work/config" "$app" >"$work/stdout.txt" 2>"$work/stderr.txt" &
+    shift 2
+    XDG_CONFIG_HOME="$work/config" "$app" "$@" >"$work/stdout.txt" 2>"$work/stderr.txt" &
     pid=$!
     win=""
     for _ in $(seq 1 100); do
