@@ -3,6 +3,7 @@
 // sampling.
 #include "core/train/sampling.h"
 #include "core/train/trainer.h"
+#include "support/same_params.h"
 
 #include <gtest/gtest.h>
 
@@ -350,17 +351,8 @@ TEST(TrainText, TheSameSeedGivesTheSameModelBitForBit)
     a.run(10);
     b.run(10);
     c.run(10);
-    const auto same = [](const Params& x, const Params& y)
-    {
-        return x.E.size() == y.E.size() &&
-               std::memcmp(x.E.data(), y.E.data(), sizeof(float) * static_cast<size_t>(x.E.size())) == 0 &&
-               std::memcmp(x.layers[1].W_Q.data(), y.layers[1].W_Q.data(),
-                           sizeof(float) * static_cast<size_t>(x.layers[1].W_Q.size())) == 0 &&
-               std::memcmp(x.W_U.data(), y.W_U.data(), sizeof(float) * static_cast<size_t>(x.W_U.size())) ==
-                   0;
-    };
-    EXPECT_TRUE(same(a.params(), b.params()));
-    EXPECT_FALSE(same(a.params(), c.params()));
+    EXPECT_TRUE(test::same_params(a, b));
+    EXPECT_FALSE(test::same_params(a, c));
 }
 
 // [SECTION] Learning English: the preset on Pride and Prejudice, plain and with repeats. Hundreds of steps

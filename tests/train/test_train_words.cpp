@@ -4,6 +4,7 @@
 #include "core/train/token_text.h"
 #include "core/train/trainer.h"
 #include "core/train/word_vocabulary.h"
+#include "support/same_params.h"
 
 #include <gtest/gtest.h>
 
@@ -235,15 +236,8 @@ TEST(WordCorpus, TheSameSeedGivesTheSameModelBitForBitAndTheBookTrains)
     a.run(8);
     b.run(8);
     c.run(8);
-    const auto same = [](const Params& x, const Params& y)
-    {
-        return x.E.size() == y.E.size() &&
-               std::memcmp(x.E.data(), y.E.data(), sizeof(float) * static_cast<size_t>(x.E.size())) == 0 &&
-               std::memcmp(x.W_U.data(), y.W_U.data(), sizeof(float) * static_cast<size_t>(x.W_U.size())) ==
-                   0;
-    };
-    EXPECT_TRUE(same(a.params(), b.params()));
-    EXPECT_FALSE(same(a.params(), c.params()));
+    EXPECT_TRUE(test::same_params(a, b));
+    EXPECT_FALSE(test::same_params(a, c));
     // Eight steps at lr 3e-3 already lower the held-out loss, and the word-start score is left out.
     const EvalStats e = a.evaluate();
     EXPECT_LT(e.loss, first);
