@@ -517,12 +517,22 @@ bool training_labels_short(const std::vector<std::string>& labels)
     return true;
 }
 
-float training_head_label_gutter(float cell, bool sparse_labels)
+ProbeLabelGutter probe_label_gutter(float cell, bool sparse, bool rows_short, bool cols_short)
 {
     const float fs = ImGui::GetFontSize();
-    if (cell >= fs * 0.7f)
-        return fs * 2.2f;
-    return sparse_labels ? fs * 1.1f : fs * 0.2f; // as draw_probe_map chooses
+    const bool fits = cell >= fs * 0.7f;
+    if (!fits && sparse && rows_short)
+        return {fs * 1.1f, true}; // one-character labels every k-th need a narrower gutter
+    if (!fits || !(rows_short || cols_short))
+        return {fs * 0.2f, false};
+    return {fs * 2.2f, false};
+}
+
+float training_head_label_gutter(float cell, bool short_labels)
+{
+    // The head maps' labels: the probe's tokens on both axes, sparse where they are short
+    // (draw_training_heads).
+    return probe_label_gutter(cell, true, short_labels, short_labels).gutter;
 }
 
 bool training_maps_ready(AppState& state)
@@ -569,13 +579,10 @@ std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned lo
     };
     const auto short_labels = [&](const std::vector<std::string>* l)
     { return l != nullptr && training_labels_short(*l); };
-    float label_w = fs * 2.2f;
-    // Sparse one-character labels need a narrower gutter, and fewer of them fit: every k-th.
-    const bool sparse = labels.sparse && cell_for(label_w) < fs * 0.7f && short_labels(labels.rows);
-    if (sparse)
-        label_w = fs * 1.1f;
-    else if (cell_for(label_w) < fs * 0.7f || !(short_labels(labels.rows) || short_labels(labels.cols)))
-        label_w = fs * 0.2f;
+    const ProbeLabelGutter gutter = probe_label_gutter(cell_for(fs * 2.2f), labels.sparse,
+                                                       short_labels(labels.rows), short_labels(labels.cols));
+    const float label_w = gutter.gutter;
+    const bool sparse = gutter.sparse;
     const float cell = cell_for(label_w);
     const HeatmapEntry& e = state.heatmaps.get(key, version, m, probability, mask);
     const ImVec2 p = ImGui::GetCursorScreenPos();

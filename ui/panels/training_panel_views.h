@@ -38,7 +38,18 @@ void draw_training_heads(AppState& state, float side, float gap, bool flat);
 // The room a head's map takes above and left of its cells in draw_training_heads, for a cell of `cell`
 // pixels: the title lines and the label gutter.
 float training_head_title_height();
-float training_head_label_gutter(float cell, bool sparse_labels);
+float training_head_label_gutter(float cell, bool short_labels);
+
+// The room left of and above a probe map's cells for its labels, given the cell the full room (2.2 em) would
+// leave: all of it when that cell is at least 0.7 em and some labels are short (training_labels_short); 1.1
+// em on smaller cells for sparse labels (every k-th) when the row labels are short; else a sliver (no
+// labels). One rule for draw_probe_map and the layouts that place its maps.
+struct ProbeLabelGutter
+{
+    float gutter = 0.0f;
+    bool sparse = false; // every k-th label, a little smaller
+};
+ProbeLabelGutter probe_label_gutter(float cell, bool sparse, bool rows_short, bool cols_short);
 // True when the probe's maps can be drawn (a model, a probe, finite weights); else draw_training_maps says
 // why.
 bool training_maps_ready(AppState& state);
