@@ -838,6 +838,26 @@ TEST(LessonCaptions, SettingsDriftNamesWhatChangedAndNothingWhenSame)
     EXPECT_EQ(lesson_settings_drift(step, live), "h = 4 (now 8), the sentence");
 }
 
+TEST(LessonCaptions, SelectionDriftNamesOnlyWhatTheTextQuotes)
+{
+    LessonStep step;
+    step.text = "the raw scores of head 1 have a spread near 17";
+    Selection live;
+    EXPECT_EQ(lesson_selection_drift(step, live), "");
+    live.head = 1;
+    EXPECT_EQ(lesson_selection_drift(step, live), "head 1 (now 2)");
+    live.layer = 1;
+    EXPECT_EQ(lesson_selection_drift(step, live), "head 1 (now 2)") << "the text names no layer";
+    step.text = "Use [ and ] to step through the heads: each has different numbers.";
+    EXPECT_EQ(lesson_selection_drift(step, live), "") << "a text that names no head lets it change";
+    step.text = "head 12 and heads 1 to 4";
+    EXPECT_EQ(lesson_selection_drift(step, live), "") << "head 12 is not head 1";
+    step.text = "In the second sentence, key j = 2 is <pad>; layer 1 too.";
+    step.sentence = 1;
+    live.b = 0;
+    EXPECT_EQ(lesson_selection_drift(step, live), "layer 1 (now 2), sentence 2 (now 1)");
+}
+
 TEST(LessonCaptions, ATrainingStepsTextWaitsForItsRun)
 {
     LessonTraining t;
@@ -871,6 +891,30 @@ TEST_F(PresenterTest, TheCaptionSaysWhenItDescribesSettingsSinceChanged)
     next_step(*state);
     out = ui.frames(*state, 3);
     EXPECT_FALSE(drawn_wrapped(out, "(now 8)")) << out.text;
+}
+
+// A text that quotes head 1's numbers says so once ] shows head 2; a text that invites ] says nothing.
+TEST_F(PresenterTest, TheCaptionSaysWhenItQuotesAHeadNoLongerShown)
+{
+    enter_lesson(*state, lesson_index(*state, "why_sqrt_dk"), 0); // "the raw scores of head 1 ..."
+    state->presenter = true;
+    use_window_font(720.0f);
+    test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_FALSE(drawn(out, "changed since")) << out.text;
+    ui.press_key(*state, keys::RightBracket);
+    out = ui.frames(*state, 3);
+    EXPECT_EQ(state->sel.head, 1);
+    EXPECT_TRUE(drawn_wrapped(out, "head 1 (now 2)")) << out.text;
+    ui.press_key(*state, keys::LeftBracket);
+    out = ui.frames(*state, 3);
+    EXPECT_FALSE(drawn_wrapped(out, "changed since")) << out.text;
+
+    enter_lesson(*state, lesson_index(*state, "tour"), 1); // "Use [ and ] to step through the heads"
+    out = ui.frames(*state, 2);
+    ui.press_key(*state, keys::RightBracket);
+    out = ui.frames(*state, 3);
+    EXPECT_EQ(state->sel.head, 1);
+    EXPECT_FALSE(drawn_wrapped(out, "changed since")) << out.text;
 }
 
 // [SECTION] The Training view
