@@ -784,6 +784,24 @@ TEST_F(PresenterTest, CtrlPlusTwiceGrowsTheMapsWithTheTextAndKeepsTheirValues)
 
 // [SECTION] Editing without leaving presenter mode; captions that follow the session and the run
 
+// Outside a lesson the caption quotes the session's settings: τ and the √d_k switch too once they are off
+// their defaults (the edit bar changes τ; the caption must not go on describing τ = 1).
+TEST_F(PresenterTest, TheSessionCaptionNamesTauAndScalingWhenChanged)
+{
+    state->presenter = true;
+    state->presenter_view = PresenterView::Heads;
+    use_window_font(720.0f);
+    test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn(out, "h = " + std::to_string(state->heads()))) << out.text;
+    EXPECT_FALSE(drawn(out, "τ =")) << "τ = 1 goes unsaid\n" << out.text;
+    state->session.config.temperature = 2.0f;
+    state->session.config.scale = false;
+    state->edit();
+    out = ui.frames(*state, 3);
+    EXPECT_TRUE(drawn_wrapped(out, "τ = 2.00")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "not divided by √d_k")) << out.text;
+}
+
 TEST_F(PresenterTest, EOpensTheEditBarWhoseStepsChangeTheSessionAndSaySo)
 {
     state->presenter = true;

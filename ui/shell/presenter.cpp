@@ -794,9 +794,19 @@ std::string session_caption(const AppState& state)
                ": d_model = " + std::to_string(m.d_model) + ", h = " + std::to_string(m.n_heads) + ", " +
                std::to_string(m.n_layers) + " layers, " + (m.causal ? "causal" : "bidirectional");
     }
+    // Every setting the edit bar changes is named once it is off its default, so τ = 2 is never left unsaid.
     const Config& c = state.session.config;
-    return "“" + text + "”   d_model = " + std::to_string(c.d_model) + ", h = " + std::to_string(c.n_heads) +
-           ", mask: " + to_string(c.mask);
+    std::string caption = "“" + text + "”   d_model = " + std::to_string(c.d_model) +
+                          ", h = " + std::to_string(c.n_heads) + ", mask: " + to_string(c.mask);
+    if (c.temperature != 1.0f)
+    {
+        char tau[32];
+        std::snprintf(tau, sizeof tau, ", τ = %.2f", static_cast<double>(c.temperature));
+        caption += tau;
+    }
+    if (!c.scale)
+        caption += ", not divided by √d_k";
+    return caption;
 }
 
 } // namespace
