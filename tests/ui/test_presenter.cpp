@@ -188,7 +188,16 @@ TEST_F(PresenterTest, DigitKeysPickTheViewOutsideALesson)
     ui.press_key(*state, keys::Digit0 + 3);
     out = ui.frames(*state, 2);
     EXPECT_EQ(state->presenter_view, PresenterView::Inspector);
-    EXPECT_TRUE(drawn(out, "Hover any cell")) << out.text;
+    // No heatmap to hover in this view: it says where a cell is pinned, and a pinned cell is shown.
+    EXPECT_FALSE(drawn(out, "Hover any cell")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "press 1 for the Pipeline, click a cell")) << out.text;
+    state->pinned.valid = true;
+    state->pinned.matrix.stage = Stage::weights;
+    state->pinned.row = 1;
+    state->pinned.col = 2;
+    out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn(out, "row i = 1")) << out.text;
+    state->pinned = CellRef{};
     ui.press_key(*state, keys::Digit0 + 4);
     out = ui.frames(*state, 2);
     EXPECT_EQ(state->presenter_view, PresenterView::Comparisons);
