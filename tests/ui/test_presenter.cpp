@@ -853,6 +853,28 @@ TEST_F(PresenterTest, EOpensTheEditBarWhoseStepsChangeTheSessionAndSaySo)
     EXPECT_TRUE(state->presenter);
 }
 
+// The Training view shows a run, not the session the edit bar sets: E there says where the run is set, and a
+// bar opened in another view closes on the way to it (its "h = 8" changed nothing on screen).
+TEST_F(PresenterTest, TheEditBarStaysOutOfTheTrainingView)
+{
+    state->presenter = true;
+    state->presenter_view = PresenterView::Training;
+    use_window_font(720.0f);
+    ui.frames(*state, 2);
+    ui.press_key(*state, keys::E);
+    EXPECT_FALSE(state->presenter_edit);
+    test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn(out, "run is set in the Training panel")) << out.text;
+    ui.press_key(*state, keys::Digit0 + 2);
+    ui.press_key(*state, keys::E);
+    ASSERT_TRUE(state->presenter_edit);
+    ui.press_key(*state, ImGui::GetKeyIndex(ImGuiKey_Escape)); // leaves the sentence field, the bar stays
+    ASSERT_TRUE(state->presenter_edit);
+    ui.press_key(*state, keys::Digit0 + 5);
+    ui.frames(*state, 2);
+    EXPECT_FALSE(state->presenter_edit);
+}
+
 TEST(LessonCaptions, SettingsDriftNamesWhatChangedAndNothingWhenSame)
 {
     Session step;

@@ -854,6 +854,13 @@ void toggle_presenter_theme(AppState& state)
 
 void toggle_presenter_edit(AppState& state)
 {
+    // The bar edits the session the maps views show; the Training view shows a run, which the bar would leave
+    // untouched while its title line said "h = 8".
+    if (!state.presenter_edit && presenter_shows_training(state))
+    {
+        note(state, "the Training view's run is set in the Training panel");
+        return;
+    }
     state.presenter_edit = !state.presenter_edit;
     if (state.presenter_edit)
         state.presenter_text = state.session.text.substr(0, state.session.text.find('\n'));
@@ -947,6 +954,8 @@ float presenter_title(AppState& state, const Lesson* lesson)
 // height (0 when closed).
 float presenter_edit_bar(AppState& state, float top)
 {
+    if (state.presenter_edit && presenter_shows_training(state))
+        state.presenter_edit = false; // opened in another view: the run shown is not the session it edits
     if (!state.presenter_edit)
         return 0.0f;
     const ImGuiStyle& style = ImGui::GetStyle();
