@@ -205,6 +205,7 @@ TEST_F(PresenterTest, DigitKeysPickTheViewOutsideALesson)
     out = ui.frames(*state, 2);
     EXPECT_EQ(state->presenter_view, PresenterView::Training);
     EXPECT_TRUE(drawn(out, "Training (1-5: view)")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "F5 leaves presenter mode, whose menus are hidden")) << out.text;
     // A lesson's step picks its own view: the keys leave the choice alone.
     const int tour = lesson_index(*state, "tour");
     ASSERT_GE(tour, 0);
