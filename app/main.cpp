@@ -176,11 +176,12 @@ int find_lesson(const WindowArgs& args, const char* what, attnlab::StartupOption
     {
         // A lesson's steps set their own sentences and settings: an option that would be dropped is refused.
         std::string names;
+        // By its long name: get_name() is "" for an option hidden from --help (the lesson command's).
         for (const CLI::Option* o : given)
-            names += (names.empty() ? "" : ", ") + o->get_name();
+            names += std::string(names.empty() ? "" : ", ") + "--" + o->get_lnames().front();
         attnlab::print_error(
             std::cerr, what,
-            "--lesson sets the text and the model of each of its steps, so " + names +
+            "a lesson sets the text and the model of each of its steps, so " + names +
                 " would not be used; drop " + (given.size() == 1 ? "it" : "them") +
                 ", or start with your own session and open the lesson from the Lessons menu");
         return 2;
@@ -239,6 +240,14 @@ int main(int argc, char** argv)
     lesson_command
         ->add_option("--theme", lesson.theme, "Slide colours: dark or light (default: the saved preference)")
         ->check(CLI::IsMember({"dark", "light"}));
+    // The session options are parsed here only to be refused by name (find_lesson): each step sets its own
+    // text and model. Left out of --help, which lists what the command takes.
+    attnlab::add_session_options(*lesson_command, lesson.session);
+    for (CLI::Option* o : {lesson.session.text_option, lesson.session.session_option,
+                           lesson.session.target_option, lesson.session.weights_option})
+        o->group("");
+    for (const attnlab::SettingOption& setting : lesson.session.settings)
+        setting.option->group("");
 
     int exit_code = 0;
     if (!attnlab::parse_command_line(app, argc, argv, std::cout, std::cerr, &exit_code))

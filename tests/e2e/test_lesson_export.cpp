@@ -336,6 +336,19 @@ TEST(LessonExport, UnknownLessonIsOneLineListingTheValidIds)
     EXPECT_NE(err.find("--text"), std::string::npos) << err;
     EXPECT_NE(err.find("--heads"), std::string::npos) << err;
     EXPECT_NE(err.find("Lessons menu"), std::string::npos) << err;
+    // The same for the slides command, which wrote "arguments were not expected: my own words --text".
+    EXPECT_EQ(run_app("lesson tour --export-dir '" + dir.string() + "' --text 'my own words' --heads 2", dir,
+                      &out, &err, false),
+              2);
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_NE(
+        err.find("lesson sets the text and the model of each of its steps, so --text, --heads would not "
+                 "be used"),
+        std::string::npos)
+        << err;
+    EXPECT_TRUE(files_in(dir, ".png").empty());
+    EXPECT_EQ(run_app("lesson --help", dir, &out, &err, false), 0);
+    EXPECT_EQ(out.find("--heads"), std::string::npos) << "refused options stay out of the help\n" << out;
 }
 
 TEST(LessonExport, UnwritableFolderFailsAndWritesNothing)

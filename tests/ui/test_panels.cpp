@@ -816,6 +816,26 @@ TEST_F(PanelTest, ComparisonsShowPackedBlocksAndDifferences)
         EXPECT_TRUE(out.textures.count(texture_of(*state, "L0/b0/Q/h" + std::to_string(j)))) << j;
 }
 
+// The differences stay whole at every panel width: ImGui's own wrapping broke "4.76837e-07" after its full
+// stop ("4." ending one line) in presenter mode's Comparisons view at 1280 and 1920 px.
+TEST_F(PanelTest, ComparisonsNeverBreakANumberAcrossLines)
+{
+    ui.frames(*state, 3, panel_only(draw_comparisons_panel));
+    const std::string packed = format_value_long(state->comparisons.packed_max_diff);
+    const std::string single = format_value_long(state->comparisons.single_vs_multi_max_diff);
+    ASSERT_NE(packed.find('.'), std::string::npos) << packed;
+    for (float width = 300.0f; width <= 1300.0f; width += 4.0f)
+    {
+        ui.resize(width, 1000.0f);
+        const auto out = ui.frames(*state, 2, panel_only(draw_comparisons_panel));
+        std::string flat = out.text; // the sentence around the number may break at any space
+        std::replace(flat.begin(), flat.end(), '\n', ' ');
+        ASSERT_TRUE(contains(flat, "Largest difference between a block and Q_j")) << out.text;
+        EXPECT_TRUE(contains(out.text, packed)) << width << " px\n" << out.text;
+        EXPECT_TRUE(contains(out.text, single)) << width << " px\n" << out.text;
+    }
+}
+
 TEST_F(PanelTest, SingleHeadWeightsAreMaskedLikeTheHeadsAndShowTau)
 {
     state->session.config.mask = MaskKind::Causal;

@@ -188,7 +188,16 @@ TEST_F(PresenterTest, DigitKeysPickTheViewOutsideALesson)
     ui.press_key(*state, keys::Digit0 + 3);
     out = ui.frames(*state, 2);
     EXPECT_EQ(state->presenter_view, PresenterView::Inspector);
-    EXPECT_TRUE(drawn(out, "Hover any cell")) << out.text;
+    // No heatmap to hover in this view: it says where a cell is pinned, and a pinned cell is shown.
+    EXPECT_FALSE(drawn(out, "Hover any cell")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "press 1 for the Pipeline, click a cell")) << out.text;
+    state->pinned.valid = true;
+    state->pinned.matrix.stage = Stage::weights;
+    state->pinned.row = 1;
+    state->pinned.col = 2;
+    out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn(out, "row i = 1")) << out.text;
+    state->pinned = CellRef{};
     ui.press_key(*state, keys::Digit0 + 4);
     out = ui.frames(*state, 2);
     EXPECT_EQ(state->presenter_view, PresenterView::Comparisons);
@@ -196,6 +205,7 @@ TEST_F(PresenterTest, DigitKeysPickTheViewOutsideALesson)
     out = ui.frames(*state, 2);
     EXPECT_EQ(state->presenter_view, PresenterView::Training);
     EXPECT_TRUE(drawn(out, "Training (1-5: view)")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "F5 leaves presenter mode, whose menus are hidden")) << out.text;
     // A lesson's step picks its own view: the keys leave the choice alone.
     const int tour = lesson_index(*state, "tour");
     ASSERT_GE(tour, 0);
@@ -852,6 +862,24 @@ TEST_F(PresenterTest, TheSoftmaxAxisStepNamesItsAxesAndAddsUpEachRow)
 
 // [SECTION] Editing without leaving presenter mode; captions that follow the session and the run
 
+// Outside a lesson the caption quotes the session's settings: τ and the √d_k switch too once they are off
+// their defaults (the edit bar changes τ; the caption must not go on describing τ = 1).
+TEST_F(PresenterTest, TheSessionCaptionNamesTauAndScalingWhenChanged)
+{
+    state->presenter = true;
+    state->presenter_view = PresenterView::Heads;
+    use_window_font(720.0f);
+    test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn(out, "h = " + std::to_string(state->heads()))) << out.text;
+    EXPECT_FALSE(drawn(out, "τ =")) << "τ = 1 goes unsaid\n" << out.text;
+    state->session.config.temperature = 2.0f;
+    state->session.config.scale = false;
+    state->edit();
+    out = ui.frames(*state, 3);
+    EXPECT_TRUE(drawn_wrapped(out, "τ = 2.00")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "not divided by √d_k")) << out.text;
+}
+
 TEST_F(PresenterTest, EOpensTheEditBarWhoseStepsChangeTheSessionAndSaySo)
 {
     state->presenter = true;
@@ -894,6 +922,28 @@ TEST_F(PresenterTest, EOpensTheEditBarWhoseStepsChangeTheSessionAndSaySo)
     EXPECT_TRUE(state->presenter);
 }
 
+// The Training view shows a run, not the session the edit bar sets: E there says where the run is set, and a
+// bar opened in another view closes on the way to it (its "h = 8" changed nothing on screen).
+TEST_F(PresenterTest, TheEditBarStaysOutOfTheTrainingView)
+{
+    state->presenter = true;
+    state->presenter_view = PresenterView::Training;
+    use_window_font(720.0f);
+    ui.frames(*state, 2);
+    ui.press_key(*state, keys::E);
+    EXPECT_FALSE(state->presenter_edit);
+    test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn(out, "run is set in the Training panel")) << out.text;
+    ui.press_key(*state, keys::Digit0 + 2);
+    ui.press_key(*state, keys::E);
+    ASSERT_TRUE(state->presenter_edit);
+    ui.press_key(*state, ImGui::GetKeyIndex(ImGuiKey_Escape)); // leaves the sentence field, the bar stays
+    ASSERT_TRUE(state->presenter_edit);
+    ui.press_key(*state, keys::Digit0 + 5);
+    ui.frames(*state, 2);
+    EXPECT_FALSE(state->presenter_edit);
+}
+
 TEST(LessonCaptions, SettingsDriftNamesWhatChangedAndNothingWhenSame)
 {
     Session step;
@@ -904,6 +954,26 @@ TEST(LessonCaptions, SettingsDriftNamesWhatChangedAndNothingWhenSame)
     EXPECT_EQ(lesson_settings_drift(step, live), "h = 4 (now 8)");
     live.text = step.text + " more";
     EXPECT_EQ(lesson_settings_drift(step, live), "h = 4 (now 8), the sentence");
+}
+
+TEST(LessonCaptions, SelectionDriftNamesOnlyWhatTheTextQuotes)
+{
+    LessonStep step;
+    step.text = "the raw scores of head 1 have a spread near 17";
+    Selection live;
+    EXPECT_EQ(lesson_selection_drift(step, live), "");
+    live.head = 1;
+    EXPECT_EQ(lesson_selection_drift(step, live), "head 1 (now 2)");
+    live.layer = 1;
+    EXPECT_EQ(lesson_selection_drift(step, live), "head 1 (now 2)") << "the text names no layer";
+    step.text = "Use [ and ] to step through the heads: each has different numbers.";
+    EXPECT_EQ(lesson_selection_drift(step, live), "") << "a text that names no head lets it change";
+    step.text = "head 12 and heads 1 to 4";
+    EXPECT_EQ(lesson_selection_drift(step, live), "") << "head 12 is not head 1";
+    step.text = "In the second sentence, key j = 2 is <pad>; layer 1 too.";
+    step.sentence = 1;
+    live.b = 0;
+    EXPECT_EQ(lesson_selection_drift(step, live), "layer 1 (now 2), sentence 2 (now 1)");
 }
 
 TEST(LessonCaptions, ATrainingStepsTextWaitsForItsRun)
@@ -939,6 +1009,30 @@ TEST_F(PresenterTest, TheCaptionSaysWhenItDescribesSettingsSinceChanged)
     next_step(*state);
     out = ui.frames(*state, 3);
     EXPECT_FALSE(drawn_wrapped(out, "(now 8)")) << out.text;
+}
+
+// A text that quotes head 1's numbers says so once ] shows head 2; a text that invites ] says nothing.
+TEST_F(PresenterTest, TheCaptionSaysWhenItQuotesAHeadNoLongerShown)
+{
+    enter_lesson(*state, lesson_index(*state, "why_sqrt_dk"), 0); // "the raw scores of head 1 ..."
+    state->presenter = true;
+    use_window_font(720.0f);
+    test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_FALSE(drawn(out, "changed since")) << out.text;
+    ui.press_key(*state, keys::RightBracket);
+    out = ui.frames(*state, 3);
+    EXPECT_EQ(state->sel.head, 1);
+    EXPECT_TRUE(drawn_wrapped(out, "head 1 (now 2)")) << out.text;
+    ui.press_key(*state, keys::LeftBracket);
+    out = ui.frames(*state, 3);
+    EXPECT_FALSE(drawn_wrapped(out, "changed since")) << out.text;
+
+    enter_lesson(*state, lesson_index(*state, "tour"), 1); // "Use [ and ] to step through the heads"
+    out = ui.frames(*state, 2);
+    ui.press_key(*state, keys::RightBracket);
+    out = ui.frames(*state, 3);
+    EXPECT_EQ(state->sel.head, 1);
+    EXPECT_FALSE(drawn_wrapped(out, "changed since")) << out.text;
 }
 
 // [SECTION] The Training view

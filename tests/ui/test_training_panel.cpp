@@ -97,6 +97,37 @@ TEST(TrainingPanel, DrawsTaskComboButtonsCurvesAndMapsAfterSteps)
     }
 }
 
+// A map's tooltip names the query and key positions as every heatmap does, i and j from 0, so "query 9" is
+// never read as the ninth beside the titles' "layer 1, head 1"; the gradient map's tooltip too.
+TEST(TrainingPanel, AMapsTooltipNamesPositionsIAndJFromZero)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    state->training_run.step_now(5);
+    state->training.map_kind = 1; // each map with its gradient beside it
+    auto out = ui.frames(*state, 2, panel_only(draw_training_panel));
+    const int T = state->training.probe.T();
+    ASSERT_EQ(T, 16);
+    const auto hover = [&](const char* key, int row, int col)
+    {
+        const HeatmapEntry* e = state->heatmaps.find(key);
+        EXPECT_NE(e, nullptr) << key;
+        if (e == nullptr || out.texture_rects.count(e->texture) == 0)
+            return false;
+        const ImVec4 r = out.texture_rects.at(e->texture);
+        ui.mouse(r.x + (r.z - r.x) * (static_cast<float>(col) + 0.5f) / static_cast<float>(T),
+                 r.y + (r.w - r.y) * (static_cast<float>(row) + 0.5f) / static_cast<float>(T));
+        out = ui.frames(*state, 2, panel_only(draw_training_panel));
+        return true;
+    };
+    ASSERT_TRUE(hover("train/L0/h0", 9, 6));
+    EXPECT_TRUE(contains(out.text, "query i = 9 \"")) << out.text;
+    EXPECT_TRUE(contains(out.text, "\" -> key j = 6 \"")) << out.text;
+    ASSERT_TRUE(hover("train/L0/h0/grad", 9, 6));
+    EXPECT_TRUE(contains(out.text, "at query i = 9, key j = 6")) << out.text;
+}
+
 // The loss plot's title line names both losses, each beside a swatch of its curve's colour: training (blue)
 // first, held-out (this run's vermilion) after it on the same line, at the default size and at 1280x720.
 TEST(TrainingPanel, TheLossTitleSaysWhichColourIsWhichLoss)

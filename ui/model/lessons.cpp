@@ -7,7 +7,9 @@
 #include "ui/picture/presenter_layout.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <iterator>
 
 namespace attnlab
 {
@@ -343,6 +345,53 @@ std::string lesson_settings_drift(const Session& step_session, const Session& li
     return out;
 }
 
+namespace
+{
+
+// Whether text names `noun n` as a whole number ("head 1" but not "head 12" or "head 1's" with n = 12).
+bool text_names(const std::string& text, const std::string& noun, int n)
+{
+    const std::string word = noun + " " + std::to_string(n);
+    for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1))
+    {
+        const std::size_t end = at + word.size();
+        const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(text[at - 1]));
+        const bool ends = end == text.size() || !std::isdigit(static_cast<unsigned char>(text[end]));
+        if (starts && ends)
+            return true;
+    }
+    return false;
+}
+
+// "the second sentence" as a text says it (sentences count from 1 on screen).
+bool text_names_sentence(const std::string& text, int b)
+{
+    static const char* const ordinals[] = {"first", "second", "third", "fourth", "fifth"};
+    if (text_names(text, "sentence", b + 1))
+        return true;
+    return b < static_cast<int>(std::size(ordinals)) &&
+           text.find(std::string(ordinals[b]) + " sentence") != std::string::npos;
+}
+
+} // namespace
+
+std::string lesson_selection_drift(const LessonStep& step, const Selection& live)
+{
+    std::string out;
+    auto add = [&](const char* noun, int was, int now)
+    {
+        out += (out.empty() ? "" : ", ") + std::string(noun) + " " + std::to_string(was + 1) + " (now " +
+               std::to_string(now + 1) + ")";
+    };
+    if (live.layer != step.layer && text_names(step.text, "layer", step.layer + 1))
+        add("layer", step.layer, live.layer);
+    if (live.b != step.sentence && text_names_sentence(step.text, step.sentence))
+        add("sentence", step.sentence, live.b);
+    if (live.head != step.head && text_names(step.text, "head", step.head + 1))
+        add("head", step.head, live.head);
+    return out;
+}
+
 int lesson_text_waits_for(const LessonTraining& training, const train::RunSpec& shown, int shown_step)
 {
     if (!training.on || !training.model.empty()) // a built-in model opens trained: nothing to wait for
@@ -369,7 +418,9 @@ std::string lesson_caption_note(const AppState& state, const LessonStep& step, b
     }
     if (step.training.on)
         return "";
-    const std::string drift = lesson_settings_drift(step.session, state.session);
+    std::string drift = lesson_settings_drift(step.session, state.session);
+    if (const std::string selection = lesson_selection_drift(step, state.sel); !selection.empty())
+        drift += (drift.empty() ? "" : ", ") + selection;
     if (drift.empty())
         return "";
     return "The text describes this step's own settings; changed since: " + drift +

@@ -62,6 +62,11 @@ Color32 lesson_highlight_color();
 // The settings the step set that the live session no longer has, as "h = 4 (now 8)" parts joined by ", "
 // (the sentence as "the sentence"); "" when the session still has the step's.
 std::string lesson_settings_drift(const Session& step_session, const Session& live);
+// The selection the step's text quotes that is no longer selected, as "head 1 (now 2)" parts joined by ", ":
+// a text naming "head 1" (or "layer 2", "sentence 2", "the second sentence") describes that head's numbers,
+// which [ and ] or the sliders replace on screen. A selection the text does not name is free to change
+// ("Use [ and ] to step through the heads"). "" when nothing quoted changed.
+std::string lesson_selection_drift(const LessonStep& step, const Selection& live);
 // The run step a training step's text waits for while the run shown is not there yet: the step's timeline
 // position (show_step), else the run's last step; -1 when the text can be read now (no training, or the run
 // shown is the step's own and has reached that step). `shown` and `shown_step` are the run the Training

@@ -79,11 +79,10 @@ void packed_section(AppState& state, bool alone)
         return;
     const Comparisons& c = state.comparisons;
     const int h = state.heads();
-    ImGui::TextWrapped(
-        "Implementations compute one T×d_model · d_model×(h·d_k) product. Its columns come in h "
-        "blocks (white lines); block j is exactly Q_j of head j, and each block makes its own "
-        "T×T attention map. Largest difference between a block and Q_j: %s",
-        format_value_long(c.packed_max_diff).c_str());
+    text_wrappedf("Implementations compute one T×d_model · d_model×(h·d_k) product. Its columns come in h "
+                  "blocks (white lines); block j is exactly Q_j of head j, and each block makes its own "
+                  "T×T attention map. Largest difference between a block and Q_j: %s",
+                  format_value_long(c.packed_max_diff).c_str());
     const float height = maps_height(alone, 2.0f, 14.0f, 2.0f);
     HeatmapOptions options;
     options.max_height = height;
@@ -121,7 +120,7 @@ void two_step_section(AppState& state, bool alone)
     if (!section_header("Two steps (X W^Q) W_h^Q = one matrix X (W^Q W_h^Q)", alone))
         return;
     const int j = state.sel.head + 1;
-    ImGui::TextWrapped(
+    text_wrappedf(
         "Some slides project twice: q = x W^Q, then q W_h^Q. Two linear maps in a row collapse "
         "into one, W^Q W_h^Q, so the paper has only one per head. Largest difference: %s "
         "(rounding only). The extra W^Q (d_model×d_model) is made up for the question: these are X (W^Q "
@@ -140,15 +139,14 @@ void single_head_section(AppState& state, bool alone)
         return;
     const float diff = state.comparisons.single_vs_multi_max_diff;
     if (state.heads() == 1)
-        ImGui::TextWrapped("With h = 1 and d_k = d_model the one head IS single-head attention: the outputs "
-                           "differ by %s, float rounding only.",
-                           format_value_long(diff).c_str());
+        text_wrappedf("With h = 1 and d_k = d_model the one head IS single-head attention: the outputs "
+                      "differ by %s, float rounding only.",
+                      format_value_long(diff).c_str());
     else
-        ImGui::TextWrapped(
-            "One head over the packed matrices has ONE T×T map; multi-head has h of them, each "
-            "from its own column block, and the softmax sits between. Across the softmax "
-            "nothing collapses: the outputs differ by up to %s (not rounding).",
-            format_value_long(diff).c_str());
+        text_wrappedf("One head over the packed matrices has ONE T×T map; multi-head has h of them, each "
+                      "from its own column block, and the softmax sits between. Across the softmax "
+                      "nothing collapses: the outputs differ by up to %s (not rounding).",
+                      format_value_long(diff).c_str());
     const float height = maps_height(alone, 2.0f, 16.0f, 5.0f);
     // The single head's weights beside the selected head's, then the two outputs.
     const std::vector<MatrixRef> maps = comparison_maps(state, ComparisonSection::SingleHead);

@@ -536,9 +536,15 @@ void draw_inspector_panel(AppState& state)
     }
     if (!cell.valid || !state.has_trace())
     {
-        ImGui::TextWrapped(
-            "Hover any cell of any heatmap to see how it was computed, with the actual numbers. "
-            "Click to pin it here (click again or Esc to unpin).");
+        // Presenter mode's Inspector view shows no heatmap to hover: it says where a cell is picked.
+        if (state.presenter)
+            ImGui::TextWrapped("No cell pinned yet: press 1 for the Pipeline, click a cell of any map there, "
+                               "then press 3 to see here how it was computed, with the actual numbers (Esc "
+                               "unpins).");
+        else
+            ImGui::TextWrapped(
+                "Hover any cell of any heatmap to see how it was computed, with the actual numbers. "
+                "Click to pin it here (click again or Esc to unpin).");
         return;
     }
     const MatrixView view = resolve_matrix(state, cell.matrix);

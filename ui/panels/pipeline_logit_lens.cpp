@@ -117,7 +117,7 @@ void lens_table(AppState& state, const Trace& t, const train::LogitLens& lens)
         else
             ImGui::Text("the residual stream after layer %d through the output head%s", hover_row,
                         hover_row == lens.n_layers ? ": the model's own prediction" : "");
-        ImGui::Text("position %d “%s”: %s “%s” with p = %s", hover_col,
+        ImGui::Text("position i = %d “%s”: %s “%s” with p = %s", hover_col,
                     tokens[static_cast<std::size_t>(hover_col)].c_str(), causal ? "next token" : "token",
                     known ? t.vocabulary[static_cast<std::size_t>(tp.id)].c_str() : "?",
                     format_probability(tp.p).c_str());

@@ -183,12 +183,12 @@ void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, fl
                 // Characters alone are hard to place: each with the text around it.
                 const std::vector<std::string> symbols = training_probe_symbols(ts);
                 ImGui::SetTooltip(
-                    "query %d: %s\nkey %d: %s\nA = %.3f%s", r, character_context(symbols, r).c_str(), c,
-                    character_context(symbols, c).c_str(), static_cast<double>(pr.weights(k)(r, c)),
+                    "query i = %d: %s\nkey j = %d: %s\nA = %.3f%s", r, character_context(symbols, r).c_str(),
+                    c, character_context(symbols, c).c_str(), static_cast<double>(pr.weights(k)(r, c)),
                     pr.mask()(r, c) < 0 ? " (masked: the key is in the future)" : "");
             }
             else if (r >= 0)
-                ImGui::SetTooltip("query %d \"%s\" -> key %d \"%s\": A = %.3f%s", r,
+                ImGui::SetTooltip("query i = %d \"%s\" -> key j = %d \"%s\": A = %.3f%s", r,
                                   tokens[static_cast<std::size_t>(r)].c_str(), c,
                                   tokens[static_cast<std::size_t>(c)].c_str(),
                                   static_cast<double>(pr.weights(k)(r, c)),
@@ -201,9 +201,10 @@ void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, fl
                     draw_probe_map(state, key, pr.version(), pr.dweights(k), false, &pr.mask(),
                                    ImVec2(side, side), {&tokens, &tokens, true}, head_color(j));
                 if (gr >= 0)
-                    ImGui::SetTooltip("∂L/∂A_h at query %d, key %d: %.3g\nNegative (blue): more weight here "
-                                      "would lower the loss.",
-                                      gr, gc, static_cast<double>(pr.dweights(k)(gr, gc)));
+                    ImGui::SetTooltip(
+                        "∂L/∂A_h at query i = %d, key j = %d: %.3g\nNegative (blue): more weight here "
+                        "would lower the loss.",
+                        gr, gc, static_cast<double>(pr.dweights(k)(gr, gc)));
             }
             ImGui::EndGroup();
             ImGui::PopID();
@@ -345,9 +346,10 @@ void draw_output(AppState& state)
     const auto [r, c] = draw_probe_map(state, "train/logits", pr.version(), pr.logits(), false, nullptr, area,
                                        {&tokens, &v.vocabulary}, ImGui::GetColorU32(ImGuiCol_Border));
     if (r >= 0)
-        ImGui::SetTooltip(
-            "after \"%s\" (position %d): logit of \"%s\" = %.3f", tokens[static_cast<std::size_t>(r)].c_str(),
-            r, v.vocabulary[static_cast<std::size_t>(c)].c_str(), static_cast<double>(pr.logits()(r, c)));
+        ImGui::SetTooltip("after \"%s\" (position t = %d): logit of \"%s\" = %.3f",
+                          tokens[static_cast<std::size_t>(r)].c_str(), r,
+                          v.vocabulary[static_cast<std::size_t>(c)].c_str(),
+                          static_cast<double>(pr.logits()(r, c)));
     ImGui::EndGroup();
     ImGui::SameLine();
     ImGui::BeginGroup();
@@ -356,7 +358,7 @@ void draw_output(AppState& state)
         draw_probe_map(state, "train/probs", pr.version(), pr.probs(), true, nullptr, area,
                        {&tokens, &v.vocabulary}, ImGui::GetColorU32(ImGuiCol_Border));
     if (pr_r >= 0)
-        ImGui::SetTooltip("after \"%s\" (position %d): p(\"%s\") = %.3f",
+        ImGui::SetTooltip("after \"%s\" (position t = %d): p(\"%s\") = %.3f",
                           tokens[static_cast<std::size_t>(pr_r)].c_str(), pr_r,
                           v.vocabulary[static_cast<std::size_t>(pr_c)].c_str(),
                           static_cast<double>(pr.probs()(pr_r, pr_c)));

@@ -215,7 +215,7 @@ void draw_training_presenter_view(AppState& state)
     {
         ImGui::TextDisabled(
             "No model yet: press P to train the Training panel's task (its preset), or open a "
-            "training lesson (Lessons menu).");
+            "training lesson (F5 leaves presenter mode, whose menus are hidden: then the Lessons menu).");
         return;
     }
     state.training_run.poll(ts.view);

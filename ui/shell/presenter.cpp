@@ -798,9 +798,19 @@ std::string session_caption(const AppState& state)
                ": d_model = " + std::to_string(m.d_model) + ", h = " + std::to_string(m.n_heads) + ", " +
                std::to_string(m.n_layers) + " layers, " + (m.causal ? "causal" : "bidirectional");
     }
+    // Every setting the edit bar changes is named once it is off its default, so τ = 2 is never left unsaid.
     const Config& c = state.session.config;
-    return "“" + text + "”   d_model = " + std::to_string(c.d_model) + ", h = " + std::to_string(c.n_heads) +
-           ", mask: " + to_string(c.mask);
+    std::string caption = "“" + text + "”   d_model = " + std::to_string(c.d_model) +
+                          ", h = " + std::to_string(c.n_heads) + ", mask: " + to_string(c.mask);
+    if (c.temperature != 1.0f)
+    {
+        char tau[32];
+        std::snprintf(tau, sizeof tau, ", τ = %.2f", static_cast<double>(c.temperature));
+        caption += tau;
+    }
+    if (!c.scale)
+        caption += ", not divided by √d_k";
+    return caption;
 }
 
 } // namespace
@@ -848,6 +858,13 @@ void toggle_presenter_theme(AppState& state)
 
 void toggle_presenter_edit(AppState& state)
 {
+    // The bar edits the session the maps views show; the Training view shows a run, which the bar would leave
+    // untouched while its title line said "h = 8".
+    if (!state.presenter_edit && presenter_shows_training(state))
+    {
+        note(state, "the Training view's run is set in the Training panel");
+        return;
+    }
     state.presenter_edit = !state.presenter_edit;
     if (state.presenter_edit)
         state.presenter_text = state.session.text.substr(0, state.session.text.find('\n'));
@@ -941,6 +958,8 @@ float presenter_title(AppState& state, const Lesson* lesson)
 // height (0 when closed).
 float presenter_edit_bar(AppState& state, float top)
 {
+    if (state.presenter_edit && presenter_shows_training(state))
+        state.presenter_edit = false; // opened in another view: the run shown is not the session it edits
     if (!state.presenter_edit)
         return 0.0f;
     const ImGuiStyle& style = ImGui::GetStyle();

@@ -33,7 +33,7 @@ enum class PresenterSetting
 void presenter_edit_step(AppState& state, PresenterSetting setting, int direction);
 
 // E in presenter mode: the edit bar on or off (opening it copies the session's first sentence into its
-// field).
+// field). Not in the Training view, whose run the bar does not set: the title line says where it is set.
 void toggle_presenter_edit(AppState& state);
 
 // T in presenter mode: the light presenter theme on or off (a preference, also in the View menu).

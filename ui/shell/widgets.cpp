@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdarg>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -221,6 +223,28 @@ void error_text(const std::string& text)
     ImGui::PushStyleColor(ImGuiCol_Text, error_color());
     ImGui::TextWrapped("%s", text.c_str());
     ImGui::PopStyleColor();
+}
+
+void text_wrapped(const std::string& text)
+{
+    const float width = std::max(1.0f, ImGui::GetContentRegionAvail().x);
+    const std::string lines = wrap_lines(
+        text, width, [](std::string_view s) { return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x; });
+    ImGui::TextUnformatted(lines.c_str(), lines.c_str() + lines.size());
+}
+
+void text_wrappedf(const char* fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    va_list copy;
+    va_copy(copy, args);
+    const int n = std::vsnprintf(nullptr, 0, fmt, copy);
+    va_end(copy);
+    std::string text(static_cast<std::size_t>(std::max(0, n)), '\0');
+    std::vsnprintf(text.data(), text.size() + 1, fmt, args);
+    va_end(args);
+    text_wrapped(text);
 }
 
 } // namespace attnlab

@@ -43,5 +43,10 @@ void head_off_overlay(ImDrawList* dl, ImVec2 p0, ImVec2 p1);
 ImVec4 error_color();
 // Text in the theme's error colour, wrapped.
 void error_text(const std::string& text);
+// Text wrapped to the content region at spaces only (wrap_lines): ImGui::TextWrapped may break after a full
+// stop inside a number, leaving "4." at the end of a line and "76837e-07" on the next.
+void text_wrapped(const std::string& text);
+// The same from a printf format.
+void text_wrappedf(const char* fmt, ...) IM_FMTARGS(1);
 
 } // namespace attnlab
