@@ -922,6 +922,49 @@ TEST_F(PresenterTest, EOpensTheEditBarWhoseStepsChangeTheSessionAndSaySo)
     EXPECT_TRUE(state->presenter);
 }
 
+// A lecturer with a clicker and a keyboard: out of the sentence field (Esc), H, D, M, = and - step h,
+// d_model, the mask and τ (Shift: the other way), each said in the title line; in the field they are its
+// text.
+TEST_F(PresenterTest, TheEditBarsSettingsHaveKeysOnceTheSentenceFieldIsLeft)
+{
+    state->presenter = true;
+    use_window_font(720.0f);
+    ui.frames(*state, 2);
+    ui.press_key(*state, keys::E);
+    ASSERT_TRUE(state->presenter_edit);
+    test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn_wrapped(out, "Esc, then H D M = -")) << out.text;
+    const Config before = state->session.config;
+    ui.press_key(*state, keys::H); // the sentence field has the keyboard
+    EXPECT_EQ(state->session.config.n_heads, before.n_heads);
+    ui.press_key(*state, ImGui::GetKeyIndex(ImGuiKey_Escape));
+    ASSERT_TRUE(state->presenter_edit);
+    ui.press_key(*state, keys::H);
+    EXPECT_EQ(state->session.config.n_heads, next_head_count(before.d_model, before.n_heads, +1));
+    out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn(out, "h = " + std::to_string(state->session.config.n_heads))) << out.text;
+    ImGui::GetIO().KeyShift = true;
+    ui.press_key(*state, keys::H);
+    ImGui::GetIO().KeyShift = false;
+    EXPECT_EQ(state->session.config.n_heads, before.n_heads);
+    ui.press_key(*state, keys::D);
+    EXPECT_EQ(state->session.config.d_model, 2 * before.d_model);
+    ui.press_key(*state, keys::M);
+    EXPECT_NE(state->session.config.mask, before.mask);
+    ui.press_key(*state, keys::Equal);
+    EXPECT_FLOAT_EQ(state->session.config.temperature, 2.0f * before.temperature);
+    ui.press_key(*state, keys::Minus);
+    EXPECT_FLOAT_EQ(state->session.config.temperature, before.temperature);
+    out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn(out, "τ = 1.00")) << out.text;
+    EXPECT_EQ(state->heads(), before.n_heads) << "recomputed";
+    // The bar closed, the keys do nothing.
+    ui.press_key(*state, keys::E);
+    ASSERT_FALSE(state->presenter_edit);
+    ui.press_key(*state, keys::D);
+    EXPECT_EQ(state->session.config.d_model, 2 * before.d_model);
+}
+
 // The Training view shows a run, not the session the edit bar sets: E there says where the run is set, and a
 // bar opened in another view closes on the way to it (its "h = 8" changed nothing on screen).
 TEST_F(PresenterTest, TheEditBarStaysOutOfTheTrainingView)

@@ -15,6 +15,7 @@ namespace attnlab
 namespace keys
 {
 inline constexpr int O = 'O', S = 'S', E = 'E', Q = 'Q', T = 'T', P = 'P', R = 'R';
+inline constexpr int H = 'H', D = 'D', M = 'M'; // presenter mode's edit bar: h, d_model, mask
 inline constexpr int LeftBracket = '[', RightBracket = ']', Equal = '=', Minus = '-';
 inline constexpr int Digit0 = '0', Digit1 = '1';
 inline constexpr int F11 = 300;

@@ -867,7 +867,11 @@ void toggle_presenter_edit(AppState& state)
     }
     state.presenter_edit = !state.presenter_edit;
     if (state.presenter_edit)
+    {
         state.presenter_text = state.session.text.substr(0, state.session.text.find('\n'));
+        note(state, "Enter applies the sentence; Esc, then H D M = - (Shift: the other way) for h, d_model, "
+                    "mask and τ");
+    }
 }
 
 void presenter_edit_step(AppState& state, PresenterSetting setting, int direction)

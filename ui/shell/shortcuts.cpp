@@ -61,6 +61,9 @@ std::vector<ShortcutInfo> make_shortcut_table()
         {"E",
          "In presenter mode: the edit bar (the sentence, Enter applies it; - / + for h, d_model, mask and "
          "τ, each change said in the title line); E or Esc hides it"},
+        {"H  /  D  /  M  /  =  -",
+         "In presenter mode's edit bar, out of its sentence field (Esc): more heads h, double d_model (with "
+         "Shift: fewer, half), switch the causal mask, double / halve τ"},
         {"1  2  3  4  5",
          "In presenter mode outside a lesson: Pipeline, Heads, Inspector, Comparisons, Training"},
         {"P  /  S  /  R", "In presenter mode's Training view: play or pause, one step, reset the run"},
@@ -134,6 +137,22 @@ void handle_shortcuts(AppState& state)
             toggle_presenter_theme(state);
         if (key_pressed(keys::E) && state.presenter)
             toggle_presenter_edit(state);
+        // The edit bar's settings from the keyboard (its sentence field left with Esc): a clicker's lecturer
+        // changes them without the mouse.
+        if (state.presenter && state.presenter_edit)
+        {
+            const int direction = io.KeyShift ? -1 : +1;
+            if (key_pressed(keys::H))
+                presenter_edit_step(state, PresenterSetting::heads, direction);
+            if (key_pressed(keys::D))
+                presenter_edit_step(state, PresenterSetting::d_model, direction);
+            if (key_pressed(keys::M))
+                presenter_edit_step(state, PresenterSetting::mask, 1);
+            if (key_pressed(keys::Equal))
+                presenter_edit_step(state, PresenterSetting::temperature, +1);
+            if (key_pressed(keys::Minus))
+                presenter_edit_step(state, PresenterSetting::temperature, -1);
+        }
         // The Training view's keys: P plays or pauses, S takes one step, R resets (a lesson's run too).
         if (presenter_shows_training(state))
         {
