@@ -198,9 +198,30 @@ TEST_F(PresenterTest, DigitKeysPickTheViewOutsideALesson)
     out = ui.frames(*state, 2);
     EXPECT_TRUE(drawn(out, "row i = 1")) << out.text;
     state->pinned = CellRef{};
-    ui.press_key(*state, keys::Digit0 + 4);
-    out = ui.frames(*state, 2);
-    EXPECT_EQ(state->presenter_view, PresenterView::Comparisons);
+    // Comparisons: one at a time, laid out as a lesson step's (a map a matrix), 4 again for the next.
+    const struct
+    {
+        ComparisonSection section;
+        const char* title;
+    } comparisons[] = {{ComparisonSection::Packed, "packed W^Q"},
+                       {ComparisonSection::TwoStep, "two maps in a row"},
+                       {ComparisonSection::SingleHead, "one head against h"},
+                       {ComparisonSection::Packed, "packed W^Q"}};
+    for (const auto& c : comparisons)
+    {
+        SCOPED_TRACE(c.title);
+        ui.press_key(*state, keys::Digit0 + 4);
+        out = ui.frames(*state, 3);
+        EXPECT_EQ(state->presenter_view, PresenterView::Comparisons);
+        EXPECT_EQ(state->presenter_comparison, c.section);
+        EXPECT_TRUE(drawn(out, std::string("Comparisons: ") + c.title + " (4: next)")) << out.text;
+        const std::size_t n = comparison_maps(*state, c.section).size();
+        const std::size_t shown = out.textures.size();
+        // The single-head comparison may leave out its two outputs when they would shrink the maps.
+        EXPECT_TRUE(shown == n || (c.section == ComparisonSection::SingleHead && shown == 2))
+            << shown << " of " << n << "\n"
+            << out.text;
+    }
     ui.press_key(*state, keys::Digit0 + 5);
     out = ui.frames(*state, 2);
     EXPECT_EQ(state->presenter_view, PresenterView::Training);

@@ -536,6 +536,8 @@ struct AppState
     bool presenter = false; // presenter mode (F5): one large view, the step's text as a caption
     // What presenter mode shows outside a lesson (keys 1-5 there; a lesson step chooses its own view).
     PresenterView presenter_view = PresenterView::Pipeline;
+    // The comparison its Comparisons view shows, one at a time as a lesson step would (4 again: the next).
+    ComparisonSection presenter_comparison = ComparisonSection::Packed;
     // A short note presenter mode shows in its title line (the new text size) until ImGui's clock passes
     // presenter_note_until (seconds).
     std::string presenter_note;

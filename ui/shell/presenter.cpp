@@ -752,6 +752,18 @@ void draw_map_view(AppState& state, const MapView& v)
         heads_pointer(state, results);
 }
 
+// One comparison section laid out for the projector (a lesson step's, or outside a lesson the one key 4
+// chose).
+MapView comparison_view(AppState& state, ComparisonSection section, const std::vector<MatrixRef>& refs)
+{
+    state.ensure_comparisons();
+    if (section == ComparisonSection::Packed)
+        return packed_view(state, refs);
+    if (section == ComparisonSection::TwoStep)
+        return two_step_view(state, refs);
+    return single_head_view(state, refs);
+}
+
 // The view of maps a step (or outside a lesson, key 2: the heads) shows; none for the panels and the Training
 // view, which lay themselves out.
 std::optional<MapView> map_view(AppState& state, const LessonStep* step)
@@ -768,13 +780,14 @@ std::optional<MapView> map_view(AppState& state, const LessonStep* step)
     if (shown.kind == StepMapsKind::Stages)
         return stages_view(state, shown.maps, shown.row_sums);
     if (shown.kind == StepMapsKind::Comparisons && shown.comparison != ComparisonSection::All)
+        return comparison_view(state, shown.comparison, shown.maps);
+    if (step == nullptr && state.presenter_view == PresenterView::Comparisons)
     {
         state.ensure_comparisons();
-        if (shown.comparison == ComparisonSection::Packed)
-            return packed_view(state, shown.maps);
-        if (shown.comparison == ComparisonSection::TwoStep)
-            return two_step_view(state, shown.maps);
-        return single_head_view(state, shown.maps);
+        const ComparisonSection section = state.presenter_comparison == ComparisonSection::All
+                                              ? ComparisonSection::Packed
+                                              : state.presenter_comparison;
+        return comparison_view(state, section, comparison_maps(state, section));
     }
     if (step == nullptr && state.presenter_view == PresenterView::Heads)
     {
@@ -874,6 +887,13 @@ void toggle_presenter_edit(AppState& state)
     }
 }
 
+ComparisonSection next_comparison(ComparisonSection c)
+{
+    return c == ComparisonSection::Packed    ? ComparisonSection::TwoStep
+           : c == ComparisonSection::TwoStep ? ComparisonSection::SingleHead
+                                             : ComparisonSection::Packed;
+}
+
 void presenter_edit_step(AppState& state, PresenterSetting setting, int direction)
 {
     Config& c = state.session.config;
@@ -918,6 +938,21 @@ void presenter_edit_step(AppState& state, PresenterSetting setting, int directio
 namespace
 {
 
+// The title line's right end outside a lesson: the view, and in Comparisons the one shown.
+std::string presenter_view_title(const AppState& state)
+{
+    std::string name = presenter_view_name(state.presenter_view);
+    if (state.presenter_view != PresenterView::Comparisons)
+        return name;
+    const ComparisonSection c = state.presenter_comparison;
+    return name + ": " +
+           (c == ComparisonSection::TwoStep      ? "two maps in a row"
+            : c == ComparisonSection::SingleHead ? "one head against h"
+                                                 : "packed W^Q") +
+           " (4: next)";
+}
+
+
 // The title line: the lesson on the left, the counter and the keys on the right, a new text size or theme in
 // the middle for a moment. Returns its height.
 float presenter_title(AppState& state, const Lesson* lesson)
@@ -930,9 +965,9 @@ float presenter_title(AppState& state, const Lesson* lesson)
     ImGui::SetNextWindowSize(ImVec2(W, title_h));
     if (ImGui::Begin("##presenter_title", nullptr, kFixed))
     {
-        const std::string right = lesson != nullptr ? step_counter(state) + "     ← →   F5"
-                                                    : std::string(presenter_view_name(state.presenter_view)) +
-                                                          "  (1-5: view)   F5: leave";
+        const std::string right = lesson != nullptr
+                                      ? step_counter(state) + "     ← →   F5"
+                                      : presenter_view_title(state) + "  (1-5: view)   F5: leave";
         const bool show_note = !state.presenter_note.empty() && ImGui::GetTime() < state.presenter_note_until;
         const float right_x = W - pad - ImGui::CalcTextSize(right.c_str()).x;
         const float note_w = show_note ? ImGui::CalcTextSize(state.presenter_note.c_str()).x : 0.0f;

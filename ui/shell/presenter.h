@@ -36,6 +36,10 @@ void presenter_edit_step(AppState& state, PresenterSetting setting, int directio
 // field). Not in the Training view, whose run the bar does not set: the title line says where it is set.
 void toggle_presenter_edit(AppState& state);
 
+// The comparison after `c` in the Comparisons view's order: packed W^Q, two maps in a row, one head against h
+// (then the first again).
+ComparisonSection next_comparison(ComparisonSection c);
+
 // T in presenter mode: the light presenter theme on or off (a preference, also in the View menu).
 void toggle_presenter_theme(AppState& state);
 

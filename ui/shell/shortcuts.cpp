@@ -65,7 +65,8 @@ std::vector<ShortcutInfo> make_shortcut_table()
          "In presenter mode's edit bar, out of its sentence field (Esc): more heads h, double d_model (with "
          "Shift: fewer, half), switch the causal mask, double / halve τ"},
         {"1  2  3  4  5",
-         "In presenter mode outside a lesson: Pipeline, Heads, Inspector, Comparisons, Training"},
+         "In presenter mode outside a lesson: Pipeline, Heads, Inspector, Comparisons (one at a time: 4 "
+         "again shows the next), Training"},
         {"P  /  S  /  R", "In presenter mode's Training view: play or pause, one step, reset the run"},
         {"F11", "Fullscreen"},
         panel_keys_row(),
@@ -167,7 +168,13 @@ void handle_shortcuts(AppState& state)
         if (state.presenter && current_lesson(state) == nullptr)
             for (int v = 0; v < static_cast<int>(PresenterView::Count); ++v)
                 if (key_pressed(keys::Digit0 + 1 + v))
-                    state.presenter_view = static_cast<PresenterView>(v);
+                {
+                    const auto view = static_cast<PresenterView>(v);
+                    // The Comparisons view shows one comparison at a time: its key again, the next one.
+                    if (view == PresenterView::Comparisons && state.presenter_view == view)
+                        state.presenter_comparison = next_comparison(state.presenter_comparison);
+                    state.presenter_view = view;
+                }
         if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false) && state.presenter &&
             state.presenter_edit)
             state.presenter_edit = false; // the edit bar first, presenter mode on the next Esc
