@@ -61,6 +61,12 @@ struct GemmKernels
     const char* name; // "avx512-6x64"
     void (*rows_product)(bool trans_b, const float* A, Index m, Index k, const float* B, Index n, float* C,
                          ScratchFn scratch);
+    // Floats of op(B) (k x n) packed whole, for a right operand that meets many products (the weights).
+    Index (*packed_floats)(Index k, Index n);
+    // op(B) packed into Bp (packed_floats(k, n) floats): every block rows_product would pack, in its order.
+    void (*pack)(bool trans_b, const float* B, Index k, Index n, float* Bp);
+    // rows_product with op(B) packed by pack: the same kernel calls on the same panels, so the same bits.
+    void (*rows_product_packed)(const float* A, Index m, Index k, const float* Bp, Index n, float* C);
 };
 
 // The sets this build has (null where the build is not for x86-64). Only call a set's functions on a CPU that
