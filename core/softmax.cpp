@@ -69,6 +69,10 @@ void stream_copy(const float* src, Eigen::Index n, float* dst)
 bool attention_row(const float* scores, const float* mask, Eigen::Index n, float scale, float inv_temperature,
                    float* scaled, float* masked, float* weights)
 {
+    // On AVX2 and AVX-512 CPUs one pass over the row does the scaling, the mask and both copies
+    // (core/kernels, the same numbers as below).
+    if (const kernels::TrainKernels* K = active_kernels())
+        return K->attention_row(scores, mask, n, scale, inv_temperature, scaled, masked, weights);
     using RowMap = Eigen::Map<Eigen::Array<float, 1, Eigen::Dynamic>>;
     using ConstRowMap = Eigen::Map<const Eigen::Array<float, 1, Eigen::Dynamic>>;
     // The weights row, written anyway and read next by A V, holds each stage in turn.

@@ -4,6 +4,7 @@
 #include "core/cpu.h"
 #include "core/embedding.h"
 #include "core/engine.h"
+#include "core/softmax.h"
 
 #include <gtest/gtest.h>
 
@@ -459,4 +460,37 @@ TEST(PackedWeights, TheEngineGivesTheBitsOfPackingPerProductAndRepacksWhenTheWei
     s.target.clear();
     engine.clear_imported_weights();
     check("seeded again, no target");
+}
+
+TEST(AttentionRows, ScaledMaskedAndWeightsAreTheStepsDoneOneAfterAnother)
+{
+    // The engine scales, masks, copies and normalises each row of the scores in one pass (attention_row): the
+    // trace must hold exactly scores · scale, that + M, and softmax_row of that, for every head, with a
+    // causal mask, padding (two sentences of different lengths) and a row length that is not a multiple of 8.
+    Session s;
+    s.text = "the cat sat on the mat and then it sat on the other mat again\nhello world";
+    s.config.d_model = 24;
+    s.config.n_heads = 3;
+    s.config.mask = MaskKind::Causal;
+    s.config.temperature = 0.7f;
+    Engine engine;
+    ASSERT_TRUE(engine.run(s));
+    const Trace& t = engine.trace();
+    const float scale = score_scale(s.config);
+    const AttentionTrace& attn = t.layers[0].attn;
+    for (int b = 0; b < t.batch_size(); ++b)
+        for (int j = 0; j < s.config.n_heads; ++j)
+        {
+            const HeadTrace& head = attn.head(b, j);
+            const Mat& mask = attn.mask[static_cast<size_t>(b)];
+            const Mat scaled = (head.scores.array() * scale).matrix();
+            const Mat masked = (scaled.array() + mask.array()).matrix();
+            Mat weights = masked; // the same shape, so each row starts at the same alignment as the trace's
+            for (Eigen::Index i = 0; i < weights.rows(); ++i)
+                softmax_row(weights.data() + i * weights.cols(), weights.cols(), 1.0f / s.config.temperature,
+                            weights.data() + i * weights.cols());
+            EXPECT_TRUE(head.scaled == scaled) << "sentence " << b << ", head " << j;
+            EXPECT_TRUE(head.masked == masked) << "sentence " << b << ", head " << j;
+            EXPECT_TRUE(head.weights == weights) << "sentence " << b << ", head " << j;
+        }
 }
