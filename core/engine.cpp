@@ -124,9 +124,10 @@ const PackedOperand* head_panel(const std::vector<PackedOperand>& panels, int j)
 
 } // namespace
 
-void attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& w, float scale,
+bool attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& w, float scale,
                        float temperature, int b, AttentionTrace& attn, const AttentionPanels* panels)
 {
+    bool scores_finite = true;
     const int h = attn.n_heads;
     const Eigen::Index T_q = X_q.rows(), T_k = X_kv.rows();
     const Eigen::Index d_v = w.W_V[0].cols();
@@ -146,33 +147,37 @@ void attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& 
         head.masked.resize(T_q, T_k);
         head.weights.resize(T_q, T_k);
         head.fully_masked.resize(static_cast<size_t>(T_q));
-        // One pass per row while it is in cache: / √d_k, + M, softmax(masked / τ).
+        // One pass per row while it is in cache: / √d_k, + M, softmax(masked / τ), and the check of the
+        // scores.
         for (Eigen::Index i = 0; i < T_q; ++i)
         {
             const Eigen::Index at = i * T_k;
-            const bool ok =
-                attention_row(head.scores.data() + at, mask.data() + at, T_k, scale, inv_temperature,
-                              head.scaled.data() + at, head.masked.data() + at, head.weights.data() + at);
+            bool row_finite = true;
+            const bool ok = attention_row(head.scores.data() + at, mask.data() + at, T_k, scale,
+                                          inv_temperature, head.scaled.data() + at, head.masked.data() + at,
+                                          head.weights.data() + at, &row_finite);
             head.fully_masked[static_cast<size_t>(i)] = ok ? 0 : 1;
+            scores_finite = scores_finite && row_finite;
         }
         attention_rows_done();
         gemm(head.weights, head.V, head.head_out);       // A_h V_h
         concat.middleCols(j * d_v, d_v) = head.head_out; // Concat(head_1, ..., head_h)
     }
     gemm(concat, w.W_O, panels ? &panels->W_O : nullptr, attn.mha[static_cast<size_t>(b)]); // Concat(...) W^O
+    return scores_finite;
 }
 
 // [SECTION] Forward pass
 
-void encoder_layer_forward(const Config& c, const LayerWeights& lw, int b, int key_length, LayerTrace& layer,
+bool encoder_layer_forward(const Config& c, const LayerWeights& lw, int b, int key_length, LayerTrace& layer,
                            const LayerPanels* panels)
 {
     const auto bi = static_cast<size_t>(b);
     const Mat& X = layer.X[bi];
     const int T = static_cast<int>(X.rows());
     build_mask(T, T, key_length, c.mask == MaskKind::Causal, layer.attn.mask[bi]);
-    attention_forward(X, X, lw.attn, score_scale(c), c.temperature, b, layer.attn,
-                      panels ? &panels->attn : nullptr);
+    const bool scores_finite = attention_forward(X, X, lw.attn, score_scale(c), c.temperature, b, layer.attn,
+                                                 panels ? &panels->attn : nullptr);
     // X + MultiHead(X); without the residual connection the sub-layer's output alone
     if (c.residual)
         layer.residual[bi] = X + layer.attn.mha[bi];
@@ -190,6 +195,7 @@ void encoder_layer_forward(const Config& c, const LayerWeights& lw, int b, int k
     else
         layer.residual2[bi] = layer.ffn[bi];
     layer_norm_rows(layer.residual2[bi], lw.gamma_2, lw.beta_2, layer.norm2[bi]);
+    return scores_finite;
 }
 
 void size_attention(AttentionTrace& attn, int B, int h)
@@ -254,19 +260,6 @@ bool all_finite(const std::vector<Mat>& mats)
     return true;
 }
 
-// Every head's scores are finite: scaled and masked follow them (masked adds −∞ by design), and with finite
-// scores the weights are too. An overflow in V or head_out reaches mha, which is checked separately. Each
-// value is checked, not their sum (finite scores of 1e37 may sum to ∞): x − x is 0 for a finite x and NaN for
-// ±∞ or NaN, so the sum of the differences is 0 exactly when every score is finite. It vectorises, unlike
-// allFinite's comparisons.
-bool heads_finite(const AttentionTrace& attn)
-{
-    for (const HeadTrace& head : attn.heads)
-        if ((head.scores.array() - head.scores.array()).sum() != 0.0f)
-            return false;
-    return true;
-}
-
 } // namespace
 
 Status forward(const Config& c, const TokenBatch& source, const TokenBatch& target,
@@ -295,6 +288,10 @@ Status forward(const Config& c, const TokenBatch& source, const TokenBatch& targ
     {
         LayerTrace& layer = trace.layers[static_cast<size_t>(l)];
         const LayerWeights& lw = weights.layers[static_cast<size_t>(l)];
+        // Every head's scores are finite (attention_row checks each as it passes): scaled and masked follow
+        // them (masked adds −∞ by design), and with finite scores the weights are too. An overflow in V or
+        // head_out reaches mha, which is checked below.
+        bool scores_finite = true;
         const LayerPanels* lp = panels && static_cast<size_t>(l) < panels->layers.size()
                                     ? &panels->layers[static_cast<size_t>(l)]
                                     : nullptr;
@@ -306,9 +303,9 @@ Status forward(const Config& c, const TokenBatch& source, const TokenBatch& targ
                 layer.X[bi] = trace.embedding[bi] + trace.positional; // X = Embedding + PE
             else
                 layer.X[bi] = trace.layers[static_cast<size_t>(l - 1)].norm2[bi];
-            encoder_layer_forward(c, lw, b, source.lengths[bi], layer, lp);
+            scores_finite = encoder_layer_forward(c, lw, b, source.lengths[bi], layer, lp) && scores_finite;
         }
-        if (!all_finite(layer.norm2) || !all_finite(layer.attn.mha) || !heads_finite(layer.attn))
+        if (!all_finite(layer.norm2) || !all_finite(layer.attn.mha) || !scores_finite)
             return Status::error("layer " + std::to_string(l + 1) +
                                  " produced a NaN or infinite value: the weights are too large for float; "
                                  "scale them down or use seeded weights");
@@ -317,6 +314,7 @@ Status forward(const Config& c, const TokenBatch& source, const TokenBatch& targ
     trace.has_cross = target.batch_size() > 0;
     if (trace.has_cross)
     {
+        bool scores_finite = true;
         CrossTrace& cross = trace.cross;
         const int T_q = target.T;
         embed_batch(c, target, cross.target, previous, cross.embedding);
@@ -334,10 +332,12 @@ Status forward(const Config& c, const TokenBatch& source, const TokenBatch& targ
             cross.X_kv[bi] = trace.layers.back().norm2[bi];         // the encoder's output
             // Queries may look at every real source token (no look-ahead mask across the two texts).
             build_mask(T_q, T, source.lengths[bi], false, cross.attn.mask[bi]);
-            attention_forward(cross.X_q[bi], cross.X_kv[bi], weights.cross, score_scale(c), c.temperature, b,
-                              cross.attn, panels ? &panels->cross : nullptr);
+            scores_finite =
+                attention_forward(cross.X_q[bi], cross.X_kv[bi], weights.cross, score_scale(c), c.temperature,
+                                  b, cross.attn, panels ? &panels->cross : nullptr) &&
+                scores_finite;
         }
-        if (!all_finite(cross.attn.mha) || !heads_finite(cross.attn))
+        if (!all_finite(cross.attn.mha) || !scores_finite)
             return Status::error(
                 "cross-attention produced a NaN or infinite value: the weights are too large");
     }

@@ -99,8 +99,9 @@ Status forward(const Config& config, const TokenBatch& source, const TokenBatch&
 // One multi-head attention block for sentence b: fills attn.head(b, j) for every head j, attn.concat[b] and
 // attn.mha[b], reading the additive mask attn.mask[b] (T_q x T_k, 0 or -inf). attn must hold B·h heads.
 // scale is the factor applied to the scores: 1/√d_k normally, 1 when scaling is switched off.
-// panels, when given, are w's right operands packed (pack_weights).
-void attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& w, float scale,
+// panels, when given, are w's right operands packed (pack_weights). Returns whether every score (Q_h K_hᵀ of
+// every head) is finite.
+bool attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& w, float scale,
                        float temperature, int b, AttentionTrace& attn,
                        const AttentionPanels* panels = nullptr);
 
@@ -111,7 +112,8 @@ float score_scale(const Config& config);
 // With c.residual false each Add & Norm adds nothing back: norm1 = LayerNorm(MultiHead(X)), norm2 =
 // LayerNorm(FFN(norm1)) (residual and residual2 then hold the sub-layer's output alone).
 // key_length is the sentence's real (unpadded) length. layer must be sized with size_layer.
-void encoder_layer_forward(const Config& c, const LayerWeights& lw, int b, int key_length, LayerTrace& layer,
+// Returns whether every score of its attention block is finite (attention_forward).
+bool encoder_layer_forward(const Config& c, const LayerWeights& lw, int b, int key_length, LayerTrace& layer,
                            const LayerPanels* panels = nullptr);
 
 // Give the per-sentence and per-head vectors of a block or layer their batch size (no-op when unchanged).

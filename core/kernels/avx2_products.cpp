@@ -202,17 +202,21 @@ bool softmax_row_avx2(const float* x, Index n, float inv_temperature, float* y)
 // the rest of the program's (no multiply-add is fused), so the bits are those of scaling, masking and
 // softmax_row_avx2 done one after another.
 bool attention_row_avx2(const float* scores, const float* mask, Index n, float scale, float inv_temperature,
-                        float* scaled, float* masked, float* weights)
+                        float* scaled, float* masked, float* weights, bool* scores_finite)
 {
     const float minus_inf = -__builtin_inff();
     const auto misalignment = [](const float* p) { return reinterpret_cast<__UINTPTR_TYPE__>(p) & 15u; };
     const bool stream = misalignment(scaled) == misalignment(masked) && misalignment(scaled) % 4 == 0;
-    __m128 max1 = _mm_set_ss(minus_inf);
+    // x − x is 0 for a finite x and NaN for ±inf or NaN: the sum of those is 0 exactly when every score is
+    // finite (the check the engine makes of every score, done here while the row passes).
+    __m128 max1 = _mm_set_ss(minus_inf), check1 = _mm_setzero_ps();
     const __m128 scale1 = _mm_set_ss(scale);
     // One entry: _ss intrinsics, which the compiler does not fuse into a multiply-add.
     const auto one = [&](Index j)
     {
-        const __m128 s = _mm_mul_ss(_mm_load_ss(scores + j), scale1);
+        const __m128 x = _mm_load_ss(scores + j);
+        check1 = _mm_add_ss(check1, _mm_sub_ss(x, x));
+        const __m128 s = _mm_mul_ss(x, scale1);
         const __m128 m = _mm_add_ss(s, _mm_load_ss(mask + j));
         _mm_store_ss(scaled + j, s);
         _mm_store_ss(masked + j, m);
@@ -223,11 +227,13 @@ bool attention_row_avx2(const float* scores, const float* mask, Index n, float s
     for (; j < n && stream && misalignment(scaled + j) != 0; ++j)
         one(j);
     const __m256 vscale = _mm256_set1_ps(scale);
-    __m256 vmax = _mm256_set1_ps(minus_inf);
+    __m256 vmax = _mm256_set1_ps(minus_inf), check = _mm256_setzero_ps();
     for (; j + 8 <= n; j += 8)
     {
+        const __m256 x = _mm256_loadu_ps(scores + j);
+        check = _mm256_add_ps(check, _mm256_sub_ps(x, x));
         // s is also stored, so the product stays a product of its own: never fused with the sum below.
-        const __m256 s = _mm256_mul_ps(_mm256_loadu_ps(scores + j), vscale);
+        const __m256 s = _mm256_mul_ps(x, vscale);
         const __m256 m = _mm256_add_ps(s, _mm256_loadu_ps(mask + j));
         if (stream)
         {
@@ -246,6 +252,7 @@ bool attention_row_avx2(const float* scores, const float* mask, Index n, float s
     }
     for (; j < n; ++j)
         one(j);
+    *scores_finite = lane_sum(check) + _mm_cvtss_f32(check1) == 0.0f;
     const float lanes = lane_max(vmax), single = _mm_cvtss_f32(max1);
     const float max = lanes > single ? lanes : single;
     if (!(max > minus_inf))

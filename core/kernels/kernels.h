@@ -46,9 +46,9 @@ struct TrainKernels
     bool (*softmax_row)(const float* x, Index n, float inv_temperature, float* y);
     // One row of attention's middle stages (core/softmax.h's attention_row, the same bits): scaled = scores ·
     // scale and masked = scaled + mask, both streamed to memory, then weights = softmax(masked / τ); false
-    // for a row of only -inf (zero weights).
+    // for a row of only -inf (zero weights). *scores_finite: whether every score is finite.
     bool (*attention_row)(const float* scores, const float* mask, Index n, float scale, float inv_temperature,
-                          float* scaled, float* masked, float* weights);
+                          float* scaled, float* masked, float* weights, bool* scores_finite);
     // Each of the rows x n row-major rows: y = (x − mean) rstd γ + β, rstd = 1 / √(var + epsilon), with the
     // mean and rstd of each row kept.
     void (*layer_norm_rows)(const float* x, Index rows, Index n, const float* gamma, const float* beta,
@@ -80,7 +80,7 @@ const TrainKernels* train_kernels_avx2();
 // The AVX2 set's rows, which the AVX-512 set shares (TrainKernels says what each computes).
 bool softmax_row_avx2(const float* x, Index n, float inv_temperature, float* y);
 bool attention_row_avx2(const float* scores, const float* mask, Index n, float scale, float inv_temperature,
-                        float* scaled, float* masked, float* weights);
+                        float* scaled, float* masked, float* weights, bool* scores_finite);
 void layer_norm_rows_avx2(const float* x, Index rows, Index n, const float* gamma, const float* beta,
                           float* y, float* mean, float* rstd, float epsilon);
 void layer_norm_backward_rows_avx2(const float* dy, const float* x, Index rows, Index n, const float* mean,

@@ -144,13 +144,15 @@ TEST(AttentionRow, OnePassGivesTheBitsOfScalingMaskingAndSoftmaxInTurn)
                     std::copy_n(want_masked.data() + at, n, want_weights.data() + at);
                     const bool want_ok =
                         softmax_row(want_weights.data() + at, n, 1.0f / 0.7f, want_weights.data() + at);
+                    bool finite = false;
                     const bool ok = attention_row(s, m, n, scale, 1.0f / 0.7f, scaled.data() + at,
-                                                  masked.data() + at, weights.data() + at);
+                                                  masked.data() + at, weights.data() + at, &finite);
                     attention_rows_done();
                     const auto bytes = static_cast<size_t>(n) * sizeof(float);
                     const std::string where = "n " + std::to_string(n) + ", offset " +
                                               std::to_string(offset) + ", row " + std::to_string(i);
                     EXPECT_EQ(ok, want_ok) << where;
+                    EXPECT_TRUE(finite) << where;
                     if (i == 1)
                     {
                         EXPECT_FALSE(ok) << where;
@@ -160,4 +162,35 @@ TEST(AttentionRow, OnePassGivesTheBitsOfScalingMaskingAndSoftmaxInTurn)
                     EXPECT_EQ(std::memcmp(weights.data() + at, want_weights.data() + at, bytes), 0) << where;
                 }
             }
+}
+
+TEST(AttentionRow, SaysWhetherEveryScoreIsFinite)
+{
+    // The engine's check of the scores rides on this pass: one +inf, -inf or NaN score anywhere in the row
+    // (the entries taken one by one at its start and end, or 8 at a time between) makes it false; huge finite
+    // scores whose sum would overflow do not.
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (const int n : {1, 5, 8, 37})
+        for (const int offset : {0, 1, 3})
+        {
+            const int cols = n + offset;
+            Mat scores = Mat::Constant(1, cols, 3e38f), mask = Mat::Zero(1, cols);
+            Mat scaled(1, cols), masked(1, cols), weights(1, cols);
+            bool finite = false;
+            attention_row(scores.data() + offset, mask.data() + offset, n, 1.0f, 1.0f, scaled.data() + offset,
+                          masked.data() + offset, weights.data() + offset, &finite);
+            EXPECT_TRUE(finite) << "n " << n << ", offset " << offset;
+            for (const int at : {0, n / 2, n - 1})
+                for (const float bad : {kInf, -kInf, nan})
+                {
+                    Mat row = Mat::Random(1, cols);
+                    row(0, offset + at) = bad;
+                    finite = true;
+                    attention_row(row.data() + offset, mask.data() + offset, n, 0.5f, 1.0f,
+                                  scaled.data() + offset, masked.data() + offset, weights.data() + offset,
+                                  &finite);
+                    attention_rows_done();
+                    EXPECT_FALSE(finite) << "n " << n << ", offset " << offset << ", " << bad << " at " << at;
+                }
+        }
 }
