@@ -113,9 +113,21 @@ float score_scale(const Config& config)
     return config.scale ? 1.0f / std::sqrt(static_cast<float>(config.resolved_d_k())) : 1.0f;
 }
 
-void attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& w, float scale,
-                       float temperature, int b, AttentionTrace& attn)
+namespace
 {
+
+// Head j's packed copy in panels (null when there is none).
+const PackedOperand* head_panel(const std::vector<PackedOperand>& panels, int j)
+{
+    return static_cast<size_t>(j) < panels.size() ? &panels[static_cast<size_t>(j)] : nullptr;
+}
+
+} // namespace
+
+bool attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& w, float scale,
+                       float temperature, int b, AttentionTrace& attn, const AttentionPanels* panels)
+{
+    bool scores_finite = true;
     const int h = attn.n_heads;
     const Eigen::Index T_q = X_q.rows(), T_k = X_kv.rows();
     const Eigen::Index d_v = w.W_V[0].cols();
@@ -127,39 +139,45 @@ void attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& 
     {
         HeadTrace& head = attn.head(b, j);
         const auto hj = static_cast<size_t>(j);
-        gemm(X_q, w.W_Q[hj], head.Q);         // Q_h = X W_h^Q
-        gemm(X_kv, w.W_K[hj], head.K);        // K_h = X W_h^K
-        gemm(X_kv, w.W_V[hj], head.V);        // V_h = X W_h^V
-        gemm_bt(head.Q, head.K, head.scores); // Q_h K_hᵀ
+        gemm(X_q, w.W_Q[hj], panels ? head_panel(panels->W_Q, j) : nullptr, head.Q);  // Q_h = X W_h^Q
+        gemm(X_kv, w.W_K[hj], panels ? head_panel(panels->W_K, j) : nullptr, head.K); // K_h = X W_h^K
+        gemm(X_kv, w.W_V[hj], panels ? head_panel(panels->W_V, j) : nullptr, head.V); // V_h = X W_h^V
+        gemm_bt(head.Q, head.K, head.scores);                                         // Q_h K_hᵀ
         head.scaled.resize(T_q, T_k);
         head.masked.resize(T_q, T_k);
         head.weights.resize(T_q, T_k);
         head.fully_masked.resize(static_cast<size_t>(T_q));
-        // One pass per row while it is in cache: / √d_k, + M, softmax(masked / τ).
+        // One pass per row while it is in cache: / √d_k, + M, softmax(masked / τ), and the check of the
+        // scores.
         for (Eigen::Index i = 0; i < T_q; ++i)
         {
             const Eigen::Index at = i * T_k;
-            const bool ok =
-                attention_row(head.scores.data() + at, mask.data() + at, T_k, scale, inv_temperature,
-                              head.scaled.data() + at, head.masked.data() + at, head.weights.data() + at);
+            bool row_finite = true;
+            const bool ok = attention_row(head.scores.data() + at, mask.data() + at, T_k, scale,
+                                          inv_temperature, head.scaled.data() + at, head.masked.data() + at,
+                                          head.weights.data() + at, &row_finite);
             head.fully_masked[static_cast<size_t>(i)] = ok ? 0 : 1;
+            scores_finite = scores_finite && row_finite;
         }
         attention_rows_done();
         gemm(head.weights, head.V, head.head_out);       // A_h V_h
         concat.middleCols(j * d_v, d_v) = head.head_out; // Concat(head_1, ..., head_h)
     }
-    gemm(concat, w.W_O, attn.mha[static_cast<size_t>(b)]); // Concat(...) W^O
+    gemm(concat, w.W_O, panels ? &panels->W_O : nullptr, attn.mha[static_cast<size_t>(b)]); // Concat(...) W^O
+    return scores_finite;
 }
 
 // [SECTION] Forward pass
 
-void encoder_layer_forward(const Config& c, const LayerWeights& lw, int b, int key_length, LayerTrace& layer)
+bool encoder_layer_forward(const Config& c, const LayerWeights& lw, int b, int key_length, LayerTrace& layer,
+                           const LayerPanels* panels)
 {
     const auto bi = static_cast<size_t>(b);
     const Mat& X = layer.X[bi];
     const int T = static_cast<int>(X.rows());
     build_mask(T, T, key_length, c.mask == MaskKind::Causal, layer.attn.mask[bi]);
-    attention_forward(X, X, lw.attn, score_scale(c), c.temperature, b, layer.attn);
+    const bool scores_finite = attention_forward(X, X, lw.attn, score_scale(c), c.temperature, b, layer.attn,
+                                                 panels ? &panels->attn : nullptr);
     // X + MultiHead(X); without the residual connection the sub-layer's output alone
     if (c.residual)
         layer.residual[bi] = X + layer.attn.mha[bi];
@@ -168,15 +186,16 @@ void encoder_layer_forward(const Config& c, const LayerWeights& lw, int b, int k
     layer_norm_rows(layer.residual[bi], lw.gamma_1, lw.beta_1, layer.norm1[bi]);
     // FFN(x) = max(0, x W_1 + b_1) W_2 + b_2
     Mat& hidden = layer.ffn_hidden[bi];
-    gemm(layer.norm1[bi], lw.W_1, hidden);
+    gemm(layer.norm1[bi], lw.W_1, panels ? &panels->W_1 : nullptr, hidden);
     hidden = (hidden.rowwise() + lw.b_1).cwiseMax(0.0f);
-    gemm(hidden, lw.W_2, layer.ffn[bi]);
+    gemm(hidden, lw.W_2, panels ? &panels->W_2 : nullptr, layer.ffn[bi]);
     layer.ffn[bi].rowwise() += lw.b_2;
     if (c.residual) // norm1 + FFN(norm1), or FFN(norm1) alone
         layer.residual2[bi] = layer.norm1[bi] + layer.ffn[bi];
     else
         layer.residual2[bi] = layer.ffn[bi];
     layer_norm_rows(layer.residual2[bi], lw.gamma_2, lw.beta_2, layer.norm2[bi]);
+    return scores_finite;
 }
 
 void size_attention(AttentionTrace& attn, int B, int h)
@@ -241,23 +260,10 @@ bool all_finite(const std::vector<Mat>& mats)
     return true;
 }
 
-// Every head's scores are finite: scaled and masked follow them (masked adds −∞ by design), and with finite
-// scores the weights are too. An overflow in V or head_out reaches mha, which is checked separately. Each
-// value is checked, not their sum (finite scores of 1e37 may sum to ∞): x − x is 0 for a finite x and NaN for
-// ±∞ or NaN, so the sum of the differences is 0 exactly when every score is finite. It vectorises, unlike
-// allFinite's comparisons.
-bool heads_finite(const AttentionTrace& attn)
-{
-    for (const HeadTrace& head : attn.heads)
-        if ((head.scores.array() - head.scores.array()).sum() != 0.0f)
-            return false;
-    return true;
-}
-
 } // namespace
 
 Status forward(const Config& c, const TokenBatch& source, const TokenBatch& target,
-               const ModelWeights& weights, Trace& trace)
+               const ModelWeights& weights, Trace& trace, const WeightPanels* panels)
 {
     const int B = source.batch_size(), T = source.T, h = c.n_heads;
 
@@ -282,6 +288,13 @@ Status forward(const Config& c, const TokenBatch& source, const TokenBatch& targ
     {
         LayerTrace& layer = trace.layers[static_cast<size_t>(l)];
         const LayerWeights& lw = weights.layers[static_cast<size_t>(l)];
+        // Every head's scores are finite (attention_row checks each as it passes): scaled and masked follow
+        // them (masked adds −∞ by design), and with finite scores the weights are too. An overflow in V or
+        // head_out reaches mha, which is checked below.
+        bool scores_finite = true;
+        const LayerPanels* lp = panels && static_cast<size_t>(l) < panels->layers.size()
+                                    ? &panels->layers[static_cast<size_t>(l)]
+                                    : nullptr;
         size_layer(layer, B, h);
         for (int b = 0; b < B; ++b)
         {
@@ -290,9 +303,9 @@ Status forward(const Config& c, const TokenBatch& source, const TokenBatch& targ
                 layer.X[bi] = trace.embedding[bi] + trace.positional; // X = Embedding + PE
             else
                 layer.X[bi] = trace.layers[static_cast<size_t>(l - 1)].norm2[bi];
-            encoder_layer_forward(c, lw, b, source.lengths[bi], layer);
+            scores_finite = encoder_layer_forward(c, lw, b, source.lengths[bi], layer, lp) && scores_finite;
         }
-        if (!all_finite(layer.norm2) || !all_finite(layer.attn.mha) || !heads_finite(layer.attn))
+        if (!all_finite(layer.norm2) || !all_finite(layer.attn.mha) || !scores_finite)
             return Status::error("layer " + std::to_string(l + 1) +
                                  " produced a NaN or infinite value: the weights are too large for float; "
                                  "scale them down or use seeded weights");
@@ -301,6 +314,7 @@ Status forward(const Config& c, const TokenBatch& source, const TokenBatch& targ
     trace.has_cross = target.batch_size() > 0;
     if (trace.has_cross)
     {
+        bool scores_finite = true;
         CrossTrace& cross = trace.cross;
         const int T_q = target.T;
         embed_batch(c, target, cross.target, previous, cross.embedding);
@@ -318,10 +332,12 @@ Status forward(const Config& c, const TokenBatch& source, const TokenBatch& targ
             cross.X_kv[bi] = trace.layers.back().norm2[bi];         // the encoder's output
             // Queries may look at every real source token (no look-ahead mask across the two texts).
             build_mask(T_q, T, source.lengths[bi], false, cross.attn.mask[bi]);
-            attention_forward(cross.X_q[bi], cross.X_kv[bi], weights.cross, score_scale(c), c.temperature, b,
-                              cross.attn);
+            scores_finite =
+                attention_forward(cross.X_q[bi], cross.X_kv[bi], weights.cross, score_scale(c), c.temperature,
+                                  b, cross.attn, panels ? &panels->cross : nullptr) &&
+                scores_finite;
         }
-        if (!all_finite(cross.attn.mha) || !heads_finite(cross.attn))
+        if (!all_finite(cross.attn.mha) || !scores_finite)
             return Status::error(
                 "cross-attention produced a NaN or infinite value: the weights are too large");
     }
@@ -381,7 +397,15 @@ Status Engine::run(const Session& session)
         }
     }
 
-    if (Status s = forward(c, source_, target_, *next_weights_, *scratch_); !s)
+    // The weights stay the same between most runs: their right operands are packed once, here.
+    const bool cross = target_.T > 0;
+    if (panels_from_ != next_weights_ || panels_cross_ != cross)
+    {
+        pack_weights(*next_weights_, cross, panels_);
+        panels_from_ = next_weights_;
+        panels_cross_ = cross;
+    }
+    if (Status s = forward(c, source_, target_, *next_weights_, *scratch_, &panels_); !s)
         return s;
     std::swap(current_, scratch_);
     if (weights_ != next_weights_ || generation_ == 0)

@@ -15,7 +15,8 @@ namespace attnlab
 
 // Owns the weights and two traces (the one shown and a scratch one), so a recompute with unchanged shapes
 // reuses every buffer and an error leaves the last good trace in place: once warm it makes no heap call at
-// all (the matrix products keep their packing space too, see gemm.h).
+// all (the matrix products keep their packing space too, see gemm.h). The weights' right operands are packed
+// for the products once, when the weights change (pack_weights), not in every product of every run.
 class Engine
 {
 public:
@@ -44,6 +45,8 @@ public:
     const Trace& trace() const { return *current_; }
     // The weights trace() was computed with (imported weights set since then wait for the next good run).
     const ModelWeights& weights() const { return *weights_; }
+    // The weights' right operands packed for the products (WeightPanels), made when the weights change.
+    const WeightPanels& weight_panels() const { return panels_; }
     // The imported weights the next run() uses; meaningful while has_imported_weights().
     const ModelWeights& imported_weights() const { return *next_weights_; }
     // Increases by one each time run() succeeds; the UI re-uploads textures when it changes.
@@ -58,6 +61,11 @@ private:
     std::shared_ptr<const ModelWeights> next_weights_ = std::make_shared<const ModelWeights>();
     std::shared_ptr<const ModelWeights> weights_ = next_weights_;
     Config weights_config_;
+    // next_weights_'s right operands packed (pack_weights), and the weights and cross flag they were packed
+    // for: a run repacks when either differs. Holding the weights keeps their memory from being reused.
+    WeightPanels panels_;
+    std::shared_ptr<const ModelWeights> panels_from_;
+    bool panels_cross_ = false;
     bool weights_valid_ = false;
     bool imported_ = false;
     // Tokenized inputs of the last session, reused while the texts are unchanged.
@@ -83,15 +91,19 @@ double weight_floats(const Config& config, bool cross);
 
 // One forward pass into trace, reusing its buffers: with the same sizes and tokens nothing is allocated.
 // Inputs must have passed prepare_inputs and the weights check_weights. target may be empty (no
-// cross-attention). Returns an error only if a non-finite number appears (e.g. huge imported weights).
+// cross-attention). panels, when given, are pack_weights(weights, ...): the same numbers, fewer packings.
+// Returns an error only if a non-finite number appears (e.g. huge imported weights).
 Status forward(const Config& config, const TokenBatch& source, const TokenBatch& target,
-               const ModelWeights& weights, Trace& trace);
+               const ModelWeights& weights, Trace& trace, const WeightPanels* panels = nullptr);
 
 // One multi-head attention block for sentence b: fills attn.head(b, j) for every head j, attn.concat[b] and
 // attn.mha[b], reading the additive mask attn.mask[b] (T_q x T_k, 0 or -inf). attn must hold B·h heads.
 // scale is the factor applied to the scores: 1/√d_k normally, 1 when scaling is switched off.
-void attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& w, float scale,
-                       float temperature, int b, AttentionTrace& attn);
+// panels, when given, are w's right operands packed (pack_weights). Returns whether every score (Q_h K_hᵀ of
+// every head) is finite.
+bool attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& w, float scale,
+                       float temperature, int b, AttentionTrace& attn,
+                       const AttentionPanels* panels = nullptr);
 
 // The factor the config applies to the scores: 1/√d_k, or 1 when config.scale is false.
 float score_scale(const Config& config);
@@ -100,7 +112,9 @@ float score_scale(const Config& config);
 // With c.residual false each Add & Norm adds nothing back: norm1 = LayerNorm(MultiHead(X)), norm2 =
 // LayerNorm(FFN(norm1)) (residual and residual2 then hold the sub-layer's output alone).
 // key_length is the sentence's real (unpadded) length. layer must be sized with size_layer.
-void encoder_layer_forward(const Config& c, const LayerWeights& lw, int b, int key_length, LayerTrace& layer);
+// Returns whether every score of its attention block is finite (attention_forward).
+bool encoder_layer_forward(const Config& c, const LayerWeights& lw, int b, int key_length, LayerTrace& layer,
+                           const LayerPanels* panels = nullptr);
 
 // Give the per-sentence and per-head vectors of a block or layer their batch size (no-op when unchanged).
 void size_attention(AttentionTrace& attn, int B, int h);

@@ -3,7 +3,8 @@
 //  - on AVX2: the training engine's 6 x 16 kernel (core/kernels/avx2_products.cpp);
 //  - otherwise: Eigen's own GEMM (general_matrix_matrix_product, the kernel behind operator*), Eigen 3.4's
 //    internal interface, the version Debian 12 ships, called with packing space this file owns.
-// Both keep their packing space in a per-thread buffer that only grows.
+// Both keep their packing space in a per-thread buffer that only grows. A right operand that meets many
+// products (the weights) can be packed once for the AVX-512 kernel (PackedOperand) and skip that step.
 #include "gemm.h"
 
 #include <algorithm>
@@ -61,13 +62,18 @@ void rows_product(const float* A, Index m, Index k, const float* B, Index n, flo
 // The rows of C [0, m) = A op(B): the AVX-512 kernel (core/kernels/avx512_gemm.cpp) when it is the active
 // set, the training engine's AVX2 kernel (kernels/avx2_products.cpp, the same product) on AVX2, Eigen's
 // otherwise. Each row of C is summed the same way however the rows are split, on every path.
+// Bp, when not null, is op(B) packed whole by the AVX-512 kernel (PackedOperand).
 template <bool TransB>
-void rows_product_active(const float* A, Index m, Index k, const float* B, Index n, float* C, Index m_whole)
+void rows_product_active(const float* A, Index m, Index k, const float* B, const float* Bp, Index n, float* C,
+                         Index m_whole)
 {
     switch (active_isa())
     {
     case Isa::Avx512:
-        kernels::gemm_kernels_avx512()->rows_product(TransB, A, m, k, B, n, C, &scratch);
+        if (Bp)
+            kernels::gemm_kernels_avx512()->rows_product_packed(A, m, k, Bp, n, C);
+        else
+            kernels::gemm_kernels_avx512()->rows_product(TransB, A, m, k, B, n, C, &scratch);
         return;
     case Isa::Avx2:
         kernels::train_kernels_avx2()->a_times_b(A, k, m, k, B, TransB ? k : n, TransB, n, C, n, false,
@@ -82,7 +88,7 @@ void rows_product_active(const float* A, Index m, Index k, const float* B, Index
 // Below this many multiply-adds a product stays on one thread (the same threshold idea as Eigen's own).
 constexpr double min_work_per_thread = 1 << 20;
 
-template <bool TransB> void product(const Mat& A, const Mat& B, Index n, Mat& C)
+template <bool TransB> void product(const Mat& A, const Mat& B, const float* Bp, Index n, Mat& C)
 {
     const Index m = A.rows(), k = A.cols();
     C.resize(m, n);
@@ -103,7 +109,7 @@ template <bool TransB> void product(const Mat& A, const Mat& B, Index n, Mat& C)
 #endif
     if (threads <= 1)
     {
-        rows_product_active<TransB>(A.data(), m, k, B.data(), n, C.data(), m);
+        rows_product_active<TransB>(A.data(), m, k, B.data(), Bp, n, C.data(), m);
         return;
     }
 #ifdef _OPENMP
@@ -118,7 +124,7 @@ template <bool TransB> void product(const Mat& A, const Mat& B, Index n, Mat& C)
         const auto split = [&](int i)
         { return i == threads ? m : std::min(m, m * i / threads / kRowGrain * kRowGrain); };
         const Index r0 = split(t), r1 = split(t + 1);
-        rows_product_active<TransB>(A.data() + r0 * k, r1 - r0, k, B.data(), n, C.data() + r0 * n, m);
+        rows_product_active<TransB>(A.data() + r0 * k, r1 - r0, k, B.data(), Bp, n, C.data() + r0 * n, m);
     }
 #endif
 }
@@ -128,13 +134,48 @@ template <bool TransB> void product(const Mat& A, const Mat& B, Index n, Mat& C)
 void gemm(const Mat& A, const Mat& B, Mat& C)
 {
     eigen_assert(A.cols() == B.rows() && &A != &C && &B != &C);
-    product<false>(A, B, B.cols(), C);
+    product<false>(A, B, nullptr, B.cols(), C);
 }
 
 void gemm_bt(const Mat& A, const Mat& B, Mat& C)
 {
     eigen_assert(A.cols() == B.cols() && &A != &C && &B != &C);
-    product<true>(A, B, B.rows(), C);
+    product<true>(A, B, nullptr, B.rows(), C);
+}
+
+void gemm(const Mat& A, const Mat& B, const PackedOperand* packed, Mat& C)
+{
+    eigen_assert(A.cols() == B.rows() && &A != &C && &B != &C);
+    product<false>(A, B, packed && packed->packed_from(B) ? packed->panels() : nullptr, B.cols(), C);
+}
+
+// [SECTION] Packed right operands
+
+void PackedOperand::pack(const Mat& B)
+{
+    clear();
+    if (active_isa() != Isa::Avx512) // the other kernels do not pack B per product
+        return;
+    const kernels::GemmKernels* k = kernels::gemm_kernels_avx512();
+    const auto floats = static_cast<std::size_t>(k->packed_floats(B.rows(), B.cols()));
+    if (panels_.size() != floats)
+        panels_.resize(floats);
+    k->pack(false, B.data(), B.rows(), B.cols(), panels_.data());
+    source_ = B.data();
+    rows_ = B.rows();
+    cols_ = B.cols();
+    isa_ = Isa::Avx512;
+}
+
+void PackedOperand::clear()
+{
+    source_ = nullptr;
+    rows_ = cols_ = 0;
+}
+
+bool PackedOperand::packed_from(const Mat& B) const
+{
+    return source_ && source_ == B.data() && rows_ == B.rows() && cols_ == B.cols() && isa_ == active_isa();
 }
 
 const char* gemm_kernel()

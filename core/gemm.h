@@ -1,9 +1,11 @@
 // Matrix products for the forward pass, with their packing space kept between calls.
 #pragma once
 
+#include "cpu.h"
 #include "matrix.h"
 
 #include <cstddef>
+#include <vector>
 
 namespace attnlab
 {
@@ -20,6 +22,35 @@ namespace attnlab
 // panels; one thread otherwise.
 void gemm(const Mat& A, const Mat& B, Mat& C);
 void gemm_bt(const Mat& A, const Mat& B, Mat& C);
+
+// A right operand packed once, whole, into the active kernel's panels, for a matrix that meets many products
+// unchanged (the weights: they stay the same between recomputes, so no product needs to pack them again).
+// Only the AVX-512 kernel packs its right operand for every product; on the other paths pack() keeps nothing
+// and gemm goes on as without it (the AVX2 kernel reads B in place, Eigen's packs per product).
+class PackedOperand
+{
+public:
+    // Packs B for gemm(A, B, this, C), reusing the buffer when it is large enough.
+    void pack(const Mat& B);
+    // Forgets the packed copy (keeping the buffer): gemm packs per product again.
+    void clear();
+    // True when the copy was packed from this matrix (the same memory and shape) for the active instruction
+    // set. B must not have been changed in place since: whoever packs a matrix repacks it when it changes.
+    bool packed_from(const Mat& B) const;
+    // Floats the packed copy holds (0 when nothing is packed).
+    std::size_t floats() const { return source_ ? panels_.size() : 0; }
+    const float* panels() const { return panels_.data(); }
+
+private:
+    std::vector<float, Eigen::aligned_allocator<float>> panels_;
+    const float* source_ = nullptr; // B.data() of the matrix packed; null: nothing packed
+    Eigen::Index rows_ = 0, cols_ = 0;
+    Isa isa_ = Isa::Baseline;
+};
+
+// C = A B with B's packed copy when packed->packed_from(B) (the same bits as gemm(A, B, C), without the
+// packing); as gemm(A, B, C) when packed is null or was made from another matrix or for another set.
+void gemm(const Mat& A, const Mat& B, const PackedOperand* packed, Mat& C);
 
 // The kernel this build uses: "avx512-6x64" or "eigen".
 const char* gemm_kernel();

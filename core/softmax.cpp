@@ -67,10 +67,24 @@ void stream_copy(const float* src, Eigen::Index n, float* dst)
 } // namespace
 
 bool attention_row(const float* scores, const float* mask, Eigen::Index n, float scale, float inv_temperature,
-                   float* scaled, float* masked, float* weights)
+                   float* scaled, float* masked, float* weights, bool* scores_finite)
 {
+    // On AVX2 and AVX-512 CPUs one pass over the row does the scaling, the mask, both copies and the check
+    // (core/kernels, the same numbers as below).
+    if (const kernels::TrainKernels* K = active_kernels())
+    {
+        bool finite = true;
+        const bool weighted =
+            K->attention_row(scores, mask, n, scale, inv_temperature, scaled, masked, weights, &finite);
+        if (scores_finite)
+            *scores_finite = finite;
+        return weighted;
+    }
     using RowMap = Eigen::Map<Eigen::Array<float, 1, Eigen::Dynamic>>;
     using ConstRowMap = Eigen::Map<const Eigen::Array<float, 1, Eigen::Dynamic>>;
+    // x − x is 0 for a finite x and NaN for ±inf or NaN (the sum vectorises, unlike isFinite's comparisons).
+    if (scores_finite)
+        *scores_finite = (ConstRowMap(scores, n) - ConstRowMap(scores, n)).sum() == 0.0f;
     // The weights row, written anyway and read next by A V, holds each stage in turn.
     RowMap row(weights, n);
     row = ConstRowMap(scores, n) * scale; // / √d_k

@@ -16,9 +16,11 @@ bool softmax_row(const float* x, Eigen::Index n, float inv_temperature, float* y
 // One row of attention's middle stages, done while the row is in cache: scaled = scores · scale,
 // masked = scaled + mask, weights = softmax(masked / τ). scaled and masked go to memory with non-temporal
 // stores (only the display reads them again, so they need not pass through the cache, and a plain store would
-// first read each line it writes). Returns false for a fully masked row (its weights are zeros).
+// first read each line it writes). Returns false for a fully masked row (its weights are zeros). On AVX2 and
+// AVX-512 one pass over the row does the product, the sum and both copies (core/kernels), the same bits.
+// *scores_finite (when given): whether every score of the row is finite.
 bool attention_row(const float* scores, const float* mask, Eigen::Index n, float scale, float inv_temperature,
-                   float* scaled, float* masked, float* weights);
+                   float* scaled, float* masked, float* weights, bool* scores_finite = nullptr);
 // Orders the non-temporal stores of attention_row before what follows (call once after a batch of rows).
 void attention_rows_done();
 

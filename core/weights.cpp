@@ -166,4 +166,63 @@ Mat slide_projection(const Config& c)
     return xavier(c.seed, "slide.W_Q", c.d_model, c.d_model);
 }
 
+// [SECTION] Panels
+
+namespace
+{
+
+void pack_attention(const AttentionWeights& w, AttentionPanels& p)
+{
+    const auto pack_heads_of = [](const std::vector<Mat>& W, std::vector<PackedOperand>& P)
+    {
+        P.resize(W.size());
+        for (size_t j = 0; j < W.size(); ++j)
+            P[j].pack(W[j]);
+    };
+    pack_heads_of(w.W_Q, p.W_Q);
+    pack_heads_of(w.W_K, p.W_K);
+    pack_heads_of(w.W_V, p.W_V);
+    p.W_O.pack(w.W_O);
+}
+
+std::size_t attention_floats(const AttentionPanels& p)
+{
+    std::size_t floats = p.W_O.floats();
+    for (const std::vector<PackedOperand>* heads : {&p.W_Q, &p.W_K, &p.W_V})
+        for (const PackedOperand& W : *heads)
+            floats += W.floats();
+    return floats;
+}
+
+} // namespace
+
+void pack_weights(const ModelWeights& weights, bool cross, WeightPanels& panels)
+{
+    panels.layers.resize(weights.layers.size());
+    for (size_t l = 0; l < weights.layers.size(); ++l)
+    {
+        const LayerWeights& lw = weights.layers[l];
+        LayerPanels& lp = panels.layers[l];
+        pack_attention(lw.attn, lp.attn);
+        lp.W_1.pack(lw.W_1);
+        lp.W_2.pack(lw.W_2);
+    }
+    if (cross)
+    {
+        pack_attention(weights.cross, panels.cross);
+        return;
+    }
+    for (std::vector<PackedOperand>* heads : {&panels.cross.W_Q, &panels.cross.W_K, &panels.cross.W_V})
+        heads->clear();
+    panels.cross.W_O.clear();
+}
+
+std::size_t panel_floats(const WeightPanels& panels)
+{
+    std::size_t floats = attention_floats(panels.cross);
+    for (const LayerPanels& lp : panels.layers)
+        floats += attention_floats(lp.attn) + lp.W_1.floats() + lp.W_2.floats();
+    return floats;
+}
+
 } // namespace attnlab

@@ -1,6 +1,7 @@
 // Model weights in the paper's orientation (Q = X W^Q: input x output), seeded or imported.
 #pragma once
 
+#include "gemm.h"
 #include "matrix.h"
 #include "session.h"
 #include "status.h"
@@ -36,6 +37,32 @@ struct ModelWeights
     std::vector<LayerWeights> layers; // [n_layers]
     AttentionWeights cross;           // decoder-style cross-attention (queries: target, keys/values: source)
 };
+
+// The matrices the forward pass multiplies by on the right, packed once into the products' panels (gemm.h's
+// PackedOperand), the same tree as the weights they were packed from.
+struct AttentionPanels
+{
+    std::vector<PackedOperand> W_Q, W_K, W_V; // [h]
+    PackedOperand W_O;
+};
+
+struct LayerPanels
+{
+    AttentionPanels attn;
+    PackedOperand W_1, W_2;
+};
+
+struct WeightPanels
+{
+    std::vector<LayerPanels> layers; // [n_layers]
+    AttentionPanels cross;
+};
+
+// Packs every right operand of weights into panels (buffers reused where large enough), the cross-attention
+// block's only when cross is true. weights must not be changed in place afterwards: pack new weights again.
+void pack_weights(const ModelWeights& weights, bool cross, WeightPanels& panels);
+// Floats the packed copies hold (0 on the paths whose kernels do not pack the weights).
+std::size_t panel_floats(const WeightPanels& panels);
 
 // Seeded Glorot/Xavier uniform weights (biases 0, γ = 1, β = 0). The same seed and shape always give the
 // same numbers, and each matrix depends only on the seed, its name, layer and head, never on the tokens.

@@ -99,7 +99,7 @@ std::string token_text(int T)
 }
 
 // Times the self-attention block alone (what nn.MultiheadAttention computes) on the trace's X.
-double attention_ms(const Trace& trace, const ModelWeights& weights, int repeats)
+double attention_ms(const Trace& trace, const ModelWeights& weights, const WeightPanels& panels, int repeats)
 {
     const LayerTrace& layer = trace.layers[0];
     AttentionTrace attn;
@@ -109,14 +109,15 @@ double attention_ms(const Trace& trace, const ModelWeights& weights, int repeats
     attn.concat.resize(1);
     attn.mha.resize(1);
     const AttentionWeights& w = weights.layers[0].attn;
-    attention_forward(layer.X[0], layer.X[0], w, score_scale(trace.config), trace.config.temperature, 0,
-                      attn);
+    const AttentionPanels* p = panels.layers.empty() ? nullptr : &panels.layers[0].attn;
+    attention_forward(layer.X[0], layer.X[0], w, score_scale(trace.config), trace.config.temperature, 0, attn,
+                      p);
     std::vector<double> times;
     for (int r = 0; r < repeats; ++r)
     {
         const auto start = Clock::now();
         attention_forward(layer.X[0], layer.X[0], w, score_scale(trace.config), trace.config.temperature, 0,
-                          attn);
+                          attn, p);
         times.push_back(elapsed_ms(start));
     }
     return median_of(times);
@@ -198,15 +199,17 @@ int run_bench(const BenchArgs& args, std::ostream& out, std::ostream& err)
                                         [](const Mat& A, const Mat& B, Mat& C) { attnlab::gemm(A, B, C); });
         const double eigen = gemm_gflops(shape.T, shape.d_model, args.repeats,
                                          [](const Mat& A, const Mat& B, Mat& C) { C.noalias() = A * B; });
-        const double attn_ms = attention_ms(trace, engine.weights(), args.repeats);
+        const double attn_ms = attention_ms(trace, engine.weights(), engine.weight_panels(), args.repeats);
         const double trace_mb = static_cast<double>(trace_float_count(trace)) * 4.0 / 1e6;
+        // The weights' packed copies (none on the paths whose kernels read the weights in place).
+        const double panels_mb = static_cast<double>(panel_floats(engine.weight_panels())) * 4.0 / 1e6;
         char line[512];
         std::snprintf(line, sizeof line,
                       "T=%d d_model=%d h=%d forward_ms=%.3f gflops=%.2f gemm_gflops=%.2f ratio=%.2f "
-                      "attention_ms=%.3f trace_mb=%.1f engine_mb=%.1f eigen_gemm_gflops=%.2f "
+                      "attention_ms=%.3f trace_mb=%.1f engine_mb=%.1f panels_mb=%.1f eigen_gemm_gflops=%.2f "
                       "gemm_of_peak=%.2f layer_of_peak=%.2f\n",
                       shape.T, shape.d_model, shape.heads, forward_ms, gflops, gemm, gflops / gemm, attn_ms,
-                      trace_mb, 2 * trace_mb, eigen, gemm / peak, gflops / peak);
+                      trace_mb, 2 * trace_mb + panels_mb, panels_mb, eigen, gemm / peak, gflops / peak);
         out << line << std::flush;
     }
     return 0;

@@ -159,6 +159,17 @@ inline float lane_sum(__m256 v)
     return _mm_cvtss_f32(_mm_add_ss(pair, _mm_movehdup_ps(pair)));
 }
 
+// The largest of 8 lanes.
+inline float lane_max(__m256 v)
+{
+    __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+    return _mm_cvtss_f32(_mm_max_ss(m4, _mm_movehdup_ps(m4)));
+}
+
+// y = softmax(x / τ) over n entries given their max (> -inf), the part of softmax_row_avx2 after the max.
+void softmax_from_max(const float* x, Index n, float max, float inv_temperature, float* y);
+
 } // namespace
 
 // y = softmax(x) over n entries, 8 lanes at a time (kernels.h). Shared by the AVX-512 set, as are the
@@ -174,14 +185,90 @@ bool softmax_row_avx2(const float* x, Index n, float inv_temperature, float* y)
         const __m256 v = _mm256_maskload_ps(x + j, m);
         vmax = _mm256_max_ps(vmax, _mm256_blendv_ps(_mm256_set1_ps(minus_inf), v, _mm256_castsi256_ps(m)));
     }
-    __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(vmax), _mm256_extractf128_ps(vmax, 1));
-    m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
-    const float max = _mm_cvtss_f32(_mm_max_ss(m4, _mm_movehdup_ps(m4)));
+    const float max = lane_max(vmax);
     if (!(max > minus_inf))
     {
         fill_zero(y, n);
         return false;
     }
+    softmax_from_max(x, n, max, inv_temperature, y);
+    return true;
+}
+
+// One row of attention's middle stages in one pass over the row (kernels.h): scaled and masked go to memory
+// with non-temporal stores, 4 floats at a time where they are 16-byte aligned (Eigen's matrices are; a row
+// starts wherever T_k puts it, so its first entries go one by one), weights holds masked for the softmax,
+// which starts from the max found on the way. The arithmetic is the same float product and sum per entry as
+// the rest of the program's (no multiply-add is fused), so the bits are those of scaling, masking and
+// softmax_row_avx2 done one after another.
+bool attention_row_avx2(const float* scores, const float* mask, Index n, float scale, float inv_temperature,
+                        float* scaled, float* masked, float* weights, bool* scores_finite)
+{
+    const float minus_inf = -__builtin_inff();
+    const auto misalignment = [](const float* p) { return reinterpret_cast<__UINTPTR_TYPE__>(p) & 15u; };
+    const bool stream = misalignment(scaled) == misalignment(masked) && misalignment(scaled) % 4 == 0;
+    // x − x is 0 for a finite x and NaN for ±inf or NaN: the sum of those is 0 exactly when every score is
+    // finite (the check the engine makes of every score, done here while the row passes).
+    __m128 max1 = _mm_set_ss(minus_inf), check1 = _mm_setzero_ps();
+    const __m128 scale1 = _mm_set_ss(scale);
+    // One entry: _ss intrinsics, which the compiler does not fuse into a multiply-add.
+    const auto one = [&](Index j)
+    {
+        const __m128 x = _mm_load_ss(scores + j);
+        check1 = _mm_add_ss(check1, _mm_sub_ss(x, x));
+        const __m128 s = _mm_mul_ss(x, scale1);
+        const __m128 m = _mm_add_ss(s, _mm_load_ss(mask + j));
+        _mm_store_ss(scaled + j, s);
+        _mm_store_ss(masked + j, m);
+        _mm_store_ss(weights + j, m);
+        max1 = _mm_max_ss(max1, m);
+    };
+    Index j = 0;
+    for (; j < n && stream && misalignment(scaled + j) != 0; ++j)
+        one(j);
+    const __m256 vscale = _mm256_set1_ps(scale);
+    __m256 vmax = _mm256_set1_ps(minus_inf), check = _mm256_setzero_ps();
+    for (; j + 8 <= n; j += 8)
+    {
+        const __m256 x = _mm256_loadu_ps(scores + j);
+        check = _mm256_add_ps(check, _mm256_sub_ps(x, x));
+        // s is also stored, so the product stays a product of its own: never fused with the sum below.
+        const __m256 s = _mm256_mul_ps(x, vscale);
+        const __m256 m = _mm256_add_ps(s, _mm256_loadu_ps(mask + j));
+        if (stream)
+        {
+            _mm_stream_ps(scaled + j, _mm256_castps256_ps128(s));
+            _mm_stream_ps(scaled + j + 4, _mm256_extractf128_ps(s, 1));
+            _mm_stream_ps(masked + j, _mm256_castps256_ps128(m));
+            _mm_stream_ps(masked + j + 4, _mm256_extractf128_ps(m, 1));
+        }
+        else
+        {
+            _mm256_storeu_ps(scaled + j, s);
+            _mm256_storeu_ps(masked + j, m);
+        }
+        _mm256_storeu_ps(weights + j, m);
+        vmax = _mm256_max_ps(vmax, m);
+    }
+    for (; j < n; ++j)
+        one(j);
+    *scores_finite = lane_sum(check) + _mm_cvtss_f32(check1) == 0.0f;
+    const float lanes = lane_max(vmax), single = _mm_cvtss_f32(max1);
+    const float max = lanes > single ? lanes : single;
+    if (!(max > minus_inf))
+    {
+        fill_zero(weights, n);
+        return false;
+    }
+    softmax_from_max(weights, n, max, inv_temperature, weights);
+    return true;
+}
+
+namespace
+{
+
+void softmax_from_max(const float* x, Index n, float max, float inv_temperature, float* y)
+{
     // e_j = exp((x_j − max) / τ), flushed to 0 under the smallest normal float, as softmax_row does. Whole
     // groups of 8 go through y; the last, partial group stays in a register and is stored lane by lane at the
     // end (a masked store, and a load from it, are slow on some x86 cores).
@@ -218,8 +305,9 @@ bool softmax_row_avx2(const float* x, Index n, float inv_temperature, float* y)
         for (Index u = 0; u < tail; ++u)
             y[j + u] = lanes[u];
     }
-    return true;
 }
+
+} // namespace
 
 // [SECTION] LayerNorm rows
 //
@@ -334,6 +422,7 @@ const TrainKernels kAvx2{"avx2-6x16",
                          &a_times_b,
                          &at_times_b,
                          &softmax_row_avx2,
+                         &attention_row_avx2,
                          &layer_norm_rows_avx2,
                          &layer_norm_backward_rows_avx2};
 

@@ -139,6 +139,23 @@ void pack_b(const float* B, Index ldb, Index pc, Index kc, Index jc, Index nc, f
     }
 }
 
+// C[0, m) x [jc, jc + nc) = (or, past the first block of k, +=) A[0, m) x [pc, pc + kc) · Bp, with Bp that
+// block of op(B) packed (kc x nc, in panels of 64 columns).
+void multiply_block(const float* A, Index m, Index k, const float* Bp, Index n, float* C, Index jc, Index nc,
+                    Index pc, Index kc)
+{
+    for (Index i = 0; i < m; i += MR)
+        for (Index j0 = 0; j0 < nc; j0 += NR)
+        {
+            const Index rows = min_of(MR, m - i), cols = min_of(NR, nc - j0);
+            float* c = C + i * n + jc + j0;
+            if (pc == 0) // the first block of k writes C, the others add to it
+                kernel_6x64<false>(kc, A + i * k + pc, k, Bp + j0 * kc, c, n, rows, cols);
+            else
+                kernel_6x64<true>(kc, A + i * k + pc, k, Bp + j0 * kc, c, n, rows, cols);
+        }
+}
+
 template <bool TransB>
 void rows_product(const float* A, Index m, Index k, const float* B, Index n, float* C, ScratchFn scratch)
 {
@@ -151,16 +168,7 @@ void rows_product(const float* A, Index m, Index k, const float* B, Index n, flo
         {
             const Index kc = min_of(KC, k - pc);
             pack_b<TransB>(B, ldb, pc, kc, jc, nc, Bp);
-            for (Index i = 0; i < m; i += MR)
-                for (Index j0 = 0; j0 < nc; j0 += NR)
-                {
-                    const Index rows = min_of(MR, m - i), cols = min_of(NR, nc - j0);
-                    float* c = C + i * n + jc + j0;
-                    if (pc == 0) // the first block of k writes C, the others add to it
-                        kernel_6x64<false>(kc, A + i * k + pc, k, Bp + j0 * kc, c, n, rows, cols);
-                    else
-                        kernel_6x64<true>(kc, A + i * k + pc, k, Bp + j0 * kc, c, n, rows, cols);
-                }
+            multiply_block(A, m, k, Bp, n, C, jc, nc, pc, kc);
         }
     }
 }
@@ -174,7 +182,48 @@ void rows_product_any(bool trans_b, const float* A, Index m, Index k, const floa
         rows_product<false>(A, m, k, B, n, C, scratch);
 }
 
-const GemmKernels kAvx512{"avx512-6x64", &rows_product_any};
+// [SECTION] op(B) packed once
+//
+// Every block rows_product packs, one after another in the order it reads them: the blocks of NC columns in
+// turn, each with its blocks of KC rows in turn, a block of kc rows and nc columns taking kc x (nc rounded up
+// to 64) floats. The products with it run the same kernel calls on the same panels, so they give the same
+// bits as packing per product.
+
+// Where block (jc, pc) starts: the column blocks before it are NC wide, a multiple of 64.
+Index packed_block_at(Index k, Index n, Index jc, Index pc)
+{
+    return jc * k + pc * ((min_of(NC, n - jc) + NR - 1) / NR * NR);
+}
+
+Index packed_floats(Index k, Index n)
+{
+    return (n + NR - 1) / NR * NR * k;
+}
+
+void pack_whole(bool trans_b, const float* B, Index k, Index n, float* Bp)
+{
+    for (Index jc = 0; jc < n; jc += NC)
+        for (Index pc = 0; pc < k; pc += KC)
+        {
+            const Index nc = min_of(NC, n - jc), kc = min_of(KC, k - pc);
+            float* block = Bp + packed_block_at(k, n, jc, pc);
+            if (trans_b)
+                pack_b<true>(B, k, pc, kc, jc, nc, block);
+            else
+                pack_b<false>(B, n, pc, kc, jc, nc, block);
+        }
+}
+
+void rows_product_packed(const float* A, Index m, Index k, const float* Bp, Index n, float* C)
+{
+    for (Index jc = 0; jc < n; jc += NC)
+        for (Index pc = 0; pc < k; pc += KC)
+            multiply_block(A, m, k, Bp + packed_block_at(k, n, jc, pc), n, C, jc, min_of(NC, n - jc), pc,
+                           min_of(KC, k - pc));
+}
+
+const GemmKernels kAvx512{"avx512-6x64", &rows_product_any, &packed_floats, &pack_whole,
+                          &rows_product_packed};
 
 } // namespace
 

@@ -117,13 +117,14 @@ void tile(bool accumulate, bool mask_b, Index k, const Operands& o, float* C, In
 
 #include "core/kernels/product_driver.h"
 
-// The rows (softmax, LayerNorm) are the AVX2 set's: short rows gain little from 16 lanes, and the two sets
-// keep the same bits.
+// The rows (softmax, attention's, LayerNorm) are the AVX2 set's: short rows gain little from 16 lanes, and
+// the two sets keep the same bits.
 const TrainKernels kAvx512{"avx512-6x32",
                            NR,
                            &a_times_b,
                            &at_times_b,
                            &softmax_row_avx2,
+                           &attention_row_avx2,
                            &layer_norm_rows_avx2,
                            &layer_norm_backward_rows_avx2};
 

@@ -44,6 +44,11 @@ struct TrainKernels
     // y = softmax(x / τ) over n entries, given 1 / τ (> 0); -inf entries and those under the smallest normal
     // float get exactly 0; a row of only -inf gives zeros and false. y may be x.
     bool (*softmax_row)(const float* x, Index n, float inv_temperature, float* y);
+    // One row of attention's middle stages (core/softmax.h's attention_row, the same bits): scaled = scores ·
+    // scale and masked = scaled + mask, both streamed to memory, then weights = softmax(masked / τ); false
+    // for a row of only -inf (zero weights). *scores_finite: whether every score is finite.
+    bool (*attention_row)(const float* scores, const float* mask, Index n, float scale, float inv_temperature,
+                          float* scaled, float* masked, float* weights, bool* scores_finite);
     // Each of the rows x n row-major rows: y = (x − mean) rstd γ + β, rstd = 1 / √(var + epsilon), with the
     // mean and rstd of each row kept.
     void (*layer_norm_rows)(const float* x, Index rows, Index n, const float* gamma, const float* beta,
@@ -61,6 +66,12 @@ struct GemmKernels
     const char* name; // "avx512-6x64"
     void (*rows_product)(bool trans_b, const float* A, Index m, Index k, const float* B, Index n, float* C,
                          ScratchFn scratch);
+    // Floats of op(B) (k x n) packed whole, for a right operand that meets many products (the weights).
+    Index (*packed_floats)(Index k, Index n);
+    // op(B) packed into Bp (packed_floats(k, n) floats): every block rows_product would pack, in its order.
+    void (*pack)(bool trans_b, const float* B, Index k, Index n, float* Bp);
+    // rows_product with op(B) packed by pack: the same kernel calls on the same panels, so the same bits.
+    void (*rows_product_packed)(const float* A, Index m, Index k, const float* Bp, Index n, float* C);
 };
 
 // The sets this build has (null where the build is not for x86-64). Only call a set's functions on a CPU that
@@ -68,6 +79,8 @@ struct GemmKernels
 const TrainKernels* train_kernels_avx2();
 // The AVX2 set's rows, which the AVX-512 set shares (TrainKernels says what each computes).
 bool softmax_row_avx2(const float* x, Index n, float inv_temperature, float* y);
+bool attention_row_avx2(const float* scores, const float* mask, Index n, float scale, float inv_temperature,
+                        float* scaled, float* masked, float* weights, bool* scores_finite);
 void layer_norm_rows_avx2(const float* x, Index rows, Index n, const float* gamma, const float* beta,
                           float* y, float* mean, float* rstd, float epsilon);
 void layer_norm_backward_rows_avx2(const float* dy, const float* x, Index rows, Index n, const float* mean,

@@ -130,3 +130,65 @@ TEST(Gemm, PackingSpaceIsKeptAndDoesNotGrowWhenRepeated)
     EXPECT_EQ(gemm_scratch_floats(), held);
     Eigen::setNbThreads(threads);
 }
+
+TEST(Gemm, PackedRightOperandGivesTheSameBitsAsPackingPerProduct)
+{
+    // The weights are packed once (PackedOperand); the products with that copy must sum every entry as the
+    // per-product packing does: the same bits, on ragged shapes too (columns not a multiple of 64 or past a
+    // block of 512, odd depths, depths past a block of 256), on one thread and split over two.
+    const int threads = Eigen::nbThreads();
+    for (const Shape& s : kShapes)
+    {
+        const Mat A = Mat::Random(s.m, s.k), B = Mat::Random(s.k, s.n);
+        PackedOperand packed;
+        packed.pack(B);
+        // Only the AVX-512 kernel packs B; on the other paths the products go on as without the copy.
+        EXPECT_EQ(packed.packed_from(B), active_isa() == Isa::Avx512);
+        EXPECT_EQ(packed.floats() > 0, active_isa() == Isa::Avx512);
+        for (const int t : {1, 2})
+        {
+            Eigen::setNbThreads(t);
+            Mat per_product, once = Mat::Constant(s.m, s.n, std::numeric_limits<float>::quiet_NaN());
+            gemm(A, B, per_product);
+            gemm(A, B, &packed, once);
+            EXPECT_TRUE(once == per_product)
+                << s.m << " x " << s.k << " x " << s.n << ", " << t << " threads";
+        }
+    }
+    for (const Eigen::Index rows : {300, 301, 97}) // splits of the rows that the kernel's tiles do not divide
+    {
+        const Mat A = Mat::Random(rows, 517), B = Mat::Random(517, 200);
+        PackedOperand packed;
+        packed.pack(B);
+        Mat one, two;
+        Eigen::setNbThreads(1);
+        gemm(A, B, &packed, one);
+        Eigen::setNbThreads(2);
+        gemm(A, B, &packed, two);
+        EXPECT_TRUE(one == two) << rows << " rows";
+        gemm(A, B, two);
+        EXPECT_TRUE(one == two) << rows << " rows, per product on two threads";
+    }
+    Eigen::setNbThreads(threads);
+}
+
+TEST(Gemm, PackedCopyOfAnotherMatrixIsNotUsed)
+{
+    // A copy packed from other memory, or from a matrix whose shape changed since, is skipped: the product is
+    // that of the B given.
+    const Mat A = Mat::Random(13, 70), B = Mat::Random(70, 90), other = Mat::Random(70, 90);
+    PackedOperand packed;
+    packed.pack(other);
+    EXPECT_FALSE(packed.packed_from(B));
+    Mat C, expected;
+    gemm(A, B, &packed, C);
+    gemm(A, B, expected);
+    EXPECT_TRUE(C == expected);
+    Mat resized = other;
+    packed.pack(resized);
+    resized.resize(90, 70); // same size in floats, new shape (and perhaps the same memory)
+    EXPECT_FALSE(packed.packed_from(resized));
+    packed.clear();
+    EXPECT_FALSE(packed.packed_from(other));
+    EXPECT_EQ(packed.floats(), 0u);
+}

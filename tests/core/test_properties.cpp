@@ -1,13 +1,16 @@
 // Properties over many sessions: softmax rows, exact zeros under masks, packed == per-head, two-step ==
 // collapsed, h = 1 equals single-head, every stage's shape, no NaN, deterministic embeddings and weights.
 #include "core/comparisons.h"
+#include "core/cpu.h"
 #include "core/embedding.h"
 #include "core/engine.h"
+#include "core/softmax.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 using namespace attnlab;
 
@@ -369,4 +372,125 @@ TEST(CrossAttention, TargetPositionsFollowDModelAndKindAfterTheTargetWasCleared)
         EXPECT_EQ(engine.trace().cross.X_q[0], fresh.trace().cross.X_q[0]);
         EXPECT_EQ(engine.trace().cross.attn.mha[0], fresh.trace().cross.attn.mha[0]);
     }
+}
+
+namespace
+{
+
+// Every stage of b's layers and cross-attention block in two traces, compared bit for bit.
+void expect_same_bits(const Trace& got, const Trace& expected, const std::string& what)
+{
+    ASSERT_EQ(got.layers.size(), expected.layers.size()) << what;
+    ASSERT_EQ(got.has_cross, expected.has_cross) << what;
+    int compared = 0;
+    for (const StageInfo& info : stage_table())
+    {
+        if (!engine_layer_stage(info))
+            continue;
+        for (int l = 0; l < static_cast<int>(got.layers.size()); ++l)
+            for (int b = 0; b < got.batch_size(); ++b)
+                for (int j = 0; j < (info.per_head ? got.config.n_heads : 1); ++j)
+                {
+                    const Mat& a = stage_matrix(got.layers[static_cast<size_t>(l)], info.id, b, j);
+                    const Mat& e = stage_matrix(expected.layers[static_cast<size_t>(l)], info.id, b, j);
+                    EXPECT_TRUE(a.rows() == e.rows() && a.cols() == e.cols() && a == e)
+                        << what << ": " << info.key << " of layer " << l << ", sentence " << b << ", head "
+                        << j;
+                    ++compared;
+                }
+        if (!info.attention_block || !got.has_cross)
+            continue;
+        for (int b = 0; b < got.batch_size(); ++b)
+            for (int j = 0; j < (info.per_head ? got.config.n_heads : 1); ++j)
+            {
+                const Mat& a = attention_stage_matrix(got.cross.attn, info.id, b, j);
+                const Mat& e = attention_stage_matrix(expected.cross.attn, info.id, b, j);
+                EXPECT_TRUE(a.rows() == e.rows() && a.cols() == e.cols() && a == e)
+                    << what << ": cross-attention's " << info.key << ", sentence " << b << ", head " << j;
+                ++compared;
+            }
+    }
+    EXPECT_GT(compared, 0) << what;
+}
+
+} // namespace
+
+TEST(PackedWeights, TheEngineGivesTheBitsOfPackingPerProductAndRepacksWhenTheWeightsChange)
+{
+    // The engine packs the weights' right operands once (pack_weights) and reuses them while the weights
+    // stay. Each run must equal a forward pass that packs per product, bit for bit, through changes that
+    // bring new weights: h, d_model (odd, and past the kernel's blocks of 256 rows and 512 columns), a
+    // target (the cross-attention block's weights), imported weights and other imported weights of the same
+    // shape.
+    Session s;
+    s.text = "the cat sat on the mat and then it sat on the other mat\nhello world";
+    s.config.d_model = 75; // d_k = 25, d_ff = 300: odd depths, ragged panels
+    s.config.n_heads = 3;
+    s.config.n_layers = 2;
+    Engine engine;
+    const auto check = [&](const std::string& what)
+    {
+        ASSERT_TRUE(engine.run(s)) << what;
+        ASSERT_TRUE(engine.run(s)) << what; // the second trace buffer, with the same panels
+        TokenBatch source, target;
+        ASSERT_TRUE(prepare_inputs(s, source, target)) << what;
+        Trace per_product;
+        ASSERT_TRUE(forward(s.config, source, target, engine.weights(), per_product)) << what;
+        expect_same_bits(engine.trace(), per_product, what);
+        const std::size_t floats = panel_floats(engine.weight_panels());
+        EXPECT_EQ(floats > 0, active_isa() == Isa::Avx512) << what;
+    };
+    check("d_model 75, h 3");
+    s.config.n_heads = 5;
+    check("h 5");
+    s.config.d_model = 530;
+    s.config.n_heads = 2;
+    check("d_model 530, h 2");
+    s.target = "le chat";
+    check("with a target");
+    s.config.d_model = 40;
+    s.config.n_heads = 4;
+    Config other = s.config;
+    other.seed = 7;
+    engine.set_imported_weights(init_weights(other));
+    check("imported weights");
+    other.seed = 8;
+    engine.set_imported_weights(init_weights(other));
+    check("other imported weights of the same shape");
+    s.target.clear();
+    engine.clear_imported_weights();
+    check("seeded again, no target");
+}
+
+TEST(AttentionRows, ScaledMaskedAndWeightsAreTheStepsDoneOneAfterAnother)
+{
+    // The engine scales, masks, copies and normalises each row of the scores in one pass (attention_row): the
+    // trace must hold exactly scores · scale, that + M, and softmax_row of that, for every head, with a
+    // causal mask, padding (two sentences of different lengths) and a row length that is not a multiple of 8.
+    Session s;
+    s.text = "the cat sat on the mat and then it sat on the other mat again\nhello world";
+    s.config.d_model = 24;
+    s.config.n_heads = 3;
+    s.config.mask = MaskKind::Causal;
+    s.config.temperature = 0.7f;
+    Engine engine;
+    ASSERT_TRUE(engine.run(s));
+    const Trace& t = engine.trace();
+    const float scale = score_scale(s.config);
+    const AttentionTrace& attn = t.layers[0].attn;
+    for (int b = 0; b < t.batch_size(); ++b)
+        for (int j = 0; j < s.config.n_heads; ++j)
+        {
+            const HeadTrace& head = attn.head(b, j);
+            const Mat& mask = attn.mask[static_cast<size_t>(b)];
+            const Mat scaled = (head.scores.array() * scale).matrix();
+            const Mat masked = (scaled.array() + mask.array()).matrix();
+            Mat weights = masked; // the same shape, so each row starts at the same alignment as the trace's
+            for (Eigen::Index i = 0; i < weights.rows(); ++i)
+                softmax_row(weights.data() + i * weights.cols(), weights.cols(), 1.0f / s.config.temperature,
+                            weights.data() + i * weights.cols());
+            EXPECT_TRUE(head.scaled == scaled) << "sentence " << b << ", head " << j;
+            EXPECT_TRUE(head.masked == masked) << "sentence " << b << ", head " << j;
+            EXPECT_TRUE(head.weights == weights) << "sentence " << b << ", head " << j;
+        }
 }
