@@ -36,13 +36,25 @@ double trace_floats(const Config& c, int B, int T, int T_target)
     return total;
 }
 
+double packed_weight_floats(const Config& c, bool cross)
+{
+    const auto packed = [](Eigen::Index k, Eigen::Index n)
+    { return static_cast<double>(packed_operand_floats(k, n)); };
+    const Eigen::Index d = c.d_model, d_k = c.resolved_d_k(), d_v = c.resolved_d_v(),
+                       d_ff = c.resolved_d_ff();
+    const double attention =
+        c.n_heads * (2 * packed(d, d_k) + packed(d, d_v)) + packed(c.n_heads * d_v, d); // W_Q, W_K, W_V, W_O
+    const double layer = attention + packed(d, d_ff) + packed(d_ff, d);                 // W_1, W_2
+    return c.n_layers * layer + (cross ? attention : 0.0);
+}
+
 double weight_floats(const Config& c, bool cross)
 {
     const double h = c.n_heads, d = c.d_model, d_k = c.resolved_d_k(), d_v = c.resolved_d_v();
     const double d_ff = c.resolved_d_ff();
     const double attention = h * d * (2 * d_k + d_v) + h * d_v * d; // W_Q, W_K, W_V, W_O
     const double layer = attention + 4 * d + d * d_ff + d_ff + d_ff * d + d;
-    return c.n_layers * layer + (cross ? attention : 0.0);
+    return c.n_layers * layer + (cross ? attention : 0.0) + packed_weight_floats(c, cross);
 }
 
 Status prepare_inputs(const Session& session, TokenBatch& source, TokenBatch& target)

@@ -86,8 +86,12 @@ Status validate_session(const Session& session);
 
 // Floats a trace keeps for these sizes (every intermediate of every layer, masks included).
 double trace_floats(const Config& config, int B, int T, int T_target);
-// Floats of the model's weights (with the cross-attention block's when cross is true).
+// Floats of the model's weights (with the cross-attention block's when cross is true) and of the packed
+// copies the engine keeps of them on the active instruction set.
 double weight_floats(const Config& config, bool cross);
+// Those packed copies alone (pack_weights: whole panels, so a head of d_k = 4 takes a panel's width; 0 where
+// the active set keeps none).
+double packed_weight_floats(const Config& config, bool cross);
 
 // One forward pass into trace, reusing its buffers: with the same sizes and tokens nothing is allocated.
 // Inputs must have passed prepare_inputs and the weights check_weights. target may be empty (no

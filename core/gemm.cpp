@@ -151,13 +151,20 @@ void gemm(const Mat& A, const Mat& B, const PackedOperand* packed, Mat& C)
 
 // [SECTION] Packed right operands
 
+std::size_t packed_operand_floats(Eigen::Index k, Eigen::Index n)
+{
+    if (active_isa() != Isa::Avx512)
+        return 0;
+    return static_cast<std::size_t>(kernels::gemm_kernels_avx512()->packed_floats(k, n));
+}
+
 void PackedOperand::pack(const Mat& B)
 {
     clear();
     if (active_isa() != Isa::Avx512) // the other kernels do not pack B per product
         return;
     const kernels::GemmKernels* k = kernels::gemm_kernels_avx512();
-    const auto floats = static_cast<std::size_t>(k->packed_floats(B.rows(), B.cols()));
+    const std::size_t floats = packed_operand_floats(B.rows(), B.cols());
     if (panels_.size() != floats)
         panels_.resize(floats);
     k->pack(false, B.data(), B.rows(), B.cols(), panels_.data());

@@ -48,6 +48,10 @@ private:
     Isa isa_ = Isa::Baseline;
 };
 
+// Floats a PackedOperand packed from a k x n matrix holds on the active instruction set (0 where it keeps no
+// copy: panels are whole, so a narrow matrix takes more than k·n).
+std::size_t packed_operand_floats(Eigen::Index k, Eigen::Index n);
+
 // C = A B with B's packed copy when packed->packed_from(B) (the same bits as gemm(A, B, C), without the
 // packing); as gemm(A, B, C) when packed is null or was made from another matrix or for another set.
 void gemm(const Mat& A, const Mat& B, const PackedOperand* packed, Mat& C);

@@ -439,6 +439,8 @@ TEST(PackedWeights, TheEngineGivesTheBitsOfPackingPerProductAndRepacksWhenTheWei
         expect_same_bits(engine.trace(), per_product, what);
         const std::size_t floats = panel_floats(engine.weight_panels());
         EXPECT_EQ(floats > 0, active_isa() == Isa::Avx512) << what;
+        // The session memory limit counts exactly what the engine packed.
+        EXPECT_EQ(packed_weight_floats(s.config, !s.target.empty()), static_cast<double>(floats)) << what;
     };
     check("d_model 75, h 3");
     s.config.n_heads = 5;
