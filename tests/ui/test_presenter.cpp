@@ -813,6 +813,25 @@ TEST_F(PresenterTest, CtrlPlusTwiceGrowsTheMapsWithTheTextAndKeepsTheirValues)
                 static_cast<double>(side_before), static_cast<double>(side_after));
 }
 
+// Sixteen heads at 1280x720: every header of a grid row breaks alike, "head j" on one line and "H =" on the
+// next (the leftmost, wider by its row labels, kept its "H =" beside its name while the others wrapped).
+TEST_F(PresenterTest, HeadersOfOneRowOfHeadsBreakAlike)
+{
+    state->session.config.n_heads = 16;
+    state->edit();
+    state->presenter = true;
+    state->presenter_view = PresenterView::Heads;
+    use_window_font(720.0f);
+    const test::FrameOutput out = ui.frames(*state, 4);
+    ASSERT_EQ(state->heads(), 16);
+    for (int j = 1; j <= 16; ++j)
+    {
+        const std::string name = "head " + std::to_string(j);
+        EXPECT_TRUE(drawn(out, name + "\nH = ")) << name << "\n" << out.text;
+        EXPECT_FALSE(drawn(out, name + " H = ")) << name << "\n" << out.text;
+    }
+}
+
 // The softmax-axis step (shapes_masks step 5, a question learners ask): its weights name their axes and have
 // a Σ column with each row's sum; the cells stay square, and Ctrl+= keeps the sums.
 TEST_F(PresenterTest, TheSoftmaxAxisStepNamesItsAxesAndAddsUpEachRow)

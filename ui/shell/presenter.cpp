@@ -201,11 +201,22 @@ struct GridPlan
         return (p.row_labels ? boxes[i].left : 0.0f) + p.image.w + boxes[i].right;
     }
     // A header may use the spare room up to the next column (half a share after the last one).
-    float header_w(std::size_t i) const
+    float own_header_w(std::size_t i) const
     {
         const bool last_column =
             static_cast<int>(i) % grid.columns == grid.columns - 1 || i + 1 == boxes.size();
         return widget_w(i) + grid.spare * (last_column ? 0.5f : 1.0f);
+    }
+    // Maps of one shape in a grid row (a head each) break their headers alike: at the narrowest room of them
+    // (the leftmost, wider by its row labels, kept its "H =" on the title line while the others wrapped it).
+    float header_w(std::size_t i) const
+    {
+        float w = own_header_w(i);
+        for (std::size_t k = 0; k < boxes.size(); ++k)
+            if (grid.maps[k].image.y == grid.maps[i].image.y && boxes[k].rows == boxes[i].rows &&
+                boxes[k].cols == boxes[i].cols)
+                w = std::min(w, own_header_w(k));
+        return w;
     }
 };
 
@@ -951,7 +962,6 @@ std::string presenter_view_title(const AppState& state)
                                                  : "packed W^Q") +
            " (4: next)";
 }
-
 
 // The title line: the lesson on the left, the counter and the keys on the right, a new text size or theme in
 // the middle for a moment. Returns its height.
