@@ -178,7 +178,21 @@ TEST_F(PresenterTest, DigitKeysPickTheViewOutsideALesson)
     state->presenter = true;
     test::FrameOutput out = ui.frames(*state, 3);
     EXPECT_EQ(state->presenter_view, PresenterView::Pipeline);
-    EXPECT_TRUE(drawn(out, "Pipeline (1-5: view)")) << out.text;
+    // The Pipeline view walks the layer a group of stages at a time, each laid out as a lesson step's maps.
+    EXPECT_TRUE(drawn(out, "Pipeline: the input X (1/7, ← →) (1-5: view)")) << out.text;
+    EXPECT_EQ(out.textures.size(), 3u) << "embedding, positions, X";
+    for (int g = 1; g < 7; ++g)
+        ui.press_key(*state, keys::Right);
+    ui.press_key(*state, keys::Right); // the last stays
+    out = ui.frames(*state, 3);
+    EXPECT_EQ(state->presenter_stage_group, 6);
+    EXPECT_TRUE(drawn(out, "Pipeline: feed-forward (7/7, ← →)")) << out.text;
+    EXPECT_EQ(out.textures.size(), 3u) << "ffn, residual2, norm2";
+    for (int g = 0; g < 5; ++g)
+        ui.press_key(*state, keys::PageUp);
+    out = ui.frames(*state, 3);
+    EXPECT_TRUE(drawn(out, "Pipeline: Q, K, V (2/7, ← →)")) << out.text;
+    EXPECT_EQ(out.textures.size(), 3u) << "Q, K, V";
     ui.press_key(*state, keys::Digit0 + 2);
     out = ui.frames(*state, 3);
     EXPECT_EQ(state->presenter_view, PresenterView::Heads);

@@ -538,6 +538,8 @@ struct AppState
     PresenterView presenter_view = PresenterView::Pipeline;
     // The comparison its Comparisons view shows, one at a time as a lesson step would (4 again: the next).
     ComparisonSection presenter_comparison = ComparisonSection::Packed;
+    // The group of stages its Pipeline view shows (presenter_pipeline_groups; → / ← step through them).
+    int presenter_stage_group = 0;
     // A short note presenter mode shows in its title line (the new text size) until ImGui's clock passes
     // presenter_note_until (seconds).
     std::string presenter_note;

@@ -800,6 +800,16 @@ std::optional<MapView> map_view(AppState& state, const LessonStep* step)
                                               : state.presenter_comparison;
         return comparison_view(state, section, comparison_maps(state, section));
     }
+    if (step == nullptr && state.presenter_view == PresenterView::Pipeline)
+    {
+        const auto& groups = presenter_pipeline_groups();
+        const PipelineGroup& group = groups[static_cast<std::size_t>(
+            std::clamp(state.presenter_stage_group, 0, static_cast<int>(groups.size()) - 1))];
+        std::vector<MatrixRef> refs;
+        for (const Stage stage : group.stages)
+            refs.push_back(selected_stage(state, stage, state.sel.head));
+        return stages_view(state, refs, false);
+    }
     if (step == nullptr && state.presenter_view == PresenterView::Heads)
     {
         std::vector<MatrixRef> refs;
@@ -898,6 +908,26 @@ void toggle_presenter_edit(AppState& state)
     }
 }
 
+const std::vector<PipelineGroup>& presenter_pipeline_groups()
+{
+    static const std::vector<PipelineGroup> groups = {
+        {"the input X", {Stage::embedding, Stage::positional, Stage::X}},
+        {"Q, K, V", {Stage::Q, Stage::K, Stage::V}},
+        {"scores and √d_k", {Stage::scores, Stage::scaled}},
+        {"mask and softmax", {Stage::masked, Stage::weights}},
+        {"heads to MultiHead", {Stage::head_out, Stage::concat, Stage::mha}},
+        {"residual and norm", {Stage::residual, Stage::norm1}},
+        {"feed-forward", {Stage::ffn, Stage::residual2, Stage::norm2}},
+    };
+    return groups;
+}
+
+void presenter_pipeline_step(AppState& state, int direction)
+{
+    const int n = static_cast<int>(presenter_pipeline_groups().size());
+    state.presenter_stage_group = std::clamp(state.presenter_stage_group + direction, 0, n - 1);
+}
+
 ComparisonSection next_comparison(ComparisonSection c)
 {
     return c == ComparisonSection::Packed    ? ComparisonSection::TwoStep
@@ -953,6 +983,13 @@ namespace
 std::string presenter_view_title(const AppState& state)
 {
     std::string name = presenter_view_name(state.presenter_view);
+    if (state.presenter_view == PresenterView::Pipeline)
+    {
+        const auto& groups = presenter_pipeline_groups();
+        const int g = std::clamp(state.presenter_stage_group, 0, static_cast<int>(groups.size()) - 1);
+        return name + ": " + groups[static_cast<std::size_t>(g)].name + " (" + std::to_string(g + 1) + "/" +
+               std::to_string(groups.size()) + ", ← →)";
+    }
     if (state.presenter_view != PresenterView::Comparisons)
         return name;
     const ComparisonSection c = state.presenter_comparison;

@@ -36,6 +36,18 @@ void presenter_edit_step(AppState& state, PresenterSetting setting, int directio
 // field). Not in the Training view, whose run the bar does not set: the title line says where it is set.
 void toggle_presenter_edit(AppState& state);
 
+// Presenter mode's Pipeline view outside a lesson walks the layer a group of stages at a time, each group
+// laid out as a lesson step's maps: the input; Q, K, V; the scores scaled; masked and weights; the head's
+// output to MultiHead; the residual and first norm; the feed-forward to the second norm.
+struct PipelineGroup
+{
+    const char* name;
+    std::vector<Stage> stages;
+};
+const std::vector<PipelineGroup>& presenter_pipeline_groups();
+// The next (direction 1) or previous (-1) group, kept within the list.
+void presenter_pipeline_step(AppState& state, int direction);
+
 // The comparison after `c` in the Comparisons view's order: packed W^Q, two maps in a row, one head against h
 // (then the first again).
 ComparisonSection next_comparison(ComparisonSection c);

@@ -50,8 +50,9 @@ std::vector<ShortcutInfo> make_shortcut_table()
         {"Ctrl+Shift+E", "Export the open lesson's slides: a PNG or SVG per step, or one PDF"},
         {"Ctrl+T", "Show the trained model or the session in the main panels (once a model is trained)"},
         {"→  /  Space  /  Page Down",
-         "Next step of the lesson (when no text field has focus; a clicker works)"},
-        {"←  /  Page Up", "Previous step of the lesson"},
+         "Next step of the lesson (when no text field has focus; a clicker works); in presenter mode's "
+         "Pipeline view outside a lesson, the next group of stages"},
+        {"←  /  Page Up", "Previous step of the lesson (or group of stages)"},
         {"F5", "Presenter mode, full screen: one large view and the step's text as a caption (Esc or F5 "
                "leaves; a resting pointer hides with its tooltips)"},
         {"[  /  ]", "Previous / next head"},
@@ -189,10 +190,13 @@ void handle_shortcuts(AppState& state)
             state.pinned = CellRef{};
             state.unpin_queries();
         }
+        // A lesson's steps, or outside one presenter mode's Pipeline view's groups of stages.
+        const bool stages = state.presenter && current_lesson(state) == nullptr &&
+                            state.presenter_view == PresenterView::Pipeline;
         if (key_pressed(keys::Right) || key_pressed(keys::Space) || key_pressed(keys::PageDown))
-            next_step(state);
+            stages ? presenter_pipeline_step(state, +1) : next_step(state);
         if (key_pressed(keys::Left) || key_pressed(keys::PageUp))
-            previous_step(state);
+            stages ? presenter_pipeline_step(state, -1) : previous_step(state);
     }
 }
 
