@@ -61,6 +61,24 @@ protected:
         io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
         io.Fonts->SetTexID(reinterpret_cast<ImTextureID>(static_cast<std::uintptr_t>(0xF0F0)));
     }
+    // Ctrl+= twice at 720 lines: the frame after it.
+    test::FrameOutput zoom_twice()
+    {
+        step_text_size(*state, 1);
+        step_text_size(*state, 1);
+        use_window_font(720.0f);
+        return ui.frames(*state, 4);
+    }
+    // Presenter mode at 720 lines with the edit bar just opened (E): the frame after it.
+    test::FrameOutput open_edit_bar()
+    {
+        state->presenter = true;
+        use_window_font(720.0f);
+        ui.frames(*state, 2);
+        ui.press_key(*state, keys::E);
+        EXPECT_TRUE(state->presenter_edit);
+        return ui.frames(*state, 2);
+    }
 
     HeadlessUi ui{1280.0f, 720.0f};
     std::unique_ptr<AppState> state = std::make_unique<AppState>();
@@ -812,10 +830,7 @@ TEST_F(PresenterTest, CtrlPlusTwiceGrowsTheMapsWithTheTextAndKeepsTheirValues)
     const MatrixView view = resolve_matrix(*state, ref);
     ASSERT_NE(view.m, nullptr);
     const std::string value = format_value((*view.m)(1, 2));
-    step_text_size(*state, 1);
-    step_text_size(*state, 1);
-    use_window_font(720.0f);
-    const test::FrameOutput out = ui.frames(*state, 4);
+    const test::FrameOutput out = zoom_twice();
     const std::vector<ImVec4> after = heatmap_rects(out);
     ASSERT_EQ(after.size(), 1u);
     const float side_before = before[0].z - before[0].x;
@@ -904,10 +919,7 @@ TEST_F(PresenterTest, TheSoftmaxAxisStepNamesItsAxesAndAddsUpEachRow)
     EXPECT_NEAR(lo, rects[0].y, 1.0f);
     EXPECT_NEAR(hi, rects[0].w, 1.0f);
     // Ctrl+= twice: the map never shrinks and the sums stay.
-    step_text_size(*state, 1);
-    step_text_size(*state, 1);
-    use_window_font(720.0f);
-    const test::FrameOutput zoomed = ui.frames(*state, 4);
+    const test::FrameOutput zoomed = zoom_twice();
     const std::vector<ImVec4> after = heatmap_rects(zoomed);
     ASSERT_EQ(after.size(), 1u);
     EXPECT_GE(after[0].z - after[0].x, side - 1.0f);
@@ -936,12 +948,8 @@ TEST_F(PresenterTest, TheSessionCaptionNamesTauAndScalingWhenChanged)
 
 TEST_F(PresenterTest, EOpensTheEditBarWhoseStepsChangeTheSessionAndSaySo)
 {
-    state->presenter = true;
-    use_window_font(720.0f);
-    ui.frames(*state, 2);
-    ui.press_key(*state, keys::E);
+    test::FrameOutput out = open_edit_bar();
     ASSERT_TRUE(state->presenter_edit);
-    test::FrameOutput out = ui.frames(*state, 2);
     EXPECT_TRUE(drawn(out, "sentence")) << out.text;
     EXPECT_TRUE(drawn(out, "d_model = " + std::to_string(state->session.config.d_model))) << out.text;
     EXPECT_EQ(state->presenter_text, state->session.text.substr(0, state->session.text.find('\n')));
@@ -981,12 +989,8 @@ TEST_F(PresenterTest, EOpensTheEditBarWhoseStepsChangeTheSessionAndSaySo)
 // text.
 TEST_F(PresenterTest, TheEditBarsSettingsHaveKeysOnceTheSentenceFieldIsLeft)
 {
-    state->presenter = true;
-    use_window_font(720.0f);
-    ui.frames(*state, 2);
-    ui.press_key(*state, keys::E);
+    test::FrameOutput out = open_edit_bar();
     ASSERT_TRUE(state->presenter_edit);
-    test::FrameOutput out = ui.frames(*state, 2);
     EXPECT_TRUE(drawn_wrapped(out, "Esc, then H D M = -")) << out.text;
     const Config before = state->session.config;
     ui.press_key(*state, keys::H); // the sentence field has the keyboard
