@@ -1,5 +1,5 @@
 // Whether two trainers hold the same model bit for bit: every trained tensor, by name and shape, compared
-// byte for byte (a seeded run is reproducible on one machine).
+// byte for byte (a seeded run is reproducible on one machine); and the three trainers such a test compares.
 #pragma once
 
 #include "core/train/trainer.h"
@@ -23,6 +23,19 @@ inline bool same_params(train::Trainer& a, train::Trainer& b)
             return false;
     }
     return true;
+}
+
+// a and b from the same preset, c from it with model and data seeds 2 (the run that must differ).
+inline Status init_twins_and_other(const train::Task& task, const train::Preset& preset, train::Trainer& a,
+                                   train::Trainer& b, train::Trainer& c)
+{
+    train::Preset other = preset;
+    other.model.seed = other.train.data_seed = 2;
+    if (Status s = a.init(task, preset); !s)
+        return s;
+    if (Status s = b.init(task, preset); !s)
+        return s;
+    return c.init(task, other);
 }
 
 } // namespace attnlab::test

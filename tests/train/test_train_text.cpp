@@ -343,11 +343,7 @@ TEST(TrainText, TheSameSeedGivesTheSameModelBitForBit)
     Preset p = task.preset();
     p.train.held_out_size = 32;
     Trainer a, b, c;
-    ASSERT_TRUE(a.init(task, p));
-    ASSERT_TRUE(b.init(task, p));
-    Preset other = p;
-    other.model.seed = other.train.data_seed = 2;
-    ASSERT_TRUE(c.init(task, other));
+    ASSERT_TRUE(test::init_twins_and_other(task, p, a, b, c));
     a.run(10);
     b.run(10);
     c.run(10);

@@ -227,11 +227,7 @@ TEST(WordCorpus, TheSameSeedGivesTheSameModelBitForBitAndTheBookTrains)
     p.train.held_out_size = 32;
     p.train.batch_size = 8;
     Trainer a, b, c;
-    ASSERT_TRUE(a.init(task, p));
-    ASSERT_TRUE(b.init(task, p));
-    Preset other = p;
-    other.model.seed = other.train.data_seed = 2;
-    ASSERT_TRUE(c.init(task, other));
+    ASSERT_TRUE(test::init_twins_and_other(task, p, a, b, c));
     const double first = a.evaluate().loss;
     a.run(8);
     b.run(8);
