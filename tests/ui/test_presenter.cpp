@@ -222,7 +222,8 @@ TEST_F(PresenterTest, DigitKeysPickTheViewOutsideALesson)
     EXPECT_EQ(state->presenter_view, PresenterView::Inspector);
     // No heatmap to hover in this view: it says where a cell is pinned, and a pinned cell is shown.
     EXPECT_FALSE(drawn(out, "Hover any cell")) << out.text;
-    EXPECT_TRUE(drawn_wrapped(out, "press 1 for the Pipeline, click a cell")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "press 2 for the Heads and click a query token")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "or 1 for the Pipeline and click a cell")) << out.text;
     state->pinned.valid = true;
     state->pinned.matrix.stage = Stage::weights;
     state->pinned.row = 1;
@@ -645,6 +646,53 @@ TEST_F(PresenterTest, APinnedQueryNamesWhatEachHeadLooksAtMost)
     // ↓ moves the pinned query to the next token, in presenter mode too.
     ui.press_key(*state, keys::Down);
     EXPECT_EQ(state->heads_panel.query.row, row + 1);
+}
+
+// A click on a token in the Heads view pins a query, not a cell: the Inspector view then explains that query
+// in the selected head at its strongest key, the chain and the row's bars all on screen at 720 lines, and
+// [ ] move it to another head.
+TEST_F(PresenterTest, TheInspectorViewExplainsTheHeadsViewsPinnedQuery)
+{
+    state->presenter = true;
+    use_window_font(720.0f);
+    ui.frames(*state, 2);
+    ui.press_key(*state, keys::Digit0 + 3);
+    test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_FALSE(drawn(out, "The chain for query")) << "nothing pinned yet";
+    const std::vector<std::string> tokens = state->trace().tokens.tokens[0];
+    const int row = 2;
+    set_query_pin(state->heads_panel.query, row, tokens);
+    for (int j = 0; j < 2; ++j)
+    {
+        MatrixRef ref;
+        ref.stage = Stage::weights;
+        ref.head = j;
+        const MatrixView view = resolve_matrix(*state, ref);
+        Eigen::Index col = 0;
+        const float w = view.m->row(row).maxCoeff(&col);
+        out = ui.frames(*state, 2);
+        const std::string head = std::to_string(j + 1);
+        EXPECT_TRUE(drawn_wrapped(out, "“" + tokens[row] +
+                                           "” (i = 2) pinned in the Heads view: its strongest "
+                                           "key in head " +
+                                           head))
+            << out.text;
+        EXPECT_TRUE(drawn(out, "The chain for query i = 2 “" + tokens[row] +
+                                   "” and key j = " + std::to_string(col) + " “" +
+                                   tokens[static_cast<std::size_t>(col)] + "”, head " + head))
+            << out.text;
+        // The chain's last line (its value) and the row's bars (the last key's label) are on screen.
+        EXPECT_TRUE(drawn_wrapped(out, "weights[i, j] = " + format_value_long(w))) << out.text;
+        EXPECT_TRUE(drawn(out, "Row i of A_" + head + " (sums to 1")) << out.text;
+        EXPECT_TRUE(drawn(out, std::to_string(tokens.size() - 1) + " " + tokens.back())) << out.text;
+        ui.press_key(*state, keys::RightBracket);
+    }
+    EXPECT_EQ(state->sel.head, 2);
+    // Esc unpins it: the view says how to pin again, and presenter mode stays.
+    ui.press_key(*state, ImGui::GetKeyIndex(ImGuiKey_Escape));
+    out = ui.frames(*state, 2);
+    EXPECT_TRUE(state->presenter);
+    EXPECT_FALSE(drawn(out, "The chain for query")) << out.text;
 }
 
 TEST_F(PresenterTest, MapsGrowWithTheWindowHeight)

@@ -2,6 +2,7 @@
 // for scores and weights the whole chain q_i, k_j, q_i ⊙ k_j, Σ, ÷√d_k, + M, softmax over row i.
 #include "core/train/model.h"
 #include "ui/panels/panels.h"
+#include "ui/picture/heads_layout.h"
 #include "ui/picture/heatmap_math.h"
 #include "ui/shell/widgets.h"
 
@@ -157,9 +158,19 @@ void attention_chain(const AppState& state, const CellRef& cell, const MatrixVie
                        ";  Σ over the " + keys + " = " + format_value_long(static_cast<float>(z)) +
                        "  →  weights[i, j] = " + format_value_long(static_cast<float>(e / z)));
     }
+}
 
-    // [SECTION] Row i of the weights as bars: it sums to 1
-    ImGui::Spacing();
+// [SECTION] Row i of the weights as bars: it sums to 1
+void weights_row_bars(const AppState& state, const CellRef& cell, const MatrixView& view)
+{
+    const AttentionTrace* attn = attention_of(state, cell.matrix);
+    if (attn == nullptr)
+        return;
+    const HeadTrace& hd = attn->head(cell.matrix.b, cell.matrix.head);
+    const int i = cell.row;
+    const int j = cell.col;
+    const int T_k = static_cast<int>(hd.masked.cols());
+    const std::string hj = std::to_string(cell.matrix.head + 1);
     ImGui::Text("Row i of A_%s (sums to %s):", hj.c_str(),
                 format_value_long(hd.weights.row(i).sum()).c_str());
     const float fs = ImGui::GetFontSize();
@@ -514,6 +525,33 @@ void generic_formula(const AppState& state, const CellRef& cell, const MatrixVie
                                                                : stage_cell_formula(t, ref.stage));
 }
 
+// Presenter mode's Inspector with no cell pinned: the query pinned in the Heads view, in the selected head,
+// at its strongest key (the head's "→ key" line), so that a click on a token there is explained here. Invalid
+// when no query is pinned or the trace has no such row.
+CellRef query_pin_cell(const AppState& state)
+{
+    const QueryPin& pin = state.heads_panel.query;
+    if (!pin.valid() || !state.has_trace())
+        return {};
+    CellRef cell;
+    cell.matrix.source = MatrixSource::Layer;
+    cell.matrix.stage = Stage::weights;
+    cell.matrix.layer = state.sel.layer;
+    cell.matrix.b = state.sel.b;
+    cell.matrix.head = state.sel.head;
+    cell.matrix.first_key_hidden = state.heads_panel.hide_first_key; // as the Heads view shows it
+    const MatrixView view = resolve_matrix(state, cell.matrix);
+    if (view.m == nullptr || pin.row >= view.m->rows())
+        return {};
+    const TopKey top = top_key(*view.m, pin.row);
+    if (top.col < 0)
+        return {};
+    cell.valid = true;
+    cell.row = pin.row;
+    cell.col = top.col;
+    return cell;
+}
+
 } // namespace
 
 void draw_inspector_panel(AppState& state)
@@ -523,6 +561,9 @@ void draw_inspector_panel(AppState& state)
     ImGui::TextWrapped("Model: %s", shown_model_label(state).c_str());
     ImGui::PopStyleColor();
     CellRef cell = state.pinned.valid ? state.pinned : state.hovered;
+    const bool from_query = !cell.valid && state.presenter;
+    if (from_query)
+        cell = query_pin_cell(state);
     // A map shown with the first key hidden: its renormalised value first, then the model's own weight
     // and how it was computed.
     float shown_without_first_key = 0.0f;
@@ -538,9 +579,10 @@ void draw_inspector_panel(AppState& state)
     {
         // Presenter mode's Inspector view shows no heatmap to hover: it says where a cell is picked.
         if (state.presenter)
-            ImGui::TextWrapped("No cell pinned yet: press 1 for the Pipeline, click a cell of any map there, "
-                               "then press 3 to see here how it was computed, with the actual numbers (Esc "
-                               "unpins).");
+            text_wrapped(
+                "No cell pinned yet: press 2 for the Heads and click a query token, or 1 for the "
+                "Pipeline and click a cell of any map, then press 3 to see here how it was computed, "
+                "with the actual numbers (Esc unpins).");
         else
             ImGui::TextWrapped(
                 "Hover any cell of any heatmap to see how it was computed, with the actual numbers. "
@@ -553,7 +595,16 @@ void draw_inspector_panel(AppState& state)
         ImGui::TextDisabled("(that cell is no longer available)");
         return;
     }
-    if (state.pinned.valid)
+    if (from_query)
+    {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        text_wrappedf(
+            "“%s” (i = %d) pinned in the Heads view: its strongest key in head %d ([ ] another head, "
+            "Esc unpins)",
+            truncate_utf8(state.heads_panel.query.token, 10).c_str(), cell.row, cell.matrix.head + 1);
+        ImGui::PopStyleColor();
+    }
+    else if (state.pinned.valid)
     {
         ImGui::TextDisabled("pinned");
         ImGui::SameLine();
@@ -574,33 +625,61 @@ void draw_inspector_panel(AppState& state)
         weight_formula(state, cell, view);
         return;
     }
-    if (ref.source != MatrixSource::Comparison)
-        ImGui::TextDisabled("%s, sentence %d",
-                            ref.source == MatrixSource::Cross
-                                ? "cross-attention"
-                                : ("layer " + std::to_string(ref.layer + 1)).c_str(),
-                            ref.b + 1);
-    ImGui::Text("row i = %d %s", cell.row, view.row_tokens ? quoted(row_label(view, cell.row)).c_str() : "");
-    ImGui::Text("col %s = %d %s", view.col_tokens ? "j" : "c", cell.col,
-                view.col_tokens ? quoted(col_label(view, cell.col)).c_str() : "");
-    ImGui::Text("value = %s", format_value_long((*view.m)(cell.row, cell.col)).c_str());
-    if (first_key_hidden)
+    // Where the cell is and its value. Presenter mode's view is as wide as the screen and no taller than
+    // what the caption leaves: there the row, column and value share a line, and the chain has its weights
+    // row's bars beside it.
+    const bool chain = ref.source != MatrixSource::Comparison &&
+                       stage_info(ref.stage).explain == StageExplain::AttentionChain;
+    const bool compact = chain && state.presenter;
+    const auto cell_lines = [&]
     {
-        // What the Heads panel shows with its attention-sink switch on, from the model's own weights.
-        const float a = (*view.m)(cell.row, cell.col);
-        const float rest = 1.0f - (*view.m)(cell.row, 0);
-        if (cell.col == 0)
-            ImGui::TextWrapped(
-                "shown as 0: the first key is hidden (the Heads panel's switch); above, the model's "
-                "own weight");
-        else if (!(shown_without_first_key > 0.0f) && !(a > 0.0f))
-            ImGui::TextWrapped("shown as 0: this weight is 0 (the Heads panel hides the first key)");
-        else
-            ImGui::TextWrapped(
-                "shown with the first key hidden: A[i, j] / (1 − A[i, 0]) = %s / %s = %s (the Heads "
-                "panel's switch; above, the model's own weight)",
-                format_value_long(a).c_str(), format_value_long(rest).c_str(),
-                format_value_long(shown_without_first_key).c_str());
+        if (ref.source != MatrixSource::Comparison)
+            ImGui::TextDisabled("%s, sentence %d",
+                                ref.source == MatrixSource::Cross
+                                    ? "cross-attention"
+                                    : ("layer " + std::to_string(ref.layer + 1)).c_str(),
+                                ref.b + 1);
+        ImGui::Text("row i = %d %s", cell.row,
+                    view.row_tokens ? quoted(row_label(view, cell.row)).c_str() : "");
+        if (compact)
+            ImGui::SameLine(0.0f, ImGui::GetFontSize() * 2.0f);
+        ImGui::Text("col %s = %d %s", view.col_tokens ? "j" : "c", cell.col,
+                    view.col_tokens ? quoted(col_label(view, cell.col)).c_str() : "");
+        if (compact)
+            ImGui::SameLine(0.0f, ImGui::GetFontSize() * 2.0f);
+        ImGui::Text("value = %s", format_value_long((*view.m)(cell.row, cell.col)).c_str());
+        if (first_key_hidden)
+        {
+            // What the Heads panel shows with its attention-sink switch on, from the model's own weights.
+            const float a = (*view.m)(cell.row, cell.col);
+            const float rest = 1.0f - (*view.m)(cell.row, 0);
+            if (cell.col == 0)
+                ImGui::TextWrapped(
+                    "shown as 0: the first key is hidden (the Heads panel's switch); above, the model's "
+                    "own weight");
+            else if (!(shown_without_first_key > 0.0f) && !(a > 0.0f))
+                ImGui::TextWrapped("shown as 0: this weight is 0 (the Heads panel hides the first key)");
+            else
+                ImGui::TextWrapped(
+                    "shown with the first key hidden: A[i, j] / (1 − A[i, 0]) = %s / %s = %s (the Heads "
+                    "panel's switch; above, the model's own weight)",
+                    format_value_long(a).c_str(), format_value_long(rest).c_str(),
+                    format_value_long(shown_without_first_key).c_str());
+        }
+    };
+    cell_lines();
+    if (compact && ImGui::BeginTable("##chain_and_row", 2,
+                                     ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_NoSavedSettings))
+    {
+        ImGui::TableSetupColumn("chain", ImGuiTableColumnFlags_WidthStretch, 0.6f);
+        ImGui::TableSetupColumn("row", ImGuiTableColumnFlags_WidthStretch, 0.4f);
+        ImGui::TableNextColumn();
+        attention_chain(state, cell, view);
+        ImGui::TableNextColumn();
+        ImGui::Separator();
+        weights_row_bars(state, cell, view);
+        ImGui::EndTable();
+        return;
     }
 
     if (ref.source == MatrixSource::Comparison)
@@ -609,6 +688,8 @@ void draw_inspector_panel(AppState& state)
     {
     case StageExplain::AttentionChain:
         attention_chain(state, cell, view);
+        ImGui::Spacing();
+        weights_row_bars(state, cell, view);
         break;
     case StageExplain::Projection:
         projection_formula(state, cell);

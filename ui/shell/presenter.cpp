@@ -1248,10 +1248,14 @@ void presenter_view(AppState& state, const LessonStep* step, const std::optional
     float bg[4];
     presenter_view_background(!state.prefs.presenter_light, bg);
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(bg[0], bg[1], bg[2], bg[3]));
-    // A grid of maps gets scroll bars when it outgrows the view (text enlarged with Ctrl+=); the panels and
-    // the Training view keep their own layout.
+    // A grid of maps gets scroll bars when it outgrows the view (text enlarged with Ctrl+=), and so does the
+    // Inspector's chain (a long sentence's row of weights); the other panels and the Training view keep
+    // their own layout.
+    const bool inspector = step == nullptr && state.presenter_view == PresenterView::Inspector;
     const ImGuiWindowFlags flags =
-        maps ? (kFixed & ~ImGuiWindowFlags_NoScrollbar) | ImGuiWindowFlags_HorizontalScrollbar : kFixed;
+        maps        ? (kFixed & ~ImGuiWindowFlags_NoScrollbar) | ImGuiWindowFlags_HorizontalScrollbar
+        : inspector ? kFixed & ~ImGuiWindowFlags_NoScrollbar
+                    : kFixed;
     if (ImGui::Begin("##presenter_view", nullptr, flags))
     {
         const StepMaps shown = step_maps(state, step);
