@@ -347,25 +347,17 @@ CaptionChoice choose_caption(float w, float h, float text_px, float caption_px,
             w, h, [&](float width) { return caption_height(width, px); }, map_cell);
         return c;
     };
-    // A size holds when the whole caption fits its place (a band within its largest share) and the maps keep
-    // the cells a caption at the text's size left them under the band.
-    float floor_cell = 0.0f;
-    if (map_cell)
-    {
-        const float band_h = std::clamp(caption_height(w, text_px), 0.0f, h * kCaptionBandMaxShare);
-        floor_cell = map_cell(w, h - band_h);
-    }
+    // A size holds when the whole caption fits its place: a column beside the maps, or the band within its
+    // largest share.
     auto holds = [&](const CaptionChoice& c)
     {
-        const bool whole = c.placement.side == CaptionSide::Right ||
-                           caption_height(w, c.font_px) <= h * kCaptionBandMaxShare + 0.5f;
-        return whole && (!map_cell || c.placement.cell >= floor_cell - 0.5f);
+        return c.placement.side == CaptionSide::Right ||
+               caption_height(w, c.font_px) <= h * kCaptionBandMaxShare + 0.5f;
     };
     CaptionChoice best = at(caption_px);
-    best.floor_cell = floor_cell;
     if (!(caption_px > text_px) || holds(best))
         return best;
-    // The largest whole pixel size that holds (the cells shrink as the caption grows).
+    // The largest whole pixel size that holds.
     float lo = std::ceil(text_px), hi = std::floor(caption_px);
     CaptionChoice found = at(text_px);
     while (lo <= hi)
@@ -380,7 +372,6 @@ CaptionChoice choose_caption(float w, float h, float text_px, float caption_px,
         else
             hi = mid - 1.0f;
     }
-    found.floor_cell = floor_cell;
     return found;
 }
 

@@ -115,17 +115,17 @@ struct CaptionPlacement
 CaptionPlacement place_caption(float w, float h, const std::function<float(float)>& caption_height,
                                const std::function<float(float, float)>& map_cell);
 
-// The caption's size and place for a step: at caption_px (a 24th of the screen) wherever the whole caption
-// fits its place (a band within kCaptionBandMaxShare) and the maps keep cells at least as large as a caption
-// at the text's size (text_px) left them under the band; else the largest whole pixel size between the two
-// that does (the maps never shrink for the larger caption, and the caption is never cut). caption_height
-// (width, px): the caption's height wrapped to width at font size px. Without map_cell (a panel, the Training
-// view): the band, at the largest size that fits it.
+// The caption's size and place for a step: at caption_px (a 24th of the screen: read from the back row of
+// a lecture room) wherever the whole caption fits its place, a column beside the maps or the band within
+// kCaptionBandMaxShare; else the largest whole pixel size between text_px and caption_px at which it does
+// (the caption is never cut: a lesson's text should be short enough not to need it). The maps take what the
+// caption leaves. caption_height(width, px): the caption's height wrapped to width at font size px;
+// map_cell(w, h): the maps' cell in a view of w x h (empty: a panel or the Training view, which keep the
+// band).
 struct CaptionChoice
 {
     float font_px = 0.0f;
     CaptionPlacement placement;
-    float floor_cell = 0.0f; // the cells under a band at text_px
 };
 CaptionChoice choose_caption(float w, float h, float text_px, float caption_px,
                              const std::function<float(float, float)>& caption_height,

@@ -1287,19 +1287,15 @@ void draw_presenter(AppState& state)
     float title_h = presenter_title(state, current_lesson(state));
     title_h += presenter_edit_bar(state, title_h);
     // The caption at a 24th of the screen, under the maps or beside them, whichever leaves them the larger
-    // cells; smaller only where no place keeps the maps as large as the text's size did (choose_caption).
+    // cells (choose_caption); the Training view's plots and maps take the rest of the height.
     const ImVec2 display = ImGui::GetIO().DisplaySize;
     const CaptionWords words = caption_words(state, step);
     const std::optional<MapView> maps = map_view(state, step);
     std::function<float(float, float)> cell;
     if (maps)
         cell = [&](float w, float h) { return map_view_cell(state, *maps, w, h); };
-    // The Training view keeps the caption at the text's size: its plots have least heights and its maps
-    // shrink with the view's height, which a taller band takes (lesson 12 step 8 at 720 lines lost its
-    // head-score plot and half its maps' size).
     const ImFont* font = caption_font();
-    const bool training = presenter_shows_training(state);
-    const float caption_px = font != nullptr && !training ? font->FontSize : ImGui::GetFontSize();
+    const float caption_px = font != nullptr ? font->FontSize : ImGui::GetFontSize();
     const CaptionChoice chosen = choose_caption(
         display.x, display.y - title_h, ImGui::GetFontSize(), caption_px,
         [&](float w, float px) { return caption_height(words, w, px); }, cell);
