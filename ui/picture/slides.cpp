@@ -145,11 +145,13 @@ void heads_maps(AppState& state, const std::vector<MatrixRef>& refs, SlideConten
             continue;
         const float H = state.mean_entropy(ref);
         char line[64];
-        std::snprintf(line, sizeof line, "mean row entropy H = %.2f nats", static_cast<double>(H));
+        std::snprintf(line, sizeof line, "H = %.2f nats", static_cast<double>(H)); // its name: the context line
         p.subtitle = line;
         content.maps.push_back(std::move(p));
         content.context = matrix_context(state, ref);
     }
+    if (!content.maps.empty())
+        content.context += " · H: mean row entropy";
 }
 
 // A matrix of the training probe as a map.
