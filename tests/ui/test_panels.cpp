@@ -830,7 +830,8 @@ TEST_F(PanelTest, ComparisonsNeverBreakANumberAcrossLines)
         const auto out = ui.frames(*state, 2, panel_only(draw_comparisons_panel));
         std::string flat = out.text; // the sentence around the number may break at any space
         std::replace(flat.begin(), flat.end(), '\n', ' ');
-        ASSERT_TRUE(contains(flat, "Largest difference between a block and Q_j")) << out.text;
+        ASSERT_TRUE(contains(flat, "Largest difference between a block and its Q_h")) << out.text;
+        EXPECT_FALSE(contains(flat, "Q_j")) << "j is a key position; a head is h" << out.text;
         EXPECT_TRUE(contains(out.text, packed)) << width << " px\n" << out.text;
         EXPECT_TRUE(contains(out.text, single)) << width << " px\n" << out.text;
     }

@@ -711,6 +711,22 @@ TEST_F(PresenterTest, SingleHeadComparisonKeepsItsMapsSquareAndLargeAtSevenTwent
                 static_cast<double>(rects[0].z - rects[0].x), static_cast<double>(rects[0].w - rects[0].y));
 }
 
+// A head's index is h, counted from 1, as in the equations (Q_h = X W_h^Q) and the maps' titles (Q_1 … Q_4):
+// j is a key position counted from 0 in the tooltips, so the packed comparison's claim must not use it.
+TEST_F(PresenterTest, ThePackedComparisonNamesAHeadsBlockByH)
+{
+    enter_lesson(*state, lesson_index(*state, "multi_head"), 0);
+    state->presenter = true;
+    use_window_font(1080.0f);
+    ui.resize(1920.0f, 1080.0f);
+    const test::FrameOutput out = ui.frames(*state, 4);
+    EXPECT_TRUE(drawn_wrapped(out, "block h being head h's Q_h")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "Each Q_h is coloured on its own scale")) << out.text;
+    for (const char* head : {"Q_1", "Q_4"})
+        EXPECT_TRUE(drawn(out, head)) << head << "\n" << out.text;
+    EXPECT_FALSE(drawn(out, "Q_j")) << out.text;
+}
+
 // [SECTION] Labels that fit their cells, and Ctrl+= that keeps the maps
 
 TEST(PresenterLayout, LabelsShrinkToTheirCellsDownToALegibleFloor)
