@@ -798,8 +798,8 @@ TEST_F(PresenterTest, EightHeadsNameEveryTokenAtBothScreenSizes)
         const std::vector<std::string>& tokens = state->trace().tokens.tokens[0];
         ASSERT_NE(std::find(tokens.begin(), tokens.end(), "animal"), tokens.end());
         expect_every_token_labelled(*state, out);
-        // Thinned labels carry their index ("2 didn't"): none may appear.
-        EXPECT_FALSE(drawn(out, "0 The")) << out.text;
+        // Thinned labels carry their index ("i=2 didn't"): none may appear.
+        EXPECT_FALSE(drawn(out, "i=0 The")) << out.text;
         const std::vector<ImVec4> rects = heatmap_rects(out);
         ASSERT_EQ(rects.size(), 8u);
         for (const ImVec4& r : rects)
