@@ -371,6 +371,34 @@ TEST_F(PanelTest, InspectorWorksALayerNormCellWithItsNumbers)
     EXPECT_TRUE(contains(out.text, "normalised:")) << out.text;
 }
 
+// Wrapped to any width, the Inspector's numbers stay whole on one line: ImGui's own wrapping broke a line
+// after the point inside a number ("0." ending one line, "4168" starting the next).
+TEST_F(PanelTest, InspectorNeverBreaksANumberAcrossLines)
+{
+    ui.frames(*state, 2);
+    state->pinned.valid = true;
+    state->pinned.matrix = MatrixRef{};
+    state->pinned.matrix.stage = Stage::norm1;
+    state->pinned.row = 1;
+    state->pinned.col = 2;
+    const Mat& residual = state->trace().layers[0].residual[0];
+    const Mat& norm1 = state->trace().layers[0].norm1[0];
+    const std::string numbers[] = {format_value_long(residual.row(1).mean()),
+                                   format_value_long(residual(1, 2)), format_value_long(norm1(1, 2))};
+    for (const std::string& number : numbers)
+        ASSERT_NE(number.find('.'), std::string::npos) << number;
+    for (float width = 240.0f; width <= 900.0f; width += 3.0f)
+    {
+        ui.resize(width, 900.0f);
+        const auto out = ui.frames(*state, 2, panel_only(draw_inspector_panel));
+        std::string flat = out.text;
+        std::replace(flat.begin(), flat.end(), '\n', ' ');
+        ASSERT_TRUE(contains(flat, "normalised:")) << out.text;
+        for (const std::string& number : numbers)
+            EXPECT_TRUE(contains(out.text, number)) << number << " at " << width << " px\n" << out.text;
+    }
+}
+
 TEST_F(PanelTest, CausalMaskShowsMaskedWeightsInTheMaskedColour)
 {
     state->session.config.mask = MaskKind::Causal;

@@ -33,8 +33,8 @@ void side_by_side(AppState& state, const std::vector<MatrixRef>& refs, float max
         ImGui::PushID(static_cast<int>(k));
         ImGui::BeginGroup();
         const MatrixView view = resolve_matrix(state, refs[k]);
+        text_wrapped(view.title, w);
         ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
-        ImGui::TextWrapped("%s", view.title.c_str());
         ImGui::TextDisabled("%s  [%s]", view.equation.c_str(), view.shape.c_str());
         ImGui::PopTextWrapPos();
         draw_heatmap(state, refs[k], options);
