@@ -1460,6 +1460,50 @@ TEST_F(PresenterTest, TrainingViewKeysPlayStepAndReset)
     EXPECT_TRUE(drawn(out, "step 0 of")) << out.text;
 }
 
+// R in a training lesson's presenter view resets the step's run: its caption goes back to waiting (saying the
+// run is paused and what plays it), and once the run gets past the step it describes again, the caption and
+// the maps are both at that step, not the caption at step 10 over the maps of the run's latest step.
+TEST_F(PresenterTest, AResetRunsCaptionWaitsAgainAndComesBackWithItsStep)
+{
+    const char* text = R"({"format": "attnlab-lesson", "version": 1, "title": "t",
+        "training": {"task": "reverse", "seed": 1, "steps": 40},
+        "steps": [{"text": "At step ten the loss has fallen.", "training": {"show_step": 10}}]})";
+    Lesson lesson;
+    ASSERT_TRUE(parse_lesson(text, "t.json", &lesson).is_ok());
+    state->lesson.library.lessons.push_back(lesson);
+    enter_lesson(*state, static_cast<int>(state->lesson.library.lessons.size()) - 1, 0);
+    auto wait_for_the_run = [&]
+    {
+        for (int i = 0; i < 6000 && state->training_run.running(); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        ASSERT_FALSE(state->training_run.running());
+    };
+    wait_for_the_run();
+    state->mouse_ignored = true;
+    state->presenter = true;
+    use_window_font(720.0f);
+    test::FrameOutput out = ui.frames(*state, 3);
+    ASSERT_EQ(state->training.view.step, 40);
+    EXPECT_TRUE(drawn_wrapped(out, "At step ten the loss has fallen.")) << out.text;
+    ASSERT_NE(shown_frame(state->training), nullptr);
+    EXPECT_EQ(shown_frame(state->training)->step, 10);
+
+    ui.press_key(*state, keys::R);
+    out = ui.frames(*state, 3);
+    EXPECT_EQ(state->training.view.step, 0);
+    EXPECT_FALSE(drawn_wrapped(out, "At step ten the loss has fallen.")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "This step's text is about step 10 of its run")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "paused: P plays it")) << out.text;
+
+    ui.press_key(*state, keys::P);
+    wait_for_the_run();
+    out = ui.frames(*state, 3);
+    EXPECT_EQ(state->training.view.step, 40);
+    EXPECT_TRUE(drawn_wrapped(out, "At step ten the loss has fallen.")) << out.text;
+    ASSERT_NE(shown_frame(state->training), nullptr);
+    EXPECT_EQ(shown_frame(state->training)->step, 10) << "the maps at the step the caption describes";
+}
+
 // The caption breaks its lines at spaces only: ImGui's own wrapping left a "." alone on a line after a
 // closing quote (step 3: 'say "no clear role".').
 TEST_F(PresenterTest, TheTextLessonsCaptionLinesNeverStartWithClosingPunctuation)
