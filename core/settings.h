@@ -164,7 +164,7 @@ inline constexpr std::array<SettingInfo, kSettingCount> kSettingTable = {{
     int_setting(Setting::heads,
         {"heads", "--heads", "Number of heads h", "h (heads)", "h (heads)",
          "heads, each with its own W^Q, W^K, W^V and map",
-         "Number of attention heads. Each head j has its own W_j^Q, W_j^K, W_j^V and its own "
+         "Number of attention heads. Each head h has its own W_h^Q, W_h^K, W_h^V and its own "
          "T×T attention map. The - and + buttons step through the h that divide d_model.",
          nullptr},
         &Config::n_heads, 1, Limits::max_heads),

@@ -90,14 +90,14 @@ std::string duration_text(double seconds)
     return std::to_string(s / 3600) + "h" + (s / 60 % 60 < 10 ? "0" : "") + std::to_string(s / 60 % 60) + "m";
 }
 
-// Text models add a word-start score per head.
+// Text models add a word-start score per head. Layers and heads count from 1 ("L1H1"), as on every screen.
 std::string csv_header(const train::ModelConfig& c, bool word_scores)
 {
     std::string s = "step,loss,held_out_loss,accuracy";
     for (int l = 0; l < c.n_layers; ++l)
         for (int j = 0; j < c.n_heads; ++j)
         {
-            const std::string head = "L" + std::to_string(l) + "H" + std::to_string(j);
+            const std::string head = "L" + std::to_string(l + 1) + "H" + std::to_string(j + 1);
             s += "," + head + "_prev," + head + "_induction";
             if (word_scores)
                 s += "," + head + "_word";

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace attnlab::test
 {
@@ -102,12 +104,23 @@ TEST(TrainCommand, ReverseLearnsAndTheModelLoads)
 
     const std::string csv = slurp(dir / "m.csv");
     EXPECT_EQ(line_count(csv), 101);
-    EXPECT_EQ(csv.rfind("step,loss,held_out_loss,accuracy,L0H0_prev,L0H0_induction,L0H1_prev,L0H1_induction,"
-                        "L1H0_prev,L1H0_induction,L1H1_prev,L1H1_induction\n3,",
+    EXPECT_EQ(csv.rfind("step,loss,held_out_loss,accuracy,L1H1_prev,L1H1_induction,L1H2_prev,L1H2_induction,"
+                        "L2H1_prev,L2H1_induction,L2H2_prev,L2H2_induction\n3,",
                         0),
               0u)
         << csv.substr(0, 200);
     EXPECT_EQ(last_line(csv).rfind("300,", 0), 0u);
+    // The model file lists the same scores by position, layer l's head j at l·h + j: column L2H1_prev (the
+    // ninth) is previous_token[2] of the first row.
+    const std::size_t row_start = csv.find('\n') + 1;
+    const std::string first_row = csv.substr(row_start, csv.find('\n', row_start) - row_start);
+    std::vector<std::string> fields;
+    std::istringstream cells(first_row);
+    for (std::string cell; std::getline(cells, cell, ',');)
+        fields.push_back(cell);
+    ASSERT_GT(fields.size(), 9u) << first_row;
+    EXPECT_EQ(std::stof(fields[8]), model.history.front().previous_token[2]) << first_row;
+    EXPECT_EQ(std::stof(fields[9]), model.history.front().induction[2]) << first_row;
 }
 
 TEST(TrainCommand, LogsEveryHundredStepsAtMostAndTheLastStep)

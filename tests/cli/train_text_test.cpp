@@ -47,7 +47,7 @@ TEST(TrainText, ABuiltInCorpusTrainsAndItsModelRecordsIt)
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("text devil: "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find(" symbols"), std::string::npos) << r.out;
-    EXPECT_NE(slurp(dir / "m.csv").find("L1H3_induction,L1H3_word\n"), std::string::npos);
+    EXPECT_NE(slurp(dir / "m.csv").find("L2H4_induction,L2H4_word\n"), std::string::npos);
     TrainedModel model;
     const Status s = load_model_file(dir / "m.json", &model);
     ASSERT_TRUE(s.is_ok()) << s.message();

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace attnlab
 {
@@ -49,6 +50,21 @@ TEST(CellAt, EmptyMatrixOrAreaHasNoCell)
 {
     EXPECT_FALSE(cell_at(1, 1, 0, 0, 10, 10, 0, 4).inside);
     EXPECT_FALSE(cell_at(1, 1, 0, 0, 0, 10, 4, 4).inside);
+}
+
+// Ten tokens at 8 px a row under 15 px labels: every other one, and a lesson's named rows 1 and 7 ("animal",
+// "it") whatever the stride, the stride-th labels that would overlap them (0, 2, 6, 8) left out.
+TEST(LabelStride, NamedLabelsAreNeverThinnedAway)
+{
+    const int stride = label_stride(10, 8.0f, 15.0f);
+    ASSERT_EQ(stride, 2);
+    EXPECT_EQ(labelled_indices(10, stride, 8.0f, 15.0f, {}), (std::vector<int>{0, 2, 4, 6, 8}));
+    EXPECT_EQ(labelled_indices(10, stride, 8.0f, 15.0f, {7, 1}), (std::vector<int>{1, 4, 7}));
+    EXPECT_EQ(labelled_indices(10, stride, 8.0f, 15.0f, {5, -1, 10}), (std::vector<int>{0, 2, 5, 8}))
+        << "out-of-range names ignored";
+    EXPECT_EQ(labelled_indices(10, stride, 8.0f, 15.0f, {4}), (std::vector<int>{0, 2, 4, 6, 8}))
+        << "a named stride-th label once";
+    EXPECT_EQ(labelled_indices(4, 1, 30.0f, 15.0f, {2}), (std::vector<int>{0, 1, 2, 3})) << "no thinning";
 }
 
 TEST(LabelStride, ThinsLabelsToRoundSteps)

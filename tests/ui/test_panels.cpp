@@ -371,6 +371,34 @@ TEST_F(PanelTest, InspectorWorksALayerNormCellWithItsNumbers)
     EXPECT_TRUE(contains(out.text, "normalised:")) << out.text;
 }
 
+// Wrapped to any width, the Inspector's numbers stay whole on one line: ImGui's own wrapping broke a line
+// after the point inside a number ("0." ending one line, "4168" starting the next).
+TEST_F(PanelTest, InspectorNeverBreaksANumberAcrossLines)
+{
+    ui.frames(*state, 2);
+    state->pinned.valid = true;
+    state->pinned.matrix = MatrixRef{};
+    state->pinned.matrix.stage = Stage::norm1;
+    state->pinned.row = 1;
+    state->pinned.col = 2;
+    const Mat& residual = state->trace().layers[0].residual[0];
+    const Mat& norm1 = state->trace().layers[0].norm1[0];
+    const std::string numbers[] = {format_value_long(residual.row(1).mean()),
+                                   format_value_long(residual(1, 2)), format_value_long(norm1(1, 2))};
+    for (const std::string& number : numbers)
+        ASSERT_NE(number.find('.'), std::string::npos) << number;
+    for (float width = 240.0f; width <= 900.0f; width += 3.0f)
+    {
+        ui.resize(width, 900.0f);
+        const auto out = ui.frames(*state, 2, panel_only(draw_inspector_panel));
+        std::string flat = out.text;
+        std::replace(flat.begin(), flat.end(), '\n', ' ');
+        ASSERT_TRUE(contains(flat, "normalised:")) << out.text;
+        for (const std::string& number : numbers)
+            EXPECT_TRUE(contains(out.text, number)) << number << " at " << width << " px\n" << out.text;
+    }
+}
+
 TEST_F(PanelTest, CausalMaskShowsMaskedWeightsInTheMaskedColour)
 {
     state->session.config.mask = MaskKind::Causal;
@@ -402,6 +430,26 @@ std::function<void(AppState&)> heatmap_only(const MatrixRef& ref)
     };
 }
 
+// A weights map squeezed to `height` px (ten rows under one line of text each) and `width` px, with its
+// labels, as a narrow panel draws it.
+std::function<void(AppState&)> squeezed_map(const MatrixRef& ref, float width, float height)
+{
+    return [ref, width, height](AppState& state)
+    {
+        ImGui::SetNextWindowPos(ImVec2(0, 0));
+        ImGui::SetNextWindowSize(ImGui::GetIO().DisplaySize);
+        if (ImGui::Begin("map", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings))
+        {
+            HeatmapOptions options;
+            options.colorbar = false;
+            options.width = width;
+            options.max_height = height;
+            draw_heatmap(state, ref, options);
+        }
+        ImGui::End();
+    };
+}
+
 // The lines of text a frame drew, empty ones left out.
 std::vector<std::string> text_lines(const std::string& text)
 {
@@ -425,6 +473,39 @@ bool cell_has_color(const test::StubTextureProvider::Texture& t, int texels, int
             if (t.pixels[static_cast<std::size_t>((r * texels + dy) * t.w + c * texels + dx)] == color)
                 return true;
     return false;
+}
+
+// Rows too short for a label each thin their labels, and every label shown then carries its position as the
+// tooltip names it ("i=0 The", keys "j=…"), never some with it and some without ("0 The", "because", "8 was"
+// before); the pinned cell's query ("it") and key ("animal") keep their labels whatever the stride.
+TEST_F(PanelTest, ThinnedLabelsAllCarryTheirPositionAndKeepThePinnedTokens)
+{
+    state->session.text = "The animal didn't cross the street because it was tired";
+    state->session.config.n_heads = 8;
+    state->edit();
+    ui.frames(*state, 2);
+    ASSERT_EQ(state->trace().T(), 10);
+    const MatrixRef weights; // layer 1, sentence 1, head 1
+    test::FrameOutput out = ui.frames(*state, 2, squeezed_map(weights, 700.0f, 60.0f));
+    EXPECT_TRUE(contains(out.text, "i=0 The")) << out.text;
+    EXPECT_TRUE(contains(out.text, "i=5 street")) << out.text;
+    EXPECT_FALSE(contains(out.text, "i=7 it")) << out.text;
+
+    state->pinned.valid = true;
+    state->pinned.matrix = weights;
+    state->pinned.row = 7; // "it"
+    state->pinned.col = 1; // "animal"
+    out = ui.frames(*state, 2, squeezed_map(weights, 700.0f, 60.0f));
+    EXPECT_TRUE(contains(out.text, "i=7 it")) << out.text;
+    EXPECT_TRUE(contains(out.text, "i=0 The")) << out.text;
+    EXPECT_FALSE(contains(out.text, "i=5 street")) << "it would overlap \"it\"\n" << out.text;
+
+    // Narrow too: the keys are thinned, each with its position, the pinned key among them.
+    out = ui.frames(*state, 2, squeezed_map(weights, 200.0f, 60.0f));
+    std::string flat = out.text;
+    flat.erase(std::remove(flat.begin(), flat.end(), '\n'), flat.end());
+    EXPECT_TRUE(contains(flat, "j=1animal") || contains(flat, "j=1 animal")) << out.text;
+    EXPECT_TRUE(contains(flat, "j=8")) << out.text;
 }
 
 TEST_F(PanelTest, MaskedCellsAreHatchedWithoutANumber)
@@ -830,7 +911,8 @@ TEST_F(PanelTest, ComparisonsNeverBreakANumberAcrossLines)
         const auto out = ui.frames(*state, 2, panel_only(draw_comparisons_panel));
         std::string flat = out.text; // the sentence around the number may break at any space
         std::replace(flat.begin(), flat.end(), '\n', ' ');
-        ASSERT_TRUE(contains(flat, "Largest difference between a block and Q_j")) << out.text;
+        ASSERT_TRUE(contains(flat, "Largest difference between a block and its Q_h")) << out.text;
+        EXPECT_FALSE(contains(flat, "Q_j")) << "j is a key position; a head is h" << out.text;
         EXPECT_TRUE(contains(out.text, packed)) << width << " px\n" << out.text;
         EXPECT_TRUE(contains(out.text, single)) << width << " px\n" << out.text;
     }

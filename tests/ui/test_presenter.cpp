@@ -756,6 +756,22 @@ TEST_F(PresenterTest, SingleHeadComparisonKeepsItsMapsSquareAndLargeAtSevenTwent
                 static_cast<double>(rects[0].z - rects[0].x), static_cast<double>(rects[0].w - rects[0].y));
 }
 
+// A head's index is h, counted from 1, as in the equations (Q_h = X W_h^Q) and the maps' titles (Q_1 … Q_4):
+// j is a key position counted from 0 in the tooltips, so the packed comparison's claim must not use it.
+TEST_F(PresenterTest, ThePackedComparisonNamesAHeadsBlockByH)
+{
+    enter_lesson(*state, lesson_index(*state, "multi_head"), 0);
+    state->presenter = true;
+    use_window_font(1080.0f);
+    ui.resize(1920.0f, 1080.0f);
+    const test::FrameOutput out = ui.frames(*state, 4);
+    EXPECT_TRUE(drawn_wrapped(out, "block h being head h's Q_h")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "Each Q_h is coloured on its own scale")) << out.text;
+    for (const char* head : {"Q_1", "Q_4"})
+        EXPECT_TRUE(drawn(out, head)) << head << "\n" << out.text;
+    EXPECT_FALSE(drawn(out, "Q_j")) << out.text;
+}
+
 // [SECTION] Labels that fit their cells, and Ctrl+= that keeps the maps
 
 TEST(PresenterLayout, LabelsShrinkToTheirCellsDownToALegibleFloor)
@@ -827,8 +843,8 @@ TEST_F(PresenterTest, EightHeadsNameEveryTokenAtBothScreenSizes)
         const std::vector<std::string>& tokens = state->trace().tokens.tokens[0];
         ASSERT_NE(std::find(tokens.begin(), tokens.end(), "animal"), tokens.end());
         expect_every_token_labelled(*state, out);
-        // Thinned labels carry their index ("2 didn't"): none may appear.
-        EXPECT_FALSE(drawn(out, "0 The")) << out.text;
+        // Thinned labels carry their index ("i=2 didn't"): none may appear.
+        EXPECT_FALSE(drawn(out, "i=0 The")) << out.text;
         const std::vector<ImVec4> rects = heatmap_rects(out);
         ASSERT_EQ(rects.size(), 8u);
         for (const ImVec4& r : rects)
@@ -1487,6 +1503,50 @@ TEST_F(PresenterTest, TrainingViewKeysPlayStepAndReset)
     EXPECT_EQ(state->training.view.step, 0);
     const test::FrameOutput out = ui.frames(*state, 2);
     EXPECT_TRUE(drawn(out, "step 0 of")) << out.text;
+}
+
+// R in a training lesson's presenter view resets the step's run: its caption goes back to waiting (saying the
+// run is paused and what plays it), and once the run gets past the step it describes again, the caption and
+// the maps are both at that step, not the caption at step 10 over the maps of the run's latest step.
+TEST_F(PresenterTest, AResetRunsCaptionWaitsAgainAndComesBackWithItsStep)
+{
+    const char* text = R"({"format": "attnlab-lesson", "version": 1, "title": "t",
+        "training": {"task": "reverse", "seed": 1, "steps": 40},
+        "steps": [{"text": "At step ten the loss has fallen.", "training": {"show_step": 10}}]})";
+    Lesson lesson;
+    ASSERT_TRUE(parse_lesson(text, "t.json", &lesson).is_ok());
+    state->lesson.library.lessons.push_back(lesson);
+    enter_lesson(*state, static_cast<int>(state->lesson.library.lessons.size()) - 1, 0);
+    auto wait_for_the_run = [&]
+    {
+        for (int i = 0; i < 6000 && state->training_run.running(); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        ASSERT_FALSE(state->training_run.running());
+    };
+    wait_for_the_run();
+    state->mouse_ignored = true;
+    state->presenter = true;
+    use_window_font(720.0f);
+    test::FrameOutput out = ui.frames(*state, 3);
+    ASSERT_EQ(state->training.view.step, 40);
+    EXPECT_TRUE(drawn_wrapped(out, "At step ten the loss has fallen.")) << out.text;
+    ASSERT_NE(shown_frame(state->training), nullptr);
+    EXPECT_EQ(shown_frame(state->training)->step, 10);
+
+    ui.press_key(*state, keys::R);
+    out = ui.frames(*state, 3);
+    EXPECT_EQ(state->training.view.step, 0);
+    EXPECT_FALSE(drawn_wrapped(out, "At step ten the loss has fallen.")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "This step's text is about step 10 of its run")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "paused: P plays it")) << out.text;
+
+    ui.press_key(*state, keys::P);
+    wait_for_the_run();
+    out = ui.frames(*state, 3);
+    EXPECT_EQ(state->training.view.step, 40);
+    EXPECT_TRUE(drawn_wrapped(out, "At step ten the loss has fallen.")) << out.text;
+    ASSERT_NE(shown_frame(state->training), nullptr);
+    EXPECT_EQ(shown_frame(state->training)->step, 10) << "the maps at the step the caption describes";
 }
 
 // The caption breaks its lines at spaces only: ImGui's own wrapping left a "." alone on a line after a

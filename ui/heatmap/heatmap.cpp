@@ -47,6 +47,23 @@ ImVec2 label_size(const std::string& text, float px)
     return ImGui::GetFont()->CalcTextSizeA(px, FLT_MAX, 0.0f, text.c_str());
 }
 
+// A thinned token label's position, named as the tooltip and the equations name it ("i=8 " before a query
+// row's token, "j=8 " before a key's): a bare "8" does not say it is a position, counted from 0.
+std::string index_prefix(bool rows, int index)
+{
+    return std::string(rows ? "i=" : "j=") + std::to_string(index) + " ";
+}
+
+// The widest label of an axis of n token labels once thinned (every one with its index), measured on at most
+// ~64 of them as heatmap_margins does.
+float widest_thinned_label(const MatrixView& view, bool rows, int n, float px)
+{
+    float w = 0.0f;
+    for (int k = 0; k < n; k += std::max(1, n / 64))
+        w = std::max(w, label_size(short_label(view, rows, k), px).x);
+    return w + label_size(index_prefix(rows, n - 1), px).x;
+}
+
 // The hovered cell's tooltip, beside the mouse on the side away from the Inspector (which shows the same
 // cell with its whole computation, and must stay readable).
 void cell_tooltip(const AppState& state, const MatrixView& view, const Mat& m, int row, int col,
@@ -212,7 +229,7 @@ HeatmapMargins heatmap_margins(const MatrixView& view, const HeatmapOptions& opt
         // Measure only the labels that can be shown (at most ~64), so T = 512 costs little.
         const int rstride = std::max(1, rows / 64);
         const float index_w =
-            rows > 16 && view.row_tokens != nullptr ? label_size(std::to_string(rows) + " ", lpx).x : 0.0f;
+            rows > 16 && view.row_tokens != nullptr ? label_size(index_prefix(true, rows), lpx).x : 0.0f;
         for (int r = 0; r < rows; r += rstride)
             margins.left = std::max(margins.left, label_size(short_label(view, true, r), lpx).x);
         margins.left += index_w + 6.0f;
@@ -269,14 +286,15 @@ struct HeatmapGeometry
     ImVec2 img0, img1; // the image's corners on screen (set once p0 is known)
 };
 
-HeatmapGeometry heatmap_geometry(const MatrixView& view, const HeatmapOptions& options)
+// The geometry for given margins (heatmap_geometry chooses them).
+HeatmapGeometry place_heatmap(const MatrixView& view, const HeatmapOptions& options,
+                              const HeatmapMargins& margins)
 {
     HeatmapGeometry g;
     g.rows = static_cast<int>(view.m->rows());
     g.cols = static_cast<int>(view.m->cols());
     const float fs = ImGui::GetFontSize();
     const float total_w = options.width > 0.0f ? options.width : ImGui::GetContentRegionAvail().x;
-    const HeatmapMargins margins = heatmap_margins(view, options);
     g.row_label_w = margins.left;
     float col_label_h = margins.col_labels;
     g.col_labels = options.labels && options.col_labels;
@@ -318,6 +336,33 @@ HeatmapGeometry heatmap_geometry(const MatrixView& view, const HeatmapOptions& o
         ImVec2(g.row_label_w + g.image_w + g.cell_w * static_cast<float>(g.sum_cols) + margins.right - 6.0f,
                g.image_h + col_label_h + extra_h + margins.below);
     return g;
+}
+
+HeatmapGeometry heatmap_geometry(const MatrixView& view, const HeatmapOptions& options)
+{
+    HeatmapMargins margins = heatmap_margins(view, options);
+    const HeatmapGeometry g = place_heatmap(view, options, margins);
+    // Thinned token labels all carry their index: when the cells come out too small for a label each, the
+    // margins make room for it (the cells then shrink a little, which may thin the labels more, never less).
+    const float px = label_font_px(options);
+    bool widened = false;
+    if (options.labels && options.row_labels && view.row_tokens != nullptr &&
+        label_stride(g.rows, g.cell_h, px) > 1)
+    {
+        const float need =
+            widest_thinned_label(view, true, g.rows, px) + 6.0f + (g.row_title ? axis_title_h(px) : 0.0f);
+        widened = need > margins.left;
+        margins.left = std::max(margins.left, need);
+    }
+    if (g.col_labels && view.col_tokens != nullptr && !col_labels_flat(view, g.cell_w, px) &&
+        label_stride(g.cols, g.cell_w, px) > 1)
+    {
+        const float need =
+            widest_thinned_label(view, false, g.cols, px) + 6.0f + (g.col_title ? axis_title_h(px) : 0.0f);
+        widened = widened || need > margins.col_labels;
+        margins.col_labels = std::max(margins.col_labels, need);
+    }
+    return widened ? place_heatmap(view, options, margins) : g;
 }
 
 // The numbers inside the cells, when they fit (never over a masked cell: it is hatched only).
@@ -533,28 +578,38 @@ void draw_row_sums(ImDrawList* dl, const AppState& state, const MatrixView& view
                       format_value_long(m.row(r).sum()).c_str());
 }
 
-// Token (or index) labels on both axes, thinned so they never overlap.
-void draw_labels(ImDrawList* dl, const MatrixView& view, const HeatmapOptions& options,
-                 const HeatmapGeometry& g)
+// Token (or index) labels on both axes, thinned so they never overlap. Thinned token labels all carry their
+// index, "i=8 was" for a query row and "j=8 was" for a key (heatmap_geometry made room for it), so "every
+// other row" reads as positions; a lesson step's cells and the pinned query or cell keep their labels
+// whatever the stride.
+void draw_labels(ImDrawList* dl, const AppState& state, const MatrixRef& ref, const MatrixView& view,
+                 const HeatmapOptions& options, const HeatmapGeometry& g)
 {
     const float px = label_font_px(options);
     ImFont* font = ImGui::GetFont();
+    std::vector<int> named_rows, named_cols;
+    for (const LessonCell& cell : lesson_cells(state, ref))
+    {
+        named_rows.push_back(cell.row);
+        named_cols.push_back(cell.col);
+    }
+    if (state.pinned.valid && state.pinned.matrix == ref)
+    {
+        named_rows.push_back(state.pinned.row);
+        named_cols.push_back(state.pinned.col);
+    }
+    named_rows.push_back(options.pinned_row);
     if (options.labels && options.row_labels)
     {
         const int rstride = label_stride(g.rows, g.cell_h, px);
-        for (int r = 0; r < g.rows; r += rstride)
+        for (const int r : labelled_indices(g.rows, rstride, g.cell_h, px, named_rows))
         {
-            // Thinned token labels carry their index, so "every 20th" is readable, when there is room for it.
             std::string text = short_label(view, true, r);
             if (rstride > 1 && view.row_tokens != nullptr)
-            {
-                std::string indexed = std::to_string(r) + " " + text;
-                if (label_size(indexed, px).x + 6.0f <= g.row_label_w)
-                    text = std::move(indexed);
-            }
+                text = index_prefix(true, r) + text;
             const ImVec2 ts = label_size(text, px);
             const float y = g.img0.y + (r + 0.5f) * g.cell_h - ts.y * 0.5f;
-            const bool pad = view.row_tokens != nullptr && text == "<pad>";
+            const bool pad = view.row_tokens != nullptr && short_label(view, true, r) == "<pad>";
             dl->AddText(font, px, ImVec2(g.img0.x - ts.x - 4.0f, y), pad ? dim_color() : label_color(),
                         text.c_str());
         }
@@ -585,11 +640,12 @@ void draw_labels(ImDrawList* dl, const MatrixView& view, const HeatmapOptions& o
     {
         const bool flat = col_labels_flat(view, g.cell_w, px);
         const int cstride = flat ? 1 : label_stride(g.cols, g.cell_w, px);
-        for (int c = 0; c < g.cols; c += cstride)
+        for (const int c : labelled_indices(g.cols, cstride, g.cell_w, px, named_cols))
         {
-            const std::string text = short_label(view, false, c);
+            const std::string token = short_label(view, false, c);
+            const std::string text = cstride > 1 ? index_prefix(false, c) + token : token;
             const ImVec2 ts = label_size(text, px);
-            const ImU32 color = text == "<pad>" ? dim_color() : label_color();
+            const ImU32 color = token == "<pad>" ? dim_color() : label_color();
             if (flat)
             {
                 dl->AddText(font, px, ImVec2(g.img0.x + (c + 0.5f) * g.cell_w - ts.x * 0.5f, g.img1.y + 4.0f),
@@ -653,7 +709,7 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
         draw_row_sums(dl, state, view, g);
     ImGui::PopID();
 
-    draw_labels(dl, view, options, g);
+    draw_labels(dl, state, ref, view, options, g);
     if (options.colorbar)
     {
         const float bar_h = std::max(g.image_h, 3.0f * ImGui::GetFontSize());

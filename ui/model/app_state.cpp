@@ -365,7 +365,7 @@ struct ComparisonInfo
 // clang-format off
 constexpr std::array<ComparisonInfo, static_cast<std::size_t>(ComparisonMatrix::Count)> kComparisonTable = {{
     {ComparisonMatrix::Q_packed, "Q_packed", &Comparisons::Q_packed,
-     "X W^Q (packed)", "X [W_1^Q | … | W_h^Q]: column block j is Q_j", "T×h·d_k", "feature (h·d_k)"},
+     "X W^Q (packed)", "X [W_1^Q | … | W_h^Q]: column block h is Q_h", "T×h·d_k", "feature (h·d_k)"},
     {ComparisonMatrix::Q_two_step, "Q_two_step", &Comparisons::Q_two_step,
      "Two steps: (X W^Q) W_h^Q", "q = x W^Q, then q W_h^Q", "T×d_k", "feature (d_k)"},
     {ComparisonMatrix::Q_collapsed, "Q_collapsed", &Comparisons::Q_collapsed,

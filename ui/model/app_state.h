@@ -342,8 +342,11 @@ struct TrainingPanelState
     float pace = 0.0f;      // at most this many steps a second (0: full speed)
     bool stop_at_accuracy = false;
     float stop_accuracy = 0.99f;
-    int step_count = 100;     // Step N's N
-    std::string lesson_key;   // the lesson runs the panel holds ("" : the user's own run)
+    int step_count = 100;   // Step N's N
+    std::string lesson_key; // the lesson runs the panel holds ("" : the user's own run)
+    // With lesson_key: the lesson step's timeline position (its show_step), which Play, Step and Reset keep
+    // so the maps stay at the step its text describes; -1: the newest step.
+    int lesson_step_at = -1;
     train::RunSpec error_for; // the fields `error` is about (the message goes when they change)
     // The user's own run, kept while a lesson trains its runs in the panel, and opened again when the lesson
     // is left (its model at its step; the curves of earlier runs are not kept).

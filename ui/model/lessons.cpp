@@ -411,8 +411,13 @@ std::string lesson_caption_note(const AppState& state, const LessonStep& step, b
     {
         *text_waits = true;
         const bool own = same_run(step.training.run, view.config);
+        // A run reset (or paused) mid-lesson gets there only when played again: the line says how.
+        const bool paused = !state.training_run.running() && state.training.lesson_queue.empty();
+        const std::string how = !paused           ? ""
+                                : state.presenter ? ", paused: P plays it"
+                                                  : ", paused: Play in the Training panel trains it";
         return "Training " + (own ? std::string("this step's run") : "a run it compares first") + ": step " +
-               std::to_string(view.step) + " of " + std::to_string(view.config.steps) +
+               std::to_string(view.step) + " of " + std::to_string(view.config.steps) + how +
                ". This step's text is about step " + std::to_string(waits) +
                " of its run and appears when the run gets there.";
     }

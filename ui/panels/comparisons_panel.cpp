@@ -33,8 +33,8 @@ void side_by_side(AppState& state, const std::vector<MatrixRef>& refs, float max
         ImGui::PushID(static_cast<int>(k));
         ImGui::BeginGroup();
         const MatrixView view = resolve_matrix(state, refs[k]);
+        text_wrapped(view.title, w);
         ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
-        ImGui::TextWrapped("%s", view.title.c_str());
         ImGui::TextDisabled("%s  [%s]", view.equation.c_str(), view.shape.c_str());
         ImGui::PopTextWrapPos();
         draw_heatmap(state, refs[k], options);
@@ -80,8 +80,8 @@ void packed_section(AppState& state, bool alone)
     const Comparisons& c = state.comparisons;
     const int h = state.heads();
     text_wrappedf("Implementations compute one T×d_model · d_model×(h·d_k) product. Its columns come in h "
-                  "blocks (white lines); block j is exactly Q_j of head j, and each block makes its own "
-                  "T×T attention map. Largest difference between a block and Q_j: %s",
+                  "blocks (white lines); block h is exactly Q_h of head h (heads counted from 1), and each "
+                  "block makes its own T×T attention map. Largest difference between a block and its Q_h: %s",
                   format_value_long(c.packed_max_diff).c_str());
     const float height = maps_height(alone, 2.0f, 14.0f, 2.0f);
     HeatmapOptions options;
@@ -91,7 +91,7 @@ void packed_section(AppState& state, bool alone)
     ImGui::PushID("packed");
     draw_heatmap(state, maps[0], options);
     ImGui::PopID();
-    ImGui::TextDisabled("the per-head Q_j (each on its own colour scale):");
+    ImGui::TextDisabled("the per-head Q_h (each on its own colour scale):");
     const float w = std::max(60.0f, (ImGui::GetContentRegionAvail().x - 8.0f * (h - 1)) / std::max(1, h));
     for (int j = 0; j < h; ++j)
     {

@@ -64,7 +64,7 @@ void key_labels(const std::vector<std::string>& keys, ImVec2 top_left, float cel
     for (int c = 0; c < n; c += std::max(1, stride))
     {
         const std::string token = short_token(keys[static_cast<std::size_t>(c)]);
-        const std::string text = stride > 1 ? std::to_string(c) + " " + token : token;
+        const std::string text = stride > 1 ? "j=" + std::to_string(c) + " " + token : token;
         const float w = ImGui::CalcTextSize(text.c_str()).x;
         const ImU32 color = ImGui::GetColorU32(token == "<pad>" ? ImGuiCol_TextDisabled : ImGuiCol_Text);
         if (flat)

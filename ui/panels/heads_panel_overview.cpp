@@ -97,7 +97,7 @@ OverviewGrid overview_grid(const AppState& state, const std::vector<std::string>
     {
         // Thinned labels carry their index: room for it too (with square maps the room taken narrows the
         // columns, which thins the labels more, never less).
-        request.key_label_h += ImGui::CalcTextSize((std::to_string(T) + " ").c_str()).x;
+        request.key_label_h += ImGui::CalcTextSize(("j=" + std::to_string(T) + " ").c_str()).x;
         g.o = layout_overview(request);
     }
     g.strips = query >= 0;

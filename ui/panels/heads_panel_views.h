@@ -23,7 +23,8 @@ void toggle_pin(AppState& state, bool cross, int row);
 // A token cut to kMaxLabelChars characters.
 std::string short_token(const std::string& token);
 // Key labels drawn upwards under a map column, every stride-th key. Thinned labels (stride > 1) carry their
-// index, so "every fifth key" reads as such. count >= 0: only keys [0, count) (the room a column has).
+// index as a key position, "j=5 it", so "every fifth key" reads as such. count >= 0: only keys [0, count)
+// (the room a column has).
 void key_labels(const std::vector<std::string>& keys, ImVec2 top_left, float cell, int stride,
                 int count = -1);
 // The width of the widest short token.

@@ -88,9 +88,9 @@ void beyond_bmp_note(const std::vector<char32_t>& characters)
     if (characters.size() > 6)
         names += " and " + std::to_string(characters.size() - 6) + " more";
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped("%s: the window cannot draw characters beyond U+FFFF, so they show as boxes here. "
-                       "Their tokens keep them, and exported pictures draw them.",
-                       names.c_str());
+    text_wrappedf("%s: the window cannot draw characters beyond U+FFFF, so they show as boxes here. "
+                  "Their tokens keep them, and exported pictures draw them.",
+                  names.c_str());
     ImGui::PopStyleColor();
 }
 
@@ -102,11 +102,11 @@ void draw_input_panel(AppState& state)
     if (state.showing_trained())
     {
         // The main panels run the trained model's probe: that is the input to edit here.
-        ImGui::TextWrapped("The probe: one sequence in the task's vocabulary, tokens separated by spaces.");
+        text_wrappedf("The probe: one sequence in the task's vocabulary, tokens separated by spaces.");
         draw_trained_probe_input(state);
         ImGui::Separator();
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-        ImGui::TextWrapped("The session's sentences wait until you show the session again.");
+        text_wrappedf("The session's sentences wait until you show the session again.");
         ImGui::PopStyleColor();
         return;
     }

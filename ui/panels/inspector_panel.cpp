@@ -78,7 +78,7 @@ void chain_line(bool current, const std::string& text)
 {
     if (current)
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram]);
-    ImGui::TextWrapped("%s", text.c_str());
+    text_wrappedf("%s", text.c_str());
     if (current)
         ImGui::PopStyleColor();
 }
@@ -205,9 +205,9 @@ void convention_note(const char* name, const std::string& hj)
 {
     const char* lower = name[0] == 'Q' ? "q" : name[0] == 'K' ? "k" : "v";
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped("Rows are tokens: %s_%s = X W_%s^%s is (T×d_model)(d_model×d_k). Slides with column "
-                       "vectors write the same thing as %s_i = (W_%s^%s)ᵀ x_i, one token at a time.",
-                       name, hj.c_str(), hj.c_str(), name, lower, hj.c_str(), name);
+    text_wrappedf("Rows are tokens: %s_%s = X W_%s^%s is (T×d_model)(d_model×d_k). Slides with column "
+                  "vectors write the same thing as %s_i = (W_%s^%s)ᵀ x_i, one token at a time.",
+                  name, hj.c_str(), hj.c_str(), name, lower, hj.c_str(), name);
     ImGui::PopStyleColor();
 }
 
@@ -247,46 +247,42 @@ void weight_formula(const AppState& state, const CellRef& cell, const MatrixView
         const char* name = ref.weight == WeightMatrix::W_Q   ? "Q"
                            : ref.weight == WeightMatrix::W_K ? "K"
                                                              : "V";
-        ImGui::TextWrapped(
-            "W_%s^%s[m, c] = W_%s^%s[%d, %d]: how much input feature m = %d of a token adds to "
-            "feature c = %d of its %s_%s row.",
-            hj.c_str(), name, hj.c_str(), name, m, c, m, c, name, hj.c_str());
-        ImGui::TextWrapped(
-            "%s_%s[i, %d] = Σ_m X[i, m] W_%s^%s[m, %d]: column %d of W_%s^%s makes column %d of "
-            "%s_%s.",
-            name, hj.c_str(), c, hj.c_str(), name, c, c, hj.c_str(), name, c, name, hj.c_str());
+        text_wrappedf("W_%s^%s[m, c] = W_%s^%s[%d, %d]: how much input feature m = %d of a token adds to "
+                      "feature c = %d of its %s_%s row.",
+                      hj.c_str(), name, hj.c_str(), name, m, c, m, c, name, hj.c_str());
+        text_wrappedf("%s_%s[i, %d] = Σ_m X[i, m] W_%s^%s[m, %d]: column %d of W_%s^%s makes column %d of "
+                      "%s_%s.",
+                      name, hj.c_str(), c, hj.c_str(), name, c, c, hj.c_str(), name, c, name, hj.c_str());
         convention_note(name, hj);
         break;
     }
     case WeightMatrix::W_Q_packed:
     {
         const int d_k = state.heads() > 0 ? static_cast<int>(view.m->cols()) / state.heads() : 1;
-        ImGui::TextWrapped("W^Q[%d, %d] is in column block %d: it is W_%d^Q[%d, %d], head %d's weight from "
-                           "input feature %d to its query feature %d.",
-                           m, c, c / d_k + 1, c / d_k + 1, m, c % d_k, c / d_k + 1, m, c % d_k);
-        ImGui::TextWrapped("One product X W^Q (T×d_model · d_model×h·d_k) gives every head's Q_h at once, "
-                           "block by block.");
+        text_wrappedf("W^Q[%d, %d] is in column block %d: it is W_%d^Q[%d, %d], head %d's weight from "
+                      "input feature %d to its query feature %d.",
+                      m, c, c / d_k + 1, c / d_k + 1, m, c % d_k, c / d_k + 1, m, c % d_k);
+        text_wrappedf("One product X W^Q (T×d_model · d_model×h·d_k) gives every head's Q_h at once, "
+                      "block by block.");
         break;
     }
     case WeightMatrix::W_O:
     {
         const int d_v = state.heads() > 0 ? static_cast<int>(view.m->rows()) / state.heads() : 1;
-        ImGui::TextWrapped(
-            "W^O[%d, %d]: how much feature %d of head %d's output (row %d of the concat's "
-            "columns) adds to output feature %d. MultiHead[i, %d] = Σ_r Concat[i, r] W^O[r, %d].",
-            m, c, m % d_v, m / d_v + 1, m, c, c, c);
+        text_wrappedf("W^O[%d, %d]: how much feature %d of head %d's output (row %d of the concat's "
+                      "columns) adds to output feature %d. MultiHead[i, %d] = Σ_r Concat[i, r] W^O[r, %d].",
+                      m, c, m % d_v, m / d_v + 1, m, c, c, c);
         break;
     }
     case WeightMatrix::W_1:
-        ImGui::TextWrapped(
-            "W_1[%d, %d]: how much input feature %d adds to hidden unit %d, before b_1 and the "
-            "%s.",
-            m, c, m, c, activation_words(state.trace()));
+        text_wrappedf("W_1[%d, %d]: how much input feature %d adds to hidden unit %d, before b_1 and the "
+                      "%s.",
+                      m, c, m, c, activation_words(state.trace()));
         break;
     case WeightMatrix::W_2:
-        ImGui::TextWrapped("W_2[%d, %d]: how much hidden unit %d (after the %s) adds to output feature %d "
-                           "of the FFN.",
-                           m, c, m, state.trace().activation == TraceActivation::Relu ? "ReLU" : "GELU", c);
+        text_wrappedf("W_2[%d, %d]: how much hidden unit %d (after the %s) adds to output feature %d "
+                      "of the FFN.",
+                      m, c, m, state.trace().activation == TraceActivation::Relu ? "ReLU" : "GELU", c);
         break;
     default:
         break;
@@ -326,14 +322,14 @@ void projection_formula(const AppState& state, const CellRef& cell)
         ref.layer < static_cast<int>(state.opened.model->params->layers.size()))
         params = &state.opened.model->params->layers[static_cast<std::size_t>(ref.layer)];
     if (params != nullptr)
-        ImGui::TextWrapped(
+        text_wrappedf(
             "%s_%s[i, c] = x_i · W_%s^%s[:, c] + b_%s^%s[c] = Σ_m X[i, m] W_%s^%s[m, c] + b_%s^%s[c]", name,
             hj.c_str(), hj.c_str(), name, hj.c_str(), name, hj.c_str(), name, hj.c_str(), name);
     else
-        ImGui::TextWrapped("%s_%s[i, c] = x_i · W_%s^%s[:, c] = Σ_m X[i, m] W_%s^%s[m, c]", name, hj.c_str(),
-                           hj.c_str(), name, hj.c_str(), name);
-    ImGui::TextWrapped("x_i = %s", vector_text(X->row(cell.row).data(), d_model).c_str());
-    ImGui::TextWrapped("W_%s^%s[:, c] = %s", hj.c_str(), name, vector_text(column.data(), d_model).c_str());
+        text_wrappedf("%s_%s[i, c] = x_i · W_%s^%s[:, c] = Σ_m X[i, m] W_%s^%s[m, c]", name, hj.c_str(),
+                      hj.c_str(), name, hj.c_str(), name);
+    text_wrappedf("x_i = %s", vector_text(X->row(cell.row).data(), d_model).c_str());
+    text_wrappedf("W_%s^%s[:, c] = %s", hj.c_str(), name, vector_text(column.data(), d_model).c_str());
     if (params != nullptr)
     {
         const Mat& bias = ref.stage == Stage::Q   ? params->b_Q
@@ -341,19 +337,18 @@ void projection_formula(const AppState& state, const CellRef& cell)
                                                   : params->b_V;
         const Eigen::Index at = static_cast<Eigen::Index>(ref.head) * Wh.cols() + cell.col;
         if (bias.rows() == 1 && at < bias.cols())
-            ImGui::TextWrapped("b_%s^%s[c] = %s", hj.c_str(), name, format_value_long(bias(0, at)).c_str());
+            text_wrappedf("b_%s^%s[c] = %s", hj.c_str(), name, format_value_long(bias(0, at)).c_str());
     }
-    ImGui::TextWrapped(
-        "It uses column c = %d of W_%s^%s (%s, head %s), the %d×%d matrix drawn beside %s_%s in "
-        "the Pipeline.",
-        cell.col, hj.c_str(), name,
-        cross ? "cross-attention" : ("layer " + std::to_string(ref.layer + 1)).c_str(), hj.c_str(),
-        static_cast<int>(Wh.rows()), static_cast<int>(Wh.cols()), name, hj.c_str());
+    text_wrappedf("It uses column c = %d of W_%s^%s (%s, head %s), the %d×%d matrix drawn beside %s_%s in "
+                  "the Pipeline.",
+                  cell.col, hj.c_str(), name,
+                  cross ? "cross-attention" : ("layer " + std::to_string(ref.layer + 1)).c_str(), hj.c_str(),
+                  static_cast<int>(Wh.rows()), static_cast<int>(Wh.cols()), name, hj.c_str());
     if (t.pre_ln && !cross)
-        ImGui::TextWrapped("(x_i is row i of LN1(X), the layer's input normalised: the heads project it "
-                           "directly, there is no separate q before W_h^Q)");
+        text_wrappedf("(x_i is row i of LN1(X), the layer's input normalised: the heads project it "
+                      "directly, there is no separate q before W_h^Q)");
     else
-        ImGui::TextWrapped(
+        text_wrappedf(
             "(x_i is the token's embedding + positional encoding: the heads project X itself, there "
             "is no separate q before W_h^Q)");
     convention_note(name, hj);
@@ -401,31 +396,29 @@ bool layer_norm_formula(const AppState& state, const CellRef& cell, const Matrix
     const float z = static_cast<float>((static_cast<double>(x) - mean) / std::sqrt(var + eps));
     const std::string key = stage_info(ref.stage).key;
     ImGui::Separator();
-    ImGui::TextWrapped(
-        "%s[i, c] = γ[c] · (%s[i, c] − μ_i) / √(σ_i² + ε) + β[c]: row i of %s brought to mean 0 "
-        "and variance 1 over its %d numbers, then scaled and shifted per column.",
-        key.c_str(), in_name, in_name, static_cast<int>(r.size()));
+    text_wrappedf("%s[i, c] = γ[c] · (%s[i, c] − μ_i) / √(σ_i² + ε) + β[c]: row i of %s brought to mean 0 "
+                  "and variance 1 over its %d numbers, then scaled and shifted per column.",
+                  key.c_str(), in_name, in_name, static_cast<int>(r.size()));
     if (!t.config.residual &&
         (ref.stage == Stage::norm1 || ref.stage == Stage::norm2 || ref.stage == Stage::ln2))
-        ImGui::TextWrapped("The residual connection is off: %s is the sub-layer's output alone (%s), nothing "
-                           "is added back.",
-                           in_name,
-                           ref.stage == Stage::norm2 ? "FFN(norm1)"
-                           : t.pre_ln                ? "MultiHead(LN1(X))"
-                                                     : "MultiHead(X)");
+        text_wrappedf("The residual connection is off: %s is the sub-layer's output alone (%s), nothing "
+                      "is added back.",
+                      in_name,
+                      ref.stage == Stage::norm2 ? "FFN(norm1)"
+                      : t.pre_ln                ? "MultiHead(LN1(X))"
+                                                : "MultiHead(X)");
     char eps_text[32];
     std::snprintf(eps_text, sizeof eps_text, "%g", eps);
     std::string eps_shown = eps_text; // "1e-05" written "1e-5"
     if (const std::size_t at = eps_shown.find("e-0"); at != std::string::npos)
         eps_shown.erase(at + 2, 1);
-    ImGui::TextWrapped("%s[i, c] = %s, μ_i = %s, σ_i = %s, ε = %s", in_name, format_value_long(x).c_str(),
-                       format_value_long(static_cast<float>(mean)).c_str(),
-                       format_value_long(static_cast<float>(std::sqrt(var))).c_str(), eps_shown.c_str());
-    ImGui::TextWrapped("normalised: (%s − %s) / %s = %s; after γ[c] and β[c]: %s",
-                       format_value_long(x).c_str(), format_value_long(static_cast<float>(mean)).c_str(),
-                       format_value_long(static_cast<float>(std::sqrt(var + eps))).c_str(),
-                       format_value_long(z).c_str(),
-                       format_value_long((*view.m)(cell.row, cell.col)).c_str());
+    text_wrappedf("%s[i, c] = %s, μ_i = %s, σ_i = %s, ε = %s", in_name, format_value_long(x).c_str(),
+                  format_value_long(static_cast<float>(mean)).c_str(),
+                  format_value_long(static_cast<float>(std::sqrt(var))).c_str(), eps_shown.c_str());
+    text_wrappedf("normalised: (%s − %s) / %s = %s; after γ[c] and β[c]: %s", format_value_long(x).c_str(),
+                  format_value_long(static_cast<float>(mean)).c_str(),
+                  format_value_long(static_cast<float>(std::sqrt(var + eps))).c_str(),
+                  format_value_long(z).c_str(), format_value_long((*view.m)(cell.row, cell.col)).c_str());
     return true;
 }
 
@@ -446,18 +439,17 @@ void residual_formula(const Trace& t, const MatrixRef& ref, int i, int c)
         return;
     if (!t.config.residual)
     {
-        ImGui::TextWrapped("%s[i, c] = %s[i, c] = %s: the residual connection is off, so %s is not added "
-                           "back and the sub-layer's output replaces it.",
-                           key, sub_name, format_value_long(sub(i, c)).c_str(), in_name);
+        text_wrappedf("%s[i, c] = %s[i, c] = %s: the residual connection is off, so %s is not added "
+                      "back and the sub-layer's output replaces it.",
+                      key, sub_name, format_value_long(sub(i, c)).c_str(), in_name);
         return;
     }
     if (in->size() == 0 || i >= in->rows() || c >= in->cols())
         return;
-    ImGui::TextWrapped("%s[i, c] = %s[i, c] + %s[i, c] = %s + %s = %s: the input is added back, so the "
-                       "sub-layer only learns a change to it.",
-                       key, in_name, sub_name, format_value_long((*in)(i, c)).c_str(),
-                       format_value_long(sub(i, c)).c_str(),
-                       format_value_long((*in)(i, c) + sub(i, c)).c_str());
+    text_wrappedf("%s[i, c] = %s[i, c] + %s[i, c] = %s + %s = %s: the input is added back, so the "
+                  "sub-layer only learns a change to it.",
+                  key, in_name, sub_name, format_value_long((*in)(i, c)).c_str(),
+                  format_value_long(sub(i, c)).c_str(), format_value_long((*in)(i, c) + sub(i, c)).c_str());
 }
 
 void generic_formula(const AppState& state, const CellRef& cell, const MatrixView& view)
@@ -471,26 +463,25 @@ void generic_formula(const AppState& state, const CellRef& cell, const MatrixVie
     ImGui::Separator();
     if (ref.source == MatrixSource::Layer && ref.stage == Stage::X && ref.layer == 0 && !t.embed_norm.empty())
     {
-        ImGui::TextWrapped(
-            "X of layer 1 is the embedding LayerNorm's output, LN_emb(E[tokens] + P + T_type[0]): "
-            "see the Embedding sum and Embedding LayerNorm stages above.");
+        text_wrappedf("X of layer 1 is the embedding LayerNorm's output, LN_emb(E[tokens] + P + T_type[0]): "
+                      "see the Embedding sum and Embedding LayerNorm stages above.");
         return;
     }
     if (ref.source == MatrixSource::Layer && ref.stage == Stage::X && ref.layer == 0)
     {
         const float e = t.embedding[static_cast<std::size_t>(ref.b)](i, c);
         const float p = t.positional(i, c);
-        ImGui::TextWrapped(t.trained ? "X[i, c] = E[token i, c] + P[i, c] = %s + %s = %s"
-                                     : "X[i, c] = embedding[i, c] + PE[i, c] = %s + %s = %s",
-                           format_value_long(e).c_str(), format_value_long(p).c_str(),
-                           format_value_long(e + p).c_str());
+        text_wrappedf(t.trained ? "X[i, c] = E[token i, c] + P[i, c] = %s + %s = %s"
+                                : "X[i, c] = embedding[i, c] + PE[i, c] = %s + %s = %s",
+                      format_value_long(e).c_str(), format_value_long(p).c_str(),
+                      format_value_long(e + p).c_str());
         return;
     }
     if (ref.source == MatrixSource::Layer && ref.stage == Stage::X)
     {
-        ImGui::TextWrapped("X of layer %d is the output of layer %d (%s).", ref.layer + 1, ref.layer,
-                           t.pre_ln ? "residual + FFN, nothing normalised: LN1 of the next layer does that"
-                                    : "its last Add & Norm");
+        text_wrappedf("X of layer %d is the output of layer %d (%s).", ref.layer + 1, ref.layer,
+                      t.pre_ln ? "residual + FFN, nothing normalised: LN1 of the next layer does that"
+                               : "its last Add & Norm");
         return;
     }
     if (ref.source == MatrixSource::Layer && (ref.stage == Stage::residual || ref.stage == Stage::residual2))
@@ -506,23 +497,22 @@ void generic_formula(const AppState& state, const CellRef& cell, const MatrixVie
         std::vector<float> vcol(static_cast<std::size_t>(T_k));
         for (int j = 0; j < T_k; ++j)
             vcol[static_cast<std::size_t>(j)] = hd.V(j, c);
-        ImGui::TextWrapped("head_out[i, c] = Σ_j A[i, j] V[j, c]: a weighted average of column c of V, "
-                           "with row i of the weights");
-        ImGui::TextWrapped("A[i, :] = %s", vector_text(hd.weights.row(i).data(), T_k).c_str());
-        ImGui::TextWrapped("V[:, c] = %s", vector_text(vcol.data(), T_k).c_str());
+        text_wrappedf("head_out[i, c] = Σ_j A[i, j] V[j, c]: a weighted average of column c of V, "
+                      "with row i of the weights");
+        text_wrappedf("A[i, :] = %s", vector_text(hd.weights.row(i).data(), T_k).c_str());
+        text_wrappedf("V[:, c] = %s", vector_text(vcol.data(), T_k).c_str());
         return;
     }
     if (ref.stage == Stage::concat && attn != nullptr && !attn->heads.empty())
     {
         const int d_v = static_cast<int>(attn->heads.front().head_out.cols());
         if (d_v > 0)
-            ImGui::TextWrapped(
-                "concat[i, %d] = head_out of head %d, column %d (h·d_v columns: head after head)", c,
-                c / d_v + 1, c % d_v);
+            text_wrappedf("concat[i, %d] = head_out of head %d, column %d (h·d_v columns: head after head)",
+                          c, c / d_v + 1, c % d_v);
         return;
     }
-    ImGui::TextWrapped("%s", ref.source == MatrixSource::Cross ? view.equation.c_str()
-                                                               : stage_cell_formula(t, ref.stage));
+    text_wrappedf("%s", ref.source == MatrixSource::Cross ? view.equation.c_str()
+                                                          : stage_cell_formula(t, ref.stage));
 }
 
 // Presenter mode's Inspector with no cell pinned: the query pinned in the Heads view, in the selected head,
@@ -558,7 +548,7 @@ void draw_inspector_panel(AppState& state)
 {
     // Whose numbers these are, wrapped: a model folder's path is long.
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped("Model: %s", shown_model_label(state).c_str());
+    text_wrappedf("Model: %s", shown_model_label(state).c_str());
     ImGui::PopStyleColor();
     CellRef cell = state.pinned.valid ? state.pinned : state.hovered;
     const bool from_query = !cell.valid && state.presenter;
@@ -584,7 +574,7 @@ void draw_inspector_panel(AppState& state)
                 "Pipeline and click a cell of any map, then press 3 to see here how it was computed, "
                 "with the actual numbers (Esc unpins).");
         else
-            ImGui::TextWrapped(
+            text_wrappedf(
                 "Hover any cell of any heatmap to see how it was computed, with the actual numbers. "
                 "Click to pin it here (click again or Esc to unpin).");
         return;
@@ -615,7 +605,7 @@ void draw_inspector_panel(AppState& state)
         ImGui::TextDisabled("hovering (click a cell to pin it)");
     ImGui::Text("%s   [%s]", view.title.c_str(), view.shape.c_str());
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped("%s", view.equation.c_str());
+    text_wrappedf("%s", view.equation.c_str());
     ImGui::PopStyleColor();
     const MatrixRef& ref = cell.matrix;
     if (ref.source == MatrixSource::Weight)
@@ -654,13 +644,13 @@ void draw_inspector_panel(AppState& state)
             const float a = (*view.m)(cell.row, cell.col);
             const float rest = 1.0f - (*view.m)(cell.row, 0);
             if (cell.col == 0)
-                ImGui::TextWrapped(
+                text_wrapped(
                     "shown as 0: the first key is hidden (the Heads panel's switch); above, the model's "
                     "own weight");
             else if (!(shown_without_first_key > 0.0f) && !(a > 0.0f))
-                ImGui::TextWrapped("shown as 0: this weight is 0 (the Heads panel hides the first key)");
+                text_wrapped("shown as 0: this weight is 0 (the Heads panel hides the first key)");
             else
-                ImGui::TextWrapped(
+                text_wrappedf(
                     "shown with the first key hidden: A[i, j] / (1 − A[i, 0]) = %s / %s = %s (the Heads "
                     "panel's switch; above, the model's own weight)",
                     format_value_long(a).c_str(), format_value_long(rest).c_str(),

@@ -45,7 +45,7 @@ void stepper(AppState& state, const Lesson& lesson, const LessonStep& step)
 {
     const float fs = ImGui::GetFontSize();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram]);
-    ImGui::TextWrapped("%s", lesson.title.c_str());
+    text_wrappedf("%s", lesson.title.c_str());
     ImGui::PopStyleColor();
 
     const int k = state.lesson.step;
@@ -69,30 +69,30 @@ void stepper(AppState& state, const Lesson& lesson, const LessonStep& step)
     }
     ImGui::Separator();
 
-    ImGui::TextWrapped("%s", step.title.c_str());
+    text_wrappedf("%s", step.title.c_str());
     ImGui::Spacing();
     // The text waits for the run it describes; a note says when it describes settings since changed.
     bool waits = false;
     const std::string note = lesson_caption_note(state, step, &waits);
     if (!waits)
-        ImGui::TextWrapped("%s", step.text.c_str());
+        text_wrappedf("%s", step.text.c_str());
     if (!note.empty())
     {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-        ImGui::TextWrapped("%s", note.c_str());
+        text_wrappedf("%s", note.c_str());
         ImGui::PopStyleColor();
     }
     ImGui::Spacing();
     if (!step.stages.empty())
     {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(lesson_highlight_color()));
-        ImGui::TextWrapped("highlighted: %s", stage_list(step).c_str());
+        text_wrappedf("highlighted: %s", stage_list(step).c_str());
         ImGui::PopStyleColor();
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped("layer %d, sentence %d, head %d, view: %s", step.layer + 1, step.sentence + 1,
-                       step.head + 1, view_name(step.view));
-    ImGui::TextWrapped("← → Space or Page Up / Down (a clicker): step.  F5: presenter mode.");
+    text_wrappedf("layer %d, sentence %d, head %d, view: %s", step.layer + 1, step.sentence + 1,
+                  step.head + 1, view_name(step.view));
+    text_wrappedf("← → Space or Page Up / Down (a clicker): step.  F5: presenter mode.");
     ImGui::PopStyleColor();
     ImGui::Spacing();
     if (ImGui::SmallButton("Leave the lesson"))
@@ -127,7 +127,7 @@ void lesson_list(AppState& state)
             enter_lesson(state, i, 0);
         ImGui::Indent();
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-        ImGui::TextWrapped("%s   [%s]", lesson.summary.c_str(), lesson.id.c_str());
+        text_wrappedf("%s   [%s]", lesson.summary.c_str(), lesson.id.c_str());
         ImGui::PopStyleColor();
         ImGui::Unindent();
         ImGui::PopID();
@@ -151,8 +151,8 @@ void draw_lesson_panel(AppState& state)
             lesson_list(state);
         return;
     }
-    ImGui::TextWrapped("Each lesson answers a question learners ask, step by step, on the engine's real "
-                       "numbers. Pick one:");
+    text_wrappedf("Each lesson answers a question learners ask, step by step, on the engine's real "
+                  "numbers. Pick one:");
     ImGui::Spacing();
     lesson_list(state);
 }

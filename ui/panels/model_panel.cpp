@@ -23,7 +23,7 @@ void explain(const char* line)
 {
     ImGui::SetWindowFontScale(0.82f);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped("%s", line); // a narrow panel (1280x720) wraps it rather than cutting it
+    text_wrappedf("%s", line); // a narrow panel (1280x720) wraps it rather than cutting it
     ImGui::PopStyleColor();
     ImGui::SetWindowFontScale(1.0f);
 }
@@ -227,10 +227,10 @@ void draw_model_panel(AppState& state)
     {
         // The trained model's shape is the Training panel's: editing the session's here would change nothing
         // that shows.
-        ImGui::TextWrapped("Model: %s.", state.training.view.config.label().c_str());
-        ImGui::TextWrapped("d_k = d_v = d_model / h = %d. Its shape and training settings are set in the "
-                           "Training panel (Alt+8); the session's settings wait until you show the session.",
-                           state.trace().d_k);
+        text_wrappedf("Model: %s.", state.training.view.config.label().c_str());
+        text_wrappedf("d_k = d_v = d_model / h = %d. Its shape and training settings are set in the "
+                      "Training panel (Alt+8); the session's settings wait until you show the session.",
+                      state.trace().d_k);
         return;
     }
     // A message about no setting in particular goes above them all.
@@ -246,9 +246,9 @@ void draw_model_panel(AppState& state)
     if (opened)
     {
         const train::ModelConfig& m = state.opened.model->config;
-        ImGui::TextWrapped("Its config.json sets d_model = %d, h = %d, d_k = d_v = %d, d_ff = %d, %d layers, "
-                           "context %d. The session's settings below wait until File > Close model.",
-                           m.d_model, m.n_heads, m.d_k(), m.resolved_d_ff(), m.n_layers, m.T_max);
+        text_wrappedf("Its config.json sets d_model = %d, h = %d, d_k = d_v = %d, d_ff = %d, %d layers, "
+                      "context %d. The session's settings below wait until File > Close model.",
+                      m.d_model, m.n_heads, m.d_k(), m.resolved_d_ff(), m.n_layers, m.T_max);
         ImGui::BeginDisabled();
     }
     for (const SettingInfo& info : setting_table())

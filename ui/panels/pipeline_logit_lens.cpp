@@ -159,11 +159,10 @@ void draw_logit_lens(AppState& state, const Trace& t)
         return;
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped(
-        "Rows: the residual stream after each layer through the output head. Cells: its top %s, "
-        "coloured by its probability (0 … 1). The last row is the model's own prediction: read a "
-        "column downwards to see when the model settles on it.",
-        t.config.mask == MaskKind::Causal ? "next token" : "token");
+    text_wrappedf("Rows: the residual stream after each layer through the output head. Cells: its top %s, "
+                  "coloured by its probability (0 … 1). The last row is the model's own prediction: read a "
+                  "column downwards to see when the model settles on it.",
+                  t.config.mask == MaskKind::Causal ? "next token" : "token");
     ImGui::PopStyleColor();
     lens_table(state, t, run.lens);
 }

@@ -118,7 +118,7 @@ void stage_note(const std::string& note, const MatrixRef& ref)
         return;
     // Wrapped, not cut: "H = 1.93 nats" must be read whole in a narrow panel.
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped("%s", note.c_str());
+    text_wrappedf("%s", note.c_str());
     ImGui::PopStyleColor();
     if (ref.stage == Stage::weights)
         item_tooltip(
@@ -404,17 +404,15 @@ void predictions_table(const AppState& state, const Trace& t)
         return;
     if (rows.empty())
     {
-        ImGui::TextWrapped(
-            "Type [MASK] in the text: the model fills it in, and its guesses are listed here.");
+        text_wrappedf("Type [MASK] in the text: the model fills it in, and its guesses are listed here.");
         return;
     }
     if (ablated)
     {
         const int off = heads_off_count(state);
-        ImGui::TextWrapped(
-            "%d head%s off (Heads panel: right-click a map): each position shows what the model "
-            "predicts now, and under it in grey what it predicted with every head on.",
-            off, off == 1 ? "" : "s");
+        text_wrappedf("%d head%s off (Heads panel: right-click a map): each position shows what the model "
+                      "predicts now, and under it in grey what it predicted with every head on.",
+                      off, off == 1 ? "" : "s");
     }
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                   ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;

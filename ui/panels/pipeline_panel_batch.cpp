@@ -40,7 +40,7 @@ bool draw_stage_batch(AppState& state, const MatrixRef& ref, const HeatmapOption
     ImGui::SameLine();
     // Wrapped: in a narrow panel the rest goes under the caption rather than past the edge.
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped("= %s: %d slices, one per sentence", stack.symbols.c_str(), B);
+    text_wrappedf("= %s: %d slices, one per sentence", stack.symbols.c_str(), B);
     ImGui::PopStyleColor();
     // The slices share the height one map would take (two or three fit where one was), never below a few
     // lines each.

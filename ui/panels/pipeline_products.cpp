@@ -399,9 +399,9 @@ void draw_packed_weights(AppState& state, const MatrixRef& stage, float max_heig
     ImGui::SameLine();
     ImGui::TextDisabled("%s", view.shape.c_str());
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped("Libraries store the h matrices W_h^Q side by side as one W^Q = [W_1^Q | … | W_%d^Q]: "
-                       "its column block h is W_h^Q (head %d's framed), so X W^Q = [Q_1 | … | Q_%d].",
-                       h, stage.head + 1, h);
+    text_wrappedf("Libraries store the h matrices W_h^Q side by side as one W^Q = [W_1^Q | … | W_%d^Q]: "
+                  "its column block h is W_h^Q (head %d's framed), so X W^Q = [Q_1 | … | Q_%d].",
+                  h, stage.head + 1, h);
     ImGui::PopStyleColor();
     if (view.m->size() > kMaxWeightCells)
     {

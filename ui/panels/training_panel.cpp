@@ -336,7 +336,7 @@ void draw_progress(AppState& state)
     if (!ts.notice.empty())
     {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        ImGui::TextWrapped("%s", ts.notice.c_str());
+        text_wrappedf("%s", ts.notice.c_str());
         ImGui::PopStyleColor();
     }
     if (!v.evals.empty())
@@ -513,8 +513,8 @@ void trained_view_banner(AppState& state)
     {
         // Wrapped: a long run label ("Induction heads, 2 layers × 2 heads, step 600") in a narrow panel.
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram]);
-        ImGui::TextWrapped("Trained model: %s (%s)", state.trained_view.label.c_str(),
-                           shown_model_label(state).c_str());
+        text_wrappedf("Trained model: %s (%s)", state.trained_view.label.c_str(),
+                      shown_model_label(state).c_str());
         ImGui::PopStyleColor();
         item_tooltip(
             "The Training panel's model at the step its timeline shows, run on its probe sequence "
@@ -544,7 +544,7 @@ void trained_view_banner(AppState& state)
                 break;
             }
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram]);
-        ImGui::TextWrapped("%s", shown->c_str());
+        text_wrappedf("%s", shown->c_str());
         ImGui::PopStyleColor();
         if (ImGui::IsItemHovered() && !state.mouse_ignored)
             ImGui::SetTooltip(

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace attnlab
 {
@@ -37,6 +38,27 @@ int label_stride(int n, float cell_px, float label_px)
                 return step * m;
         step *= 10;
     }
+}
+
+std::vector<int> labelled_indices(int n, int stride, float cell_px, float label_px,
+                                  const std::vector<int>& named)
+{
+    std::vector<int> shown;
+    for (const int k : named)
+        if (k >= 0 && k < n)
+            shown.push_back(k);
+    for (int k = 0; k < n; k += std::max(1, stride))
+    {
+        bool clear = true;
+        for (const int m : named)
+            clear = clear &&
+                    (m < 0 || m >= n || m == k || static_cast<float>(std::abs(k - m)) * cell_px >= label_px);
+        if (clear)
+            shown.push_back(k);
+    }
+    std::sort(shown.begin(), shown.end());
+    shown.erase(std::unique(shown.begin(), shown.end()), shown.end());
+    return shown;
 }
 
 int texels_per_cell(int rows, int cols)

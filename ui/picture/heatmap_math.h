@@ -25,6 +25,12 @@ CellHit cell_at(float x, float y, float x0, float y0, float width, float height,
 // Returns k >= 1 (1: every label).
 int label_stride(int n, float cell_px, float label_px);
 
+// The indices an axis of n labels shows, in order: every stride-th, and the named ones (a lesson step's
+// cells, the pinned query) whatever the stride; a stride-th label nearer a named one than label_px (cells of
+// cell_px) is left out so the two do not overlap. Named indices outside [0, n) are ignored.
+std::vector<int> labelled_indices(int n, int stride, float cell_px, float label_px,
+                                  const std::vector<int>& named);
+
 // Texels per cell edge in a heatmap texture: 1 for large matrices, more for small ones so −∞ cells can
 // carry stripes (at most 8, and the texture stays at most 512 texels wide).
 int texels_per_cell(int rows, int cols);

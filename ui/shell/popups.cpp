@@ -158,18 +158,14 @@ void quit_popup(AppState& state)
     {
         ImGui::TextUnformatted(
             "The session on screen has changes that are in no file: quitting now loses them.");
-        ImGui::PushTextWrapPos(width);
-        ImGui::TextWrapped("%s.", q.reason.c_str());
-        ImGui::PopTextWrapPos();
+        text_wrapped(q.reason + ".", width);
     }
     if (q.model)
     {
         if (q.session)
             ImGui::Spacing();
         ImGui::Text("The trained model (%s) is in no file: quitting now loses it.", q.model_name.c_str());
-        ImGui::PushTextWrapPos(width);
-        ImGui::TextWrapped("%s.", q.model_reason.c_str());
-        ImGui::PopTextWrapPos();
+        text_wrapped(q.model_reason + ".", width);
     }
     bool focused = false;
     if (q.session)

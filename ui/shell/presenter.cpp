@@ -648,13 +648,13 @@ struct MapView
     }
 };
 
-// The packed X W^Q beside the h per-head Q_j it splits into.
+// The packed X W^Q beside the h per-head Q_h it splits into.
 MapView packed_view(AppState& state, const std::vector<MatrixRef>& refs)
 {
     MapView v;
-    v.claim = "X W^Q is h column blocks (the lines), block j being Q_j: largest difference " +
+    v.claim = "X W^Q is h column blocks (the lines), block h being head h's Q_h: largest difference " +
               format_value_long(state.comparisons.packed_max_diff) +
-              " (rounding only). Each Q_j is coloured on its own scale.";
+              " (rounding only). Each Q_h is coloured on its own scale.";
     v.maps = {comparison_map(state, refs[0])};
     for (std::size_t i = 1; i < refs.size(); ++i)
     {

@@ -221,13 +221,13 @@ ImVec4 error_color()
 void error_text(const std::string& text)
 {
     ImGui::PushStyleColor(ImGuiCol_Text, error_color());
-    ImGui::TextWrapped("%s", text.c_str());
+    text_wrapped(text);
     ImGui::PopStyleColor();
 }
 
-void text_wrapped(const std::string& text)
+void text_wrapped(const std::string& text, float width)
 {
-    const float width = std::max(1.0f, ImGui::GetContentRegionAvail().x);
+    width = std::max(1.0f, width > 0.0f ? width : ImGui::GetContentRegionAvail().x);
     const std::string lines = wrap_lines(
         text, width, [](std::string_view s) { return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x; });
     ImGui::TextUnformatted(lines.c_str(), lines.c_str() + lines.size());

@@ -45,7 +45,8 @@ ImVec4 error_color();
 void error_text(const std::string& text);
 // Text wrapped to the content region at spaces only (wrap_lines): ImGui::TextWrapped may break after a full
 // stop inside a number, leaving "4." at the end of a line and "76837e-07" on the next.
-void text_wrapped(const std::string& text);
+// width > 0: at most that many pixels wide instead.
+void text_wrapped(const std::string& text, float width = 0.0f);
 // The same from a printf format.
 void text_wrappedf(const char* fmt, ...) IM_FMTARGS(1);
 

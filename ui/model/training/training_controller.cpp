@@ -159,6 +159,21 @@ void raise_target(TrainingPanelState& ts, TrainingRun& run)
 
 } // namespace
 
+namespace
+{
+
+// After Play, Step or Reset: the timeline follows the newest step, except on a lesson's run whose step shows
+// one step of it (its caption describes that step: the maps stay there while the run trains past it).
+void follow_the_run(TrainingPanelState& ts)
+{
+    const bool lesson_step = !ts.lesson_key.empty() && ts.lesson_step_at >= 0;
+    ts.follow_latest = !lesson_step;
+    if (lesson_step)
+        ts.shown_step = ts.lesson_step_at;
+}
+
+} // namespace
+
 void training_play_pause(AppState& state)
 {
     TrainingPanelState& ts = state.training;
@@ -177,7 +192,7 @@ void training_play_pause(AppState& state)
     ts.notice.clear();
     if (ts.view.step >= ts.edit.steps)
         raise_target(ts, run);
-    ts.follow_latest = true;
+    follow_the_run(ts);
     run.play();
 }
 
@@ -189,7 +204,7 @@ void training_step(AppState& state, int n)
     if (ts.error.empty())
     {
         state.training_run.step_now(n);
-        ts.follow_latest = true;
+        follow_the_run(ts);
     }
 }
 
@@ -201,7 +216,8 @@ void training_reset(AppState& state)
     else
         state.training_run.reset();
     ts.notice.clear();
-    ts.follow_latest = ts.error.empty() || ts.follow_latest;
+    if (ts.error.empty())
+        follow_the_run(ts);
 }
 
 namespace
@@ -360,6 +376,7 @@ void show_lesson_training(AppState& state, const LessonTraining& t)
     }
     ts.follow_latest = t.show_step < 0;
     ts.shown_step = std::max(0, t.show_step);
+    ts.lesson_step_at = t.show_step;
     ts.map_kind = t.map_kind;
     ts.score_kind = t.score_kind;
     // compare[i] is past[i] (the lesson's runs alone): by index, as the runs may still be training.
@@ -387,6 +404,7 @@ void restore_user_training(AppState& state)
     ts.aside_key.clear();
     ts.aside_queue.clear();
     ts.aside_running = false;
+    ts.lesson_step_at = -1;
     choose_compared_run(ts, -1); // the student's own maps alone, as outside every lesson
     if (!ts.user_run_kept)
         return;
