@@ -69,6 +69,16 @@ std::vector<ImVec2> glyph_positions(ImWchar c)
 class PanelTest : public ::testing::Test
 {
 protected:
+    // Pins cell (row, col) of `stage` in layer 1, head 1, sentence 1 (what a click on it does).
+    void pin(Stage stage, int row, int col)
+    {
+        state->pinned.valid = true;
+        state->pinned.matrix = MatrixRef{};
+        state->pinned.matrix.stage = stage;
+        state->pinned.row = row;
+        state->pinned.col = col;
+    }
+
     HeadlessUi ui;
     std::unique_ptr<AppState> state = std::make_unique<AppState>();
 };
@@ -358,11 +368,7 @@ TEST_F(PanelTest, BatchWithPaddingMarksPadAndMasksItsKey)
 TEST_F(PanelTest, InspectorWorksALayerNormCellWithItsNumbers)
 {
     ui.frames(*state, 2);
-    state->pinned.valid = true;
-    state->pinned.matrix = MatrixRef{};
-    state->pinned.matrix.stage = Stage::norm1;
-    state->pinned.row = 1;
-    state->pinned.col = 2;
+    pin(Stage::norm1, 1, 2);
     const auto out = ui.frames(*state, 2, panel_only(draw_inspector_panel));
     const Mat& residual = state->trace().layers[0].residual[0];
     const float mean = residual.row(1).mean();
@@ -376,11 +382,7 @@ TEST_F(PanelTest, InspectorWorksALayerNormCellWithItsNumbers)
 TEST_F(PanelTest, InspectorNeverBreaksANumberAcrossLines)
 {
     ui.frames(*state, 2);
-    state->pinned.valid = true;
-    state->pinned.matrix = MatrixRef{};
-    state->pinned.matrix.stage = Stage::norm1;
-    state->pinned.row = 1;
-    state->pinned.col = 2;
+    pin(Stage::norm1, 1, 2);
     const Mat& residual = state->trace().layers[0].residual[0];
     const Mat& norm1 = state->trace().layers[0].norm1[0];
     const std::string numbers[] = {format_value_long(residual.row(1).mean()),

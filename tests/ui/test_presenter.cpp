@@ -609,6 +609,18 @@ TEST_F(PresenterTest, HeadsStepsFillTheViewWithSquareLabelledMapsAtSevenTwenty)
     }
 }
 
+// Head j's strongest key for query `row` of the first sentence's layer-1 weights: its column and weight.
+std::pair<int, float> strongest_key(const AppState& state, int j, int row)
+{
+    MatrixRef ref;
+    ref.stage = Stage::weights;
+    ref.head = j;
+    const MatrixView view = resolve_matrix(state, ref);
+    Eigen::Index col = 0;
+    const float w = view.m->row(row).maxCoeff(&col);
+    return {static_cast<int>(col), w};
+}
+
 TEST_F(PresenterTest, APinnedQueryNamesWhatEachHeadLooksAtMost)
 {
     enter_lesson(*state, lesson_index(*state, "multi_head"), 1);
@@ -622,12 +634,7 @@ TEST_F(PresenterTest, APinnedQueryNamesWhatEachHeadLooksAtMost)
     // Each head's strongest key for "it", as the heads' headers should name it.
     auto expected_top = [&](int j)
     {
-        MatrixRef ref;
-        ref.stage = Stage::weights;
-        ref.head = j;
-        const MatrixView view = resolve_matrix(*state, ref);
-        Eigen::Index col = 0;
-        const float w = view.m->row(row).maxCoeff(&col);
+        const auto [col, w] = strongest_key(*state, j, row);
         char text[64];
         std::snprintf(text, sizeof text, "→ %s %.2f", tokens[static_cast<std::size_t>(col)].c_str(),
                       static_cast<double>(w));
@@ -661,12 +668,7 @@ TEST_F(PresenterTest, TheInspectorViewExplainsTheHeadsViewsPinnedQuery)
     set_query_pin(state->heads_panel.query, row, tokens);
     for (int j = 0; j < 2; ++j)
     {
-        MatrixRef ref;
-        ref.stage = Stage::weights;
-        ref.head = j;
-        const MatrixView view = resolve_matrix(*state, ref);
-        Eigen::Index col = 0;
-        const float w = view.m->row(row).maxCoeff(&col);
+        const auto [col, w] = strongest_key(*state, j, row);
         out = ui.frames(*state, 2);
         const std::string head = std::to_string(j + 1);
         EXPECT_TRUE(drawn_wrapped(out, "“" + tokens[row] +

@@ -83,13 +83,20 @@ void chain_line(bool current, const std::string& text)
         ImGui::PopStyleColor();
 }
 
+// The head trace a cell of scores, scaled, masked or weights belongs to (nullptr: none).
+const HeadTrace* head_of(const AppState& state, const CellRef& cell)
+{
+    const AttentionTrace* attn = attention_of(state, cell.matrix);
+    return attn != nullptr ? &attn->head(cell.matrix.b, cell.matrix.head) : nullptr;
+}
+
 // [SECTION] The attention chain for one (i, j) of scores / scaled / masked / weights
 void attention_chain(const AppState& state, const CellRef& cell, const MatrixView& view)
 {
-    const AttentionTrace* attn = attention_of(state, cell.matrix);
-    if (attn == nullptr)
+    const HeadTrace* head = head_of(state, cell);
+    if (head == nullptr)
         return;
-    const HeadTrace& hd = attn->head(cell.matrix.b, cell.matrix.head);
+    const HeadTrace& hd = *head;
     const int i = cell.row;
     const int j = cell.col;
     const int d_k = static_cast<int>(hd.Q.cols());
@@ -161,14 +168,9 @@ void attention_chain(const AppState& state, const CellRef& cell, const MatrixVie
 }
 
 // [SECTION] Row i of the weights as bars: it sums to 1
-void weights_row_bars(const AppState& state, const CellRef& cell, const MatrixView& view)
+void weights_row_bars(const HeadTrace& hd, const CellRef& cell, const MatrixView& view)
 {
-    const AttentionTrace* attn = attention_of(state, cell.matrix);
-    if (attn == nullptr)
-        return;
-    const HeadTrace& hd = attn->head(cell.matrix.b, cell.matrix.head);
-    const int i = cell.row;
-    const int j = cell.col;
+    const int i = cell.row, j = cell.col;
     const int T_k = static_cast<int>(hd.masked.cols());
     const std::string hj = std::to_string(cell.matrix.head + 1);
     ImGui::Text("Row i of A_%s (sums to %s):", hj.c_str(),
@@ -667,7 +669,8 @@ void draw_inspector_panel(AppState& state)
         attention_chain(state, cell, view);
         ImGui::TableNextColumn();
         ImGui::Separator();
-        weights_row_bars(state, cell, view);
+        if (const HeadTrace* hd = head_of(state, cell))
+            weights_row_bars(*hd, cell, view);
         ImGui::EndTable();
         return;
     }
@@ -679,7 +682,8 @@ void draw_inspector_panel(AppState& state)
     case StageExplain::AttentionChain:
         attention_chain(state, cell, view);
         ImGui::Spacing();
-        weights_row_bars(state, cell, view);
+        if (const HeadTrace* hd = head_of(state, cell))
+            weights_row_bars(*hd, cell, view);
         break;
     case StageExplain::Projection:
         projection_formula(state, cell);
