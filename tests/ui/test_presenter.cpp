@@ -1054,7 +1054,7 @@ TEST_F(PresenterTest, TheEditBarsSettingsHaveKeysOnceTheSentenceFieldIsLeft)
 {
     test::FrameOutput out = open_edit_bar();
     ASSERT_TRUE(state->presenter_edit);
-    EXPECT_TRUE(drawn_wrapped(out, "Esc, then H D M = -")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "Esc, then keys H D M = -")) << out.text;
     const Config before = state->session.config;
     ui.press_key(*state, keys::H); // the sentence field has the keyboard
     EXPECT_EQ(state->session.config.n_heads, before.n_heads);
@@ -1549,6 +1549,30 @@ TEST_F(PresenterTest, AResetRunsCaptionWaitsAgainAndComesBackWithItsStep)
     EXPECT_TRUE(drawn_wrapped(out, "At step ten the loss has fallen.")) << out.text;
     ASSERT_NE(shown_frame(state->training), nullptr);
     EXPECT_EQ(shown_frame(state->training)->step, 10) << "the maps at the step the caption describes";
+}
+
+// → on a training lesson's step whose next step waits for its run: the step stays, and the title line says
+// at which step of the run the next one opens and where the run is (a clicker's press seemed lost).
+TEST_F(PresenterTest, NextOnAStepWaitingForItsRunSaysWhenItOpens)
+{
+    const char* text = R"({"format": "attnlab-lesson", "version": 1, "title": "t",
+        "training": {"task": "reverse", "seed": 1, "steps": 20000},
+        "steps": [{"text": "The start.", "training": {"show_step": 0}},
+                  {"text": "At the end.", "training": {"show_step": 20000}}]})";
+    Lesson lesson;
+    ASSERT_TRUE(parse_lesson(text, "t.json", &lesson).is_ok());
+    state->lesson.library.lessons.push_back(lesson);
+    enter_lesson(*state, static_cast<int>(state->lesson.library.lessons.size()) - 1, 0);
+    state->presenter = true;
+    use_window_font(720.0f);
+    ui.frames(*state, 2);
+    ASSERT_TRUE(state->training_run.running());
+    ASSERT_EQ(next_step_waits_for(*state), 20000);
+    ui.press_key(*state, keys::Right);
+    const test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_EQ(state->lesson.step, 0);
+    EXPECT_TRUE(drawn(out, "next step at training step 20000 (now ")) << out.text;
+    training_play_pause(*state); // stops the run
 }
 
 // The caption breaks its lines at spaces only: ImGui's own wrapping left a "." alone on a line after a

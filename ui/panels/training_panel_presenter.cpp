@@ -213,9 +213,11 @@ void draw_training_presenter_view(AppState& state)
     TrainingPanelState& ts = state.training;
     if (!state.training_run.configured())
     {
-        ImGui::TextDisabled(
-            "No model yet: press P to train the Training panel's task (its preset), or open a "
-            "training lesson (F5 leaves presenter mode, whose menus are hidden: then the Lessons menu).");
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        text_wrapped("No model yet: press P to train the Training panel's task (its preset), or open a "
+                     "training lesson (F5 leaves presenter mode, whose menus are hidden: then the Lessons "
+                     "menu).");
+        ImGui::PopStyleColor();
         return;
     }
     state.training_run.poll(ts.view);

@@ -903,8 +903,7 @@ void toggle_presenter_edit(AppState& state)
     if (state.presenter_edit)
     {
         state.presenter_text = state.session.text.substr(0, state.session.text.find('\n'));
-        note(state, "Enter applies the sentence; Esc, then H D M = - (Shift: the other way) for h, d_model, "
-                    "mask and τ");
+        note(state, "Enter applies the sentence; Esc, then keys H D M = - (Shift: back)");
     }
 }
 
@@ -926,6 +925,15 @@ void presenter_pipeline_step(AppState& state, int direction)
 {
     const int n = static_cast<int>(presenter_pipeline_groups().size());
     state.presenter_stage_group = std::clamp(state.presenter_stage_group + direction, 0, n - 1);
+}
+
+void presenter_next_step(AppState& state)
+{
+    const int wait = next_step_waits_for(state);
+    if (wait > 0)
+        note(state, "next step at training step " + std::to_string(wait) + " (now " +
+                        std::to_string(state.training.view.step) + ")");
+    next_step(state);
 }
 
 ComparisonSection next_comparison(ComparisonSection c)
@@ -1015,25 +1023,27 @@ float presenter_title(AppState& state, const Lesson* lesson)
         const std::string right = lesson != nullptr
                                       ? step_counter(state) + "     ← →   F5"
                                       : presenter_view_title(state) + "  (1-5: view)   F5: leave";
+        // A note (a change just made) takes the right-hand text's place for its two seconds, in the accent
+        // colour: centred, a long one ran over the view's name.
         const bool show_note = !state.presenter_note.empty() && ImGui::GetTime() < state.presenter_note_until;
-        const float right_x = W - pad - ImGui::CalcTextSize(right.c_str()).x;
-        const float note_w = show_note ? ImGui::CalcTextSize(state.presenter_note.c_str()).x : 0.0f;
+        const std::string& shown_right = show_note ? state.presenter_note : right;
+        const float right_x = std::max(pad, W - pad - ImGui::CalcTextSize(shown_right.c_str()).x);
         ImGui::PushStyleColor(ImGuiCol_Text, accent());
-        // The lesson's title gives way to the note where they would meet.
+        // The lesson's title gives way to the right-hand text where they would meet.
         const std::string title = lesson != nullptr ? lesson->title : std::string("Attention Lab");
-        const float title_room = (show_note ? (W - note_w) * 0.5f : right_x) - pad - ImGui::GetFontSize();
+        const float title_room = right_x - pad - ImGui::GetFontSize();
         std::string shown = title;
         for (int n = utf8_length(title); n > 4 && ImGui::CalcTextSize(shown.c_str()).x > title_room; --n)
             shown = truncate_utf8(title, n);
-        ImGui::TextUnformatted(shown.c_str());
+        if (ImGui::CalcTextSize(shown.c_str()).x <= title_room)
+            ImGui::TextUnformatted(shown.c_str());
         ImGui::PopStyleColor();
-        if (show_note)
-        {
-            ImGui::SameLine((W - note_w) * 0.5f);
-            ImGui::TextUnformatted(state.presenter_note.c_str());
-        }
         ImGui::SameLine(right_x);
-        ImGui::TextUnformatted(right.c_str());
+        if (show_note)
+            ImGui::PushStyleColor(ImGuiCol_Text, accent());
+        ImGui::TextUnformatted(shown_right.c_str());
+        if (show_note)
+            ImGui::PopStyleColor();
     }
     ImGui::End();
     return title_h;

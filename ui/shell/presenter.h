@@ -47,6 +47,9 @@ struct PipelineGroup
 const std::vector<PipelineGroup>& presenter_pipeline_groups();
 // The next (direction 1) or previous (-1) group, kept within the list.
 void presenter_pipeline_step(AppState& state, int direction);
+// → or a clicker in a lesson: the next step, or where that step waits for its training run, the title line
+// says which step of the run it opens at and where the run is (the status bar is hidden here).
+void presenter_next_step(AppState& state);
 
 // The comparison after `c` in the Comparisons view's order: packed W^Q, two maps in a row, one head against h
 // (then the first again).

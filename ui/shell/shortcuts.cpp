@@ -194,7 +194,14 @@ void handle_shortcuts(AppState& state)
         const bool stages = state.presenter && current_lesson(state) == nullptr &&
                             state.presenter_view == PresenterView::Pipeline;
         if (key_pressed(keys::Right) || key_pressed(keys::Space) || key_pressed(keys::PageDown))
-            stages ? presenter_pipeline_step(state, +1) : next_step(state);
+        {
+            if (stages)
+                presenter_pipeline_step(state, +1);
+            else if (state.presenter)
+                presenter_next_step(state);
+            else
+                next_step(state);
+        }
         if (key_pressed(keys::Left) || key_pressed(keys::PageUp))
             stages ? presenter_pipeline_step(state, -1) : previous_step(state);
     }
