@@ -137,7 +137,8 @@ const PackedOperand* head_panel(const std::vector<PackedOperand>& panels, int j)
 } // namespace
 
 bool attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& w, float scale,
-                       float temperature, int b, AttentionTrace& attn, const AttentionPanels* panels)
+                       float temperature, int b, AttentionTrace& attn, const AttentionPanels* panels,
+                       const ProductEpilogue& output)
 {
     bool scores_finite = true;
     const int h = attn.n_heads;
@@ -175,7 +176,8 @@ bool attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& 
         gemm(head.weights, head.V, head.head_out);       // A_h V_h
         concat.middleCols(j * d_v, d_v) = head.head_out; // Concat(head_1, ..., head_h)
     }
-    gemm(concat, w.W_O, panels ? &panels->W_O : nullptr, attn.mha[static_cast<size_t>(b)]); // Concat(...) W^O
+    // Concat(head_1, ..., head_h) W^O
+    gemm(concat, w.W_O, panels ? &panels->W_O : nullptr, attn.mha[static_cast<size_t>(b)], output);
     return scores_finite;
 }
 
@@ -188,23 +190,26 @@ bool encoder_layer_forward(const Config& c, const LayerWeights& lw, int b, int k
     const Mat& X = layer.X[bi];
     const int T = static_cast<int>(X.rows());
     build_mask(T, T, key_length, c.mask == MaskKind::Causal, layer.attn.mask[bi]);
-    const bool scores_finite = attention_forward(X, X, lw.attn, score_scale(c), c.temperature, b, layer.attn,
-                                                 panels ? &panels->attn : nullptr);
+    // The biases, the ReLU and the residual adds go with the products (gemm.h's ProductEpilogue: in the
+    // kernel's store on AVX-512, the same bits as passes after it).
     // X + MultiHead(X); without the residual connection the sub-layer's output alone
+    ProductEpilogue plus_x;
     if (c.residual)
-        layer.residual[bi] = X + layer.attn.mha[bi];
-    else
+        plus_x = ProductEpilogue{nullptr, false, &X, &layer.residual[bi]};
+    const bool scores_finite = attention_forward(X, X, lw.attn, score_scale(c), c.temperature, b, layer.attn,
+                                                 panels ? &panels->attn : nullptr, plus_x);
+    if (!c.residual)
         layer.residual[bi] = layer.attn.mha[bi];
     layer_norm_rows(layer.residual[bi], lw.gamma_1, lw.beta_1, layer.norm1[bi]);
     // FFN(x) = max(0, x W_1 + b_1) W_2 + b_2
     Mat& hidden = layer.ffn_hidden[bi];
-    gemm(layer.norm1[bi], lw.W_1, panels ? &panels->W_1 : nullptr, hidden);
-    hidden = (hidden.rowwise() + lw.b_1).cwiseMax(0.0f);
-    gemm(hidden, lw.W_2, panels ? &panels->W_2 : nullptr, layer.ffn[bi]);
-    layer.ffn[bi].rowwise() += lw.b_2;
-    if (c.residual) // norm1 + FFN(norm1), or FFN(norm1) alone
-        layer.residual2[bi] = layer.norm1[bi] + layer.ffn[bi];
-    else
+    gemm(layer.norm1[bi], lw.W_1, panels ? &panels->W_1 : nullptr, hidden, ProductEpilogue{&lw.b_1, true});
+    // norm1 + FFN(norm1), or FFN(norm1) alone
+    ProductEpilogue plus_b2{&lw.b_2, false};
+    if (c.residual)
+        plus_b2 = ProductEpilogue{&lw.b_2, false, &layer.norm1[bi], &layer.residual2[bi]};
+    gemm(hidden, lw.W_2, panels ? &panels->W_2 : nullptr, layer.ffn[bi], plus_b2);
+    if (!c.residual)
         layer.residual2[bi] = layer.ffn[bi];
     layer_norm_rows(layer.residual2[bi], lw.gamma_2, lw.beta_2, layer.norm2[bi]);
     return scores_finite;

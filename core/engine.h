@@ -1,6 +1,7 @@
 // Engine: turns a Session into a Trace, keeping the last good Trace when the session is invalid.
 #pragma once
 
+#include "gemm.h"
 #include "session.h"
 #include "status.h"
 #include "tokenizer.h"
@@ -103,11 +104,12 @@ Status forward(const Config& config, const TokenBatch& source, const TokenBatch&
 // One multi-head attention block for sentence b: fills attn.head(b, j) for every head j, attn.concat[b] and
 // attn.mha[b], reading the additive mask attn.mask[b] (T_q x T_k, 0 or -inf). attn must hold B·h heads.
 // scale is the factor applied to the scores: 1/√d_k normally, 1 when scaling is switched off.
-// panels, when given, are w's right operands packed (pack_weights). Returns whether every score (Q_h K_hᵀ of
-// every head) is finite.
+// panels, when given, are w's right operands packed (pack_weights). output, when given, is done to mha with
+// Concat W^O's product (the layer's residual add: gemm.h's ProductEpilogue). Returns whether every score
+// (Q_h K_hᵀ of every head) is finite.
 bool attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& w, float scale,
                        float temperature, int b, AttentionTrace& attn,
-                       const AttentionPanels* panels = nullptr);
+                       const AttentionPanels* panels = nullptr, const ProductEpilogue& output = {});
 
 // The factor the config applies to the scores: 1/√d_k, or 1 when config.scale is false.
 float score_scale(const Config& config);

@@ -63,15 +63,17 @@ void rows_product(const float* A, Index m, Index k, const float* B, Index n, flo
 // set, the training engine's AVX2 kernel (kernels/avx2_products.cpp, the same product) on AVX2, Eigen's
 // otherwise. Each row of C is summed the same way however the rows are split, on every path.
 // Bp, when not null, is op(B) packed whole by the AVX-512 kernel (PackedOperand).
+// e, when not null, is only passed with a packed Bp on AVX-512 (the kernel's store applies it), at row 0 of
+// A.
 template <bool TransB>
 void rows_product_active(const float* A, Index m, Index k, const float* B, const float* Bp, Index n, float* C,
-                         Index m_whole)
+                         Index m_whole, const kernels::Epilogue* e = nullptr)
 {
     switch (active_isa())
     {
     case Isa::Avx512:
         if (Bp)
-            kernels::gemm_kernels_avx512()->rows_product_packed(A, m, k, Bp, n, C);
+            kernels::gemm_kernels_avx512()->rows_product_packed(A, m, k, Bp, n, C, e);
         else
             kernels::gemm_kernels_avx512()->rows_product(TransB, A, m, k, B, n, C, &scratch);
         return;
@@ -88,7 +90,11 @@ void rows_product_active(const float* A, Index m, Index k, const float* B, const
 // Below this many multiply-adds a product stays on one thread (the same threshold idea as Eigen's own).
 constexpr double min_work_per_thread = 1 << 20;
 
-template <bool TransB> void product(const Mat& A, const Mat& B, const float* Bp, Index n, Mat& C)
+// e: an epilogue for the AVX-512 kernel's store, only with a packed Bp on that set (its add and sum at row
+// 0).
+template <bool TransB>
+void product(const Mat& A, const Mat& B, const float* Bp, Index n, Mat& C,
+             const kernels::Epilogue* e = nullptr)
 {
     const Index m = A.rows(), k = A.cols();
     C.resize(m, n);
@@ -109,7 +115,7 @@ template <bool TransB> void product(const Mat& A, const Mat& B, const float* Bp,
 #endif
     if (threads <= 1)
     {
-        rows_product_active<TransB>(A.data(), m, k, B.data(), Bp, n, C.data(), m);
+        rows_product_active<TransB>(A.data(), m, k, B.data(), Bp, n, C.data(), m, e);
         return;
     }
 #ifdef _OPENMP
@@ -124,7 +130,12 @@ template <bool TransB> void product(const Mat& A, const Mat& B, const float* Bp,
         const auto split = [&](int i)
         { return i == threads ? m : std::min(m, m * i / threads / kRowGrain * kRowGrain); };
         const Index r0 = split(t), r1 = split(t + 1);
-        rows_product_active<TransB>(A.data() + r0 * k, r1 - r0, k, B.data(), Bp, n, C.data() + r0 * n, m);
+        kernels::Epilogue rows_e{};
+        if (e) // the same epilogue at this thread's first row
+            rows_e = kernels::Epilogue{e->bias, e->relu, e->add ? e->add + r0 * n : nullptr,
+                                       e->sum ? e->sum + r0 * n : nullptr};
+        rows_product_active<TransB>(A.data() + r0 * k, r1 - r0, k, B.data(), Bp, n, C.data() + r0 * n, m,
+                                    e ? &rows_e : nullptr);
     }
 #endif
 }
@@ -147,6 +158,34 @@ void gemm(const Mat& A, const Mat& B, const PackedOperand* packed, Mat& C)
 {
     eigen_assert(A.cols() == B.rows() && &A != &C && &B != &C);
     product<false>(A, B, packed && packed->packed_from(B) ? packed->panels() : nullptr, B.cols(), C);
+}
+
+void gemm(const Mat& A, const Mat& B, const PackedOperand* packed, Mat& C, const ProductEpilogue& epilogue)
+{
+    eigen_assert(A.cols() == B.rows() && &A != &C && &B != &C);
+    eigen_assert(!epilogue.bias || epilogue.bias->size() == B.cols());
+    eigen_assert((epilogue.add == nullptr) == (epilogue.sum == nullptr));
+    eigen_assert(!epilogue.add || (epilogue.add->rows() == A.rows() && epilogue.add->cols() == B.cols()));
+    const float* Bp = packed && packed->packed_from(B) ? packed->panels() : nullptr;
+    if (epilogue.sum)
+        epilogue.sum->resize(A.rows(), B.cols());
+    // In the AVX-512 kernel's store when B is packed and the sum runs over k (k = 0 takes no kernel).
+    if (Bp && active_isa() == Isa::Avx512 && A.cols() > 0)
+    {
+        const kernels::Epilogue e{epilogue.bias ? epilogue.bias->data() : nullptr, epilogue.relu,
+                                  epilogue.add ? epilogue.add->data() : nullptr,
+                                  epilogue.sum ? epilogue.sum->data() : nullptr};
+        product<false>(A, B, Bp, B.cols(), C, &e);
+        return;
+    }
+    // Otherwise passes over C, the same operations in the same order.
+    product<false>(A, B, Bp, B.cols(), C);
+    if (epilogue.bias)
+        C.rowwise() += *epilogue.bias;
+    if (epilogue.relu)
+        C = C.cwiseMax(0.0f);
+    if (epilogue.sum)
+        epilogue.sum->noalias() = *epilogue.add + C;
 }
 
 // [SECTION] Packed right operands

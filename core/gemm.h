@@ -56,6 +56,22 @@ std::size_t packed_operand_floats(Eigen::Index k, Eigen::Index n);
 // packing); as gemm(A, B, C) when packed is null or was made from another matrix or for another set.
 void gemm(const Mat& A, const Mat& B, const PackedOperand* packed, Mat& C);
 
+// What the product does to C after it (each step optional, in this order): C += bias (row vector of C.cols()
+// entries, added to every row), C = max(0, C) when relu (as Eigen's cwiseMax(0)), then *sum = *add + C (add
+// C's shape; sum is resized to it; C is kept too). The layer's bias and ReLU, and its residual added to a
+// product's output: on AVX-512 with a packed B they happen in the kernel's store, while the tile is in
+// registers, instead of as passes over C; elsewhere as those passes. The same bits either way.
+struct ProductEpilogue
+{
+    const RowVec* bias = nullptr;
+    bool relu = false;
+    const Mat* add = nullptr;
+    Mat* sum = nullptr;
+};
+
+// gemm(A, B, packed, C), then epilogue (add and sum must not be A, B or C).
+void gemm(const Mat& A, const Mat& B, const PackedOperand* packed, Mat& C, const ProductEpilogue& epilogue);
+
 // The kernel this build uses: "avx512-6x64" or "eigen".
 const char* gemm_kernel();
 

@@ -29,7 +29,11 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& args)
     command->add_option("--heads", args.heads, "Number of heads h")->check(CLI::Range(1, Limits::max_heads));
     command->add_option("--d-ff", args.d_ff, "Feed-forward width d_ff (0: 4 d_model)")
         ->check(CLI::Range(0, Limits::max_d_ff));
-    command->add_option("--threads", args.threads, "Eigen threads")->check(CLI::Range(1, 256));
+    command
+        ->add_option("--threads", args.threads,
+                     "Threads the products split over, by rows as the window's recompute splits them (the "
+                     "same bits as on one)")
+        ->check(CLI::Range(1, 256));
     command->add_option("--repeats", args.repeats, "Timed runs per shape (the median is shown)")
         ->check(CLI::Range(1, 1000));
     command->add_option(

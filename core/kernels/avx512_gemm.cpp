@@ -50,30 +50,74 @@ inline void fma_row(TileRow& row, float a, __m512 b0, __m512 b1, __m512 b2, __m5
     row.c3 = _mm512_fmadd_ps(v, b3, row.c3);
 }
 
-// C[0, cols) = (or +=, when Accumulate) row, the lanes past cols left alone.
-template <bool Accumulate> void store_row(float* c, TileRow row, Index cols)
+// v + p[0, 16) (the lanes of m; the others add 0).
+inline __m512 add_masked(__m512 v, __mmask16 m, const float* p)
+{
+    return _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, p));
+}
+
+// max(0, v) with v second, so v where v is NaN or ±0, as Eigen's cwiseMax(0). In the masked form with every
+// lane set: GCC 12 warns of an uninitialized value inside _mm512_max_ps.
+inline __m512 relu(__m512 v)
+{
+    return _mm512_mask_max_ps(v, __mmask16(0xFFFF), _mm512_setzero_ps(), v);
+}
+
+// C[0, cols) = (or +=, when Accumulate) row, the lanes past cols left alone. e, when not null, is the
+// epilogue (kernels.h) at this row: bias at the row's first column, add and sum at its first entry.
+template <bool Accumulate> void store_row(float* c, TileRow row, Index cols, const Epilogue* e)
 {
     const __mmask16 m0 = lane_mask(cols), m1 = lane_mask(cols - 16), m2 = lane_mask(cols - 32),
                     m3 = lane_mask(cols - 48);
     if (Accumulate)
     {
-        row.c0 = _mm512_add_ps(row.c0, _mm512_maskz_loadu_ps(m0, c));
-        row.c1 = _mm512_add_ps(row.c1, _mm512_maskz_loadu_ps(m1, c + 16));
-        row.c2 = _mm512_add_ps(row.c2, _mm512_maskz_loadu_ps(m2, c + 32));
-        row.c3 = _mm512_add_ps(row.c3, _mm512_maskz_loadu_ps(m3, c + 48));
+        row.c0 = add_masked(row.c0, m0, c);
+        row.c1 = add_masked(row.c1, m1, c + 16);
+        row.c2 = add_masked(row.c2, m2, c + 32);
+        row.c3 = add_masked(row.c3, m3, c + 48);
+    }
+    if (e && e->bias) // C + b (the sum first, as the pass after the product adds)
+    {
+        row.c0 = add_masked(row.c0, m0, e->bias);
+        row.c1 = add_masked(row.c1, m1, e->bias + 16);
+        row.c2 = add_masked(row.c2, m2, e->bias + 32);
+        row.c3 = add_masked(row.c3, m3, e->bias + 48);
+    }
+    if (e && e->relu)
+    {
+        row.c0 = relu(row.c0);
+        row.c1 = relu(row.c1);
+        row.c2 = relu(row.c2);
+        row.c3 = relu(row.c3);
     }
     _mm512_mask_storeu_ps(c, m0, row.c0);
     _mm512_mask_storeu_ps(c + 16, m1, row.c1);
     _mm512_mask_storeu_ps(c + 32, m2, row.c2);
     _mm512_mask_storeu_ps(c + 48, m3, row.c3);
+    if (e && e->sum) // sum = add + C
+    {
+        _mm512_mask_storeu_ps(e->sum, m0, add_masked(row.c0, m0, e->add));
+        _mm512_mask_storeu_ps(e->sum + 16, m1, add_masked(row.c1, m1, e->add + 16));
+        _mm512_mask_storeu_ps(e->sum + 32, m2, add_masked(row.c2, m2, e->add + 32));
+        _mm512_mask_storeu_ps(e->sum + 48, m3, add_masked(row.c3, m3, e->add + 48));
+    }
+}
+
+// The epilogue e at row r of a tile whose first entry is e's (its add and sum rows ldc apart); null for null.
+inline const Epilogue* epilogue_row(const Epilogue* e, Index r, Index ldc, Epilogue& at)
+{
+    if (!e)
+        return nullptr;
+    at = Epilogue{e->bias, e->relu, e->add ? e->add + r * ldc : nullptr, e->sum ? e->sum + r * ldc : nullptr};
+    return &at;
 }
 
 // C[0, rows) x [0, cols) = (or +=, when Accumulate) A[0, rows) x [0, kc) · Bp, with A's rows lda apart and Bp
-// one packed panel (kc x 64). Rows past `rows` read row 0 again and are not stored; columns past `cols` are
-// zeros in Bp and are masked out of the stores.
+// one packed panel (kc x 64), then e (may be null) at the tile's first entry. Rows past `rows` read row 0
+// again and are not stored; columns past `cols` are zeros in Bp and are masked out of the stores.
 template <bool Accumulate>
 void kernel_6x64(Index kc, const float* A, Index lda, const float* Bp, float* C, Index ldc, Index rows,
-                 Index cols)
+                 Index cols, const Epilogue* e)
 {
     const float* a0 = A;
     const float* a1 = A + (rows > 1 ? lda : 0);
@@ -95,17 +139,18 @@ void kernel_6x64(Index kc, const float* A, Index lda, const float* Bp, float* C,
         fma_row(r5, a5[k], b0, b1, b2, b3);
     }
     // One call per row by name: an array of the rows would send them through the stack.
-    store_row<Accumulate>(C, r0, cols);
+    Epilogue at;
+    store_row<Accumulate>(C, r0, cols, e);
     if (rows > 1)
-        store_row<Accumulate>(C + ldc, r1, cols);
+        store_row<Accumulate>(C + ldc, r1, cols, epilogue_row(e, 1, ldc, at));
     if (rows > 2)
-        store_row<Accumulate>(C + 2 * ldc, r2, cols);
+        store_row<Accumulate>(C + 2 * ldc, r2, cols, epilogue_row(e, 2, ldc, at));
     if (rows > 3)
-        store_row<Accumulate>(C + 3 * ldc, r3, cols);
+        store_row<Accumulate>(C + 3 * ldc, r3, cols, epilogue_row(e, 3, ldc, at));
     if (rows > 4)
-        store_row<Accumulate>(C + 4 * ldc, r4, cols);
+        store_row<Accumulate>(C + 4 * ldc, r4, cols, epilogue_row(e, 4, ldc, at));
     if (rows > 5)
-        store_row<Accumulate>(C + 5 * ldc, r5, cols);
+        store_row<Accumulate>(C + 5 * ldc, r5, cols, epilogue_row(e, 5, ldc, at));
 }
 
 // Packs op(B)[pc, pc + kc) x [jc, jc + nc) into panels of 64 columns, zero-padded. op(B) = B (k x n,
@@ -140,19 +185,30 @@ void pack_b(const float* B, Index ldb, Index pc, Index kc, Index jc, Index nc, f
 }
 
 // C[0, m) x [jc, jc + nc) = (or, past the first block of k, +=) A[0, m) x [pc, pc + kc) · Bp, with Bp that
-// block of op(B) packed (kc x nc, in panels of 64 columns).
+// block of op(B) packed (kc x nc, in panels of 64 columns). e (may be null): the epilogue, applied when this
+// is the last block of k.
 void multiply_block(const float* A, Index m, Index k, const float* Bp, Index n, float* C, Index jc, Index nc,
-                    Index pc, Index kc)
+                    Index pc, Index kc, const Epilogue* e = nullptr)
 {
+    const bool last = pc + kc >= k;
     for (Index i = 0; i < m; i += MR)
         for (Index j0 = 0; j0 < nc; j0 += NR)
         {
             const Index rows = min_of(MR, m - i), cols = min_of(NR, nc - j0);
             float* c = C + i * n + jc + j0;
+            Epilogue at;
+            const Epilogue* tile_e = nullptr;
+            if (e && last) // the epilogue at the tile's first entry
+            {
+                const Index entry = i * n + jc + j0;
+                at = Epilogue{e->bias ? e->bias + jc + j0 : nullptr, e->relu,
+                              e->add ? e->add + entry : nullptr, e->sum ? e->sum + entry : nullptr};
+                tile_e = &at;
+            }
             if (pc == 0) // the first block of k writes C, the others add to it
-                kernel_6x64<false>(kc, A + i * k + pc, k, Bp + j0 * kc, c, n, rows, cols);
+                kernel_6x64<false>(kc, A + i * k + pc, k, Bp + j0 * kc, c, n, rows, cols, tile_e);
             else
-                kernel_6x64<true>(kc, A + i * k + pc, k, Bp + j0 * kc, c, n, rows, cols);
+                kernel_6x64<true>(kc, A + i * k + pc, k, Bp + j0 * kc, c, n, rows, cols, tile_e);
         }
 }
 
@@ -214,12 +270,13 @@ void pack_whole(bool trans_b, const float* B, Index k, Index n, float* Bp)
         }
 }
 
-void rows_product_packed(const float* A, Index m, Index k, const float* Bp, Index n, float* C)
+void rows_product_packed(const float* A, Index m, Index k, const float* Bp, Index n, float* C,
+                         const Epilogue* epilogue)
 {
     for (Index jc = 0; jc < n; jc += NC)
         for (Index pc = 0; pc < k; pc += KC)
             multiply_block(A, m, k, Bp + packed_block_at(k, n, jc, pc), n, C, jc, min_of(NC, n - jc), pc,
-                           min_of(KC, k - pc));
+                           min_of(KC, k - pc), epilogue);
 }
 
 const GemmKernels kAvx512{"avx512-6x64", &rows_product_any, &packed_floats, &pack_whole,

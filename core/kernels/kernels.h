@@ -59,6 +59,18 @@ struct TrainKernels
                                      float* dbeta);
 };
 
+// What a product does to each entry of C after its whole sum, before C is stored, each step optional and in
+// this order: C += bias (bias[j] on column j), C = max(0, C) (relu: C when C is NaN or ±0, as Eigen's
+// cwiseMax(0)), then sum = add + C (add and sum m x n, rows n apart; C is stored as well). The same
+// operations, in the same order, as passes over C after the product: the same bits.
+struct Epilogue
+{
+    const float* bias;
+    bool relu;
+    const float* add;
+    float* sum;
+};
+
 // The forward engine's products (core/gemm.h): C (m x n, rows n apart) = A (m x k, rows k apart) op(B), op(B)
 // = B (k x n) or, with trans_b, Bᵀ of a B stored n x k.
 struct GemmKernels
@@ -70,8 +82,10 @@ struct GemmKernels
     Index (*packed_floats)(Index k, Index n);
     // op(B) packed into Bp (packed_floats(k, n) floats): every block rows_product would pack, in its order.
     void (*pack)(bool trans_b, const float* B, Index k, Index n, float* Bp);
-    // rows_product with op(B) packed by pack: the same kernel calls on the same panels, so the same bits.
-    void (*rows_product_packed)(const float* A, Index m, Index k, const float* Bp, Index n, float* C);
+    // rows_product with op(B) packed by pack: the same kernel calls on the same panels, so the same bits;
+    // epilogue (may be null) applied in the kernel's store after the last block of k.
+    void (*rows_product_packed)(const float* A, Index m, Index k, const float* Bp, Index n, float* C,
+                                const Epilogue* epilogue);
 };
 
 // The sets this build has (null where the build is not for x86-64). Only call a set's functions on a CPU that

@@ -7,9 +7,10 @@
 # Wall-clock median of the repeats, as attnlab bench reports. Debian's torch calls whatever libblas.so.3 is
 # installed: the reference BLAS (about 20 times slower) unless libopenblas0-pthread is; an unpacked copy of
 # that package can be used for this command alone with LD_LIBRARY_PATH=<copy>/usr/lib/x86_64-linux-gnu/
-# openblas-pthread. For PyTorch's best speed on this machine:
-#   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 tests/bench/torch_hf_forward.py \
-#       [--model DIR] [--tokens 64] [--threads 1 2] [--repeats 15]
+# openblas-pthread (`bash .ci/dev reference` installs it). Each child's line says which OpenBLAS kernel ran;
+# --coretype picks one (auto: the widest this CPU allows, PyTorch's best; see openblas_core.py):
+#   /usr/bin/python3 tests/bench/torch_hf_forward.py [--model DIR] [--tokens 64] [--threads 1 2] \
+#       [--repeats 15] [--coretype auto]
 import argparse
 import json
 import os
@@ -17,6 +18,8 @@ import struct
 import subprocess
 import sys
 import time
+
+import openblas_core
 
 # GPT-2 small: layers, heads, width, positions, vocabulary.
 LAYERS, HEADS, D, POSITIONS, VOCAB = 12, 12, 768, 1024, 50257
@@ -104,8 +107,8 @@ def time_one(threads, tokens, repeats, folder):
             times.append((time.perf_counter() - start) * 1e3)
     times.sort()
     median = times[len(times) // 2] if len(times) % 2 else 0.5 * (times[len(times) // 2 - 1] + times[len(times) // 2])
-    print("torch=%s threads=%d T=%d forward_ms=%.3f min_ms=%.3f" % (torch.__version__, torch.get_num_threads(),
-                                                                   tokens, median, times[0]), flush=True)
+    print("torch=%s threads=%d T=%d forward_ms=%.3f min_ms=%.3f %s" % (
+        torch.__version__, torch.get_num_threads(), tokens, median, times[0], openblas_core.describe()), flush=True)
 
 
 def main():
@@ -114,11 +117,13 @@ def main():
     parser.add_argument("--tokens", type=int, default=64)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repeats", type=int, default=15)
+    openblas_core.add_argument(parser)
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child: one thread count
     args = parser.parse_args()
     if args.one:
         time_one(args.threads[0], args.tokens, args.repeats, args.model)
         return
+    openblas_core.choose(args.coretype)  # in the environment the children inherit
     for n in args.threads:
         subprocess.run([sys.executable, __file__, "--one", "--threads", str(n), "--tokens", str(args.tokens),
                         "--repeats", str(args.repeats), "--model", args.model], check=True)

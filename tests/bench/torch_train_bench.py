@@ -2,16 +2,25 @@
 # Reference figures (needs Debian's python3-torch): PyTorch's ms per training step, one thread, for the same
 # models as core/train's task presets (decoder-only, no attention biases, ReLU FFN, AdamW, clipping at 1.0),
 # to compare with `attnlab_train_bench`. Times are CPU time of this process, so other load on the machine
-# inflates them less than wall-clock time would.
-#   /usr/bin/python3 tests/bench/torch_train_bench.py [steps]
+# inflates them less than wall-clock time would. The first line says which OpenBLAS kernel ran; --coretype
+# picks one (auto: the widest this CPU allows, PyTorch's best; see openblas_core.py):
+#   /usr/bin/python3 tests/bench/torch_train_bench.py [steps] [--coretype auto]
+import argparse
 import math
 import os
-import sys
 import time
 
-# torch.set_num_threads(1) does not reach OpenBLAS's own thread pool; these must be set before the import.
+import openblas_core
+
+# torch.set_num_threads(1) does not reach OpenBLAS's own thread pool; these must be set before the import, and
+# so must OPENBLAS_CORETYPE.
 for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[variable] = "1"
+parser = argparse.ArgumentParser(description="PyTorch's ms per training step of core/train's task presets")
+parser.add_argument("steps", nargs="?", type=int, default=100, help="timed steps per preset")
+openblas_core.add_argument(parser)
+ARGS = parser.parse_args()
+openblas_core.choose(ARGS.coretype)
 
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
@@ -78,10 +87,11 @@ class Model(nn.Module):
 
 
 def main():
-    steps = int(sys.argv[1]) if len(sys.argv) > 1 else 100
+    steps = ARGS.steps
     torch.set_num_threads(1)
     torch.manual_seed(0)
-    print(f"torch {torch.__version__}, one thread, {steps} steps after 10 warm-up steps")
+    print(f"torch {torch.__version__}, one thread, {steps} steps after 10 warm-up steps,",
+          openblas_core.describe())
     for name, (V, T, L, h, d, attention_only, B) in PRESETS.items():
         model = Model(V, T, L, h, d, attention_only)
         opt = torch.optim.AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.95), weight_decay=0.1)

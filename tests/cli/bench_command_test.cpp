@@ -26,6 +26,21 @@ TEST(BenchCommand, OneLinePerShapeWithTheRequiredFields)
     EXPECT_GT(std::stod(peak[1]), 0.0);
 }
 
+TEST(BenchCommand, TwoThreadsSplitTheProducts)
+{
+    // The products split over two threads as the window's recompute splits them (core/gemm.h); a build
+    // without OpenMP has one thread only and says so.
+    const CliResult r = run_cli(
+        {"bench", "--t", "64", "--d-model", "64", "--heads", "2", "--repeats", "1", "--threads", "2"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+#ifdef _OPENMP
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^threads=2 \(requested 2\) )"))) << r.out;
+#else
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^threads=1 \(requested 2\) )"))) << r.out;
+#endif
+    EXPECT_EQ(line_count(r.out), 2) << r.out;
+}
+
 TEST(BenchCommand, BadArguments)
 {
     for (const std::vector<std::string>& args : {std::vector<std::string>{"bench", "--t", "0"},

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -191,4 +192,59 @@ TEST(Gemm, PackedCopyOfAnotherMatrixIsNotUsed)
     packed.clear();
     EXPECT_FALSE(packed.packed_from(other));
     EXPECT_EQ(packed.floats(), 0u);
+}
+
+namespace
+{
+
+// Whether a and b hold the same bits (NaN included, which == does not compare).
+bool same_bits(const Mat& a, const Mat& b)
+{
+    return a.rows() == b.rows() && a.cols() == b.cols() &&
+           std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<size_t>(a.size())) == 0;
+}
+
+} // namespace
+
+TEST(Gemm, EpilogueGivesTheBitsOfPassesAfterTheProduct)
+{
+    // The bias, the ReLU and the residual add done with the product (in the AVX-512 kernel's store when B is
+    // packed) must give the bits of the passes the engine made after it: C + b, max(0, C) as Eigen's
+    // cwiseMax(0) (a NaN stays NaN), add + C. Ragged shapes and depths past one block of 256 (the epilogue
+    // only in the last block), packed or not, on one thread and split over two.
+    const int threads = Eigen::nbThreads();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (const Shape& s : kShapes)
+        for (const bool pack : {true, false})
+            for (const int t : {1, 2})
+            {
+                Mat A = Mat::Random(s.m, s.k);
+                A(s.m - 1, 0) = nan; // the last row of C is NaN: the ReLU must keep it
+                const Mat B = Mat::Random(s.k, s.n), X = Mat::Random(s.m, s.n);
+                const RowVec bias = RowVec::Random(s.n);
+                PackedOperand packed;
+                if (pack)
+                    packed.pack(B);
+                Eigen::setNbThreads(t);
+                Mat plain, expected_relu, expected_bias, expected_sum;
+                gemm(A, B, plain);
+                expected_relu = (plain.rowwise() + bias).cwiseMax(0.0f);
+                expected_bias = plain.rowwise() + bias;
+                expected_sum = X + expected_bias;
+                Mat relu, biased, sum = Mat::Constant(1, 1, nan);
+                gemm(A, B, &packed, relu, ProductEpilogue{&bias, true});
+                gemm(A, B, &packed, biased, ProductEpilogue{&bias, false, &X, &sum});
+                const std::string where = std::to_string(s.m) + " x " + std::to_string(s.k) + " x " +
+                                          std::to_string(s.n) + (pack ? ", packed, " : ", ") +
+                                          std::to_string(t) + " threads";
+                EXPECT_TRUE(same_bits(relu, expected_relu)) << where;
+                EXPECT_TRUE(same_bits(biased, expected_bias)) << where;
+                EXPECT_TRUE(same_bits(sum, expected_sum)) << where;
+                EXPECT_TRUE(std::isnan(relu(s.m - 1, 0))) << where;
+                Mat residual_only;
+                gemm(A, B, &packed, residual_only, ProductEpilogue{nullptr, false, &X, &sum});
+                EXPECT_TRUE(same_bits(residual_only, plain)) << where;
+                EXPECT_TRUE(same_bits(sum, Mat(X + plain))) << where;
+            }
+    Eigen::setNbThreads(threads);
 }
