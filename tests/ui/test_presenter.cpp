@@ -61,12 +61,12 @@ protected:
         io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
         io.Fonts->SetTexID(reinterpret_cast<ImTextureID>(static_cast<std::uintptr_t>(0xF0F0)));
     }
-    // Ctrl+= twice at 720 lines: the frame after it.
-    test::FrameOutput zoom_twice()
+    // Ctrl+= twice on a screen `height` lines tall: the frame after it.
+    test::FrameOutput zoom_twice(float height = 720.0f)
     {
         step_text_size(*state, 1);
         step_text_size(*state, 1);
-        use_window_font(720.0f);
+        use_window_font(height);
         return ui.frames(*state, 4);
     }
     // Presenter mode at 720 lines with the edit bar just opened (E): the frame after it.
@@ -211,6 +211,16 @@ TEST_F(PresenterTest, DigitKeysPickTheViewOutsideALesson)
     out = ui.frames(*state, 3);
     EXPECT_TRUE(drawn(out, "Pipeline: Q, K, V (2/7, ← →)")) << out.text;
     EXPECT_EQ(out.textures.size(), 3u) << "Q, K, V";
+    EXPECT_FALSE(drawn(out, "Σ")) << out.text;
+    // The softmax's group names its axes and adds up each row of the weights, as lesson 5's step does.
+    ui.press_key(*state, keys::Right);
+    ui.press_key(*state, keys::Right);
+    out = ui.frames(*state, 3);
+    EXPECT_TRUE(drawn(out, "Pipeline: mask and softmax (4/7, ← →)")) << out.text;
+    EXPECT_TRUE(drawn(out, "Σ")) << out.text;
+    EXPECT_TRUE(drawn(out, "q\nu\ne\nr\ny")) << out.text;
+    ui.press_key(*state, keys::Left);
+    ui.press_key(*state, keys::Left);
     ui.press_key(*state, keys::Digit0 + 2);
     out = ui.frames(*state, 3);
     EXPECT_EQ(state->presenter_view, PresenterView::Heads);
@@ -881,28 +891,36 @@ TEST_F(PresenterTest, KeyLabelsThatFitTheirCellsLieFlat)
 
 TEST_F(PresenterTest, CtrlPlusTwiceGrowsTheMapsWithTheTextAndKeepsTheirValues)
 {
-    // Tour step 6: the weights of "Jane visits Africa in September", values in the cells.
-    enter_lesson(*state, lesson_index(*state, "tour"), 5);
-    state->presenter = true;
-    use_window_font(720.0f);
-    const std::vector<ImVec4> before = heatmap_rects(ui.frames(*state, 4));
-    ASSERT_EQ(before.size(), 1u);
-    MatrixRef ref;
-    ref.stage = Stage::weights;
-    ref.head = state->sel.head;
-    const MatrixView view = resolve_matrix(*state, ref);
-    ASSERT_NE(view.m, nullptr);
-    const std::string value = format_value((*view.m)(1, 2));
-    const test::FrameOutput out = zoom_twice();
-    const std::vector<ImVec4> after = heatmap_rects(out);
-    ASSERT_EQ(after.size(), 1u);
-    const float side_before = before[0].z - before[0].x;
-    const float side_after = after[0].z - after[0].x;
-    EXPECT_GE(side_after, side_before - 1.0f) << "the map never shrinks when the text grows";
-    EXPECT_NEAR(side_after, after[0].w - after[0].y, 1.0f) << "square cells";
-    EXPECT_TRUE(drawn(out, value)) << "cell (1, 2) keeps its value " << value << "\n" << out.text;
-    std::printf("tour step 6 at 1280x720: map %.0f px at 100%%, %.0f px at 120%%\n",
-                static_cast<double>(side_before), static_cast<double>(side_after));
+    // Tour step 6: the weights of "Jane visits Africa in September", values in the cells; its caption is
+    // beside the map at 1080 lines (the wider text made the column wider and the map smaller).
+    for (const ImVec2 size : {ImVec2(1280.0f, 720.0f), ImVec2(1920.0f, 1080.0f)})
+    {
+        SCOPED_TRACE(size.y);
+        ui.resize(size.x, size.y);
+        state->prefs.presenter_scale = 1.0f;
+        enter_lesson(*state, lesson_index(*state, "tour"), 5);
+        state->presenter = true;
+        use_window_font(size.y);
+        const std::vector<ImVec4> before = heatmap_rects(ui.frames(*state, 4));
+        ASSERT_EQ(before.size(), 1u);
+        MatrixRef ref;
+        ref.stage = Stage::weights;
+        ref.head = state->sel.head;
+        const MatrixView view = resolve_matrix(*state, ref);
+        ASSERT_NE(view.m, nullptr);
+        const std::string value = format_value((*view.m)(1, 2));
+        const test::FrameOutput out = zoom_twice(size.y);
+        const std::vector<ImVec4> after = heatmap_rects(out);
+        ASSERT_EQ(after.size(), 1u);
+        const float side_before = before[0].z - before[0].x;
+        const float side_after = after[0].z - after[0].x;
+        EXPECT_GE(side_after, side_before - 1.0f) << "the map never shrinks when the text grows";
+        EXPECT_NEAR(side_after, after[0].w - after[0].y, 1.0f) << "square cells";
+        EXPECT_TRUE(drawn(out, value)) << "cell (1, 2) keeps its value " << value << "\n" << out.text;
+        std::printf("tour step 6 at %.0f lines: map %.0f px at 100%%, %.0f px at 120%%, caption %s\n",
+                    static_cast<double>(size.y), static_cast<double>(side_before),
+                    static_cast<double>(side_after), state->presenter_caption_beside ? "beside" : "under");
+    }
 }
 
 // Sixteen heads at 1280x720: every header of a grid row breaks alike, "head j" on one line and "H =" on the

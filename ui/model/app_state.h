@@ -550,6 +550,13 @@ struct AppState
     // The caption's font size and side the last presenter frame chose (choose_caption).
     float presenter_caption_px = 0.0f;
     bool presenter_caption_beside = false;
+    // The maps' cell as last drawn at 100% text, and which maps on which screen: after Ctrl+= the same maps
+    // keep at least that cell (a caption beside them grows wider with the text and took it from them).
+    struct UnzoomedCell
+    {
+        std::vector<MatrixRef> maps;
+        float width = 0.0f, height = 0.0f, cell = 0.0f;
+    } presenter_unzoomed;
     // Presenter mode's edit bar (E opens it, E or Esc closes it): the sentence, h, d_model, mask and τ
     // edited without leaving presenter mode. presenter_text is the sentence being typed (Enter applies it).
     bool presenter_edit = false;

@@ -626,7 +626,7 @@ void draw_inspector_panel(AppState& state)
     const auto cell_lines = [&]
     {
         if (ref.source != MatrixSource::Comparison)
-            ImGui::TextDisabled("%s, sentence %d",
+            ImGui::TextDisabled("%s, sentence %d (counted from 1; positions i and j from 0)",
                                 ref.source == MatrixSource::Cross
                                     ? "cross-attention"
                                     : ("layer " + std::to_string(ref.layer + 1)).c_str(),

@@ -302,7 +302,7 @@ float presenter_zoom(const AppState& state)
 // token keeps its label. After Ctrl+= the cells keep at least their size at 100% text and room for their
 // values if they had it: the larger text makes the grid taller than the view rather than the maps smaller
 // (the view scrolls).
-GridPlan plan_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail, float view_h)
+GridPlan plan_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail, ImVec2 view)
 {
     const float fs = ImGui::GetFontSize();
     GridPlan plan = plan_at(state, maps, avail, fs, 0.0f);
@@ -313,7 +313,8 @@ GridPlan plan_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2
     if (zoom <= 1.0f || plan.boxes.empty())
         return plan;
     // The same maps at 100%: every margin and gap shrinks with the text, and the view is as much taller as
-    // the title line and caption were shorter.
+    // the title line and a caption under it were shorter, or as much wider as a caption beside it was
+    // narrower.
     std::vector<MapBox> base = plan.boxes;
     for (MapBox& b : base)
     {
@@ -323,9 +324,16 @@ GridPlan plan_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2
         b.col_labels /= zoom;
         b.below /= zoom;
     }
-    const float base_h = avail.y + (ImGui::GetIO().DisplaySize.y - view_h) * (1.0f - 1.0f / zoom);
-    const float base_cell = layout_maps(base, avail.x, base_h, fs * 1.2f / zoom, fs * 6.0f / zoom).cell;
-    const float min_cell = zoomed_min_cell(base_cell, ImGui::CalcTextSize("-0.00").x / zoom, zoom);
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    const float base_h = avail.y + (display.y - view.y) * (1.0f - 1.0f / zoom);
+    const float base_w = avail.x + (display.x - view.x) * (1.0f - 1.0f / zoom);
+    const float base_cell = layout_maps(base, base_w, base_h, fs * 1.2f / zoom, fs * 6.0f / zoom).cell;
+    float min_cell = zoomed_min_cell(base_cell, ImGui::CalcTextSize("-0.00").x / zoom, zoom);
+    const AppState::UnzoomedCell& drawn = state.presenter_unzoomed;
+    if (drawn.width == display.x && drawn.height == display.y && drawn.maps.size() == maps.size() &&
+        std::equal(maps.begin(), maps.end(), drawn.maps.begin(),
+                   [](const GridMap& m, const MatrixRef& ref) { return m.ref == ref; }))
+        min_cell = std::max(min_cell, drawn.cell);
     if (min_cell <= plan.grid.cell)
         return plan;
     return plan_at(state, maps, avail, presenter_label_size(min_cell, fs), min_cell);
@@ -337,7 +345,17 @@ std::vector<HeatmapResult> draw_map_grid(AppState& state, const std::vector<Grid
 {
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const GridPlan plan = plan_map_grid(state, maps, avail, ImGui::GetWindowHeight());
+    const GridPlan plan = plan_map_grid(state, maps, avail, ImGui::GetWindowSize());
+    if (!(presenter_zoom(state) > 1.0f))
+    {
+        AppState::UnzoomedCell& drawn = state.presenter_unzoomed;
+        drawn.maps.clear();
+        for (const GridMap& m : maps)
+            drawn.maps.push_back(m.ref);
+        drawn.width = ImGui::GetIO().DisplaySize.x;
+        drawn.height = ImGui::GetIO().DisplaySize.y;
+        drawn.cell = plan.grid.cell;
+    }
     std::vector<HeatmapResult> results(maps.size());
     for (std::size_t i = 0; i < plan.boxes.size(); ++i)
     {
@@ -729,13 +747,13 @@ MapView heads_view(AppState& state, const std::vector<MatrixRef>& refs)
 }
 
 // The maps of a view drawn in `avail` (the single-head comparison: the pair alone when all would shrink it).
-std::vector<GridMap> maps_shown(AppState& state, const MapView& v, ImVec2 avail, float view_h)
+std::vector<GridMap> maps_shown(AppState& state, const MapView& v, ImVec2 avail, ImVec2 view)
 {
     if (v.pair == 0 || v.pair >= v.maps.size())
         return v.maps;
     const std::vector<GridMap> pair(v.maps.begin(), v.maps.begin() + static_cast<long>(v.pair));
-    const float pair_cell = plan_map_grid(state, pair, avail, view_h).grid.cell;
-    const float all_cell = plan_map_grid(state, v.maps, avail, view_h).grid.cell;
+    const float pair_cell = plan_map_grid(state, pair, avail, view).grid.cell;
+    const float all_cell = plan_map_grid(state, v.maps, avail, view).grid.cell;
     return all_cell >= 0.6f * pair_cell ? v.maps : pair;
 }
 
@@ -745,7 +763,7 @@ float map_view_cell(AppState& state, const MapView& v, float w, float h)
     const ImVec2 pad = ImGui::GetStyle().WindowPadding;
     const float content_w = std::max(1.0f, w - 2.0f * pad.x);
     const ImVec2 avail(content_w, std::max(1.0f, h - 2.0f * pad.y - v.preamble_height(content_w)));
-    return plan_map_grid(state, maps_shown(state, v, avail, h), avail, h).grid.cell;
+    return plan_map_grid(state, maps_shown(state, v, avail, ImVec2(w, h)), avail, ImVec2(w, h)).grid.cell;
 }
 
 // The view drawn in the current window: the legend or claim, then the grid; the heads answer the pointer.
@@ -758,7 +776,7 @@ void draw_map_view(AppState& state, const MapView& v)
     else if (!v.claim.empty())
         claim_line(v.claim);
     const std::vector<HeatmapResult> results =
-        draw_map_grid(state, maps_shown(state, v, ImGui::GetContentRegionAvail(), ImGui::GetWindowHeight()));
+        draw_map_grid(state, maps_shown(state, v, ImGui::GetContentRegionAvail(), ImGui::GetWindowSize()));
     if (v.heads)
         heads_pointer(state, results);
 }
@@ -808,7 +826,10 @@ std::optional<MapView> map_view(AppState& state, const LessonStep* step)
         std::vector<MatrixRef> refs;
         for (const Stage stage : group.stages)
             refs.push_back(selected_stage(state, stage, state.sel.head));
-        return stages_view(state, refs, false);
+        // The softmax's group names the axes and adds up each row of the weights, as the lesson step does.
+        const bool softmax =
+            std::find(group.stages.begin(), group.stages.end(), Stage::weights) != group.stages.end();
+        return stages_view(state, refs, softmax);
     }
     if (step == nullptr && state.presenter_view == PresenterView::Heads)
     {
