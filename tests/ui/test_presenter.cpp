@@ -1068,6 +1068,18 @@ TEST_F(PresenterTest, EOpensTheEditBarWhoseStepsChangeTheSessionAndSaySo)
 // A lecturer with a clicker and a keyboard: out of the sentence field (Esc), H, D, M, = and - step h,
 // d_model, the mask and τ (Shift: the other way), each said in the title line; in the field they are its
 // text.
+// E focuses the sentence with the cursor at its end: a key typed next adds to the sentence (ImGui selected it
+// all, so H, meant for h, replaced the sentence with "h").
+TEST_F(PresenterTest, TheEditBarsSentenceOpensWithTheCursorAtItsEnd)
+{
+    open_edit_bar();
+    const std::string sentence = state->presenter_text;
+    ASSERT_FALSE(sentence.empty());
+    ImGui::GetIO().AddInputCharacter('x');
+    ui.frames(*state, 2);
+    EXPECT_EQ(state->presenter_text, sentence + "x");
+}
+
 TEST_F(PresenterTest, TheEditBarsSettingsHaveKeysOnceTheSentenceFieldIsLeft)
 {
     test::FrameOutput out = open_edit_bar();

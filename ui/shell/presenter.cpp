@@ -28,6 +28,7 @@
 #include "ui/shell/widgets.h"
 
 #include <imgui.h>
+#include <imgui_internal.h> // ImGuiInputTextState: the sentence field's cursor
 
 #include <algorithm>
 #include <cmath>
@@ -1104,8 +1105,21 @@ float presenter_edit_bar(AppState& state, float top)
         ImGui::SetNextItemWidth(std::max(fs * 8.0f, W - 2.0f * style.WindowPadding.x - controls -
                                                         ImGui::CalcTextSize("sentence").x - inner));
         if (ImGui::IsWindowAppearing())
+        {
             ImGui::SetKeyboardFocusHere();
-        if (input_text("sentence", &state.presenter_text, true))
+            state.presenter_edit_cursor_pending = true;
+        }
+        const bool applied = input_text("sentence", &state.presenter_text, true);
+        // Focused by E, ImGui selects the whole sentence, which the next key would replace (H, meant for h,
+        // left the sentence "h"): the cursor goes to its end instead, once the field is active.
+        if (state.presenter_edit_cursor_pending)
+            if (ImGuiInputTextState* field = ImGui::GetInputTextState(ImGui::GetItemID()))
+            {
+                field->Stb.cursor = field->CurLenW;
+                field->ClearSelection();
+                state.presenter_edit_cursor_pending = false;
+            }
+        if (applied)
         {
             const std::size_t nl = state.session.text.find('\n');
             const std::string rest = nl == std::string::npos ? std::string() : state.session.text.substr(nl);
