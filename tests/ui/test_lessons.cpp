@@ -157,7 +157,7 @@ TEST_F(LessonTest, EveryStepRendersWithItsHighlights)
                 if (c == ComparisonSection::TwoStep)
                 {
                     EXPECT_TRUE(drawn(out, "Largest difference: " +
-                                               format_value_long(state->comparisons.two_step_max_diff)))
+                                               format_value(state->comparisons.two_step_max_diff)))
                         << out.text;
                 }
                 if (c == ComparisonSection::SingleHead)

@@ -904,7 +904,7 @@ TEST_F(PanelTest, ComparisonsShowPackedBlocksAndDifferences)
 TEST_F(PanelTest, ComparisonsNeverBreakANumberAcrossLines)
 {
     ui.frames(*state, 3, panel_only(draw_comparisons_panel));
-    const std::string packed = format_value_long(state->comparisons.packed_max_diff);
+    const std::string packed = format_value(state->comparisons.packed_max_diff);
     const std::string single = format_value_long(state->comparisons.single_vs_multi_max_diff);
     ASSERT_NE(packed.find('.'), std::string::npos) << packed;
     for (float width = 300.0f; width <= 1300.0f; width += 4.0f)

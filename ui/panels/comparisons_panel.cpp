@@ -82,7 +82,7 @@ void packed_section(AppState& state, bool alone)
     text_wrappedf("Implementations compute one T×d_model · d_model×(h·d_k) product. Its columns come in h "
                   "blocks (white lines); block h is exactly Q_h of head h (heads counted from 1), and each "
                   "block makes its own T×T attention map. Largest difference between a block and its Q_h: %s",
-                  format_value_long(c.packed_max_diff).c_str());
+                  format_value(c.packed_max_diff).c_str());
     const float height = maps_height(alone, 2.0f, 14.0f, 2.0f);
     HeatmapOptions options;
     options.max_height = height;
@@ -125,7 +125,7 @@ void two_step_section(AppState& state, bool alone)
         "into one, W^Q W_h^Q, so the paper has only one per head. Largest difference: %s "
         "(rounding only). The extra W^Q (d_model×d_model) is made up for the question: these are X (W^Q "
         "W_%d^Q), not the model's Q_%d = X W_%d^Q of the Pipeline.",
-        format_value_long(state.comparisons.two_step_max_diff).c_str(), j, j, j);
+        format_value(state.comparisons.two_step_max_diff).c_str(), j, j, j);
     const std::vector<MatrixRef> maps = comparison_maps(state, ComparisonSection::TwoStep);
     ImGui::PushID("collapse");
     side_by_side(state, maps, maps_height(alone, 1.0f, 13.0f, 2.0f));

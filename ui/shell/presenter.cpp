@@ -672,7 +672,7 @@ MapView packed_view(AppState& state, const std::vector<MatrixRef>& refs)
 {
     MapView v;
     v.claim = "X W^Q is h column blocks (the lines), block h being head h's Q_h: largest difference " +
-              format_value_long(state.comparisons.packed_max_diff) +
+              format_value(state.comparisons.packed_max_diff) +
               " (rounding only). Each Q_h is coloured on its own scale.";
     v.maps = {comparison_map(state, refs[0])};
     for (std::size_t i = 1; i < refs.size(); ++i)
@@ -693,7 +693,7 @@ MapView two_step_view(AppState& state, const std::vector<MatrixRef>& refs)
 {
     MapView v;
     v.claim = "(X W^Q) W_h^Q and X (W^Q W_h^Q) differ by at most " +
-              format_value_long(state.comparisons.two_step_max_diff) + ": rounding only";
+              format_value(state.comparisons.two_step_max_diff) + ": rounding only";
     for (const MatrixRef& ref : refs) // the two products and their difference
         v.maps.push_back(comparison_map(state, ref));
     return v;
