@@ -145,7 +145,8 @@ void heads_maps(AppState& state, const std::vector<MatrixRef>& refs, SlideConten
             continue;
         const float H = state.mean_entropy(ref);
         char line[64];
-        std::snprintf(line, sizeof line, "H = %.2f nats", static_cast<double>(H)); // its name: the context line
+        std::snprintf(line, sizeof line, "H = %.2f nats",
+                      static_cast<double>(H)); // its name: the context line
         p.subtitle = line;
         content.maps.push_back(std::move(p));
         content.context = matrix_context(state, ref);
