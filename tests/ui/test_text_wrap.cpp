@@ -44,6 +44,11 @@ TEST(TextWrap, LinesBreakOnlyAtSpacesSoPunctuationStaysWithItsWord)
     // 'say "no clear role"' is 19 characters: the "." after the quote does not fit, so its word moves down.
     EXPECT_EQ(lines("say \"no clear role\". Then more", 19), "say \"no clear\nrole\". Then more");
     EXPECT_EQ(lines("(after \"t\", often \"h\").", 22), "(after \"t\", often\n\"h\").");
+    // "88 %" is one word: the sign never starts a line.
+    EXPECT_EQ(lines("accuracy near 88 % at step", 16), "accuracy near\n88 % at step");
+    EXPECT_EQ(lines("near 88 %), then", 7), "near\n88 %),\nthen");
+    // A lone minus or plus goes down with what it takes: "i − 1" never ends a line at "i −".
+    EXPECT_EQ(lines("weight on i \xE2\x88\x92 1 and", 13), "weight on\ni \xE2\x88\x92 1 and");
     // A word wider than a line is cut between whole characters (ü is two bytes); line feeds stay.
     EXPECT_EQ(lines("abcdefghijkl xyz\nz", 5), "abcde\nfghij\nkl\nxyz\nz");
     EXPECT_EQ(lines("\xC3\xBC\xC3\xBC\xC3\xBC", 4), "\xC3\xBC\xC3\xBC\n\xC3\xBC");

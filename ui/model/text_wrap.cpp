@@ -152,7 +152,20 @@ std::string wrap_lines(std::string_view text, float width, const TextWidth& text
         bool started = false; // the line has its first word
         for (std::size_t at = 0; at <= paragraph.size();)
         {
-            const std::size_t space = std::min(paragraph.find(' ', at), paragraph.size());
+            std::size_t space = std::min(paragraph.find(' ', at), paragraph.size());
+            // A percent sign after a space stays with its number ("88 %" never ends one line at "88"), and a
+            // lone minus or plus with both its operands ("i − 1" is never split).
+            const auto lone_operator = [](std::string_view t) { return t == "−" || t == "+" || t == "-"; };
+            for (std::size_t token = at; space < paragraph.size();)
+            {
+                const std::size_t next_end = std::min(paragraph.find(' ', space + 1), paragraph.size());
+                const std::string_view last = paragraph.substr(token, space - token);
+                const std::string_view next = paragraph.substr(space + 1, next_end - space - 1);
+                if (!((!next.empty() && next.front() == '%') || lone_operator(next) || lone_operator(last)))
+                    break;
+                token = space + 1;
+                space = next_end;
+            }
             std::string_view word = paragraph.substr(at, space - at);
             at = space + 1;
             if (started)
