@@ -909,7 +909,7 @@ TEST_F(PanelTest, ComparisonsNeverBreakANumberAcrossLines)
     ASSERT_NE(packed.find('.'), std::string::npos) << packed;
     for (float width = 300.0f; width <= 1300.0f; width += 4.0f)
     {
-        ui.resize(width, 1000.0f);
+        ui.resize(width, 1400.0f); // tall enough for every section at 300 px
         const auto out = ui.frames(*state, 2, panel_only(draw_comparisons_panel));
         std::string flat = out.text; // the sentence around the number may break at any space
         std::replace(flat.begin(), flat.end(), '\n', ' ');
