@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace attnlab
 {
@@ -239,6 +240,56 @@ TEST(CurvePlot, TheFullViewCoversEveryRunUpToTheTarget)
     fresh.loss.clear();
     fresh.evals.clear();
     EXPECT_EQ(training_curves(fresh, 100, 0).x_max, 400);
+}
+
+// A lesson step shows its maps at step 100 of a run now at 150 whose loss drops at steps 110..150: every
+// curve of the current run ends at the shown step (within one held-out interval), the steepest drop after it
+// is not marked, and the axes are the whole run's (3000 steps, the y range of every point), for the curves to
+// grow into; the earlier run stays whole.
+TEST(CurvePlot, CutAtTheShownStepTheCurrentRunsCurvesEndThereOnTheWholeRunsAxes)
+{
+    TrainingSnapshot v = fitted_runs();
+    for (int k = 0; k < 150; ++k)
+        v.loss[static_cast<std::size_t>(k)] = k < 110 ? 3.0f - 0.001f * static_cast<float>(k) : 0.5f;
+    v.model.n_layers = 1;
+    v.model.n_heads = 2;
+    for (TrainingEval& e : v.evals)
+        e.heads = {train::HeadScores{0.1, 0.2, 0, 0, 0}, train::HeadScores{0.3, 0.4, 0, 0, 0}};
+    const TrainingCurves whole = training_curves(v, 3000, 0, false);
+    ASSERT_TRUE(whole.has_drop);
+    ASSERT_GT(whole.drop.to_step, 100);
+    const int shown = 100;
+    const TrainingCurves c = training_curves(v, 3000, 0, true, shown);
+    EXPECT_EQ(c.x_max, 3000) << "the whole run's step axis";
+    EXPECT_FALSE(c.has_drop && c.drop.to_step > shown) << "a drop after the shown step is marked";
+    for (const auto& [plot, full] : {std::pair{&c.loss, &whole.loss}, std::pair{&c.accuracy, &whole.accuracy},
+                                     std::pair{&c.heads, &whole.heads}})
+    {
+        SCOPED_TRACE(plot->title);
+        float lo = 0, hi = 0, full_lo = 0, full_hi = 0;
+        plot_y_range(*plot, &lo, &hi);
+        plot_y_range(*full, &full_lo, &full_hi);
+        EXPECT_FLOAT_EQ(lo, full_lo);
+        EXPECT_FLOAT_EQ(hi, full_hi);
+        const std::size_t past = plot == &c.heads ? 0 : v.past.size();
+        ASSERT_EQ(plot->series.size(), full->series.size());
+        ASSERT_GT(plot->series.size(), past);
+        for (std::size_t i = 0; i < past; ++i)
+            EXPECT_EQ(plot->series[i].points.size(), full->series[i].points.size())
+                << "the earlier run whole";
+        // The plotted points: none right of the cursor, the last within one held-out interval of it.
+        const CurvePlotPicture p = layout_curve_plot(*plot, c, kAxes, shown, CurvePlotStyle{});
+        ASSERT_TRUE(p.has_cursor);
+        const float interval = (kAxes.x1 - kAxes.x0) * 25.0f / 3000.0f;
+        for (std::size_t i = past; i < p.lines.size(); ++i)
+        {
+            SCOPED_TRACE(plot->series[i].label);
+            ASSERT_FALSE(p.lines[i].points.empty());
+            for (const PlotPoint& q : p.lines[i].points)
+                EXPECT_LE(q.x, p.cursor_x + 0.01f);
+            EXPECT_GE(p.lines[i].points.back().x, p.cursor_x - interval - 0.01f);
+        }
+    }
 }
 
 TEST(CurvePlot, TheFittedStepAxisEndsOnARoundNumberWithinTheTarget)

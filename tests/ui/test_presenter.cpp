@@ -5,6 +5,7 @@
 #include "ui/model/lessons.h"
 #include "ui/model/prefs.h"
 #include "ui/model/training/training_controller.h"
+#include "ui/panels/training_panel_views.h"
 #include "ui/picture/heatmap_math.h"
 #include "ui/picture/presenter_layout.h"
 #include "ui/picture/step_maps.h"
@@ -1579,6 +1580,46 @@ TEST_F(PresenterTest, AResetRunsCaptionWaitsAgainAndComesBackWithItsStep)
     EXPECT_TRUE(drawn_wrapped(out, "At step ten the loss has fallen.")) << out.text;
     ASSERT_NE(shown_frame(state->training), nullptr);
     EXPECT_EQ(shown_frame(state->training)->step, 10) << "the maps at the step the caption describes";
+}
+
+// A lesson step at step 10 of a 40-step run draws its plots as far as its maps and caption: the curves the
+// Training view plots end at the shown step, on the run's whole step axis; the next step (the newest step)
+// shows them whole.
+TEST_F(PresenterTest, ALessonStepsPlotsEndAtTheStepItsMapsShow)
+{
+    const char* text = R"({"format": "attnlab-lesson", "version": 1, "title": "t",
+        "training": {"task": "reverse", "seed": 1, "steps": 40},
+        "steps": [{"text": "At step ten.", "training": {"show_step": 10}}, {"text": "At the end."}]})";
+    Lesson lesson;
+    ASSERT_TRUE(parse_lesson(text, "t.json", &lesson).is_ok());
+    state->lesson.library.lessons.push_back(lesson);
+    state->mouse_ignored = true; // a picture: the run is trained before the frame
+    enter_lesson(*state, static_cast<int>(state->lesson.library.lessons.size()) - 1, 0);
+    state->presenter = true;
+    use_window_font(720.0f);
+    ui.frames(*state, 3);
+    const TrainingPanelState& ts = state->training;
+    ASSERT_EQ(ts.view.step, 40);
+    for (const int want : {10, 40})
+    {
+        SCOPED_TRACE("shown step " + std::to_string(want));
+        const TrainingFrame* f = shown_frame(ts);
+        ASSERT_NE(f, nullptr);
+        ASSERT_EQ(f->step, want);
+        const TrainingCurves c = shown_training_curves(ts, f->step, true);
+        EXPECT_EQ(c.x_max, 40) << "the run's whole step axis";
+        int ending_there = 0;
+        for (const CurvePlot* plot : {&c.loss, &c.heads})
+            for (const CurveSeries& s : plot->series)
+            {
+                ASSERT_FALSE(s.points.empty()) << s.label;
+                EXPECT_LE(s.points.back().first, static_cast<float>(want)) << s.label;
+                ending_there += s.points.back().first >= static_cast<float>(want - ts.view.eval_every);
+            }
+        EXPECT_GT(ending_there, 0);
+        next_step(*state);
+        ui.frames(*state, 3);
+    }
 }
 
 // → on a training lesson's step whose next step waits for its run: the step stays, and the title line says

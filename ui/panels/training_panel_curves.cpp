@@ -75,6 +75,13 @@ void draw_plot_title(const std::string& title)
 
 } // namespace
 
+TrainingCurves shown_training_curves(const TrainingPanelState& ts, int cursor, bool whole_run)
+{
+    const bool pinned = !ts.lesson_key.empty() && ts.lesson_step_at >= 0 && cursor >= 0;
+    return training_curves(ts.view, ts.edit.steps, ts.score_kind, ts.fit_curves && !whole_run,
+                           pinned ? cursor : -1);
+}
+
 int draw_curve_plot(const AppState& state, const CurvePlot& plot, const TrainingCurves& c, int cursor,
                     ImVec2 size)
 {
@@ -187,7 +194,7 @@ void draw_training_curves(AppState& state, int cursor, bool compact)
     TrainingPanelState& ts = state.training;
     const TrainingSnapshot& v = ts.view;
     const float fs = ImGui::GetFontSize();
-    const TrainingCurves c = training_curves(v, ts.edit.steps, ts.score_kind, ts.fit_curves);
+    const TrainingCurves c = shown_training_curves(ts, cursor);
     const float w = ImGui::GetContentRegionAvail().x;
     const float plot_w = (w - fs) / 3.0f;
     // A short window (720 lines at the default size) gets lower plots, so that both layers of maps stay above

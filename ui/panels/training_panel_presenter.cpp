@@ -142,7 +142,8 @@ void curves_column(AppState& state, const TrainingFrame* f, ImVec2 size)
     TrainingPanelState& ts = state.training;
     const TrainingSnapshot& v = ts.view;
     const int cursor = f == nullptr ? -1 : f->step;
-    const TrainingCurves c = training_curves(v, ts.edit.steps, ts.score_kind, ts.fit_curves);
+    // In a lesson the axes are the whole run's, the curves growing into them step by step.
+    const TrainingCurves c = shown_training_curves(ts, cursor, !ts.lesson_key.empty());
     const TrainingCurvesColumn column = curves_layout(v, size);
     int clicked = draw_curve_plot(state, c.loss, c, cursor, ImVec2(size.x, column.loss_h));
     ImGui::BeginGroup();

@@ -105,7 +105,10 @@ int fit_x_max(int first, int step, int target_steps);
 // the current run (steps from fit_x_max; the loss's y range its values only), earlier runs cut at the right
 // edge; otherwise (or while the current run has no points yet) the steps go up to at least target_steps and
 // every earlier run's end, the y range covers every run. Earlier runs are drawn at kPastRunAlpha either way.
+// until_step >= 0 (a lesson step's maps and text at that step of the run): the current run's curves and its
+// steepest drop end there, on the axes of the whole run so far (the steps up to the target, the y range of
+// every point), so the curves grow into them as the lesson goes on; earlier runs stay whole.
 TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int score_kind,
-                               bool fit_to_run = true);
+                               bool fit_to_run = true, int until_step = -1);
 
 } // namespace attnlab
