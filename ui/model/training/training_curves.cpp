@@ -269,7 +269,8 @@ TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int 
             cut_at(&s->points, c.x_max);
     };
 
-    // Loss (log scale): earlier runs' training loss, this run's training loss per step, held-out per point.
+    // Loss (log scale): earlier runs' training loss, this run's held-out loss per point, then its training
+    // loss per step, drawn last: thin and translucent over the held-out line, so neither hides the other.
     c.loss.title = "loss (log scale): training, held-out";
     c.loss.log_y = true;
     for (std::size_t i = 0; i < v.past.size(); ++i)
@@ -280,6 +281,10 @@ TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int 
         cut(&s);
         c.loss.series.push_back(std::move(s));
     }
+    CurveSeries held{{}, kThisRunColor, "held-out loss", 2.0f};
+    for (const TrainingEval& e : v.evals)
+        held.points.push_back(at(e.step, e.loss));
+    c.loss.series.push_back(std::move(held));
     CurveSeries train_loss{{},
                            (kTrainingLossColor & 0x00FFFFFFu) |
                                (static_cast<Color32>(kThisRunTrainingLossAlpha) << 24),
@@ -291,10 +296,6 @@ TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int 
     for (std::size_t k = 0; k < v.loss.size(); ++k)
         train_loss.points.push_back(at(v.first_step + static_cast<int>(k) + 1, v.loss[k]));
     c.loss.series.push_back(std::move(train_loss));
-    CurveSeries held{{}, kThisRunColor, "held-out loss", 2.0f};
-    for (const TrainingEval& e : v.evals)
-        held.points.push_back(at(e.step, e.loss));
-    c.loss.series.push_back(std::move(held));
     c.has_drop = steepest_drop(v.loss, v.first_step, &c.drop) && c.drop.drop >= 0.2f;
 
     c.accuracy.title = "held-out accuracy";

@@ -12,13 +12,13 @@
 namespace attnlab
 {
 
-// This run's held-out curves (Okabe–Ito vermilion); its per-step training loss is drawn fainter.
+// This run's held-out curves (Okabe–Ito vermilion); its per-step training loss is drawn thinner, over them.
 inline constexpr Color32 kThisRunColor = pack_rgba(213, 94, 0);
 // This run's per-step training loss (Okabe–Ito blue): a colour of its own, not a fainter held-out colour.
 inline constexpr Color32 kTrainingLossColor = pack_rgba(0, 114, 178);
-// The alpha of this run's per-step training loss, and the lower one of the earlier runs' curves, which stay
-// behind the current run's.
-inline constexpr int kThisRunTrainingLossAlpha = 112;
+// The alpha of this run's per-step training loss (a noisy line drawn over the held-out one: the held-out line
+// shows through it), and the lower one of the earlier runs' curves, which stay behind the current run's.
+inline constexpr int kThisRunTrainingLossAlpha = 150;
 inline constexpr int kPastRunAlpha = 100;
 
 struct CurveSeries
