@@ -334,11 +334,41 @@ void draw_output(AppState& state)
         ImGui::TextColored(error_color(),
                            "The task scores no position of this sequence (it is not in the task's form: see "
                            "the task's description), so there is no loss to show.");
+    // In presenter mode the table of every position (a scrolled list at 720 lines) is said in one line: how
+    // many positions are right, and which are wrong; the maps take its width.
+    const bool table = !state.presenter;
+    if (!table && n_scored > 0)
+    {
+        int right = 0;
+        std::string wrong;
+        const auto miss = [&](int k)
+        {
+            const std::size_t i = static_cast<std::size_t>(k);
+            return scored(k) && pr.predicted()[i] != batch.targets[i];
+        };
+        for (int t = 0; t < T;)
+        {
+            if (!miss(t))
+            {
+                right += scored(t);
+                ++t;
+                continue;
+            }
+            int end = t;
+            while (end + 1 < T && miss(end + 1))
+                ++end;
+            wrong += (wrong.empty() ? "" : ", ") + std::to_string(t) +
+                     (end > t ? (end == t + 1 ? ", " : "–") + std::to_string(end) : "");
+            t = end + 1;
+        }
+        ImGui::TextWrapped("predicted: the target at %d of the %d scored positions%s%s", right, n_scored,
+                           wrong.empty() ? "" : "; wrong at t = ", wrong.c_str());
+    }
     ImGui::PopTextWrapPos();
     const float fs = ImGui::GetFontSize();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float table_w = fs * 17.0f;
-    const float map_w = (avail.x - table_w - fs * 2.0f) / 2.0f;
+    const float table_w = table ? fs * 17.0f : 0.0f;
+    const float map_w = (avail.x - table_w - fs * (table ? 2.0f : 1.0f)) / 2.0f;
     const ImVec2 area(map_w, avail.y - fs * 2.0f);
 
     ImGui::BeginGroup();
@@ -363,6 +393,8 @@ void draw_output(AppState& state)
                           v.vocabulary[static_cast<std::size_t>(pr_c)].c_str(),
                           static_cast<double>(pr.probs()(pr_r, pr_c)));
     ImGui::EndGroup();
+    if (!table)
+        return;
     ImGui::SameLine();
     ImGui::BeginGroup();
     ImGui::TextUnformatted("predicted, target, loss");

@@ -52,6 +52,22 @@ void status_line(AppState& state, const TrainingFrame* f)
     const char* keys = "P: play / pause   S: step   R: reset";
     const float keys_w = ImGui::CalcTextSize(keys).x;
     const float right = ImGui::GetWindowContentRegionMax().x;
+    // The held-out accuracy at the step shown (the view has no accuracy plot; the lessons' texts name it).
+    const int at = f != nullptr ? f->step : v.step;
+    const auto after = std::upper_bound(v.evals.begin(), v.evals.end(), at,
+                                        [](int step, const TrainingEval& e) { return step < e.step; });
+    if (after != v.evals.begin())
+    {
+        char accuracy[64];
+        std::snprintf(accuracy, sizeof accuracy, "held-out accuracy %.0f %%",
+                      100.0 * static_cast<double>((after - 1)->accuracy));
+        const float x = ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x + ImGui::GetFontSize();
+        if (x + ImGui::CalcTextSize(accuracy).x + ImGui::GetFontSize() < right - keys_w)
+        {
+            ImGui::SameLine(x);
+            ImGui::TextUnformatted(accuracy);
+        }
+    }
     ImGui::SameLine();
     const float label_x = ImGui::GetCursorPosX() + ImGui::GetFontSize();
     // The run's label between them where it fits, else left out (the legend's tooltip is not shown here).
