@@ -1189,6 +1189,50 @@ TEST(LessonCaptions, ATrainingStepsTextWaitsForItsRun)
     EXPECT_EQ(lesson_text_waits_for(t, t.run, 999), 1000) << "no position: the run's end";
 }
 
+// A step about step 0 that names no compared run is read while the run it compares with trains first (every
+// run is untrained at step 0); one that names the compared run's curves, or is about a later step, waits.
+TEST(LessonCaptions, AStepAboutStepZeroIsReadWhileTheComparedRunTrains)
+{
+    LessonStep step;
+    step.training.on = true;
+    step.training.run = train::RunSpec(train::TaskKind::Induction);
+    train::RunSpec one_layer = step.training.run;
+    one_layer.n_layers = 1;
+    step.training.compare = {one_layer};
+    step.training.show_step = 0;
+    step.text = "At step 0 nothing is learned.";
+    EXPECT_TRUE(lesson_text_reads_before_its_run(step));
+    step.text = "The grey curves are the same model with 1 layer.";
+    EXPECT_FALSE(lesson_text_reads_before_its_run(step)) << "names the compared run's curves";
+    step.text = "At step 0 nothing is learned.";
+    step.training.show_step = 150;
+    EXPECT_FALSE(lesson_text_reads_before_its_run(step)) << "about a later step of its run";
+}
+
+// In the window, the induction lesson's first step shows its text at once while the 1-layer run trains, with
+// a line saying which run trains first; the "why multi-head" lesson's first step, which names the grey
+// curves of its compared run, waits for them.
+TEST_F(PresenterTest, TheInductionLessonsFirstStepIsReadWhileItsComparedRunTrains)
+{
+    state->presenter = true;
+    use_window_font(720.0f);
+    enter_lesson(*state, lesson_index(*state, "induction_heads"), 0);
+    test::FrameOutput out = ui.frames(*state, 2);
+    ASSERT_FALSE(state->training.lesson_queue.empty()) << "the 1-layer run is not training first";
+    EXPECT_TRUE(drawn_wrapped(out, "At step 0 nothing is learned.")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "Training the run this lesson compares with first (1 layer)")) << out.text;
+    EXPECT_FALSE(drawn_wrapped(out, "appears when the run gets there")) << out.text;
+
+    enter_lesson(*state, lesson_index(*state, "why_multi_head_experiment"), 0);
+    out = ui.frames(*state, 2);
+    if (!state->training.lesson_queue.empty()) // its compared run still training: the text waits
+    {
+        EXPECT_FALSE(drawn_wrapped(out, "the grey curves")) << out.text;
+        EXPECT_TRUE(drawn_wrapped(out, "appears when the run gets there")) << out.text;
+    }
+    leave_lesson(*state);
+}
+
 TEST_F(PresenterTest, TheCaptionSaysWhenItDescribesSettingsSinceChanged)
 {
     enter_lesson(*state, lesson_index(*state, "tour"), 10); // "Four heads, four patterns", h = 4
