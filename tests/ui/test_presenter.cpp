@@ -1406,6 +1406,103 @@ TEST(TrainingPresenterLayout, ThePlotsKeepTheirLeastHeightAndFitWhenThereIsRoom)
     }
 }
 
+// Four small maps (a 2-layer, 2-head reverse run) at 1280x720: across the view's width at the top, with the
+// plots side by side under them, the cells are clearly larger than in the row right of the plots' column,
+// which left the height under the maps blank; eight maps of a lesson keep the plots' column, and a text
+// model (its readouts under the plots) never moves them.
+TEST(TrainingPresenterLayout, FewMapsGoAcrossTheTopWhenThatMakesThemClearlyLarger)
+{
+    const float fs = 20.0f, gap = fs * 0.8f, line = fs * 1.2f, w = 1232.0f, h = 520.0f;
+    const float min_left = std::max(fs * 14.0f, w * 0.28f);
+    const float min_below = line + fs * (kLossAxesMinEm + kPlotChromeEm);
+    const auto boxes = [&](int n, int T)
+    {
+        MapBox b;
+        b.rows = b.cols = T;
+        b.left = fs * 1.1f;
+        b.top = line * 2.0f + fs * 1.1f;
+        return std::vector<MapBox>(static_cast<std::size_t>(n), b);
+    };
+    const std::vector<MapBox> four = boxes(4, 11);
+    const TrainingPresenterLayout beside =
+        layout_training_presenter(w, h, four, 2, gap, fs * 6.0f, min_left, fs * 14.0f, 0.0f);
+    EXPECT_FALSE(beside.plots_below) << "not asked for";
+    const TrainingPresenterLayout l =
+        layout_training_presenter(w, h, four, 2, gap, fs * 6.0f, min_left, fs * 14.0f, 0.0f, min_below);
+    ASSERT_TRUE(l.plots_below);
+    EXPECT_GE(l.grid.cell, beside.grid.cell * kPlotsBelowGain - 0.01f);
+    std::printf("cells %.1f px beside the plots, %.1f px above them\n", static_cast<double>(beside.grid.cell),
+                static_cast<double>(l.grid.cell));
+    ASSERT_EQ(l.grid.maps.size(), four.size());
+    float bottom = 0.0f;
+    for (const MapPlacement& m : l.grid.maps)
+    {
+        EXPECT_NEAR(m.image.w, m.image.h, 0.01f) << "square cells";
+        EXPECT_GE(m.image.x, 0.0f);
+        EXPECT_LE(m.image.x + m.image.w, w + 0.5f);
+        EXPECT_GE(m.image.y, four.front().top - 0.01f) << "its titles inside the view";
+        bottom = std::max(bottom, m.image.y + m.image.h);
+    }
+    EXPECT_LE(bottom, l.maps.y + l.maps.h + 0.5f);
+    EXPECT_GE(l.curves.y, l.maps.y + l.maps.h + gap - 0.01f) << "the plots under the maps";
+    EXPECT_LE(l.curves.y - bottom, gap + 1.0f) << "no blank band between the maps and the plots";
+    EXPECT_GE(l.curves.h, min_below - 0.01f);
+    EXPECT_NEAR(l.curves.y + l.curves.h, h, 0.5f) << "the plots take the height left";
+    EXPECT_EQ(l.curves.w, w);
+    EXPECT_EQ(l.text.h, 0.0f);
+
+    const std::vector<MapBox> eight = boxes(8, 32);
+    EXPECT_FALSE(
+        layout_training_presenter(w, h, eight, 4, gap, fs * 6.0f, min_left, fs * 14.0f, 0.0f, min_below)
+            .plots_below)
+        << "a lesson's eight maps beside the plots are as large";
+    EXPECT_FALSE(
+        layout_training_presenter(w, h, four, 2, gap, fs * 6.0f, min_left, fs * 14.0f, line * 3.0f, min_below)
+            .plots_below)
+        << "a text model's readouts stay under the plots";
+}
+
+// The Training view of a reverse run (key 5 outside a lesson) at both screen sizes: its four maps square and
+// as large as the height under the title line allows, the loss and head-score plots side by side under
+// them, above the caption, every part inside its window.
+TEST_F(PresenterTest, TheTrainingViewsFewMapsTakeTheFreeHeight)
+{
+    open_training(*state, train::TaskKind::Reverse, 60);
+    ASSERT_TRUE(state->training.error.empty()) << state->training.error;
+    state->mouse_ignored = true;
+    for (const auto& [W, H, min_side] :
+         {std::tuple{1280.0f, 720.0f, 220.0f}, std::tuple{1920.0f, 1080.0f, 330.0f}})
+    {
+        SCOPED_TRACE(std::to_string(W));
+        ui.resize(W, H);
+        state->presenter = true;
+        state->presenter_view = PresenterView::Training;
+        use_window_font(H);
+        const test::FrameOutput out = ui.frames(*state, 4);
+        const ImGuiWindow* caption = ImGui::FindWindowByName("##presenter_caption");
+        ASSERT_NE(caption, nullptr);
+        const std::vector<ImVec4> rects = heatmap_rects(out);
+        ASSERT_EQ(rects.size(), 4u) << out.text;
+        float maps_bottom = 0.0f;
+        for (const ImVec4& r : rects)
+        {
+            EXPECT_NEAR(r.z - r.x, r.w - r.y, 1.0f) << "square cells";
+            EXPECT_GE(r.z - r.x, min_side);
+            maps_bottom = std::max(maps_bottom, r.w);
+        }
+        const ImGuiWindow* plots = nullptr;
+        for (const ImGuiWindow* w : GImGui->Windows)
+            if (w->Active && std::string(w->Name).find("/presenter_curves_") != std::string::npos)
+                plots = w;
+        ASSERT_NE(plots, nullptr);
+        EXPECT_GE(plots->Pos.y, maps_bottom) << "the plots under the maps";
+        EXPECT_LE(plots->Pos.y + plots->Size.y, caption->Pos.y + 0.5f) << "above the caption";
+        EXPECT_LE(plots->DC.CursorMaxPos.y, plots->Pos.y + plots->Size.y + 0.5f) << "the plots are cut";
+        for (const char* text : {"loss (log", "training", "held-out", "head scores", "L1", "L2", "H2"})
+            EXPECT_TRUE(drawn(out, text)) << text << "\n" << out.text;
+    }
+}
+
 // The Training view of a text run (key 5 outside a lesson) at both screen sizes: the maps square, large,
 // between the title line and the caption; the plots' titles, the legend per head, the sample and the keys.
 TEST_F(PresenterTest, TrainingViewFillsTheViewWithSquareMapsAboveTheCaption)

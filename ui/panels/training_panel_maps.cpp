@@ -627,6 +627,11 @@ std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned lo
         dl->AddImage(reinterpret_cast<ImTextureID>(e.texture), img0, img1);
     dl->AddRect(ImVec2(img0.x - 1, img0.y - 1), ImVec2(img1.x + 1, img1.y + 1), frame_color);
     const ImU32 col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const auto fits = [&](const std::vector<std::string>* l)
+    { return label_w > fs && cell >= fs * 0.7f && short_labels(l); };
+    // Every label where each fits its cell; else every k-th (an axis never gets both: they overprinted).
+    const bool all_rows = fits(labels.rows);
+    const bool all_cols = fits(labels.cols) && cell >= ImGui::CalcTextSize("00").x * 0.6f;
     if (sparse)
     {
         const float size = fs * 0.8f;
@@ -635,7 +640,7 @@ std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned lo
         for (int i = 0; i < std::max(R, C); i += k)
         {
             const float mid = (static_cast<float>(i) + 0.5f) * cell;
-            if (i < R && i < static_cast<int>(labels.rows->size()))
+            if (!all_rows && i < R && i < static_cast<int>(labels.rows->size()))
             {
                 const char* t = (*labels.rows)[static_cast<std::size_t>(i)].c_str();
                 const ImVec2 sz = font->CalcTextSizeA(size, FLT_MAX, 0.0f, t);
@@ -644,7 +649,7 @@ std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned lo
                 dl->AddLine(ImVec2(img0.x - fs * 0.25f, img0.y + mid), ImVec2(img0.x - 1.0f, img0.y + mid),
                             col);
             }
-            if (labels.cols != nullptr && i < C && i < static_cast<int>(labels.cols->size()))
+            if (!all_cols && labels.cols != nullptr && i < C && i < static_cast<int>(labels.cols->size()))
             {
                 const char* t = (*labels.cols)[static_cast<std::size_t>(i)].c_str();
                 const ImVec2 sz = font->CalcTextSizeA(size, FLT_MAX, 0.0f, t);
@@ -655,9 +660,7 @@ std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned lo
             }
         }
     }
-    const auto fits = [&](const std::vector<std::string>* l)
-    { return label_w > fs && cell >= fs * 0.7f && short_labels(l); };
-    if (fits(labels.rows))
+    if (all_rows)
         for (int r = 0; r < R && r < static_cast<int>(labels.rows->size()); ++r)
         {
             const char* t = (*labels.rows)[static_cast<std::size_t>(r)].c_str();
@@ -666,7 +669,7 @@ std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned lo
                                img0.y + (static_cast<float>(r) + 0.5f) * cell - sz.y * 0.5f),
                         col, t);
         }
-    if (fits(labels.cols) && cell >= ImGui::CalcTextSize("00").x * 0.6f)
+    if (all_cols)
         for (int c = 0; c < C && c < static_cast<int>(labels.cols->size()); ++c)
         {
             const char* t = (*labels.cols)[static_cast<std::size_t>(c)].c_str();
