@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace attnlab
 {
@@ -187,7 +188,7 @@ TEST(CurvePlot, TheLossAxisFitsTheCurrentRunNotAnEarlierOneFarBelow)
         EXPECT_GE(t.value, 0.5f) << t.text;
     // The current run's training loss spans the plot's height rather than lying along its top edge.
     ASSERT_FALSE(p.lines.empty());
-    const PlotLine& training = p.lines[p.lines.size() - 2];
+    const PlotLine& training = p.lines.back(); // drawn last, over the held-out line
     ASSERT_FALSE(training.points.empty());
     const auto [top, bottom] = std::minmax_element(training.points.begin(), training.points.end(),
                                                    [](PlotPoint a, PlotPoint b) { return a.y < b.y; });
@@ -239,6 +240,116 @@ TEST(CurvePlot, TheFullViewCoversEveryRunUpToTheTarget)
     fresh.loss.clear();
     fresh.evals.clear();
     EXPECT_EQ(training_curves(fresh, 100, 0).x_max, 400);
+}
+
+// A lesson step shows its maps at step 100 of a run now at 150 whose loss drops at steps 110..150: every
+// curve of the current run ends at the shown step (within one held-out interval), the steepest drop after it
+// is not marked, and the axes are the whole run's (3000 steps, the y range of every point), for the curves to
+// grow into; the earlier run stays whole.
+TEST(CurvePlot, CutAtTheShownStepTheCurrentRunsCurvesEndThereOnTheWholeRunsAxes)
+{
+    TrainingSnapshot v = fitted_runs();
+    for (int k = 0; k < 150; ++k)
+        v.loss[static_cast<std::size_t>(k)] = k < 110 ? 3.0f - 0.001f * static_cast<float>(k) : 0.5f;
+    v.model.n_layers = 1;
+    v.model.n_heads = 2;
+    for (TrainingEval& e : v.evals)
+        e.heads = {train::HeadScores{0.1, 0.2, 0, 0, 0}, train::HeadScores{0.3, 0.4, 0, 0, 0}};
+    const TrainingCurves whole = training_curves(v, 3000, 0, false);
+    ASSERT_TRUE(whole.has_drop);
+    ASSERT_GT(whole.drop.to_step, 100);
+    const int shown = 100;
+    const TrainingCurves c = training_curves(v, 3000, 0, true, shown);
+    EXPECT_EQ(c.x_max, 3000) << "the whole run's step axis";
+    EXPECT_FALSE(c.has_drop && c.drop.to_step > shown) << "a drop after the shown step is marked";
+    for (const auto& [plot, full] : {std::pair{&c.loss, &whole.loss}, std::pair{&c.accuracy, &whole.accuracy},
+                                     std::pair{&c.heads, &whole.heads}})
+    {
+        SCOPED_TRACE(plot->title);
+        float lo = 0, hi = 0, full_lo = 0, full_hi = 0;
+        plot_y_range(*plot, &lo, &hi);
+        plot_y_range(*full, &full_lo, &full_hi);
+        EXPECT_FLOAT_EQ(lo, full_lo);
+        EXPECT_FLOAT_EQ(hi, full_hi);
+        const std::size_t past = plot == &c.heads ? 0 : v.past.size();
+        ASSERT_EQ(plot->series.size(), full->series.size());
+        ASSERT_GT(plot->series.size(), past);
+        for (std::size_t i = 0; i < past; ++i)
+            EXPECT_EQ(plot->series[i].points.size(), full->series[i].points.size())
+                << "the earlier run whole";
+        // The plotted points: none right of the cursor, the last within one held-out interval of it.
+        const CurvePlotPicture p = layout_curve_plot(*plot, c, kAxes, shown, CurvePlotStyle{});
+        ASSERT_TRUE(p.has_cursor);
+        const float interval = (kAxes.x1 - kAxes.x0) * 25.0f / 3000.0f;
+        for (std::size_t i = past; i < p.lines.size(); ++i)
+        {
+            SCOPED_TRACE(plot->series[i].label);
+            ASSERT_FALSE(p.lines[i].points.empty());
+            for (const PlotPoint& q : p.lines[i].points)
+                EXPECT_LE(q.x, p.cursor_x + 0.01f);
+            EXPECT_GE(p.lines[i].points.back().x, p.cursor_x - interval - 0.01f);
+        }
+    }
+}
+
+// The training loss is drawn after (over) the held-out loss, thinner and translucent, so the smooth held-out
+// line shows through the noisy one and neither hides the other.
+TEST(CurvePlot, TheTrainingLossIsDrawnThinOverTheHeldOutLoss)
+{
+    const TrainingCurves c = training_curves(fitted_runs(), 3000, 0);
+    std::size_t training = 0, held = 0;
+    for (std::size_t i = 0; i < c.loss.series.size(); ++i)
+    {
+        training = c.loss.series[i].label == "training loss" ? i : training;
+        held = c.loss.series[i].label == "held-out loss" ? i : held;
+    }
+    ASSERT_NE(training, held);
+    EXPECT_GT(training, held) << "drawn later: on top";
+    EXPECT_LT(c.loss.series[training].width, c.loss.series[held].width);
+    EXPECT_LT(c.loss.series[training].color >> 24, 255u);
+    EXPECT_EQ(c.loss.series[held].color >> 24, 255u);
+}
+
+// The step axis of the panel's plots: round steps between its ends ("0 100 200 step 400"), no two labels
+// closer than the space asked, the right end always labelled, without its word only where a plot is too
+// narrow for both ends.
+TEST(CurvePlot, TheStepAxisLabelsRoundStepsBetweenItsEndsAndNoneOverlap)
+{
+    const auto width = [](const std::string& t) { return 8.0f * static_cast<float>(t.size()); };
+    const float space = 8.0f;
+    TrainingCurves c = curves();
+    c.x_max = 400;
+    const auto labels_at = [&](float w, int x_max)
+    {
+        c.x_max = x_max;
+        CurvePlotStyle style;
+        style.x_tick_gap = width(std::to_string(x_max)) + 16.0f;
+        const CurvePlotPicture p =
+            layout_curve_plot(c.accuracy, c, PlotRect{100.0f, 50.0f, 100.0f + w, 250.0f}, -1, style);
+        const std::vector<PlotXLabel> labels = x_axis_labels(p, width, space);
+        for (std::size_t i = 1; i < labels.size(); ++i)
+            EXPECT_GE(labels[i].x, labels[i - 1].x + width(labels[i - 1].text) + space - 0.01f)
+                << labels[i - 1].text << " and " << labels[i].text << " at " << w;
+        for (const PlotXLabel& l : labels)
+        {
+            EXPECT_GE(l.x, 100.0f);
+            EXPECT_LE(l.x + width(l.text), 100.0f + w + 0.01f);
+        }
+        std::string all;
+        for (const PlotXLabel& l : labels)
+            all += (all.empty() ? "" : " ") + l.text;
+        return all;
+    };
+    EXPECT_EQ(labels_at(400.0f, 400), "0 50 100 150 200 250 300 step 400"); // 350 would crowd the end
+    EXPECT_EQ(labels_at(300.0f, 400), "0 100 200 step 400");
+    EXPECT_EQ(labels_at(260.0f, 1000), "0 200 400 600 step 1000");
+    EXPECT_EQ(labels_at(60.0f, 1000), "0 1000");
+    for (const float w : {80.0f, 120.0f, 200.0f, 333.0f, 517.0f, 900.0f})
+        for (const int x_max : {20, 120, 150, 250, 600, 1000, 3000})
+        {
+            const std::string all = labels_at(w, x_max);
+            EXPECT_EQ(all.substr(all.rfind(' ') + 1), std::to_string(x_max)) << all << " at " << w;
+        }
 }
 
 TEST(CurvePlot, TheFittedStepAxisEndsOnARoundNumberWithinTheTarget)

@@ -5,6 +5,7 @@
 #include "ui/model/lessons.h"
 #include "ui/model/prefs.h"
 #include "ui/model/training/training_controller.h"
+#include "ui/panels/training_panel_views.h"
 #include "ui/picture/heatmap_math.h"
 #include "ui/picture/presenter_layout.h"
 #include "ui/picture/step_maps.h"
@@ -1188,6 +1189,50 @@ TEST(LessonCaptions, ATrainingStepsTextWaitsForItsRun)
     EXPECT_EQ(lesson_text_waits_for(t, t.run, 999), 1000) << "no position: the run's end";
 }
 
+// A step about step 0 that names no compared run is read while the run it compares with trains first (every
+// run is untrained at step 0); one that names the compared run's curves, or is about a later step, waits.
+TEST(LessonCaptions, AStepAboutStepZeroIsReadWhileTheComparedRunTrains)
+{
+    LessonStep step;
+    step.training.on = true;
+    step.training.run = train::RunSpec(train::TaskKind::Induction);
+    train::RunSpec one_layer = step.training.run;
+    one_layer.n_layers = 1;
+    step.training.compare = {one_layer};
+    step.training.show_step = 0;
+    step.text = "At step 0 nothing is learned.";
+    EXPECT_TRUE(lesson_text_reads_before_its_run(step));
+    step.text = "The grey curves are the same model with 1 layer.";
+    EXPECT_FALSE(lesson_text_reads_before_its_run(step)) << "names the compared run's curves";
+    step.text = "At step 0 nothing is learned.";
+    step.training.show_step = 150;
+    EXPECT_FALSE(lesson_text_reads_before_its_run(step)) << "about a later step of its run";
+}
+
+// In the window, the induction lesson's first step shows its text at once while the 1-layer run trains, with
+// a line saying which run trains first; the "why multi-head" lesson's first step, which names the grey
+// curves of its compared run, waits for them.
+TEST_F(PresenterTest, TheInductionLessonsFirstStepIsReadWhileItsComparedRunTrains)
+{
+    state->presenter = true;
+    use_window_font(720.0f);
+    enter_lesson(*state, lesson_index(*state, "induction_heads"), 0);
+    test::FrameOutput out = ui.frames(*state, 2);
+    ASSERT_FALSE(state->training.lesson_queue.empty()) << "the 1-layer run is not training first";
+    EXPECT_TRUE(drawn_wrapped(out, "At step 0 nothing is learned.")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "Training the run this lesson compares with first (1 layer)")) << out.text;
+    EXPECT_FALSE(drawn_wrapped(out, "appears when the run gets there")) << out.text;
+
+    enter_lesson(*state, lesson_index(*state, "why_multi_head_experiment"), 0);
+    out = ui.frames(*state, 2);
+    if (!state->training.lesson_queue.empty()) // its compared run still training: the text waits
+    {
+        EXPECT_FALSE(drawn_wrapped(out, "the grey curves")) << out.text;
+        EXPECT_TRUE(drawn_wrapped(out, "appears when the run gets there")) << out.text;
+    }
+    leave_lesson(*state);
+}
+
 TEST_F(PresenterTest, TheCaptionSaysWhenItDescribesSettingsSinceChanged)
 {
     enter_lesson(*state, lesson_index(*state, "tour"), 10); // "Four heads, four patterns", h = 4
@@ -1358,6 +1403,103 @@ TEST(TrainingPresenterLayout, ThePlotsKeepTheirLeastHeightAndFitWhenThereIsRoom)
             view_w, view_h, text_heads(fs), 4, fs * 0.8f, fs * 6.0f, min_left, min_curves_h, line * 3.0f);
         EXPECT_GE(l.curves.h, min_curves_h - 0.01f);
         EXPECT_GE(l.text.h, line * 3.0f - 0.01f);
+    }
+}
+
+// Four small maps (a 2-layer, 2-head reverse run) at 1280x720: across the view's width at the top, with the
+// plots side by side under them, the cells are clearly larger than in the row right of the plots' column,
+// which left the height under the maps blank; eight maps of a lesson keep the plots' column, and a text
+// model (its readouts under the plots) never moves them.
+TEST(TrainingPresenterLayout, FewMapsGoAcrossTheTopWhenThatMakesThemClearlyLarger)
+{
+    const float fs = 20.0f, gap = fs * 0.8f, line = fs * 1.2f, w = 1232.0f, h = 520.0f;
+    const float min_left = std::max(fs * 14.0f, w * 0.28f);
+    const float min_below = line + fs * (kLossAxesMinEm + kPlotChromeEm);
+    const auto boxes = [&](int n, int T)
+    {
+        MapBox b;
+        b.rows = b.cols = T;
+        b.left = fs * 1.1f;
+        b.top = line * 2.0f + fs * 1.1f;
+        return std::vector<MapBox>(static_cast<std::size_t>(n), b);
+    };
+    const std::vector<MapBox> four = boxes(4, 11);
+    const TrainingPresenterLayout beside =
+        layout_training_presenter(w, h, four, 2, gap, fs * 6.0f, min_left, fs * 14.0f, 0.0f);
+    EXPECT_FALSE(beside.plots_below) << "not asked for";
+    const TrainingPresenterLayout l =
+        layout_training_presenter(w, h, four, 2, gap, fs * 6.0f, min_left, fs * 14.0f, 0.0f, min_below);
+    ASSERT_TRUE(l.plots_below);
+    EXPECT_GE(l.grid.cell, beside.grid.cell * kPlotsBelowGain - 0.01f);
+    std::printf("cells %.1f px beside the plots, %.1f px above them\n", static_cast<double>(beside.grid.cell),
+                static_cast<double>(l.grid.cell));
+    ASSERT_EQ(l.grid.maps.size(), four.size());
+    float bottom = 0.0f;
+    for (const MapPlacement& m : l.grid.maps)
+    {
+        EXPECT_NEAR(m.image.w, m.image.h, 0.01f) << "square cells";
+        EXPECT_GE(m.image.x, 0.0f);
+        EXPECT_LE(m.image.x + m.image.w, w + 0.5f);
+        EXPECT_GE(m.image.y, four.front().top - 0.01f) << "its titles inside the view";
+        bottom = std::max(bottom, m.image.y + m.image.h);
+    }
+    EXPECT_LE(bottom, l.maps.y + l.maps.h + 0.5f);
+    EXPECT_GE(l.curves.y, l.maps.y + l.maps.h + gap - 0.01f) << "the plots under the maps";
+    EXPECT_LE(l.curves.y - bottom, gap + 1.0f) << "no blank band between the maps and the plots";
+    EXPECT_GE(l.curves.h, min_below - 0.01f);
+    EXPECT_NEAR(l.curves.y + l.curves.h, h, 0.5f) << "the plots take the height left";
+    EXPECT_EQ(l.curves.w, w);
+    EXPECT_EQ(l.text.h, 0.0f);
+
+    const std::vector<MapBox> eight = boxes(8, 32);
+    EXPECT_FALSE(
+        layout_training_presenter(w, h, eight, 4, gap, fs * 6.0f, min_left, fs * 14.0f, 0.0f, min_below)
+            .plots_below)
+        << "a lesson's eight maps beside the plots are as large";
+    EXPECT_FALSE(
+        layout_training_presenter(w, h, four, 2, gap, fs * 6.0f, min_left, fs * 14.0f, line * 3.0f, min_below)
+            .plots_below)
+        << "a text model's readouts stay under the plots";
+}
+
+// The Training view of a reverse run (key 5 outside a lesson) at both screen sizes: its four maps square and
+// as large as the height under the title line allows, the loss and head-score plots side by side under
+// them, above the caption, every part inside its window.
+TEST_F(PresenterTest, TheTrainingViewsFewMapsTakeTheFreeHeight)
+{
+    open_training(*state, train::TaskKind::Reverse, 60);
+    ASSERT_TRUE(state->training.error.empty()) << state->training.error;
+    state->mouse_ignored = true;
+    for (const auto& [W, H, min_side] :
+         {std::tuple{1280.0f, 720.0f, 220.0f}, std::tuple{1920.0f, 1080.0f, 330.0f}})
+    {
+        SCOPED_TRACE(std::to_string(W));
+        ui.resize(W, H);
+        state->presenter = true;
+        state->presenter_view = PresenterView::Training;
+        use_window_font(H);
+        const test::FrameOutput out = ui.frames(*state, 4);
+        const ImGuiWindow* caption = ImGui::FindWindowByName("##presenter_caption");
+        ASSERT_NE(caption, nullptr);
+        const std::vector<ImVec4> rects = heatmap_rects(out);
+        ASSERT_EQ(rects.size(), 4u) << out.text;
+        float maps_bottom = 0.0f;
+        for (const ImVec4& r : rects)
+        {
+            EXPECT_NEAR(r.z - r.x, r.w - r.y, 1.0f) << "square cells";
+            EXPECT_GE(r.z - r.x, min_side);
+            maps_bottom = std::max(maps_bottom, r.w);
+        }
+        const ImGuiWindow* plots = nullptr;
+        for (const ImGuiWindow* w : GImGui->Windows)
+            if (w->Active && std::string(w->Name).find("/presenter_curves_") != std::string::npos)
+                plots = w;
+        ASSERT_NE(plots, nullptr);
+        EXPECT_GE(plots->Pos.y, maps_bottom) << "the plots under the maps";
+        EXPECT_LE(plots->Pos.y + plots->Size.y, caption->Pos.y + 0.5f) << "above the caption";
+        EXPECT_LE(plots->DC.CursorMaxPos.y, plots->Pos.y + plots->Size.y + 0.5f) << "the plots are cut";
+        for (const char* text : {"loss (log", "training", "held-out", "head scores", "L1", "L2", "H2"})
+            EXPECT_TRUE(drawn(out, text)) << text << "\n" << out.text;
     }
 }
 
@@ -1579,6 +1721,46 @@ TEST_F(PresenterTest, AResetRunsCaptionWaitsAgainAndComesBackWithItsStep)
     EXPECT_TRUE(drawn_wrapped(out, "At step ten the loss has fallen.")) << out.text;
     ASSERT_NE(shown_frame(state->training), nullptr);
     EXPECT_EQ(shown_frame(state->training)->step, 10) << "the maps at the step the caption describes";
+}
+
+// A lesson step at step 10 of a 40-step run draws its plots as far as its maps and caption: the curves the
+// Training view plots end at the shown step, on the run's whole step axis; the next step (the newest step)
+// shows them whole.
+TEST_F(PresenterTest, ALessonStepsPlotsEndAtTheStepItsMapsShow)
+{
+    const char* text = R"({"format": "attnlab-lesson", "version": 1, "title": "t",
+        "training": {"task": "reverse", "seed": 1, "steps": 40},
+        "steps": [{"text": "At step ten.", "training": {"show_step": 10}}, {"text": "At the end."}]})";
+    Lesson lesson;
+    ASSERT_TRUE(parse_lesson(text, "t.json", &lesson).is_ok());
+    state->lesson.library.lessons.push_back(lesson);
+    state->mouse_ignored = true; // a picture: the run is trained before the frame
+    enter_lesson(*state, static_cast<int>(state->lesson.library.lessons.size()) - 1, 0);
+    state->presenter = true;
+    use_window_font(720.0f);
+    ui.frames(*state, 3);
+    const TrainingPanelState& ts = state->training;
+    ASSERT_EQ(ts.view.step, 40);
+    for (const int want : {10, 40})
+    {
+        SCOPED_TRACE("shown step " + std::to_string(want));
+        const TrainingFrame* f = shown_frame(ts);
+        ASSERT_NE(f, nullptr);
+        ASSERT_EQ(f->step, want);
+        const TrainingCurves c = shown_training_curves(ts, f->step, true);
+        EXPECT_EQ(c.x_max, 40) << "the run's whole step axis";
+        int ending_there = 0;
+        for (const CurvePlot* plot : {&c.loss, &c.heads})
+            for (const CurveSeries& s : plot->series)
+            {
+                ASSERT_FALSE(s.points.empty()) << s.label;
+                EXPECT_LE(s.points.back().first, static_cast<float>(want)) << s.label;
+                ending_there += s.points.back().first >= static_cast<float>(want - ts.view.eval_every);
+            }
+        EXPECT_GT(ending_there, 0);
+        next_step(*state);
+        ui.frames(*state, 3);
+    }
 }
 
 // → on a training lesson's step whose next step waits for its run: the step stays, and the title line says

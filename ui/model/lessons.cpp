@@ -4,6 +4,7 @@
 #include "core/io/json_io.h"
 #include "core/settings.h"
 #include "ui/model/training/training_controller.h"
+#include "ui/model/training/training_curves.h"
 #include "ui/picture/presenter_layout.h"
 
 #include <algorithm>
@@ -402,20 +403,39 @@ int lesson_text_waits_for(const LessonTraining& training, const train::RunSpec& 
     return target;
 }
 
+bool lesson_text_reads_before_its_run(const LessonStep& step)
+{
+    const LessonTraining& t = step.training;
+    if (!t.on || t.show_step != 0)
+        return false;
+    for (std::size_t i = 0; i < t.compare.size(); ++i)
+        if (step.text.find(std::string(past_run_color_name(i)) + " curve") != std::string::npos)
+            return false;
+    return step.text.find("earlier:") == std::string::npos;
+}
+
 std::string lesson_caption_note(const AppState& state, const LessonStep& step, bool* text_waits)
 {
     *text_waits = false;
     const TrainingSnapshot& view = state.training.view;
     const int waits = lesson_text_waits_for(step.training, view.config, view.step);
+    const bool own = same_run(step.training.run, view.config);
+    // A run reset (or paused) mid-lesson gets there only when played again: the line says how.
+    const bool paused = !state.training_run.running() && state.training.lesson_queue.empty();
+    const std::string how = !paused           ? ""
+                            : state.presenter ? ", paused: P plays it"
+                                              : ", paused: Play in the Training panel trains it";
+    if (waits >= 0 && !own && lesson_text_reads_before_its_run(step))
+    {
+        // The text is about the untrained model: it is read now, and the line says what trains meanwhile.
+        const std::string which = label_difference(view.config.label(), step.training.run.label());
+        return "Training the run this lesson compares with first" +
+               (which.empty() ? "" : " (" + which + ")") + ": step " + std::to_string(view.step) + " of " +
+               std::to_string(view.config.steps) + how + "; this step's run trains after it.";
+    }
     if (waits >= 0)
     {
         *text_waits = true;
-        const bool own = same_run(step.training.run, view.config);
-        // A run reset (or paused) mid-lesson gets there only when played again: the line says how.
-        const bool paused = !state.training_run.running() && state.training.lesson_queue.empty();
-        const std::string how = !paused           ? ""
-                                : state.presenter ? ", paused: P plays it"
-                                                  : ", paused: Play in the Training panel trains it";
         return "Training " + (own ? std::string("this step's run") : "a run it compares first") + ": step " +
                std::to_string(view.step) + " of " + std::to_string(view.config.steps) + how +
                ". This step's text is about step " + std::to_string(waits) +

@@ -72,8 +72,13 @@ std::string lesson_selection_drift(const LessonStep& step, const Selection& live
 // shown is the step's own and has reached that step). `shown` and `shown_step` are the run the Training
 // panel shows and its steps taken.
 int lesson_text_waits_for(const LessonTraining& training, const train::RunSpec& shown, int shown_step);
+// Whether a training step's text can be read while a run it compares with trains first: it is about step 0
+// of its run (show_step 0), where every run is untrained, and names none of the compared runs (their curves,
+// "the grey curves", are drawn only once those runs are trained). Other steps wait for their run.
+bool lesson_text_reads_before_its_run(const LessonStep& step);
 // What a caption of the current step adds: while the step's run is short of the step its text describes, a
-// line saying where the run is (and *text_waits = true: show the line instead of the text); when the live
+// line saying where the run is (and *text_waits = true: show the line instead of the text; a text about step
+// 0 that names no compared run is shown at once, the line saying which run trains first); when the live
 // settings differ from the step's, a line saying the text describes the step's. "" when neither.
 std::string lesson_caption_note(const AppState& state, const LessonStep& step, bool* text_waits);
 

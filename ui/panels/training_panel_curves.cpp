@@ -4,9 +4,12 @@
 #include "ui/panels/training_panel_views.h"
 #include "ui/picture/curve_plot.h"
 #include "ui/picture/heatmap_math.h"
+#include "ui/picture/presenter_layout.h"
 #include "ui/shell/widgets.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <string>
 #include <utility>
 
 namespace attnlab
@@ -15,33 +18,98 @@ namespace attnlab
 namespace
 {
 
+// The steepest drop's band over the data, and its name in the loss plot's key (Okabe–Ito orange).
+constexpr ImU32 kBandColor = IM_COL32(230, 159, 0, 50);
+constexpr ImU32 kBandLabelColor = IM_COL32(230, 159, 0, 255);
+// The band's patch in the key: the band's colour, stronger on a line of text than over the data.
+constexpr ImU32 kBandKeyColor = IM_COL32(230, 159, 0, 140);
+
 // The loss plot's title line with its key: "loss (log scale):", then a swatch in each loss's colour before
-// its name ("training", "held-out"), so the line says which colour is which. Where that is wider than the
-// plot, the scale is said shorter ("loss (log):").
-void draw_loss_title(float width)
+// its name ("training", "held-out"), so the line says which colour is which; with a steepest drop, a patch of
+// the band's colour before "steepest drop" (the band's name, kept off the data); in presenter mode, where no
+// legend of runs is drawn, each earlier run's line before what sets it apart and its final accuracy
+// ("earlier: 1 layer, accuracy 33 %"). Where the whole key is wider than the plot the scale is said shorter
+// ("loss (log):"), and entries that still do not fit go on further lines, never broken inside. Returns the
+// height it took beyond one line.
+float draw_loss_title(const AppState& state, const TrainingCurves& c, float width)
 {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float fs = ImGui::GetFontSize();
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
-    const std::pair<Color32, const char*> key[] = {{kTrainingLossColor, "training"},
-                                                   {kThisRunColor, "held-out"}};
     const float swatch_w = fs * 0.9f;
-    float key_w = 0.0f;
-    for (const auto& k : key)
-        key_w += spacing + swatch_w + fs * 0.25f + ImGui::CalcTextSize(k.second).x;
-    const char* prefix = "loss (log scale):";
-    if (ImGui::CalcTextSize(prefix).x + key_w > width)
-        prefix = "loss (log):";
-    ImGui::TextUnformatted(prefix);
-    for (const auto& k : key)
+    enum class Mark
     {
-        ImGui::SameLine();
+        bar,  // a loss's colour
+        band, // the steepest drop's patch
+        line  // an earlier run's curve
+    };
+    struct Entry
+    {
+        Color32 color;
+        Mark mark;
+        std::string text;
+    };
+    std::vector<Entry> key = {{kTrainingLossColor, Mark::bar, "training"},
+                              {kThisRunColor, Mark::bar, "held-out"}};
+    if (c.has_drop)
+        key.push_back({kBandLabelColor, Mark::band, "steepest drop"});
+    const TrainingSnapshot& v = state.training.view;
+    if (state.presenter)
+        for (std::size_t i = 0; i < v.past.size(); ++i)
+        {
+            const PastRun& r = v.past[i];
+            std::string text = label_difference(r.label, v.config.label());
+            text = "earlier: " + (text.empty() ? r.label : text);
+            if (!r.evals.empty())
+            {
+                char accuracy[48];
+                std::snprintf(accuracy, sizeof accuracy, ", accuracy %.0f %%",
+                              100.0 * static_cast<double>(r.evals.back().accuracy));
+                text += accuracy;
+            }
+            key.push_back({past_run_color(i), Mark::line, text});
+        }
+    const char* prefix = "loss (log scale):";
+    std::vector<float> parts;
+    const auto measure = [&]
+    {
+        parts = {ImGui::CalcTextSize(prefix).x};
+        for (const Entry& k : key)
+            parts.push_back(swatch_w + fs * 0.25f + ImGui::CalcTextSize(k.text.c_str()).x);
+        return flow_parts(parts, spacing, width);
+    };
+    if (measure().back() > 0)
+        prefix = "loss (log):";
+    if (measure().back() > 1) // over two lines: the earlier runs without their accuracy
+        for (Entry& k : key)
+            if (k.mark == Mark::line && k.text.find(", accuracy ") != std::string::npos)
+                k.text.erase(k.text.find(", accuracy "));
+    const std::vector<int> line = measure();
+    const float y0 = ImGui::GetCursorPosY();
+    ImGui::TextUnformatted(prefix);
+    for (std::size_t i = 0; i < key.size(); ++i)
+    {
+        if (line[i + 1] == line[i])
+            ImGui::SameLine();
+        const Entry& k = key[i];
         const ImVec2 p = ImGui::GetCursorScreenPos();
-        dl->AddRectFilled(ImVec2(p.x, p.y + fs * 0.4f), ImVec2(p.x + swatch_w, p.y + fs * 0.7f), k.first);
+        if (k.mark == Mark::bar)
+            dl->AddRectFilled(ImVec2(p.x, p.y + fs * 0.4f), ImVec2(p.x + swatch_w, p.y + fs * 0.7f), k.color);
+        else if (k.mark == Mark::band)
+            dl->AddRectFilled(ImVec2(p.x + swatch_w * 0.3f, p.y + fs * 0.1f),
+                              ImVec2(p.x + swatch_w * 0.7f, p.y + fs), kBandKeyColor);
+        else
+            dl->AddLine(ImVec2(p.x, p.y + fs * 0.55f), ImVec2(p.x + swatch_w, p.y + fs * 0.55f), k.color,
+                        std::max(1.5f, fs / 10.0f));
         ImGui::Dummy(ImVec2(swatch_w, fs));
         ImGui::SameLine(0.0f, fs * 0.25f);
-        ImGui::TextUnformatted(k.second);
+        if (k.mark == Mark::band)
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(k.color));
+        ImGui::TextUnformatted(k.text.c_str());
+        if (k.mark == Mark::band)
+            ImGui::PopStyleColor();
     }
+    return std::max(0.0f, ImGui::GetCursorPosY() - y0 - ImGui::GetTextLineHeightWithSpacing());
 }
 
 // A plot's title in the room left on its line: whole when it fits, else without its parenthesis ("head
@@ -75,6 +143,13 @@ void draw_plot_title(const std::string& title)
 
 } // namespace
 
+TrainingCurves shown_training_curves(const TrainingPanelState& ts, int cursor, bool whole_run)
+{
+    const bool pinned = !ts.lesson_key.empty() && ts.lesson_step_at >= 0 && cursor >= 0;
+    return training_curves(ts.view, ts.edit.steps, ts.score_kind, ts.fit_curves && !whole_run,
+                           pinned ? cursor : -1);
+}
+
 int draw_curve_plot(const AppState& state, const CurvePlot& plot, const TrainingCurves& c, int cursor,
                     ImVec2 size)
 {
@@ -84,7 +159,7 @@ int draw_curve_plot(const AppState& state, const CurvePlot& plot, const Training
     const ImU32 faint = ImGui::GetColorU32(ImGuiCol_TextDisabled);
     const ImU32 grid = ImGui::GetColorU32(ImGuiCol_Border);
     if (&plot == &c.loss)
-        draw_loss_title(size.x);
+        size.y = std::max(fs * 2.5f, size.y - draw_loss_title(state, c, size.x)); // a longer key: lower axes
     else
         draw_plot_title(plot.title);
     const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -97,6 +172,8 @@ int draw_curve_plot(const AppState& state, const CurvePlot& plot, const Training
 
     CurvePlotStyle style;
     style.tick_gap = fs * 1.1f;
+    // Round steps under the axis, as far apart as the widest one's text and a little more.
+    style.x_tick_gap = ImGui::CalcTextSize(std::to_string(c.x_max).c_str()).x + fs * 1.5f;
     const CurvePlotPicture pic = layout_curve_plot(plot, c, PlotRect{a.x, a.y, b.x, b.y}, cursor, style);
 
     dl->AddRect(a, b, grid);
@@ -106,21 +183,18 @@ int draw_curve_plot(const AppState& state, const CurvePlot& plot, const Training
         dl->AddText(ImVec2(a.x - sz.x - fs * 0.25f, t.y - sz.y * 0.5f), faint, t.text.c_str());
         dl->AddLine(ImVec2(a.x, t.y), ImVec2(b.x, t.y), (grid & 0x00FFFFFFu) | 0x50000000u);
     }
-    // The step axis's ends; in a plot too narrow for both, the right one without its "step " and then alone.
-    std::string x_last = pic.x_last;
-    const float first_w = ImGui::CalcTextSize(pic.x_first.c_str()).x + fs * 0.5f;
-    if (first_w + ImGui::CalcTextSize(x_last.c_str()).x > b.x - a.x && x_last.rfind("step ", 0) == 0)
-        x_last.erase(0, 5);
-    if (first_w + ImGui::CalcTextSize(x_last.c_str()).x <= b.x - a.x)
-        dl->AddText(ImVec2(a.x, b.y + fs * 0.1f), faint, pic.x_first.c_str());
-    dl->AddText(ImVec2(b.x - ImGui::CalcTextSize(x_last.c_str()).x, b.y + fs * 0.1f), faint, x_last.c_str());
+    // The step axis: its ends and the round steps between that clear them and each other, with a tick each.
+    for (const PlotXTick& t : pic.x_ticks)
+        if (t.step > pic.x_min && t.step < pic.x_max)
+            dl->AddLine(ImVec2(t.x, b.y), ImVec2(t.x, b.y + fs * 0.2f), grid);
+    const auto text_w = [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; };
+    for (const PlotXLabel& l : x_axis_labels(pic, text_w, fs * 0.6f))
+        dl->AddText(ImVec2(l.x, b.y + fs * 0.1f), faint, l.text.c_str());
 
     dl->PushClipRect(a, b, true);
     if (pic.has_band)
-    {
         dl->AddRectFilled(ImVec2(pic.band_x0, a.y), ImVec2(std::max(pic.band_x1, pic.band_x0 + 2.0f), b.y),
-                          IM_COL32(230, 159, 0, 50));
-    }
+                          kBandColor);
     for (const PlotLine& line : pic.lines)
     {
         std::vector<ImVec2> screen;
@@ -134,13 +208,6 @@ int draw_curve_plot(const AppState& state, const CurvePlot& plot, const Training
     }
     if (pic.has_cursor)
         dl->AddLine(ImVec2(pic.cursor_x, a.y), ImVec2(pic.cursor_x, b.y), ink, 1.0f);
-    // The band's name where no curve crosses it (left out when there is no such place: the band's tooltip
-    // names it).
-    const char* band = "steepest drop";
-    const ImVec2 band_size = ImGui::CalcTextSize(band);
-    PlotRect where;
-    if (pic.has_band && place_band_label(pic, band_size.x, band_size.y, &where))
-        dl->AddText(ImVec2(where.x0, where.y0), IM_COL32(230, 159, 0, 255), band);
     dl->PopClipRect();
 
     if (!hovered)
@@ -187,7 +254,7 @@ void draw_training_curves(AppState& state, int cursor, bool compact)
     TrainingPanelState& ts = state.training;
     const TrainingSnapshot& v = ts.view;
     const float fs = ImGui::GetFontSize();
-    const TrainingCurves c = training_curves(v, ts.edit.steps, ts.score_kind, ts.fit_curves);
+    const TrainingCurves c = shown_training_curves(ts, cursor);
     const float w = ImGui::GetContentRegionAvail().x;
     const float plot_w = (w - fs) / 3.0f;
     // A short window (720 lines at the default size) gets lower plots, so that both layers of maps stay above

@@ -334,11 +334,41 @@ void draw_output(AppState& state)
         ImGui::TextColored(error_color(),
                            "The task scores no position of this sequence (it is not in the task's form: see "
                            "the task's description), so there is no loss to show.");
+    // In presenter mode the table of every position (a scrolled list at 720 lines) is said in one line: how
+    // many positions are right, and which are wrong; the maps take its width.
+    const bool table = !state.presenter;
+    if (!table && n_scored > 0)
+    {
+        int right = 0;
+        std::string wrong;
+        const auto miss = [&](int k)
+        {
+            const std::size_t i = static_cast<std::size_t>(k);
+            return scored(k) && pr.predicted()[i] != batch.targets[i];
+        };
+        for (int t = 0; t < T;)
+        {
+            if (!miss(t))
+            {
+                right += scored(t);
+                ++t;
+                continue;
+            }
+            int end = t;
+            while (end + 1 < T && miss(end + 1))
+                ++end;
+            wrong += (wrong.empty() ? "" : ", ") + std::to_string(t) +
+                     (end > t ? (end == t + 1 ? ", " : "–") + std::to_string(end) : "");
+            t = end + 1;
+        }
+        ImGui::TextWrapped("predicted: the target at %d of the %d scored positions%s%s", right, n_scored,
+                           wrong.empty() ? "" : "; wrong at t = ", wrong.c_str());
+    }
     ImGui::PopTextWrapPos();
     const float fs = ImGui::GetFontSize();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float table_w = fs * 17.0f;
-    const float map_w = (avail.x - table_w - fs * 2.0f) / 2.0f;
+    const float table_w = table ? fs * 17.0f : 0.0f;
+    const float map_w = (avail.x - table_w - fs * (table ? 2.0f : 1.0f)) / 2.0f;
     const ImVec2 area(map_w, avail.y - fs * 2.0f);
 
     ImGui::BeginGroup();
@@ -363,6 +393,8 @@ void draw_output(AppState& state)
                           v.vocabulary[static_cast<std::size_t>(pr_c)].c_str(),
                           static_cast<double>(pr.probs()(pr_r, pr_c)));
     ImGui::EndGroup();
+    if (!table)
+        return;
     ImGui::SameLine();
     ImGui::BeginGroup();
     ImGui::TextUnformatted("predicted, target, loss");
@@ -595,6 +627,11 @@ std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned lo
         dl->AddImage(reinterpret_cast<ImTextureID>(e.texture), img0, img1);
     dl->AddRect(ImVec2(img0.x - 1, img0.y - 1), ImVec2(img1.x + 1, img1.y + 1), frame_color);
     const ImU32 col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
+    const auto fits = [&](const std::vector<std::string>* l)
+    { return label_w > fs && cell >= fs * 0.7f && short_labels(l); };
+    // Every label where each fits its cell; else every k-th (an axis never gets both: they overprinted).
+    const bool all_rows = fits(labels.rows);
+    const bool all_cols = fits(labels.cols) && cell >= ImGui::CalcTextSize("00").x * 0.6f;
     if (sparse)
     {
         const float size = fs * 0.8f;
@@ -603,7 +640,7 @@ std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned lo
         for (int i = 0; i < std::max(R, C); i += k)
         {
             const float mid = (static_cast<float>(i) + 0.5f) * cell;
-            if (i < R && i < static_cast<int>(labels.rows->size()))
+            if (!all_rows && i < R && i < static_cast<int>(labels.rows->size()))
             {
                 const char* t = (*labels.rows)[static_cast<std::size_t>(i)].c_str();
                 const ImVec2 sz = font->CalcTextSizeA(size, FLT_MAX, 0.0f, t);
@@ -612,7 +649,7 @@ std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned lo
                 dl->AddLine(ImVec2(img0.x - fs * 0.25f, img0.y + mid), ImVec2(img0.x - 1.0f, img0.y + mid),
                             col);
             }
-            if (labels.cols != nullptr && i < C && i < static_cast<int>(labels.cols->size()))
+            if (!all_cols && labels.cols != nullptr && i < C && i < static_cast<int>(labels.cols->size()))
             {
                 const char* t = (*labels.cols)[static_cast<std::size_t>(i)].c_str();
                 const ImVec2 sz = font->CalcTextSizeA(size, FLT_MAX, 0.0f, t);
@@ -623,9 +660,7 @@ std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned lo
             }
         }
     }
-    const auto fits = [&](const std::vector<std::string>* l)
-    { return label_w > fs && cell >= fs * 0.7f && short_labels(l); };
-    if (fits(labels.rows))
+    if (all_rows)
         for (int r = 0; r < R && r < static_cast<int>(labels.rows->size()); ++r)
         {
             const char* t = (*labels.rows)[static_cast<std::size_t>(r)].c_str();
@@ -634,7 +669,7 @@ std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned lo
                                img0.y + (static_cast<float>(r) + 0.5f) * cell - sz.y * 0.5f),
                         col, t);
         }
-    if (fits(labels.cols) && cell >= ImGui::CalcTextSize("00").x * 0.6f)
+    if (all_cols)
         for (int c = 0; c < C && c < static_cast<int>(labels.cols->size()); ++c)
         {
             const char* t = (*labels.cols)[static_cast<std::size_t>(c)].c_str();

@@ -52,6 +52,22 @@ void status_line(AppState& state, const TrainingFrame* f)
     const char* keys = "P: play / pause   S: step   R: reset";
     const float keys_w = ImGui::CalcTextSize(keys).x;
     const float right = ImGui::GetWindowContentRegionMax().x;
+    // The held-out accuracy at the step shown (the view has no accuracy plot; the lessons' texts name it).
+    const int at = f != nullptr ? f->step : v.step;
+    const auto after = std::upper_bound(v.evals.begin(), v.evals.end(), at,
+                                        [](int step, const TrainingEval& e) { return step < e.step; });
+    if (after != v.evals.begin())
+    {
+        char accuracy[64];
+        std::snprintf(accuracy, sizeof accuracy, "held-out accuracy %.0f %%",
+                      100.0 * static_cast<double>((after - 1)->accuracy));
+        const float x = ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x + ImGui::GetFontSize();
+        if (x + ImGui::CalcTextSize(accuracy).x + ImGui::GetFontSize() < right - keys_w)
+        {
+            ImGui::SameLine(x);
+            ImGui::TextUnformatted(accuracy);
+        }
+    }
     ImGui::SameLine();
     const float label_x = ImGui::GetCursorPosX() + ImGui::GetFontSize();
     // The run's label between them where it fits, else left out (the legend's tooltip is not shown here).
@@ -136,13 +152,51 @@ TrainingCurvesColumn curves_layout(const TrainingSnapshot& v, ImVec2 size)
                                   ImGui::GetStyle().ItemSpacing.y, v.model.n_layers, head_legend_width(v));
 }
 
-// The plots: loss above, head scores below with their legend beside or under them, in the column's size.
-void curves_column(AppState& state, const TrainingFrame* f, ImVec2 size)
+// The plots side by side in a band under the maps (TrainingPresenterLayout::plots_below): the loss plot on
+// the left half, the head-score plot and its legend on the right. Returns the step clicked (-1: none).
+int curves_band(AppState& state, const TrainingCurves& c, int cursor, ImVec2 size)
+{
+    const float fs = ImGui::GetFontSize();
+    const float half = (size.x - fs) * 0.5f;
+    const float plot_h =
+        std::max(fs * 2.5f, size.y - ImGui::GetTextLineHeightWithSpacing() - ImGui::GetStyle().ItemSpacing.y);
+    ImGui::BeginGroup();
+    int clicked = draw_curve_plot(state, c.loss, c, cursor, ImVec2(half, plot_h));
+    ImGui::EndGroup();
+    const float legend_w = head_legend_width(state.training.view);
+    ImGui::SameLine(0.0f, fs);
+    const float heads_x = ImGui::GetCursorPosX();
+    ImGui::BeginGroup();
+    if (const int k = draw_curve_plot(state, c.heads, c, cursor, ImVec2(half - legend_w - fs, plot_h));
+        k >= 0)
+        clicked = k;
+    ImGui::EndGroup();
+    ImGui::SameLine(heads_x + half - legend_w);
+    ImGui::BeginGroup();
+    ImGui::Dummy(ImVec2(1.0f, ImGui::GetTextLineHeightWithSpacing()));
+    head_legend(state, cursor, legend_w);
+    ImGui::EndGroup();
+    return clicked;
+}
+
+// The plots: loss above, head scores below with their legend beside or under them, in the column's size;
+// `band`: side by side, under the maps.
+void curves_column(AppState& state, const TrainingFrame* f, ImVec2 size, bool band)
 {
     TrainingPanelState& ts = state.training;
     const TrainingSnapshot& v = ts.view;
     const int cursor = f == nullptr ? -1 : f->step;
-    const TrainingCurves c = training_curves(v, ts.edit.steps, ts.score_kind, ts.fit_curves);
+    // In a lesson the axes are the whole run's, the curves growing into them step by step.
+    const TrainingCurves c = shown_training_curves(ts, cursor, !ts.lesson_key.empty());
+    if (band)
+    {
+        if (const int k = curves_band(state, c, cursor, size); k >= 0 && !v.timeline.empty())
+        {
+            ts.follow_latest = false;
+            ts.shown_step = k;
+        }
+        return;
+    }
     const TrainingCurvesColumn column = curves_layout(v, size);
     int clicked = draw_curve_plot(state, c.loss, c, cursor, ImVec2(size.x, column.loss_h));
     ImGui::BeginGroup();
@@ -268,13 +322,21 @@ void draw_training_presenter_view(AppState& state)
         // The plots' least height at the column's narrowest, then at the width the maps leave it (wider, the
         // legend may go beside the plot, and the sample keeps the lines it would take).
         const float min_curves_h = curves_layout(ts.view, ImVec2(min_left, 0.0f)).min_height;
-        const TrainingPresenterLayout l = layout_training_presenter(
-            avail.x, area_h, boxes, per_layer, gap, fs * 6.0f, min_left, min_curves_h, min_text_h);
+        // Side by side under the maps: a title line (two with earlier runs in the loss key), the loss axes at
+        // their least and the step axis; the head legend's rows beside the head-score plot.
+        const float key_h = line * (ts.view.past.empty() ? 1.0f : 2.0f);
+        const float min_below_h =
+            own_grid && !text ? std::max(key_h + fs * (kLossAxesMinEm + kPlotChromeEm),
+                                         line * static_cast<float>(2 + std::max(1, ts.view.model.n_layers)))
+                              : 0.0f;
+        const TrainingPresenterLayout l =
+            layout_training_presenter(avail.x, area_h, boxes, per_layer, gap, fs * 6.0f, min_left,
+                                      min_curves_h, min_text_h, min_below_h);
         const float at_width = curves_layout(ts.view, ImVec2(l.curves.w, 0.0f)).min_height;
-        if (at_width >= min_curves_h || !own_grid) // the panel's own views keep the narrowest column
-            return l;
+        if (l.plots_below || at_width >= min_curves_h || !own_grid) // the panel's own views keep the
+            return l;                                               // narrowest column
         return layout_training_presenter(avail.x, area_h, boxes, per_layer, gap, fs * 6.0f, min_left,
-                                         at_width, min_text_h);
+                                         at_width, min_text_h, min_below_h);
     };
     // Short labels (every task's but a word model's) stay, every k-th, on small cells: their gutter.
     const bool short_labels = maps && training_labels_short(training_probe_tokens(ts));
@@ -291,7 +353,7 @@ void draw_training_presenter_view(AppState& state)
 
     ImGui::SetCursorScreenPos(ImVec2(origin.x + layout.curves.x, origin.y + layout.curves.y));
     ImGui::BeginChild("presenter_curves", ImVec2(layout.curves.w, layout.curves.h), false, kPart);
-    curves_column(state, f, ImGui::GetContentRegionAvail());
+    curves_column(state, f, ImGui::GetContentRegionAvail(), layout.plots_below);
     ImGui::EndChild();
     if (text && layout.text.h > 0.0f)
     {

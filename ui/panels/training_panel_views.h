@@ -22,6 +22,12 @@ namespace attnlab
 // switch, so the maps below keep room.
 void draw_training_curves(AppState& state, int cursor, bool compact = false);
 
+// The curves the panel and the presenter draw with the maps at step `cursor` (-1: none): at a lesson step's
+// timeline position (its show_step) the current run's curves end at the cursor, on the whole run's axes, so
+// the plots agree with the maps and the step's text. `whole_run` (the presenter in a lesson): the whole
+// run's axes at every step, not fitted to the steps so far.
+TrainingCurves shown_training_curves(const TrainingPanelState& ts, int cursor, bool whole_run = false);
+
 // One plot with its title line, y axis, first and last step, the steepest drop, the cursor (the step the maps
 // show) and the pointer's values, in size (the title line above it not counted). The loss plot's title line
 // (plot is c.loss) names each loss next to a swatch of its colour. Returns the step under the

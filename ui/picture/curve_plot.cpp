@@ -141,6 +141,48 @@ std::vector<double> round_ticks_between(double lo, double hi, double step, doubl
 
 } // namespace
 
+std::vector<PlotXLabel> x_axis_labels(const CurvePlotPicture& p,
+                                      const std::function<float(const std::string&)>& width, float space)
+{
+    const PlotRect& a = p.axes;
+    struct Placed
+    {
+        float x0, x1;
+        std::string text;
+    };
+    // The round steps strictly between the ends, centred under their ticks and kept inside the axes.
+    std::vector<Placed> between;
+    for (const PlotXTick& t : p.x_ticks)
+        if (t.step > p.x_min && t.step < p.x_max)
+        {
+            const float w = width(t.text);
+            const float x0 = std::clamp(t.x - w * 0.5f, a.x0, a.x1 - w);
+            between.push_back(Placed{x0, x0 + w, t.text});
+        }
+    // The right end names the axis ("step 400") unless that leaves no room for the left end's label.
+    std::string last = p.x_last;
+    if (width(last) + space + width(p.x_first) > a.x1 - a.x0 && last.rfind("step ", 0) == 0)
+        last.erase(0, 5);
+    std::vector<Placed> kept{{a.x1 - width(last), a.x1, last}};
+    const auto free = [&](const Placed& q)
+    {
+        for (const Placed& k : kept)
+            if (q.x0 < k.x1 + space && k.x0 < q.x1 + space)
+                return false;
+        return true;
+    };
+    if (const Placed first{a.x0, a.x0 + width(p.x_first), p.x_first}; free(first))
+        kept.push_back(first);
+    for (const Placed& q : between)
+        if (free(q))
+            kept.push_back(q);
+    std::sort(kept.begin(), kept.end(), [](const Placed& l, const Placed& r) { return l.x0 < r.x0; });
+    std::vector<PlotXLabel> out;
+    for (const Placed& k : kept)
+        out.push_back(PlotXLabel{k.x0, k.text});
+    return out;
+}
+
 double round_tick_step(double span, int max_ticks)
 {
     if (!(span > 0.0) || max_ticks < 1)

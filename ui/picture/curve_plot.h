@@ -5,6 +5,7 @@
 
 #include "ui/model/training/training_curves.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,21 @@ struct CurvePlotPicture
     float cursor_x = 0.0f;
     std::vector<PlotLine> lines; // one per series, in the plot's order
 };
+
+// A label under the step axis: its text from its left edge x (pixels).
+struct PlotXLabel
+{
+    float x = 0.0f;
+    std::string text;
+};
+
+// The step axis's labels, left to right, each at least `space` pixels from the next (`width` measures a
+// text): the right end's step right-aligned under it ("step 400", or "400" where the word leaves no room for
+// the left end's label), the left end's ("0") at the left edge where it clears the right one, and between
+// them the round steps of p.x_ticks (CurvePlotStyle::x_tick_gap) centred under their ticks where they clear
+// both ends and each other.
+std::vector<PlotXLabel> x_axis_labels(const CurvePlotPicture& p,
+                                      const std::function<float(const std::string&)>& width, float space);
 
 // The round step (1, 2 or 5 times a power of ten, at least 1) that puts at most max_ticks intervals in span.
 double round_tick_step(double span, int max_ticks);

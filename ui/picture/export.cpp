@@ -843,9 +843,9 @@ train::HeadScoreKind curves_export_score(const TrainingSnapshot& run)
 
 void draw_curve_plots(Image& img, const TextRasterizer& text, const Palette& palette,
                       const TrainingSnapshot& run, int target_steps, int score_kind, int x, int y, int w,
-                      int h, int cursor_step, bool fit_to_run)
+                      int h, int cursor_step, bool fit_to_run, int until_step)
 {
-    const TrainingCurves c = training_curves(run, target_steps, score_kind, fit_to_run);
+    const TrainingCurves c = training_curves(run, target_steps, score_kind, fit_to_run, until_step);
     const int plot_w = (w - 2 * kCurvePlotGap) / 3;
     draw_curve_plot(img, text, palette, c.loss, kLossAxisTitle, c, x, y, plot_w, h, cursor_step);
     draw_curve_plot(img, text, palette, c.accuracy, kAccuracyAxisTitle, c, x + plot_w + kCurvePlotGap, y,

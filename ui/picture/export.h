@@ -107,10 +107,11 @@ train::HeadScoreKind curves_export_score(const TrainingSnapshot& run);
 // when the 1800-px picture is pasted at half size). fit_to_run as in training_curves.
 Image render_curves_image(const TrainingSnapshot& run, int target_steps, std::string* note = nullptr,
                           bool fit_to_run = true);
-// The three plots alone, in [x, x + w) x [y, y + h) of img (for lesson slides), with score_kind's head score.
+// The three plots alone, in [x, x + w) x [y, y + h) of img (for lesson slides), with score_kind's head score;
+// until_step as in training_curves (a lesson step's slide: the curves end at the step its maps show).
 void draw_curve_plots(Image& img, const TextRasterizer& text, const Palette& palette,
                       const TrainingSnapshot& run, int target_steps, int score_kind, int x, int y, int w,
-                      int h, int cursor_step = -1, bool fit_to_run = true);
+                      int h, int cursor_step = -1, bool fit_to_run = true, int until_step = -1);
 Status export_curves_png(const TrainingSnapshot& run, int target_steps, const std::string& path,
                          bool fit_to_run = true);
 // The same picture in the format the path's extension asks for (.svg, .pdf; otherwise PNG).

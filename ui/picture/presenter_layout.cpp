@@ -379,7 +379,8 @@ CaptionChoice choose_caption(float w, float h, float text_px, float caption_px,
 
 TrainingPresenterLayout layout_training_presenter(float w, float h, const std::vector<MapBox>& heads,
                                                   int heads_per_layer, float gap, float max_cell,
-                                                  float min_left, float min_curves_h, float min_text_h)
+                                                  float min_left, float min_curves_h, float min_text_h,
+                                                  float min_below_h)
 {
     TrainingPresenterLayout out;
     w = std::max(0.0f, w);
@@ -404,6 +405,33 @@ TrainingPresenterLayout layout_training_presenter(float w, float h, const std::v
     const float left_w = best.maps.empty() ? w : std::max(min_left, w - maps_w - gap * 1.5f);
     if (!best.maps.empty())
         best = layout_maps(heads, maps_w, h, gap, max_cell, best.columns);
+    // Or the maps across the whole width at the top and the plots under them, when that is clearly larger.
+    if (min_text_h <= 0.0f && min_below_h > 0.0f && !best.maps.empty())
+    {
+        const float maps_h = h - min_below_h - gap;
+        MapGrid top;
+        for (const int columns : {per_layer, n})
+        {
+            const MapGrid g = layout_maps(heads, w, maps_h, gap, max_cell, columns);
+            if (top.maps.empty() || g.cell > top.cell + 0.01f)
+                top = g;
+        }
+        if (maps_h > 0.0f && !top.maps.empty() && top.cell >= best.cell * kPlotsBelowGain)
+        {
+            // The grid at the top of its rectangle (layout_maps centres it down the area), the plots taking
+            // all the height it leaves.
+            const float shift = std::max(0.0f, top.maps.front().image.y - heads.front().top);
+            for (MapPlacement& m : top.maps)
+                m.image.y -= shift;
+            const float maps_used = std::min(maps_h, top.height);
+            out.grid = top;
+            out.plots_below = true;
+            out.maps = LayoutRect{0.0f, 0.0f, w, maps_used};
+            out.curves = LayoutRect{0.0f, maps_used + gap, w, std::max(0.0f, h - maps_used - gap)};
+            out.text = LayoutRect{0.0f, h, w, 0.0f};
+            return out;
+        }
+    }
     out.grid = best;
     out.maps = best.maps.empty() ? LayoutRect{w, 0.0f, 0.0f, h}
                                  : LayoutRect{left_w + gap, 0.0f, std::max(0.0f, w - left_w - gap), h};

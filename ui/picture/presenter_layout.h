@@ -137,23 +137,30 @@ CaptionChoice choose_caption(float w, float h, float text_px, float caption_px,
 // the probe's head maps on the right with square cells as large as the height allows (a row per layer, or
 // every head in one row when that gives larger cells), the plots in a left column of at least min_left
 // that takes the width the maps leave (half a gap stays right of the maps for their titles), and under the
-// plots (a text model) the sample and loss strip.
+// plots (a text model) the sample and loss strip. Without text readouts, when a grid of few maps across the
+// view's width would leave the height under it free, the maps may go across the top and the plots side by
+// side under them instead (plots_below): taken when that makes the cells at least kPlotsBelowGain times
+// larger, with the plots at least min_below_h high.
+inline constexpr float kPlotsBelowGain = 1.2f;
 struct TrainingPresenterLayout
 {
-    LayoutRect curves; // the loss plot, the head-score plot and its legend
-    LayoutRect text;   // the text readouts (h = 0: none asked for)
-    LayoutRect maps;   // the heads' maps, labels and titles included
-    MapGrid grid;      // the maps placed in `maps` (positions relative to its top left corner)
+    LayoutRect curves;        // the loss plot, the head-score plot and its legend
+    LayoutRect text;          // the text readouts (h = 0: none asked for)
+    LayoutRect maps;          // the heads' maps, labels and titles included
+    MapGrid grid;             // the maps placed in `maps` (positions relative to its top left corner)
+    bool plots_below = false; // the maps across the top, the plots side by side under them
 };
 
 // heads: one box per head, layer by layer (heads_per_layer of each); gap: between maps and parts; max_cell:
 // the largest cell; min_left: the plots' column at its narrowest. min_text_h > 0: a text model, whose
 // readouts go under the plots: the plots get 55 % of the height, or what leaves the readouts min_text_h when
 // that is less, and never less than min_curves_h (a short view: the readouts get what is left, even under
-// min_text_h, so that the plots are never cut).
+// min_text_h, so that the plots are never cut). min_below_h > 0: the plots' least height side by side under
+// the maps (0: never under them).
 TrainingPresenterLayout layout_training_presenter(float w, float h, const std::vector<MapBox>& heads,
                                                   int heads_per_layer, float gap, float max_cell,
-                                                  float min_left, float min_curves_h, float min_text_h);
+                                                  float min_left, float min_curves_h, float min_text_h,
+                                                  float min_below_h = 0.0f);
 
 // The Training view's plot column: the loss plot over the head-score plot, each under its title line, and
 // the head legend (a table, legend_w wide) beside the head-score plot when that leaves the plot at least half

@@ -101,6 +101,7 @@ struct SlideContent
     bool shared_rows = false; // every map's rows are the same tokens: row labels on each row's first map only
     const TrainingSnapshot* curves = nullptr; // a training step: its curves above the maps
     int target_steps = 0, score_kind = 0, cursor_step = -1;
+    int until_step = -1; // the curves end at this step (a lesson step's position), -1: the whole run
     bool fit_to_run = true;
     std::string curves_note;     // "weights at step 30"
     std::vector<LossCell> strip; // a text model's loss strip, when the step talks about it
@@ -232,6 +233,8 @@ void training_maps(AppState& state, SlideContent& content)
     content.score_kind = ts.score_kind;
     content.fit_to_run = ts.fit_curves;
     content.cursor_step = f->step;
+    if (!ts.lesson_key.empty() && ts.lesson_step_at >= 0)
+        content.until_step = f->step; // as the window draws the step: the curves as far as its maps
     content.curves_note = "the maps: weights at step " + std::to_string(f->step) +
                           (f->step == 0 ? " (random, untrained)" : "") + ", on the probe";
     for (const int id : ts.probe_batch.tokens)
@@ -697,7 +700,7 @@ Image render_slide(AppState& state, const SlideWords& words, const SlideContent&
                                  bottom - top - gap / 2, curves_h);
         draw_curve_plots(img, text, palette, *content->curves, content->target_steps, content->score_kind,
                          margin, top, width - 2 * margin, curves_h - static_cast<int>(small_px * 1.6f),
-                         content->cursor_step, content->fit_to_run);
+                         content->cursor_step, content->fit_to_run, content->until_step);
         text.draw(img, static_cast<float>(margin), static_cast<float>(top + curves_h) - small_px * 1.3f,
                   small_px, palette.grey_ink, content->curves_note);
         top += curves_h + gap / 2;

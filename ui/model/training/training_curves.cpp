@@ -210,15 +210,43 @@ void cut_at(std::vector<std::pair<float, float>>* points, int x_max)
         points->clear();
 }
 
+// Cuts the current run's series (those after the earlier runs') of c at step `until`, each plot's y range
+// first fixed at that of every point so far; the steepest drop found again in the training loss up to there.
+void cut_current_run(TrainingCurves* c, const TrainingSnapshot& v, int until)
+{
+    const float edge = static_cast<float>(until);
+    for (CurvePlot* plot : {&c->loss, &c->accuracy, &c->heads})
+    {
+        if (!plot->fixed_y)
+        {
+            plot_y_range(*plot, &plot->y_min, &plot->y_max);
+            plot->fixed_y = true;
+        }
+        const bool has_past = plot != &c->heads;
+        for (std::size_t i = has_past ? v.past.size() : 0; i < plot->series.size(); ++i)
+        {
+            std::vector<std::pair<float, float>>& points = plot->series[i].points;
+            points.erase(std::upper_bound(points.begin(), points.end(), edge,
+                                          [](float x, const std::pair<float, float>& q)
+                                          { return x < q.first; }),
+                         points.end());
+        }
+    }
+    const int kept = std::clamp(until - v.first_step, 0, static_cast<int>(v.loss.size()));
+    const std::vector<float> loss(v.loss.begin(), v.loss.begin() + kept);
+    c->has_drop = steepest_drop(loss, v.first_step, &c->drop) && c->drop.drop >= 0.2f;
+}
+
 } // namespace
 
-TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int score_kind, bool fit_to_run)
+TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int score_kind, bool fit_to_run,
+                               int until_step)
 {
     TrainingCurves c;
     // A model opened from a file brings its history: the curves start where it does.
     c.x_min = !v.evals.empty() && v.evals.front().step < v.first_step ? 0 : v.first_step;
-    // Nothing of the current run to fit yet: the full view.
-    const bool fit = fit_to_run && (!v.loss.empty() || !v.evals.empty());
+    // Nothing of the current run to fit yet: the full view. Cut at a step: the whole run's axes.
+    const bool fit = fit_to_run && until_step < 0 && (!v.loss.empty() || !v.evals.empty());
     if (fit)
         c.x_max = std::max(fit_x_max(c.x_min, v.step, target_steps), c.x_min + 1);
     else
@@ -241,7 +269,8 @@ TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int 
             cut_at(&s->points, c.x_max);
     };
 
-    // Loss (log scale): earlier runs' training loss, this run's training loss per step, held-out per point.
+    // Loss (log scale): earlier runs' training loss, this run's held-out loss per point, then its training
+    // loss per step, drawn last: thin and translucent over the held-out line, so neither hides the other.
     c.loss.title = "loss (log scale): training, held-out";
     c.loss.log_y = true;
     for (std::size_t i = 0; i < v.past.size(); ++i)
@@ -252,6 +281,10 @@ TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int 
         cut(&s);
         c.loss.series.push_back(std::move(s));
     }
+    CurveSeries held{{}, kThisRunColor, "held-out loss", 2.0f};
+    for (const TrainingEval& e : v.evals)
+        held.points.push_back(at(e.step, e.loss));
+    c.loss.series.push_back(std::move(held));
     CurveSeries train_loss{{},
                            (kTrainingLossColor & 0x00FFFFFFu) |
                                (static_cast<Color32>(kThisRunTrainingLossAlpha) << 24),
@@ -263,10 +296,6 @@ TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int 
     for (std::size_t k = 0; k < v.loss.size(); ++k)
         train_loss.points.push_back(at(v.first_step + static_cast<int>(k) + 1, v.loss[k]));
     c.loss.series.push_back(std::move(train_loss));
-    CurveSeries held{{}, kThisRunColor, "held-out loss", 2.0f};
-    for (const TrainingEval& e : v.evals)
-        held.points.push_back(at(e.step, e.loss));
-    c.loss.series.push_back(std::move(held));
     c.has_drop = steepest_drop(v.loss, v.first_step, &c.drop) && c.drop.drop >= 0.2f;
 
     c.accuracy.title = "held-out accuracy";
@@ -301,6 +330,8 @@ TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int 
                                                   e.heads[static_cast<std::size_t>(k)], score))));
         c.heads.series.push_back(std::move(s));
     }
+    if (until_step >= 0)
+        cut_current_run(&c, v, until_step);
     return c;
 }
 

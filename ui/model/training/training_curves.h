@@ -12,13 +12,13 @@
 namespace attnlab
 {
 
-// This run's held-out curves (Okabe–Ito vermilion); its per-step training loss is drawn fainter.
+// This run's held-out curves (Okabe–Ito vermilion); its per-step training loss is drawn thinner, over them.
 inline constexpr Color32 kThisRunColor = pack_rgba(213, 94, 0);
 // This run's per-step training loss (Okabe–Ito blue): a colour of its own, not a fainter held-out colour.
 inline constexpr Color32 kTrainingLossColor = pack_rgba(0, 114, 178);
-// The alpha of this run's per-step training loss, and the lower one of the earlier runs' curves, which stay
-// behind the current run's.
-inline constexpr int kThisRunTrainingLossAlpha = 112;
+// The alpha of this run's per-step training loss (a noisy line drawn over the held-out one: the held-out line
+// shows through it), and the lower one of the earlier runs' curves, which stay behind the current run's.
+inline constexpr int kThisRunTrainingLossAlpha = 150;
 inline constexpr int kPastRunAlpha = 100;
 
 struct CurveSeries
@@ -105,7 +105,10 @@ int fit_x_max(int first, int step, int target_steps);
 // the current run (steps from fit_x_max; the loss's y range its values only), earlier runs cut at the right
 // edge; otherwise (or while the current run has no points yet) the steps go up to at least target_steps and
 // every earlier run's end, the y range covers every run. Earlier runs are drawn at kPastRunAlpha either way.
+// until_step >= 0 (a lesson step's maps and text at that step of the run): the current run's curves and its
+// steepest drop end there, on the axes of the whole run so far (the steps up to the target, the y range of
+// every point), so the curves grow into them as the lesson goes on; earlier runs stay whole.
 TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int score_kind,
-                               bool fit_to_run = true);
+                               bool fit_to_run = true, int until_step = -1);
 
 } // namespace attnlab
