@@ -22,12 +22,14 @@ namespace
 {
 
 // The training step the current lesson step's picture waits for: its run trained to its last step (the
-// compared runs first), as the command line trains it before its first picture; a run the student paused
-// plays on. 0 when the step trains nothing, opens a built-in model, or shows another run than its own.
-int run_waits_for(AppState& state, int* trained)
+// compared runs first: then the one training now, and its last step), as the command line trains it before
+// its first picture; a run the student paused plays on. 0 when the step trains nothing, opens a built-in
+// model, or shows another run than its own.
+int run_waits_for(AppState& state, int* trained, bool* compared)
 {
     const LessonStep* step = current_step(state);
     *trained = 0;
+    *compared = false;
     if (step == nullptr || !step->training.on || !step->training.model.empty())
         return 0;
     const LessonTraining& t = step->training;
@@ -36,7 +38,10 @@ int run_waits_for(AppState& state, int* trained)
     run.poll(ts.view);
     *trained = ts.view.step;
     if (!ts.lesson_queue.empty())
-        return t.run.steps;
+    {
+        *compared = true; // the step's own run is the queue's last
+        return std::max(1, ts.view.config.steps);
+    }
     if (!same_model(ts.view.config, t.run) || ts.view.step >= t.run.steps)
         return 0;
     if (!run.running())
@@ -142,7 +147,7 @@ LessonExportTick LessonSlideExport::tick(AppState& state)
         waits_for_ = 0;
         return LessonExportTick::Waiting;
     }
-    waits_for_ = run_waits_for(state, &trained_);
+    waits_for_ = run_waits_for(state, &trained_, &compared_);
     if (waits_for_ > 0 || frames_ < kLessonExportSettleFrames || state.recompute_pending())
         return LessonExportTick::Waiting;
     return write_step(state);
@@ -368,7 +373,8 @@ std::string lesson_export_progress_text(const AppState& state)
     const int shown = std::min(p.steps_total, p.steps_done + 1);
     std::string text = "Exporting slides " + std::to_string(shown) + " / " + std::to_string(p.steps_total);
     if (p.waits_for > 0)
-        text += ": training its run, step " + std::to_string(p.trained) + " / " + std::to_string(p.waits_for);
+        text += std::string(p.compared ? ": training a run it compares first" : ": training its run") +
+                ", step " + std::to_string(p.trained) + " / " + std::to_string(p.waits_for);
     return text + " …";
 }
 

@@ -81,6 +81,9 @@ public:
     // The training step the step being written waits for (0: none) and the run's step now.
     int waits_for() const { return waits_for_; }
     int trained() const { return trained_; }
+    // The run trained now is one the step compares its own with (trained first); waits_for() is its last
+    // step.
+    bool waits_for_compared() const { return compared_; }
     const std::string& dir() const { return spec_.dir; }
     PictureFormat format() const { return spec_.format; }
 
@@ -97,6 +100,7 @@ private:
     bool entered_ = false; // step next_ is entered
     int frames_ = 0;       // frames drawn since
     int waits_for_ = 0, trained_ = 0;
+    bool compared_ = false;
     std::vector<std::string> names_; // the files, as they will be named in the folder
     std::vector<Image> pages_;       // the PDF's, written after the last step
     std::vector<std::string> written_;

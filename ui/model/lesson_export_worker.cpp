@@ -85,12 +85,13 @@ void LessonExportWorker::publish(const LessonSlideExport& job)
     {
         std::lock_guard<std::mutex> lock(mutex_);
         LessonExportProgress& p = progress_;
-        changed = p.steps_done != job.steps_done() || (p.waits_for > 0) != (job.waits_for() > 0) ||
-                  p.note != job.note();
+        changed = p.steps_done != job.steps_done() || p.waits_for != job.waits_for() ||
+                  p.compared != job.waits_for_compared() || p.note != job.note();
         p.steps_total = job.steps_total();
         p.steps_done = job.steps_done();
         p.waits_for = job.waits_for();
         p.trained = job.trained();
+        p.compared = job.waits_for_compared();
         p.note = job.note();
     }
     if (changed && on_progress_)

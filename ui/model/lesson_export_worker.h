@@ -49,13 +49,14 @@ enum class LessonExportState
 struct LessonExportProgress
 {
     LessonExportState state = LessonExportState::Running;
-    int steps_total = 0;              // slides to write
-    int steps_done = 0;               // slides written (to the hidden folder until the last)
-    int waits_for = 0;                // the training step the slide being made waits for (0: none)
-    int trained = 0;                  // its run's step now
-    bool cancelling = false;          // cancel() was asked and the worker has not stopped yet
-    std::string error;                // Failed: why
-    std::string note;                 // the slides' font is missing ("" : it is there)
+    int steps_total = 0;     // slides to write
+    int steps_done = 0;      // slides written (to the hidden folder until the last)
+    int waits_for = 0;       // the training step the slide being made waits for (0: none)
+    int trained = 0;         // its run's step now
+    bool compared = false;   // the run training is one the step compares its own with (trained first)
+    bool cancelling = false; // cancel() was asked and the worker has not stopped yet
+    std::string error;       // Failed: why
+    std::string note;        // the slides' font is missing ("" : it is there)
     std::vector<std::string> written; // Done: the files in place, in order
 };
 
