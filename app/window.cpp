@@ -485,13 +485,12 @@ void run_loop(Window& window, AppState& state, StartupFiles& files)
         const auto wait_start = Clock::now();
         // Work still pending (an edit to compute or to autosave, a lesson's scroll settling) keeps the full
         // rate; a run going on on the worker wakes the loop when it finishes. Maps left to re-make on the
-        // next frames keep it too, and so do a model folder loading (its progress bar moves) and a lesson's
-        // slides being exported (a step a frame).
+        // next frames keep it too, and so does a model folder loading (its progress bar moves). A lesson's
+        // slides being exported on their worker wake the loop as each one is written.
         const bool pending = (state.recompute_pending() && !state.recompute.running()) ||
                              files.autosave.pending || state.lesson.scroll_request > 0 ||
                              !state.request_window_png.empty() || state.training_run.running() ||
-                             state.maps_pending || state.opened.loader.busy() ||
-                             state.lesson_export.job != nullptr;
+                             state.maps_pending || state.opened.loader.busy();
         if (!pending && ms_since(g_last_input) > kIdleAfterMs)
             glfwWaitEventsTimeout(kIdleWaitS);
         else
@@ -555,6 +554,7 @@ int run_window(const WindowOptions& options)
     // loop when it is done (the state, and its worker, go before the window does).
     state->recompute_wait_ms = kRecomputeFrameWaitMs;
     state->recompute.set_on_finished([] { glfwPostEmptyEvent(); });
+    state->lesson_export.wake = [] { glfwPostEmptyEvent(); };
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = nullptr;
     if (!files.imgui_ini.empty())

@@ -1,8 +1,11 @@
-// The window's lesson slide export (File > Export lesson slides, Ctrl+Shift+E): the dialog's defaults and
-// choices, files byte for byte the command line's (`attnlab lesson ID --export-dir DIR`, the same job run as
-// app/lesson_export.cpp runs it) for a lesson and for one that trains a run, and failures that leave nothing.
+// The window's lesson slide export (File > Export lesson slides, Ctrl+Shift+E), on its worker thread: the
+// dialog's defaults and choices, files byte for byte the command line's (`attnlab lesson ID --export-dir
+// DIR`, the same job run as app/lesson_export.cpp runs it) for a lesson and for one that trains a run, the
+// frames going on and the student's edits not reaching the slides, and failures, Cancel and quitting that
+// leave nothing.
 #include "core/io/lesson_file.h"
 #include "ui/model/lesson_export.h"
+#include "ui/model/lesson_export_worker.h"
 #include "ui/model/lessons.h"
 #include "ui_test_support.h"
 
@@ -10,9 +13,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -93,24 +99,126 @@ void click_label(HeadlessUi& ui, AppState& state, const std::string& label, bool
     ui.click(state, radio ? at.x - fs * 0.6f : at.x + fs * 0.5f, at.y + fs * 0.5f);
 }
 
-// Frames until the dialog's export ends (at most `limit`); whether the progress bar said a step waited for
-// its run's training. Every frame that ends with the export still under way shows its dialog (a step brought
-// to the front must not close it).
-bool run_dialog_export(HeadlessUi& ui, AppState& state, int limit, bool* saw_training)
+// Frames until the dialog's export ends (at most `limit`; the worker writes while they go on). Every frame
+// that ends with the export under way shows its progress in the status bar (or that it is being cancelled).
+bool run_dialog_export(HeadlessUi& ui, AppState& state, int limit)
 {
     for (int i = 0; i < limit && state.lesson_export.job != nullptr; ++i)
     {
-        const test::FrameOutput out = ui.frame(state);
-        if (contains(out.text, "training its run"))
-            *saw_training = true;
+        ui.frame(state);
         if (state.lesson_export.job == nullptr)
             break;
-        EXPECT_TRUE(contains(out.text, "slides to")) << "frame " << i << ": the progress dialog\n"
-                                                     << out.text;
-        if (state.lesson_export.job->waits_for() > 0)
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        const std::string bar = test::window_text("##status");
+        EXPECT_TRUE(contains(bar, "Exporting slides") || contains(bar, "Cancelling the slide export"))
+            << "frame " << i << ": the progress\n"
+            << bar;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1)); // the worker's turn
     }
     return state.lesson_export.job == nullptr;
+}
+
+// Holds the export's worker before the slides chosen (LessonExportDialog::before_slide is called on the
+// worker's thread) until the test lets it go on; the test's frames go on meanwhile.
+class SlideGate
+{
+public:
+    explicit SlideGate(std::set<int> hold) : hold_(std::move(hold)) {}
+    std::function<void(int)> hook()
+    {
+        return [this](int done) { arrive(done); };
+    }
+    // Waits until the worker is held before the slide after `done` (false: it never came, in a minute).
+    bool wait_held(int done)
+    {
+        std::unique_lock<std::mutex> lock(mutex_);
+        return changed_.wait_for(lock, std::chrono::seconds(60), [&] { return held_ == done; });
+    }
+    // Lets the held worker go on.
+    void release()
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        held_ = -1;
+        changed_.notify_all();
+    }
+    // Holds nothing more.
+    void open()
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        open_ = true;
+        held_ = -1;
+        changed_.notify_all();
+    }
+
+private:
+    void arrive(int done)
+    {
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (open_ || hold_.count(done) == 0)
+            return;
+        held_ = done;
+        changed_.notify_all();
+        changed_.wait(lock, [&] { return open_ || held_ != done; });
+    }
+    std::set<int> hold_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    int held_ = -1;
+    bool open_ = false;
+};
+
+// Opens the gate when it goes (declared after the state: an assertion that ends the test early never leaves
+// the worker held while the state's destructor joins it).
+struct OpenOnExit
+{
+    SlideGate& gate;
+    ~OpenOnExit() { gate.open(); }
+};
+
+// The slides the hidden folder holds so far.
+int hidden_slides(const fs::path& dir, const std::string& id)
+{
+    const fs::path hidden = dir / (".attnlab-export-" + id);
+    std::error_code ec;
+    if (!fs::is_directory(hidden, ec))
+        return 0;
+    int n = 0;
+    for (const fs::directory_entry& e : fs::directory_iterator(hidden))
+        n += e.path().filename().string()[0] != '.';
+    return n;
+}
+
+// The command line's export of a built-in lesson into a fresh folder (a picture's state entered at the
+// lesson's first step, as `attnlab lesson` starts it).
+fs::path command_line_files(HeadlessUi& ui, const std::string& id, const std::string& name,
+                            PictureFormat format, int w, int h)
+{
+    const fs::path dir = temp_dir(name);
+    auto cli = std::make_unique<AppState>();
+    cli->mouse_ignored = true;
+    load_lesson_library(*cli, default_lessons_dir());
+    enter_lesson(*cli, lesson_index(*cli, id), 0);
+    LessonExportSpec spec;
+    spec.dir = dir.string();
+    spec.format = format;
+    spec.width = w;
+    spec.height = h;
+    std::string out, err;
+    EXPECT_EQ(command_line_export(ui, *cli, spec, &out, &err), 0) << err;
+    return dir;
+}
+
+// Both folders hold the same files, byte for byte (and at least `n` of them).
+void expect_same_files(const fs::path& cli_dir, const fs::path& win_dir, std::size_t n)
+{
+    const std::set<std::string> files = entries(cli_dir);
+    ASSERT_EQ(files.size(), n);
+    EXPECT_EQ(entries(win_dir), files) << "the same names, no hidden folder left";
+    for (const std::string& f : files)
+    {
+        const std::string a = read_bytes(cli_dir / f), b = read_bytes(win_dir / f);
+        EXPECT_GT(a.size(), 1000u) << f;
+        EXPECT_TRUE(a == b) << f << ": " << a.size() << " vs " << b.size() << " bytes";
+    }
 }
 
 const char* const kSmallTextLesson = R"({"format": "attnlab-lesson", "version": 1, "title": "t",
@@ -170,8 +278,9 @@ TEST(LessonExportDialog, OpensWithSixteenByNinePngInTheLessonsFolder)
     EXPECT_EQ(state->lesson.step, 1);
 }
 
-// The dialog's export of a lesson writes exactly the command line's files (PNG, SVG, PDF; both sizes), and
-// the lesson is back at the step it was on.
+// The dialog's export of a lesson, on its worker, writes exactly the command line's files (PNG, SVG, PDF;
+// both sizes); the dialog closes when it starts, the window's lesson stays at the step the student is on, and
+// the status bar says where the slides went.
 TEST(LessonExportDialog, WritesTheCommandLinesFilesByteForByte)
 {
     HeadlessUi ui;
@@ -187,20 +296,7 @@ TEST(LessonExportDialog, WritesTheCommandLinesFilesByteForByte)
     {
         const std::string name = picture_format_name(c.picture);
         SCOPED_TRACE(name);
-        // The command line's: a picture's state, entered at the lesson's first step.
-        const fs::path cli_dir = temp_dir("cli-" + name);
-        auto cli = std::make_unique<AppState>();
-        cli->mouse_ignored = true;
-        load_lesson_library(*cli, default_lessons_dir());
-        enter_lesson(*cli, lesson_index(*cli, "typo"), 0);
-        LessonExportSpec spec;
-        spec.dir = cli_dir.string();
-        spec.format = c.picture;
-        spec.width = c.w;
-        spec.height = c.h;
-        std::string out, err;
-        ASSERT_EQ(command_line_export(ui, *cli, spec, &out, &err), 0) << err;
-        cli.reset();
+        const fs::path cli_dir = command_line_files(ui, "typo", "cli-" + name, c.picture, c.w, c.h);
 
         // The window's: a student on step 3, the dialog opened and Export clicked.
         const fs::path win_dir = temp_dir("window-" + name);
@@ -220,30 +316,72 @@ TEST(LessonExportDialog, WritesTheCommandLinesFilesByteForByte)
         ASSERT_EQ(d.dir, win_dir.string());
         click_label(ui, *state, "ExportCancel", false);
         ASSERT_EQ(d.error, "");
-        bool training = false;
-        ASSERT_TRUE(run_dialog_export(ui, *state, 200, &training));
+        const test::FrameOutput during = ui.frames(*state, 2);
+        EXPECT_FALSE(contains(during.text, "a slide each")) << "the dialog closed: the student works on";
+        ASSERT_TRUE(run_dialog_export(ui, *state, 100000));
         EXPECT_EQ(d.error, "");
         EXPECT_FALSE(state->message_is_error) << state->message;
-        EXPECT_TRUE(contains(state->message, "Exported")) << state->message;
-        EXPECT_EQ(state->lesson.step, 2) << "back at the step the student was on";
-        const test::FrameOutput after = ui.frames(*state, 2);
-        EXPECT_FALSE(contains(after.text, "a slide each")) << "the dialog closed";
-
-        const std::set<std::string> files = entries(cli_dir);
-        ASSERT_EQ(files.size(), c.picture == PictureFormat::Pdf ? 1u : 4u) << out;
-        EXPECT_EQ(entries(win_dir), files) << "the same names, no hidden folder left";
-        for (const std::string& f : files)
-        {
-            const std::string a = read_bytes(cli_dir / f), b = read_bytes(win_dir / f);
-            EXPECT_GT(a.size(), 1000u) << f;
-            EXPECT_TRUE(a == b) << f << ": " << a.size() << " vs " << b.size() << " bytes";
-        }
+        const std::string where =
+            c.picture == PictureFormat::Pdf ? (win_dir / "typo.pdf").string() : win_dir.string();
+        EXPECT_EQ(state->message, "4 slides written to " + where);
+        EXPECT_EQ(state->lesson.step, 2) << "the window's lesson never moved";
+        ui.frames(*state, 2);
+        EXPECT_TRUE(contains(test::window_text("##status"), "4 slides written to"))
+            << "the status bar says so";
+        expect_same_files(cli_dir, win_dir, c.picture == PictureFormat::Pdf ? 1u : 4u);
     }
 }
 
-// A lesson that trains a run: the window's export waits for the run (trained on the worker while the
-// frames go on, the progress bar saying so) and then writes the command line's files, whose run was
-// trained at once.
+// The window goes on while the worker writes: held before each slide, frames are drawn and the status bar
+// counts the slides ("Exporting slides 2 / 4 …"); the hidden folder fills one slide at a time and the folder
+// shows nothing before the last. The student moves to another step, types another sentence and switches the
+// theme meanwhile: the slides are still the command line's (the worker exports the lesson as it was).
+TEST(LessonExportDialog, TheWindowGoesOnAndItsEditsDoNotReachTheSlides)
+{
+    HeadlessUi ui;
+    const fs::path cli_dir = command_line_files(ui, "typo", "cli", PictureFormat::Png, 1920, 1080);
+    const fs::path dir = temp_dir("window");
+    SlideGate gate({0, 1, 2, 3});
+    auto state = std::make_unique<AppState>();
+    OpenOnExit open_gate{gate};
+    load_lesson_library(*state, default_lessons_dir());
+    enter_lesson(*state, lesson_index(*state, "typo"), 0);
+    ui.frames(*state, 2);
+    LessonExportDialog& d = state->lesson_export;
+    d.dir = dir.string();
+    d.before_slide = gate.hook();
+    open_lesson_export_dialog(*state);
+    ui.frames(*state, 3);
+    click_label(ui, *state, "ExportCancel", false);
+    ASSERT_NE(d.job, nullptr);
+    for (int k = 0; k < 4; ++k)
+    {
+        SCOPED_TRACE(k);
+        ASSERT_TRUE(gate.wait_held(k));
+        ui.frames(*state, 2);
+        const std::string bar = test::window_text("##status");
+        EXPECT_TRUE(contains(bar, "Exporting slides " + std::to_string(k + 1) + " / 4 …")) << bar;
+        EXPECT_EQ(hidden_slides(dir, "typo"), k);
+        EXPECT_EQ(entries(dir), (std::set<std::string>{".attnlab-export-typo"})) << "no slide in place yet";
+        if (k == 1)
+        {
+            next_step(*state);
+            state->session.text = "the student types another sentence";
+            state->edit();
+            state->prefs.dark_theme = false;
+            state->prefs.stretch_weights = true;
+            ui.frames(*state, 2);
+        }
+        gate.release();
+    }
+    ASSERT_TRUE(run_dialog_export(ui, *state, 100000));
+    EXPECT_EQ(state->message, "4 slides written to " + dir.string());
+    EXPECT_EQ(state->lesson.step, 1) << "where the student went";
+    expect_same_files(cli_dir, dir, 4u);
+}
+
+// A lesson that trains a run: the worker trains the export's own run (the student's paused run stays paused
+// at its step) and then writes the command line's files, whose run was trained at once.
 TEST(LessonExportDialog, ATrainingLessonIsExportedAfterItsRunIsTrained)
 {
     HeadlessUi ui;
@@ -264,15 +402,18 @@ TEST(LessonExportDialog, ATrainingLessonIsExportedAfterItsRunIsTrained)
     auto state = std::make_unique<AppState>();
     state->lesson.library.lessons.push_back(lesson);
     enter_lesson(*state, 0, 0);  // the run starts training on the worker
-    state->training_run.pause(); // and the student pauses it: the export plays it on
+    state->training_run.pause(); // and the student pauses it
+    state->training_run.poll(state->training.view);
+    const int paused_at = state->training.view.step;
     state->lesson_export.dir = win_dir.string();
     open_lesson_export_dialog(*state);
     ui.frames(*state, 3);
     ASSERT_TRUE(start_lesson_export(*state).is_ok());
-    bool training = false;
-    ASSERT_TRUE(run_dialog_export(ui, *state, 20000, &training));
+    ASSERT_TRUE(run_dialog_export(ui, *state, 100000));
     EXPECT_EQ(state->lesson_export.error, "");
-    EXPECT_TRUE(training) << "the progress bar said the step waits for its run";
+    EXPECT_FALSE(state->training_run.running()) << "the student's run is still paused";
+    state->training_run.poll(state->training.view);
+    EXPECT_EQ(state->training.view.step, paused_at);
     const std::set<std::string> files = entries(cli_dir);
     ASSERT_EQ(files, (std::set<std::string>{"t-01.png", "t-02.png"}));
     EXPECT_EQ(entries(win_dir), files);
@@ -281,7 +422,8 @@ TEST(LessonExportDialog, ATrainingLessonIsExportedAfterItsRunIsTrained)
 }
 
 // A folder that cannot be made is refused at once, in the dialog, with nothing written; a write failing
-// half-way (the hidden folder gone) leaves nothing either, and says which step failed.
+// half-way (the hidden folder gone) leaves nothing either: the status bar says which step failed and what to
+// do, and the dialog opens again with it.
 TEST(LessonExportDialog, AFailureSaysWhyAndLeavesNothing)
 {
     HeadlessUi ui;
@@ -299,57 +441,95 @@ TEST(LessonExportDialog, AFailureSaysWhyAndLeavesNothing)
     d.dir = (dir / "a-file" / "slides").string();
     EXPECT_FALSE(start_lesson_export(*state).is_ok());
     EXPECT_EQ(d.job, nullptr);
-    EXPECT_TRUE(contains(d.error, "cannot write to " + d.dir)) << d.error;
+    EXPECT_TRUE(contains(d.error, "cannot write to " + d.dir + ": Not a directory")) << d.error;
+    EXPECT_TRUE(contains(d.error, "Choose a folder you can write to")) << d.error;
     test::FrameOutput out = ui.frames(*state, 2);
     EXPECT_TRUE(contains(out.text, "cannot write to")) << "the dialog says why\n" << out.text;
+    EXPECT_EQ(entries(dir), (std::set<std::string>{"a-file"})) << "nothing made";
 
-    // Half-way: after the first slide the hidden folder becomes a file, so the second cannot be written.
-    d.dir = dir.string();
-    ASSERT_TRUE(start_lesson_export(*state).is_ok());
+    // Half-way: before the second slide (on the worker's thread) the hidden folder becomes a file, so the
+    // second cannot be written.
     const fs::path hidden = dir / ".attnlab-export-typo";
-    for (int i = 0; i < 100 && d.job != nullptr && d.job->steps_done() < 1; ++i)
-        ui.frame(*state);
-    ASSERT_NE(d.job, nullptr);
-    ASSERT_TRUE(fs::exists(hidden / "typo-01.png"));
-    fs::remove_all(hidden);
+    d.dir = dir.string();
+    d.before_slide = [&](int done)
     {
+        if (done != 1)
+            return;
+        fs::remove_all(hidden);
         std::ofstream(hidden) << "in the way";
-    }
-    bool training = false;
-    ASSERT_TRUE(run_dialog_export(ui, *state, 100, &training));
+    };
+    ASSERT_TRUE(start_lesson_export(*state).is_ok());
+    ASSERT_TRUE(run_dialog_export(ui, *state, 100000));
     EXPECT_TRUE(contains(d.error, "Nothing was exported: step 2:")) << d.error;
+    EXPECT_TRUE(contains(d.error, "that you can write to it")) << d.error;
     EXPECT_TRUE(state->message_is_error);
     EXPECT_EQ(entries(dir), (std::set<std::string>{"a-file"})) << "no slide, no hidden folder";
-    out = ui.frames(*state, 2);
-    EXPECT_TRUE(contains(out.text, "Nothing was exported")) << "the dialog stays open and says why\n"
+    out = ui.frames(*state, 3);
+    EXPECT_TRUE(contains(out.text, "Nothing was exported")) << "the dialog is back and says why\n"
                                                             << out.text;
+    EXPECT_TRUE(contains(out.text, "a slide each")) << "to choose another folder\n" << out.text;
 }
 
-// Esc (the dialog's Cancel) half-way stops the export: no slide and no hidden folder are left, and the lesson
-// is back at the step the student was on.
-TEST(LessonExportDialog, CancelLeavesNothingAndGoesBackToTheStep)
+// The status bar's Cancel half-way stops the export before its next slide: no slide and no hidden folder
+// are left, and the window's lesson is where it was.
+TEST(LessonExportDialog, CancelLeavesNothing)
 {
     HeadlessUi ui;
     const fs::path dir = temp_dir("out");
+    SlideGate gate({2});
     auto state = std::make_unique<AppState>();
+    OpenOnExit open_gate{gate};
     load_lesson_library(*state, default_lessons_dir());
     enter_lesson(*state, lesson_index(*state, "typo"), 1);
     LessonExportDialog& d = state->lesson_export;
     d.dir = dir.string();
+    d.before_slide = gate.hook();
     open_lesson_export_dialog(*state);
     ui.frames(*state, 3);
     ASSERT_TRUE(start_lesson_export(*state).is_ok());
-    for (int i = 0; i < 100 && d.job != nullptr && d.job->steps_done() < 2; ++i)
-        ui.frame(*state);
+    ASSERT_TRUE(gate.wait_held(2));
+    ui.frames(*state, 3);
+    EXPECT_TRUE(contains(test::window_text("##status"), "Exporting slides 3 / 4 …"));
+    EXPECT_EQ(hidden_slides(dir, "typo"), 2);
+    click_label(ui, *state, "Cancel", false);
     ASSERT_NE(d.job, nullptr);
-    EXPECT_TRUE(fs::exists(dir / ".attnlab-export-typo" / "typo-02.png"));
-    ui.press_key(*state, kEscape);
-    EXPECT_EQ(d.job, nullptr);
+    EXPECT_TRUE(d.job->cancel_requested());
+    ui.frame(*state);
+    EXPECT_TRUE(contains(test::window_text("##status"), "Cancelling the slide export…"));
+    gate.release();
+    ASSERT_TRUE(run_dialog_export(ui, *state, 100000));
     EXPECT_TRUE(entries(dir).empty()) << "no slide, no hidden folder";
     EXPECT_EQ(state->lesson.step, 1);
-    EXPECT_TRUE(contains(state->message, "cancelled")) << state->message;
-    const test::FrameOutput out = ui.frames(*state, 2);
-    EXPECT_FALSE(contains(out.text, "slides to")) << "the dialog closed";
+    EXPECT_EQ(state->message, "Lesson slides: export cancelled, nothing written");
+}
+
+// Quitting while a step's run trains for the export (20,000 steps, far more than the test waits for): the
+// state goes, its export stops within a training step, and nothing of it is left.
+TEST(LessonExportDialog, QuittingWhileItTrainsStopsItAndLeavesNothing)
+{
+    HeadlessUi ui;
+    Lesson lesson;
+    std::string long_lesson = kSmallTextLesson;
+    long_lesson.replace(long_lesson.find("\"steps\": 40"), 11, "\"steps\": 20000");
+    ASSERT_TRUE(parse_lesson(long_lesson, "t.json", &lesson).is_ok());
+    const fs::path dir = temp_dir("out");
+    auto state = std::make_unique<AppState>();
+    state->lesson.library.lessons.push_back(lesson);
+    enter_lesson(*state, 0, 0);
+    state->training_run.pause();
+    state->lesson_export.dir = dir.string();
+    ASSERT_TRUE(start_lesson_export(*state).is_ok());
+    bool training = false;
+    for (int i = 0; i < 100000 && !training; ++i)
+    {
+        ui.frame(*state);
+        training = contains(test::window_text("##status"), "training its run, step");
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_TRUE(training) << "the status bar says the slide waits for its run";
+    EXPECT_EQ(hidden_slides(dir, "t"), 0);
+    state.reset();
+    EXPECT_TRUE(entries(dir).empty()) << "no slide, no hidden folder";
 }
 
 } // namespace attnlab

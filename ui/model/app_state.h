@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -196,11 +197,11 @@ struct ExportDialog
     int slide_width = 1920, slide_height = 1080;
 };
 
-class LessonSlideExport; // ui/model/lesson_export.h
+class LessonExportWorker; // ui/model/lesson_export_worker.h
 
 // File > Export lesson slides (Ctrl+Shift+E): the open lesson's every step as a slide, the files `attnlab
 // lesson ID --export-dir DIR --format F --width W --height H` writes. The dialog's choices, and the export
-// under way (one step a frame; a training step waits for its run).
+// under way on its worker thread (the window goes on; the status bar shows its progress and a Cancel button).
 struct LessonExportDialog
 {
     bool open_request = false;
@@ -208,8 +209,12 @@ struct LessonExportDialog
     ExportFormat format = ExportFormat::Png;     // Png, Svg or Pdf (one file, a page per step)
     int slide_width = 1920, slide_height = 1080; // 16:9; 1600x1000 (16:10) is the other choice
     std::string error;                           // the last attempt's message, shown in the dialog
-    std::shared_ptr<LessonSlideExport> job;      // the export under way (nullptr: none)
-    bool close_request = false;                  // the export ended well: the dialog closes
+    std::shared_ptr<LessonExportWorker> job; // the export under way (nullptr: none); it stops when it goes
+    bool close_request = false;              // the export started: the dialog closes
+    // Called on the worker's thread when the export moves on or ends (the window wakes its event loop).
+    std::function<void()> wake;
+    // Called on the worker's thread before each slide (tests hold it there; nullptr: nothing).
+    std::function<void(int steps_done)> before_slide;
 };
 
 // The session / trace / window file popup (Ctrl+O, Ctrl+S, File menu).

@@ -1,10 +1,12 @@
 // A lesson's slide set written to a folder: the job the command line and the window share.
 #include "ui/model/lesson_export.h"
 
+#include "ui/model/lesson_export_worker.h"
 #include "ui/model/lessons.h"
 #include "ui/model/training/training_controller.h"
 #include "ui/picture/slides.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -20,12 +22,14 @@ namespace
 {
 
 // The training step the current lesson step's picture waits for: its run trained to its last step (the
-// compared runs first), as the command line trains it before its first picture; a run the student paused
-// plays on. 0 when the step trains nothing, opens a built-in model, or shows another run than its own.
-int run_waits_for(AppState& state, int* trained)
+// compared runs first: then the one training now, and its last step), as the command line trains it before
+// its first picture; a run the student paused plays on. 0 when the step trains nothing, opens a built-in
+// model, or shows another run than its own.
+int run_waits_for(AppState& state, int* trained, bool* compared)
 {
     const LessonStep* step = current_step(state);
     *trained = 0;
+    *compared = false;
     if (step == nullptr || !step->training.on || !step->training.model.empty())
         return 0;
     const LessonTraining& t = step->training;
@@ -34,7 +38,10 @@ int run_waits_for(AppState& state, int* trained)
     run.poll(ts.view);
     *trained = ts.view.step;
     if (!ts.lesson_queue.empty())
-        return t.run.steps;
+    {
+        *compared = true; // the step's own run is the queue's last
+        return std::max(1, ts.view.config.steps);
+    }
     if (!same_model(ts.view.config, t.run) || ts.view.step >= t.run.steps)
         return 0;
     if (!run.running())
@@ -46,6 +53,36 @@ int run_waits_for(AppState& state, int* trained)
 }
 
 } // namespace
+
+Status make_writable_folder(const std::string& dir, bool fresh)
+{
+    const fs::path path(dir);
+    std::error_code ec;
+    if (fresh)
+        fs::remove_all(path, ec);
+    fs::create_directories(path, ec);
+    if (!ec && !fs::is_directory(path, ec))
+        ec = std::make_error_code(std::errc::not_a_directory);
+    if (!ec)
+    {
+        const fs::path probe = path / ".attnlab-write-test";
+        std::FILE* f = std::fopen(probe.string().c_str(), "wb");
+        if (f == nullptr)
+            ec = std::error_code(errno, std::generic_category());
+        else
+            std::fclose(f);
+        std::error_code ignored;
+        fs::remove(probe, ignored);
+    }
+    if (!ec)
+        return Status::ok();
+    if (fresh)
+    {
+        std::error_code ignored;
+        fs::remove_all(path, ignored);
+    }
+    return Status::error(ec.message());
+}
 
 LessonSlideExport::~LessonSlideExport()
 {
@@ -71,36 +108,10 @@ Status LessonSlideExport::begin(AppState& state, const LessonExportSpec& spec, L
     first_ = spec.step > 0 ? spec.step - 1 : 0;
     last_ = spec.step > 0 ? spec.step - 1 : n - 1;
     next_ = first_;
-    started_at_ = state.lesson.step;
     // The folder must exist (or be made) and take a file before anything is drawn.
-    const fs::path dir(spec.dir);
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (!ec && !fs::is_directory(dir, ec))
-        ec = std::make_error_code(std::errc::not_a_directory);
-    const fs::path temp = dir / (".attnlab-export-" + lesson_id_);
-    if (!ec)
-    {
-        fs::remove_all(temp, ec);
-        fs::create_directories(temp, ec);
-    }
-    if (!ec)
-    {
-        const fs::path probe = temp / ".write-test";
-        std::FILE* f = std::fopen(probe.string().c_str(), "wb");
-        if (f == nullptr)
-            ec = std::error_code(errno, std::generic_category());
-        else
-            std::fclose(f);
-        std::error_code ignored;
-        fs::remove(probe, ignored);
-    }
-    if (ec)
-    {
-        std::error_code ignored;
-        fs::remove_all(temp, ignored);
-        return Status::error("cannot write to " + spec.dir + ": " + ec.message());
-    }
+    const fs::path temp = fs::path(spec.dir) / (".attnlab-export-" + lesson_id_);
+    if (const Status s = make_writable_folder(temp.string(), true); !s.is_ok())
+        return Status::error("cannot write to " + spec.dir + ": " + s.message());
     temp_ = temp.string();
     return Status::ok();
 }
@@ -136,7 +147,7 @@ LessonExportTick LessonSlideExport::tick(AppState& state)
         waits_for_ = 0;
         return LessonExportTick::Waiting;
     }
-    waits_for_ = run_waits_for(state, &trained_);
+    waits_for_ = run_waits_for(state, &trained_, &compared_);
     if (waits_for_ > 0 || frames_ < kLessonExportSettleFrames || state.recompute_pending())
         return LessonExportTick::Waiting;
     return write_step(state);
@@ -275,60 +286,71 @@ Status start_lesson_export(AppState& state)
     LessonExportDialog& d = state.lesson_export;
     if (d.job != nullptr)
         return Status::error("an export is under way");
-    LessonExportSpec spec;
-    spec.dir = d.dir;
-    spec.format = d.format == ExportFormat::Svg   ? PictureFormat::Svg
-                  : d.format == ExportFormat::Pdf ? PictureFormat::Pdf
-                                                  : PictureFormat::Png;
-    spec.width = d.slide_width;
-    spec.height = d.slide_height;
-    auto job = std::make_shared<LessonSlideExport>();
-    const Status s = job->begin(state, spec);
+    const Lesson* lesson = current_lesson(state);
+    if (lesson == nullptr)
+        return Status::error("no lesson to export");
+    LessonExportSnapshot snapshot;
+    snapshot.lesson = *lesson;
+    snapshot.spec.dir = d.dir;
+    snapshot.spec.format = d.format == ExportFormat::Svg   ? PictureFormat::Svg
+                           : d.format == ExportFormat::Pdf ? PictureFormat::Pdf
+                                                           : PictureFormat::Png;
+    snapshot.spec.width = d.slide_width;
+    snapshot.spec.height = d.slide_height;
+    snapshot.dark_theme = state.prefs.dark_theme;
+    snapshot.stretch_weights = state.prefs.stretch_weights;
+    // The folder is checked here, so the dialog says at once when it will not do (the worker checks it again
+    // when it makes its hidden folder in it).
+    Status s = d.dir.empty() ? Status::error("choose a folder for the slides") : make_writable_folder(d.dir);
+    if (!s.is_ok() && !d.dir.empty())
+        s = Status::error("cannot write to " + d.dir + ": " + s.message() +
+                          ". Choose a folder you can write to, or make this one writable.");
     d.error = s.is_ok() ? std::string() : s.message();
-    if (s.is_ok())
-        d.job = std::move(job);
-    return s;
+    if (!s.is_ok())
+        return s;
+    auto job = std::make_shared<LessonExportWorker>();
+    job->set_on_progress(d.wake);
+    if (d.before_slide)
+        job->set_before_slide(d.before_slide);
+    job->start(std::move(snapshot));
+    d.job = std::move(job);
+    d.close_request = true; // the export goes on behind the window: the status bar shows its progress
+    return Status::ok();
 }
-
-namespace
-{
-
-// The job is over: back to the step the student was on, the job gone.
-void end_lesson_export(AppState& state)
-{
-    LessonExportDialog& d = state.lesson_export;
-    const int back = d.job->started_at();
-    d.job.reset();
-    if (current_lesson(state) != nullptr && state.lesson.step != back)
-        go_to_step(state, back);
-}
-
-} // namespace
 
 void lesson_export_frame(AppState& state)
 {
     LessonExportDialog& d = state.lesson_export;
-    if (d.job == nullptr)
+    if (d.job == nullptr || !d.job->finished())
         return;
-    LessonSlideExport& job = *d.job;
-    job.frame_drawn();
-    const LessonExportTick t = job.tick(state);
-    if (t == LessonExportTick::Done)
+    d.job->join();
+    const LessonExportProgress p = d.job->progress();
+    const LessonExportSpec spec = d.job->spec();
+    d.job.reset();
+    const std::string n = std::to_string(p.steps_total);
+    const std::string slides = p.steps_total == 1 ? "1 slide" : n + " slides";
+    switch (p.state)
     {
-        const std::string n = std::to_string(job.steps_total());
-        state.set_message(job.format() == PictureFormat::Pdf
-                              ? "Exported the lesson's " + n + " slides as " + job.written().front()
-                              : "Exported " + n + " slides to " + job.dir(),
-                          false);
+    case LessonExportState::Done:
         d.error.clear();
-        d.close_request = true;
-        end_lesson_export(state);
-    }
-    else if (t == LessonExportTick::Failed)
-    {
-        d.error = "Nothing was exported: " + job.error();
+        state.set_message((spec.format == PictureFormat::Pdf && !p.written.empty()
+                               ? slides + " written to " + p.written.front()
+                               : slides + " written to " + spec.dir) +
+                              (p.note.empty() ? std::string() : " (" + p.note + ")"),
+                          false);
+        break;
+    case LessonExportState::Failed:
+        d.error = "Nothing was exported: " + p.error +
+                  ". Check that the folder exists, that you can write to it and that the disk has room, then "
+                  "export again.";
         state.set_message("Lesson slides: " + d.error, true);
-        end_lesson_export(state);
+        d.open_request = true; // the dialog again, saying why, to choose another folder
+        break;
+    case LessonExportState::Cancelled:
+        state.set_message("Lesson slides: export cancelled, nothing written", false);
+        break;
+    case LessonExportState::Running:
+        break;
     }
 }
 
@@ -338,8 +360,34 @@ void cancel_lesson_export(AppState& state)
     if (d.job == nullptr)
         return;
     d.job->cancel();
-    state.set_message("Lesson slides: export cancelled, nothing written", false);
-    end_lesson_export(state);
+}
+
+std::string lesson_export_progress_text(const AppState& state)
+{
+    const LessonExportDialog& d = state.lesson_export;
+    if (d.job == nullptr)
+        return std::string();
+    const LessonExportProgress p = d.job->progress();
+    if (p.cancelling)
+        return "Cancelling the slide export…";
+    const int shown = std::min(p.steps_total, p.steps_done + 1);
+    std::string text = "Exporting slides " + std::to_string(shown) + " / " + std::to_string(p.steps_total);
+    if (p.waits_for > 0)
+        text += std::string(p.compared ? ": training a run it compares first" : ": training its run") +
+                ", step " + std::to_string(p.trained) + " / " + std::to_string(p.waits_for);
+    return text + " …";
+}
+
+float lesson_export_fraction(const AppState& state)
+{
+    const LessonExportDialog& d = state.lesson_export;
+    if (d.job == nullptr)
+        return 0.0f;
+    const LessonExportProgress p = d.job->progress();
+    const float trained =
+        p.waits_for > 0 ? static_cast<float>(p.trained) / static_cast<float>(p.waits_for) : 0.0f;
+    return (static_cast<float>(p.steps_done) + 0.5f * trained) /
+           static_cast<float>(std::max(1, p.steps_total));
 }
 
 } // namespace attnlab

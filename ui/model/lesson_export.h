@@ -1,8 +1,8 @@
 // A lesson's slide set: every step (or one) drawn and written to a hidden folder in DIR as PNG or SVG files
-// or one PDF, then moved into place, so an error leaves nothing half-written. The command line (`attnlab
-// lesson ID --export-dir DIR`, app/lesson_export.cpp) and the window (File > Export lesson slides) run the
-// same job: the command line a step after a few frames, the window one step a frame while its frames go on.
-// No ImGui.
+// or one PDF, then moved into place, so an error or a cancel leaves nothing half-written. The command line
+// (`attnlab lesson ID --export-dir DIR`, app/lesson_export.cpp) and the window (File > Export lesson slides)
+// run the same job: the command line a step after a few frames, the window on a worker thread over its own
+// copy of the lesson (ui/model/lesson_export_worker.h) while its frames go on. No ImGui.
 #pragma once
 
 #include "core/status.h"
@@ -43,6 +43,11 @@ enum class LessonExportTick
     Failed,  // error() says why; nothing of this export is left in the folder
 };
 
+// Makes folder `dir` (and its parents) when it is missing and checks that it takes a file; fresh: an old
+// folder of that name is removed first, and a folder that fails the check is removed again. Returns why not
+// (the system's words: "Permission denied", "Not a directory").
+Status make_writable_folder(const std::string& dir, bool fresh = false);
+
 // One export of the open lesson's steps.
 class LessonSlideExport
 {
@@ -76,10 +81,11 @@ public:
     // The training step the step being written waits for (0: none) and the run's step now.
     int waits_for() const { return waits_for_; }
     int trained() const { return trained_; }
+    // The run trained now is one the step compares its own with (trained first); waits_for() is its last
+    // step.
+    bool waits_for_compared() const { return compared_; }
     const std::string& dir() const { return spec_.dir; }
     PictureFormat format() const { return spec_.format; }
-    // The lesson step (0-based) that was open when the job began.
-    int started_at() const { return started_at_; }
 
 private:
     LessonExportTick fail(std::string message);
@@ -91,10 +97,10 @@ private:
     std::string lesson_id_;
     std::string temp_; // the hidden folder ("" : none)
     int first_ = 0, last_ = -1, next_ = 0;
-    int started_at_ = 0;
     bool entered_ = false; // step next_ is entered
     int frames_ = 0;       // frames drawn since
     int waits_for_ = 0, trained_ = 0;
+    bool compared_ = false;
     std::vector<std::string> names_; // the files, as they will be named in the folder
     std::vector<Image> pages_;       // the PDF's, written after the last step
     std::vector<std::string> written_;
@@ -112,15 +118,24 @@ int run_lesson_export(AppState& state, const LessonExportSpec& spec, bool presen
 // The folder the dialog offers first: "<lesson id>-slides".
 std::string default_lesson_export_dir(const AppState& state);
 // Opens the dialog on the next frame (nothing when no lesson is open), with the default folder when none is
-// typed yet.
+// typed yet. While an export runs the dialog shows its progress.
 void open_lesson_export_dialog(AppState& state);
-// Starts the dialog's export: state.lesson_export.job, or the error in state.lesson_export.error.
+// Starts the dialog's export on its worker (ui/model/lesson_export_worker.h), over a snapshot of the open
+// lesson and the slide settings, after checking the folder here (made when missing; it must take a file): the
+// worker in state.lesson_export.job and the dialog asked to close, or the error in state.lesson_export.error
+// (and nothing made).
 Status start_lesson_export(AppState& state);
-// Once a frame while an export runs (after the frame's update): counts the frame and ticks the job; at its
-// end the status bar says where the slides went (or why none did), the job goes, and the lesson is back at
-// the step it was on.
+// Once a frame: when the export has ended, the status bar says where the slides went ("7 slides written to
+// DIR"), or that it was cancelled, or why none were written and what to do (and the dialog opens again with
+// it, to choose another folder); the worker goes.
 void lesson_export_frame(AppState& state);
-// Cancels the export under way, as above.
+// Asks the export under way to stop (it ends within a slide, or a training step; lesson_export_frame then
+// says it was cancelled). Nothing of it is left in the folder.
 void cancel_lesson_export(AppState& state);
+// "Exporting slides 3 / 7 …" (with the training it waits for, or "Cancelling …"): the status bar's line while
+// an export runs; "" when none does.
+std::string lesson_export_progress_text(const AppState& state);
+// The fraction of the export done (0 to 1), for a progress bar.
+float lesson_export_fraction(const AppState& state);
 
 } // namespace attnlab

@@ -78,8 +78,8 @@ void draw_panels(AppState& state, const LayoutRect& area)
             forget_panel_place(state, p.id);
         }
     }
-    // Focusing a window closes the popups open over it: while one is open (the lesson slides' export goes
-    // through the steps under its dialog) the step's view comes to the front when it closes.
+    // Focusing a window closes the popups open over it: while one is open the step's view comes to the front
+    // when it closes.
     if (any_popup_open())
         return;
     if (state.lesson.focus_panel != PanelId::Count && lesson_active(state))

@@ -288,9 +288,11 @@ void export_popup(AppState& state)
     ImGui::EndPopup();
 }
 
-// File > Export lesson slides (Ctrl+Shift+E): the folder, the format and the slide size, then the export's
-// progress with Cancel (a step a frame; a step that trains a run waits for it, and the window goes on). A
-// failure stays in the dialog; the files appear only when every step is written.
+// File > Export lesson slides (Ctrl+Shift+E): the folder, the format and the slide size. Export starts the
+// export on its worker and closes the dialog: the window goes on while the slides are written, the status bar
+// showing the progress with Cancel. Opened again while the export runs, the dialog shows its progress. A
+// folder that will not do is said here and the dialog stays open; the files appear only when every step is
+// written.
 void lesson_export_popup(AppState& state)
 {
     LessonExportDialog& d = state.lesson_export;
@@ -301,7 +303,10 @@ void lesson_export_popup(AppState& state)
         d.open_request = false;
     }
     if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize))
+    {
+        d.close_request = false;
         return;
+    }
     const Lesson* lesson = current_lesson(state);
     const float width = ImGui::GetFontSize() * 30.0f;
     if (d.close_request || (lesson == nullptr && d.job == nullptr))
@@ -313,26 +318,16 @@ void lesson_export_popup(AppState& state)
     }
     if (d.job != nullptr)
     {
-        const LessonSlideExport& job = *d.job;
-        ImGui::Text("Writing %d slides to %s", job.steps_total(), job.dir().c_str());
-        char label[96];
-        if (job.waits_for() > 0)
-            std::snprintf(label, sizeof label, "slide %d of %d: training its run, step %d of %d",
-                          job.steps_done() + 1, job.steps_total(), job.trained(), job.waits_for());
-        else
-            std::snprintf(label, sizeof label, "slide %d of %d", job.steps_done() + 1, job.steps_total());
-        const float trained = job.waits_for() > 0
-                                  ? static_cast<float>(job.trained()) / static_cast<float>(job.waits_for())
-                                  : 0.0f;
-        const float fraction = (static_cast<float>(job.steps_done()) + 0.5f * trained) /
-                               static_cast<float>(std::max(1, job.steps_total()));
-        ImGui::ProgressBar(fraction, ImVec2(width, 0.0f), label);
-        if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
-        {
+        const std::string text = lesson_export_progress_text(state);
+        ImGui::TextUnformatted(text.c_str());
+        ImGui::ProgressBar(lesson_export_fraction(state), ImVec2(width, 0.0f));
+        if (ImGui::Button("Cancel export"))
             cancel_lesson_export(state);
-            ImGui::CloseCurrentPopup();
-        }
         item_tooltip("Stops the export: no slide of it is left in the folder.");
+        ImGui::SameLine();
+        if (ImGui::Button("Close") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
+            ImGui::CloseCurrentPopup();
+        item_tooltip("The export goes on; the status bar shows its progress.");
         ImGui::EndPopup();
         return;
     }
@@ -383,9 +378,9 @@ void lesson_export_popup(AppState& state)
     }
     if (ImGui::Button("Export") || enter)
         start_lesson_export(state);
-    item_tooltip(
-        "Writes the slides to a hidden folder inside this one and moves them into place when all are "
-        "written: an error leaves none.");
+    item_tooltip("Writes the slides in the background (keep working; the status bar shows the progress) to a "
+                 "hidden folder inside this one, and moves them into place when all are written: an error or "
+                 "Cancel leaves none.");
     ImGui::SameLine();
     if (ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
         ImGui::CloseCurrentPopup();

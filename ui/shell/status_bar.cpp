@@ -2,6 +2,8 @@
 // message (cut to fit, whole in a tooltip).
 #include "ui/shell/status_bar.h"
 
+#include "ui/model/lesson_export.h"
+#include "ui/model/lesson_export_worker.h"
 #include "ui/picture/heatmap_math.h"
 #include "ui/shell/widgets.h"
 
@@ -95,6 +97,33 @@ void one_line(const std::string& text, bool error)
         item_tooltip(text.c_str());
 }
 
+// A lesson's slides being exported on their worker: the progress first, with a button that stops it.
+void export_progress(AppState& state)
+{
+    const std::string text = lesson_export_progress_text(state);
+    if (text.empty())
+        return;
+    ImGui::PushStyleColor(ImGuiCol_Text, state.prefs.dark_theme ? ImVec4(0.45f, 0.78f, 1.0f, 1.0f)
+                                                                : ImVec4(0.0f, 0.33f, 0.63f, 1.0f));
+    ImGui::TextUnformatted(text.c_str());
+    ImGui::PopStyleColor();
+    const std::string tip =
+        "The lesson's slides are drawn and written to " + state.lesson_export.job->spec().dir +
+        " on a worker thread: keep working, your edits do not change them. They appear in "
+        "the folder when all are written.";
+    item_tooltip(tip.c_str());
+    ImGui::SameLine();
+    if (!state.lesson_export.job->cancel_requested())
+    {
+        if (ImGui::SmallButton("Cancel##lesson_export"))
+            cancel_lesson_export(state);
+        item_tooltip("Stops the export: no slide of it is left in the folder.");
+        ImGui::SameLine();
+    }
+    ImGui::TextUnformatted("  ");
+    ImGui::SameLine();
+}
+
 } // namespace
 
 void draw_status_bar(AppState& state, float y, float height)
@@ -107,6 +136,7 @@ void draw_status_bar(AppState& state, float y, float height)
                                    ImGuiWindowFlags_NoBringToFrontOnFocus;
     if (ImGui::Begin("##status", nullptr, flags))
     {
+        export_progress(state);
         const bool computing = computing_mark(state);
         if (state.has_trace())
         {
