@@ -407,6 +407,58 @@ TEST(PresenterLayout, EightHeadsShareTheirLabelsAndNeverGetSmallAtSevenTwenty)
     EXPECT_LT(d.cell, g.cell);
 }
 
+TEST(PresenterLayout, ThreeWideMapsTakeTheLargestCellsAndLeaveNoQuarterEmpty)
+{
+    // The Pipeline's first group (embedding, positions, X: 6×16 each, tokens down, features across) with the
+    // margins the presenter measures at 1280x720, and the same at 1920x1080 (a 1.5 times larger font).
+    for (const float k : {1.0f, 1.5f})
+    {
+        SCOPED_TRACE(k);
+        MapBox box;
+        box.rows = 6;
+        box.cols = 16;
+        box.left = 113.0f * k;
+        box.right = 123.0f * k;
+        box.top = 67.0f * k;
+        box.col_labels = 26.0f * k;
+        box.below = 26.0f * k;
+        box.row_axis = 0;
+        box.col_axis = 1;
+        const std::vector<MapBox> maps(3, box);
+        const float w = 1232.0f * k, h = 527.0f * k, gap = 27.0f * k, max_cell = 135.0f * k;
+        const MapGrid g = layout_maps(maps, w, h, gap, max_cell);
+        expect_square_and_inside(g, maps, w, h);
+        // Of one row of three, a 2×2 grid and one column of three, the chosen shape has the largest cell.
+        float largest = 0.0f;
+        for (int columns = 1; columns <= 3; ++columns)
+        {
+            const float cell = layout_maps(maps, w, h, gap, max_cell, columns).cell;
+            std::printf("%.0fx%.0f: %d columns, cell %.1f px\n", static_cast<double>(w),
+                        static_cast<double>(h), columns, static_cast<double>(cell));
+            largest = std::max(largest, cell);
+        }
+        EXPECT_EQ(g.cell, largest);
+        ASSERT_EQ(g.columns, 2);
+        // The third map, alone in its row, is centred under the two: it crosses the middle of the grid, so
+        // neither lower quarter is empty, and the maps above keep their own column labels.
+        const LayoutRect& a = g.maps[0].image;
+        const LayoutRect& b = g.maps[1].image;
+        const LayoutRect& c = g.maps[2].image;
+        const float middle = 0.5f * (a.x + b.x + b.w);
+        EXPECT_LT(c.x, middle);
+        EXPECT_GT(c.x + c.w, middle);
+        EXPECT_NEAR(c.x + 0.5f * c.w, middle, box.left * 0.5f + 1.0f);
+        EXPECT_TRUE(g.maps[0].col_labels);
+        EXPECT_TRUE(g.maps[1].col_labels);
+        EXPECT_GT(c.y, a.y + a.h);
+    }
+    // Full rows stay aligned: four maps in two columns keep their columns and share their key labels.
+    const std::vector<MapBox> four(4, labelled(10, 10));
+    const MapGrid g4 = layout_maps(four, 1200.0f, 1000.0f, 20.0f, 200.0f, 2);
+    EXPECT_EQ(g4.maps[0].image.x, g4.maps[2].image.x);
+    EXPECT_FALSE(g4.maps[0].col_labels);
+}
+
 TEST(PresenterLayout, StackedMapsWithDifferentKeysGrowIntoTheHeightLeft)
 {
     // Q_h of 8×64 (numbered features) above the 8×8 scores (token keys) in a tall view: one column, as wide
@@ -1763,6 +1815,56 @@ TEST_F(PresenterTest, EveryStepsCaptionIsATwentyFourthOfTheScreenAndNeverOverThe
     }
     leave_lesson(*state);
     state->presenter = false;
+}
+
+// Every group of the Pipeline view at 1280x720 and 1920x1080: the grid's shape is the one with the largest
+// cells of all it tried (a shape with more rows winning only by more than a pixel), no map is under the
+// caption, and a short last row is centred (no quarter of the view left empty).
+TEST_F(PresenterTest, PipelineGroupsTakeTheLargestCellsAndKeepClearOfTheCaption)
+{
+    state->presenter = true;
+    state->mouse_ignored = true;
+    const int groups = static_cast<int>(presenter_pipeline_groups().size());
+    for (const ImVec2 size : {ImVec2(1280.0f, 720.0f), ImVec2(1920.0f, 1080.0f)})
+    {
+        ui.resize(size.x, size.y);
+        use_window_font(size.y);
+        for (int g = 0; g < groups; ++g)
+        {
+            SCOPED_TRACE(std::to_string(g + 1) + " at " + std::to_string(static_cast<int>(size.y)));
+            state->presenter_stage_group = g;
+            const test::FrameOutput out = ui.frames(*state, 3);
+            const std::vector<ImVec4> rects = heatmap_rects(out);
+            const std::size_t n = presenter_pipeline_groups()[static_cast<std::size_t>(g)].stages.size();
+            ASSERT_EQ(rects.size(), n);
+            ASSERT_EQ(state->presenter_grid_cells.size(), n);
+            const int columns = state->presenter_grid_columns;
+            ASSERT_GE(columns, 1);
+            const float chosen = state->presenter_grid_cells[static_cast<std::size_t>(columns - 1)];
+            std::printf("group %d at %.0f lines: %d columns, cells", g + 1, static_cast<double>(size.y),
+                        columns);
+            for (std::size_t c = 0; c < n; ++c)
+            {
+                std::printf(" %.1f", static_cast<double>(state->presenter_grid_cells[c]));
+                // A shape with fewer rows (more columns) wins a tie; one with more rows must win by a pixel.
+                const bool more_rows = static_cast<int>(c) + 1 < columns;
+                EXPECT_GE(chosen + (more_rows ? 1.0f : 0.0f) + 1e-3f, state->presenter_grid_cells[c])
+                    << static_cast<int>(c) + 1 << " columns would give larger cells";
+            }
+            std::printf("\n");
+            const ImGuiWindow* caption = ImGui::FindWindowByName("##presenter_caption");
+            ASSERT_NE(caption, nullptr);
+            for (const ImVec4& r : rects)
+                EXPECT_FALSE(overlaps(r, caption)) << "a map under the caption";
+            if (n == 3 && columns == 2)
+            {
+                // The lone map of the lower row crosses the middle of the two above it.
+                const float middle = 0.5f * (rects[0].x + rects[1].z);
+                EXPECT_LT(rects[2].x, middle);
+                EXPECT_GT(rects[2].z, middle);
+            }
+        }
+    }
 }
 
 } // namespace

@@ -195,6 +195,7 @@ struct GridPlan
     std::vector<MapBox> boxes;
     MapGrid grid;
     float label_px = 0.0f; // the axis labels' text size (the font's, or smaller to fit small cells)
+    std::vector<float> candidate_cells; // the cell each number of columns gives (index: columns - 1)
 
     float widget_w(std::size_t i) const
     {
@@ -259,6 +260,7 @@ GridPlan plan_at(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail
     const float max_cell = fs * 6.0f;
     const std::vector<MapBox> first_guess = plan.boxes;
     GridPlan best;
+    std::vector<float> candidate_cells(first_guess.size(), 0.0f);
     for (int columns = static_cast<int>(first_guess.size()); columns >= 1; --columns)
     {
         GridPlan candidate = plan;
@@ -281,6 +283,7 @@ GridPlan plan_at(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail
                 break;
         }
         candidate.grid = layout_maps(candidate.boxes, avail.x, avail.y, gap, max_cell, columns, min_cell);
+        candidate_cells[static_cast<std::size_t>(columns - 1)] = candidate.grid.cell;
         // At the floor every shape has the same cells: the one that fits across with the fewest rows wins.
         const bool fits = candidate.grid.width <= avail.x + 0.5f;
         const bool best_fits = !best.shown.empty() && best.grid.width <= avail.x + 0.5f;
@@ -288,7 +291,10 @@ GridPlan plan_at(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail
             (fits == best_fits && candidate.grid.cell > best.grid.cell + 1.0f))
             best = std::move(candidate);
     }
-    return best.shown.empty() ? plan : best;
+    if (best.shown.empty())
+        return plan;
+    best.candidate_cells = std::move(candidate_cells);
+    return best;
 }
 
 // How many times its size at 100% Ctrl+= made the presenter's text (1 at 100%, or below).
@@ -357,6 +363,8 @@ std::vector<HeatmapResult> draw_map_grid(AppState& state, const std::vector<Grid
         drawn.height = ImGui::GetIO().DisplaySize.y;
         drawn.cell = plan.grid.cell;
     }
+    state.presenter_grid_cells = plan.candidate_cells;
+    state.presenter_grid_columns = plan.grid.columns;
     std::vector<HeatmapResult> results(maps.size());
     for (std::size_t i = 0; i < plan.boxes.size(); ++i)
     {
