@@ -13,6 +13,22 @@ namespace attnlab
 namespace
 {
 
+TEST(CellNumbers, AtTheFontWhereTheyFitSmallerDownToTheFloorAndNoneBelow)
+{
+    // "0.49" is 50 px wide at a 22.5 px font.
+    EXPECT_FLOAT_EQ(cell_number_px(60.0f, 60.0f, 50.0f, 22.5f, 13.0f), 22.5f) << "fits at the font's size";
+    // A 43 px cell (4 heads of T = 6 at 1280x720): (43 - 4) / 50 of the font, in whole pixels.
+    EXPECT_FLOAT_EQ(cell_number_px(43.0f, 43.0f, 50.0f, 22.5f, 13.0f), 17.0f);
+    // A 25 px cell would need 9 px text: under the floor, no numbers.
+    EXPECT_FLOAT_EQ(cell_number_px(25.0f, 25.0f, 50.0f, 22.5f, 13.0f), 0.0f);
+    // A flat cell is limited by its height.
+    EXPECT_FLOAT_EQ(cell_number_px(200.0f, 16.0f, 50.0f, 22.5f, 13.0f), 14.0f);
+    // Without a smaller floor (the window's maps): the font's size or nothing.
+    EXPECT_FLOAT_EQ(cell_number_px(43.0f, 43.0f, 50.0f, 22.5f, 22.5f), 0.0f);
+    EXPECT_FLOAT_EQ(cell_number_px(54.0f, 54.0f, 50.0f, 22.5f, 22.5f), 22.5f);
+    EXPECT_FLOAT_EQ(cell_number_px(43.0f, 43.0f, 0.0f, 22.5f, 13.0f), 0.0f) << "no number to write";
+}
+
 TEST(CellAt, MapsEveryInsidePointToOneCell)
 {
     // A 3 x 4 matrix drawn at (100, 50), 40 x 30 pixels: cells are 10 x 10.

@@ -1867,6 +1867,62 @@ TEST_F(PresenterTest, PipelineGroupsTakeTheLargestCellsAndKeepClearOfTheCaption)
     }
 }
 
+// The Heads view writes each weight in its cell wherever it fits at the labels' floor or larger (4 heads of
+// "Jane visits Africa in September ." at 1280x720: 43 px cells), and not where it would be smaller (8 heads
+// of a 12-token sentence).
+TEST_F(PresenterTest, TheHeadsViewWritesTheWeightsInCellsLargeEnoughForThem)
+{
+    state->presenter = true;
+    state->presenter_view = PresenterView::Heads;
+    state->mouse_ignored = true;
+    // Row i = 1 of head j's weights as the cells write it, one value after another on one line.
+    auto row_text = [&](int j)
+    {
+        const MatrixView view = resolve_matrix(*state, selected_stage(*state, Stage::weights, j));
+        std::string text;
+        for (int c = 0; view.m != nullptr && c < view.m->cols(); ++c)
+        {
+            // A weight of rounding size (4.9e-04) is written to two decimals, as the cell has room for.
+            const float v = (*view.m)(1, c);
+            text += (c > 0 ? " " : "") + (std::fabs(v) < 0.005f ? std::string("0.00") : format_value(v));
+        }
+        return text;
+    };
+    for (const ImVec2 size : {ImVec2(1280.0f, 720.0f), ImVec2(1920.0f, 1080.0f)})
+    {
+        SCOPED_TRACE(size.y);
+        ui.resize(size.x, size.y);
+        use_window_font(size.y);
+        state->session.config.n_heads = 4;
+        state->edit();
+        test::FrameOutput out = ui.frames(*state, 3);
+        std::vector<ImVec4> rects = heatmap_rects(out);
+        ASSERT_EQ(rects.size(), 4u);
+        const float cell = (rects[0].z - rects[0].x) / 6.0f;
+        const float floor_px = presenter_min_text_px(ImGui::GetFontSize());
+        std::printf("4 heads at %.0f lines: cells %.0f px, floor %.1f px\n", static_cast<double>(size.y),
+                    static_cast<double>(cell), static_cast<double>(floor_px));
+        EXPECT_GE(cell, 40.0f);
+        for (int j = 0; j < 4; ++j)
+            EXPECT_TRUE(drawn(out, row_text(j))) << "head " << j + 1 << ": " << row_text(j) << "\n"
+                                                 << out.text;
+
+        state->session.text = "The animal didn't cross the street because it was tired and slow";
+        state->session.config.n_heads = 8;
+        state->edit();
+        out = ui.frames(*state, 3);
+        rects = heatmap_rects(out);
+        ASSERT_EQ(rects.size(), 8u);
+        const float small = (rects[0].z - rects[0].x) / static_cast<float>(state->trace().T());
+        std::printf("8 heads of T = %d: cells %.0f px\n", state->trace().T(), static_cast<double>(small));
+        for (int j = 0; j < 8; ++j)
+            EXPECT_FALSE(drawn(out, row_text(j))) << "head " << j + 1 << " at " << small << " px cells";
+        state->session.text = AppState().session.text;
+        state->session.config.n_heads = 4;
+        state->edit();
+    }
+}
+
 } // namespace
 
 } // namespace attnlab

@@ -31,6 +31,12 @@ int label_stride(int n, float cell_px, float label_px);
 std::vector<int> labelled_indices(int n, int stride, float cell_px, float label_px,
                                   const std::vector<int>& named);
 
+// The size of the numbers written in cells of cell_w x cell_h pixels whose widest number is widest_px wide
+// at font_px: the font's size where that fits (4 px to spare across, 2 down), else the largest whole size
+// that does, down to floor_px; 0 (no numbers) when even floor_px does not fit or there is no number.
+// floor_px >= font_px: the font's size or nothing.
+float cell_number_px(float cell_w, float cell_h, float widest_px, float font_px, float floor_px);
+
 // Texels per cell edge in a heatmap texture: 1 for large matrices, more for small ones so −∞ cells can
 // carry stripes (at most 8, and the texture stays at most 512 texels wide).
 int texels_per_cell(int rows, int cols);

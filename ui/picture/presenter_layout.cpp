@@ -48,8 +48,12 @@ float presenter_label_size(float cell, float font_size)
 {
     if (!(cell > 0.0f) || !(font_size > 0.0f))
         return font_size;
-    const float floor = std::max(12.0f, 0.6f * font_size);
-    return std::clamp(cell * 0.95f, std::min(floor, font_size), font_size);
+    return std::clamp(cell * 0.95f, presenter_min_text_px(font_size), font_size);
+}
+
+float presenter_min_text_px(float font_size)
+{
+    return std::min(font_size, std::max(12.0f, 0.6f * font_size));
 }
 
 float zoomed_min_cell(float base_cell, float base_number_w, float zoom)

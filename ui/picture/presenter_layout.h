@@ -36,6 +36,9 @@ float step_font_size(float size, int step);
 // label fits its cell, else as small as the cell (so every token keeps its label) down to a floor of 0.6 of
 // the font, and never under 12 px; below the floor the labels thin out.
 float presenter_label_size(float cell, float font_size);
+// That floor: the smallest text a presenter map writes on or beside its cells (axis labels, the numbers in
+// the cells), 0.6 of the font and never under 12 px (a font under it keeps its size).
+float presenter_min_text_px(float font_size);
 
 // The smallest cell a presenter grid keeps after Ctrl+= made its text `zoom` times its size at 100%: the
 // cell it had at 100% (base_cell), and when the cell values fitted then (base_cell >= base_number_w + 4),

@@ -390,6 +390,8 @@ std::vector<HeatmapResult> draw_map_grid(AppState& state, const std::vector<Grid
         options.max_cell_px = std::max(1.0f, p.cell);
         options.max_height = std::max(1.0f, p.image.h);
         options.label_font_px = plan.label_px;
+        // The values in the cells wherever they fit at a size the back row still reads, the labels' floor.
+        options.min_number_px = presenter_min_text_px(ImGui::GetFontSize());
         ImGui::SetCursorScreenPos(widget);
         results[plan.shown[i]] = draw_heatmap(state, map.ref, options);
         ImGui::PopID();
