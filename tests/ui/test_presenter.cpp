@@ -1923,6 +1923,28 @@ TEST_F(PresenterTest, TheHeadsViewWritesTheWeightsInCellsLargeEnoughForThem)
     }
 }
 
+// The Pipeline's input X at 1280x720: its colour bar runs symmetric from its largest magnitude, so the end
+// on the other side is not the data's; the data's end there is named ("min -1.93"), never a bare number.
+TEST_F(PresenterTest, ColourBarsNameTheDataEndTheScaleDoesNotShow)
+{
+    state->presenter = true;
+    state->mouse_ignored = true;
+    state->presenter_stage_group = 0;
+    use_window_font(720.0f);
+    const test::FrameOutput out = ui.frames(*state, 3);
+    MatrixRef x;
+    x.stage = Stage::X;
+    const MatrixView view = resolve_matrix(*state, x);
+    ASSERT_NE(view.m, nullptr);
+    const float lo = view.m->minCoeff(), hi = view.m->maxCoeff();
+    const bool max_is_end = std::fabs(hi) >= std::fabs(lo);
+    const std::string inner = format_value(max_is_end ? lo : hi);
+    const std::string end = format_value(max_is_end ? hi : lo);
+    EXPECT_TRUE(drawn(out, std::string(max_is_end ? "min " : "max ") + inner)) << out.text;
+    EXPECT_FALSE(drawn(out, "\n" + inner + "\n")) << "a bare " << inner << "\n" << out.text;
+    EXPECT_FALSE(drawn(out, std::string(max_is_end ? "max " : "min ") + end)) << "the end already says it";
+}
+
 } // namespace
 
 } // namespace attnlab

@@ -138,14 +138,6 @@ float draw_colorbar(const ColorScale& scale, const ValueRange& range, float x0, 
         dl->AddRectFilledMultiColor(ImVec2(x0, ya), ImVec2(x0 + w, yb), c_top, c_top, c_bot, c_bot);
     }
     dl->AddRect(ImVec2(x0, y0), ImVec2(x0 + w, y0 + h), dim_color());
-    // Marks at the matrix's true min and max (the scale may be wider: [0, 1] or symmetric).
-    if (range.finite_count > 0)
-        for (float v : {range.min, range.max})
-        {
-            const float y = y0 + h * (1.0f - scale_position(v, scale));
-            dl->AddLine(ImVec2(x0 - 3, y), ImVec2(x0 + w + 3, y), IM_COL32(0, 0, 0, 255), 3.0f);
-            dl->AddLine(ImVec2(x0 - 3, y), ImVec2(x0 + w + 3, y), IM_COL32(255, 255, 255, 255), 1.0f);
-        }
     const float fs = ImGui::GetFontSize();
     const float tx = x0 + w + 4.0f;
     float used = 0.0f;
@@ -155,27 +147,32 @@ float draw_colorbar(const ColorScale& scale, const ValueRange& range, float x0, 
         used = std::max(used, ImGui::CalcTextSize(text.c_str()).x);
     };
     std::vector<float> label_ys = {y0 - 2.0f, y0 + h - fs + 2.0f};
-    label(label_ys[0], format_value(scale.hi));
+    std::vector<std::string> shown = {format_value(scale.hi), format_value(scale.lo)};
+    label(label_ys[0], shown[0]);
     if (h > 3.0f * fs)
     {
         label_ys.push_back(y0 + h * 0.5f - fs * 0.5f);
-        label(label_ys.back(), format_value(0.5f * (scale.lo + scale.hi)));
+        shown.push_back(format_value(0.5f * (scale.lo + scale.hi)));
+        label(label_ys.back(), shown.back());
     }
-    label(label_ys[1], format_value(scale.lo));
-    // The true min and max are labelled at their marks too, where they do not crowd another label: the
-    // scale's ends may be wider ([0, 1], or symmetric about 0).
-    if (range.finite_count > 0)
-        for (float v : {range.min, range.max})
-        {
-            const float y = y0 + h * (1.0f - scale_position(v, scale)) - fs * 0.5f;
-            bool crowded = false;
-            for (float other : label_ys)
-                crowded = crowded || std::fabs(other - y) < fs * 0.95f;
-            if (crowded)
-                continue;
-            label(y, format_value(v));
-            label_ys.push_back(y);
-        }
+    label(label_ys[1], shown[1]);
+    // The data's true min and max, marked and labelled "min" / "max" where the scale's labels do not already
+    // give them (its ends may be wider: [0, 1], or symmetric about 0); a mark whose label would crowd
+    // another is left out with it.
+    for (const ColourBarMark& mark :
+         colour_bar_marks(range, format_value(range.min), format_value(range.max), shown))
+    {
+        const float y = y0 + h * (1.0f - scale_position(mark.value, scale));
+        bool crowded = false;
+        for (float other : label_ys)
+            crowded = crowded || std::fabs(other - (y - fs * 0.5f)) < fs * 0.95f;
+        if (crowded)
+            continue;
+        dl->AddLine(ImVec2(x0 - 3, y), ImVec2(x0 + w + 3, y), IM_COL32(0, 0, 0, 255), 3.0f);
+        dl->AddLine(ImVec2(x0 - 3, y), ImVec2(x0 + w + 3, y), IM_COL32(255, 255, 255, 255), 1.0f);
+        label(y - fs * 0.5f, mark.text);
+        label_ys.push_back(y - fs * 0.5f);
+    }
     if (range.has_neg_inf)
     {
         const float ys = y0 + h + 4.0f;
@@ -260,7 +257,8 @@ HeatmapMargins heatmap_margins(const MatrixView& view, const HeatmapOptions& opt
     if (options.colorbar)
     {
         margins.right +=
-            fs * 0.6f + std::max(10.0f, fs * 0.8f) + ImGui::CalcTextSize("-0.00e+00").x * 0.75f + 8.0f;
+            fs * 0.6f + std::max(10.0f, fs * 0.8f) +
+            std::max(ImGui::CalcTextSize("-0.00e+00").x * 0.75f, ImGui::CalcTextSize("min -0.00").x) + 8.0f;
         margins.below = fs;
     }
     return margins;

@@ -190,6 +190,22 @@ float shown_max_abs(const float* values, std::size_t count, const float* mask)
     return m;
 }
 
+std::vector<ColourBarMark> colour_bar_marks(const ValueRange& range, const std::string& min_text,
+                                            const std::string& max_text,
+                                            const std::vector<std::string>& shown)
+{
+    std::vector<ColourBarMark> marks;
+    if (range.finite_count == 0)
+        return marks;
+    const auto said = [&](const std::string& text)
+    { return std::find(shown.begin(), shown.end(), text) != shown.end(); };
+    if (!said(min_text))
+        marks.push_back({range.min, "min " + min_text});
+    if (!said(max_text) && max_text != min_text)
+        marks.push_back({range.max, "max " + max_text});
+    return marks;
+}
+
 std::string format_number(float v, NumberFormat format)
 {
     if (format.scientific)

@@ -82,6 +82,21 @@ float shown_max_abs(const float* values, std::size_t count, const float* mask = 
 // v in that format; −∞ as "−∞", NaN as "NaN", and never "-0.00".
 std::string format_number(float v, NumberFormat format);
 
+// A mark on a colour bar at the data's true min or max, and its label ("min -1.93", "max 0.81").
+struct ColourBarMark
+{
+    float value = 0.0f;
+    std::string text;
+};
+// The marks a colour bar whose labels read `shown` (its ends and middle, in the bar's format) puts at the
+// data's min and max: one whose number a label already gives is left out (a symmetric scale's end is the
+// data's largest magnitude; a sequential scale's ends are its min and max); the others say "min" or "max",
+// so that a learner does not take them for ticks of the scale. min_text, max_text: range.min and range.max in
+// the bar's format.
+std::vector<ColourBarMark> colour_bar_marks(const ValueRange& range, const std::string& min_text,
+                                            const std::string& max_text,
+                                            const std::vector<std::string>& shown);
+
 // The first max_chars code points of a UTF-8 string, with "…" when cut.
 std::string truncate_utf8(const std::string& s, int max_chars);
 // Number of code points in a UTF-8 string.
