@@ -279,6 +279,55 @@ TEST_F(PresenterTest, DigitKeysPickTheViewOutsideALesson)
     EXPECT_EQ(state->presenter_view, PresenterView::Training);
 }
 
+// Outside a lesson the caption's heading names the view and what it shows, and the line under it keeps the
+// sentence and the settings; the heading follows the Pipeline's group, its head and the comparison shown.
+TEST_F(PresenterTest, TheCaptionsHeadingNamesEachViewAndWhatItShows)
+{
+    state->presenter = true;
+    state->mouse_ignored = true;
+    use_window_font(720.0f);
+    auto caption = [&]
+    {
+        ui.frames(*state, 2);
+        std::string text = test::window_text("##presenter_caption");
+        std::replace(text.begin(), text.end(), '\n', ' ');
+        return text.substr(std::min(text.size(), text.find_first_not_of(' ')));
+    };
+    const std::string settings = "d_model = 16, h = 4, mask: none";
+    const struct
+    {
+        int key, group, head;
+        const char* heading;
+    } views[] = {
+        {1, 0, 0, "Pipeline: the input X = token embedding + positional encoding"},
+        {1, 1, 0, "Pipeline: queries Q_h, keys K_h and values V_h of head 1"},
+        {1, 1, 2, "Pipeline: queries Q_h, keys K_h and values V_h of head 3"},
+        {1, 3, 1, "Pipeline: mask and softmax: the attention weights A_h of head 2"},
+        {1, 6, 0, "Pipeline: the feed-forward network, its residual, then layer norm"},
+        {2, 0, 0, "Heads: attention weights A_h of each head"},
+        {3, 0, 0, "Inspector: one weight, step by step"},
+        {4, 0, 0, "Comparisons: one packed X W^Q holds every head's Q_h"},
+        {4, 0, 0, "Comparisons: two projections in a row are one"},
+        {4, 0, 0, "Comparisons: one attention map against h of them"},
+        {5, 0, 0, "Training: no run yet"},
+    };
+    for (const auto& v : views)
+    {
+        SCOPED_TRACE(v.heading);
+        state->presenter_stage_group = v.group;
+        state->sel.head = v.head;
+        ui.press_key(*state, keys::Digit0 + v.key);
+        const std::string text = caption();
+        EXPECT_EQ(text.rfind(v.heading, 0), 0u) << text;
+        EXPECT_EQ(text.find("Presenter mode"), std::string::npos) << text;
+        if (v.key != 5)
+        {
+            EXPECT_NE(text.find("“Jane visits Africa in September .”"), std::string::npos) << text;
+            EXPECT_NE(text.find(settings), std::string::npos) << text;
+        }
+    }
+}
+
 // [SECTION] Preferences
 
 TEST(PresenterPrefs, ScaleAndThemeRoundTripAndBadValuesChangeNothing)

@@ -942,13 +942,25 @@ void toggle_presenter_edit(AppState& state)
 const std::vector<PipelineGroup>& presenter_pipeline_groups()
 {
     static const std::vector<PipelineGroup> groups = {
-        {"the input X", {Stage::embedding, Stage::positional, Stage::X}},
-        {"Q, K, V", {Stage::Q, Stage::K, Stage::V}},
-        {"scores and √d_k", {Stage::scores, Stage::scaled}},
-        {"mask and softmax", {Stage::masked, Stage::weights}},
-        {"heads to MultiHead", {Stage::head_out, Stage::concat, Stage::mha}},
-        {"residual and norm", {Stage::residual, Stage::norm1}},
-        {"feed-forward", {Stage::ffn, Stage::residual2, Stage::norm2}},
+        {"the input X",
+         "the input X = token embedding + positional encoding",
+         {Stage::embedding, Stage::positional, Stage::X}},
+        {"Q, K, V", "queries Q_h, keys K_h and values V_h of head {head}", {Stage::Q, Stage::K, Stage::V}},
+        {"scores and √d_k",
+         "the scores Q_h K_h^T of head {head}, then divided by √d_k",
+         {Stage::scores, Stage::scaled}},
+        {"mask and softmax",
+         "mask and softmax: the attention weights A_h of head {head}",
+         {Stage::masked, Stage::weights}},
+        {"heads to MultiHead",
+         "each head's output A_h V_h, the heads side by side, then times W^O",
+         {Stage::head_out, Stage::concat, Stage::mha}},
+        {"residual and norm",
+         "the residual X + MultiHead(X), then layer norm",
+         {Stage::residual, Stage::norm1}},
+        {"feed-forward",
+         "the feed-forward network, its residual, then layer norm",
+         {Stage::ffn, Stage::residual2, Stage::norm2}},
     };
     return groups;
 }
@@ -1174,6 +1186,39 @@ struct CaptionWords
     std::string heading, text, note;
 };
 
+// The caption's heading outside a lesson: the view and what it shows ("Pipeline: the input X = token
+// embedding + positional encoding"); the line under it gives the sentence and the settings.
+std::string view_heading(const AppState& state)
+{
+    const std::string name = presenter_view_name(state.presenter_view);
+    switch (state.presenter_view)
+    {
+    case PresenterView::Pipeline:
+    {
+        const auto& groups = presenter_pipeline_groups();
+        const int g = std::clamp(state.presenter_stage_group, 0, static_cast<int>(groups.size()) - 1);
+        std::string shows = groups[static_cast<std::size_t>(g)].shows;
+        if (const auto at = shows.find("{head}"); at != std::string::npos)
+            shows.replace(at, 6, std::to_string(state.sel.head + 1));
+        return name + ": " + shows;
+    }
+    case PresenterView::Heads:
+        return name + ": attention weights A_h of each head";
+    case PresenterView::Inspector:
+        return name + ": one weight, step by step";
+    case PresenterView::Comparisons:
+        return name + ": " +
+               (state.presenter_comparison == ComparisonSection::TwoStep ? "two projections in a row are one"
+                : state.presenter_comparison == ComparisonSection::SingleHead
+                    ? "one attention map against h of them"
+                    : "one packed X W^Q holds every head's Q_h");
+    case PresenterView::Training:
+    case PresenterView::Count:
+        break;
+    }
+    return "Training: no run yet";
+}
+
 CaptionWords caption_words(AppState& state, const LessonStep* step)
 {
     CaptionWords words;
@@ -1183,7 +1228,7 @@ CaptionWords caption_words(AppState& state, const LessonStep* step)
     words.heading = step != nullptr ? step->title
                     : training
                         ? std::string("Training: ") + train::task_info(state.training.view.config.task).title
-                        : std::string("Presenter mode");
+                        : view_heading(state);
     // A step's text waits for the run it describes; a note says when it describes settings since changed.
     bool waits = false;
     words.note = step != nullptr ? lesson_caption_note(state, *step, &waits) : std::string();
