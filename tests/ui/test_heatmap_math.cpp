@@ -13,6 +13,50 @@ namespace attnlab
 namespace
 {
 
+TEST(CellNumbers, AtTheFontWhereTheyFitSmallerDownToTheFloorAndNoneBelow)
+{
+    // "0.49" is 50 px wide at a 22.5 px font.
+    EXPECT_FLOAT_EQ(cell_number_px(60.0f, 60.0f, 50.0f, 22.5f, 13.0f), 22.5f) << "fits at the font's size";
+    // A 43 px cell (4 heads of T = 6 at 1280x720): (43 - 4) / 50 of the font, in whole pixels.
+    EXPECT_FLOAT_EQ(cell_number_px(43.0f, 43.0f, 50.0f, 22.5f, 13.0f), 17.0f);
+    // A 25 px cell would need 9 px text: under the floor, no numbers.
+    EXPECT_FLOAT_EQ(cell_number_px(25.0f, 25.0f, 50.0f, 22.5f, 13.0f), 0.0f);
+    // A flat cell is limited by its height.
+    EXPECT_FLOAT_EQ(cell_number_px(200.0f, 16.0f, 50.0f, 22.5f, 13.0f), 14.0f);
+    // Without a smaller floor (the window's maps): the font's size or nothing.
+    EXPECT_FLOAT_EQ(cell_number_px(43.0f, 43.0f, 50.0f, 22.5f, 22.5f), 0.0f);
+    EXPECT_FLOAT_EQ(cell_number_px(54.0f, 54.0f, 50.0f, 22.5f, 22.5f), 22.5f);
+    EXPECT_FLOAT_EQ(cell_number_px(43.0f, 43.0f, 0.0f, 22.5f, 13.0f), 0.0f) << "no number to write";
+}
+
+TEST(ColourBarMarks, TheDataEndsAreNamedWhereTheScaleDoesNotShowThem)
+{
+    ValueRange range;
+    range.finite_count = 96;
+    // Input X: symmetric about 0 from its largest magnitude, 3.92: the top end is the data's max, the
+    // bottom end is not its min.
+    range.min = -1.93f;
+    range.max = 3.92f;
+    std::vector<ColourBarMark> marks = colour_bar_marks(range, "-1.93", "3.92", {"3.92", "-3.92", "0"});
+    ASSERT_EQ(marks.size(), 1u);
+    EXPECT_EQ(marks[0].text, "min -1.93");
+    EXPECT_FLOAT_EQ(marks[0].value, -1.93f);
+    // Weights on [0, 1]: neither end is the data's.
+    range.min = 0.01f;
+    range.max = 0.81f;
+    marks = colour_bar_marks(range, "0.01", "0.81", {"1.00", "0.00", "0.50"});
+    ASSERT_EQ(marks.size(), 2u);
+    EXPECT_EQ(marks[0].text, "min 0.01");
+    EXPECT_EQ(marks[1].text, "max 0.81");
+    // A sequential scale from min to max: both ends say it, no mark.
+    EXPECT_TRUE(colour_bar_marks(range, "0.01", "0.81", {"0.81", "0.01", "0.41"}).empty());
+    // A constant matrix: its value is the bar's middle label.
+    range.min = range.max = 0.5f;
+    EXPECT_TRUE(colour_bar_marks(range, "0.50", "0.50", {"1.00", "0.00", "0.50"}).empty());
+    range.finite_count = 0;
+    EXPECT_TRUE(colour_bar_marks(range, "0", "0", {"1", "-1"}).empty()) << "no finite value, no mark";
+}
+
 TEST(CellAt, MapsEveryInsidePointToOneCell)
 {
     // A 3 x 4 matrix drawn at (100, 50), 40 x 30 pixels: cells are 10 x 10.

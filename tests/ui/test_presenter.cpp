@@ -280,6 +280,55 @@ TEST_F(PresenterTest, DigitKeysPickTheViewOutsideALesson)
     EXPECT_EQ(state->presenter_view, PresenterView::Training);
 }
 
+// Outside a lesson the caption's heading names the view and what it shows, and the line under it keeps the
+// sentence and the settings; the heading follows the Pipeline's group, its head and the comparison shown.
+TEST_F(PresenterTest, TheCaptionsHeadingNamesEachViewAndWhatItShows)
+{
+    state->presenter = true;
+    state->mouse_ignored = true;
+    use_window_font(720.0f);
+    auto caption = [&]
+    {
+        ui.frames(*state, 2);
+        std::string text = test::window_text("##presenter_caption");
+        std::replace(text.begin(), text.end(), '\n', ' ');
+        return text.substr(std::min(text.size(), text.find_first_not_of(' ')));
+    };
+    const std::string settings = "d_model = 16, h = 4, mask: none";
+    const struct
+    {
+        int key, group, head;
+        const char* heading;
+    } views[] = {
+        {1, 0, 0, "Pipeline: the input X = token embedding + positional encoding"},
+        {1, 1, 0, "Pipeline: queries Q_h, keys K_h and values V_h of head 1"},
+        {1, 1, 2, "Pipeline: queries Q_h, keys K_h and values V_h of head 3"},
+        {1, 3, 1, "Pipeline: mask and softmax: the attention weights A_h of head 2"},
+        {1, 6, 0, "Pipeline: the feed-forward network, its residual, then layer norm"},
+        {2, 0, 0, "Heads: attention weights A_h of each head"},
+        {3, 0, 0, "Inspector: one weight, step by step"},
+        {4, 0, 0, "Comparisons: one packed X W^Q holds every head's Q_h"},
+        {4, 0, 0, "Comparisons: two projections in a row are one"},
+        {4, 0, 0, "Comparisons: one attention map against h of them"},
+        {5, 0, 0, "Training: no run yet"},
+    };
+    for (const auto& v : views)
+    {
+        SCOPED_TRACE(v.heading);
+        state->presenter_stage_group = v.group;
+        state->sel.head = v.head;
+        ui.press_key(*state, keys::Digit0 + v.key);
+        const std::string text = caption();
+        EXPECT_EQ(text.rfind(v.heading, 0), 0u) << text;
+        EXPECT_EQ(text.find("Presenter mode"), std::string::npos) << text;
+        if (v.key != 5)
+        {
+            EXPECT_NE(text.find("“Jane visits Africa in September .”"), std::string::npos) << text;
+            EXPECT_NE(text.find(settings), std::string::npos) << text;
+        }
+    }
+}
+
 // [SECTION] Preferences
 
 TEST(PresenterPrefs, ScaleAndThemeRoundTripAndBadValuesChangeNothing)
@@ -406,6 +455,58 @@ TEST(PresenterLayout, EightHeadsShareTheirLabelsAndNeverGetSmallAtSevenTwenty)
     for (const MapPlacement& p : d.maps)
         EXPECT_TRUE(p.row_labels && p.col_labels);
     EXPECT_LT(d.cell, g.cell);
+}
+
+TEST(PresenterLayout, ThreeWideMapsTakeTheLargestCellsAndLeaveNoQuarterEmpty)
+{
+    // The Pipeline's first group (embedding, positions, X: 6×16 each, tokens down, features across) with the
+    // margins the presenter measures at 1280x720, and the same at 1920x1080 (a 1.5 times larger font).
+    for (const float k : {1.0f, 1.5f})
+    {
+        SCOPED_TRACE(k);
+        MapBox box;
+        box.rows = 6;
+        box.cols = 16;
+        box.left = 113.0f * k;
+        box.right = 123.0f * k;
+        box.top = 67.0f * k;
+        box.col_labels = 26.0f * k;
+        box.below = 26.0f * k;
+        box.row_axis = 0;
+        box.col_axis = 1;
+        const std::vector<MapBox> maps(3, box);
+        const float w = 1232.0f * k, h = 527.0f * k, gap = 27.0f * k, max_cell = 135.0f * k;
+        const MapGrid g = layout_maps(maps, w, h, gap, max_cell);
+        expect_square_and_inside(g, maps, w, h);
+        // Of one row of three, a 2×2 grid and one column of three, the chosen shape has the largest cell.
+        float largest = 0.0f;
+        for (int columns = 1; columns <= 3; ++columns)
+        {
+            const float cell = layout_maps(maps, w, h, gap, max_cell, columns).cell;
+            std::printf("%.0fx%.0f: %d columns, cell %.1f px\n", static_cast<double>(w),
+                        static_cast<double>(h), columns, static_cast<double>(cell));
+            largest = std::max(largest, cell);
+        }
+        EXPECT_EQ(g.cell, largest);
+        ASSERT_EQ(g.columns, 2);
+        // The third map, alone in its row, is centred under the two: it crosses the middle of the grid, so
+        // neither lower quarter is empty, and the maps above keep their own column labels.
+        const LayoutRect& a = g.maps[0].image;
+        const LayoutRect& b = g.maps[1].image;
+        const LayoutRect& c = g.maps[2].image;
+        const float middle = 0.5f * (a.x + b.x + b.w);
+        EXPECT_LT(c.x, middle);
+        EXPECT_GT(c.x + c.w, middle);
+        EXPECT_NEAR(c.x + 0.5f * c.w, middle, box.left * 0.5f + 1.0f);
+        EXPECT_TRUE(g.maps[0].col_labels);
+        EXPECT_TRUE(g.maps[1].col_labels);
+        EXPECT_GT(c.y, a.y + a.h);
+    }
+    // Full rows stay aligned: four maps in two columns keep their columns and share their key labels.
+    const std::vector<MapBox> four(4, labelled(10, 10));
+    const MapGrid g4 = layout_maps(four, 1200.0f, 1000.0f, 20.0f, 200.0f, 2);
+    EXPECT_EQ(g4.maps[0].image.x, g4.maps[2].image.x);
+    EXPECT_FALSE(g4.maps[0].col_labels);
 }
 
 TEST(PresenterLayout, StackedMapsWithDifferentKeysGrowIntoTheHeightLeft)
@@ -1945,6 +2046,134 @@ TEST_F(PresenterTest, EveryStepsCaptionIsATwentyFourthOfTheScreenAndNeverOverThe
     }
     leave_lesson(*state);
     state->presenter = false;
+}
+
+// Every group of the Pipeline view at 1280x720 and 1920x1080: the grid's shape is the one with the largest
+// cells of all it tried (a shape with more rows winning only by more than a pixel), no map is under the
+// caption, and a short last row is centred (no quarter of the view left empty).
+TEST_F(PresenterTest, PipelineGroupsTakeTheLargestCellsAndKeepClearOfTheCaption)
+{
+    state->presenter = true;
+    state->mouse_ignored = true;
+    const int groups = static_cast<int>(presenter_pipeline_groups().size());
+    for (const ImVec2 size : {ImVec2(1280.0f, 720.0f), ImVec2(1920.0f, 1080.0f)})
+    {
+        ui.resize(size.x, size.y);
+        use_window_font(size.y);
+        for (int g = 0; g < groups; ++g)
+        {
+            SCOPED_TRACE(std::to_string(g + 1) + " at " + std::to_string(static_cast<int>(size.y)));
+            state->presenter_stage_group = g;
+            const test::FrameOutput out = ui.frames(*state, 3);
+            const std::vector<ImVec4> rects = heatmap_rects(out);
+            const std::size_t n = presenter_pipeline_groups()[static_cast<std::size_t>(g)].stages.size();
+            ASSERT_EQ(rects.size(), n);
+            ASSERT_EQ(state->presenter_grid_cells.size(), n);
+            const int columns = state->presenter_grid_columns;
+            ASSERT_GE(columns, 1);
+            const float chosen = state->presenter_grid_cells[static_cast<std::size_t>(columns - 1)];
+            std::printf("group %d at %.0f lines: %d columns, cells", g + 1, static_cast<double>(size.y),
+                        columns);
+            for (std::size_t c = 0; c < n; ++c)
+            {
+                std::printf(" %.1f", static_cast<double>(state->presenter_grid_cells[c]));
+                // A shape with fewer rows (more columns) wins a tie; one with more rows must win by a pixel.
+                const bool more_rows = static_cast<int>(c) + 1 < columns;
+                EXPECT_GE(chosen + (more_rows ? 1.0f : 0.0f) + 1e-3f, state->presenter_grid_cells[c])
+                    << static_cast<int>(c) + 1 << " columns would give larger cells";
+            }
+            std::printf("\n");
+            const ImGuiWindow* caption = ImGui::FindWindowByName("##presenter_caption");
+            ASSERT_NE(caption, nullptr);
+            for (const ImVec4& r : rects)
+                EXPECT_FALSE(overlaps(r, caption)) << "a map under the caption";
+            if (n == 3 && columns == 2)
+            {
+                // The lone map of the lower row crosses the middle of the two above it.
+                const float middle = 0.5f * (rects[0].x + rects[1].z);
+                EXPECT_LT(rects[2].x, middle);
+                EXPECT_GT(rects[2].z, middle);
+            }
+        }
+    }
+}
+
+// The Heads view writes each weight in its cell wherever it fits at the labels' floor or larger (4 heads of
+// "Jane visits Africa in September ." at 1280x720: 43 px cells), and not where it would be smaller (8 heads
+// of a 12-token sentence).
+TEST_F(PresenterTest, TheHeadsViewWritesTheWeightsInCellsLargeEnoughForThem)
+{
+    state->presenter = true;
+    state->presenter_view = PresenterView::Heads;
+    state->mouse_ignored = true;
+    // Row i = 1 of head j's weights as the cells write it, one value after another on one line.
+    auto row_text = [&](int j)
+    {
+        const MatrixView view = resolve_matrix(*state, selected_stage(*state, Stage::weights, j));
+        std::string text;
+        for (int c = 0; view.m != nullptr && c < view.m->cols(); ++c)
+        {
+            // A weight of rounding size (4.9e-04) is written to two decimals, as the cell has room for.
+            const float v = (*view.m)(1, c);
+            text += (c > 0 ? " " : "") + (std::fabs(v) < 0.005f ? std::string("0.00") : format_value(v));
+        }
+        return text;
+    };
+    for (const ImVec2 size : {ImVec2(1280.0f, 720.0f), ImVec2(1920.0f, 1080.0f)})
+    {
+        SCOPED_TRACE(size.y);
+        ui.resize(size.x, size.y);
+        use_window_font(size.y);
+        state->session.config.n_heads = 4;
+        state->edit();
+        test::FrameOutput out = ui.frames(*state, 3);
+        std::vector<ImVec4> rects = heatmap_rects(out);
+        ASSERT_EQ(rects.size(), 4u);
+        const float cell = (rects[0].z - rects[0].x) / 6.0f;
+        const float floor_px = presenter_min_text_px(ImGui::GetFontSize());
+        std::printf("4 heads at %.0f lines: cells %.0f px, floor %.1f px\n", static_cast<double>(size.y),
+                    static_cast<double>(cell), static_cast<double>(floor_px));
+        EXPECT_GE(cell, 40.0f);
+        for (int j = 0; j < 4; ++j)
+            EXPECT_TRUE(drawn(out, row_text(j))) << "head " << j + 1 << ": " << row_text(j) << "\n"
+                                                 << out.text;
+
+        state->session.text = "The animal didn't cross the street because it was tired and slow";
+        state->session.config.n_heads = 8;
+        state->edit();
+        out = ui.frames(*state, 3);
+        rects = heatmap_rects(out);
+        ASSERT_EQ(rects.size(), 8u);
+        const float small = (rects[0].z - rects[0].x) / static_cast<float>(state->trace().T());
+        std::printf("8 heads of T = %d: cells %.0f px\n", state->trace().T(), static_cast<double>(small));
+        for (int j = 0; j < 8; ++j)
+            EXPECT_FALSE(drawn(out, row_text(j))) << "head " << j + 1 << " at " << small << " px cells";
+        state->session.text = AppState().session.text;
+        state->session.config.n_heads = 4;
+        state->edit();
+    }
+}
+
+// The Pipeline's input X at 1280x720: its colour bar runs symmetric from its largest magnitude, so the end
+// on the other side is not the data's; the data's end there is named ("min -1.93"), never a bare number.
+TEST_F(PresenterTest, ColourBarsNameTheDataEndTheScaleDoesNotShow)
+{
+    state->presenter = true;
+    state->mouse_ignored = true;
+    state->presenter_stage_group = 0;
+    use_window_font(720.0f);
+    const test::FrameOutput out = ui.frames(*state, 3);
+    MatrixRef x;
+    x.stage = Stage::X;
+    const MatrixView view = resolve_matrix(*state, x);
+    ASSERT_NE(view.m, nullptr);
+    const float lo = view.m->minCoeff(), hi = view.m->maxCoeff();
+    const bool max_is_end = std::fabs(hi) >= std::fabs(lo);
+    const std::string inner = format_value(max_is_end ? lo : hi);
+    const std::string end = format_value(max_is_end ? hi : lo);
+    EXPECT_TRUE(drawn(out, std::string(max_is_end ? "min " : "max ") + inner)) << out.text;
+    EXPECT_FALSE(drawn(out, "\n" + inner + "\n")) << "a bare " << inner << "\n" << out.text;
+    EXPECT_FALSE(drawn(out, std::string(max_is_end ? "max " : "min ") + end)) << "the end already says it";
 }
 
 } // namespace

@@ -8,6 +8,7 @@
 #include "ui/model/training/training_run.h"
 #include "ui/picture/export.h"
 #include "ui/picture/font_file.h"
+#include "ui/picture/heatmap_math.h"
 #include "ui/picture/slides.h"
 #include "ui/picture/vector_out.h"
 
@@ -15,6 +16,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -201,6 +204,33 @@ TEST_F(VectorExportTest, HeatmapSvgIsTheSamePictureWithTextAsText)
     // Small cells: numbers left out, labels thinned; still the same picture.
     expect_svg_matches(render_heatmap_image(heatmap_picture(*state, ref(Stage::weights)), 9), dir,
                        "weights-small");
+}
+
+// The exported colour bar says what its extra mark is, as the window's does: X's bar is symmetric about 0
+// from its largest magnitude, and the data's end on the other side reads "min …" or "max …".
+TEST_F(VectorExportTest, TheColourBarNamesTheDataEndTheScaleDoesNotShow)
+{
+    if (find_font_file().empty())
+        GTEST_SKIP() << "no font: the SVG has no text";
+    const HeatmapPicture p = heatmap_picture(*state, ref(Stage::X));
+    ASSERT_NE(p.view.m, nullptr);
+    const std::string svg = svg_document(render_heatmap_image(p, 40));
+    const Mat& m = *p.view.m;
+    const float lo = m.minCoeff(), hi = m.maxCoeff();
+    const NumberFormat f = choose_number_format(std::max(std::fabs(lo), std::fabs(hi)));
+    const bool max_is_end = std::fabs(hi) >= std::fabs(lo);
+    const std::string inner = format_number(max_is_end ? lo : hi, f);
+    EXPECT_NE(svg.find(std::string(max_is_end ? ">min " : ">max ") + inner + "</text>"), std::string::npos)
+        << inner;
+    // The bare number only in the cells that hold it, never beside the bar.
+    int cells = 0, bare = 0;
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+        for (Eigen::Index c = 0; c < m.cols(); ++c)
+            cells += format_number(m(r, c), f) == inner ? 1 : 0;
+    for (std::size_t at = svg.find(">" + inner + "</text>"); at != std::string::npos;
+         at = svg.find(">" + inner + "</text>", at + 1))
+        ++bare;
+    EXPECT_EQ(bare, cells) << "a bare " << inner << " beside the bar";
 }
 
 TEST_F(VectorExportTest, SvgEscapesTextForXml)

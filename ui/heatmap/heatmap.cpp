@@ -138,14 +138,6 @@ float draw_colorbar(const ColorScale& scale, const ValueRange& range, float x0, 
         dl->AddRectFilledMultiColor(ImVec2(x0, ya), ImVec2(x0 + w, yb), c_top, c_top, c_bot, c_bot);
     }
     dl->AddRect(ImVec2(x0, y0), ImVec2(x0 + w, y0 + h), dim_color());
-    // Marks at the matrix's true min and max (the scale may be wider: [0, 1] or symmetric).
-    if (range.finite_count > 0)
-        for (float v : {range.min, range.max})
-        {
-            const float y = y0 + h * (1.0f - scale_position(v, scale));
-            dl->AddLine(ImVec2(x0 - 3, y), ImVec2(x0 + w + 3, y), IM_COL32(0, 0, 0, 255), 3.0f);
-            dl->AddLine(ImVec2(x0 - 3, y), ImVec2(x0 + w + 3, y), IM_COL32(255, 255, 255, 255), 1.0f);
-        }
     const float fs = ImGui::GetFontSize();
     const float tx = x0 + w + 4.0f;
     float used = 0.0f;
@@ -155,27 +147,32 @@ float draw_colorbar(const ColorScale& scale, const ValueRange& range, float x0, 
         used = std::max(used, ImGui::CalcTextSize(text.c_str()).x);
     };
     std::vector<float> label_ys = {y0 - 2.0f, y0 + h - fs + 2.0f};
-    label(label_ys[0], format_value(scale.hi));
+    std::vector<std::string> shown = {format_value(scale.hi), format_value(scale.lo)};
+    label(label_ys[0], shown[0]);
     if (h > 3.0f * fs)
     {
         label_ys.push_back(y0 + h * 0.5f - fs * 0.5f);
-        label(label_ys.back(), format_value(0.5f * (scale.lo + scale.hi)));
+        shown.push_back(format_value(0.5f * (scale.lo + scale.hi)));
+        label(label_ys.back(), shown.back());
     }
-    label(label_ys[1], format_value(scale.lo));
-    // The true min and max are labelled at their marks too, where they do not crowd another label: the
-    // scale's ends may be wider ([0, 1], or symmetric about 0).
-    if (range.finite_count > 0)
-        for (float v : {range.min, range.max})
-        {
-            const float y = y0 + h * (1.0f - scale_position(v, scale)) - fs * 0.5f;
-            bool crowded = false;
-            for (float other : label_ys)
-                crowded = crowded || std::fabs(other - y) < fs * 0.95f;
-            if (crowded)
-                continue;
-            label(y, format_value(v));
-            label_ys.push_back(y);
-        }
+    label(label_ys[1], shown[1]);
+    // The data's true min and max, marked and labelled "min" / "max" where the scale's labels do not already
+    // give them (its ends may be wider: [0, 1], or symmetric about 0); a mark whose label would crowd
+    // another is left out with it.
+    for (const ColourBarMark& mark :
+         colour_bar_marks(range, format_value(range.min), format_value(range.max), shown))
+    {
+        const float y = y0 + h * (1.0f - scale_position(mark.value, scale));
+        bool crowded = false;
+        for (float other : label_ys)
+            crowded = crowded || std::fabs(other - (y - fs * 0.5f)) < fs * 0.95f;
+        if (crowded)
+            continue;
+        dl->AddLine(ImVec2(x0 - 3, y), ImVec2(x0 + w + 3, y), IM_COL32(0, 0, 0, 255), 3.0f);
+        dl->AddLine(ImVec2(x0 - 3, y), ImVec2(x0 + w + 3, y), IM_COL32(255, 255, 255, 255), 1.0f);
+        label(y - fs * 0.5f, mark.text);
+        label_ys.push_back(y - fs * 0.5f);
+    }
     if (range.has_neg_inf)
     {
         const float ys = y0 + h + 4.0f;
@@ -260,7 +257,8 @@ HeatmapMargins heatmap_margins(const MatrixView& view, const HeatmapOptions& opt
     if (options.colorbar)
     {
         margins.right +=
-            fs * 0.6f + std::max(10.0f, fs * 0.8f) + ImGui::CalcTextSize("-0.00e+00").x * 0.75f + 8.0f;
+            fs * 0.6f + std::max(10.0f, fs * 0.8f) +
+            std::max(ImGui::CalcTextSize("-0.00e+00").x * 0.75f, ImGui::CalcTextSize("min -0.00").x) + 8.0f;
         margins.below = fs;
     }
     return margins;
@@ -365,38 +363,65 @@ HeatmapGeometry heatmap_geometry(const MatrixView& view, const HeatmapOptions& o
     return widened ? place_heatmap(view, options, margins) : g;
 }
 
-// The numbers inside the cells, when they fit (never over a masked cell: it is hatched only).
-void draw_cell_numbers(ImDrawList* dl, const AppState& state, const MatrixView& view,
-                       const HeatmapEntry& entry, const HeatmapGeometry& g)
+// A cell's number: its value in two decimals ("2.9e-04", which needs more room, rounded to "0.00").
+std::string cell_text(float v)
+{
+    const std::string text = format_value(v);
+    if (std::fabs(v) < 0.005f && text.find('e') != std::string::npos)
+        return v < 0.0f ? "-0.00" : "0.00";
+    return text;
+}
+
+// The size of the numbers in the cells and the Σ column: the font's where the widest fits its cell, else
+// smaller down to options.min_number_px (cell_number_px); 0: none. Values in scientific notation (large
+// ones) do not count: they are left out where they do not fit, as the tooltip and the Inspector have them.
+float numbers_px(const MatrixView& view, const HeatmapOptions& options, const HeatmapGeometry& g)
 {
     const Mat& m = *view.m;
-    const ImVec2 sample_size = ImGui::CalcTextSize("-0.00");
-    if (!state.prefs.numbers_in_cells || g.cell_w < sample_size.x + 4.0f || g.cell_h < sample_size.y + 2.0f ||
-        g.rows * g.cols > 1024)
+    if (g.rows * g.cols > 1024)
+        return 0.0f;
+    const float fs = ImGui::GetFontSize();
+    float widest = 0.0f;
+    auto measure = [&](const std::string& text)
+    {
+        if (text.find('e') == std::string::npos)
+            widest = std::max(widest, label_size(text, fs).x);
+    };
+    for (int r = 0; r < g.rows; ++r)
+        for (int c = 0; c < g.cols; ++c)
+            if (!cell_masked(view, r, c))
+                measure(cell_text(m(r, c)));
+    for (int r = 0; r < g.rows && g.sum_cols > 0; ++r)
+        measure(format_value(m.row(r).sum()));
+    const float floor_px = options.min_number_px > 0.0f ? options.min_number_px : fs;
+    return cell_number_px(g.cell_w, g.cell_h, widest, fs, floor_px);
+}
+
+// The numbers inside the cells at px, when they fit (never over a masked cell: it is hatched only).
+void draw_cell_numbers(ImDrawList* dl, const AppState& state, const MatrixView& view,
+                       const HeatmapEntry& entry, const HeatmapGeometry& g, float px)
+{
+    const Mat& m = *view.m;
+    if (!state.prefs.numbers_in_cells || !(px > 0.0f))
         return;
     // Every value would read 0.00 (a difference of rounding size, ~1e-7): the colour bar gives the scale.
     const float max_abs = std::max(std::fabs(entry.range.min), std::fabs(entry.range.max));
     if (entry.range.finite_count > 0 && max_abs > 0.0f && max_abs < 0.005f)
         return;
+    ImFont* font = ImGui::GetFont();
     for (int r = 0; r < g.rows; ++r)
         for (int c = 0; c < g.cols; ++c)
         {
             if (cell_masked(view, r, c))
                 continue; // hatched only: a masked weight's 0 (or a masked score's −∞) is no number
             const float v = m(r, c);
-            std::string text = format_value(v);
-            ImVec2 ts = ImGui::CalcTextSize(text.c_str());
-            if (ts.x + 2.0f > g.cell_w && std::fabs(v) < 0.005f)
-            {
-                // 2.9e-04 does not fit where -0.00 does: rounded to the cell's two decimals.
-                text = v < 0.0f ? "-0.00" : "0.00";
-                ts = ImGui::CalcTextSize(text.c_str());
-            }
+            const std::string text = cell_text(v);
+            const ImVec2 ts = label_size(text, px);
             if (ts.x + 2.0f > g.cell_w)
                 continue; // a large value in scientific notation: the tooltip and inspector have it
             const ImVec2 cell0(g.img0.x + c * g.cell_w, g.img0.y + r * g.cell_h);
             const ImVec2 pos(cell0.x + (g.cell_w - ts.x) * 0.5f, cell0.y + (g.cell_h - ts.y) * 0.5f);
-            dl->AddText(pos, text_color_on(value_to_color(v, entry.scale)), text.c_str());
+            dl->AddText(font, px, pos, text_color_on(value_to_color(v, entry.scale)), text.c_str());
         }
 }
 
@@ -546,12 +571,12 @@ void handle_pointer(ImDrawList* dl, AppState& state, const MatrixRef& ref, const
 
 // The Σ column: each row's sum in a plain cell (it is no weight, so it takes no colour of the map), the sum
 // written out in the tooltip of the hovered one.
-void draw_row_sums(ImDrawList* dl, const AppState& state, const MatrixView& view, const HeatmapGeometry& g)
+void draw_row_sums(ImDrawList* dl, const AppState& state, const MatrixView& view, const HeatmapGeometry& g,
+                   float px)
 {
     const Mat& m = *view.m;
     const float x0 = g.img1.x + g.sum_x, x1 = x0 + g.cell_w;
-    const ImVec2 sample = ImGui::CalcTextSize("-0.00");
-    const bool numbers = g.cell_w >= sample.x + 4.0f && g.cell_h >= sample.y + 2.0f;
+    const bool numbers = px > 0.0f;
     for (int r = 0; r < g.rows; ++r)
     {
         const float y0 = g.img0.y + static_cast<float>(r) * g.cell_h;
@@ -559,8 +584,9 @@ void draw_row_sums(ImDrawList* dl, const AppState& state, const MatrixView& view
         if (!numbers)
             continue;
         const std::string text = format_value(m.row(r).sum());
-        const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
-        dl->AddText(ImVec2(x0 + (g.cell_w - ts.x) * 0.5f, y0 + (g.cell_h - ts.y) * 0.5f), label_color(),
+        const ImVec2 ts = label_size(text, px);
+        dl->AddText(ImGui::GetFont(), px,
+                    ImVec2(x0 + (g.cell_w - ts.x) * 0.5f, y0 + (g.cell_h - ts.y) * 0.5f), label_color(),
                     text.c_str());
     }
     dl->AddRect(ImVec2(x0, g.img0.y), ImVec2(x1, g.img1.y), dim_color());
@@ -702,11 +728,12 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
         dl->AddImage(reinterpret_cast<ImTextureID>(entry.texture), g.img0, g.img1);
     else
         dl->AddRectFilled(g.img0, g.img1, kNegInfColor);
-    draw_cell_numbers(dl, state, view, entry, g);
+    const float number_px = numbers_px(view, options, g);
+    draw_cell_numbers(dl, state, view, entry, g, number_px);
     draw_marks(dl, state, ref, view, options, g);
     handle_pointer(dl, state, ref, view, options, g, item_hovered, item_clicked, result);
     if (g.sum_cols > 0)
-        draw_row_sums(dl, state, view, g);
+        draw_row_sums(dl, state, view, g, number_px);
     ImGui::PopID();
 
     draw_labels(dl, state, ref, view, options, g);

@@ -40,6 +40,9 @@ struct HeatmapOptions
     // > 0: the axis labels at this text size in pixels (presenter grids shrink them to fit small cells, so
     // every token is named); 0: the current font's.
     float label_font_px = 0.0f;
+    // > 0: the numbers in the cells may shrink to this text size to fit their cells (presenter grids: the
+    // labels' floor, cell_number_px); 0: at the font's size or not at all.
+    float min_number_px = 0.0f;
     // With labels: the axes' titles ("query", "key": the view's row_axis and col_axis), the rows' reading
     // upwards left of the row labels, the columns' under the column labels.
     bool axis_titles = false;

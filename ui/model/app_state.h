@@ -555,6 +555,10 @@ struct AppState
     // The caption's font size and side the last presenter frame chose (choose_caption).
     float presenter_caption_px = 0.0f;
     bool presenter_caption_beside = false;
+    // The grid of maps the last presenter frame drew: the cell each number of columns gave (index: columns -
+    // 1, the grid with the largest wins) and the number chosen.
+    std::vector<float> presenter_grid_cells;
+    int presenter_grid_columns = 0;
     // The maps' cell as last drawn at 100% text, and which maps on which screen: after Ctrl+= the same maps
     // keep at least that cell (a caption beside them grows wider with the text and took it from them).
     struct UnzoomedCell

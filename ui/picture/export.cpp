@@ -263,8 +263,10 @@ HeatmapLayout layout_heatmap(const HeatmapPicture& p, const TextRasterizer& text
     float bar_label_w = 0.0f;
     if (p.colorbar)
     {
-        for (float v : {L.scale.lo, L.scale.hi, 0.5f * (L.scale.lo + L.scale.hi), L.range.min, L.range.max})
+        for (float v : {L.scale.lo, L.scale.hi, 0.5f * (L.scale.lo + L.scale.hi)})
             bar_label_w = std::max(bar_label_w, text.width(format_number(v, L.format), f.body));
+        for (float v : {L.range.min, L.range.max}) // "min -1.93", "max 0.81"
+            bar_label_w = std::max(bar_label_w, text.width("min " + format_number(v, L.format), f.body));
         if (L.has_masked)
             bar_label_w = std::max(bar_label_w, text.width(kMaskedLegend, f.body));
         L.bar_w = std::max(14, static_cast<int>(f.body * 1.1f));
@@ -472,8 +474,8 @@ void draw_heatmap_labels(const HeatmapCanvas& k)
     }
 }
 
-// Colour bar: high at the top, marks at the true min and max, labels in the cells' number format, and the
-// hatched "masked" swatch under it when a cell is masked.
+// Colour bar: high at the top, labels in the cells' number format, the data's min and max marked and named
+// where its ends do not give them, and the hatched "masked" swatch under it when a cell is masked.
 void draw_heatmap_colorbar(const HeatmapCanvas& k)
 {
     const HeatmapLayout& L = k.L;
@@ -493,29 +495,37 @@ void draw_heatmap_colorbar(const HeatmapCanvas& k)
     const auto bar_y = [&](float v)
     { return static_cast<float>(yi) + (1.0f - scale_position(v, L.scale)) * static_cast<float>(bar_h - 1); };
     std::vector<float> label_ys;
-    const auto bar_label = [&](float v, float text_y)
+    std::vector<std::string> shown;
+    const auto bar_label = [&](const std::string& label, float text_y)
     {
-        k.text.draw(k.img, tx, text_y, f.body, palette.ink, format_number(v, L.format));
+        k.text.draw(k.img, tx, text_y, f.body, palette.ink, label);
         label_ys.push_back(text_y);
     };
-    bar_label(L.scale.hi, static_cast<float>(yi) - 4.0f);
-    bar_label(L.scale.lo, static_cast<float>(yi + bar_h) - f.body);
+    shown.push_back(format_number(L.scale.hi, L.format));
+    bar_label(shown.back(), static_cast<float>(yi) - 4.0f);
+    shown.push_back(format_number(L.scale.lo, L.format));
+    bar_label(shown.back(), static_cast<float>(yi + bar_h) - f.body);
     if (bar_h > f.body * 4.0f)
-        bar_label(0.5f * (L.scale.lo + L.scale.hi), static_cast<float>(yi) + bar_h * 0.5f - f.body * 0.6f);
-    if (L.range.finite_count > 0)
-        for (float v : {L.range.min, L.range.max})
-        {
-            const float yy = bar_y(v);
-            fill_rect(k.img, xb - 5, static_cast<int>(yy) - 1, xb + L.bar_w + 5, static_cast<int>(yy) + 2,
-                      palette.ink);
-            // The true min and max are labelled where they do not crowd a label (the scale may be wider).
-            const float ty = yy - f.body * 0.6f;
-            bool crowded = false;
-            for (float other : label_ys)
-                crowded = crowded || std::fabs(other - ty) < f.body * 1.05f;
-            if (!crowded)
-                bar_label(v, ty);
-        }
+    {
+        shown.push_back(format_number(0.5f * (L.scale.lo + L.scale.hi), L.format));
+        bar_label(shown.back(), static_cast<float>(yi) + bar_h * 0.5f - f.body * 0.6f);
+    }
+    // The data's true min and max, as in the window: marked and labelled "min" / "max" where the scale's
+    // labels do not already give them, and left out with their label where it would crowd another.
+    for (const ColourBarMark& mark : colour_bar_marks(L.range, format_number(L.range.min, L.format),
+                                                      format_number(L.range.max, L.format), shown))
+    {
+        const float yy = bar_y(mark.value);
+        const float ty = yy - f.body * 0.6f;
+        bool crowded = false;
+        for (float other : label_ys)
+            crowded = crowded || std::fabs(other - ty) < f.body * 1.05f;
+        if (crowded)
+            continue;
+        fill_rect(k.img, xb - 5, static_cast<int>(yy) - 1, xb + L.bar_w + 5, static_cast<int>(yy) + 2,
+                  palette.ink);
+        bar_label(mark.text, ty);
+    }
     if (L.has_masked)
     {
         const int ys = yi + bar_h + 14;

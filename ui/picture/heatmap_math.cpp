@@ -24,6 +24,18 @@ CellHit cell_at(float x, float y, float x0, float y0, float width, float height,
     return hit;
 }
 
+float cell_number_px(float cell_w, float cell_h, float widest_px, float font_px, float floor_px)
+{
+    if (!(widest_px > 0.0f) || !(font_px > 0.0f))
+        return 0.0f;
+    // Text width grows with its size; a line of text is as tall as its size.
+    const float fit = std::min((cell_w - 4.0f) * font_px / widest_px, cell_h - 2.0f);
+    if (fit >= font_px)
+        return font_px;
+    const float px = std::floor(fit);
+    return px >= std::min(floor_px, font_px) && px > 0.0f ? px : 0.0f;
+}
+
 int label_stride(int n, float cell_px, float label_px)
 {
     if (n <= 1 || !(cell_px > 0.0f) || cell_px >= label_px)
@@ -176,6 +188,22 @@ float shown_max_abs(const float* values, std::size_t count, const float* mask)
         if (std::isfinite(values[i]) && (mask == nullptr || !std::isinf(mask[i])))
             m = std::max(m, std::fabs(values[i]));
     return m;
+}
+
+std::vector<ColourBarMark> colour_bar_marks(const ValueRange& range, const std::string& min_text,
+                                            const std::string& max_text,
+                                            const std::vector<std::string>& shown)
+{
+    std::vector<ColourBarMark> marks;
+    if (range.finite_count == 0)
+        return marks;
+    const auto said = [&](const std::string& text)
+    { return std::find(shown.begin(), shown.end(), text) != shown.end(); };
+    if (!said(min_text))
+        marks.push_back({range.min, "min " + min_text});
+    if (!said(max_text) && max_text != min_text)
+        marks.push_back({range.max, "max " + max_text});
+    return marks;
 }
 
 std::string format_number(float v, NumberFormat format)

@@ -31,6 +31,12 @@ int label_stride(int n, float cell_px, float label_px);
 std::vector<int> labelled_indices(int n, int stride, float cell_px, float label_px,
                                   const std::vector<int>& named);
 
+// The size of the numbers written in cells of cell_w x cell_h pixels whose widest number is widest_px wide
+// at font_px: the font's size where that fits (4 px to spare across, 2 down), else the largest whole size
+// that does, down to floor_px; 0 (no numbers) when even floor_px does not fit or there is no number.
+// floor_px >= font_px: the font's size or nothing.
+float cell_number_px(float cell_w, float cell_h, float widest_px, float font_px, float floor_px);
+
 // Texels per cell edge in a heatmap texture: 1 for large matrices, more for small ones so −∞ cells can
 // carry stripes (at most 8, and the texture stays at most 512 texels wide).
 int texels_per_cell(int rows, int cols);
@@ -75,6 +81,21 @@ NumberFormat choose_number_format(float max_abs);
 float shown_max_abs(const float* values, std::size_t count, const float* mask = nullptr);
 // v in that format; −∞ as "−∞", NaN as "NaN", and never "-0.00".
 std::string format_number(float v, NumberFormat format);
+
+// A mark on a colour bar at the data's true min or max, and its label ("min -1.93", "max 0.81").
+struct ColourBarMark
+{
+    float value = 0.0f;
+    std::string text;
+};
+// The marks a colour bar whose labels read `shown` (its ends and middle, in the bar's format) puts at the
+// data's min and max: one whose number a label already gives is left out (a symmetric scale's end is the
+// data's largest magnitude; a sequential scale's ends are its min and max); the others say "min" or "max",
+// so that a learner does not take them for ticks of the scale. min_text, max_text: range.min and range.max in
+// the bar's format.
+std::vector<ColourBarMark> colour_bar_marks(const ValueRange& range, const std::string& min_text,
+                                            const std::string& max_text,
+                                            const std::vector<std::string>& shown);
 
 // The first max_chars code points of a UTF-8 string, with "…" when cut.
 std::string truncate_utf8(const std::string& s, int max_chars);

@@ -48,8 +48,12 @@ float presenter_label_size(float cell, float font_size)
 {
     if (!(cell > 0.0f) || !(font_size > 0.0f))
         return font_size;
-    const float floor = std::max(12.0f, 0.6f * font_size);
-    return std::clamp(cell * 0.95f, std::min(floor, font_size), font_size);
+    return std::clamp(cell * 0.95f, presenter_min_text_px(font_size), font_size);
+}
+
+float presenter_min_text_px(float font_size)
+{
+    return std::min(font_size, std::max(12.0f, 0.6f * font_size));
 }
 
 float zoomed_min_cell(float base_cell, float base_number_w, float zoom)
@@ -123,12 +127,14 @@ Grid make_grid(const std::vector<MapBox>& maps, int columns)
     for (std::size_t i = 0; i < maps.size(); ++i)
     {
         const MapBox& m = maps[i];
-        // Row labels repeat those of the map on the left; column labels those of the map below.
+        // Row labels repeat those of the map on the left; column labels those of the map below, unless that
+        // one is in a short last row, which is centred and so no longer under it.
         const bool same_rows_left =
             g.column_of(i) > 0 && m.row_axis >= 0 && maps[i - 1].row_axis == m.row_axis;
         const std::size_t below = i + static_cast<std::size_t>(columns);
+        const bool below_aligned = n % columns == 0 || g.row_of(below) < g.rows - 1;
         const bool same_cols_below =
-            below < maps.size() && m.col_axis >= 0 && maps[below].col_axis == m.col_axis;
+            below < maps.size() && below_aligned && m.col_axis >= 0 && maps[below].col_axis == m.col_axis;
         g.left[i] = same_rows_left ? 0.0f : m.left;
         g.col_labels[i] = same_cols_below ? 0.0f : m.col_labels;
     }
@@ -269,12 +275,20 @@ MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h,
                 std::max(image_dx[static_cast<std::size_t>(c)], best.left[i]);
         x += (best.columns == 1 ? out.width : best.column_width(maps, c, best_cell)) + gap + out.spare;
     }
+    // A short last row (three maps in two columns) is centred under the rows above: no quarter of the view
+    // is left empty beside it.
+    auto column_right = [&](std::size_t c)
+    {
+        return column_x[c] +
+               (best.columns == 1 ? out.width : best.column_width(maps, static_cast<int>(c), best_cell));
+    };
     out.maps.resize(maps.size());
     float y = std::max(0.0f, (area_h - out.height) * 0.5f);
     for (int r = 0; r < best.rows; ++r)
     {
         const std::size_t first = static_cast<std::size_t>(r * best.columns);
         const std::size_t last = std::min(maps.size(), first + static_cast<std::size_t>(best.columns));
+        const float shift = 0.5f * (column_right(column_x.size() - 1) - column_right(last - first - 1));
         float image_dy = 0.0f;
         for (std::size_t i = first; i < last; ++i)
             image_dy = std::max(image_dy, maps[i].top);
@@ -283,9 +297,9 @@ MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h,
             const auto c = static_cast<std::size_t>(best.column_of(i));
             MapPlacement& p = out.maps[i];
             p.cell = cells[i];
-            p.image =
-                LayoutRect{column_x[c] + image_dx[c], y + image_dy, static_cast<float>(maps[i].cols) * p.cell,
-                           static_cast<float>(maps[i].rows) * p.cell};
+            p.image = LayoutRect{column_x[c] + image_dx[c] + shift, y + image_dy,
+                                 static_cast<float>(maps[i].cols) * p.cell,
+                                 static_cast<float>(maps[i].rows) * p.cell};
             p.row_labels = best.left[i] == maps[i].left;
             p.col_labels = best.col_labels[i] == maps[i].col_labels;
         }

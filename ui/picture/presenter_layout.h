@@ -36,6 +36,9 @@ float step_font_size(float size, int step);
 // label fits its cell, else as small as the cell (so every token keeps its label) down to a floor of 0.6 of
 // the font, and never under 12 px; below the floor the labels thin out.
 float presenter_label_size(float cell, float font_size);
+// That floor: the smallest text a presenter map writes on or beside its cells (axis labels, the numbers in
+// the cells), 0.6 of the font and never under 12 px (a font under it keeps its size).
+float presenter_min_text_px(float font_size);
 
 // The smallest cell a presenter grid keeps after Ctrl+= made its text `zoom` times its size at 100%: the
 // cell it had at 100% (base_cell), and when the cell values fitted then (base_cell >= base_number_w + 4),
@@ -80,9 +83,11 @@ struct MapGrid
 // Places the maps in a grid inside area_w x area_h with `gap` pixels between grid cells, choosing the number
 // of columns (1..n) that gives the largest square cells (at most max_cell); on a tie, the one with fewer
 // rows. Room left across the area is shared out between the columns (so headers wider than their maps have
-// room); the grid is centred down the area. An empty list gives an empty grid. columns > 0: that many columns
-// (at most n) instead of the best. min_cell > 0: cells are never smaller, even when the grid then outgrows
-// the area (the view scrolls); of the shapes that need it, the one that fits across with the fewest rows.
+// room); the grid is centred down the area, and a short last row (3 maps in 2 columns) across it, so that
+// no quarter of the view is left empty beside it (the maps above it then show their own column labels). An
+// empty list gives an empty grid. columns > 0: that many columns (at most n) instead of the best. min_cell >
+// 0: cells are never smaller, even when the grid then outgrows the area (the view scrolls); of the shapes
+// that need it, the one that fits across with the fewest rows.
 MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h, float gap, float max_cell,
                     int columns = 0, float min_cell = 0.0f);
 

@@ -195,6 +195,7 @@ struct GridPlan
     std::vector<MapBox> boxes;
     MapGrid grid;
     float label_px = 0.0f; // the axis labels' text size (the font's, or smaller to fit small cells)
+    std::vector<float> candidate_cells; // the cell each number of columns gives (index: columns - 1)
 
     float widget_w(std::size_t i) const
     {
@@ -259,6 +260,7 @@ GridPlan plan_at(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail
     const float max_cell = fs * 6.0f;
     const std::vector<MapBox> first_guess = plan.boxes;
     GridPlan best;
+    std::vector<float> candidate_cells(first_guess.size(), 0.0f);
     for (int columns = static_cast<int>(first_guess.size()); columns >= 1; --columns)
     {
         GridPlan candidate = plan;
@@ -281,6 +283,7 @@ GridPlan plan_at(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail
                 break;
         }
         candidate.grid = layout_maps(candidate.boxes, avail.x, avail.y, gap, max_cell, columns, min_cell);
+        candidate_cells[static_cast<std::size_t>(columns - 1)] = candidate.grid.cell;
         // At the floor every shape has the same cells: the one that fits across with the fewest rows wins.
         const bool fits = candidate.grid.width <= avail.x + 0.5f;
         const bool best_fits = !best.shown.empty() && best.grid.width <= avail.x + 0.5f;
@@ -288,7 +291,10 @@ GridPlan plan_at(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail
             (fits == best_fits && candidate.grid.cell > best.grid.cell + 1.0f))
             best = std::move(candidate);
     }
-    return best.shown.empty() ? plan : best;
+    if (best.shown.empty())
+        return plan;
+    best.candidate_cells = std::move(candidate_cells);
+    return best;
 }
 
 // How many times its size at 100% Ctrl+= made the presenter's text (1 at 100%, or below).
@@ -357,6 +363,8 @@ std::vector<HeatmapResult> draw_map_grid(AppState& state, const std::vector<Grid
         drawn.height = ImGui::GetIO().DisplaySize.y;
         drawn.cell = plan.grid.cell;
     }
+    state.presenter_grid_cells = plan.candidate_cells;
+    state.presenter_grid_columns = plan.grid.columns;
     std::vector<HeatmapResult> results(maps.size());
     for (std::size_t i = 0; i < plan.boxes.size(); ++i)
     {
@@ -382,6 +390,8 @@ std::vector<HeatmapResult> draw_map_grid(AppState& state, const std::vector<Grid
         options.max_cell_px = std::max(1.0f, p.cell);
         options.max_height = std::max(1.0f, p.image.h);
         options.label_font_px = plan.label_px;
+        // The values in the cells wherever they fit at a size the back row still reads, the labels' floor.
+        options.min_number_px = presenter_min_text_px(ImGui::GetFontSize());
         ImGui::SetCursorScreenPos(widget);
         results[plan.shown[i]] = draw_heatmap(state, map.ref, options);
         ImGui::PopID();
@@ -932,13 +942,25 @@ void toggle_presenter_edit(AppState& state)
 const std::vector<PipelineGroup>& presenter_pipeline_groups()
 {
     static const std::vector<PipelineGroup> groups = {
-        {"the input X", {Stage::embedding, Stage::positional, Stage::X}},
-        {"Q, K, V", {Stage::Q, Stage::K, Stage::V}},
-        {"scores and √d_k", {Stage::scores, Stage::scaled}},
-        {"mask and softmax", {Stage::masked, Stage::weights}},
-        {"heads to MultiHead", {Stage::head_out, Stage::concat, Stage::mha}},
-        {"residual and norm", {Stage::residual, Stage::norm1}},
-        {"feed-forward", {Stage::ffn, Stage::residual2, Stage::norm2}},
+        {"the input X",
+         "the input X = token embedding + positional encoding",
+         {Stage::embedding, Stage::positional, Stage::X}},
+        {"Q, K, V", "queries Q_h, keys K_h and values V_h of head {head}", {Stage::Q, Stage::K, Stage::V}},
+        {"scores and √d_k",
+         "the scores Q_h K_h^T of head {head}, then divided by √d_k",
+         {Stage::scores, Stage::scaled}},
+        {"mask and softmax",
+         "mask and softmax: the attention weights A_h of head {head}",
+         {Stage::masked, Stage::weights}},
+        {"heads to MultiHead",
+         "each head's output A_h V_h, the heads side by side, then times W^O",
+         {Stage::head_out, Stage::concat, Stage::mha}},
+        {"residual and norm",
+         "the residual X + MultiHead(X), then layer norm",
+         {Stage::residual, Stage::norm1}},
+        {"feed-forward",
+         "the feed-forward network, its residual, then layer norm",
+         {Stage::ffn, Stage::residual2, Stage::norm2}},
     };
     return groups;
 }
@@ -1164,6 +1186,39 @@ struct CaptionWords
     std::string heading, text, note;
 };
 
+// The caption's heading outside a lesson: the view and what it shows ("Pipeline: the input X = token
+// embedding + positional encoding"); the line under it gives the sentence and the settings.
+std::string view_heading(const AppState& state)
+{
+    const std::string name = presenter_view_name(state.presenter_view);
+    switch (state.presenter_view)
+    {
+    case PresenterView::Pipeline:
+    {
+        const auto& groups = presenter_pipeline_groups();
+        const int g = std::clamp(state.presenter_stage_group, 0, static_cast<int>(groups.size()) - 1);
+        std::string shows = groups[static_cast<std::size_t>(g)].shows;
+        if (const auto at = shows.find("{head}"); at != std::string::npos)
+            shows.replace(at, 6, std::to_string(state.sel.head + 1));
+        return name + ": " + shows;
+    }
+    case PresenterView::Heads:
+        return name + ": attention weights A_h of each head";
+    case PresenterView::Inspector:
+        return name + ": one weight, step by step";
+    case PresenterView::Comparisons:
+        return name + ": " +
+               (state.presenter_comparison == ComparisonSection::TwoStep ? "two projections in a row are one"
+                : state.presenter_comparison == ComparisonSection::SingleHead
+                    ? "one attention map against h of them"
+                    : "one packed X W^Q holds every head's Q_h");
+    case PresenterView::Training:
+    case PresenterView::Count:
+        break;
+    }
+    return "Training: no run yet";
+}
+
 CaptionWords caption_words(AppState& state, const LessonStep* step)
 {
     CaptionWords words;
@@ -1173,7 +1228,7 @@ CaptionWords caption_words(AppState& state, const LessonStep* step)
     words.heading = step != nullptr ? step->title
                     : training
                         ? std::string("Training: ") + train::task_info(state.training.view.config.task).title
-                        : std::string("Presenter mode");
+                        : view_heading(state);
     // A step's text waits for the run it describes; a note says when it describes settings since changed.
     bool waits = false;
     words.note = step != nullptr ? lesson_caption_note(state, *step, &waits) : std::string();

@@ -41,7 +41,8 @@ void toggle_presenter_edit(AppState& state);
 // output to MultiHead; the residual and first norm; the feed-forward to the second norm.
 struct PipelineGroup
 {
-    const char* name;
+    const char* name;  // in the title line: "the input X"
+    const char* shows; // in the caption's heading, what its maps show ("{head}": the head shown, from 1)
     std::vector<Stage> stages;
 };
 const std::vector<PipelineGroup>& presenter_pipeline_groups();
