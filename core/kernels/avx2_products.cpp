@@ -120,6 +120,70 @@ void tile(bool accumulate, bool mask_b, Index k, const Operands& o, float* C, In
 
 #include "core/kernels/product_driver.h"
 
+// [SECTION] The forward engine's products
+//
+// The same tiles as a_times_b, with a right operand that meets many products (the weights) packed once into
+// panels of 16 columns (k x 16 floats each, zero past column n): a panel is then contiguous, where read in
+// place its rows lie n floats apart, and with n a power of two (d_model, d_ff) every row of a panel falls in
+// the same few sets of the first-level cache, which then holds few of them. Each entry is the same chain of
+// multiply-adds over k: the same bits as reading B in place.
+
+Index packed_b_floats(Index k, Index n)
+{
+    return (n + NR - 1) / NR * NR * k;
+}
+
+// op(B) (k x n) into panels of NR columns, panel j0/NR at Bp + j0·k: B (k x n) or, with trans_b, Bᵀ of a B
+// stored n x k.
+void pack_b_panels(bool trans_b, const float* B, Index k, Index n, float* Bp)
+{
+    if (trans_b)
+    {
+        pack_bt(B, k, k, n, Bp);
+        return;
+    }
+    for (Index j0 = 0; j0 < n; j0 += NR)
+    {
+        float* panel = Bp + j0 * k;
+        const Index width = min_of(NR, n - j0);
+        for (Index p = 0; p < k; ++p)
+        {
+            const float* src = B + p * n + j0;
+            for (Index j = 0; j < width; ++j)
+                panel[p * NR + j] = src[j];
+            fill_zero(panel + p * NR + width, NR - width);
+        }
+    }
+}
+
+// C (m x n) = A (m x k) op(B), op(B) packed by pack_b_panels: a_times_b's blocks and tiles on the panels. The
+// epilogue is not applied here (gemm.cpp makes its passes after the product on this set).
+void rows_product_packed_b(const float* A, Index m, Index k, const float* Bp, Index n, float* C,
+                           const Epilogue*)
+{
+    const Index mc = row_block(m, k, MC, MR);
+    for (Index i0 = 0; i0 < m; i0 += mc)
+    {
+        const Index i1 = min_of(m, i0 + mc);
+        for (Index j0 = 0; j0 < n; j0 += NR)
+        {
+            const Index cols = min_of(NR, n - j0);
+            for (Index i = i0; i < i1; i += MR)
+            {
+                const Operands o{A + i * k, k, 1, Bp + j0 * k, NR};
+                tile(false, false, k, o, C + i * n + j0, n, min_of(MR, i1 - i), cols);
+            }
+        }
+    }
+}
+
+// C = A op(B) with B read in place (or, transposed, packed per product): a_times_b.
+void rows_product_b(bool trans_b, const float* A, Index m, Index k, const float* B, Index n, float* C,
+                    ScratchFn scratch)
+{
+    a_times_b(A, k, m, k, B, trans_b ? k : n, trans_b, n, C, n, false, Lower::None, scratch);
+}
+
 // [SECTION] Softmax rows
 
 // exp(x) for x <= 0 in 8 lanes, Cephes' expf: x = k ln 2 + r with |r| <= ln 2 / 2, exp(r) by a degree-7
@@ -426,11 +490,19 @@ const TrainKernels kAvx2{"avx2-6x16",
                          &layer_norm_rows_avx2,
                          &layer_norm_backward_rows_avx2};
 
+const GemmKernels kGemmAvx2{"avx2-6x16", &rows_product_b, &packed_b_floats, &pack_b_panels,
+                            &rows_product_packed_b};
+
 } // namespace
 
 const TrainKernels* train_kernels_avx2()
 {
     return &kAvx2;
+}
+
+const GemmKernels* gemm_kernels_avx2()
+{
+    return &kGemmAvx2;
 }
 
 // 12 chains x 8 lanes of c = c m + a, chain j from 1 + j / 64, m just under 1: c falls slowly towards
@@ -476,6 +548,11 @@ namespace attnlab::kernels
 {
 
 const TrainKernels* train_kernels_avx2()
+{
+    return nullptr;
+}
+
+const GemmKernels* gemm_kernels_avx2()
 {
     return nullptr;
 }
