@@ -54,7 +54,8 @@ def part_of_product(leaf):
     """kernel, store (the tile's store and epilogue), packing or rest of a product's call."""
     if "store_row" in leaf:
         return "store"
-    if any(k in leaf for k in ("kernel_rows", "kernel_6x64", "kernel<", "gebp_kernel", "multiply_block", "tile(")):
+    if any(k in leaf for k in ("kernel_rows", "kernel_6x64", "kernel<", "gebp_kernel", "multiply_block", "tile(",
+                               "rows_product_packed")):
         return "kernel"
     if any(k in leaf for k in ("pack_b", "pack_bt", "gemm_pack", "rows_product_any", "rows_product<")):
         return "packing"
