@@ -6,6 +6,8 @@
 #include "softmax.h"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <utility>
 
@@ -269,11 +271,26 @@ void cross_tokens_forget(CrossTrace& cross)
     cross.positional.resize(0, 0); // d_model or the kind may change before a target comes back
 }
 
-bool all_finite(const std::vector<Mat>& mats)
+// Whether every entry is finite, from the bits: an exponent of all ones (infinity or NaN) plus one carries
+// into the sign bit. Integer operations only, which the compiler vectorises: Eigen's allFinite took 1.9 % of
+// a layer at T = 128 (perf) for two matrices of T x d_model. Not inlined, so that a profile names it
+// (tests/bench/profile_forward.py).
+[[gnu::noinline]] bool all_finite(const std::vector<Mat>& mats)
 {
     for (const Mat& m : mats)
-        if (!m.allFinite())
+    {
+        const float* p = m.data();
+        const Eigen::Index n = m.size();
+        std::uint32_t any_not_finite = 0;
+        for (Eigen::Index i = 0; i < n; ++i)
+        {
+            std::uint32_t bits;
+            std::memcpy(&bits, p + i, sizeof bits);
+            any_not_finite |= (bits & 0x7f800000u) + 0x00800000u;
+        }
+        if (any_not_finite & 0x80000000u)
             return false;
+    }
     return true;
 }
 

@@ -1,10 +1,11 @@
 // Matrix products for the forward pass. Three kernels, chosen at start-up (core/cpu.h):
 //  - on a CPU with AVX-512: a 6 x 64 register-blocked kernel (core/kernels/avx512_gemm.cpp);
-//  - on AVX2: the training engine's 6 x 16 kernel (core/kernels/avx2_products.cpp);
+//  - on AVX2: the training engine's 6 x 16 tiles (core/kernels/avx2_products.cpp);
 //  - otherwise: Eigen's own GEMM (general_matrix_matrix_product, the kernel behind operator*), Eigen 3.4's
 //    internal interface, the version Debian 12 ships, called with packing space this file owns.
 // Both keep their packing space in a per-thread buffer that only grows. A right operand that meets many
-// products (the weights) can be packed once for the AVX-512 kernel (PackedOperand) and skip that step.
+// products (the weights) can be packed once for the AVX-512 or the AVX2 kernel (PackedOperand) and skip that
+// step (AVX-512) or be read from contiguous panels instead of in place (AVX2).
 #include "gemm.h"
 
 #include <algorithm>
@@ -62,7 +63,7 @@ void rows_product(const float* A, Index m, Index k, const float* B, Index n, flo
 // The rows of C [0, m) = A op(B): the AVX-512 kernel (core/kernels/avx512_gemm.cpp) when it is the active
 // set, the training engine's AVX2 kernel (kernels/avx2_products.cpp, the same product) on AVX2, Eigen's
 // otherwise. Each row of C is summed the same way however the rows are split, on every path.
-// Bp, when not null, is op(B) packed whole by the AVX-512 kernel (PackedOperand).
+// Bp, when not null, is op(B) packed whole for the active set's kernel (PackedOperand).
 // e, when not null, is only passed with a packed Bp on AVX-512 (the kernel's store applies it), at row 0 of
 // A.
 template <bool TransB>
@@ -78,8 +79,10 @@ void rows_product_active(const float* A, Index m, Index k, const float* B, const
             kernels::gemm_kernels_avx512()->rows_product(TransB, A, m, k, B, n, C, &scratch);
         return;
     case Isa::Avx2:
-        kernels::train_kernels_avx2()->a_times_b(A, k, m, k, B, TransB ? k : n, TransB, n, C, n, false,
-                                                 kernels::Lower::None, &scratch);
+        if (Bp)
+            kernels::gemm_kernels_avx2()->rows_product_packed(A, m, k, Bp, n, C, nullptr);
+        else
+            kernels::gemm_kernels_avx2()->rows_product(TransB, A, m, k, B, n, C, &scratch);
         return;
     case Isa::Baseline:
         break;
@@ -190,19 +193,39 @@ void gemm(const Mat& A, const Mat& B, const PackedOperand* packed, Mat& C, const
 
 // [SECTION] Packed right operands
 
+namespace
+{
+
+// The active set's forward kernels that take a packed right operand (null on baseline: Eigen packs per
+// product).
+const kernels::GemmKernels* packing_kernels()
+{
+    switch (active_isa())
+    {
+    case Isa::Avx512:
+        return kernels::gemm_kernels_avx512();
+    case Isa::Avx2:
+        return kernels::gemm_kernels_avx2();
+    case Isa::Baseline:
+        break;
+    }
+    return nullptr;
+}
+
+} // namespace
+
 std::size_t packed_operand_floats(Eigen::Index k, Eigen::Index n)
 {
-    if (active_isa() != Isa::Avx512)
-        return 0;
-    return static_cast<std::size_t>(kernels::gemm_kernels_avx512()->packed_floats(k, n));
+    const kernels::GemmKernels* kernels = packing_kernels();
+    return kernels ? static_cast<std::size_t>(kernels->packed_floats(k, n)) : 0;
 }
 
 void PackedOperand::pack(const Mat& B)
 {
     clear();
-    if (active_isa() != Isa::Avx512) // the other kernels do not pack B per product
+    const kernels::GemmKernels* k = packing_kernels();
+    if (!k) // Eigen's kernel packs per product
         return;
-    const kernels::GemmKernels* k = kernels::gemm_kernels_avx512();
     const std::size_t floats = packed_operand_floats(B.rows(), B.cols());
     if (panels_.size() != floats)
         panels_.resize(floats);
@@ -210,7 +233,7 @@ void PackedOperand::pack(const Mat& B)
     source_ = B.data();
     rows_ = B.rows();
     cols_ = B.cols();
-    isa_ = Isa::Avx512;
+    isa_ = active_isa();
 }
 
 void PackedOperand::clear()
@@ -231,7 +254,7 @@ const char* gemm_kernel()
     case Isa::Avx512:
         return kernels::gemm_kernels_avx512()->name;
     case Isa::Avx2:
-        return kernels::train_kernels_avx2()->name;
+        return kernels::gemm_kernels_avx2()->name;
     case Isa::Baseline:
         break;
     }

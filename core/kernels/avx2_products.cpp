@@ -69,8 +69,9 @@ inline void fma_row(const float* a, __m256 b0, __m256 b1, __m256& lo, __m256& hi
 
 // C[0, rows) x [0, cols) = (or +=, when Accumulate) Σ_{p < k} A[0, rows)(p) B(p)[0, cols). Rows past `rows`
 // read row 0 again and are not stored; columns past `cols` are zeros in a packed B, or masked out of the
-// loads of an unpacked one (MaskB), and are not stored.
-template <bool Accumulate, bool MaskB>
+// loads of an unpacked one (MaskB), and are not stored. FromC: the sums start from C's entries instead of 0,
+// so a sum over k cut into blocks goes on as one chain of multiply-adds (C holds the chain's value, exactly).
+template <bool Accumulate, bool MaskB, bool FromC = false>
 void kernel(Index k, const Operands& o, float* C, Index ldc, Index rows, Index cols)
 {
     const float* a0 = o.a;
@@ -83,6 +84,25 @@ void kernel(Index k, const Operands& o, float* C, Index ldc, Index rows, Index c
     const __m256i m0 = lane_mask(cols), m1 = lane_mask(cols - 8);
     __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
     __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+    if constexpr (FromC)
+    {
+        const auto load = [&](Index r, __m256& lo, __m256& hi)
+        {
+            lo = _mm256_maskload_ps(C + r * ldc, m0);
+            hi = _mm256_maskload_ps(C + r * ldc + 8, m1);
+        };
+        load(0, c00, c01);
+        if (rows > 1)
+            load(1, c10, c11);
+        if (rows > 2)
+            load(2, c20, c21);
+        if (rows > 3)
+            load(3, c30, c31);
+        if (rows > 4)
+            load(4, c40, c41);
+        if (rows > 5)
+            load(5, c50, c51);
+    }
     for (Index p = 0, at = 0; p < k; ++p, at += o.a_step, b += o.b_step)
     {
         const __m256 b0 = MaskB ? _mm256_maskload_ps(b, m0) : _mm256_loadu_ps(b);
@@ -119,6 +139,85 @@ void tile(bool accumulate, bool mask_b, Index k, const Operands& o, float* C, In
 }
 
 #include "core/kernels/product_driver.h"
+
+// [SECTION] The forward engine's products
+//
+// The same tiles as a_times_b, with a right operand that meets many products (the weights) packed once into
+// panels of 16 columns (k x 16 floats each, zero past column n): a panel is then contiguous, where read in
+// place its rows lie n floats apart, and with n a power of two (d_model, d_ff) every row of a panel falls in
+// the same few sets of the first-level cache, which then holds few of them. Each entry is the same chain of
+// multiply-adds over k: the same bits as reading B in place.
+
+Index packed_b_floats(Index k, Index n)
+{
+    return (n + NR - 1) / NR * NR * k;
+}
+
+// op(B) (k x n) into panels of NR columns, panel j0/NR at Bp + j0·k: B (k x n) or, with trans_b, Bᵀ of a B
+// stored n x k.
+void pack_b_panels(bool trans_b, const float* B, Index k, Index n, float* Bp)
+{
+    if (trans_b)
+    {
+        pack_bt(B, k, k, n, Bp);
+        return;
+    }
+    for (Index j0 = 0; j0 < n; j0 += NR)
+    {
+        float* panel = Bp + j0 * k;
+        const Index width = min_of(NR, n - j0);
+        for (Index p = 0; p < k; ++p)
+        {
+            const float* src = B + p * n + j0;
+            for (Index j = 0; j < width; ++j)
+                panel[p * NR + j] = src[j];
+            fill_zero(panel + p * NR + width, NR - width);
+        }
+    }
+}
+
+// Rows of a packed panel per block of the forward products' sums: 256 x 16 floats, 16 KB, stay in the
+// first-level cache while the tiles of a block of rows pass (a whole panel of W_2, 2048 x 16, is 128 KB).
+constexpr Index KB = 256;
+
+// C (m x n) = A (m x k) op(B), op(B) packed by pack_b_panels: the rows of C in blocks (kernel_util.h's
+// row_block), the sum over k in blocks of KB that go on from C (the same chain of multiply-adds per entry as
+// one pass over k: the same bits as a_times_b). The epilogue is not applied here (gemm.cpp makes its passes
+// after the product on this set).
+void rows_product_packed_b(const float* A, Index m, Index k, const float* Bp, Index n, float* C,
+                           const Epilogue*)
+{
+    const Index mc = row_block(m, min_of(k, KB), MC, MR);
+    for (Index i0 = 0; i0 < m; i0 += mc)
+    {
+        const Index i1 = min_of(m, i0 + mc);
+        for (Index p0 = 0; p0 < k; p0 += KB)
+        {
+            const Index kb = min_of(KB, k - p0);
+            for (Index j0 = 0; j0 < n; j0 += NR)
+            {
+                const Index cols = min_of(NR, n - j0);
+                for (Index i = i0; i < i1; i += MR)
+                {
+                    const Operands o{A + i * k + p0, k, 1, Bp + j0 * k + p0 * NR, NR};
+                    float* c = C + i * n + j0;
+                    const Index rows = min_of(MR, i1 - i);
+                    if (p0 == 0)
+                        kernel<false, false>(kb, o, c, n, rows, cols);
+                    else
+                        kernel<false, false, true>(kb, o, c, n, rows, cols);
+                }
+            }
+        }
+    }
+}
+
+// C = A op(B) with B read in place (or, transposed, packed per product): a_times_b.
+void rows_product_b(bool trans_b, const float* A, Index m, Index k, const float* B, Index n, float* C,
+                    ScratchFn scratch)
+{
+    a_times_b(A, k, m, k, B, trans_b ? k : n, trans_b, n, C, n, false, Lower::None, scratch);
+}
 
 // [SECTION] Softmax rows
 
@@ -426,11 +525,19 @@ const TrainKernels kAvx2{"avx2-6x16",
                          &layer_norm_rows_avx2,
                          &layer_norm_backward_rows_avx2};
 
+const GemmKernels kGemmAvx2{"avx2-6x16", &rows_product_b, &packed_b_floats, &pack_b_panels,
+                            &rows_product_packed_b};
+
 } // namespace
 
 const TrainKernels* train_kernels_avx2()
 {
     return &kAvx2;
+}
+
+const GemmKernels* gemm_kernels_avx2()
+{
+    return &kGemmAvx2;
 }
 
 // 12 chains x 8 lanes of c = c m + a, chain j from 1 + j / 64, m just under 1: c falls slowly towards
@@ -476,6 +583,11 @@ namespace attnlab::kernels
 {
 
 const TrainKernels* train_kernels_avx2()
+{
+    return nullptr;
+}
+
+const GemmKernels* gemm_kernels_avx2()
 {
     return nullptr;
 }

@@ -31,9 +31,6 @@ __mmask16 lane_mask(Index valid) // the first `valid` of 16 lanes
     return valid >= 16 ? __mmask16(0xFFFF) : valid <= 0 ? __mmask16(0) : __mmask16((1u << valid) - 1u);
 }
 
-// C[0, rows) x [0, cols) = (or +=, when accumulate) A[0, rows) x [0, kc) · Bp, with A's rows lda apart and Bp
-// one packed panel (kc x 64). Rows past `rows` read row 0 again and are not stored; columns past `cols` are
-// zeros in Bp and are masked out of the stores.
 // One row of the C tile: 64 floats in 4 registers.
 struct TileRow
 {
@@ -64,9 +61,14 @@ inline __m512 relu(__m512 v)
 }
 
 // C[0, cols) = (or +=, when Accumulate) row, the lanes past cols left alone. e, when not null, is the
-// epilogue (kernels.h) at this row: bias at the row's first column, add and sum at its first entry.
-template <bool Accumulate> void store_row(float* c, TileRow row, Index cols, const Epilogue* e)
+// epilogue (kernels.h) at this row: bias at the row's first column, add and sum at its first entry. Inlined
+// into the kernel: as a call, the row went through the stack and the call cost a vzeroupper, about 5 % of a
+// layer at T = 128 (perf).
+template <bool Accumulate>
+__attribute__((always_inline)) inline void store_row(float* c, const TileRow& tile_row, Index cols,
+                                                     const Epilogue* e)
 {
+    TileRow row = tile_row;
     const __mmask16 m0 = lane_mask(cols), m1 = lane_mask(cols - 16), m2 = lane_mask(cols - 32),
                     m3 = lane_mask(cols - 48);
     if (Accumulate)
@@ -112,45 +114,74 @@ inline const Epilogue* epilogue_row(const Epilogue* e, Index r, Index ldc, Epilo
     return &at;
 }
 
-// C[0, rows) x [0, cols) = (or +=, when Accumulate) A[0, rows) x [0, kc) · Bp, with A's rows lda apart and Bp
-// one packed panel (kc x 64), then e (may be null) at the tile's first entry. Rows past `rows` read row 0
-// again and are not stored; columns past `cols` are zeros in Bp and are masked out of the stores.
-template <bool Accumulate>
-void kernel_6x64(Index kc, const float* A, Index lda, const float* Bp, float* C, Index ldc, Index rows,
-                 Index cols, const Epilogue* e)
+// C[0, Rows) x [0, cols) = (or +=, when Accumulate) A[0, Rows) x [0, kc) · Bp, with A's rows lda apart and Bp
+// one packed panel (kc x 64), then e (may be null) at the tile's first entry. Columns past `cols` are zeros
+// in Bp and are masked out of the stores. A tile of fewer than 6 rows (the last of a product whose rows are
+// not a multiple of 6: 2 rows at T = 128 and 512) runs only its own rows, where it ran 6 and stored some:
+// each entry is the same chain of multiply-adds over k, so the same bits, for a third of the work at 2 rows.
+template <bool Accumulate, int Rows>
+void kernel_rows(Index kc, const float* A, Index lda, const float* Bp, float* C, Index ldc, Index cols,
+                 const Epilogue* e)
 {
     const float* a0 = A;
-    const float* a1 = A + (rows > 1 ? lda : 0);
-    const float* a2 = A + (rows > 2 ? 2 * lda : 0);
-    const float* a3 = A + (rows > 3 ? 3 * lda : 0);
-    const float* a4 = A + (rows > 4 ? 4 * lda : 0);
-    const float* a5 = A + (rows > 5 ? 5 * lda : 0);
-    TileRow r0, r1, r2, r3, r4, r5; // 24 zmm registers
+    const float* a1 = A + lda;
+    const float* a2 = A + 2 * lda;
+    const float* a3 = A + 3 * lda;
+    const float* a4 = A + 4 * lda;
+    const float* a5 = A + 5 * lda;
+    TileRow r0, r1, r2, r3, r4, r5; // 24 zmm registers (4 per row used)
     for (Index k = 0; k < kc; ++k)
     {
         const float* b = Bp + k * NR;
         const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
         const __m512 b2 = _mm512_loadu_ps(b + 32), b3 = _mm512_loadu_ps(b + 48);
         fma_row(r0, a0[k], b0, b1, b2, b3);
-        fma_row(r1, a1[k], b0, b1, b2, b3);
-        fma_row(r2, a2[k], b0, b1, b2, b3);
-        fma_row(r3, a3[k], b0, b1, b2, b3);
-        fma_row(r4, a4[k], b0, b1, b2, b3);
-        fma_row(r5, a5[k], b0, b1, b2, b3);
+        if constexpr (Rows > 1)
+            fma_row(r1, a1[k], b0, b1, b2, b3);
+        if constexpr (Rows > 2)
+            fma_row(r2, a2[k], b0, b1, b2, b3);
+        if constexpr (Rows > 3)
+            fma_row(r3, a3[k], b0, b1, b2, b3);
+        if constexpr (Rows > 4)
+            fma_row(r4, a4[k], b0, b1, b2, b3);
+        if constexpr (Rows > 5)
+            fma_row(r5, a5[k], b0, b1, b2, b3);
     }
     // One call per row by name: an array of the rows would send them through the stack.
     Epilogue at;
     store_row<Accumulate>(C, r0, cols, e);
-    if (rows > 1)
+    if constexpr (Rows > 1)
         store_row<Accumulate>(C + ldc, r1, cols, epilogue_row(e, 1, ldc, at));
-    if (rows > 2)
+    if constexpr (Rows > 2)
         store_row<Accumulate>(C + 2 * ldc, r2, cols, epilogue_row(e, 2, ldc, at));
-    if (rows > 3)
+    if constexpr (Rows > 3)
         store_row<Accumulate>(C + 3 * ldc, r3, cols, epilogue_row(e, 3, ldc, at));
-    if (rows > 4)
+    if constexpr (Rows > 4)
         store_row<Accumulate>(C + 4 * ldc, r4, cols, epilogue_row(e, 4, ldc, at));
-    if (rows > 5)
+    if constexpr (Rows > 5)
         store_row<Accumulate>(C + 5 * ldc, r5, cols, epilogue_row(e, 5, ldc, at));
+}
+
+// The tile of `rows` (1 to 6) rows: kernel_rows for that many.
+template <bool Accumulate>
+void kernel_6x64(Index kc, const float* A, Index lda, const float* Bp, float* C, Index ldc, Index rows,
+                 Index cols, const Epilogue* e)
+{
+    switch (rows)
+    {
+    case 6:
+        return kernel_rows<Accumulate, 6>(kc, A, lda, Bp, C, ldc, cols, e);
+    case 5:
+        return kernel_rows<Accumulate, 5>(kc, A, lda, Bp, C, ldc, cols, e);
+    case 4:
+        return kernel_rows<Accumulate, 4>(kc, A, lda, Bp, C, ldc, cols, e);
+    case 3:
+        return kernel_rows<Accumulate, 3>(kc, A, lda, Bp, C, ldc, cols, e);
+    case 2:
+        return kernel_rows<Accumulate, 2>(kc, A, lda, Bp, C, ldc, cols, e);
+    default:
+        return kernel_rows<Accumulate, 1>(kc, A, lda, Bp, C, ldc, cols, e);
+    }
 }
 
 // Packs op(B)[pc, pc + kc) x [jc, jc + nc) into panels of 64 columns, zero-padded. op(B) = B (k x n,

@@ -75,7 +75,7 @@ struct Epilogue
 // = B (k x n) or, with trans_b, Bᵀ of a B stored n x k.
 struct GemmKernels
 {
-    const char* name; // "avx512-6x64"
+    const char* name; // "avx512-6x64", "avx2-6x16"
     void (*rows_product)(bool trans_b, const float* A, Index m, Index k, const float* B, Index n, float* C,
                          ScratchFn scratch);
     // Floats of op(B) (k x n) packed whole, for a right operand that meets many products (the weights).
@@ -83,7 +83,8 @@ struct GemmKernels
     // op(B) packed into Bp (packed_floats(k, n) floats): every block rows_product would pack, in its order.
     void (*pack)(bool trans_b, const float* B, Index k, Index n, float* Bp);
     // rows_product with op(B) packed by pack: the same kernel calls on the same panels, so the same bits;
-    // epilogue (may be null) applied in the kernel's store after the last block of k.
+    // epilogue (may be null) applied in the kernel's store after the last block of k (AVX-512 only: the AVX2
+    // set ignores it, and its caller makes the passes).
     void (*rows_product_packed)(const float* A, Index m, Index k, const float* Bp, Index n, float* C,
                                 const Epilogue* epilogue);
 };
@@ -102,6 +103,8 @@ void layer_norm_backward_rows_avx2(const float* dy, const float* x, Index rows, 
                                    float* dbeta);
 const TrainKernels* train_kernels_avx512();
 const GemmKernels* gemm_kernels_avx512();
+// The forward products on AVX2: the training set's 6 x 16 tiles, with the weights packable once.
+const GemmKernels* gemm_kernels_avx2();
 
 // Probes of one core's peak float rate: `iterations` rounds of 12 independent multiply-add chains of full
 // vectors held in registers (enough chains to cover two FMA units' latency), kFmaProbeChains x lanes x 2

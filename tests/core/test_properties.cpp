@@ -438,7 +438,7 @@ TEST(PackedWeights, TheEngineGivesTheBitsOfPackingPerProductAndRepacksWhenTheWei
         ASSERT_TRUE(forward(s.config, source, target, engine.weights(), per_product)) << what;
         expect_same_bits(engine.trace(), per_product, what);
         const std::size_t floats = panel_floats(engine.weight_panels());
-        EXPECT_EQ(floats > 0, active_isa() == Isa::Avx512) << what;
+        EXPECT_EQ(floats > 0, active_isa() != Isa::Baseline) << what;
         // The session memory limit counts exactly what the engine packed.
         EXPECT_EQ(packed_weight_floats(s.config, !s.target.empty()), static_cast<double>(floats)) << what;
     };
