@@ -1888,6 +1888,22 @@ TEST_F(PresenterTest, NextOnAStepWaitingForItsRunSaysWhenItOpens)
     training_play_pause(*state); // stops the run
 }
 
+// Presenter mode has no status bar: a message that comes while it shows (an export written, an error) is said
+// in its title line; one from before F5, which the status bar showed, is not said again.
+TEST_F(PresenterTest, AMessageThatComesWhilePresentingIsSaidInTheTitleLine)
+{
+    state->set_message("an earlier message", false);
+    ui.frames(*state, 1);
+    state->presenter = true;
+    use_window_font(720.0f);
+    test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_FALSE(drawn(out, "an earlier message")) << out.text;
+    state->set_message("6 slides written to /tmp/slides", false);
+    out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn(out, "6 slides written to /tmp/slides")) << out.text;
+    EXPECT_TRUE(test::window_text("##presenter_title").find("6 slides written") != std::string::npos);
+}
+
 // The caption breaks its lines at spaces only: ImGui's own wrapping left a "." alone on a line after a
 // closing quote (step 3: 'say "no clear role".').
 TEST_F(PresenterTest, TheTextLessonsCaptionLinesNeverStartWithClosingPunctuation)
