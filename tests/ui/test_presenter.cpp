@@ -1780,6 +1780,35 @@ TEST_F(PresenterTest, TrainingViewKeysPlayStepAndReset)
     EXPECT_TRUE(drawn(out, "step 0 of")) << out.text;
 }
 
+// P at the target goes on for the preset length again: the status line counts to the new target (it read
+// "step 648 of 500") and the title line says why the target moved.
+TEST_F(PresenterTest, PlayAtTheTargetCountsToTheRaisedTargetAndSaysSo)
+{
+    open_training(*state, train::TaskKind::Reverse, 0);
+    ASSERT_TRUE(state->training.error.empty()) << state->training.error;
+    state->training.edit.steps = 3;
+    state->training_run.set_target_steps(3);
+    state->presenter = true;
+    state->presenter_view = PresenterView::Training;
+    use_window_font(720.0f);
+    ui.frames(*state, 2);
+    ui.press_key(*state, keys::P);
+    for (int i = 0; i < 6000 && state->training_run.running(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_FALSE(state->training_run.running());
+    ui.frames(*state, 2);
+    ASSERT_EQ(state->training.view.step, 3);
+    ui.press_key(*state, keys::P);
+    ui.press_key(*state, keys::P); // pauses the run that went on
+    const int target = state->training.edit.steps;
+    EXPECT_EQ(target, 3 + train::RunSpec(train::TaskKind::Reverse).steps);
+    const test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn(out, " of " + std::to_string(target) + " ")) << out.text;
+    EXPECT_NE(test::window_text("##presenter_title").find("had reached the target of 3 steps"),
+              std::string::npos)
+        << test::window_text("##presenter_title");
+}
+
 // R in a training lesson's presenter view resets the step's run: its caption goes back to waiting (saying the
 // run is paused and what plays it), and once the run gets past the step it describes again, the caption and
 // the maps are both at that step, not the caption at step 10 over the maps of the run's latest step.
