@@ -1182,11 +1182,29 @@ TEST_F(PresenterTest, TheEditBarsSentenceOpensWithTheCursorAtItsEnd)
     EXPECT_EQ(state->presenter_text, sentence + "x");
 }
 
+// Enter applies the sentence and leaves the field: the keys change the settings at once, and the title line
+// says so (after Enter, the Esc the hint asked for closed the bar, and H then did nothing).
+TEST_F(PresenterTest, AfterEnterTheEditBarsKeysChangeTheSettings)
+{
+    open_edit_bar();
+    const Config before = state->session.config;
+    ImGui::GetIO().AddInputCharacter('x');
+    ui.frames(*state, 1);
+    ImGui::GetIO().KeyMap[ImGuiKey_Enter] = 257; // as GLFW_KEY_ENTER
+    ui.press_key(*state, 257);
+    test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn(out, "sentence applied; keys H D M = - now change the settings")) << out.text;
+    ASSERT_TRUE(state->presenter_edit);
+    ui.press_key(*state, keys::H);
+    EXPECT_EQ(state->session.config.n_heads, next_head_count(before.d_model, before.n_heads, +1));
+    EXPECT_EQ(state->presenter_text.back(), 'x') << "H went to the settings, not the sentence";
+}
+
 TEST_F(PresenterTest, TheEditBarsSettingsHaveKeysOnceTheSentenceFieldIsLeft)
 {
     test::FrameOutput out = open_edit_bar();
     ASSERT_TRUE(state->presenter_edit);
-    EXPECT_TRUE(drawn_wrapped(out, "Esc, then keys H D M = -")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "Esc keeps it; then keys H D M = -")) << out.text;
     const Config before = state->session.config;
     ui.press_key(*state, keys::H); // the sentence field has the keyboard
     EXPECT_EQ(state->session.config.n_heads, before.n_heads);

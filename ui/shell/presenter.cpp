@@ -937,7 +937,7 @@ void toggle_presenter_edit(AppState& state)
     if (state.presenter_edit)
     {
         state.presenter_text = state.session.text.substr(0, state.session.text.find('\n'));
-        note(state, "Enter applies the sentence; Esc, then keys H D M = - (Shift: back)");
+        note(state, "Enter applies the sentence, Esc keeps it; then keys H D M = - (Shift: back)");
     }
 }
 
@@ -1170,7 +1170,7 @@ float presenter_edit_bar(AppState& state, float top)
                 state.session.text = state.presenter_text + rest;
                 state.edit();
             }
-            note(state, "sentence applied");
+            note(state, "sentence applied; keys H D M = - now change the settings");
         }
         item_tooltip(
             "Enter applies the sentence (the first one of the batch) and Esc leaves the field; then E or "
