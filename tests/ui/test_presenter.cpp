@@ -1182,11 +1182,29 @@ TEST_F(PresenterTest, TheEditBarsSentenceOpensWithTheCursorAtItsEnd)
     EXPECT_EQ(state->presenter_text, sentence + "x");
 }
 
+// Enter applies the sentence and leaves the field: the keys change the settings at once, and the title line
+// says so (after Enter, the Esc the hint asked for closed the bar, and H then did nothing).
+TEST_F(PresenterTest, AfterEnterTheEditBarsKeysChangeTheSettings)
+{
+    open_edit_bar();
+    const Config before = state->session.config;
+    ImGui::GetIO().AddInputCharacter('x');
+    ui.frames(*state, 1);
+    ImGui::GetIO().KeyMap[ImGuiKey_Enter] = 257; // as GLFW_KEY_ENTER
+    ui.press_key(*state, 257);
+    test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn(out, "sentence applied; keys H D M = - now change the settings")) << out.text;
+    ASSERT_TRUE(state->presenter_edit);
+    ui.press_key(*state, keys::H);
+    EXPECT_EQ(state->session.config.n_heads, next_head_count(before.d_model, before.n_heads, +1));
+    EXPECT_EQ(state->presenter_text.back(), 'x') << "H went to the settings, not the sentence";
+}
+
 TEST_F(PresenterTest, TheEditBarsSettingsHaveKeysOnceTheSentenceFieldIsLeft)
 {
     test::FrameOutput out = open_edit_bar();
     ASSERT_TRUE(state->presenter_edit);
-    EXPECT_TRUE(drawn_wrapped(out, "Esc, then keys H D M = -")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "Esc keeps it; then keys H D M = -")) << out.text;
     const Config before = state->session.config;
     ui.press_key(*state, keys::H); // the sentence field has the keyboard
     EXPECT_EQ(state->session.config.n_heads, before.n_heads);
@@ -1780,6 +1798,35 @@ TEST_F(PresenterTest, TrainingViewKeysPlayStepAndReset)
     EXPECT_TRUE(drawn(out, "step 0 of")) << out.text;
 }
 
+// P at the target goes on for the preset length again: the status line counts to the new target (it read
+// "step 648 of 500") and the title line says why the target moved.
+TEST_F(PresenterTest, PlayAtTheTargetCountsToTheRaisedTargetAndSaysSo)
+{
+    open_training(*state, train::TaskKind::Reverse, 0);
+    ASSERT_TRUE(state->training.error.empty()) << state->training.error;
+    state->training.edit.steps = 3;
+    state->training_run.set_target_steps(3);
+    state->presenter = true;
+    state->presenter_view = PresenterView::Training;
+    use_window_font(720.0f);
+    ui.frames(*state, 2);
+    ui.press_key(*state, keys::P);
+    for (int i = 0; i < 6000 && state->training_run.running(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_FALSE(state->training_run.running());
+    ui.frames(*state, 2);
+    ASSERT_EQ(state->training.view.step, 3);
+    ui.press_key(*state, keys::P);
+    ui.press_key(*state, keys::P); // pauses the run that went on
+    const int target = state->training.edit.steps;
+    EXPECT_EQ(target, 3 + train::RunSpec(train::TaskKind::Reverse).steps);
+    const test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn(out, " of " + std::to_string(target) + " ")) << out.text;
+    EXPECT_NE(test::window_text("##presenter_title").find("had reached the target of 3 steps"),
+              std::string::npos)
+        << test::window_text("##presenter_title");
+}
+
 // R in a training lesson's presenter view resets the step's run: its caption goes back to waiting (saying the
 // run is paused and what plays it), and once the run gets past the step it describes again, the caption and
 // the maps are both at that step, not the caption at step 10 over the maps of the run's latest step.
@@ -1886,6 +1933,22 @@ TEST_F(PresenterTest, NextOnAStepWaitingForItsRunSaysWhenItOpens)
     EXPECT_EQ(state->lesson.step, 0);
     EXPECT_TRUE(drawn(out, "next step at training step 20000 (now ")) << out.text;
     training_play_pause(*state); // stops the run
+}
+
+// Presenter mode has no status bar: a message that comes while it shows (an export written, an error) is said
+// in its title line; one from before F5, which the status bar showed, is not said again.
+TEST_F(PresenterTest, AMessageThatComesWhilePresentingIsSaidInTheTitleLine)
+{
+    state->set_message("an earlier message", false);
+    ui.frames(*state, 1);
+    state->presenter = true;
+    use_window_font(720.0f);
+    test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_FALSE(drawn(out, "an earlier message")) << out.text;
+    state->set_message("6 slides written to /tmp/slides", false);
+    out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn(out, "6 slides written to /tmp/slides")) << out.text;
+    EXPECT_TRUE(test::window_text("##presenter_title").find("6 slides written") != std::string::npos);
 }
 
 // The caption breaks its lines at spaces only: ImGui's own wrapping left a "." alone on a line after a

@@ -552,6 +552,7 @@ struct AppState
     // presenter_note_until (seconds).
     std::string presenter_note;
     double presenter_note_until = 0.0;
+    std::string presenter_seen_message; // the status message last shown as a note (a new one is shown)
     // The caption's font size and side the last presenter frame chose (choose_caption).
     float presenter_caption_px = 0.0f;
     bool presenter_caption_beside = false;

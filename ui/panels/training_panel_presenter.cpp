@@ -35,7 +35,8 @@ void status_line(AppState& state, const TrainingFrame* f)
     const TrainingSnapshot& v = ts.view;
     const bool running = state.training_run.running();
     char left[160];
-    const int target = std::max(1, v.config.steps);
+    // The target Play stops at (raised when Play goes on from it), not the steps the run was made with.
+    const int target = std::max(1, ts.edit.steps > 0 ? ts.edit.steps : v.config.steps);
     if (f != nullptr && f->step != v.step)
         std::snprintf(left, sizeof left, "step %d of %d (showing step %d)   %s", v.step, target, f->step,
                       running ? "training" : "paused");

@@ -16,6 +16,7 @@
 
 #include "core/train/tasks.h"
 #include "ui/heatmap/heatmap.h"
+#include "ui/model/lesson_export.h"
 #include "ui/model/lessons.h"
 #include "ui/model/text_wrap.h"
 #include "ui/panels/panels.h"
@@ -47,7 +48,8 @@ namespace
 
 constexpr ImGuiWindowFlags kFixed = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                                     ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus;
-constexpr double kNoteSeconds = 2.0; // how long the title line shows a new text size
+constexpr double kNoteSeconds = 2.0;      // how long the title line shows a new text size
+constexpr double kErrorNoteSeconds = 8.0; // and an error message, long enough to read it whole
 
 ImVec4 accent()
 {
@@ -935,7 +937,7 @@ void toggle_presenter_edit(AppState& state)
     if (state.presenter_edit)
     {
         state.presenter_text = state.session.text.substr(0, state.session.text.find('\n'));
-        note(state, "Enter applies the sentence; Esc, then keys H D M = - (Shift: back)");
+        note(state, "Enter applies the sentence, Esc keeps it; then keys H D M = - (Shift: back)");
     }
 }
 
@@ -1064,9 +1066,27 @@ float presenter_title(AppState& state, const Lesson* lesson)
     ImGui::SetNextWindowSize(ImVec2(W, title_h));
     if (ImGui::Begin("##presenter_title", nullptr, kFixed))
     {
-        const std::string right = lesson != nullptr
-                                      ? step_counter(state) + "     ← →   F5"
-                                      : presenter_view_title(state) + "  (1-5: view)   F5: leave";
+        // Presenter mode has no status bar: a new message (an export written, a file that could not be read)
+        // is a note here, an error for longer; a slide export under way says how far it is before the keys.
+        if (state.message != state.presenter_seen_message)
+        {
+            state.presenter_seen_message = state.message;
+            // A note of this view's own (the same key's answer, put shorter) stays, unless the message is an
+            // error.
+            const bool noting =
+                !state.presenter_note.empty() && ImGui::GetTime() < state.presenter_note_until;
+            if (!state.message.empty() && (state.message_is_error || !noting))
+            {
+                note(state, state.message);
+                state.presenter_note_until =
+                    ImGui::GetTime() + (state.message_is_error ? kErrorNoteSeconds : kNoteSeconds * 2.0);
+            }
+        }
+        const std::string exporting = lesson_export_progress_text(state);
+        const std::string right =
+            (exporting.empty() ? std::string() : exporting + "     ") +
+            (lesson != nullptr ? step_counter(state) + "     ← →   F5"
+                               : presenter_view_title(state) + "  (1-5: view)   F5: leave");
         // A note (a change just made) takes the right-hand text's place for its two seconds, in the accent
         // colour: centred, a long one ran over the view's name.
         const bool show_note = !state.presenter_note.empty() && ImGui::GetTime() < state.presenter_note_until;
@@ -1150,7 +1170,7 @@ float presenter_edit_bar(AppState& state, float top)
                 state.session.text = state.presenter_text + rest;
                 state.edit();
             }
-            note(state, "sentence applied");
+            note(state, "sentence applied; keys H D M = - now change the settings");
         }
         item_tooltip(
             "Enter applies the sentence (the first one of the batch) and Esc leaves the field; then E or "

@@ -159,7 +159,14 @@ void handle_shortcuts(AppState& state)
         if (presenter_shows_training(state))
         {
             if (key_pressed(keys::P))
+            {
+                // Play at the target goes on for the preset length again; the panel's line that says so is
+                // not on screen here, so the title line says it.
+                const int target = state.training.edit.steps;
                 training_play_pause(state);
+                if (state.training.edit.steps != target)
+                    state.set_message(state.training.notice, false);
+            }
             if (key_pressed(keys::S))
                 training_step(state, 1);
             if (key_pressed(keys::R))
