@@ -17,11 +17,7 @@ app=$1 work=$2 here=$3
 source "$here/window_driver.sh"
 start_window "$app" "$work" --lesson induction_heads --step 1 || exit 1
 sleep 0.5
-xdotool key ctrl+shift+e
-sleep 1
-xdotool key ctrl+a
-xdotool type --delay 40 "$work/window"
-xdotool key Return
+export_slides_to "$work/window"
 # The export has begun when its hidden folder is there.
 for _ in $(seq 1 120); do
     [ -d "$work/window/.attnlab-export-induction_heads" ] && break

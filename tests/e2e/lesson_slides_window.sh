@@ -20,11 +20,7 @@ app=$1 work=$2 here=$3
 source "$here/window_driver.sh"
 start_window "$app" "$work" --lesson typo --step 2 || exit 1
 sleep 0.5
-xdotool key ctrl+shift+e
-sleep 1
-xdotool key ctrl+a
-xdotool type --delay 20 "$work/window"
-xdotool key Return
+export_slides_to "$work/window"
 for _ in $(seq 1 60); do
     [ "$(ls "$work/window" | wc -l)" -ge 4 ] && break
     sleep 0.5

@@ -17,3 +17,14 @@ start_window() {
     sleep 0.5
     xdotool windowfocus --sync "$win" 2>/dev/null || true
 }
+
+# export_slides_to DIR: in the focused window, opens File > Export lesson slides (Ctrl+Shift+E), replaces the
+# dialog's folder with DIR and presses Enter to start the export.
+export_slides_to() {
+    local dir=$1
+    xdotool key ctrl+shift+e
+    sleep 1
+    xdotool key ctrl+a
+    xdotool type --delay 20 "$dir"
+    xdotool key Return
+}

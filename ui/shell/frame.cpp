@@ -139,7 +139,8 @@ void draw_frame(AppState& state)
         return;
     }
     // The status bar shows this message; presenter mode notes only the ones that come after it.
-    state.presenter_seen_message = state.message;
+    if (state.presenter_seen_message != state.message)
+        state.presenter_seen_message = state.message;
     draw_menu_bar(state);
     const ImGuiIO& io = ImGui::GetIO();
     const float menu_h = ImGui::GetFrameHeight();
