@@ -193,7 +193,7 @@ bool encoder_layer_forward(const Config& c, const LayerWeights& lw, int b, int k
     const int T = static_cast<int>(X.rows());
     build_mask(T, T, key_length, c.mask == MaskKind::Causal, layer.attn.mask[bi]);
     // The biases, the ReLU and the residual adds go with the products (gemm.h's ProductEpilogue: in the
-    // kernel's store on AVX-512, the same bits as passes after it).
+    // kernel's store on AVX-512 and AVX2, the same bits as passes after it).
     // X + MultiHead(X); without the residual connection the sub-layer's output alone
     ProductEpilogue plus_x;
     if (c.residual)

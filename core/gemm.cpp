@@ -64,8 +64,8 @@ void rows_product(const float* A, Index m, Index k, const float* B, Index n, flo
 // set, the training engine's AVX2 kernel (kernels/avx2_products.cpp, the same product) on AVX2, Eigen's
 // otherwise. Each row of C is summed the same way however the rows are split, on every path.
 // Bp, when not null, is op(B) packed whole for the active set's kernel (PackedOperand).
-// e, when not null, is only passed with a packed Bp on AVX-512 (the kernel's store applies it), at row 0 of
-// A.
+// e, when not null, is only passed with a packed Bp on AVX-512 or AVX2 (the kernel's store applies it), at
+// row 0 of A.
 template <bool TransB>
 void rows_product_active(const float* A, Index m, Index k, const float* B, const float* Bp, Index n, float* C,
                          Index m_whole, const kernels::Epilogue* e = nullptr)
@@ -80,7 +80,7 @@ void rows_product_active(const float* A, Index m, Index k, const float* B, const
         return;
     case Isa::Avx2:
         if (Bp)
-            kernels::gemm_kernels_avx2()->rows_product_packed(A, m, k, Bp, n, C, nullptr);
+            kernels::gemm_kernels_avx2()->rows_product_packed(A, m, k, Bp, n, C, e);
         else
             kernels::gemm_kernels_avx2()->rows_product(TransB, A, m, k, B, n, C, &scratch);
         return;
@@ -93,8 +93,8 @@ void rows_product_active(const float* A, Index m, Index k, const float* B, const
 // Below this many multiply-adds a product stays on one thread (the same threshold idea as Eigen's own).
 constexpr double min_work_per_thread = 1 << 20;
 
-// e: an epilogue for the AVX-512 kernel's store, only with a packed Bp on that set (its add and sum at row
-// 0).
+// e: an epilogue for the AVX-512 or AVX2 kernel's store, only with a packed Bp on those sets (its add and sum
+// at row 0).
 template <bool TransB>
 void product(const Mat& A, const Mat& B, const float* Bp, Index n, Mat& C,
              const kernels::Epilogue* e = nullptr)
@@ -172,8 +172,8 @@ void gemm(const Mat& A, const Mat& B, const PackedOperand* packed, Mat& C, const
     const float* Bp = packed && packed->packed_from(B) ? packed->panels() : nullptr;
     if (epilogue.sum)
         epilogue.sum->resize(A.rows(), B.cols());
-    // In the AVX-512 kernel's store when B is packed and the sum runs over k (k = 0 takes no kernel).
-    if (Bp && active_isa() == Isa::Avx512 && A.cols() > 0)
+    // In the AVX-512 or AVX2 kernel's store when B is packed and the sum runs over k (k = 0 takes no kernel).
+    if (Bp && active_isa() != Isa::Baseline && A.cols() > 0)
     {
         const kernels::Epilogue e{epilogue.bias ? epilogue.bias->data() : nullptr, epilogue.relu,
                                   epilogue.add ? epilogue.add->data() : nullptr,

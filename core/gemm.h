@@ -61,8 +61,8 @@ void gemm(const Mat& A, const Mat& B, const PackedOperand* packed, Mat& C);
 // What the product does to C after it (each step optional, in this order): C += bias (row vector of C.cols()
 // entries, added to every row), C = max(0, C) when relu (as Eigen's cwiseMax(0)), then *sum = *add + C (add
 // C's shape; sum is resized to it; C is kept too). The layer's bias and ReLU, and its residual added to a
-// product's output: on AVX-512 with a packed B they happen in the kernel's store, while the tile is in
-// registers, instead of as passes over C; elsewhere as those passes. The same bits either way.
+// product's output: on AVX-512 or AVX2 with a packed B they happen in the kernel's store, while the tile is
+// in registers, instead of as passes over C; elsewhere as those passes. The same bits either way.
 struct ProductEpilogue
 {
     const RowVec* bias = nullptr;

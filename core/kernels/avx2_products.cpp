@@ -59,6 +59,36 @@ template <bool Accumulate> inline void store_row(float* c, __m256 lo, __m256 hi,
     store8<Accumulate>(c + 8, hi, cols - 8);
 }
 
+// 8 lanes of p, valid of them read (the others 0).
+inline __m256 load8(const float* p, Index valid)
+{
+    return valid >= 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, lane_mask(valid));
+}
+
+// One row of a tile stored with the epilogue (kernels.h) at this row: bias from the tile's first column,
+// add and sum at the row's first entry. The same operations in the same order as the passes after the
+// product (C + b, max(0, C) with C second so a NaN or ±0 stays C as in Eigen's cwiseMax(0), add + C).
+inline void store_row_epilogue(float* c, __m256 lo, __m256 hi, Index cols, const Epilogue& e, Index j0)
+{
+    if (e.bias)
+    {
+        lo = _mm256_add_ps(lo, load8(e.bias + j0, cols));
+        hi = _mm256_add_ps(hi, load8(e.bias + j0 + 8, cols - 8));
+    }
+    if (e.relu)
+    {
+        lo = _mm256_max_ps(_mm256_setzero_ps(), lo);
+        hi = _mm256_max_ps(_mm256_setzero_ps(), hi);
+    }
+    store8<false>(c, lo, cols);
+    store8<false>(c + 8, hi, cols - 8);
+    if (e.sum)
+    {
+        store8<false>(e.sum, _mm256_add_ps(load8(e.add, cols), lo), cols);
+        store8<false>(e.sum + 8, _mm256_add_ps(load8(e.add + 8, cols - 8), hi), cols - 8);
+    }
+}
+
 // (lo, hi) += a · (b0, b1): one row of a tile, one step of k.
 inline void fma_row(const float* a, __m256 b0, __m256 b1, __m256& lo, __m256& hi)
 {
@@ -71,8 +101,10 @@ inline void fma_row(const float* a, __m256 b0, __m256 b1, __m256& lo, __m256& hi
 // read row 0 again and are not stored; columns past `cols` are zeros in a packed B, or masked out of the
 // loads of an unpacked one (MaskB), and are not stored. FromC: the sums start from C's entries instead of 0,
 // so a sum over k cut into blocks goes on as one chain of multiply-adds (C holds the chain's value, exactly).
+// e (not with Accumulate; may be null): the epilogue at the tile's first entry, its bias at column j0.
 template <bool Accumulate, bool MaskB, bool FromC = false>
-void kernel(Index k, const Operands& o, float* C, Index ldc, Index rows, Index cols)
+void kernel(Index k, const Operands& o, float* C, Index ldc, Index rows, Index cols,
+            const Epilogue* e = nullptr, Index j0 = 0)
 {
     const float* a0 = o.a;
     const float* a1 = o.a + (rows > 1 ? o.a_row : 0);
@@ -113,6 +145,27 @@ void kernel(Index k, const Operands& o, float* C, Index ldc, Index rows, Index c
         fma_row(a3 + at, b0, b1, c30, c31);
         fma_row(a4 + at, b0, b1, c40, c41);
         fma_row(a5 + at, b0, b1, c50, c51);
+    }
+    if (!Accumulate && e)
+    {
+        const auto row = [&](Index r, __m256 lo, __m256 hi)
+        {
+            const Epilogue at{e->bias, e->relu, e->add ? e->add + r * ldc : nullptr,
+                              e->sum ? e->sum + r * ldc : nullptr};
+            store_row_epilogue(C + r * ldc, lo, hi, cols, at, j0);
+        };
+        row(0, c00, c01);
+        if (rows > 1)
+            row(1, c10, c11);
+        if (rows > 2)
+            row(2, c20, c21);
+        if (rows > 3)
+            row(3, c30, c31);
+        if (rows > 4)
+            row(4, c40, c41);
+        if (rows > 5)
+            row(5, c50, c51);
+        return;
     }
     store_row<Accumulate>(C, c00, c01, cols);
     if (rows > 1)
@@ -182,10 +235,10 @@ constexpr Index KB = 256;
 
 // C (m x n) = A (m x k) op(B), op(B) packed by pack_b_panels: the rows of C in blocks (kernel_util.h's
 // row_block), the sum over k in blocks of KB that go on from C (the same chain of multiply-adds per entry as
-// one pass over k: the same bits as a_times_b). The epilogue is not applied here (gemm.cpp makes its passes
-// after the product on this set).
+// one pass over k: the same bits as a_times_b). The epilogue e (may be null; its add and sum at row 0) is
+// applied in the store of the last block over k.
 void rows_product_packed_b(const float* A, Index m, Index k, const float* Bp, Index n, float* C,
-                           const Epilogue*)
+                           const Epilogue* e)
 {
     const Index mc = row_block(m, min_of(k, KB), MC, MR);
     for (Index i0 = 0; i0 < m; i0 += mc)
@@ -202,10 +255,18 @@ void rows_product_packed_b(const float* A, Index m, Index k, const float* Bp, In
                     const Operands o{A + i * k + p0, k, 1, Bp + j0 * k + p0 * NR, NR};
                     float* c = C + i * n + j0;
                     const Index rows = min_of(MR, i1 - i);
+                    Epilogue at;
+                    const Epilogue* tile_e = nullptr;
+                    if (e && p0 + kb == k) // the last block: the epilogue at this tile's first entry
+                    {
+                        at = Epilogue{e->bias, e->relu, e->add ? e->add + i * n + j0 : nullptr,
+                                      e->sum ? e->sum + i * n + j0 : nullptr};
+                        tile_e = &at;
+                    }
                     if (p0 == 0)
-                        kernel<false, false>(kb, o, c, n, rows, cols);
+                        kernel<false, false>(kb, o, c, n, rows, cols, tile_e, j0);
                     else
-                        kernel<false, false, true>(kb, o, c, n, rows, cols);
+                        kernel<false, false, true>(kb, o, c, n, rows, cols, tile_e, j0);
                 }
             }
         }

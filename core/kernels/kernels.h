@@ -83,8 +83,7 @@ struct GemmKernels
     // op(B) packed into Bp (packed_floats(k, n) floats): every block rows_product would pack, in its order.
     void (*pack)(bool trans_b, const float* B, Index k, Index n, float* Bp);
     // rows_product with op(B) packed by pack: the same kernel calls on the same panels, so the same bits;
-    // epilogue (may be null) applied in the kernel's store after the last block of k (AVX-512 only: the AVX2
-    // set ignores it, and its caller makes the passes).
+    // epilogue (may be null) applied in the kernel's store after the last block of k.
     void (*rows_product_packed)(const float* A, Index m, Index k, const float* Bp, Index n, float* C,
                                 const Epilogue* epilogue);
 };

@@ -208,10 +208,10 @@ bool same_bits(const Mat& a, const Mat& b)
 
 TEST(Gemm, EpilogueGivesTheBitsOfPassesAfterTheProduct)
 {
-    // The bias, the ReLU and the residual add done with the product (in the AVX-512 kernel's store when B is
-    // packed) must give the bits of the passes the engine made after it: C + b, max(0, C) as Eigen's
-    // cwiseMax(0) (a NaN stays NaN), add + C. Ragged shapes and depths past one block of 256 (the epilogue
-    // only in the last block), packed or not, on one thread and split over two.
+    // The bias, the ReLU and the residual add done with the product (in the AVX-512 or AVX2 kernel's store
+    // when B is packed) must give the bits of the passes the engine made after it: C + b, max(0, C) as
+    // Eigen's cwiseMax(0) (a NaN stays NaN), add + C. Ragged shapes and depths past one block of 256 (the
+    // epilogue only in the last block), packed or not, on one thread and split over two.
     const int threads = Eigen::nbThreads();
     const float nan = std::numeric_limits<float>::quiet_NaN();
     for (const Shape& s : kShapes)
