@@ -361,6 +361,7 @@ TEST(TrainingCompare, PresenterModeShowsBothGroupsOnScreen)
     EXPECT_TRUE(contains(out.text, "earlier: h = 1 · step 1000")) << out.text;
     EXPECT_TRUE(contains(out.text, "this run: h = 2 · step 1000")) << out.text;
     EXPECT_FALSE(contains(out.text, "target steps")) << "no controls in presenter mode";
+    EXPECT_FALSE(contains(out.text, "compare with:")) << "the step chose the compared run: no selector";
     // The view between the title and the caption.
     const ImGuiWindow* view = ImGui::FindWindowByName("##presenter_view");
     ASSERT_NE(view, nullptr);

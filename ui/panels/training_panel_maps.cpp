@@ -765,7 +765,8 @@ void draw_training_maps(AppState& state)
         item_tooltip("Pipeline, Heads, Inspector and Comparisons show this model on the probe, every stage "
                      "with its numbers, at the step the timeline shows.");
     }
-    if (ts.map_kind <= 1)
+    // In presenter mode a form field would stand on the slide: the step (or the window before F5) chose.
+    if (ts.map_kind <= 1 && !state.presenter)
         draw_compare_selector(ts);
     if (ts.map_kind == 2)
         draw_output(state);
