@@ -88,6 +88,13 @@ struct MapGrid
 // empty list gives an empty grid. columns > 0: that many columns (at most n) instead of the best. min_cell >
 // 0: cells are never smaller, even when the grid then outgrows the area (the view scrolls); of the shapes
 // that need it, the one that fits across with the fewest rows.
+//
+// In a grid of several columns, a map of a shape no other map has (a head's T×d_v output beside the T×d_model
+// ones) may show its own labels and take larger cells than the rest: as large as the grid then allows with
+// the others at kUniqueKeepShare of their cell or more (the most the others can keep), when that gives it at
+// least kUniqueGrowGain times their shared cell. MapGrid::cell is then the others' cell. Not with min_cell.
+inline constexpr float kUniqueGrowGain = 1.5f;
+inline constexpr float kUniqueKeepShare = 0.8f;
 MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h, float gap, float max_cell,
                     int columns = 0, float min_cell = 0.0f);
 
