@@ -1945,6 +1945,44 @@ TEST_F(PresenterTest, ALessonStepsPlotsEndAtTheStepItsMapsShow)
     }
 }
 
+// A training step's output maps (logits and probabilities, T×V) in presenter mode name their axes, every k-th
+// token down and vocabulary entry across, and have a colour bar each with its range, as every other map
+// there does (they had neither, with the width beside them empty).
+TEST_F(PresenterTest, TheOutputMapsOfATrainingStepHaveAxisLabelsAndColourBars)
+{
+    const char* text = R"({"format": "attnlab-lesson", "version": 1, "title": "t",
+        "training": {"task": "induction", "seed": 1, "steps": 20},
+        "steps": [{"text": "What it predicts.", "training": {"map": "output"}}]})";
+    Lesson lesson;
+    ASSERT_TRUE(parse_lesson(text, "t.json", &lesson).is_ok());
+    state->lesson.library.lessons.push_back(lesson);
+    state->mouse_ignored = true; // a picture: the run is trained before the frame
+    enter_lesson(*state, static_cast<int>(state->lesson.library.lessons.size()) - 1, 0);
+    state->presenter = true;
+    for (const ImVec2 size : {ImVec2(1280.0f, 720.0f), ImVec2(1920.0f, 1080.0f)})
+    {
+        SCOPED_TRACE(size.y);
+        ui.resize(size.x, size.y);
+        use_window_font(size.y);
+        const test::FrameOutput out = ui.frames(*state, 3);
+        ASSERT_EQ(state->training.view.step, 20);
+        const TrainingProbe& pr = state->training.probe;
+        ASSERT_FALSE(pr.empty());
+        // The colour bars' ends: the logits' largest magnitude, the probabilities' 0.50 mark and 1.00.
+        const float logit_end =
+            std::max(std::fabs(pr.logits().maxCoeff()), std::fabs(pr.logits().minCoeff()));
+        EXPECT_TRUE(drawn(out, format_value(logit_end))) << format_value(logit_end) << "\n" << out.text;
+        EXPECT_TRUE(drawn(out, "0.50")) << out.text;
+        // Every k-th label: the first token down the side, the first vocabulary entry across the top, each
+        // on a line of its own.
+        const std::vector<std::string> tokens = training_probe_tokens(state->training);
+        ASSERT_FALSE(tokens.empty());
+        const std::string& first_symbol = state->training.view.vocabulary.front();
+        EXPECT_TRUE(drawn(out, "\n" + tokens.front() + "\n")) << tokens.front() << "\n" << out.text;
+        EXPECT_TRUE(drawn(out, "\n" + first_symbol + "\n")) << first_symbol << "\n" << out.text;
+    }
+}
+
 // → on a training lesson's step whose next step waits for its run: the step stays, and the title line says
 // at which step of the run the next one opens and where the run is (a clicker's press seemed lost).
 TEST_F(PresenterTest, NextOnAStepWaitingForItsRunSaysWhenItOpens)
