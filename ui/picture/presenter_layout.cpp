@@ -345,6 +345,7 @@ MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h,
     // Stacked maps with different keys need not share a cell size: the room the widest leaves below goes to
     // the others (Q_h of 8×64 above the 8×8 scores: the scores grow to the height left).
     std::vector<float> cells(maps.size(), best_cell);
+    out.shared_cell = best_cell;
     if (best.columns == 1)
         grow_stacked(maps, best, area_w, area_h, gap, max_cell, cells);
     else if (!(min_cell > 0.0f))

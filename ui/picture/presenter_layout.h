@@ -74,6 +74,9 @@ struct MapGrid
     // A cell's side in pixels, the same for every map so they compare at a glance; in one column, a map
     // whose keys differ from its neighbours' may get larger cells from the height the others leave.
     float cell = 0.0f;
+    // The cell every map had before a map of its own shape grew (layout_maps; else = cell): grid shapes are
+    // compared by it.
+    float shared_cell = 0.0f;
     int columns = 0; // maps per grid row (row-major order)
     std::vector<MapPlacement> maps;
     float width = 0.0f, height = 0.0f; // the whole grid, labels included (spare room not counted)

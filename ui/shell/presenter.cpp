@@ -285,12 +285,13 @@ GridPlan plan_at(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail
                 break;
         }
         candidate.grid = layout_maps(candidate.boxes, avail.x, avail.y, gap, max_cell, columns, min_cell);
-        candidate_cells[static_cast<std::size_t>(columns - 1)] = candidate.grid.cell;
+        // Shapes compare by the cell all maps share (before a map of its own shape grew into the room left).
+        candidate_cells[static_cast<std::size_t>(columns - 1)] = candidate.grid.shared_cell;
         // At the floor every shape has the same cells: the one that fits across with the fewest rows wins.
         const bool fits = candidate.grid.width <= avail.x + 0.5f;
         const bool best_fits = !best.shown.empty() && best.grid.width <= avail.x + 0.5f;
         if (best.shown.empty() || (fits && !best_fits) ||
-            (fits == best_fits && candidate.grid.cell > best.grid.cell + 1.0f))
+            (fits == best_fits && candidate.grid.shared_cell > best.grid.shared_cell + 1.0f))
             best = std::move(candidate);
     }
     if (best.shown.empty())
@@ -785,8 +786,8 @@ std::vector<GridMap> maps_shown(AppState& state, const MapView& v, ImVec2 avail,
     if (v.pair == 0 || v.pair >= v.maps.size())
         return v.maps;
     const std::vector<GridMap> pair(v.maps.begin(), v.maps.begin() + static_cast<long>(v.pair));
-    const float pair_cell = plan_map_grid(state, pair, avail, view).grid.cell;
-    const float all_cell = plan_map_grid(state, v.maps, avail, view).grid.cell;
+    const float pair_cell = plan_map_grid(state, pair, avail, view).grid.shared_cell;
+    const float all_cell = plan_map_grid(state, v.maps, avail, view).grid.shared_cell;
     return all_cell >= 0.6f * pair_cell ? v.maps : pair;
 }
 
@@ -796,7 +797,8 @@ float map_view_cell(AppState& state, const MapView& v, float w, float h)
     const ImVec2 pad = ImGui::GetStyle().WindowPadding;
     const float content_w = std::max(1.0f, w - 2.0f * pad.x);
     const ImVec2 avail(content_w, std::max(1.0f, h - 2.0f * pad.y - v.preamble_height(content_w)));
-    return plan_map_grid(state, maps_shown(state, v, avail, ImVec2(w, h)), avail, ImVec2(w, h)).grid.cell;
+    return plan_map_grid(state, maps_shown(state, v, avail, ImVec2(w, h)), avail, ImVec2(w, h))
+        .grid.shared_cell;
 }
 
 // The view drawn in the current window: the legend or claim, then the grid; the heads answer the pointer.
