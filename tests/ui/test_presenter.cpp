@@ -467,7 +467,8 @@ TEST(PresenterLayout, AMapOfItsOwnShapeGrowsIntoTheRoomTheOthersLeave)
         m.right = 110.0f; // a colour bar each
     maps[0].col_axis = 2;
     maps[1].col_axis = maps[2].col_axis = 16;
-    for (const ImVec2 area : {ImVec2(1232.0f, 470.0f), ImVec2(1850.0f, 760.0f), ImVec2(900.0f, 560.0f)})
+    // (1280x720 and 1920x1080 views with the maps in one row.)
+    for (const ImVec2 area : {ImVec2(1232.0f, 470.0f), ImVec2(1850.0f, 760.0f)})
     {
         SCOPED_TRACE(area.x);
         const MapGrid g = layout_maps(maps, area.x, area.y, 27.0f, 135.0f);
@@ -489,6 +490,31 @@ TEST(PresenterLayout, AMapOfItsOwnShapeGrowsIntoTheRoomTheOthersLeave)
     const MapGrid g = layout_maps(same, 1232.0f, 470.0f, 27.0f, 135.0f);
     for (const MapPlacement& p : g.maps)
         EXPECT_FLOAT_EQ(p.cell, g.cell);
+}
+
+// Two rows of a 7×2 map beside a 7×16 one, and a 7×16 one centred under them: the narrow map's grid column is
+// as wide as it, not as the wide map of the short last row (which left an empty band beside it).
+TEST(PresenterLayout, AShortLastRowDoesNotWidenTheColumnsAboveIt)
+{
+    std::vector<MapBox> maps = {labelled(7, 2), labelled(7, 16), labelled(7, 16)};
+    for (MapBox& m : maps)
+        m.right = 110.0f;
+    maps[0].col_axis = 2;
+    maps[1].col_axis = maps[2].col_axis = 16;
+    const float w = 1850.0f, h = 760.0f;
+    const MapGrid g = layout_maps(maps, w, h, 40.0f, 200.0f, 2);
+    expect_square_and_inside(g, maps, w, h);
+    ASSERT_EQ(g.columns, 2);
+    const LayoutRect& narrow = g.maps[0].image;
+    const LayoutRect& beside = g.maps[1].image;
+    const float between = beside.x - (narrow.x + narrow.w);
+    std::printf("cell %.1f, spare %.1f, between the first row's maps %.1f px\n", static_cast<double>(g.cell),
+                static_cast<double>(g.spare), static_cast<double>(between));
+    EXPECT_LE(between, maps[0].right + 40.0f + g.spare + maps[1].left + 1e-3f);
+    // The lower map is centred under the upper row.
+    const float middle = 0.5f * (narrow.x - maps[0].left + beside.x + beside.w + maps[1].right);
+    const LayoutRect& lower = g.maps[2].image;
+    EXPECT_NEAR(0.5f * (lower.x - maps[2].left + lower.x + lower.w + maps[2].right), middle, 1.0f);
 }
 
 TEST(PresenterLayout, ThreeWideMapsTakeTheLargestCellsAndLeaveNoQuarterEmpty)

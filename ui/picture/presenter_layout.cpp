@@ -76,6 +76,25 @@ struct Grid
     int column_of(std::size_t i) const { return static_cast<int>(i) % columns; }
     int row_of(std::size_t i) const { return static_cast<int>(i) / columns; }
 
+    // A short last row (three maps in two columns) is laid out on its own, centred under the rows above: its
+    // maps take no part in the columns' widths (a wide map under a narrow one left an empty band beside it).
+    bool in_short_row(std::size_t i, std::size_t n) const
+    {
+        return n % static_cast<std::size_t>(columns) != 0 && row_of(i) == rows - 1;
+    }
+    // The short last row's own width with `between` pixels between its maps (0: there is none).
+    float short_row_width(const std::vector<MapBox>& maps, const std::vector<float>& cells,
+                          float between) const
+    {
+        if (maps.size() % static_cast<std::size_t>(columns) == 0)
+            return 0.0f;
+        float w = 0.0f;
+        int k = 0;
+        for (std::size_t i = static_cast<std::size_t>((rows - 1) * columns); i < maps.size(); ++i, ++k)
+            w += left[i] + static_cast<float>(maps[i].cols) * cells[i] + maps[i].right;
+        return w + between * static_cast<float>(k - 1);
+    }
+
     // Images of a grid column start at one x and those of a grid row at one y, so a column is as wide as its
     // widest labels plus its widest image and colour bar (a row likewise). cells: each map's cell.
     float column_width(const std::vector<MapBox>& maps, int c, const std::vector<float>& cells) const
@@ -84,6 +103,8 @@ struct Grid
         for (std::size_t i = static_cast<std::size_t>(c); i < maps.size();
              i += static_cast<std::size_t>(columns))
         {
+            if (in_short_row(i, maps.size()))
+                continue;
             labels = std::max(labels, left[i]);
             rest = std::max(rest, static_cast<float>(maps[i].cols) * cells[i] + maps[i].right);
         }
@@ -106,7 +127,7 @@ struct Grid
         float w = gap * static_cast<float>(columns - 1);
         for (int c = 0; c < columns; ++c)
             w += column_width(maps, c, cells);
-        return w;
+        return std::max(w, short_row_width(maps, cells, gap));
     }
     float height(const std::vector<MapBox>& maps, const std::vector<float>& cells, float gap) const
     {
@@ -378,24 +399,25 @@ MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h,
         column_x[static_cast<std::size_t>(c)] = x;
         for (std::size_t i = static_cast<std::size_t>(c); i < maps.size();
              i += static_cast<std::size_t>(best.columns))
-            image_dx[static_cast<std::size_t>(c)] =
-                std::max(image_dx[static_cast<std::size_t>(c)], best.left[i]);
+            if (!best.in_short_row(i, maps.size()))
+                image_dx[static_cast<std::size_t>(c)] =
+                    std::max(image_dx[static_cast<std::size_t>(c)], best.left[i]);
         x += (best.columns == 1 ? out.width : best.column_width(maps, c, cells)) + gap + out.spare;
     }
-    // A short last row (three maps in two columns) is centred under the rows above: no quarter of the view
-    // is left empty beside it.
-    auto column_right = [&](std::size_t c)
-    {
-        return column_x[c] +
-               (best.columns == 1 ? out.width : best.column_width(maps, static_cast<int>(c), cells));
-    };
+    // A short last row (three maps in two columns) is centred under the rows above, its maps side by side
+    // (not in the columns): no quarter of the view is left empty beside it, and no band beside a narrow map
+    // above a wide one. The wider of the two parts sets the left edge.
+    const float full_span = x - gap - out.spare - x0;
+    const float short_span = best.short_row_width(maps, cells, gap + out.spare);
+    for (float& cx : column_x)
+        cx += std::max(0.0f, 0.5f * (short_span - full_span));
+    float short_x = x0 + std::max(0.0f, 0.5f * (full_span - short_span));
     out.maps.resize(maps.size());
     float y = std::max(0.0f, (area_h - out.height) * 0.5f);
     for (int r = 0; r < best.rows; ++r)
     {
         const std::size_t first = static_cast<std::size_t>(r * best.columns);
         const std::size_t last = std::min(maps.size(), first + static_cast<std::size_t>(best.columns));
-        const float shift = 0.5f * (column_right(column_x.size() - 1) - column_right(last - first - 1));
         float image_dy = 0.0f;
         for (std::size_t i = first; i < last; ++i)
             image_dy = std::max(image_dy, maps[i].top);
@@ -404,8 +426,14 @@ MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h,
             const auto c = static_cast<std::size_t>(best.column_of(i));
             MapPlacement& p = out.maps[i];
             p.cell = cells[i];
-            p.image = LayoutRect{column_x[c] + image_dx[c] + shift, y + image_dy,
-                                 static_cast<float>(maps[i].cols) * p.cell,
+            float image_x = column_x[c] + image_dx[c];
+            if (best.in_short_row(i, maps.size()))
+            {
+                image_x = short_x + best.left[i];
+                short_x =
+                    image_x + static_cast<float>(maps[i].cols) * p.cell + maps[i].right + gap + out.spare;
+            }
+            p.image = LayoutRect{image_x, y + image_dy, static_cast<float>(maps[i].cols) * p.cell,
                                  static_cast<float>(maps[i].rows) * p.cell};
             p.row_labels = best.left[i] == maps[i].left;
             p.col_labels = best.col_labels[i] == maps[i].col_labels;
