@@ -269,6 +269,13 @@ public:
         {
             glfwSetInputMode(window_, GLFW_CURSOR, rest ? GLFW_CURSOR_HIDDEN : GLFW_CURSOR_NORMAL);
             pointer_hidden_ = rest;
+            // The backend sets the pointer's shape, and with it GLFW_CURSOR_NORMAL, in every NewFrame: while
+            // the pointer rests it must leave it alone, or the pointer shows again from the next frame on.
+            ImGuiIO& io = ImGui::GetIO();
+            if (rest)
+                io.ConfigFlags |= ImGuiConfigFlags_NoMouseCursorChange;
+            else
+                io.ConfigFlags &= ~ImGuiConfigFlags_NoMouseCursorChange;
         }
         if (rest)
             ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);

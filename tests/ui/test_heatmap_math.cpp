@@ -21,6 +21,9 @@ TEST(CellNumbers, AtTheFontWhereTheyFitSmallerDownToTheFloorAndNoneBelow)
     EXPECT_FLOAT_EQ(cell_number_px(43.0f, 43.0f, 50.0f, 22.5f, 13.0f), 17.0f);
     // A 25 px cell would need 9 px text: under the floor, no numbers.
     EXPECT_FLOAT_EQ(cell_number_px(25.0f, 25.0f, 50.0f, 22.5f, 13.0f), 0.0f);
+    // A floor between whole sizes (0.6 of 22.5 px) is kept where it fits: a 34.5 px cell fits 13.7 px.
+    EXPECT_FLOAT_EQ(cell_number_px(34.5f, 34.5f, 50.0f, 22.5f, 13.5f), 13.5f);
+    EXPECT_FLOAT_EQ(cell_number_px(33.5f, 33.5f, 50.0f, 22.5f, 13.5f), 0.0f) << "13.5 px would not fit";
     // A flat cell is limited by its height.
     EXPECT_FLOAT_EQ(cell_number_px(200.0f, 16.0f, 50.0f, 22.5f, 13.0f), 14.0f);
     // Without a smaller floor (the window's maps): the font's size or nothing.

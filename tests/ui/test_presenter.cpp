@@ -457,6 +457,66 @@ TEST(PresenterLayout, EightHeadsShareTheirLabelsAndNeverGetSmallAtSevenTwenty)
     EXPECT_LT(d.cell, g.cell);
 }
 
+// The Pipeline's "heads to MultiHead" group: a head's 7×2 output beside the 7×16 concatenation and
+// multi-head output. Kept at the others' cell it is a sliver; it takes its own labels and the room the others
+// leave, and they keep most of their cells.
+TEST(PresenterLayout, AMapOfItsOwnShapeGrowsIntoTheRoomTheOthersLeave)
+{
+    std::vector<MapBox> maps = {labelled(7, 2), labelled(7, 16), labelled(7, 16)};
+    for (MapBox& m : maps)
+        m.right = 110.0f; // a colour bar each
+    maps[0].col_axis = 2;
+    maps[1].col_axis = maps[2].col_axis = 16;
+    // (1280x720 and 1920x1080 views with the maps in one row.)
+    for (const ImVec2 area : {ImVec2(1232.0f, 470.0f), ImVec2(1850.0f, 760.0f)})
+    {
+        SCOPED_TRACE(area.x);
+        const MapGrid g = layout_maps(maps, area.x, area.y, 27.0f, 135.0f);
+        expect_square_and_inside(g, maps, area.x, area.y);
+        // The same maps all at one cell, each sharing labels where it can.
+        const MapGrid shared = layout_maps(std::vector<MapBox>(maps.begin() + 1, maps.end()), area.x, area.y,
+                                           27.0f, 135.0f, g.columns);
+        std::printf("%.0f x %.0f: %d columns, output %.1f px cells, the others %.1f\n",
+                    static_cast<double>(area.x), static_cast<double>(area.y), g.columns,
+                    static_cast<double>(g.maps[0].cell), static_cast<double>(g.cell));
+        EXPECT_GE(g.maps[0].cell, 1.5f * g.cell) << "the head's output stays a sliver";
+        EXPECT_TRUE(g.maps[0].row_labels);
+        EXPECT_TRUE(g.maps[1].row_labels) << "its rows no longer line up with the output's";
+        EXPECT_FLOAT_EQ(g.maps[1].cell, g.maps[2].cell) << "maps of one shape keep one cell";
+        EXPECT_GT(g.cell, 0.5f * shared.cell);
+    }
+    // Maps of one shape never grow apart.
+    const std::vector<MapBox> same(3, labelled(7, 16));
+    const MapGrid g = layout_maps(same, 1232.0f, 470.0f, 27.0f, 135.0f);
+    for (const MapPlacement& p : g.maps)
+        EXPECT_FLOAT_EQ(p.cell, g.cell);
+}
+
+// Two rows of a 7×2 map beside a 7×16 one, and a 7×16 one centred under them: the narrow map's grid column is
+// as wide as it, not as the wide map of the short last row (which left an empty band beside it).
+TEST(PresenterLayout, AShortLastRowDoesNotWidenTheColumnsAboveIt)
+{
+    std::vector<MapBox> maps = {labelled(7, 2), labelled(7, 16), labelled(7, 16)};
+    for (MapBox& m : maps)
+        m.right = 110.0f;
+    maps[0].col_axis = 2;
+    maps[1].col_axis = maps[2].col_axis = 16;
+    const float w = 1850.0f, h = 760.0f;
+    const MapGrid g = layout_maps(maps, w, h, 40.0f, 200.0f, 2);
+    expect_square_and_inside(g, maps, w, h);
+    ASSERT_EQ(g.columns, 2);
+    const LayoutRect& narrow = g.maps[0].image;
+    const LayoutRect& beside = g.maps[1].image;
+    const float between = beside.x - (narrow.x + narrow.w);
+    std::printf("cell %.1f, spare %.1f, between the first row's maps %.1f px\n", static_cast<double>(g.cell),
+                static_cast<double>(g.spare), static_cast<double>(between));
+    EXPECT_LE(between, maps[0].right + 40.0f + g.spare + maps[1].left + 1e-3f);
+    // The lower map is centred under the upper row.
+    const float middle = 0.5f * (narrow.x - maps[0].left + beside.x + beside.w + maps[1].right);
+    const LayoutRect& lower = g.maps[2].image;
+    EXPECT_NEAR(0.5f * (lower.x - maps[2].left + lower.x + lower.w + maps[2].right), middle, 1.0f);
+}
+
 TEST(PresenterLayout, ThreeWideMapsTakeTheLargestCellsAndLeaveNoQuarterEmpty)
 {
     // The Pipeline's first group (embedding, positions, X: 6×16 each, tokens down, features across) with the
@@ -1911,6 +1971,44 @@ TEST_F(PresenterTest, ALessonStepsPlotsEndAtTheStepItsMapsShow)
     }
 }
 
+// A training step's output maps (logits and probabilities, T×V) in presenter mode name their axes, every k-th
+// token down and vocabulary entry across, and have a colour bar each with its range, as every other map
+// there does (they had neither, with the width beside them empty).
+TEST_F(PresenterTest, TheOutputMapsOfATrainingStepHaveAxisLabelsAndColourBars)
+{
+    const char* text = R"({"format": "attnlab-lesson", "version": 1, "title": "t",
+        "training": {"task": "induction", "seed": 1, "steps": 20},
+        "steps": [{"text": "What it predicts.", "training": {"map": "output"}}]})";
+    Lesson lesson;
+    ASSERT_TRUE(parse_lesson(text, "t.json", &lesson).is_ok());
+    state->lesson.library.lessons.push_back(lesson);
+    state->mouse_ignored = true; // a picture: the run is trained before the frame
+    enter_lesson(*state, static_cast<int>(state->lesson.library.lessons.size()) - 1, 0);
+    state->presenter = true;
+    for (const ImVec2 size : {ImVec2(1280.0f, 720.0f), ImVec2(1920.0f, 1080.0f)})
+    {
+        SCOPED_TRACE(size.y);
+        ui.resize(size.x, size.y);
+        use_window_font(size.y);
+        const test::FrameOutput out = ui.frames(*state, 3);
+        ASSERT_EQ(state->training.view.step, 20);
+        const TrainingProbe& pr = state->training.probe;
+        ASSERT_FALSE(pr.empty());
+        // The colour bars' ends: the logits' largest magnitude, the probabilities' 0.50 mark and 1.00.
+        const float logit_end =
+            std::max(std::fabs(pr.logits().maxCoeff()), std::fabs(pr.logits().minCoeff()));
+        EXPECT_TRUE(drawn(out, format_value(logit_end))) << format_value(logit_end) << "\n" << out.text;
+        EXPECT_TRUE(drawn(out, "0.50")) << out.text;
+        // Every k-th label: the first token down the side, the first vocabulary entry across the top, each
+        // on a line of its own.
+        const std::vector<std::string> tokens = training_probe_tokens(state->training);
+        ASSERT_FALSE(tokens.empty());
+        const std::string& first_symbol = state->training.view.vocabulary.front();
+        EXPECT_TRUE(drawn(out, "\n" + tokens.front() + "\n")) << tokens.front() << "\n" << out.text;
+        EXPECT_TRUE(drawn(out, "\n" + first_symbol + "\n")) << first_symbol << "\n" << out.text;
+    }
+}
+
 // → on a training lesson's step whose next step waits for its run: the step stays, and the title line says
 // at which step of the run the next one opens and where the run is (a clicker's press seemed lost).
 TEST_F(PresenterTest, NextOnAStepWaitingForItsRunSaysWhenItOpens)
@@ -2215,6 +2313,122 @@ TEST_F(PresenterTest, TheHeadsViewWritesTheWeightsInCellsLargeEnoughForThem)
         state->session.config.n_heads = 4;
         state->edit();
     }
+}
+
+// The widest value a map writes in its cells at text size px, as the heatmap writes them: two decimals, a
+// rounding-size value as 0.00, scientific notation left out, and each row's sum in a Σ column.
+float widest_value_px(AppState& state, const MatrixRef& ref, bool row_sums, float px)
+{
+    const MatrixView view = resolve_matrix(state, ref);
+    float widest = 0.0f;
+    auto measure = [&](const std::string& text)
+    {
+        if (text.find('e') == std::string::npos)
+            widest = std::max(widest, ImGui::GetFont()->CalcTextSizeA(px, FLT_MAX, 0.0f, text.c_str()).x);
+    };
+    for (int r = 0; view.m != nullptr && r < view.m->rows(); ++r)
+    {
+        for (int c = 0; c < view.m->cols(); ++c)
+        {
+            const float v = (*view.m)(r, c);
+            const std::string text = format_value(v);
+            measure(std::fabs(v) < 0.005f && text.find('e') != std::string::npos
+                        ? (v < 0.0f ? "-0.00" : "0.00")
+                        : text);
+        }
+        if (row_sums && view.probability)
+            measure(format_value(view.m->row(r).sum()));
+    }
+    return widest;
+}
+
+// With h = 8, the edit bar open or not, at both screen sizes, in the Heads view and every Pipeline group: the
+// axis labels never go under the floor (0.6 of the font, at least 12 px); every map writes its values where
+// its cells hold them at the floor, at one size in all maps of the view and never smaller than the floor; a
+// caption beside the maps never breaks a setting ("h =" over "8").
+TEST_F(PresenterTest, EditBarLayoutsKeepTheLabelFloorAndEveryValueThatFitsAtOneSize)
+{
+    state->presenter = true;
+    state->mouse_ignored = true;
+    state->session.text = "The cat sat on the warm mat";
+    state->session.config.n_heads = 8;
+    state->edit();
+    const auto& groups = presenter_pipeline_groups();
+    int beside = 0, with_values = 0, without_values = 0;
+    for (const ImVec2 size : {ImVec2(1280.0f, 720.0f), ImVec2(1920.0f, 1080.0f)})
+    {
+        ui.resize(size.x, size.y);
+        use_window_font(size.y);
+        for (const bool edit_bar : {false, true})
+        {
+            state->presenter_view = PresenterView::Pipeline;
+            ui.frames(*state, 2);
+            if (edit_bar && !state->presenter_edit)
+                ui.press_key(*state, keys::E); // E opens it, as in the window
+            state->presenter_edit = edit_bar;
+            for (int view = 0; view <= static_cast<int>(groups.size()); ++view)
+            {
+                const bool heads = view == static_cast<int>(groups.size());
+                state->presenter_view = heads ? PresenterView::Heads : PresenterView::Pipeline;
+                state->presenter_stage_group = heads ? 0 : view;
+                const test::FrameOutput out = ui.frames(*state, 3);
+                SCOPED_TRACE((heads ? std::string("heads") : "group " + std::to_string(view + 1)) + " at " +
+                             std::to_string(static_cast<int>(size.y)) + (edit_bar ? ", edit bar" : ""));
+                ASSERT_EQ(state->presenter_edit, edit_bar);
+                const float fs = ImGui::GetFontSize();
+                const float floor_px = presenter_min_text_px(fs);
+                EXPECT_GE(floor_px, 12.0f);
+                EXPECT_GE(state->presenter_label_px, floor_px - 1e-3f) << "axis labels under the floor";
+                std::vector<MatrixRef> refs;
+                if (heads)
+                    for (int j = 0; j < 8; ++j)
+                        refs.push_back(selected_stage(*state, Stage::weights, j));
+                else
+                    for (const Stage stage : groups[static_cast<std::size_t>(view)].stages)
+                        refs.push_back(selected_stage(*state, stage, state->sel.head));
+                ASSERT_EQ(state->presenter_number_px.size(), refs.size());
+                ASSERT_EQ(state->presenter_map_cells.size(), refs.size());
+                float shared = 0.0f;
+                for (std::size_t i = 0; i < refs.size(); ++i)
+                {
+                    const float cell = state->presenter_map_cells[i];
+                    const float px = state->presenter_number_px[i];
+                    const bool sums = !heads && refs[i].stage == Stage::weights;
+                    const float need = widest_value_px(*state, refs[i], sums, floor_px) + 4.0f;
+                    std::printf("%s map %zu: cell %.1f, values need %.1f, written at %.1f px\n",
+                                heads ? "heads" : "pipeline", i + 1, static_cast<double>(cell),
+                                static_cast<double>(need), static_cast<double>(px));
+                    if (cell >= need + 0.5f && cell - 2.0f >= floor_px)
+                    {
+                        EXPECT_GT(px, 0.0f) << "map " << i + 1 << ": " << cell << " px cells hold values at "
+                                            << floor_px << " px";
+                    }
+                    if (px > 0.0f)
+                    {
+                        EXPECT_GE(px, floor_px - 1e-3f) << "map " << i + 1 << ": values under the floor";
+                        if (shared > 0.0f)
+                        {
+                            EXPECT_FLOAT_EQ(px, shared) << "map " << i + 1 << ": values at another size";
+                        }
+                        shared = px;
+                    }
+                    (px > 0.0f ? with_values : without_values) += 1;
+                }
+                if (state->presenter_caption_beside)
+                {
+                    ++beside;
+                    EXPECT_TRUE(drawn_wrapped(out, "h = 8")) << out.text;
+                    EXPECT_FALSE(drawn(out, "h =\n")) << "a setting broken\n" << out.text;
+                    EXPECT_FALSE(drawn(out, "d_model =\n")) << "a setting broken\n" << out.text;
+                }
+            }
+        }
+    }
+    std::printf("%d views with the caption beside; %d maps with values, %d without\n", beside, with_values,
+                without_values);
+    EXPECT_GT(beside, 0) << "no caption beside the maps was checked";
+    EXPECT_GT(with_values, 0);
+    EXPECT_GT(without_values, 0);
 }
 
 // The Pipeline's input X at 1280x720: its colour bar runs symmetric from its largest magnitude, so the end

@@ -49,6 +49,11 @@ TEST(TextWrap, LinesBreakOnlyAtSpacesSoPunctuationStaysWithItsWord)
     EXPECT_EQ(lines("near 88 %), then", 7), "near\n88 %),\nthen");
     // A lone minus or plus goes down with what it takes: "i − 1" never ends a line at "i −".
     EXPECT_EQ(lines("weight on i \xE2\x88\x92 1 and", 13), "weight on\ni \xE2\x88\x92 1 and");
+    // A setting is never split at its equals sign: "h =" never ends a line with "8" on the next (the session
+    // caption beside the maps, "d_model = 16, h = 8, mask: none").
+    EXPECT_EQ(lines("d_model = 16, h = 8, mask: none", 17), "d_model = 16,\nh = 8, mask: none");
+    EXPECT_EQ(lines("d_model = 16, h = 8, mask: none", 14), "d_model = 16,\nh = 8, mask:\nnone");
+    EXPECT_EQ(lines("at \xCF\x84 = 1.00 here", 10), "at\n\xCF\x84 = 1.00\nhere");
     // A word wider than a line is cut between whole characters (ü is two bytes); line feeds stay.
     EXPECT_EQ(lines("abcdefghijkl xyz\nz", 5), "abcde\nfghij\nkl\nxyz\nz");
     EXPECT_EQ(lines("\xC3\xBC\xC3\xBC\xC3\xBC", 4), "\xC3\xBC\xC3\xBC\n\xC3\xBC");

@@ -394,20 +394,22 @@ float numbers_px(const MatrixView& view, const HeatmapOptions& options, const He
     for (int r = 0; r < g.rows && g.sum_cols > 0; ++r)
         measure(format_value(m.row(r).sum()));
     const float floor_px = options.min_number_px > 0.0f ? options.min_number_px : fs;
-    return cell_number_px(g.cell_w, g.cell_h, widest, fs, floor_px);
+    const float px = cell_number_px(g.cell_w, g.cell_h, widest, fs, floor_px);
+    return options.max_number_px > 0.0f ? std::min(px, options.max_number_px) : px;
 }
 
 // The numbers inside the cells at px, when they fit (never over a masked cell: it is hatched only).
-void draw_cell_numbers(ImDrawList* dl, const AppState& state, const MatrixView& view,
+// Returns whether they were written.
+bool draw_cell_numbers(ImDrawList* dl, const AppState& state, const MatrixView& view,
                        const HeatmapEntry& entry, const HeatmapGeometry& g, float px)
 {
     const Mat& m = *view.m;
     if (!state.prefs.numbers_in_cells || !(px > 0.0f))
-        return;
+        return false;
     // Every value would read 0.00 (a difference of rounding size, ~1e-7): the colour bar gives the scale.
     const float max_abs = std::max(std::fabs(entry.range.min), std::fabs(entry.range.max));
     if (entry.range.finite_count > 0 && max_abs > 0.0f && max_abs < 0.005f)
-        return;
+        return false;
     ImFont* font = ImGui::GetFont();
     for (int r = 0; r < g.rows; ++r)
         for (int c = 0; c < g.cols; ++c)
@@ -423,6 +425,7 @@ void draw_cell_numbers(ImDrawList* dl, const AppState& state, const MatrixView& 
             const ImVec2 pos(cell0.x + (g.cell_w - ts.x) * 0.5f, cell0.y + (g.cell_h - ts.y) * 0.5f);
             dl->AddText(font, px, pos, text_color_on(value_to_color(v, entry.scale)), text.c_str());
         }
+    return true;
 }
 
 // A whole row outlined just outside its cells (which stay visible): in white when hovered, in the pinned
@@ -696,6 +699,19 @@ void draw_labels(ImDrawList* dl, const AppState& state, const MatrixRef& ref, co
 
 } // namespace
 
+float heatmap_numbers_px(AppState& state, const MatrixRef& ref, const HeatmapOptions& options, float cell)
+{
+    const MatrixView view = resolve_matrix(state, ref);
+    if (view.m == nullptr || !(cell > 0.0f))
+        return 0.0f;
+    HeatmapGeometry g;
+    g.rows = static_cast<int>(view.m->rows());
+    g.cols = static_cast<int>(view.m->cols());
+    g.sum_cols = options.row_sums ? 1 : 0;
+    g.cell_w = g.cell_h = cell;
+    return numbers_px(view, options, g);
+}
+
 HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapOptions& options)
 {
     HeatmapResult result;
@@ -729,7 +745,8 @@ HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapO
     else
         dl->AddRectFilled(g.img0, g.img1, kNegInfColor);
     const float number_px = numbers_px(view, options, g);
-    draw_cell_numbers(dl, state, view, entry, g, number_px);
+    if (draw_cell_numbers(dl, state, view, entry, g, number_px))
+        result.number_px = number_px;
     draw_marks(dl, state, ref, view, options, g);
     handle_pointer(dl, state, ref, view, options, g, item_hovered, item_clicked, result);
     if (g.sum_cols > 0)

@@ -43,6 +43,9 @@ struct HeatmapOptions
     // > 0: the numbers in the cells may shrink to this text size to fit their cells (presenter grids: the
     // labels' floor, cell_number_px); 0: at the font's size or not at all.
     float min_number_px = 0.0f;
+    // > 0: the numbers in the cells never larger than this (a presenter grid writes every map's numbers at
+    // one size, the smallest any of them needs); 0: no cap.
+    float max_number_px = 0.0f;
     // With labels: the axes' titles ("query", "key": the view's row_axis and col_axis), the rows' reading
     // upwards left of the row labels, the columns' under the column labels.
     bool axis_titles = false;
@@ -57,6 +60,7 @@ struct HeatmapResult
     bool hovered = false;
     int row = -1, col = -1; // the hovered cell
     bool clicked = false;   // left click on a cell this frame
+    float number_px = 0.0f; // the text size the numbers in the cells were written at (0: none written)
     bool right_clicked =
         false; // right click on a cell this frame, without the export menu (export_menu false)
 };
@@ -74,6 +78,10 @@ struct HeatmapMargins
                              // has the gap before them, not their cells
 };
 HeatmapMargins heatmap_margins(const MatrixView& view, const HeatmapOptions& options);
+
+// The text size draw_heatmap would write the numbers in the cells at, with square cells `cell` pixels wide
+// (options.min_number_px and max_number_px apply); 0 when they would not be written.
+float heatmap_numbers_px(AppState& state, const MatrixRef& ref, const HeatmapOptions& options, float cell);
 
 // Draws the matrix `ref` resolves to; "not available" text when it does not resolve.
 HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapOptions& options = {});

@@ -560,6 +560,10 @@ struct AppState
     // 1, the grid with the largest wins) and the number chosen.
     std::vector<float> presenter_grid_cells;
     int presenter_grid_columns = 0;
+    // The axis labels' text size in that grid, and per map (in the order given) its cell and the size its
+    // cell values were written at (0: left out), in pixels.
+    float presenter_label_px = 0.0f;
+    std::vector<float> presenter_map_cells, presenter_number_px;
     // The maps' cell as last drawn at 100% text, and which maps on which screen: after Ctrl+= the same maps
     // keep at least that cell (a caption beside them grows wider with the text and took it from them).
     struct UnzoomedCell

@@ -153,9 +153,11 @@ std::string wrap_lines(std::string_view text, float width, const TextWidth& text
         for (std::size_t at = 0; at <= paragraph.size();)
         {
             std::size_t space = std::min(paragraph.find(' ', at), paragraph.size());
-            // A percent sign after a space stays with its number ("88 %" never ends one line at "88"), and a
-            // lone minus or plus with both its operands ("i − 1" is never split).
-            const auto lone_operator = [](std::string_view t) { return t == "−" || t == "+" || t == "-"; };
+            // A percent sign after a space stays with its number ("88 %" never ends one line at "88"), a lone
+            // minus or plus with both its operands ("i − 1" is never split), and a lone equals sign with both
+            // sides, so that a setting reads whole ("h = 8", "τ = 1.00", never "h =" over "8").
+            const auto lone_operator = [](std::string_view t)
+            { return t == "−" || t == "+" || t == "-" || t == "="; };
             for (std::size_t token = at; space < paragraph.size();)
             {
                 const std::size_t next_end = std::min(paragraph.find(' ', space + 1), paragraph.size());

@@ -29,7 +29,9 @@ std::string wrap_soft(std::string_view text, float width, const TextWidth& text_
 // `text` as lines to draw (a caption), no line wider than `width`: a line feed replaces the last space that
 // fits, so a line breaks only at a space and punctuation stays with the word before it (Dear ImGui 1.86's own
 // wrapping may break after a quote or a full stop inside a word, leaving the "." of `"no clear role".` alone
-// on a line). A word wider than a whole line is cut between characters; the text's own line feeds stay.
+// on a line). A lone operator ("−", "+", "=") stays with the words on both sides, so "h = 8" and "i − 1"
+// never break inside, and a "%" with its number. A word wider than a whole line is cut between characters;
+// the text's own line feeds stay.
 std::string wrap_lines(std::string_view text, float width, const TextWidth& text_width);
 // The user's text of a field: `shown` without its soft breaks.
 std::string unwrap_soft(std::string_view shown);

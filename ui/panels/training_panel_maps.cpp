@@ -2,6 +2,7 @@
 // output stages (logits, probabilities, predictions and losses), and the switch between them and "every
 // stage".
 #include "core/train/model_trace.h"
+#include "ui/heatmap/heatmap.h"
 #include "ui/model/lessons.h"
 #include "ui/model/training/training_controller.h"
 #include "ui/model/training/training_curves.h"
@@ -370,11 +371,16 @@ void draw_output(AppState& state)
     const float table_w = table ? fs * 17.0f : 0.0f;
     const float map_w = (avail.x - table_w - fs * (table ? 2.0f : 1.0f)) / 2.0f;
     const ImVec2 area(map_w, avail.y - fs * 2.0f);
+    // In presenter mode the maps say what their axes and colours are, as every other map there does: every
+    // k-th token and vocabulary entry (the tooltip is for the lecturer), and a colour bar each, in the width
+    // the square maps leave.
+    const MapLabels labels{&tokens, &v.vocabulary, state.presenter};
+    const bool bars = state.presenter;
 
     ImGui::BeginGroup();
     ImGui::TextUnformatted("logits (T x V)");
     const auto [r, c] = draw_probe_map(state, "train/logits", pr.version(), pr.logits(), false, nullptr, area,
-                                       {&tokens, &v.vocabulary}, ImGui::GetColorU32(ImGuiCol_Border));
+                                       labels, ImGui::GetColorU32(ImGuiCol_Border), bars);
     if (r >= 0)
         ImGui::SetTooltip("after \"%s\" (position t = %d): logit of \"%s\" = %.3f",
                           tokens[static_cast<std::size_t>(r)].c_str(), r,
@@ -384,9 +390,8 @@ void draw_output(AppState& state)
     ImGui::SameLine();
     ImGui::BeginGroup();
     ImGui::TextUnformatted("probabilities (T x V)");
-    const auto [pr_r, pr_c] =
-        draw_probe_map(state, "train/probs", pr.version(), pr.probs(), true, nullptr, area,
-                       {&tokens, &v.vocabulary}, ImGui::GetColorU32(ImGuiCol_Border));
+    const auto [pr_r, pr_c] = draw_probe_map(state, "train/probs", pr.version(), pr.probs(), true, nullptr,
+                                             area, labels, ImGui::GetColorU32(ImGuiCol_Border), bars);
     if (pr_r >= 0)
         ImGui::SetTooltip("after \"%s\" (position t = %d): p(\"%s\") = %.3f",
                           tokens[static_cast<std::size_t>(pr_r)].c_str(), pr_r,
@@ -598,12 +603,21 @@ void draw_training_heads(AppState& state, float side, float gap, bool flat)
 
 // [SECTION] A probe map
 
+float probe_colorbar_width()
+{
+    const float fs = ImGui::GetFontSize();
+    return fs * 0.6f + std::max(10.0f, fs * 0.8f) +
+           std::max(ImGui::CalcTextSize("-0.00e+00").x * 0.75f, ImGui::CalcTextSize("min -0.00").x) + 8.0f;
+}
+
 std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned long long version, const Mat& m,
                                    bool probability, const Mat* mask, ImVec2 area, const MapLabels& labels,
-                                   ImU32 frame_color)
+                                   ImU32 frame_color, bool colorbar)
 {
     const float fs = ImGui::GetFontSize();
     const int R = static_cast<int>(m.rows()), C = static_cast<int>(m.cols());
+    const float bar_room = colorbar ? probe_colorbar_width() : 0.0f;
+    area.x = std::max(1.0f, area.x - bar_room);
     // Room for labels only where they fit: a cell at least 0.7 em high, every label within 2 em.
     const auto cell_for = [&](float label_space)
     {
@@ -680,7 +694,11 @@ std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned lo
                                img0.y - sz.y - fs * 0.1f),
                         col, t);
         }
-    ImGui::Dummy(ImVec2(label_w + cell * static_cast<float>(C), label_w + cell * static_cast<float>(R)));
+    if (colorbar)
+        draw_colorbar(e.scale, e.range, img1.x + fs * 0.6f, img0.y, std::max(10.0f, fs * 0.8f),
+                      std::max(img1.y - img0.y, 3.0f * fs));
+    ImGui::Dummy(
+        ImVec2(label_w + cell * static_cast<float>(C) + bar_room, label_w + cell * static_cast<float>(R)));
     if (!ImGui::IsItemHovered() || state.mouse_ignored)
         return {-1, -1};
     const ImVec2 mp = ImGui::GetIO().MousePos;

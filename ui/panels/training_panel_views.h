@@ -99,11 +99,14 @@ bool training_labels_short(const std::vector<std::string>& labels);
 // k with k cells at least that long.
 int sparse_label_step(float cell, float label);
 
-// Draws one heatmap in an area of `area` pixels with row labels left and column labels on top when they fit.
+// Draws one heatmap in an area of `area` pixels with row labels left and column labels on top when they fit,
+// and with `colorbar` its colour bar and range on the right (inside the area: probe_colorbar_width).
 // Returns the hovered cell (row, col) or (-1, -1).
 std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned long long version, const Mat& m,
                                    bool probability, const Mat* mask, ImVec2 area, const MapLabels& labels,
-                                   ImU32 frame_color);
+                                   ImU32 frame_color, bool colorbar = false);
+// The width a probe map's colour bar takes beside it, its numbers included.
+float probe_colorbar_width();
 
 // [SECTION] Text readouts (the Text task; training_panel_text.cpp)
 

@@ -32,8 +32,12 @@ float cell_number_px(float cell_w, float cell_h, float widest_px, float font_px,
     const float fit = std::min((cell_w - 4.0f) * font_px / widest_px, cell_h - 2.0f);
     if (fit >= font_px)
         return font_px;
-    const float px = std::floor(fit);
-    return px >= std::min(floor_px, font_px) && px > 0.0f ? px : 0.0f;
+    // A floor between whole sizes (13.5 px at 720 lines) is kept where it fits: flooring the fit first
+    // would drop values that fit at 13.9 px.
+    const float floor = std::min(floor_px, font_px);
+    if (!(fit >= floor) || !(fit > 0.0f))
+        return 0.0f;
+    return std::max(std::floor(fit), floor);
 }
 
 int label_stride(int n, float cell_px, float label_px)

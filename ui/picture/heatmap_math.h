@@ -33,7 +33,8 @@ std::vector<int> labelled_indices(int n, int stride, float cell_px, float label_
 
 // The size of the numbers written in cells of cell_w x cell_h pixels whose widest number is widest_px wide
 // at font_px: the font's size where that fits (4 px to spare across, 2 down), else the largest whole size
-// that does, down to floor_px; 0 (no numbers) when even floor_px does not fit or there is no number.
+// that does, down to floor_px (kept as it is where only it fits); 0 (no numbers) when even floor_px does not
+// fit or there is no number.
 // floor_px >= font_px: the font's size or nothing.
 float cell_number_px(float cell_w, float cell_h, float widest_px, float font_px, float floor_px);
 

@@ -67,7 +67,7 @@ float zoomed_min_cell(float base_cell, float base_number_w, float zoom)
 namespace
 {
 
-// One candidate grid: the maps' labels after sharing, and the sizes at a given cell.
+// One candidate grid: the maps' labels after sharing, and the sizes at given cells.
 struct Grid
 {
     int columns = 1, rows = 1;
@@ -76,47 +76,88 @@ struct Grid
     int column_of(std::size_t i) const { return static_cast<int>(i) % columns; }
     int row_of(std::size_t i) const { return static_cast<int>(i) / columns; }
 
+    // A short last row (three maps in two columns) is laid out on its own, centred under the rows above: its
+    // maps take no part in the columns' widths (a wide map under a narrow one left an empty band beside it).
+    bool in_short_row(std::size_t i, std::size_t n) const
+    {
+        return n % static_cast<std::size_t>(columns) != 0 && row_of(i) == rows - 1;
+    }
+    // The short last row's own width with `between` pixels between its maps (0: there is none).
+    float short_row_width(const std::vector<MapBox>& maps, const std::vector<float>& cells,
+                          float between) const
+    {
+        if (maps.size() % static_cast<std::size_t>(columns) == 0)
+            return 0.0f;
+        float w = 0.0f;
+        int k = 0;
+        for (std::size_t i = static_cast<std::size_t>((rows - 1) * columns); i < maps.size(); ++i, ++k)
+            w += left[i] + static_cast<float>(maps[i].cols) * cells[i] + maps[i].right;
+        return w + between * static_cast<float>(k - 1);
+    }
+
     // Images of a grid column start at one x and those of a grid row at one y, so a column is as wide as its
-    // widest labels plus its widest image and colour bar (a row likewise).
-    float column_width(const std::vector<MapBox>& maps, int c, float cell) const
+    // widest labels plus its widest image and colour bar (a row likewise). cells: each map's cell.
+    float column_width(const std::vector<MapBox>& maps, int c, const std::vector<float>& cells) const
     {
         float labels = 0.0f, rest = 0.0f;
         for (std::size_t i = static_cast<std::size_t>(c); i < maps.size();
              i += static_cast<std::size_t>(columns))
         {
+            if (in_short_row(i, maps.size()))
+                continue;
             labels = std::max(labels, left[i]);
-            rest = std::max(rest, static_cast<float>(maps[i].cols) * cell + maps[i].right);
+            rest = std::max(rest, static_cast<float>(maps[i].cols) * cells[i] + maps[i].right);
         }
         return labels + rest;
     }
-    float row_height(const std::vector<MapBox>& maps, int r, float cell) const
+    float row_height(const std::vector<MapBox>& maps, int r, const std::vector<float>& cells) const
     {
         float titles = 0.0f, rest = 0.0f;
         const std::size_t first = static_cast<std::size_t>(r * columns);
         for (std::size_t i = first; i < maps.size() && i < first + static_cast<std::size_t>(columns); ++i)
         {
             titles = std::max(titles, maps[i].top);
-            rest = std::max(rest, static_cast<float>(maps[i].rows) * cell + col_labels[i] + maps[i].below);
+            rest =
+                std::max(rest, static_cast<float>(maps[i].rows) * cells[i] + col_labels[i] + maps[i].below);
         }
         return titles + rest;
     }
-    float width(const std::vector<MapBox>& maps, float cell, float gap) const
+    float width(const std::vector<MapBox>& maps, const std::vector<float>& cells, float gap) const
     {
         float w = gap * static_cast<float>(columns - 1);
         for (int c = 0; c < columns; ++c)
-            w += column_width(maps, c, cell);
-        return w;
+            w += column_width(maps, c, cells);
+        return std::max(w, short_row_width(maps, cells, gap));
     }
-    float height(const std::vector<MapBox>& maps, float cell, float gap) const
+    float height(const std::vector<MapBox>& maps, const std::vector<float>& cells, float gap) const
     {
         float h = gap * static_cast<float>(rows - 1);
         for (int r = 0; r < rows; ++r)
-            h += row_height(maps, r, cell);
+            h += row_height(maps, r, cells);
         return h;
+    }
+    float width(const std::vector<MapBox>& maps, float cell, float gap) const
+    {
+        return width(maps, std::vector<float>(maps.size(), cell), gap);
+    }
+    float height(const std::vector<MapBox>& maps, float cell, float gap) const
+    {
+        return height(maps, std::vector<float>(maps.size(), cell), gap);
     }
 };
 
-Grid make_grid(const std::vector<MapBox>& maps, int columns)
+// Whether no other map has map i's shape (maps of one shape keep one cell size, so they compare at a glance).
+bool unique_shape(const std::vector<MapBox>& maps, std::size_t i)
+{
+    for (std::size_t k = 0; k < maps.size(); ++k)
+        if (k != i && maps[k].rows == maps[i].rows && maps[k].cols == maps[i].cols)
+            return false;
+    return true;
+}
+
+// own_labels: maps of a shape no other map has show their own labels and let their neighbours show theirs,
+// so that they may take larger cells than the rest (grow_unique).
+Grid make_grid(const std::vector<MapBox>& maps, int columns, bool own_labels = false)
 {
     Grid g;
     const int n = static_cast<int>(maps.size());
@@ -127,14 +168,17 @@ Grid make_grid(const std::vector<MapBox>& maps, int columns)
     for (std::size_t i = 0; i < maps.size(); ++i)
     {
         const MapBox& m = maps[i];
+        const bool alone = own_labels && unique_shape(maps, i);
         // Row labels repeat those of the map on the left; column labels those of the map below, unless that
         // one is in a short last row, which is centred and so no longer under it.
-        const bool same_rows_left =
-            g.column_of(i) > 0 && m.row_axis >= 0 && maps[i - 1].row_axis == m.row_axis;
+        const bool same_rows_left = g.column_of(i) > 0 && m.row_axis >= 0 &&
+                                    maps[i - 1].row_axis == m.row_axis &&
+                                    !(alone || (own_labels && unique_shape(maps, i - 1)));
         const std::size_t below = i + static_cast<std::size_t>(columns);
         const bool below_aligned = n % columns == 0 || g.row_of(below) < g.rows - 1;
-        const bool same_cols_below =
-            below < maps.size() && below_aligned && m.col_axis >= 0 && maps[below].col_axis == m.col_axis;
+        const bool same_cols_below = below < maps.size() && below_aligned && m.col_axis >= 0 &&
+                                     maps[below].col_axis == m.col_axis &&
+                                     !(alone || (own_labels && unique_shape(maps, below)));
         g.left[i] = same_rows_left ? 0.0f : m.left;
         g.col_labels[i] = same_cols_below ? 0.0f : m.col_labels;
     }
@@ -198,6 +242,87 @@ void grow_stacked(const std::vector<MapBox>& maps, const Grid& g, float area_w, 
     }
 }
 
+// In a grid of several columns: each map of a shape no other has grows its cells, in order, as far as the
+// grid still fits the area (the others keep theirs).
+void grow_unique(const std::vector<MapBox>& maps, const Grid& g, float area_w, float area_h, float gap,
+                 float max_cell, std::vector<float>& cells)
+{
+    for (std::size_t i = 0; i < maps.size(); ++i)
+    {
+        if (!unique_shape(maps, i) || !(cells[i] > 0.0f))
+            continue;
+        auto fits = [&](float cell)
+        {
+            std::vector<float> tried = cells;
+            tried[i] = cell;
+            return g.width(maps, tried, gap) <= area_w && g.height(maps, tried, gap) <= area_h;
+        };
+        float lo = cells[i], hi = max_cell;
+        if (fits(hi))
+            lo = hi;
+        for (int k = 0; k < 40 && hi - lo > 0.01f; ++k)
+        {
+            const float mid = 0.5f * (lo + hi);
+            (fits(mid) ? lo : hi) = mid;
+        }
+        cells[i] = lo;
+    }
+}
+
+// The smallest cell of the maps of a shape no other has (0: none).
+float least_unique_cell(const std::vector<MapBox>& maps, const std::vector<float>& cells)
+{
+    float least = 0.0f;
+    for (std::size_t i = 0; i < maps.size(); ++i)
+        if (unique_shape(maps, i))
+            least = least > 0.0f ? std::min(least, cells[i]) : cells[i];
+    return least;
+}
+
+// A grid of several columns at one cell (best, best_cell, cells): a map of a shape no other has (a head's 7×2
+// output beside the 7×16 concatenation) takes its own labels and grows its cells (grow_unique), the others'
+// cells kept as large as they can be while it reaches the most it could at kUniqueKeepShare of theirs.
+// Taken when that map gets at least kUniqueGrowGain times the shared cell.
+void grow_own_shapes(const std::vector<MapBox>& maps, float area_w, float area_h, float gap, float max_cell,
+                     Grid& best, float& best_cell, std::vector<float>& cells)
+{
+    const Grid own = make_grid(maps, best.columns, true);
+    const float own_cell = largest_cell(own, maps, area_w, area_h, gap, max_cell);
+    if (!(own_cell > 0.0f) || least_unique_cell(maps, cells) <= 0.0f)
+        return;
+    // The cells with the other maps at c and the maps of their own shapes grown.
+    auto grown = [&](float c)
+    {
+        std::vector<float> at(maps.size(), c);
+        grow_unique(maps, own, area_w, area_h, gap, max_cell, at);
+        return at;
+    };
+    const float wanted = kUniqueGrowGain * best_cell;
+    std::vector<float> chosen = grown(own_cell);
+    float others = own_cell;
+    if (least_unique_cell(maps, chosen) < wanted)
+    {
+        const float lowest = kUniqueKeepShare * best_cell;
+        if (lowest > own_cell)
+            return;
+        const float reach = least_unique_cell(maps, grown(lowest));
+        if (reach < wanted)
+            return;
+        // The largest cell for the others at which the grown maps still reach that.
+        float lo = lowest, hi = own_cell;
+        for (int k = 0; k < 30 && hi - lo > 0.01f; ++k)
+        {
+            const float mid = 0.5f * (lo + hi);
+            (least_unique_cell(maps, grown(mid)) >= reach - 0.5f ? lo : hi) = mid;
+        }
+        others = lo;
+        chosen = grown(lo);
+    }
+    best = own;
+    best_cell = others;
+    cells = chosen;
+}
+
 } // namespace
 
 MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h, float gap, float max_cell,
@@ -241,8 +366,11 @@ MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h,
     // Stacked maps with different keys need not share a cell size: the room the widest leaves below goes to
     // the others (Q_h of 8×64 above the 8×8 scores: the scores grow to the height left).
     std::vector<float> cells(maps.size(), best_cell);
+    out.shared_cell = best_cell;
     if (best.columns == 1)
         grow_stacked(maps, best, area_w, area_h, gap, max_cell, cells);
+    else if (!(min_cell > 0.0f))
+        grow_own_shapes(maps, area_w, area_h, gap, max_cell, best, best_cell, cells);
     out.cell = best_cell;
     out.columns = best.columns;
     out.width = 0.0f;
@@ -255,8 +383,8 @@ MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h,
     }
     if (best.columns > 1)
     {
-        out.width = best.width(maps, best_cell, gap);
-        out.height = best.height(maps, best_cell, gap);
+        out.width = best.width(maps, cells, gap);
+        out.height = best.height(maps, cells, gap);
     }
     // Room the grid leaves across the area goes between its columns (half of a share at each side), where
     // headers wider than their maps may use it.
@@ -271,24 +399,25 @@ MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h,
         column_x[static_cast<std::size_t>(c)] = x;
         for (std::size_t i = static_cast<std::size_t>(c); i < maps.size();
              i += static_cast<std::size_t>(best.columns))
-            image_dx[static_cast<std::size_t>(c)] =
-                std::max(image_dx[static_cast<std::size_t>(c)], best.left[i]);
-        x += (best.columns == 1 ? out.width : best.column_width(maps, c, best_cell)) + gap + out.spare;
+            if (!best.in_short_row(i, maps.size()))
+                image_dx[static_cast<std::size_t>(c)] =
+                    std::max(image_dx[static_cast<std::size_t>(c)], best.left[i]);
+        x += (best.columns == 1 ? out.width : best.column_width(maps, c, cells)) + gap + out.spare;
     }
-    // A short last row (three maps in two columns) is centred under the rows above: no quarter of the view
-    // is left empty beside it.
-    auto column_right = [&](std::size_t c)
-    {
-        return column_x[c] +
-               (best.columns == 1 ? out.width : best.column_width(maps, static_cast<int>(c), best_cell));
-    };
+    // A short last row (three maps in two columns) is centred under the rows above, its maps side by side
+    // (not in the columns): no quarter of the view is left empty beside it, and no band beside a narrow map
+    // above a wide one. The wider of the two parts sets the left edge.
+    const float full_span = x - gap - out.spare - x0;
+    const float short_span = best.short_row_width(maps, cells, gap + out.spare);
+    for (float& cx : column_x)
+        cx += std::max(0.0f, 0.5f * (short_span - full_span));
+    float short_x = x0 + std::max(0.0f, 0.5f * (full_span - short_span));
     out.maps.resize(maps.size());
     float y = std::max(0.0f, (area_h - out.height) * 0.5f);
     for (int r = 0; r < best.rows; ++r)
     {
         const std::size_t first = static_cast<std::size_t>(r * best.columns);
         const std::size_t last = std::min(maps.size(), first + static_cast<std::size_t>(best.columns));
-        const float shift = 0.5f * (column_right(column_x.size() - 1) - column_right(last - first - 1));
         float image_dy = 0.0f;
         for (std::size_t i = first; i < last; ++i)
             image_dy = std::max(image_dy, maps[i].top);
@@ -297,14 +426,20 @@ MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h,
             const auto c = static_cast<std::size_t>(best.column_of(i));
             MapPlacement& p = out.maps[i];
             p.cell = cells[i];
-            p.image = LayoutRect{column_x[c] + image_dx[c] + shift, y + image_dy,
-                                 static_cast<float>(maps[i].cols) * p.cell,
+            float image_x = column_x[c] + image_dx[c];
+            if (best.in_short_row(i, maps.size()))
+            {
+                image_x = short_x + best.left[i];
+                short_x =
+                    image_x + static_cast<float>(maps[i].cols) * p.cell + maps[i].right + gap + out.spare;
+            }
+            p.image = LayoutRect{image_x, y + image_dy, static_cast<float>(maps[i].cols) * p.cell,
                                  static_cast<float>(maps[i].rows) * p.cell};
             p.row_labels = best.left[i] == maps[i].left;
             p.col_labels = best.col_labels[i] == maps[i].col_labels;
         }
         y += (best.columns == 1 ? stacked_height(maps, best, first, cells[first])
-                                : best.row_height(maps, r, best_cell)) +
+                                : best.row_height(maps, r, cells)) +
              gap;
     }
     return out;

@@ -74,6 +74,9 @@ struct MapGrid
     // A cell's side in pixels, the same for every map so they compare at a glance; in one column, a map
     // whose keys differ from its neighbours' may get larger cells from the height the others leave.
     float cell = 0.0f;
+    // The cell every map had before a map of its own shape grew (layout_maps; else = cell): grid shapes are
+    // compared by it.
+    float shared_cell = 0.0f;
     int columns = 0; // maps per grid row (row-major order)
     std::vector<MapPlacement> maps;
     float width = 0.0f, height = 0.0f; // the whole grid, labels included (spare room not counted)
@@ -88,6 +91,13 @@ struct MapGrid
 // empty list gives an empty grid. columns > 0: that many columns (at most n) instead of the best. min_cell >
 // 0: cells are never smaller, even when the grid then outgrows the area (the view scrolls); of the shapes
 // that need it, the one that fits across with the fewest rows.
+//
+// In a grid of several columns, a map of a shape no other map has (a head's T×d_v output beside the T×d_model
+// ones) may show its own labels and take larger cells than the rest: as large as the grid then allows with
+// the others at kUniqueKeepShare of their cell or more (the most the others can keep), when that gives it at
+// least kUniqueGrowGain times their shared cell. MapGrid::cell is then the others' cell. Not with min_cell.
+inline constexpr float kUniqueGrowGain = 1.5f;
+inline constexpr float kUniqueKeepShare = 0.8f;
 MapGrid layout_maps(const std::vector<MapBox>& maps, float area_w, float area_h, float gap, float max_cell,
                     int columns = 0, float min_cell = 0.0f);
 

@@ -285,12 +285,13 @@ GridPlan plan_at(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail
                 break;
         }
         candidate.grid = layout_maps(candidate.boxes, avail.x, avail.y, gap, max_cell, columns, min_cell);
-        candidate_cells[static_cast<std::size_t>(columns - 1)] = candidate.grid.cell;
+        // Shapes compare by the cell all maps share (before a map of its own shape grew into the room left).
+        candidate_cells[static_cast<std::size_t>(columns - 1)] = candidate.grid.shared_cell;
         // At the floor every shape has the same cells: the one that fits across with the fewest rows wins.
         const bool fits = candidate.grid.width <= avail.x + 0.5f;
         const bool best_fits = !best.shown.empty() && best.grid.width <= avail.x + 0.5f;
         if (best.shown.empty() || (fits && !best_fits) ||
-            (fits == best_fits && candidate.grid.cell > best.grid.cell + 1.0f))
+            (fits == best_fits && candidate.grid.shared_cell > best.grid.shared_cell + 1.0f))
             best = std::move(candidate);
     }
     if (best.shown.empty())
@@ -367,7 +368,32 @@ std::vector<HeatmapResult> draw_map_grid(AppState& state, const std::vector<Grid
     }
     state.presenter_grid_cells = plan.candidate_cells;
     state.presenter_grid_columns = plan.grid.columns;
+    state.presenter_label_px = plan.label_px;
+    // Each map's options at its place. The values in the cells wherever they fit at a size the back row still
+    // reads, the labels' floor, and at one size in every map that writes them (the smallest any of them
+    // needs), so that no map's numbers look smaller than its neighbour's; a map whose values do not fit at
+    // the floor leaves them out.
+    std::vector<HeatmapOptions> placed(plan.boxes.size());
+    float number_px = 0.0f;
+    for (std::size_t i = 0; i < plan.boxes.size(); ++i)
+    {
+        const MapPlacement& p = plan.grid.maps[i];
+        HeatmapOptions& options = placed[i];
+        options = maps[plan.shown[i]].options;
+        options.row_labels = p.row_labels;
+        options.col_labels = options.col_labels && p.col_labels;
+        options.width = plan.widget_w(i);
+        options.max_cell_px = std::max(1.0f, p.cell);
+        options.max_height = std::max(1.0f, p.image.h);
+        options.label_font_px = plan.label_px;
+        options.min_number_px = presenter_min_text_px(ImGui::GetFontSize());
+        const float px = heatmap_numbers_px(state, maps[plan.shown[i]].ref, options, p.cell);
+        if (px > 0.0f)
+            number_px = number_px > 0.0f ? std::min(number_px, px) : px;
+    }
     std::vector<HeatmapResult> results(maps.size());
+    state.presenter_number_px.assign(maps.size(), 0.0f);
+    state.presenter_map_cells.assign(maps.size(), 0.0f);
     for (std::size_t i = 0; i < plan.boxes.size(); ++i)
     {
         const GridMap& map = maps[plan.shown[i]];
@@ -385,17 +411,12 @@ std::vector<HeatmapResult> draw_map_grid(AppState& state, const std::vector<Grid
                     std::max(row_lines, header_layout(maps[plan.shown[k]].header, plan.header_w(k)).lines);
         const float row_top = line_h * static_cast<float>(row_lines) + 4.0f;
         draw_header(map.header, ImVec2(widget.x, widget.y - row_top), plan.header_w(i));
-        HeatmapOptions options = map.options;
-        options.row_labels = p.row_labels;
-        options.col_labels = options.col_labels && p.col_labels;
-        options.width = plan.widget_w(i);
-        options.max_cell_px = std::max(1.0f, p.cell);
-        options.max_height = std::max(1.0f, p.image.h);
-        options.label_font_px = plan.label_px;
-        // The values in the cells wherever they fit at a size the back row still reads, the labels' floor.
-        options.min_number_px = presenter_min_text_px(ImGui::GetFontSize());
+        HeatmapOptions& options = placed[i];
+        options.max_number_px = number_px;
         ImGui::SetCursorScreenPos(widget);
         results[plan.shown[i]] = draw_heatmap(state, map.ref, options);
+        state.presenter_number_px[plan.shown[i]] = results[plan.shown[i]].number_px;
+        state.presenter_map_cells[plan.shown[i]] = p.cell;
         ImGui::PopID();
     }
     // A grid taller or wider than the view (text enlarged with Ctrl+=) scrolls.
@@ -765,8 +786,8 @@ std::vector<GridMap> maps_shown(AppState& state, const MapView& v, ImVec2 avail,
     if (v.pair == 0 || v.pair >= v.maps.size())
         return v.maps;
     const std::vector<GridMap> pair(v.maps.begin(), v.maps.begin() + static_cast<long>(v.pair));
-    const float pair_cell = plan_map_grid(state, pair, avail, view).grid.cell;
-    const float all_cell = plan_map_grid(state, v.maps, avail, view).grid.cell;
+    const float pair_cell = plan_map_grid(state, pair, avail, view).grid.shared_cell;
+    const float all_cell = plan_map_grid(state, v.maps, avail, view).grid.shared_cell;
     return all_cell >= 0.6f * pair_cell ? v.maps : pair;
 }
 
@@ -776,7 +797,8 @@ float map_view_cell(AppState& state, const MapView& v, float w, float h)
     const ImVec2 pad = ImGui::GetStyle().WindowPadding;
     const float content_w = std::max(1.0f, w - 2.0f * pad.x);
     const ImVec2 avail(content_w, std::max(1.0f, h - 2.0f * pad.y - v.preamble_height(content_w)));
-    return plan_map_grid(state, maps_shown(state, v, avail, ImVec2(w, h)), avail, ImVec2(w, h)).grid.cell;
+    return plan_map_grid(state, maps_shown(state, v, avail, ImVec2(w, h)), avail, ImVec2(w, h))
+        .grid.shared_cell;
 }
 
 // The view drawn in the current window: the legend or claim, then the grid; the heads answer the pointer.
