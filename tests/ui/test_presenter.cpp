@@ -96,7 +96,7 @@ TEST_F(PresenterTest, CtrlPlusInPresenterModeScalesThePresenterAndNotTheNormalFo
     state->request_font_rebuild = false;
 
     test::FrameOutput out = ui.press_key(*state, keys::Equal, true);
-    EXPECT_FLOAT_EQ(state->prefs.presenter_scale, 1.1f);
+    EXPECT_FLOAT_EQ(state->presenter_scale, 1.1f);
     EXPECT_EQ(state->prefs.font_size, font);
     EXPECT_TRUE(state->request_font_rebuild);
     EXPECT_NEAR(ui_font_size(*state, 1080.0f), before * 1.1f, 0.01f);
@@ -109,31 +109,31 @@ TEST_F(PresenterTest, CtrlPlusInPresenterModeScalesThePresenterAndNotTheNormalFo
     ui.press_key(*state, keys::Minus, true);
     ui.press_key(*state, keys::Minus, true);
     ui.press_key(*state, keys::Minus, true);
-    EXPECT_FLOAT_EQ(state->prefs.presenter_scale, 0.8f);
+    EXPECT_FLOAT_EQ(state->presenter_scale, 0.8f);
     EXPECT_EQ(state->prefs.font_size, font);
     ui.press_key(*state, keys::Digit0, true);
-    EXPECT_FLOAT_EQ(state->prefs.presenter_scale, 1.0f);
+    EXPECT_FLOAT_EQ(state->presenter_scale, 1.0f);
     EXPECT_EQ(state->prefs.font_size, font);
     // Without Ctrl the keys do nothing to either size.
     ui.press_key(*state, keys::Equal);
-    EXPECT_FLOAT_EQ(state->prefs.presenter_scale, 1.0f);
+    EXPECT_FLOAT_EQ(state->presenter_scale, 1.0f);
 }
 
 TEST_F(PresenterTest, CtrlPlusOutsidePresenterModeChangesTheFontAndNotThePresenterScale)
 {
     state->prefs.font_size = 17.0f;
-    state->prefs.presenter_scale = 1.3f;
+    state->presenter_scale = 1.3f;
     ui.frames(*state, 2);
     ui.press_key(*state, keys::Equal, true);
     EXPECT_EQ(state->prefs.font_size, 18.0f);
-    EXPECT_FLOAT_EQ(state->prefs.presenter_scale, 1.3f);
+    EXPECT_FLOAT_EQ(state->presenter_scale, 1.3f);
     EXPECT_NE(state->message.find("Font size 18 px"), std::string::npos) << state->message;
     ui.press_key(*state, keys::Minus, true);
     ui.press_key(*state, keys::Minus, true);
     EXPECT_EQ(state->prefs.font_size, 16.0f);
     ui.press_key(*state, keys::Digit0, true);
     EXPECT_EQ(state->prefs.font_size, kDefaultFontSize);
-    EXPECT_FLOAT_EQ(state->prefs.presenter_scale, 1.3f);
+    EXPECT_FLOAT_EQ(state->presenter_scale, 1.3f);
     // The presenter's font is its own: the normal size does not move it.
     state->presenter = true;
     const float presenter_px = ui_font_size(*state, 1080.0f);
@@ -331,10 +331,9 @@ TEST_F(PresenterTest, TheCaptionsHeadingNamesEachViewAndWhatItShows)
 
 // [SECTION] Preferences
 
-TEST(PresenterPrefs, ScaleAndThemeRoundTripAndBadValuesChangeNothing)
+TEST(PresenterPrefs, ThemeRoundTripsAndBadValuesChangeNothing)
 {
     ViewPrefs prefs;
-    prefs.presenter_scale = 1.3f;
     prefs.presenter_light = true;
     prefs.font_size = 21.0f;
     const std::string text = prefs_to_text(prefs);
@@ -342,7 +341,6 @@ TEST(PresenterPrefs, ScaleAndThemeRoundTripAndBadValuesChangeNothing)
     ViewPrefs back;
     prefs_from_text(text, back);
     EXPECT_EQ(back, prefs);
-    EXPECT_FLOAT_EQ(back.presenter_scale, 1.3f);
     EXPECT_TRUE(back.presenter_light);
     EXPECT_EQ(back.font_size, 21.0f);
 
@@ -354,18 +352,39 @@ TEST(PresenterPrefs, ScaleAndThemeRoundTripAndBadValuesChangeNothing)
 
     // Bad values are ignored one by one.
     ViewPrefs kept;
-    kept.presenter_scale = 1.2f;
     kept.presenter_light = true;
-    prefs_from_text("presenter_scale = 9\npresenter_theme = purple\n", kept);
-    prefs_from_text("presenter_scale = 1.5x\npresenter_scale = nan\npresenter_scale = 0.1\n", kept);
-    EXPECT_FLOAT_EQ(kept.presenter_scale, 1.2f);
+    prefs_from_text("presenter_theme = purple\n", kept);
     EXPECT_TRUE(kept.presenter_light);
     // And separate from the normal theme and font.
-    prefs_from_text("presenter_theme = dark\npresenter_scale = 0.7\n", kept);
+    prefs_from_text("presenter_theme = dark\n", kept);
     EXPECT_FALSE(kept.presenter_light);
     EXPECT_TRUE(kept.dark_theme);
-    EXPECT_FLOAT_EQ(kept.presenter_scale, 0.7f);
     EXPECT_EQ(kept.font_size, kDefaultFontSize);
+}
+
+// The presenter's text size is not a preference: a launch starts at 100% whatever the last one left, and a
+// file written by an earlier version (with its presenter_scale line) still reads, the line ignored.
+TEST_F(PresenterTest, AFreshLaunchStartsAtOneHundredPercent)
+{
+    state->presenter = true;
+    ui.frames(*state, 2);
+    ui.press_key(*state, keys::Equal, true);
+    ui.press_key(*state, keys::Equal, true);
+    ASSERT_FLOAT_EQ(state->presenter_scale, 1.2f);
+    const std::string saved = prefs_to_text(state->prefs);
+    EXPECT_EQ(saved.find("presenter_scale"), std::string::npos) << saved;
+
+    const std::string old_file = "# Attention Lab preferences\ntheme = light\nfont_size = 19\n"
+                                 "presenter_scale = 1.2\npresenter_theme = light\n";
+    AppState launched;
+    prefs_from_text(old_file, launched.prefs);
+    EXPECT_FALSE(launched.prefs.dark_theme) << "the keys around it still read";
+    EXPECT_EQ(launched.prefs.font_size, 19.0f);
+    EXPECT_TRUE(launched.prefs.presenter_light);
+    EXPECT_FLOAT_EQ(launched.presenter_scale, 1.0f);
+    launched.presenter = true;
+    EXPECT_FLOAT_EQ(ui_font_size(launched, 1080.0f), presenter_font_size(1080.0f, 1.0f));
+    EXPECT_EQ(prefs_to_text(launched.prefs).find("presenter_scale"), std::string::npos);
 }
 
 // [SECTION] Layout (pure)
@@ -999,7 +1018,7 @@ TEST_F(PresenterTest, CtrlPlusTwiceGrowsTheMapsWithTheTextAndKeepsTheirValues)
     {
         SCOPED_TRACE(size.y);
         ui.resize(size.x, size.y);
-        state->prefs.presenter_scale = 1.0f;
+        state->presenter_scale = 1.0f;
         enter_lesson(*state, lesson_index(*state, "tour"), 5);
         state->presenter = true;
         use_window_font(size.y);
@@ -1023,6 +1042,55 @@ TEST_F(PresenterTest, CtrlPlusTwiceGrowsTheMapsWithTheTextAndKeepsTheirValues)
                     static_cast<double>(size.y), static_cast<double>(side_before),
                     static_cast<double>(side_after), state->presenter_caption_beside ? "beside" : "under");
     }
+}
+
+// Tour step 6 enlarged to 120 % and 160 % (Ctrl+= from 100 %, as after a launch): the caption never lies over
+// the map (at 160 % on 720 lines a band under it took the lower half), and the view scrolls down to the end
+// of the key labels under the map ("September", written upwards) and shows the query labels left of it.
+TEST_F(PresenterTest, ZoomedCaptionNeverCoversTheMapAndItsLabelsCanBeReached)
+{
+    for (const ImVec2 size : {ImVec2(1280.0f, 720.0f), ImVec2(1920.0f, 1080.0f)})
+        for (const int steps : {2, 6})
+        {
+            SCOPED_TRACE(std::to_string(static_cast<int>(size.y)) + " lines, " + std::to_string(steps) +
+                         " steps");
+            ui.resize(size.x, size.y);
+            state->presenter_scale = 1.0f;
+            enter_lesson(*state, lesson_index(*state, "tour"), 5);
+            state->presenter = true;
+            use_window_font(size.y);
+            ASSERT_EQ(heatmap_rects(ui.frames(*state, 4)).size(), 1u);
+            for (int k = 0; k < steps; ++k)
+                step_text_size(*state, 1);
+            use_window_font(size.y);
+            const test::FrameOutput out = ui.frames(*state, 4);
+            const std::vector<ImVec4> rects = heatmap_rects(out);
+            ASSERT_EQ(rects.size(), 1u);
+            const ImVec4 map = rects[0];
+            const ImGuiWindow* view = ImGui::FindWindowByName("##presenter_view");
+            const ImGuiWindow* caption = ImGui::FindWindowByName("##presenter_caption");
+            ASSERT_NE(view, nullptr);
+            ASSERT_NE(caption, nullptr);
+            const bool over = map.x < caption->Pos.x + caption->Size.x && caption->Pos.x < map.z &&
+                              map.y < caption->Pos.y + caption->Size.y && caption->Pos.y < map.w;
+            EXPECT_FALSE(over) << "the caption (" << caption->Pos.x << ", " << caption->Pos.y << ", "
+                               << caption->Size.x << " x " << caption->Size.y << ") lies over the map ("
+                               << map.x << ", " << map.y << " to " << map.z << ", " << map.w << ")";
+            // The labels are at most the text's size: "September" upwards under the map, beside it on the
+            // left.
+            const float label = ImGui::CalcTextSize("September").x;
+            const float content_bottom =
+                view->Pos.y - view->Scroll.y + view->ContentSize.y + view->WindowPadding.y;
+            EXPECT_GE(content_bottom + 0.5f, map.w + label) << "the key labels' end cannot be scrolled to";
+            EXPECT_GE(map.x - label, view->Pos.x) << "the query labels are cut on the left";
+            const bool windows_overlap = view->Pos.x + view->Size.x > caption->Pos.x + 0.5f &&
+                                         view->Pos.y + view->Size.y > caption->Pos.y + 0.5f;
+            EXPECT_FALSE(windows_overlap) << "the view runs under the caption";
+            std::printf("tour step 6 at %.0f lines, %d%%: map %.0f px, caption %s, content %.0f px in %.0f\n",
+                        static_cast<double>(size.y), 100 + 10 * steps, static_cast<double>(map.z - map.x),
+                        state->presenter_caption_beside ? "beside" : "under",
+                        static_cast<double>(view->ContentSize.y), static_cast<double>(view->Size.y));
+        }
 }
 
 // Sixteen heads at 1280x720: every header of a grid row breaks alike, "head j" on one line and "H =" on the
@@ -1619,6 +1687,81 @@ TEST_F(PresenterTest, TheTrainingViewsFewMapsTakeTheFreeHeight)
         EXPECT_LE(plots->DC.CursorMaxPos.y, plots->Pos.y + plots->Size.y + 0.5f) << "the plots are cut";
         for (const char* text : {"loss (log", "training", "held-out", "head scores", "L1", "L2", "H2"})
             EXPECT_TRUE(drawn(out, text)) << text << "\n" << out.text;
+    }
+}
+
+// Ctrl+= twice (120 %) in the Training view of a reverse run: the maps keep at least their cells at 100 % and
+// the plots at least their height (they grew smaller: the maps to 10 px cells, the head-score plot to 28 px
+// wide, labels thinned); what no longer fits scrolls, down to the plots' end, never under the caption.
+TEST_F(PresenterTest, CtrlPlusNeverShrinksTheTrainingViewsMapsOrPlots)
+{
+    open_training(*state, train::TaskKind::Reverse, 60);
+    ASSERT_TRUE(state->training.error.empty()) << state->training.error;
+    state->mouse_ignored = true;
+    const auto plots_window = []() -> const ImGuiWindow*
+    {
+        for (const ImGuiWindow* w : GImGui->Windows)
+            if (w->Active && std::string(w->Name).find("/presenter_curves_") != std::string::npos)
+                return w;
+        return nullptr;
+    };
+    for (const ImVec2 size : {ImVec2(1280.0f, 720.0f), ImVec2(1920.0f, 1080.0f)})
+    {
+        SCOPED_TRACE(size.y);
+        ui.resize(size.x, size.y);
+        state->presenter_scale = 1.0f;
+        state->presenter = true;
+        state->presenter_view = PresenterView::Training;
+        use_window_font(size.y);
+        const test::FrameOutput plain = ui.frames(*state, 4);
+        const std::vector<ImVec4> before = heatmap_rects(plain);
+        ASSERT_EQ(before.size(), 4u) << plain.text;
+        const ImGuiWindow* plots = plots_window();
+        ASSERT_NE(plots, nullptr);
+        const ImVec2 plots_before = plots->Size;
+        const test::FrameOutput zoomed = zoom_twice(size.y);
+        const std::vector<ImVec4> after = heatmap_rects(zoomed);
+        ASSERT_EQ(after.size(), 4u) << zoomed.text;
+        plots = plots_window();
+        ASSERT_NE(plots, nullptr);
+        for (std::size_t i = 0; i < 4; ++i)
+        {
+            EXPECT_GE(after[i].z - after[i].x, before[i].z - before[i].x - 0.5f) << "map " << i << " shrank";
+            EXPECT_NEAR(after[i].z - after[i].x, after[i].w - after[i].y, 1.0f) << "square cells";
+        }
+        EXPECT_GE(plots->Size.y, plots_before.y - 0.5f) << "the plots got lower";
+        EXPECT_GE(plots->Size.x * plots->Size.y, plots_before.x * plots_before.y * 0.99f)
+            << "the plots got smaller";
+        // The view scrolls to every part's end; the caption is its own window below it.
+        const ImGuiWindow* view = ImGui::FindWindowByName("##presenter_view");
+        const ImGuiWindow* caption = ImGui::FindWindowByName("##presenter_caption");
+        ASSERT_NE(view, nullptr);
+        ASSERT_NE(caption, nullptr);
+        EXPECT_LE(view->Pos.y + view->Size.y, caption->Pos.y + 0.5f) << "the view runs under the caption";
+        const float content_bottom =
+            view->Pos.y - view->Scroll.y + view->ContentSize.y + view->WindowPadding.y;
+        EXPECT_LE(plots->Pos.y + plots->Size.y, content_bottom + 0.5f) << "the plots' end cannot be reached";
+        for (const ImVec4& r : after)
+            EXPECT_LE(r.w, content_bottom + 0.5f) << "a map's end cannot be reached";
+        if (drawn(plain, "prev"))
+        {
+            EXPECT_TRUE(drawn(zoomed, "prev")) << "a map's title lost its second score\n" << zoomed.text;
+        }
+        for (const char* text : {"loss (log", "head scores"})
+            EXPECT_TRUE(drawn(zoomed, text)) << text << "\n" << zoomed.text;
+        // Scrolled to its end, the view shows the head legend whole.
+        ImGui::SetScrollY(const_cast<ImGuiWindow*>(view), view->ScrollMax.y);
+        const test::FrameOutput end = ui.frames(*state, 2);
+        for (const char* text : {"L1", "L2", "H1", "H2"})
+            EXPECT_TRUE(drawn(end, text)) << text << "\n" << end.text;
+        std::printf(
+            "Training view at %.0f lines: maps %.0f px at 100%%, %.0f px at 120%%; plots %.0fx%.0f, then "
+            "%.0fx%.0f; content %.0f px in a view of %.0f\n",
+            static_cast<double>(size.y), static_cast<double>(before[0].z - before[0].x),
+            static_cast<double>(after[0].z - after[0].x), static_cast<double>(plots_before.x),
+            static_cast<double>(plots_before.y), static_cast<double>(plots->Size.x),
+            static_cast<double>(plots->Size.y), static_cast<double>(view->ContentSize.y),
+            static_cast<double>(view->Size.y));
     }
 }
 

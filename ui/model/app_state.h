@@ -154,9 +154,8 @@ struct ViewPrefs
     bool whole_batch = false;     // the Pipeline shows a stage's B sentences stacked along B (B > 1)
     std::array<bool, kPanelCount> open = default_open_panels(); // ui/model/panel_table.h
     std::array<PanelPlace, kPanelCount> places{};               // View > Reset layout forgets them
-    // Presenter mode: its text and maps grow with the window's height times this (Ctrl+= / Ctrl+- there),
-    // apart from font_size; and its theme (black, or white for bright lecture halls).
-    float presenter_scale = 1.0f;
+    // Presenter mode's theme (black, or white for bright lecture halls). Its text size is not kept
+    // (AppState::presenter_scale).
     bool presenter_light = false;
     // The Pipeline draws the weight matrices beside the products that use them (X · W_h^Q = Q_h, ...).
     bool pipeline_weights = true;
@@ -542,6 +541,10 @@ struct AppState
     // A Hugging Face model folder opened in the main panels (ui/model/opened_model.h), and its loader.
     OpenedModelState opened;
     bool presenter = false; // presenter mode (F5): one large view, the step's text as a caption
+    // Presenter mode's text and maps grow with the window's height times this (Ctrl+= / Ctrl+- there), apart
+    // from the normal font size. Not saved with the preferences: each launch starts at 1 (100%), so a
+    // lecture never opens enlarged by an earlier one without a word on screen.
+    float presenter_scale = 1.0f;
     // What presenter mode shows outside a lesson (keys 1-5 there; a lesson step chooses its own view).
     PresenterView presenter_view = PresenterView::Pipeline;
     // The comparison its Comparisons view shows, one at a time as a lesson step would (4 again: the next).

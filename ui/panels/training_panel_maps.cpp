@@ -145,15 +145,16 @@ void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, fl
                     : std::string();
             char line[128];
             std::snprintf(line, sizeof line, "%s%s", with_gradient ? "A_h | ∂L/∂A_h   " : "", scores.c_str());
-            // Only what fits above the map (at 1280x720 the full line would run into the next head): the
-            // scores alone, else the first (a text head whose title has no room for its role: the role).
-            if (ImGui::CalcTextSize(line).x > side * static_cast<float>(per_head))
+            // Only what fits above the map, up to half the gap as the title (at 1280x720 the full line
+            // would run into the next head): the scores alone, else the first (a text head whose title has
+            // no room for its role: the role).
+            if (ImGui::CalcTextSize(line).x > title_w)
                 std::snprintf(line, sizeof line, "%s", scores.c_str());
-            if (ImGui::CalcTextSize(line).x > side * static_cast<float>(per_head))
+            if (ImGui::CalcTextSize(line).x > title_w)
                 std::snprintf(line, sizeof line, "%s",
                               text && !role_in_title ? head_role_text(role, true).c_str()
                                                      : scores.substr(0, scores.find("  ")).c_str());
-            if (ImGui::CalcTextSize(line).x <= side * static_cast<float>(per_head))
+            if (ImGui::CalcTextSize(line).x <= title_w)
                 ImGui::TextDisabled("%s", line);
             else
                 ImGui::TextDisabled(" ");

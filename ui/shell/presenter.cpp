@@ -299,13 +299,6 @@ GridPlan plan_at(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail
     return best;
 }
 
-// How many times its size at 100% Ctrl+= made the presenter's text (1 at 100%, or below).
-float presenter_zoom(const AppState& state)
-{
-    const float H = ImGui::GetIO().DisplaySize.y;
-    return presenter_font_size(H, state.prefs.presenter_scale) / presenter_font_size(H, 1.0f);
-}
-
 // The plan for the maps in `avail`: cells square and as large as the room allows; axis labels as large as
 // the font while they fit their cells, else smaller (never under presenter_label_size's floor), so that every
 // token keeps its label. After Ctrl+= the cells keep at least their size at 100% text and room for their
@@ -318,7 +311,7 @@ GridPlan plan_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2
     const float label_px = presenter_label_size(plan.grid.cell, fs);
     if (label_px < fs)
         plan = plan_at(state, maps, avail, label_px, 0.0f);
-    const float zoom = presenter_zoom(state);
+    const float zoom = presenter_zoom(state, ImGui::GetIO().DisplaySize.y);
     if (zoom <= 1.0f || plan.boxes.empty())
         return plan;
     // The same maps at 100%: every margin and gap shrinks with the text, and the view is as much taller as
@@ -355,7 +348,7 @@ std::vector<HeatmapResult> draw_map_grid(AppState& state, const std::vector<Grid
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const GridPlan plan = plan_map_grid(state, maps, avail, ImGui::GetWindowSize());
-    if (!(presenter_zoom(state) > 1.0f))
+    if (!(presenter_zoom(state, ImGui::GetIO().DisplaySize.y) > 1.0f))
     {
         AppState::UnzoomedCell& drawn = state.presenter_unzoomed;
         drawn.maps.clear();
@@ -770,13 +763,38 @@ std::vector<GridMap> maps_shown(AppState& state, const MapView& v, ImVec2 avail,
     return all_cell >= 0.6f * pair_cell ? v.maps : pair;
 }
 
-// The cell the view's maps get in a presenter view window of w x h.
-float map_view_cell(AppState& state, const MapView& v, float w, float h)
+// The share of the view's grid of maps a presenter view window of w x h shows (1: all; less when text
+// enlarged with Ctrl+= made it outgrow the window, the cells kept), and its cell.
+struct MapViewFit
+{
+    float cell = 0.0f;
+    float shown = 1.0f;
+};
+MapViewFit map_view_fit(AppState& state, const MapView& v, float w, float h)
 {
     const ImVec2 pad = ImGui::GetStyle().WindowPadding;
     const float content_w = std::max(1.0f, w - 2.0f * pad.x);
     const ImVec2 avail(content_w, std::max(1.0f, h - 2.0f * pad.y - v.preamble_height(content_w)));
-    return plan_map_grid(state, maps_shown(state, v, avail, ImVec2(w, h)), avail, ImVec2(w, h)).grid.cell;
+    const MapGrid grid =
+        plan_map_grid(state, maps_shown(state, v, avail, ImVec2(w, h)), avail, ImVec2(w, h)).grid;
+    const float shown_h = grid.height > avail.y ? avail.y / grid.height : 1.0f;
+    const float shown_w = grid.width > avail.x ? avail.x / grid.width : 1.0f;
+    return {grid.cell, shown_h * shown_w};
+}
+
+// The cell the view's maps get in a presenter view window of w x h, as the caption's place weighs it: times
+// the share of the grid the window shows. Where every place leaves the cells their size at 100%, the one
+// that hides least of the grid wins: the caption goes beside a grid that a band under it would half cover.
+float map_view_cell(AppState& state, const MapView& v, float w, float h)
+{
+    const MapViewFit fit = map_view_fit(state, v, w, h);
+    return fit.cell * fit.shown;
+}
+
+// True when a view window of w x h hides part of the view's grid (it scrolls).
+bool map_view_hidden(AppState& state, const MapView& v, float w, float h)
+{
+    return map_view_fit(state, v, w, h).shown < 0.999f;
 }
 
 // The view drawn in the current window: the legend or claim, then the grid; the heads answer the pointer.
@@ -900,9 +918,9 @@ void step_text_size(AppState& state, int step)
     char text[96];
     if (state.presenter)
     {
-        state.prefs.presenter_scale = step_presenter_scale(state.prefs.presenter_scale, step);
+        state.presenter_scale = step_presenter_scale(state.presenter_scale, step);
         std::snprintf(text, sizeof text, "presenter text %d%%  (Ctrl+0: 100%%)",
-                      static_cast<int>(std::lround(state.prefs.presenter_scale * 100.0f)));
+                      static_cast<int>(std::lround(state.presenter_scale * 100.0f)));
         note(state, text);
     }
     else
@@ -1368,14 +1386,16 @@ void presenter_view(AppState& state, const LessonStep* step, const std::optional
     float bg[4];
     presenter_view_background(!state.prefs.presenter_light, bg);
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(bg[0], bg[1], bg[2], bg[3]));
-    // A grid of maps gets scroll bars when it outgrows the view (text enlarged with Ctrl+=), and so does the
-    // Inspector's chain (a long sentence's row of weights); the other panels and the Training view keep
-    // their own layout.
-    const bool inspector = step == nullptr && state.presenter_view == PresenterView::Inspector;
+    // A grid of maps gets scroll bars when it outgrows the view (text enlarged with Ctrl+=), and so do the
+    // Inspector's chain (a long sentence's row of weights) and the Training view after Ctrl+= (its maps keep
+    // their cells); the other panels keep their own layout.
+    const bool scrolls =
+        (step == nullptr && state.presenter_view == PresenterView::Inspector) ||
+        (presenter_shows_training(state) && presenter_zoom(state, ImGui::GetIO().DisplaySize.y) > 1.0f);
     const ImGuiWindowFlags flags =
-        maps        ? (kFixed & ~ImGuiWindowFlags_NoScrollbar) | ImGuiWindowFlags_HorizontalScrollbar
-        : inspector ? kFixed & ~ImGuiWindowFlags_NoScrollbar
-                    : kFixed;
+        maps      ? (kFixed & ~ImGuiWindowFlags_NoScrollbar) | ImGuiWindowFlags_HorizontalScrollbar
+        : scrolls ? kFixed & ~ImGuiWindowFlags_NoScrollbar
+                  : kFixed;
     if (ImGui::Begin("##presenter_view", nullptr, flags))
     {
         const StepMaps shown = step_maps(state, step);
@@ -1416,9 +1436,23 @@ void draw_presenter(AppState& state)
         cell = [&](float w, float h) { return map_view_cell(state, *maps, w, h); };
     const ImFont* font = caption_font();
     const float caption_px = font != nullptr ? font->FontSize : ImGui::GetFontSize();
-    const CaptionChoice chosen = choose_caption(
-        display.x, display.y - title_h, ImGui::GetFontSize(), caption_px,
-        [&](float w, float px) { return caption_height(words, w, px); }, cell);
+    const auto choose = [&](float px)
+    {
+        return choose_caption(
+            display.x, display.y - title_h, ImGui::GetFontSize(), px,
+            [&](float w, float size) { return caption_height(words, w, size); }, cell);
+    };
+    CaptionChoice chosen = choose(caption_px);
+    // Enlarged with Ctrl+=, a caption at its full size may fit only in a band that hides part of the maps
+    // under it (they keep their cells and outgrow the view): at the text's size (still larger than the
+    // caption at 100%) it may fit beside them instead, and takes that place when it hides less of them.
+    if (maps && presenter_zoom(state, display.y) > 1.0f && caption_px > ImGui::GetFontSize() &&
+        map_view_hidden(state, *maps, chosen.placement.view.w, chosen.placement.view.h))
+    {
+        const CaptionChoice smaller = choose(ImGui::GetFontSize());
+        if (smaller.placement.cell > chosen.placement.cell + 1.0f)
+            chosen = smaller;
+    }
     state.presenter_caption_px = chosen.font_px;
     state.presenter_caption_beside = chosen.placement.side == CaptionSide::Right;
     CaptionPlacement placed = chosen.placement;
