@@ -24,6 +24,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -2301,6 +2302,113 @@ TEST_F(PresenterTest, PipelineGroupsTakeTheLargestCellsAndKeepClearOfTheCaption)
                 EXPECT_GT(rects[2].z, middle);
             }
         }
+    }
+}
+
+// At 120 % on 1080 lines (Ctrl+= twice after the launch's 100 %), every Pipeline group and the eight heads of
+// the Heads view fit the view or scroll to their end: no map runs past what the view can scroll to, none
+// lies under the caption.
+TEST_F(PresenterTest, ZoomedPipelineGroupsAndHeadsFitOrScrollNeverCut)
+{
+    state->session.config.n_heads = 8;
+    state->edit();
+    state->presenter = true;
+    state->mouse_ignored = true;
+    ui.resize(1920.0f, 1080.0f);
+    const int groups = static_cast<int>(presenter_pipeline_groups().size());
+    const auto show = [&](int g)
+    {
+        state->presenter_view = g == groups ? PresenterView::Heads : PresenterView::Pipeline;
+        state->presenter_stage_group = g == groups ? 0 : g;
+    };
+    // The first map's side of each group and of the heads at 100 %.
+    use_window_font(1080.0f);
+    std::vector<float> side_100;
+    for (int g = 0; g <= groups; ++g)
+    {
+        show(g);
+        const std::vector<ImVec4> rects = heatmap_rects(ui.frames(*state, 3));
+        ASSERT_FALSE(rects.empty());
+        side_100.push_back(rects[0].z - rects[0].x);
+    }
+    // Enlarged on the last view, then every group and the heads stepped through at 120 %.
+    step_text_size(*state, 1);
+    step_text_size(*state, 1);
+    use_window_font(1080.0f);
+    for (int g = 0; g <= groups; ++g)
+    {
+        const bool heads = g == groups;
+        SCOPED_TRACE(heads ? std::string("heads") : "group " + std::to_string(g + 1));
+        show(g);
+        const std::size_t n =
+            heads ? 8u : presenter_pipeline_groups()[static_cast<std::size_t>(g)].stages.size();
+        // Each map is drawn at the top of the view or scrolled to its end (a map out of sight is not drawn),
+        // and wherever it is drawn it lies inside what the view can scroll to.
+        std::set<TextureHandle> seen;
+        std::vector<ImVec4> rects;
+        float first_side = 0.0f; // the top left map's side at the top of the view
+        const ImGuiWindow* view = nullptr;
+        const ImGuiWindow* caption = nullptr;
+        for (const bool at_end : {false, true})
+        {
+            if (at_end)
+            {
+                ImGui::SetScrollY(const_cast<ImGuiWindow*>(view), view->ScrollMax.y);
+                ImGui::SetScrollX(const_cast<ImGuiWindow*>(view), view->ScrollMax.x);
+            }
+            const test::FrameOutput out = ui.frames(*state, at_end ? 2 : 4);
+            if (!at_end && !out.texture_rects.empty())
+                first_side = heatmap_rects(out).front().z - heatmap_rects(out).front().x;
+            view = ImGui::FindWindowByName("##presenter_view");
+            caption = ImGui::FindWindowByName("##presenter_caption");
+            ASSERT_NE(view, nullptr);
+            ASSERT_NE(caption, nullptr);
+            if (!at_end)
+            {
+                // The view scrolled to the end of the group before opens this one at its top.
+                EXPECT_EQ(view->Scroll.x, 0.0f);
+                EXPECT_EQ(view->Scroll.y, 0.0f);
+            }
+            const float right = view->Pos.x - view->Scroll.x + view->ContentSize.x + view->WindowPadding.x;
+            const float bottom = view->Pos.y - view->Scroll.y + view->ContentSize.y + view->WindowPadding.y;
+            for (const auto& [id, r] : out.texture_rects)
+            {
+                seen.insert(id);
+                rects.push_back(r);
+                // What the view shows of it (a map scrolled partly out of sight is cut at the view's edge).
+                const ImVec4 shown(std::max(r.x, view->Pos.x), std::max(r.y, view->Pos.y),
+                                   std::min(r.z, view->Pos.x + view->Size.x),
+                                   std::min(r.w, view->Pos.y + view->Size.y));
+                if (shown.x < shown.z && shown.y < shown.w)
+                {
+                    EXPECT_FALSE(overlaps(shown, caption)) << "a map under the caption";
+                }
+                EXPECT_LE(r.z, std::max(right, view->Pos.x + view->Size.x) + 0.5f)
+                    << "a map cut on the right";
+                EXPECT_LE(r.w, std::max(bottom, view->Pos.y + view->Size.y) + 0.5f)
+                    << "a map cut at the bottom";
+                EXPECT_GE(r.x, view->Pos.x - view->Scroll.x - 0.5f) << "a map cut on the left";
+                EXPECT_GE(r.y, view->Pos.y - view->Scroll.y - 0.5f) << "a map cut at the top";
+            }
+        }
+        EXPECT_EQ(seen.size(), n) << "a map can no longer be seen";
+        EXPECT_GE(first_side, side_100[static_cast<std::size_t>(g)] - 1.0f) << "the maps shrank";
+        const bool scrolls_x = view->ScrollbarX, scrolls_y = view->ScrollbarY;
+        float far_right = 0.0f, far_bottom = 0.0f;
+        for (const ImVec4& r : rects)
+        {
+            far_right = std::max(far_right, r.z);
+            far_bottom = std::max(far_bottom, r.w);
+        }
+        std::printf(
+            "%s at 120%%: %zu maps to x %.0f y %.0f; view %.0f..%.0f x %.0f..%.0f, content %.0f x %.0f, "
+            "scroll bars %d %d, caption at y %.0f\n",
+            heads ? "heads" : ("group " + std::to_string(g + 1)).c_str(), n, static_cast<double>(far_right),
+            static_cast<double>(far_bottom), static_cast<double>(view->Pos.x),
+            static_cast<double>(view->Pos.x + view->Size.x), static_cast<double>(view->Pos.y),
+            static_cast<double>(view->Pos.y + view->Size.y), static_cast<double>(view->ContentSize.x),
+            static_cast<double>(view->ContentSize.y), scrolls_x ? 1 : 0, scrolls_y ? 1 : 0,
+            static_cast<double>(caption->Pos.y));
     }
 }
 

@@ -551,6 +551,8 @@ struct AppState
     ComparisonSection presenter_comparison = ComparisonSection::Packed;
     // The group of stages its Pipeline view shows (presenter_pipeline_groups; → / ← step through them).
     int presenter_stage_group = 0;
+    // What the presenter's view showed last (step, view, group): another one starts scrolled to its top.
+    std::string presenter_shown;
     // A short note presenter mode shows in its title line (the new text size) until ImGui's clock passes
     // presenter_note_until (seconds).
     std::string presenter_note;
