@@ -1598,6 +1598,38 @@ TEST(TrainingPresenterLayout, ThePlotsKeepTheirLeastHeightAndFitWhenThereIsRoom)
 // plots side by side under them, the cells are clearly larger than in the row right of the plots' column,
 // which left the height under the maps blank; eight maps of a lesson keep the plots' column, and a text
 // model (its readouts under the plots) never moves them.
+// A least cell (the one at 100 % text, after Ctrl+=): the parts take the least height that gives it, taller
+// than the view, the plots and maps still side by side without overlapping; without one they fit the view.
+TEST(TrainingPresenterLayout, ALeastCellMakesThePartsTallerNotTheMapsSmaller)
+{
+    const float fs = 27.0f, gap = fs * 0.8f, line = fs * 1.2f, w = 1232.0f, h = 470.0f;
+    const float min_left = std::max(fs * 14.0f, w * 0.28f);
+    MapBox b;
+    b.rows = b.cols = 16;
+    b.left = fs * 1.1f;
+    b.top = line * 2.0f + fs * 1.1f;
+    const std::vector<MapBox> four(4, b);
+    const TrainingPresenterLayout fitted =
+        layout_training_presenter(w, h, four, 2, gap, fs * 6.0f, min_left, fs * 14.0f, 0.0f);
+    EXPECT_FLOAT_EQ(fitted.height, h);
+    const float least = fitted.grid.cell * 1.5f;
+    const TrainingPresenterLayout l =
+        layout_training_presenter(w, h, four, 2, gap, fs * 6.0f, min_left, fs * 14.0f, 0.0f, 0.0f, least);
+    EXPECT_GE(l.grid.cell, least - 0.01f);
+    EXPECT_GT(l.height, h);
+    EXPECT_LE(l.grid.cell, least + 1.0f) << "no taller than it needs: " << l.height;
+    EXPECT_LE(l.curves.x + l.curves.w, l.maps.x + 0.5f) << "the plots run into the maps";
+    EXPECT_LE(l.maps.y + l.maps.h, l.height + 0.5f);
+    EXPECT_LE(l.curves.y + l.curves.h, l.height + 0.5f);
+    for (const MapPlacement& m : l.grid.maps)
+        EXPECT_LE(l.maps.y + m.image.y + m.image.h, l.height + 0.5f) << "a map past the parts' height";
+    // A least cell the view already gives changes nothing.
+    const TrainingPresenterLayout same = layout_training_presenter(w, h, four, 2, gap, fs * 6.0f, min_left,
+                                                                   fs * 14.0f, 0.0f, 0.0f, fitted.grid.cell);
+    EXPECT_FLOAT_EQ(same.height, h);
+    EXPECT_FLOAT_EQ(same.grid.cell, fitted.grid.cell);
+}
+
 TEST(TrainingPresenterLayout, FewMapsGoAcrossTheTopWhenThatMakesThemClearlyLarger)
 {
     const float fs = 20.0f, gap = fs * 0.8f, line = fs * 1.2f, w = 1232.0f, h = 520.0f;
