@@ -572,6 +572,13 @@ struct AppState
         std::vector<MatrixRef> maps;
         float width = 0.0f, height = 0.0f, cell = 0.0f;
     } presenter_unzoomed;
+    // The same for the Training view's head maps: their cell as last drawn at 100%, for how many maps of T
+    // tokens on which screen.
+    struct UnzoomedTrainingCell
+    {
+        int maps = 0, T = 0;
+        float width = 0.0f, height = 0.0f, cell = 0.0f;
+    } presenter_training_unzoomed;
     // Presenter mode's edit bar (E opens it, E or Esc closes it): the sentence, h, d_model, mask and τ
     // edited without leaving presenter mode. presenter_text is the sentence being typed (Enter applies it).
     bool presenter_edit = false;

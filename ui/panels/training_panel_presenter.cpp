@@ -370,9 +370,20 @@ void draw_training_presenter_view(AppState& state)
         // (A scroll bar the zoomed view got took its width from the view at 100%.)
         const float base_w =
             avail.x + (ImGui::GetScrollMaxY() > 0.0f ? ImGui::GetStyle().ScrollbarSize : 0.0f);
-        min_cell = plan_at(1.0f / zoom, base_w, base_h, 0.0f).grid.cell;
+        // As drawn at 100% when these maps were (the usual way: a launch starts there), else as estimated.
+        const AppState::UnzoomedTrainingCell& drawn = state.presenter_training_unzoomed;
+        const bool seen = drawn.maps == static_cast<int>(boxes.size()) && drawn.T == boxes.front().rows &&
+                          drawn.width == display.x && drawn.height == display.y;
+        min_cell = seen ? drawn.cell : plan_at(1.0f / zoom, base_w, base_h, 0.0f).grid.cell;
+        // Cells that had room for every label at 100% (0.7 em: probe_label_gutter) keep it at the larger
+        // text, rather than thin their labels to every other one.
+        if (min_cell >= fs / zoom * 0.7f)
+            min_cell = std::max(min_cell, fs * 0.7f);
     }
     TrainingPresenterLayout layout = plan_at(1.0f, avail.x, area_h, min_cell);
+    if (!(zoom > 1.0f) && own_grid && !boxes.empty())
+        state.presenter_training_unzoomed = {static_cast<int>(boxes.size()), boxes.front().rows, display.x,
+                                             display.y, layout.grid.cell};
     const float min_left = std::max(fs * 14.0f, avail.x * 0.28f);
     if (!maps || !own_grid)
     {
