@@ -1785,6 +1785,10 @@ TEST_F(PresenterTest, CtrlPlusNeverShrinksTheTrainingViewsMapsOrPlots)
         EXPECT_LE(plots->Pos.y + plots->Size.y, content_bottom + 0.5f) << "the plots' end cannot be reached";
         for (const ImVec4& r : after)
             EXPECT_LE(r.w, content_bottom + 0.5f) << "a map's end cannot be reached";
+        if (drawn(plain, "prev"))
+        {
+            EXPECT_TRUE(drawn(zoomed, "prev")) << "a map's title lost its second score\n" << zoomed.text;
+        }
         for (const char* text : {"loss (log", "head scores"})
             EXPECT_TRUE(drawn(zoomed, text)) << text << "\n" << zoomed.text;
         // Scrolled to its end, the view shows the head legend whole.

@@ -597,6 +597,29 @@ void draw_training_heads(AppState& state, float side, float gap, bool flat)
     draw_head_group(state, current, false, side, gap, flat ? 1 : ts.probe.n_layers(), flat);
 }
 
+float training_head_scores_width(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    if (ts.view.config.task == train::TaskKind::Text)
+        return 0.0f;
+    const TrainingFrame* frame = shown_frame(ts);
+    const int step = frame != nullptr ? frame->step : ts.view.step;
+    const TrainingProbe& pr = ts.probe;
+    float widest = 0.0f;
+    for (int k = 0; k < pr.n_layers() * pr.n_heads(); ++k)
+    {
+        // The line draw_head_group writes in full under a head's title.
+        const train::HeadScores* held_out = held_out_scores_at(ts.view.evals, step, k);
+        const std::string scores =
+            held_out != nullptr ? map_scores_text(ts.view.config.task, *held_out)
+            : k < static_cast<int>(pr.scores().size())
+                ? map_scores_text(ts.view.config.task, pr.scores()[static_cast<std::size_t>(k)]) + " (probe)"
+                : std::string();
+        widest = std::max(widest, ImGui::CalcTextSize(scores.c_str()).x);
+    }
+    return widest;
+}
+
 // [SECTION] A probe map
 
 std::pair<int, int> draw_probe_map(AppState& state, const char* key, unsigned long long version, const Mat& m,

@@ -379,6 +379,15 @@ void draw_training_presenter_view(AppState& state)
         // text, rather than thin their labels to every other one.
         if (min_cell >= fs / zoom * 0.7f)
             min_cell = std::max(min_cell, fs * 0.7f);
+        // And a head whose line of scores ("anti-diag 0.93   prev 0.24") was whole over its map then keeps
+        // it whole: the map as wide as the line, less the half gap it may run into (draw_head_group).
+        const float T = static_cast<float>(boxes.front().cols);
+        const float scores_w = training_head_scores_width(state);
+        const auto gutter_at = [&](float cell) { return training_head_label_gutter(cell, short_labels); };
+        const float side_100 = (gutter_at(min_cell * zoom) + T * min_cell * zoom + gap * 0.5f) / zoom;
+        if (scores_w > 0.0f && scores_w / zoom <= side_100 + 0.5f)
+            min_cell =
+                std::max(min_cell, (scores_w + 2.0f - gap * 0.5f - gutter_at(min_cell)) / T); // 2: rounding
     }
     TrainingPresenterLayout layout = plan_at(1.0f, avail.x, area_h, min_cell);
     if (!(zoom > 1.0f) && own_grid && !boxes.empty())
