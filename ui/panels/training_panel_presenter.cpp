@@ -378,7 +378,7 @@ void draw_training_presenter_view(AppState& state)
         // Cells that had room for every label at 100% (0.7 em: probe_label_gutter) keep it at the larger
         // text, rather than thin their labels to every other one.
         if (min_cell >= fs / zoom * 0.7f)
-            min_cell = std::max(min_cell, fs * 0.7f);
+            min_cell = std::max(min_cell, fs * 0.7f + 0.5f); // 0.5: rounding, or every other label
         // And a head whose line of scores ("anti-diag 0.93   prev 0.24") was whole over its map then keeps
         // it whole: the map as wide as the line, less the half gap it may run into (draw_head_group).
         const float T = static_cast<float>(boxes.front().cols);
