@@ -16,8 +16,6 @@ bool in_range(const ViewPrefs& p)
 {
     if (!(p.font_size >= kMinFontSize && p.font_size <= kMaxFontSize))
         return false;
-    if (!(p.presenter_scale >= kMinPresenterScale && p.presenter_scale <= kMaxPresenterScale))
-        return false;
     for (const PanelPlace& place : p.places)
         if (place.placed && !(place.x >= 0.0f && place.y >= 0.0f && place.w > 0.0f && place.h > 0.0f &&
                               place.x + place.w <= 1.001f && place.y + place.h <= 1.001f))

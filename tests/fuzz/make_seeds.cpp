@@ -99,7 +99,6 @@ int main(int argc, char** argv)
     prefs.font_size = 19.5f;
     prefs.numbers_in_cells = false;
     prefs.stretch_weights = true;
-    prefs.presenter_scale = 1.5f;
     prefs.presenter_light = true;
     prefs.open.fill(true);
     prefs.places[0] = PanelPlace{true, 0.0f, 0.0f, 0.25f, 0.5f};

@@ -24,6 +24,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -96,7 +97,7 @@ TEST_F(PresenterTest, CtrlPlusInPresenterModeScalesThePresenterAndNotTheNormalFo
     state->request_font_rebuild = false;
 
     test::FrameOutput out = ui.press_key(*state, keys::Equal, true);
-    EXPECT_FLOAT_EQ(state->prefs.presenter_scale, 1.1f);
+    EXPECT_FLOAT_EQ(state->presenter_scale, 1.1f);
     EXPECT_EQ(state->prefs.font_size, font);
     EXPECT_TRUE(state->request_font_rebuild);
     EXPECT_NEAR(ui_font_size(*state, 1080.0f), before * 1.1f, 0.01f);
@@ -109,31 +110,31 @@ TEST_F(PresenterTest, CtrlPlusInPresenterModeScalesThePresenterAndNotTheNormalFo
     ui.press_key(*state, keys::Minus, true);
     ui.press_key(*state, keys::Minus, true);
     ui.press_key(*state, keys::Minus, true);
-    EXPECT_FLOAT_EQ(state->prefs.presenter_scale, 0.8f);
+    EXPECT_FLOAT_EQ(state->presenter_scale, 0.8f);
     EXPECT_EQ(state->prefs.font_size, font);
     ui.press_key(*state, keys::Digit0, true);
-    EXPECT_FLOAT_EQ(state->prefs.presenter_scale, 1.0f);
+    EXPECT_FLOAT_EQ(state->presenter_scale, 1.0f);
     EXPECT_EQ(state->prefs.font_size, font);
     // Without Ctrl the keys do nothing to either size.
     ui.press_key(*state, keys::Equal);
-    EXPECT_FLOAT_EQ(state->prefs.presenter_scale, 1.0f);
+    EXPECT_FLOAT_EQ(state->presenter_scale, 1.0f);
 }
 
 TEST_F(PresenterTest, CtrlPlusOutsidePresenterModeChangesTheFontAndNotThePresenterScale)
 {
     state->prefs.font_size = 17.0f;
-    state->prefs.presenter_scale = 1.3f;
+    state->presenter_scale = 1.3f;
     ui.frames(*state, 2);
     ui.press_key(*state, keys::Equal, true);
     EXPECT_EQ(state->prefs.font_size, 18.0f);
-    EXPECT_FLOAT_EQ(state->prefs.presenter_scale, 1.3f);
+    EXPECT_FLOAT_EQ(state->presenter_scale, 1.3f);
     EXPECT_NE(state->message.find("Font size 18 px"), std::string::npos) << state->message;
     ui.press_key(*state, keys::Minus, true);
     ui.press_key(*state, keys::Minus, true);
     EXPECT_EQ(state->prefs.font_size, 16.0f);
     ui.press_key(*state, keys::Digit0, true);
     EXPECT_EQ(state->prefs.font_size, kDefaultFontSize);
-    EXPECT_FLOAT_EQ(state->prefs.presenter_scale, 1.3f);
+    EXPECT_FLOAT_EQ(state->presenter_scale, 1.3f);
     // The presenter's font is its own: the normal size does not move it.
     state->presenter = true;
     const float presenter_px = ui_font_size(*state, 1080.0f);
@@ -331,10 +332,9 @@ TEST_F(PresenterTest, TheCaptionsHeadingNamesEachViewAndWhatItShows)
 
 // [SECTION] Preferences
 
-TEST(PresenterPrefs, ScaleAndThemeRoundTripAndBadValuesChangeNothing)
+TEST(PresenterPrefs, ThemeRoundTripsAndBadValuesChangeNothing)
 {
     ViewPrefs prefs;
-    prefs.presenter_scale = 1.3f;
     prefs.presenter_light = true;
     prefs.font_size = 21.0f;
     const std::string text = prefs_to_text(prefs);
@@ -342,7 +342,6 @@ TEST(PresenterPrefs, ScaleAndThemeRoundTripAndBadValuesChangeNothing)
     ViewPrefs back;
     prefs_from_text(text, back);
     EXPECT_EQ(back, prefs);
-    EXPECT_FLOAT_EQ(back.presenter_scale, 1.3f);
     EXPECT_TRUE(back.presenter_light);
     EXPECT_EQ(back.font_size, 21.0f);
 
@@ -354,18 +353,39 @@ TEST(PresenterPrefs, ScaleAndThemeRoundTripAndBadValuesChangeNothing)
 
     // Bad values are ignored one by one.
     ViewPrefs kept;
-    kept.presenter_scale = 1.2f;
     kept.presenter_light = true;
-    prefs_from_text("presenter_scale = 9\npresenter_theme = purple\n", kept);
-    prefs_from_text("presenter_scale = 1.5x\npresenter_scale = nan\npresenter_scale = 0.1\n", kept);
-    EXPECT_FLOAT_EQ(kept.presenter_scale, 1.2f);
+    prefs_from_text("presenter_theme = purple\n", kept);
     EXPECT_TRUE(kept.presenter_light);
     // And separate from the normal theme and font.
-    prefs_from_text("presenter_theme = dark\npresenter_scale = 0.7\n", kept);
+    prefs_from_text("presenter_theme = dark\n", kept);
     EXPECT_FALSE(kept.presenter_light);
     EXPECT_TRUE(kept.dark_theme);
-    EXPECT_FLOAT_EQ(kept.presenter_scale, 0.7f);
     EXPECT_EQ(kept.font_size, kDefaultFontSize);
+}
+
+// The presenter's text size is not a preference: a launch starts at 100% whatever the last one left, and a
+// file written by an earlier version (with its presenter_scale line) still reads, the line ignored.
+TEST_F(PresenterTest, AFreshLaunchStartsAtOneHundredPercent)
+{
+    state->presenter = true;
+    ui.frames(*state, 2);
+    ui.press_key(*state, keys::Equal, true);
+    ui.press_key(*state, keys::Equal, true);
+    ASSERT_FLOAT_EQ(state->presenter_scale, 1.2f);
+    const std::string saved = prefs_to_text(state->prefs);
+    EXPECT_EQ(saved.find("presenter_scale"), std::string::npos) << saved;
+
+    const std::string old_file = "# Attention Lab preferences\ntheme = light\nfont_size = 19\n"
+                                 "presenter_scale = 1.2\npresenter_theme = light\n";
+    AppState launched;
+    prefs_from_text(old_file, launched.prefs);
+    EXPECT_FALSE(launched.prefs.dark_theme) << "the keys around it still read";
+    EXPECT_EQ(launched.prefs.font_size, 19.0f);
+    EXPECT_TRUE(launched.prefs.presenter_light);
+    EXPECT_FLOAT_EQ(launched.presenter_scale, 1.0f);
+    launched.presenter = true;
+    EXPECT_FLOAT_EQ(ui_font_size(launched, 1080.0f), presenter_font_size(1080.0f, 1.0f));
+    EXPECT_EQ(prefs_to_text(launched.prefs).find("presenter_scale"), std::string::npos);
 }
 
 // [SECTION] Layout (pure)
@@ -1059,7 +1079,7 @@ TEST_F(PresenterTest, CtrlPlusTwiceGrowsTheMapsWithTheTextAndKeepsTheirValues)
     {
         SCOPED_TRACE(size.y);
         ui.resize(size.x, size.y);
-        state->prefs.presenter_scale = 1.0f;
+        state->presenter_scale = 1.0f;
         enter_lesson(*state, lesson_index(*state, "tour"), 5);
         state->presenter = true;
         use_window_font(size.y);
@@ -1083,6 +1103,55 @@ TEST_F(PresenterTest, CtrlPlusTwiceGrowsTheMapsWithTheTextAndKeepsTheirValues)
                     static_cast<double>(size.y), static_cast<double>(side_before),
                     static_cast<double>(side_after), state->presenter_caption_beside ? "beside" : "under");
     }
+}
+
+// Tour step 6 enlarged to 120 % and 160 % (Ctrl+= from 100 %, as after a launch): the caption never lies over
+// the map (at 160 % on 720 lines a band under it took the lower half), and the view scrolls down to the end
+// of the key labels under the map ("September", written upwards) and shows the query labels left of it.
+TEST_F(PresenterTest, ZoomedCaptionNeverCoversTheMapAndItsLabelsCanBeReached)
+{
+    for (const ImVec2 size : {ImVec2(1280.0f, 720.0f), ImVec2(1920.0f, 1080.0f)})
+        for (const int steps : {2, 6})
+        {
+            SCOPED_TRACE(std::to_string(static_cast<int>(size.y)) + " lines, " + std::to_string(steps) +
+                         " steps");
+            ui.resize(size.x, size.y);
+            state->presenter_scale = 1.0f;
+            enter_lesson(*state, lesson_index(*state, "tour"), 5);
+            state->presenter = true;
+            use_window_font(size.y);
+            ASSERT_EQ(heatmap_rects(ui.frames(*state, 4)).size(), 1u);
+            for (int k = 0; k < steps; ++k)
+                step_text_size(*state, 1);
+            use_window_font(size.y);
+            const test::FrameOutput out = ui.frames(*state, 4);
+            const std::vector<ImVec4> rects = heatmap_rects(out);
+            ASSERT_EQ(rects.size(), 1u);
+            const ImVec4 map = rects[0];
+            const ImGuiWindow* view = ImGui::FindWindowByName("##presenter_view");
+            const ImGuiWindow* caption = ImGui::FindWindowByName("##presenter_caption");
+            ASSERT_NE(view, nullptr);
+            ASSERT_NE(caption, nullptr);
+            const bool over = map.x < caption->Pos.x + caption->Size.x && caption->Pos.x < map.z &&
+                              map.y < caption->Pos.y + caption->Size.y && caption->Pos.y < map.w;
+            EXPECT_FALSE(over) << "the caption (" << caption->Pos.x << ", " << caption->Pos.y << ", "
+                               << caption->Size.x << " x " << caption->Size.y << ") lies over the map ("
+                               << map.x << ", " << map.y << " to " << map.z << ", " << map.w << ")";
+            // The labels are at most the text's size: "September" upwards under the map, beside it on the
+            // left.
+            const float label = ImGui::CalcTextSize("September").x;
+            const float content_bottom =
+                view->Pos.y - view->Scroll.y + view->ContentSize.y + view->WindowPadding.y;
+            EXPECT_GE(content_bottom + 0.5f, map.w + label) << "the key labels' end cannot be scrolled to";
+            EXPECT_GE(map.x - label, view->Pos.x) << "the query labels are cut on the left";
+            const bool windows_overlap = view->Pos.x + view->Size.x > caption->Pos.x + 0.5f &&
+                                         view->Pos.y + view->Size.y > caption->Pos.y + 0.5f;
+            EXPECT_FALSE(windows_overlap) << "the view runs under the caption";
+            std::printf("tour step 6 at %.0f lines, %d%%: map %.0f px, caption %s, content %.0f px in %.0f\n",
+                        static_cast<double>(size.y), 100 + 10 * steps, static_cast<double>(map.z - map.x),
+                        state->presenter_caption_beside ? "beside" : "under",
+                        static_cast<double>(view->ContentSize.y), static_cast<double>(view->Size.y));
+        }
 }
 
 // Sixteen heads at 1280x720: every header of a grid row breaks alike, "head j" on one line and "H =" on the
@@ -1589,6 +1658,38 @@ TEST(TrainingPresenterLayout, ThePlotsKeepTheirLeastHeightAndFitWhenThereIsRoom)
 // plots side by side under them, the cells are clearly larger than in the row right of the plots' column,
 // which left the height under the maps blank; eight maps of a lesson keep the plots' column, and a text
 // model (its readouts under the plots) never moves them.
+// A least cell (the one at 100 % text, after Ctrl+=): the parts take the least height that gives it, taller
+// than the view, the plots and maps still side by side without overlapping; without one they fit the view.
+TEST(TrainingPresenterLayout, ALeastCellMakesThePartsTallerNotTheMapsSmaller)
+{
+    const float fs = 27.0f, gap = fs * 0.8f, line = fs * 1.2f, w = 1232.0f, h = 470.0f;
+    const float min_left = std::max(fs * 14.0f, w * 0.28f);
+    MapBox b;
+    b.rows = b.cols = 16;
+    b.left = fs * 1.1f;
+    b.top = line * 2.0f + fs * 1.1f;
+    const std::vector<MapBox> four(4, b);
+    const TrainingPresenterLayout fitted =
+        layout_training_presenter(w, h, four, 2, gap, fs * 6.0f, min_left, fs * 14.0f, 0.0f);
+    EXPECT_FLOAT_EQ(fitted.height, h);
+    const float least = fitted.grid.cell * 1.5f;
+    const TrainingPresenterLayout l =
+        layout_training_presenter(w, h, four, 2, gap, fs * 6.0f, min_left, fs * 14.0f, 0.0f, 0.0f, least);
+    EXPECT_GE(l.grid.cell, least - 0.01f);
+    EXPECT_GT(l.height, h);
+    EXPECT_LE(l.grid.cell, least + 1.0f) << "no taller than it needs: " << l.height;
+    EXPECT_LE(l.curves.x + l.curves.w, l.maps.x + 0.5f) << "the plots run into the maps";
+    EXPECT_LE(l.maps.y + l.maps.h, l.height + 0.5f);
+    EXPECT_LE(l.curves.y + l.curves.h, l.height + 0.5f);
+    for (const MapPlacement& m : l.grid.maps)
+        EXPECT_LE(l.maps.y + m.image.y + m.image.h, l.height + 0.5f) << "a map past the parts' height";
+    // A least cell the view already gives changes nothing.
+    const TrainingPresenterLayout same = layout_training_presenter(w, h, four, 2, gap, fs * 6.0f, min_left,
+                                                                   fs * 14.0f, 0.0f, 0.0f, fitted.grid.cell);
+    EXPECT_FLOAT_EQ(same.height, h);
+    EXPECT_FLOAT_EQ(same.grid.cell, fitted.grid.cell);
+}
+
 TEST(TrainingPresenterLayout, FewMapsGoAcrossTheTopWhenThatMakesThemClearlyLarger)
 {
     const float fs = 20.0f, gap = fs * 0.8f, line = fs * 1.2f, w = 1232.0f, h = 520.0f;
@@ -1679,6 +1780,89 @@ TEST_F(PresenterTest, TheTrainingViewsFewMapsTakeTheFreeHeight)
         EXPECT_LE(plots->DC.CursorMaxPos.y, plots->Pos.y + plots->Size.y + 0.5f) << "the plots are cut";
         for (const char* text : {"loss (log", "training", "held-out", "head scores", "L1", "L2", "H2"})
             EXPECT_TRUE(drawn(out, text)) << text << "\n" << out.text;
+    }
+}
+
+// Ctrl+= twice (120 %) in the Training view of a reverse run: the maps keep at least their cells at 100 %
+// (and room for every label when they had it) and the plots at least their height (they grew smaller: the
+// maps to 10 px cells, the head-score plot to 28 px wide, labels thinned); what no longer fits scrolls, down
+// to the plots' end, never under the caption.
+TEST_F(PresenterTest, CtrlPlusNeverShrinksTheTrainingViewsMapsOrPlots)
+{
+    open_training(*state, train::TaskKind::Reverse, 60);
+    ASSERT_TRUE(state->training.error.empty()) << state->training.error;
+    state->mouse_ignored = true;
+    const auto plots_window = []() -> const ImGuiWindow*
+    {
+        for (const ImGuiWindow* w : GImGui->Windows)
+            if (w->Active && std::string(w->Name).find("/presenter_curves_") != std::string::npos)
+                return w;
+        return nullptr;
+    };
+    for (const ImVec2 size : {ImVec2(1280.0f, 720.0f), ImVec2(1920.0f, 1080.0f)})
+    {
+        SCOPED_TRACE(size.y);
+        ui.resize(size.x, size.y);
+        state->presenter_scale = 1.0f;
+        state->presenter = true;
+        state->presenter_view = PresenterView::Training;
+        use_window_font(size.y);
+        const test::FrameOutput plain = ui.frames(*state, 4);
+        const std::vector<ImVec4> before = heatmap_rects(plain);
+        ASSERT_EQ(before.size(), 4u) << plain.text;
+        const ImGuiWindow* plots = plots_window();
+        ASSERT_NE(plots, nullptr);
+        const ImVec2 plots_before = plots->Size;
+        const test::FrameOutput zoomed = zoom_twice(size.y);
+        const std::vector<ImVec4> after = heatmap_rects(zoomed);
+        ASSERT_EQ(after.size(), 4u) << zoomed.text;
+        plots = plots_window();
+        ASSERT_NE(plots, nullptr);
+        // A cell of 0.7 em shows every label (probe_label_gutter): one that did at 100% does at 120%.
+        const float cell_before = (before[0].z - before[0].x) / static_cast<float>(state->training.probe.T());
+        const float cell_after = (after[0].z - after[0].x) / static_cast<float>(state->training.probe.T());
+        if (cell_before >= 0.7f * presenter_font_size(size.y, 1.0f))
+        {
+            EXPECT_GE(cell_after, 0.7f * presenter_font_size(size.y, 1.2f)) << "the labels thinned out";
+        }
+        for (std::size_t i = 0; i < 4; ++i)
+        {
+            EXPECT_GE(after[i].z - after[i].x, before[i].z - before[i].x - 0.5f) << "map " << i << " shrank";
+            EXPECT_NEAR(after[i].z - after[i].x, after[i].w - after[i].y, 1.0f) << "square cells";
+        }
+        EXPECT_GE(plots->Size.y, plots_before.y - 0.5f) << "the plots got lower";
+        EXPECT_GE(plots->Size.x * plots->Size.y, plots_before.x * plots_before.y * 0.99f)
+            << "the plots got smaller";
+        // The view scrolls to every part's end; the caption is its own window below it.
+        const ImGuiWindow* view = ImGui::FindWindowByName("##presenter_view");
+        const ImGuiWindow* caption = ImGui::FindWindowByName("##presenter_caption");
+        ASSERT_NE(view, nullptr);
+        ASSERT_NE(caption, nullptr);
+        EXPECT_LE(view->Pos.y + view->Size.y, caption->Pos.y + 0.5f) << "the view runs under the caption";
+        const float content_bottom =
+            view->Pos.y - view->Scroll.y + view->ContentSize.y + view->WindowPadding.y;
+        EXPECT_LE(plots->Pos.y + plots->Size.y, content_bottom + 0.5f) << "the plots' end cannot be reached";
+        for (const ImVec4& r : after)
+            EXPECT_LE(r.w, content_bottom + 0.5f) << "a map's end cannot be reached";
+        if (drawn(plain, "prev"))
+        {
+            EXPECT_TRUE(drawn(zoomed, "prev")) << "a map's title lost its second score\n" << zoomed.text;
+        }
+        for (const char* text : {"loss (log", "head scores"})
+            EXPECT_TRUE(drawn(zoomed, text)) << text << "\n" << zoomed.text;
+        // Scrolled to its end, the view shows the head legend whole.
+        ImGui::SetScrollY(const_cast<ImGuiWindow*>(view), view->ScrollMax.y);
+        const test::FrameOutput end = ui.frames(*state, 2);
+        for (const char* text : {"L1", "L2", "H1", "H2"})
+            EXPECT_TRUE(drawn(end, text)) << text << "\n" << end.text;
+        std::printf(
+            "Training view at %.0f lines: maps %.0f px at 100%%, %.0f px at 120%%; plots %.0fx%.0f, then "
+            "%.0fx%.0f; content %.0f px in a view of %.0f\n",
+            static_cast<double>(size.y), static_cast<double>(before[0].z - before[0].x),
+            static_cast<double>(after[0].z - after[0].x), static_cast<double>(plots_before.x),
+            static_cast<double>(plots_before.y), static_cast<double>(plots->Size.x),
+            static_cast<double>(plots->Size.y), static_cast<double>(view->ContentSize.y),
+            static_cast<double>(view->Size.y));
     }
 }
 
@@ -2256,6 +2440,113 @@ TEST_F(PresenterTest, PipelineGroupsTakeTheLargestCellsAndKeepClearOfTheCaption)
                 EXPECT_GT(rects[2].z, middle);
             }
         }
+    }
+}
+
+// At 120 % on 1080 lines (Ctrl+= twice after the launch's 100 %), every Pipeline group and the eight heads of
+// the Heads view fit the view or scroll to their end: no map runs past what the view can scroll to, none
+// lies under the caption.
+TEST_F(PresenterTest, ZoomedPipelineGroupsAndHeadsFitOrScrollNeverCut)
+{
+    state->session.config.n_heads = 8;
+    state->edit();
+    state->presenter = true;
+    state->mouse_ignored = true;
+    ui.resize(1920.0f, 1080.0f);
+    const int groups = static_cast<int>(presenter_pipeline_groups().size());
+    const auto show = [&](int g)
+    {
+        state->presenter_view = g == groups ? PresenterView::Heads : PresenterView::Pipeline;
+        state->presenter_stage_group = g == groups ? 0 : g;
+    };
+    // The first map's side of each group and of the heads at 100 %.
+    use_window_font(1080.0f);
+    std::vector<float> side_100;
+    for (int g = 0; g <= groups; ++g)
+    {
+        show(g);
+        const std::vector<ImVec4> rects = heatmap_rects(ui.frames(*state, 3));
+        ASSERT_FALSE(rects.empty());
+        side_100.push_back(rects[0].z - rects[0].x);
+    }
+    // Enlarged on the last view, then every group and the heads stepped through at 120 %.
+    step_text_size(*state, 1);
+    step_text_size(*state, 1);
+    use_window_font(1080.0f);
+    for (int g = 0; g <= groups; ++g)
+    {
+        const bool heads = g == groups;
+        SCOPED_TRACE(heads ? std::string("heads") : "group " + std::to_string(g + 1));
+        show(g);
+        const std::size_t n =
+            heads ? 8u : presenter_pipeline_groups()[static_cast<std::size_t>(g)].stages.size();
+        // Each map is drawn at the top of the view or scrolled to its end (a map out of sight is not drawn),
+        // and wherever it is drawn it lies inside what the view can scroll to.
+        std::set<TextureHandle> seen;
+        std::vector<ImVec4> rects;
+        float first_side = 0.0f; // the top left map's side at the top of the view
+        const ImGuiWindow* view = nullptr;
+        const ImGuiWindow* caption = nullptr;
+        for (const bool at_end : {false, true})
+        {
+            if (at_end)
+            {
+                ImGui::SetScrollY(const_cast<ImGuiWindow*>(view), view->ScrollMax.y);
+                ImGui::SetScrollX(const_cast<ImGuiWindow*>(view), view->ScrollMax.x);
+            }
+            const test::FrameOutput out = ui.frames(*state, at_end ? 2 : 4);
+            if (!at_end && !out.texture_rects.empty())
+                first_side = heatmap_rects(out).front().z - heatmap_rects(out).front().x;
+            view = ImGui::FindWindowByName("##presenter_view");
+            caption = ImGui::FindWindowByName("##presenter_caption");
+            ASSERT_NE(view, nullptr);
+            ASSERT_NE(caption, nullptr);
+            if (!at_end)
+            {
+                // The view scrolled to the end of the group before opens this one at its top.
+                EXPECT_EQ(view->Scroll.x, 0.0f);
+                EXPECT_EQ(view->Scroll.y, 0.0f);
+            }
+            const float right = view->Pos.x - view->Scroll.x + view->ContentSize.x + view->WindowPadding.x;
+            const float bottom = view->Pos.y - view->Scroll.y + view->ContentSize.y + view->WindowPadding.y;
+            for (const auto& [id, r] : out.texture_rects)
+            {
+                seen.insert(id);
+                rects.push_back(r);
+                // What the view shows of it (a map scrolled partly out of sight is cut at the view's edge).
+                const ImVec4 shown(std::max(r.x, view->Pos.x), std::max(r.y, view->Pos.y),
+                                   std::min(r.z, view->Pos.x + view->Size.x),
+                                   std::min(r.w, view->Pos.y + view->Size.y));
+                if (shown.x < shown.z && shown.y < shown.w)
+                {
+                    EXPECT_FALSE(overlaps(shown, caption)) << "a map under the caption";
+                }
+                EXPECT_LE(r.z, std::max(right, view->Pos.x + view->Size.x) + 0.5f)
+                    << "a map cut on the right";
+                EXPECT_LE(r.w, std::max(bottom, view->Pos.y + view->Size.y) + 0.5f)
+                    << "a map cut at the bottom";
+                EXPECT_GE(r.x, view->Pos.x - view->Scroll.x - 0.5f) << "a map cut on the left";
+                EXPECT_GE(r.y, view->Pos.y - view->Scroll.y - 0.5f) << "a map cut at the top";
+            }
+        }
+        EXPECT_EQ(seen.size(), n) << "a map can no longer be seen";
+        EXPECT_GE(first_side, side_100[static_cast<std::size_t>(g)] - 1.0f) << "the maps shrank";
+        const bool scrolls_x = view->ScrollbarX, scrolls_y = view->ScrollbarY;
+        float far_right = 0.0f, far_bottom = 0.0f;
+        for (const ImVec4& r : rects)
+        {
+            far_right = std::max(far_right, r.z);
+            far_bottom = std::max(far_bottom, r.w);
+        }
+        std::printf(
+            "%s at 120%%: %zu maps to x %.0f y %.0f; view %.0f..%.0f x %.0f..%.0f, content %.0f x %.0f, "
+            "scroll bars %d %d, caption at y %.0f\n",
+            heads ? "heads" : ("group " + std::to_string(g + 1)).c_str(), n, static_cast<double>(far_right),
+            static_cast<double>(far_bottom), static_cast<double>(view->Pos.x),
+            static_cast<double>(view->Pos.x + view->Size.x), static_cast<double>(view->Pos.y),
+            static_cast<double>(view->Pos.y + view->Size.y), static_cast<double>(view->ContentSize.x),
+            static_cast<double>(view->ContentSize.y), scrolls_x ? 1 : 0, scrolls_y ? 1 : 0,
+            static_cast<double>(caption->Pos.y));
     }
 }
 

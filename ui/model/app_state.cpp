@@ -37,8 +37,8 @@ bool ViewPrefs::operator==(const ViewPrefs& o) const
 {
     return dark_theme == o.dark_theme && font_size == o.font_size && numbers_in_cells == o.numbers_in_cells &&
            stretch_weights == o.stretch_weights && open == o.open && places == o.places &&
-           presenter_scale == o.presenter_scale && presenter_light == o.presenter_light &&
-           pipeline_weights == o.pipeline_weights && whole_batch == o.whole_batch;
+           presenter_light == o.presenter_light && pipeline_weights == o.pipeline_weights &&
+           whole_batch == o.whole_batch;
 }
 
 // [SECTION] Frame and recompute

@@ -154,9 +154,8 @@ struct ViewPrefs
     bool whole_batch = false;     // the Pipeline shows a stage's B sentences stacked along B (B > 1)
     std::array<bool, kPanelCount> open = default_open_panels(); // ui/model/panel_table.h
     std::array<PanelPlace, kPanelCount> places{};               // View > Reset layout forgets them
-    // Presenter mode: its text and maps grow with the window's height times this (Ctrl+= / Ctrl+- there),
-    // apart from font_size; and its theme (black, or white for bright lecture halls).
-    float presenter_scale = 1.0f;
+    // Presenter mode's theme (black, or white for bright lecture halls). Its text size is not kept
+    // (AppState::presenter_scale).
     bool presenter_light = false;
     // The Pipeline draws the weight matrices beside the products that use them (X · W_h^Q = Q_h, ...).
     bool pipeline_weights = true;
@@ -542,12 +541,18 @@ struct AppState
     // A Hugging Face model folder opened in the main panels (ui/model/opened_model.h), and its loader.
     OpenedModelState opened;
     bool presenter = false; // presenter mode (F5): one large view, the step's text as a caption
+    // Presenter mode's text and maps grow with the window's height times this (Ctrl+= / Ctrl+- there), apart
+    // from the normal font size. Not saved with the preferences: each launch starts at 1 (100%), so a
+    // lecture never opens enlarged by an earlier one without a word on screen.
+    float presenter_scale = 1.0f;
     // What presenter mode shows outside a lesson (keys 1-5 there; a lesson step chooses its own view).
     PresenterView presenter_view = PresenterView::Pipeline;
     // The comparison its Comparisons view shows, one at a time as a lesson step would (4 again: the next).
     ComparisonSection presenter_comparison = ComparisonSection::Packed;
     // The group of stages its Pipeline view shows (presenter_pipeline_groups; → / ← step through them).
     int presenter_stage_group = 0;
+    // What the presenter's view showed last (step, view, group): another one starts scrolled to its top.
+    std::string presenter_shown;
     // A short note presenter mode shows in its title line (the new text size) until ImGui's clock passes
     // presenter_note_until (seconds).
     std::string presenter_note;
@@ -571,6 +576,13 @@ struct AppState
         std::vector<MatrixRef> maps;
         float width = 0.0f, height = 0.0f, cell = 0.0f;
     } presenter_unzoomed;
+    // The same for the Training view's head maps: their cell as last drawn at 100%, for how many maps of T
+    // tokens on which screen.
+    struct UnzoomedTrainingCell
+    {
+        int maps = 0, T = 0;
+        float width = 0.0f, height = 0.0f, cell = 0.0f;
+    } presenter_training_unzoomed;
     // Presenter mode's edit bar (E opens it, E or Esc closes it): the sentence, h, d_model, mask and τ
     // edited without leaving presenter mode. presenter_text is the sentence being typed (Enter applies it).
     bool presenter_edit = false;

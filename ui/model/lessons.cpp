@@ -456,12 +456,18 @@ float ui_font_size(const AppState& state, float window_height)
 {
     if (!state.presenter)
         return state.prefs.font_size;
-    return presenter_font_size(window_height, state.prefs.presenter_scale);
+    return presenter_font_size(window_height, state.presenter_scale);
+}
+
+float presenter_zoom(const AppState& state, float window_height)
+{
+    return presenter_font_size(window_height, state.presenter_scale) /
+           presenter_font_size(window_height, 1.0f);
 }
 
 float ui_caption_font_size(const AppState& state, float window_height)
 {
-    return state.presenter ? presenter_caption_font_size(window_height, state.prefs.presenter_scale) : 0.0f;
+    return state.presenter ? presenter_caption_font_size(window_height, state.presenter_scale) : 0.0f;
 }
 
 } // namespace attnlab

@@ -87,5 +87,8 @@ std::string lesson_caption_note(const AppState& state, const LessonStep& step, b
 float ui_font_size(const AppState& state, float window_height);
 // The presenter caption's font size for that height (presenter_caption_font_size); 0 outside presenter mode.
 float ui_caption_font_size(const AppState& state, float window_height);
+// How many times its size at 100% Ctrl+= made presenter mode's text at this window height (1 at 100%; below
+// 1 after Ctrl+-).
+float presenter_zoom(const AppState& state, float window_height);
 
 } // namespace attnlab

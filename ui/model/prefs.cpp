@@ -76,7 +76,6 @@ std::string prefs_to_text(const ViewPrefs& prefs)
     out << "stretch_weights = " << (prefs.stretch_weights ? 1 : 0) << "\n";
     out << "pipeline_weights = " << (prefs.pipeline_weights ? 1 : 0) << "\n";
     out << "whole_batch = " << (prefs.whole_batch ? 1 : 0) << "\n";
-    out << "presenter_scale = " << prefs.presenter_scale << "\n";
     out << "presenter_theme = " << (prefs.presenter_light ? "light" : "dark") << "\n";
     for (const PanelFacts& p : kPanelTable)
         out << "panel." << p.key << " = " << (prefs.open[static_cast<std::size_t>(p.id)] ? 1 : 0) << "\n";
@@ -109,12 +108,7 @@ void prefs_from_text(const std::string& text, ViewPrefs& prefs)
                 prefs.font_size = f;
         }
         else if (key == "presenter_scale")
-        {
-            char* end = nullptr;
-            const float f = std::strtof(value.c_str(), &end);
-            if (end != value.c_str() && *end == '\0' && f >= kMinPresenterScale && f <= kMaxPresenterScale)
-                prefs.presenter_scale = f;
-        }
+            continue; // written by earlier versions: presenter text starts at 100% on each launch now
         else if (key == "presenter_theme" && (value == "dark" || value == "light"))
             prefs.presenter_light = value == "light";
         else if (key == "numbers_in_cells")

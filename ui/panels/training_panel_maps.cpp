@@ -146,15 +146,16 @@ void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, fl
                     : std::string();
             char line[128];
             std::snprintf(line, sizeof line, "%s%s", with_gradient ? "A_h | ∂L/∂A_h   " : "", scores.c_str());
-            // Only what fits above the map (at 1280x720 the full line would run into the next head): the
-            // scores alone, else the first (a text head whose title has no room for its role: the role).
-            if (ImGui::CalcTextSize(line).x > side * static_cast<float>(per_head))
+            // Only what fits above the map, up to half the gap as the title (at 1280x720 the full line
+            // would run into the next head): the scores alone, else the first (a text head whose title has
+            // no room for its role: the role).
+            if (ImGui::CalcTextSize(line).x > title_w)
                 std::snprintf(line, sizeof line, "%s", scores.c_str());
-            if (ImGui::CalcTextSize(line).x > side * static_cast<float>(per_head))
+            if (ImGui::CalcTextSize(line).x > title_w)
                 std::snprintf(line, sizeof line, "%s",
                               text && !role_in_title ? head_role_text(role, true).c_str()
                                                      : scores.substr(0, scores.find("  ")).c_str());
-            if (ImGui::CalcTextSize(line).x <= side * static_cast<float>(per_head))
+            if (ImGui::CalcTextSize(line).x <= title_w)
                 ImGui::TextDisabled("%s", line);
             else
                 ImGui::TextDisabled(" ");
@@ -599,6 +600,29 @@ void draw_training_heads(AppState& state, float side, float gap, bool flat)
     current.step = frame != nullptr ? frame->step : ts.view.step;
     current.key = "train";
     draw_head_group(state, current, false, side, gap, flat ? 1 : ts.probe.n_layers(), flat);
+}
+
+float training_head_scores_width(AppState& state)
+{
+    TrainingPanelState& ts = state.training;
+    if (ts.view.config.task == train::TaskKind::Text)
+        return 0.0f;
+    const TrainingFrame* frame = shown_frame(ts);
+    const int step = frame != nullptr ? frame->step : ts.view.step;
+    const TrainingProbe& pr = ts.probe;
+    float widest = 0.0f;
+    for (int k = 0; k < pr.n_layers() * pr.n_heads(); ++k)
+    {
+        // The line draw_head_group writes in full under a head's title.
+        const train::HeadScores* held_out = held_out_scores_at(ts.view.evals, step, k);
+        const std::string scores =
+            held_out != nullptr ? map_scores_text(ts.view.config.task, *held_out)
+            : k < static_cast<int>(pr.scores().size())
+                ? map_scores_text(ts.view.config.task, pr.scores()[static_cast<std::size_t>(k)]) + " (probe)"
+                : std::string();
+        widest = std::max(widest, ImGui::CalcTextSize(scores.c_str()).x);
+    }
+    return widest;
 }
 
 // [SECTION] A probe map

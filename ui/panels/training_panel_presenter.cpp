@@ -146,11 +146,13 @@ float head_legend_width(const TrainingSnapshot& v)
                            (fs * 1.1f + ImGui::CalcTextSize(".00").x + fs * 0.5f);
 }
 
-// The plot column's layout (picture/presenter_layout.h: the plots' least heights) at this size.
-TrainingCurvesColumn curves_layout(const TrainingSnapshot& v, ImVec2 size)
+// The plot column's layout (picture/presenter_layout.h: the plots' least heights) at this size, with text k
+// times the current font (k = 1 / zoom: as at 100%).
+TrainingCurvesColumn curves_layout(const TrainingSnapshot& v, ImVec2 size, float k = 1.0f)
 {
-    return layout_training_curves(size.x, size.y, ImGui::GetFontSize(), ImGui::GetTextLineHeightWithSpacing(),
-                                  ImGui::GetStyle().ItemSpacing.y, v.model.n_layers, head_legend_width(v));
+    return layout_training_curves(size.x, size.y, ImGui::GetFontSize() * k,
+                                  ImGui::GetTextLineHeightWithSpacing() * k, ImGui::GetStyle().ItemSpacing.y,
+                                  v.model.n_layers, head_legend_width(v) * k);
 }
 
 // The plots side by side in a band under the maps (TrainingPresenterLayout::plots_below): the loss plot on
@@ -300,7 +302,6 @@ void draw_training_presenter_view(AppState& state)
         b.cols = T;
         boxes.assign(static_cast<std::size_t>(ts.probe.n_layers() * ts.probe.n_heads()), b);
     }
-    const float min_left = std::max(fs * 14.0f, avail.x * 0.28f);
     // A step whose caption talks about the loss strip shows the whole strip across the view's width under
     // the plots and maps (one row of cells where the screen allows), its legend under it; the sample is left
     // out then. Otherwise a text model's readouts get three lines at least under the plots.
@@ -313,37 +314,86 @@ void draw_training_presenter_view(AppState& state)
     const float strip_h = strip_cells.empty() ? 0.0f : loss_strip_height(strip_cells, avail.x) + line * 2.0f;
     const float area_h = strip_h > 0.0f ? std::max(0.0f, avail.y - strip_h - gap) : avail.y;
     const float min_text_h = text && strip_h <= 0.0f ? line * 3.0f : 0.0f;
-    const auto plan = [&](float gutter)
-    {
-        for (MapBox& b : boxes)
-        {
-            b.left = gutter;
-            b.top = training_head_title_height() + gutter;
-        }
-        // The plots' least height at the column's narrowest, then at the width the maps leave it (wider, the
-        // legend may go beside the plot, and the sample keeps the lines it would take).
-        const float min_curves_h = curves_layout(ts.view, ImVec2(min_left, 0.0f)).min_height;
-        // Side by side under the maps: a title line (two with earlier runs in the loss key), the loss axes at
-        // their least and the step axis; the head legend's rows beside the head-score plot.
-        const float key_h = line * (ts.view.past.empty() ? 1.0f : 2.0f);
-        const float min_below_h =
-            own_grid && !text ? std::max(key_h + fs * (kLossAxesMinEm + kPlotChromeEm),
-                                         line * static_cast<float>(2 + std::max(1, ts.view.model.n_layers)))
-                              : 0.0f;
-        const TrainingPresenterLayout l =
-            layout_training_presenter(avail.x, area_h, boxes, per_layer, gap, fs * 6.0f, min_left,
-                                      min_curves_h, min_text_h, min_below_h);
-        const float at_width = curves_layout(ts.view, ImVec2(l.curves.w, 0.0f)).min_height;
-        if (l.plots_below || at_width >= min_curves_h || !own_grid) // the panel's own views keep the
-            return l;                                               // narrowest column
-        return layout_training_presenter(avail.x, area_h, boxes, per_layer, gap, fs * 6.0f, min_left,
-                                         at_width, min_text_h, min_below_h);
-    };
     // Short labels (every task's but a word model's) stay, every k-th, on small cells: their gutter.
     const bool short_labels = maps && training_labels_short(training_probe_tokens(ts));
-    TrainingPresenterLayout layout = plan(training_head_label_gutter(fs, short_labels));
-    if (!boxes.empty() && layout.grid.cell < fs * 0.7f)
-        layout = plan(training_head_label_gutter(layout.grid.cell, short_labels));
+    // The layout in area_w x h with every size that follows the text at k times the current font (k = 1 /
+    // zoom: the view as it was at 100%), the maps' cells at least min_cell.
+    const auto plan_at = [&](float k, float area_w, float h, float min_cell)
+    {
+        const float fs_k = fs * k, gap_k = gap * k, line_k = line * k;
+        const float min_left = std::max(fs_k * 14.0f, area_w * 0.28f);
+        const auto plan = [&](float gutter)
+        {
+            for (MapBox& b : boxes)
+            {
+                b.left = gutter;
+                b.top = training_head_title_height() * k + gutter;
+            }
+            // The plots' least height at the column's narrowest, then at the width the maps leave it (wider,
+            // the legend may go beside the plot, and the sample keeps the lines it would take).
+            const float min_curves_h = curves_layout(ts.view, ImVec2(min_left, 0.0f), k).min_height;
+            // Side by side under the maps: a title line (two with earlier runs in the loss key), the loss
+            // axes at their least and the step axis; the head legend's rows beside the head-score plot.
+            const float key_h = line_k * (ts.view.past.empty() ? 1.0f : 2.0f);
+            const float min_below_h =
+                own_grid && !text
+                    ? std::max(key_h + fs_k * (kLossAxesMinEm + kPlotChromeEm),
+                               line_k * static_cast<float>(2 + std::max(1, ts.view.model.n_layers)))
+                    : 0.0f;
+            const TrainingPresenterLayout l =
+                layout_training_presenter(area_w, h, boxes, per_layer, gap_k, fs_k * 6.0f, min_left,
+                                          min_curves_h, min_text_h * k, min_below_h, min_cell);
+            const float at_width = curves_layout(ts.view, ImVec2(l.curves.w, 0.0f), k).min_height;
+            if (l.plots_below || at_width >= min_curves_h || !own_grid) // the panel's own views keep the
+                return l;                                               // narrowest column
+            return layout_training_presenter(area_w, h, boxes, per_layer, gap_k, fs_k * 6.0f, min_left,
+                                             at_width, min_text_h * k, min_below_h, min_cell);
+        };
+        // The gutter for a cell in the current font's terms (a cell of c at k times the font is one of c /
+        // k).
+        const auto gutter = [&](float cell)
+        { return training_head_label_gutter(cell / k, short_labels) * k; };
+        TrainingPresenterLayout l = plan(gutter(fs_k));
+        if (!boxes.empty() && l.grid.cell < fs_k * 0.7f)
+            l = plan(gutter(l.grid.cell));
+        return l;
+    };
+    // After Ctrl+= the maps keep at least the cells they had at 100%, when the title line, caption and status
+    // line were smaller by the zoom and left the parts that much more height: larger text makes the view
+    // taller than the window (it scrolls) rather than the maps smaller.
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    const float zoom = presenter_zoom(state, display.y);
+    float min_cell = 0.0f;
+    if (zoom > 1.0f && own_grid && !boxes.empty())
+    {
+        const float base_h = area_h + std::max(0.0f, display.y - area_h) * (1.0f - 1.0f / zoom);
+        // (A scroll bar the zoomed view got took its width from the view at 100%.)
+        const float base_w =
+            avail.x + (ImGui::GetScrollMaxY() > 0.0f ? ImGui::GetStyle().ScrollbarSize : 0.0f);
+        // As drawn at 100% when these maps were (the usual way: a launch starts there), else as estimated.
+        const AppState::UnzoomedTrainingCell& drawn = state.presenter_training_unzoomed;
+        const bool seen = drawn.maps == static_cast<int>(boxes.size()) && drawn.T == boxes.front().rows &&
+                          drawn.width == display.x && drawn.height == display.y;
+        min_cell = seen ? drawn.cell : plan_at(1.0f / zoom, base_w, base_h, 0.0f).grid.cell;
+        // Cells that had room for every label at 100% (0.7 em: probe_label_gutter) keep it at the larger
+        // text, rather than thin their labels to every other one.
+        if (min_cell >= fs / zoom * 0.7f)
+            min_cell = std::max(min_cell, fs * 0.7f + 0.5f); // 0.5: rounding, or every other label
+        // And a head whose line of scores ("anti-diag 0.93   prev 0.24") was whole over its map then keeps
+        // it whole: the map as wide as the line, less the half gap it may run into (draw_head_group).
+        const float T = static_cast<float>(boxes.front().cols);
+        const float scores_w = training_head_scores_width(state);
+        const auto gutter_at = [&](float cell) { return training_head_label_gutter(cell, short_labels); };
+        const float side_100 = (gutter_at(min_cell * zoom) + T * min_cell * zoom + gap * 0.5f) / zoom;
+        if (scores_w > 0.0f && scores_w / zoom <= side_100 + 0.5f)
+            min_cell =
+                std::max(min_cell, (scores_w + 2.0f - gap * 0.5f - gutter_at(min_cell)) / T); // 2: rounding
+    }
+    TrainingPresenterLayout layout = plan_at(1.0f, avail.x, area_h, min_cell);
+    if (!(zoom > 1.0f) && own_grid && !boxes.empty())
+        state.presenter_training_unzoomed = {static_cast<int>(boxes.size()), boxes.front().rows, display.x,
+                                             display.y, layout.grid.cell};
+    const float min_left = std::max(fs * 14.0f, avail.x * 0.28f);
     if (!maps || !own_grid)
     {
         // The panel's views lay themselves out: give them the rectangle right of the plots.
@@ -377,13 +427,20 @@ void draw_training_presenter_view(AppState& state)
     else
         draw_training_maps(state);
     ImGui::EndChild();
+    const float parts_h = std::max(area_h, layout.height);
     if (strip_h > 0.0f)
     {
-        ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + area_h + gap));
+        ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + parts_h + gap));
         ImGui::BeginChild("presenter_strip", ImVec2(avail.x, strip_h), false, kPart);
         draw_loss_strip_cells(strip_cells, avail.x);
         draw_loss_strip_legend(strip_cells);
         ImGui::EndChild();
+    }
+    // Parts taller than the view (text enlarged with Ctrl+=): the view scrolls down to their end.
+    if (parts_h > area_h + 0.5f)
+    {
+        ImGui::SetCursorScreenPos(origin);
+        ImGui::Dummy(ImVec2(avail.x, parts_h + (strip_h > 0.0f ? strip_h + gap : 0.0f)));
     }
 }
 

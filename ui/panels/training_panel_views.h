@@ -44,6 +44,9 @@ void draw_training_heads(AppState& state, float side, float gap, bool flat);
 // The room a head's map takes above and left of its cells in draw_training_heads, for a cell of `cell`
 // pixels: the title lines and the label gutter.
 float training_head_title_height();
+// The widest line of scores draw_training_heads writes in full under a head's title, at the current font (0:
+// a text model, whose heads name their roles instead).
+float training_head_scores_width(AppState& state);
 float training_head_label_gutter(float cell, bool short_labels);
 
 // The room left of and above a probe map's cells for its labels, given the cell the full room (2.2 em) would

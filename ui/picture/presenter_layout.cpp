@@ -526,12 +526,15 @@ CaptionChoice choose_caption(float w, float h, float text_px, float caption_px,
 
 // [SECTION] The Training view
 
-TrainingPresenterLayout layout_training_presenter(float w, float h, const std::vector<MapBox>& heads,
-                                                  int heads_per_layer, float gap, float max_cell,
-                                                  float min_left, float min_curves_h, float min_text_h,
-                                                  float min_below_h)
+namespace
+{
+
+TrainingPresenterLayout training_layout_at(float w, float h, const std::vector<MapBox>& heads,
+                                           int heads_per_layer, float gap, float max_cell, float min_left,
+                                           float min_curves_h, float min_text_h, float min_below_h)
 {
     TrainingPresenterLayout out;
+    out.height = std::max(0.0f, h);
     w = std::max(0.0f, w);
     h = std::max(0.0f, h);
     min_left = std::clamp(min_left, 0.0f, w);
@@ -593,6 +596,53 @@ TrainingPresenterLayout layout_training_presenter(float w, float h, const std::v
     const float text_y = std::min(h, curves_h + gap);
     out.text = LayoutRect{0.0f, text_y, left_w, with_text ? h - text_y : 0.0f};
     return out;
+}
+
+} // namespace
+
+TrainingPresenterLayout layout_training_presenter(float w, float h, const std::vector<MapBox>& heads,
+                                                  int heads_per_layer, float gap, float max_cell,
+                                                  float min_left, float min_curves_h, float min_text_h,
+                                                  float min_below_h, float min_cell)
+{
+    const auto at = [&](float height)
+    {
+        return training_layout_at(w, height, heads, heads_per_layer, gap, max_cell, min_left, min_curves_h,
+                                  min_text_h, min_below_h);
+    };
+    TrainingPresenterLayout out = at(h);
+    min_cell = std::min(min_cell, max_cell);
+    const auto enough = [&](const TrainingPresenterLayout& l) { return l.grid.cell >= min_cell - 0.01f; };
+    if (!(min_cell > 0.0f) || heads.empty() || enough(out))
+        return out;
+    // The least taller height that gives the cells: steps of a 16th of the view (the arrangement may change
+    // on the way, so the cells need not grow steadily), then halving within the last step.
+    const float step = std::max(4.0f, h / 16.0f);
+    float lo = std::max(0.0f, h), hi = lo;
+    TrainingPresenterLayout found = out;
+    bool reached = false;
+    for (int k = 0; k < 64 && !reached; ++k)
+    {
+        lo = hi;
+        hi += step;
+        found = at(hi);
+        reached = enough(found);
+    }
+    if (!reached)
+        return found; // the labels and titles alone outgrow any height: the tallest tried
+    for (int k = 0; k < 12; ++k)
+    {
+        const float mid = 0.5f * (lo + hi);
+        TrainingPresenterLayout l = at(mid);
+        if (enough(l))
+        {
+            hi = mid;
+            found = std::move(l);
+        }
+        else
+            lo = mid;
+    }
+    return found;
 }
 
 TrainingCurvesColumn layout_training_curves(float w, float h, float fs, float line, float spacing, int layers,

@@ -164,6 +164,7 @@ struct TrainingPresenterLayout
     LayoutRect maps;          // the heads' maps, labels and titles included
     MapGrid grid;             // the maps placed in `maps` (positions relative to its top left corner)
     bool plots_below = false; // the maps across the top, the plots side by side under them
+    float height = 0.0f;      // the parts' height: h, or more when min_cell made them outgrow it
 };
 
 // heads: one box per head, layer by layer (heads_per_layer of each); gap: between maps and parts; max_cell:
@@ -171,11 +172,13 @@ struct TrainingPresenterLayout
 // readouts go under the plots: the plots get 55 % of the height, or what leaves the readouts min_text_h when
 // that is less, and never less than min_curves_h (a short view: the readouts get what is left, even under
 // min_text_h, so that the plots are never cut). min_below_h > 0: the plots' least height side by side under
-// the maps (0: never under them).
+// the maps (0: never under them). min_cell > 0 (text enlarged with Ctrl+=: the cell at 100%): the parts are
+// laid out in the least height from h up that gives the maps cells at least that large (`height`; the view
+// scrolls), so that larger text never makes the maps smaller.
 TrainingPresenterLayout layout_training_presenter(float w, float h, const std::vector<MapBox>& heads,
                                                   int heads_per_layer, float gap, float max_cell,
                                                   float min_left, float min_curves_h, float min_text_h,
-                                                  float min_below_h = 0.0f);
+                                                  float min_below_h = 0.0f, float min_cell = 0.0f);
 
 // The Training view's plot column: the loss plot over the head-score plot, each under its title line, and
 // the head legend (a table, legend_w wide) beside the head-score plot when that leaves the plot at least half

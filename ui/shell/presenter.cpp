@@ -300,44 +300,63 @@ GridPlan plan_at(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail
     return best;
 }
 
-// How many times its size at 100% Ctrl+= made the presenter's text (1 at 100%, or below).
-float presenter_zoom(const AppState& state)
+// Runs f with the current font at 1 / zoom its size: text measured as it was at 100%.
+template <class F> auto with_text_at_100(float zoom, F f)
 {
-    const float H = ImGui::GetIO().DisplaySize.y;
-    return presenter_font_size(H, state.prefs.presenter_scale) / presenter_font_size(H, 1.0f);
+    ImFont* font = ImGui::GetFont();
+    const float scale = font->Scale;
+    font->Scale = scale / zoom;
+    ImGui::PushFont(font);
+    auto result = f();
+    font->Scale = scale; // before PopFont, which sets the sizes from it
+    ImGui::PopFont();
+    return result;
 }
 
-// The plan for the maps in `avail`: cells square and as large as the room allows; axis labels as large as
-// the font while they fit their cells, else smaller (never under presenter_label_size's floor), so that every
-// token keeps its label. After Ctrl+= the cells keep at least their size at 100% text and room for their
-// values if they had it: the larger text makes the grid taller than the view rather than the maps smaller
-// (the view scrolls).
-GridPlan plan_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail, ImVec2 view)
+// The plan for the maps in `avail` at the current text, axis labels as large as the font while they fit
+// their cells, else smaller (never under presenter_label_size's floor).
+GridPlan plan_labelled(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail)
 {
     const float fs = ImGui::GetFontSize();
     GridPlan plan = plan_at(state, maps, avail, fs, 0.0f);
     const float label_px = presenter_label_size(plan.grid.cell, fs);
     if (label_px < fs)
         plan = plan_at(state, maps, avail, label_px, 0.0f);
-    const float zoom = presenter_zoom(state);
+    return plan;
+}
+
+// The cell the maps had at 100% text (zoom times smaller) in an area of area_100: labels and headers measured
+// at that text.
+float unzoomed_cell(AppState& state, const std::vector<GridMap>& maps, ImVec2 area_100, float zoom)
+{
+    return with_text_at_100(zoom, [&] { return plan_labelled(state, maps, area_100).grid.cell; });
+}
+
+// The plan for the maps in `avail`: cells square and as large as the room allows; axis labels as large as
+// the font while they fit their cells, else smaller (never under presenter_label_size's floor), so that every
+// token keeps its label. After Ctrl+= the cells keep at least their size at 100% text and room for their
+// values if they had it: the larger text makes the grid taller than the view rather than the maps smaller
+// (the view scrolls). base_view: the view window's size at 100% (where the caption went then; 0: as much
+// larger as the title line and a caption under it were smaller, or as much wider as a caption beside it was
+// narrower).
+GridPlan plan_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail, ImVec2 view,
+                       ImVec2 base_view)
+{
+    const float fs = ImGui::GetFontSize();
+    GridPlan plan = plan_labelled(state, maps, avail);
+    const float zoom = presenter_zoom(state, ImGui::GetIO().DisplaySize.y);
     if (zoom <= 1.0f || plan.boxes.empty())
         return plan;
-    // The same maps at 100%: every margin and gap shrinks with the text, and the view is as much taller as
-    // the title line and a caption under it were shorter, or as much wider as a caption beside it was
-    // narrower.
-    std::vector<MapBox> base = plan.boxes;
-    for (MapBox& b : base)
-    {
-        b.left /= zoom;
-        b.right /= zoom;
-        b.top /= zoom;
-        b.col_labels /= zoom;
-        b.below /= zoom;
-    }
+    // The same maps at 100%: every margin and gap shrinks with the text, in the view they had then (the text
+    // above the grid shrinking too).
     const ImVec2 display = ImGui::GetIO().DisplaySize;
-    const float base_h = avail.y + (display.y - view.y) * (1.0f - 1.0f / zoom);
-    const float base_w = avail.x + (display.x - view.x) * (1.0f - 1.0f / zoom);
-    const float base_cell = layout_maps(base, base_w, base_h, fs * 1.2f / zoom, fs * 6.0f / zoom).cell;
+    const ImVec2 pad = ImGui::GetStyle().WindowPadding;
+    const float base_h = base_view.y > 0.0f
+                             ? base_view.y - 2.0f * pad.y - (view.y - 2.0f * pad.y - avail.y) / zoom
+                             : avail.y + (display.y - view.y) * (1.0f - 1.0f / zoom);
+    const float base_w = base_view.x > 0.0f ? base_view.x - 2.0f * pad.x
+                                            : avail.x + (display.x - view.x) * (1.0f - 1.0f / zoom);
+    const float base_cell = unzoomed_cell(state, maps, ImVec2(base_w, base_h), zoom);
     float min_cell = zoomed_min_cell(base_cell, ImGui::CalcTextSize("-0.00").x / zoom, zoom);
     const AppState::UnzoomedCell& drawn = state.presenter_unzoomed;
     if (drawn.width == display.x && drawn.height == display.y && drawn.maps.size() == maps.size() &&
@@ -351,12 +370,12 @@ GridPlan plan_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2
 
 // Lays the maps out over the rest of the window (square cells, the grid shape with the largest cells) and
 // draws each with its header. Returns what each map reported (hover, click), in order.
-std::vector<HeatmapResult> draw_map_grid(AppState& state, const std::vector<GridMap>& maps)
+std::vector<HeatmapResult> draw_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2 base_view)
 {
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const GridPlan plan = plan_map_grid(state, maps, avail, ImGui::GetWindowSize());
-    if (!(presenter_zoom(state) > 1.0f))
+    const GridPlan plan = plan_map_grid(state, maps, avail, ImGui::GetWindowSize(), base_view);
+    if (!(presenter_zoom(state, ImGui::GetIO().DisplaySize.y) > 1.0f))
     {
         AppState::UnzoomedCell& drawn = state.presenter_unzoomed;
         drawn.maps.clear();
@@ -690,6 +709,7 @@ struct MapView
     std::string claim;
     std::vector<GridMap> maps;
     std::size_t pair = 0; // > 0: the first `pair` maps alone when all would leave them under 60 % their size
+    ImVec2 base_view;     // zoomed: the view window's size at 100%, where the caption went then (0: unknown)
 
     // The height of the legend or claim over content_w, with the spacing after it.
     float preamble_height(float content_w) const
@@ -786,19 +806,58 @@ std::vector<GridMap> maps_shown(AppState& state, const MapView& v, ImVec2 avail,
     if (v.pair == 0 || v.pair >= v.maps.size())
         return v.maps;
     const std::vector<GridMap> pair(v.maps.begin(), v.maps.begin() + static_cast<long>(v.pair));
-    const float pair_cell = plan_map_grid(state, pair, avail, view).grid.shared_cell;
-    const float all_cell = plan_map_grid(state, v.maps, avail, view).grid.shared_cell;
+    const float pair_cell = plan_map_grid(state, pair, avail, view, v.base_view).grid.shared_cell;
+    const float all_cell = plan_map_grid(state, v.maps, avail, view, v.base_view).grid.shared_cell;
     return all_cell >= 0.6f * pair_cell ? v.maps : pair;
 }
 
-// The cell the view's maps get in a presenter view window of w x h.
-float map_view_cell(AppState& state, const MapView& v, float w, float h)
+// The share of the view's grid of maps a presenter view window of w x h shows (1: all; less when text
+// enlarged with Ctrl+= made it outgrow the window, the cells kept), and its cell.
+struct MapViewFit
+{
+    float cell = 0.0f;
+    float shown = 1.0f;
+};
+MapViewFit map_view_fit(AppState& state, const MapView& v, float w, float h)
 {
     const ImVec2 pad = ImGui::GetStyle().WindowPadding;
     const float content_w = std::max(1.0f, w - 2.0f * pad.x);
     const ImVec2 avail(content_w, std::max(1.0f, h - 2.0f * pad.y - v.preamble_height(content_w)));
-    return plan_map_grid(state, maps_shown(state, v, avail, ImVec2(w, h)), avail, ImVec2(w, h))
-        .grid.shared_cell;
+    const MapGrid grid =
+        plan_map_grid(state, maps_shown(state, v, avail, ImVec2(w, h)), avail, ImVec2(w, h), v.base_view)
+            .grid;
+    const float shown_h = grid.height > avail.y ? avail.y / grid.height : 1.0f;
+    const float shown_w = grid.width > avail.x ? avail.x / grid.width : 1.0f;
+    return {grid.shared_cell, shown_h * shown_w};
+}
+
+// The cell the view's maps get in a presenter view window of w x h, as the caption's place weighs it: times
+// the share of the grid the window shows. Where every place leaves the cells their size at 100%, the one
+// that hides least of the grid wins: the caption goes beside a grid that a band under it would half cover.
+float map_view_cell(AppState& state, const MapView& v, float w, float h)
+{
+    const MapViewFit fit = map_view_fit(state, v, w, h);
+    return fit.cell * fit.shown;
+}
+
+// True when a view window of w x h hides part of the view's grid (it scrolls).
+bool map_view_hidden(AppState& state, const MapView& v, float w, float h)
+{
+    return map_view_fit(state, v, w, h).shown < 0.999f;
+}
+
+// The cell the view's maps had at 100% text (zoom times smaller) in a view window of w x h then.
+float map_view_cell_at_100(AppState& state, const MapView& v, float w, float h, float zoom)
+{
+    return with_text_at_100(
+        zoom,
+        [&]
+        {
+            const ImVec2 pad = ImGui::GetStyle().WindowPadding;
+            const float content_w = std::max(1.0f, w - 2.0f * pad.x);
+            const ImVec2 area(content_w, std::max(1.0f, h - 2.0f * pad.y - v.preamble_height(content_w)));
+            return plan_labelled(state, v.maps, area).grid.shared_cell;
+        });
 }
 
 // The view drawn in the current window: the legend or claim, then the grid; the heads answer the pointer.
@@ -810,8 +869,8 @@ void draw_map_view(AppState& state, const MapView& v)
         heads_legend(v.legend);
     else if (!v.claim.empty())
         claim_line(v.claim);
-    const std::vector<HeatmapResult> results =
-        draw_map_grid(state, maps_shown(state, v, ImGui::GetContentRegionAvail(), ImGui::GetWindowSize()));
+    const std::vector<HeatmapResult> results = draw_map_grid(
+        state, maps_shown(state, v, ImGui::GetContentRegionAvail(), ImGui::GetWindowSize()), v.base_view);
     if (v.heads)
         heads_pointer(state, results);
 }
@@ -922,9 +981,9 @@ void step_text_size(AppState& state, int step)
     char text[96];
     if (state.presenter)
     {
-        state.prefs.presenter_scale = step_presenter_scale(state.prefs.presenter_scale, step);
+        state.presenter_scale = step_presenter_scale(state.presenter_scale, step);
         std::snprintf(text, sizeof text, "presenter text %d%%  (Ctrl+0: 100%%)",
-                      static_cast<int>(std::lround(state.prefs.presenter_scale * 100.0f)));
+                      static_cast<int>(std::lround(state.presenter_scale * 100.0f)));
         note(state, text);
     }
     else
@@ -1387,17 +1446,31 @@ void presenter_view(AppState& state, const LessonStep* step, const std::optional
 {
     ImGui::SetNextWindowPos(ImVec2(place.x, place.y));
     ImGui::SetNextWindowSize(ImVec2(place.w, std::max(50.0f, place.h)));
+    // A view scrolled down (text enlarged with Ctrl+=) shows the next step or group from its top.
+    const Lesson* lesson = current_lesson(state);
+    const std::string showing = (lesson != nullptr ? lesson->title : std::string()) + "|" +
+                                std::to_string(state.lesson.step) + "|" +
+                                std::to_string(static_cast<int>(state.presenter_view)) + "|" +
+                                std::to_string(state.presenter_stage_group) + "|" +
+                                std::to_string(static_cast<int>(state.presenter_comparison));
+    if (showing != state.presenter_shown)
+    {
+        ImGui::SetNextWindowScroll(ImVec2(0.0f, 0.0f));
+        state.presenter_shown = showing;
+    }
     float bg[4];
     presenter_view_background(!state.prefs.presenter_light, bg);
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(bg[0], bg[1], bg[2], bg[3]));
-    // A grid of maps gets scroll bars when it outgrows the view (text enlarged with Ctrl+=), and so does the
-    // Inspector's chain (a long sentence's row of weights); the other panels and the Training view keep
-    // their own layout.
-    const bool inspector = step == nullptr && state.presenter_view == PresenterView::Inspector;
+    // A grid of maps gets scroll bars when it outgrows the view (text enlarged with Ctrl+=), and so do the
+    // Inspector's chain (a long sentence's row of weights) and the Training view after Ctrl+= (its maps keep
+    // their cells); the other panels keep their own layout.
+    const bool scrolls =
+        (step == nullptr && state.presenter_view == PresenterView::Inspector) ||
+        (presenter_shows_training(state) && presenter_zoom(state, ImGui::GetIO().DisplaySize.y) > 1.0f);
     const ImGuiWindowFlags flags =
-        maps        ? (kFixed & ~ImGuiWindowFlags_NoScrollbar) | ImGuiWindowFlags_HorizontalScrollbar
-        : inspector ? kFixed & ~ImGuiWindowFlags_NoScrollbar
-                    : kFixed;
+        maps      ? (kFixed & ~ImGuiWindowFlags_NoScrollbar) | ImGuiWindowFlags_HorizontalScrollbar
+        : scrolls ? kFixed & ~ImGuiWindowFlags_NoScrollbar
+                  : kFixed;
     if (ImGui::Begin("##presenter_view", nullptr, flags))
     {
         const StepMaps shown = step_maps(state, step);
@@ -1432,15 +1505,40 @@ void draw_presenter(AppState& state)
     // cells (choose_caption); the Training view's plots and maps take the rest of the height.
     const ImVec2 display = ImGui::GetIO().DisplaySize;
     const CaptionWords words = caption_words(state, step);
-    const std::optional<MapView> maps = map_view(state, step);
+    std::optional<MapView> maps = map_view(state, step);
     std::function<float(float, float)> cell;
     if (maps)
         cell = [&](float w, float h) { return map_view_cell(state, *maps, w, h); };
     const ImFont* font = caption_font();
     const float caption_px = font != nullptr ? font->FontSize : ImGui::GetFontSize();
-    const CaptionChoice chosen = choose_caption(
-        display.x, display.y - title_h, ImGui::GetFontSize(), caption_px,
-        [&](float w, float px) { return caption_height(words, w, px); }, cell);
+    const float zoom = presenter_zoom(state, display.y);
+    if (maps && zoom > 1.0f)
+    {
+        // Where the caption went at 100% text (every size zoom times smaller): the view the maps keep their
+        // cells from.
+        const CaptionChoice at_100 = choose_caption(
+            display.x, display.y - title_h / zoom, ImGui::GetFontSize() / zoom, caption_px / zoom,
+            [&](float w, float size) { return caption_height(words, w, size); },
+            [&](float w, float h) { return map_view_cell_at_100(state, *maps, w, h, zoom); });
+        maps->base_view = ImVec2(at_100.placement.view.w, at_100.placement.view.h);
+    }
+    const auto choose = [&](float px)
+    {
+        return choose_caption(
+            display.x, display.y - title_h, ImGui::GetFontSize(), px,
+            [&](float w, float size) { return caption_height(words, w, size); }, cell);
+    };
+    CaptionChoice chosen = choose(caption_px);
+    // Enlarged with Ctrl+=, a caption at its full size may fit only in a band that hides part of the maps
+    // under it (they keep their cells and outgrow the view): at the text's size (still larger than the
+    // caption at 100%) it may fit beside them instead, and takes that place when it hides less of them.
+    if (maps && zoom > 1.0f && caption_px > ImGui::GetFontSize() &&
+        map_view_hidden(state, *maps, chosen.placement.view.w, chosen.placement.view.h))
+    {
+        const CaptionChoice smaller = choose(ImGui::GetFontSize());
+        if (smaller.placement.cell > chosen.placement.cell + 1.0f)
+            chosen = smaller;
+    }
     state.presenter_caption_px = chosen.font_px;
     state.presenter_caption_beside = chosen.placement.side == CaptionSide::Right;
     CaptionPlacement placed = chosen.placement;

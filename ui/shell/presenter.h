@@ -16,7 +16,7 @@ void draw_presenter(AppState& state);
 bool presenter_shows_training(const AppState& state);
 
 // Ctrl+= (step +1), Ctrl+- (-1) and Ctrl+0 (0: the default). In presenter mode they change the presenter's
-// scale (ViewPrefs::presenter_scale) and say so in its title line for two seconds; otherwise the normal font
+// scale (AppState::presenter_scale) and say so in its title line for two seconds; otherwise the normal font
 // size, said in the status bar. Either asks for the font to be rebuilt.
 void step_text_size(AppState& state, int step);
 // What presenter mode's edit bar steps (its - and + buttons).
