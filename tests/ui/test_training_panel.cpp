@@ -8,10 +8,12 @@
 #include "ui/model/training/training_curves.h"
 #include "ui/model/training/training_run.h"
 #include "ui/panels/panels.h"
+#include "ui/panels/training_panel_views.h"
 #include "ui/picture/colormap.h"
 #include "ui/picture/export.h"
 #include "ui/shell/app_ui.h"
 #include "ui/shell/file_actions.h"
+#include "ui/shell/theme.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>
@@ -695,6 +697,58 @@ TEST(TrainingFiles, ASessionRefersToItsTrainedModel)
     EXPECT_TRUE(c->message_is_error);
     EXPECT_TRUE(contains(c->message, "trained model did not open")) << c->message;
     EXPECT_FALSE(c->training_run.configured());
+}
+
+// The head score shown is the task's own whenever its model opens or its task is chosen, whatever was shown
+// before: a Reverse model restored at start-up showed the previous-token curve (the default) under maps
+// titled "anti-diag", and a later launch disagreed with the first.
+TEST(TrainingFiles, TheHeadScoreIsTheTasksOwnWhenAModelOpensOrItsTaskIsChosen)
+{
+    const int anti_diagonal = static_cast<int>(train::HeadScoreKind::AntiDiagonal);
+    ASSERT_EQ(static_cast<int>(train::task_info(train::TaskKind::Reverse).score), anti_diagonal);
+    HeadlessUi ui;
+    auto a = std::make_unique<AppState>();
+    open_training(*a, train::TaskKind::Reverse, 12);
+    ASSERT_TRUE(a->training.error.empty()) << a->training.error;
+    EXPECT_EQ(a->training.score_kind, anti_diagonal);
+    ModelAutosave autosave;
+    autosave.path = temp_path("score_kind_model.json");
+    std::filesystem::remove(autosave.path);
+    ASSERT_TRUE(model_autosave_tick(*a, autosave, true));
+
+    // The next launch: fresh state, the autosaved model restored, and so on again; each time anti-diagonal,
+    // also when the state held another score (a lesson's, or the combo's) before.
+    for (const int before : {0, 1, 2, anti_diagonal})
+    {
+        auto next = std::make_unique<AppState>();
+        next->training.score_kind = before;
+        ModelAutosave again;
+        again.path = autosave.path;
+        ASSERT_TRUE(restore_model_autosave(*next, again, false).is_ok());
+        EXPECT_EQ(next->training.score_kind, anti_diagonal) << "was " << before;
+        // And the curve it shows is the run's: the file keeps the anti-diagonal scores (it kept only
+        // previous-token and induction, so a reopened Reverse run read "anti-diag 0.00").
+        next->training_run.poll(next->training.view);
+        const std::vector<TrainingEval>& had = a->training.view.evals;
+        const std::vector<TrainingEval>& has = next->training.view.evals;
+        ASSERT_EQ(has.size(), had.size());
+        ASSERT_FALSE(has.empty());
+        for (std::size_t k = 0; k < had.back().heads.size(); ++k)
+        {
+            EXPECT_GT(had.back().heads[k].anti_diagonal, 0.0);
+            EXPECT_FLOAT_EQ(static_cast<float>(has.back().heads[k].anti_diagonal),
+                            static_cast<float>(had.back().heads[k].anti_diagonal));
+            EXPECT_FLOAT_EQ(static_cast<float>(has.back().heads[k].diagonal),
+                            static_cast<float>(had.back().heads[k].diagonal));
+        }
+        const auto out = ui.frames(*next, 2, panel_only(draw_training_panel));
+        EXPECT_TRUE(contains(out.text, "head scores: anti-diagonal")) << out.text;
+        // The task chosen again (--train reverse) while its run is on screen: still its own score.
+        next->training.score_kind = 0;
+        open_training(*next, train::TaskKind::Reverse, 0);
+        EXPECT_EQ(next->training.score_kind, anti_diagonal);
+    }
+    std::filesystem::remove(autosave.path);
 }
 
 TEST(TrainingFiles, ABrokenModelFileIsAMessageAndTheRunStays)

@@ -342,7 +342,9 @@ struct TrainingPanelState
     std::string sample_prompt;
     SampleResult sample;                 // the newest finished one (AppState::text_sampler)
     int stage_layer = 0, stage_head = 0; // the layer and head "every stage" shows
-    int score_kind = 0;     // the head-score curve: a train::HeadScoreKind (core/train/metrics.h)
+    // The head-score curve: a train::HeadScoreKind (core/train/metrics.h); the task's own
+    // (train::TaskInfo::score) whenever a task is chosen or a trained model opened, else a lesson step's.
+    int score_kind = 0;
     bool fit_curves = true; // the curves' axes fit the current run (earlier runs cut at its right edge)
     float pace = 0.0f;      // at most this many steps a second (0: full speed)
     bool stop_at_accuracy = false;

@@ -425,6 +425,7 @@ void open_training(AppState& state, train::TaskKind task, int steps)
 {
     state.training.edit = train::RunSpec(task);
     apply_training_fields(state);
+    state.training.score_kind = static_cast<int>(train::task_info(task).score); // also when the task stays
     if (state.training.error.empty() && steps > 0)
         state.training_run.step_now(steps);
     state.training_run.poll(state.training.view);
@@ -537,6 +538,9 @@ Status open_trained_model(AppState& state, const TrainedModel& model, bool show)
     ts.replay_expect = nullptr;
     state.training_run.poll(ts.view);
     ts.edit = ts.view.config;
+    // The task's own head score, whatever was shown before (a session restored at start-up opens its model
+    // here: the curves showed the previous-token score of a Reverse run under maps titled "anti-diag").
+    ts.score_kind = static_cast<int>(train::task_info(ts.view.config.task).score);
     ts.error.clear();
     ts.notice.clear();
     ts.follow_latest = true;
