@@ -308,10 +308,13 @@ struct LessonState
 // The Training panel: its fields and the snapshot it draws (the run itself is AppState::training_run).
 struct TrainingPanelState
 {
-    train::RunSpec edit;    // the panel's fields; Play, Step or Reset builds the run from them when changed
-    TrainingSnapshot view;  // the latest snapshot copied from the run (TrainingRun::poll)
-    std::string error;      // the last configure's message ("" : fine)
-    std::string notice;     // what Play did beyond the obvious (it raised the target) ("" : nothing)
+    train::RunSpec edit;   // the panel's fields; Play, Step or Reset builds the run from them when changed
+    TrainingSnapshot view; // the latest snapshot copied from the run (TrainingRun::poll)
+    std::string error;     // the last configure's message ("" : fine)
+    std::string notice;    // what Play did beyond the obvious (it raised the target) ("" : nothing)
+    // Play at the target raised it (training_controller.cpp, raise_target): from raised_from to raised_to.
+    // Reset goes back to raised_from while the target is still raised_to (-1: not raised).
+    int raised_from = -1, raised_to = -1;
     std::string model_path; // the model file last opened or saved ("" : none)
 
     // The probe: the sequence the maps show, typed in the task's vocabulary.
