@@ -144,14 +144,19 @@ TEST(TrainingPanel, TheLossTitleSaysWhichColourIsWhichLoss)
         EXPECT_TRUE(contains(out.text, "held-out")) << out.text;
         const auto blue = out.shape_points.find(kTrainingLossColor);
         ASSERT_NE(blue, out.shape_points.end()) << "no swatch in the training loss's colour";
-        float x_max = -1e9f, y_min = 1e9f, y_max = -1e9f;
+        // The swatch: the topmost blue, on the title line (the curve itself is blue too, under it).
+        float y_min = 1e9f;
         for (const ImVec2& q : blue->second)
-        {
-            x_max = std::max(x_max, q.x);
             y_min = std::min(y_min, q.y);
-            y_max = std::max(y_max, q.y);
-        }
-        EXPECT_LT(y_max - y_min, ImGui::GetFontSize()) << "the swatch is one short bar";
+        float x_min = 1e9f, x_max = -1e9f, y_max = -1e9f;
+        for (const ImVec2& q : blue->second)
+            if (q.y < y_min + ImGui::GetFontSize() * 0.5f)
+            {
+                x_min = std::min(x_min, q.x);
+                x_max = std::max(x_max, q.x);
+                y_max = std::max(y_max, q.y);
+            }
+        EXPECT_LT(x_max - x_min, ImGui::GetFontSize() * 1.5f) << "the swatch is one short bar";
         // The held-out swatch: vermilion at the same height, to the right, within the title line.
         const auto vermilion = out.shape_points.find(kThisRunColor);
         ASSERT_NE(vermilion, out.shape_points.end());
@@ -927,6 +932,35 @@ TEST(TrainingFiles, CurvesPictureHasALegendPerHeadTwoLossColoursAndTheTasksScore
     EXPECT_GE(step_ticks, 3);
 }
 
+// The curves picture names the steepest drop in the loss plot's key, on its title line as the window does,
+// not inside the axes over the data.
+TEST(TrainingFiles, CurvesPictureNamesTheSteepestDropInTheKeyNotOverTheData)
+{
+    TrainingRun run;
+    ASSERT_TRUE(run.configure(small_reverse(100)).is_ok());
+    run.step_now(100);
+    TrainingSnapshot s;
+    run.poll(s);
+    ASSERT_TRUE(training_curves(s, 100, 0).has_drop) << "a run with a steepest drop";
+    const std::string svg = svg_document(render_curves_image(s, 100));
+    // render_curves_image: the plots' tops at y = 110, their axes 34 pixels under them.
+    const float axes_top = 110.0f + 34.0f;
+    int named = 0;
+    for (std::size_t at = svg.find(">steepest drop<"); at != std::string::npos;
+         at = svg.find(">steepest drop<", at + 1))
+    {
+        ++named;
+        const std::size_t open = svg.rfind("<text", at);
+        ASSERT_NE(open, std::string::npos);
+        const std::size_t y = svg.find(" y=\"", open);
+        ASSERT_LT(y, at);
+        EXPECT_LT(std::stof(svg.substr(y + 4)), axes_top) << svg.substr(open, at - open);
+    }
+    EXPECT_EQ(named, 1) << "named once, in the key";
+    EXPECT_NE(svg.find(">loss (log"), std::string::npos) << "the key's line starts with the plot's name";
+    EXPECT_EQ(svg.find("shaded: steepest drop"), std::string::npos) << "not named twice";
+}
+
 TEST(TrainingFiles, TheModelAutosaveKeepsATrainedModelForTheNextStart)
 {
     HeadlessUi ui;
@@ -1299,6 +1333,65 @@ TEST(TrainingPanel, ProgressTextReadsOnTheFillInBothThemes)
         const ImU32 frame = ImGui::GetColorU32(ImGuiCol_WindowBg);
         EXPECT_GE(contrast_ratio(text, frame), 4.5f);
     }
+}
+
+// On the light themes' backgrounds (the window's, presenter mode's view) the curves that were faint on white
+// are drawn darker: a fourth head's yellow, an earlier run's dimmed grey (as drawn, over the background) and
+// the steepest drop's name, each at least 3:1 (the name, text, 4.5:1); the dark themes keep their colours.
+TEST(TrainingPanel, TheLightThemesCurvesHaveContrastOnTheirBackground)
+{
+    const auto over = [](Color32 c, Color32 bg) // c composited over bg at its alpha, as it shows
+    {
+        const float a = static_cast<float>(c >> 24) / 255.0f;
+        const auto ch = [&](int shift)
+        {
+            return static_cast<std::uint8_t>(
+                std::lround(static_cast<float>((c >> shift) & 0xFFu) * a +
+                            static_cast<float>((bg >> shift) & 0xFFu) * (1.0f - a)));
+        };
+        return pack_rgba(ch(0), ch(8), ch(16));
+    };
+    HeadlessUi ui;
+    std::vector<Color32> light;
+    apply_theme(false, 1.0f); // the window's light theme (panel_only draws without the frame that applies it)
+    light.push_back(ImGui::GetColorU32(ImGuiCol_WindowBg) | 0xFF000000u);
+    float rgba[4];
+    presenter_view_background(false, rgba);
+    light.push_back(pack_rgba(static_cast<std::uint8_t>(std::lround(rgba[0] * 255.0f)),
+                              static_cast<std::uint8_t>(std::lround(rgba[1] * 255.0f)),
+                              static_cast<std::uint8_t>(std::lround(rgba[2] * 255.0f))));
+    for (const Color32 bg : light)
+    {
+        ASSERT_GT(contrast_ratio(bg, pack_rgba(0, 0, 0)), 10.0f) << "a light background";
+        EXPECT_LT(contrast_ratio(head_color(3), bg), 2.0f) << "the yellow that was faint";
+        for (int j = 0; j < 8; ++j)
+            EXPECT_GE(contrast_ratio(over(curve_color_on(head_color(j), bg), bg), bg), kCurveMinContrast)
+                << "head " << j + 1 << " on " << std::hex << bg;
+        for (std::size_t i = 0; i < 3; ++i)
+            EXPECT_GE(contrast_ratio(over(curve_color_on(past_run_color(i, kPastRunAlpha), bg), bg), bg),
+                      kCurveMinContrast)
+                << "earlier run " << i << " on " << std::hex << bg;
+        for (const Color32 c : {kTrainingLossColor, kThisRunColor})
+            EXPECT_GE(contrast_ratio(over(curve_color_on(c, bg), bg), bg), kCurveMinContrast);
+        EXPECT_GE(contrast_ratio(band_label_color_on(bg), bg), 4.5f);
+        // A colour that reads already is left alone.
+        EXPECT_EQ(curve_color_on(kTrainingLossColor, bg), kTrainingLossColor);
+    }
+    const Color32 black = pack_rgba(0, 0, 0);
+    EXPECT_EQ(curve_color_on(head_color(3), black), head_color(3)) << "the dark themes keep their colours";
+    EXPECT_EQ(curve_color_on(past_run_color(0, kPastRunAlpha), black), past_run_color(0, kPastRunAlpha));
+
+    // The panel in the light theme draws the darker yellow, not the faint one: a 4-head run's curves.
+    auto state = std::make_unique<AppState>();
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    state->training.edit.n_heads = 4;
+    apply_training_fields(*state);
+    ASSERT_TRUE(state->training.error.empty()) << state->training.error;
+    state->training_run.step_now(20);
+    const auto out = ui.frames(*state, 2, panel_only(draw_training_panel));
+    const Color32 bg = ImGui::GetColorU32(ImGuiCol_WindowBg) | 0xFF000000u;
+    EXPECT_EQ(out.shape_points.count(head_color(3)), 0u) << "the faint yellow is drawn";
+    EXPECT_EQ(out.shape_points.count(curve_color_on(head_color(3), bg)), 1u) << "no darker yellow curve";
 }
 
 TEST(TrainingLessons, ABadTrainingStepIsAMessageNamingTheStep)
