@@ -1026,6 +1026,8 @@ TEST(TrainingLessons, AStepTrainsItsRunsOnceAndShowsItsStepMapsAndProbe)
     EXPECT_TRUE(contains(ts.view.past[0].label, "h = 1, d_model = 16")) << ts.view.past[0].label;
     EXPECT_FALSE(ts.follow_latest);
     EXPECT_EQ(ts.probe.T(), 16); // the task's default probe
+    // At step 0 the head scores have no evaluation yet: the plot says so, its axes are not left bare.
+    EXPECT_TRUE(contains(ui.frames(*state, 1).text, "no values up to step 0"));
 
     const unsigned long long version = ts.view.version;
     go_to_step(*state, 1);
@@ -1056,11 +1058,23 @@ TEST(TrainingLessons, InTheWindowTheRunsTrainOnTheWorkerInTurn)
     TrainingPanelState& ts = state->training;
     EXPECT_EQ(ts.lesson_queue.size(), 1u) << "the compared run trains first, the lesson's own waits";
     EXPECT_TRUE(state->training_run.running());
+    // While the compared run trains, the curves at the step's position (step 0) show it as it goes: cut at
+    // step 0 they were empty axes.
+    bool compared_curves_seen = false;
     for (int i = 0; i < 6000 && (!ts.lesson_queue.empty() || state->training_run.running()); ++i)
     {
+        state->training_run.poll(ts.view); // before the frame, which starts the next run once this one ends
+        if (!ts.lesson_queue.empty() && ts.view.step > 0)
+        {
+            const TrainingCurves c = shown_training_curves(ts, 0);
+            ASSERT_FALSE(c.loss.series.empty());
+            EXPECT_FALSE(c.loss.series.back().points.empty()) << "the training loss at step " << ts.view.step;
+            compared_curves_seen = true;
+        }
         ui.frames(*state, 1);
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+    EXPECT_TRUE(compared_curves_seen) << "the compared run was never seen training";
     ui.frames(*state, 1);
     EXPECT_TRUE(ts.lesson_queue.empty());
     EXPECT_EQ(ts.view.step, 30);

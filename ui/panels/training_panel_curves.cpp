@@ -122,7 +122,8 @@ Color32 plot_background()
 
 TrainingCurves shown_training_curves(const TrainingPanelState& ts, int cursor, bool whole_run)
 {
-    const bool pinned = !ts.lesson_key.empty() && ts.lesson_step_at >= 0 && cursor >= 0;
+    const bool pinned =
+        !ts.lesson_key.empty() && ts.lesson_queue.empty() && ts.lesson_step_at >= 0 && cursor >= 0;
     return training_curves(ts.view, ts.edit.steps, ts.score_kind, ts.fit_curves && !whole_run,
                            pinned ? cursor : -1);
 }
@@ -187,6 +188,15 @@ int draw_curve_plot(const AppState& state, const CurvePlot& plot, const Training
     }
     if (pic.has_cursor)
         dl->AddLine(ImVec2(pic.cursor_x, a.y), ImVec2(pic.cursor_x, b.y), ink, 1.0f);
+    // No curve to draw (a lesson's step at step 0, before the first evaluation): say so, never bare axes.
+    if (std::all_of(pic.lines.begin(), pic.lines.end(), [](const PlotLine& l) { return l.points.empty(); }))
+    {
+        const std::string note =
+            cursor >= 0 ? "no values up to step " + std::to_string(cursor) : "no values yet";
+        const ImVec2 sz = ImGui::CalcTextSize(note.c_str());
+        if (sz.x <= b.x - a.x - fs * 0.5f)
+            dl->AddText(ImVec2((a.x + b.x - sz.x) * 0.5f, (a.y + b.y - sz.y) * 0.5f), faint, note.c_str());
+    }
     dl->PopClipRect();
 
     if (!hovered)
