@@ -174,17 +174,21 @@ int draw_curve_plot(const AppState& state, const CurvePlot& plot, const Training
         dl->AddRectFilled(ImVec2(pic.band_x0, a.y), ImVec2(std::max(pic.band_x1, pic.band_x0 + 2.0f), b.y),
                           kBandColor);
     const Color32 bg = plot_background();
+    // The series' widths are at the normal font size: larger text (presenter mode, a projector) gets wider
+    // lines, but for the training loss, which stays thin over the held-out line.
+    const float widen = std::max(1.0f, fs / kDefaultFontSize);
     for (const PlotLine& line : pic.lines)
     {
         const ImU32 color = curve_color_on(line.color, bg);
+        const float width = line.width * (line.thin ? 1.0f : widen);
         std::vector<ImVec2> screen;
         screen.reserve(line.points.size());
         for (const PlotPoint& q : line.points)
             screen.emplace_back(q.x, q.y);
         if (screen.size() == 1)
-            dl->AddCircleFilled(screen[0], line.width * 1.5f, color);
+            dl->AddCircleFilled(screen[0], width * 1.5f, color);
         else if (screen.size() > 1)
-            dl->AddPolyline(screen.data(), static_cast<int>(screen.size()), color, 0, line.width);
+            dl->AddPolyline(screen.data(), static_cast<int>(screen.size()), color, 0, width);
     }
     if (pic.has_cursor)
         dl->AddLine(ImVec2(pic.cursor_x, a.y), ImVec2(pic.cursor_x, b.y), ink, 1.0f);

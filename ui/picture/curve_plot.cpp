@@ -76,7 +76,7 @@ DataPoints thin(const DataPoints& pts, int x_min, int x_max, float width_px)
 PlotLine plot_line(const CurveSeries& series, const TrainingCurves& c, const PlotScale& s, bool log_y,
                    const CurvePlotStyle& style)
 {
-    PlotLine line{{}, series.color, series.width};
+    PlotLine line{{}, series.color, series.width, series.thin};
     const DataPoints pts =
         style.thin ? thin(series.points, c.x_min, c.x_max, s.axes.x1 - s.axes.x0) : series.points;
     line.points.reserve(pts.size());

@@ -65,6 +65,7 @@ struct PlotLine
     std::vector<PlotPoint> points;
     Color32 color = 0;
     float width = 1.5f; // the series' width
+    bool thin = false;  // the series' CurveSeries::thin
 };
 
 struct CurvePlotPicture

@@ -347,6 +347,7 @@ TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int 
         held.points.push_back(at(e.step, e.loss));
     c.loss.series.push_back(std::move(held));
     CurveSeries train_loss{{}, kTrainingLossColor, "training loss", kTrainingLossWidth};
+    train_loss.thin = true;
     for (const TrainingEval& e : v.evals)
         if (e.step <= v.first_step) // from the file: the training loss at its logged steps
             train_loss.points.push_back(at(e.step, e.train_loss));
