@@ -354,7 +354,7 @@ TEST(CurvePlot, TheTrainingLossIsDrawnThinOverTheHeldOutLoss)
     EXPECT_GE(c.loss.series[held].width - c.loss.series[training].width, 1.5f);
     EXPECT_EQ(c.loss.series[training].color >> 24, 255u);
     EXPECT_EQ(c.loss.series[held].color >> 24, 255u);
-    // Larger text widens the held-out line, not the training loss's (its noise would cover the held-out).
+    // Larger text widens the held-out line more than the training loss (its noise would cover the held-out).
     EXPECT_TRUE(c.loss.series[training].thin);
     EXPECT_FALSE(c.loss.series[held].thin);
     EXPECT_TRUE(layout_curve_plot(c.loss, c, kAxes, -1, CurvePlotStyle{}).lines[training].thin);

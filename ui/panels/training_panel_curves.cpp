@@ -8,6 +8,7 @@
 #include "ui/shell/widgets.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -175,12 +176,12 @@ int draw_curve_plot(const AppState& state, const CurvePlot& plot, const Training
                           kBandColor);
     const Color32 bg = plot_background();
     // The series' widths are at the normal font size: larger text (presenter mode, a projector) gets wider
-    // lines, but for the training loss, which stays thin over the held-out line.
+    // lines; the training loss less (by the square root), so it stays thin over the held-out line.
     const float widen = std::max(1.0f, fs / kDefaultFontSize);
     for (const PlotLine& line : pic.lines)
     {
         const ImU32 color = curve_color_on(line.color, bg);
-        const float width = line.width * (line.thin ? 1.0f : widen);
+        const float width = line.width * (line.thin ? std::sqrt(widen) : widen);
         std::vector<ImVec2> screen;
         screen.reserve(line.points.size());
         for (const PlotPoint& q : line.points)

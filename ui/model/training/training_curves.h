@@ -44,7 +44,7 @@ struct CurveSeries
     Color32 color = 0;
     std::string label;
     float width = 1.5f;     // line width in pixels at the normal font size
-    bool thin = false;      // drawn at `width` at every font size (the training loss over the wider held-out)
+    bool thin = false;      // widened less with the font size (the training loss over the wider held-out)
     bool sets_range = true; // the y range fits it (an earlier run does not when the axes fit the current one)
 };
 
