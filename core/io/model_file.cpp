@@ -189,6 +189,16 @@ void write_history(JsonWriter& w, const std::vector<MetricRow>& history)
             w.key("word_start");
             w.row(row.word_start.data(), static_cast<int>(row.word_start.size()));
         }
+        if (!row.diagonal.empty())
+        {
+            w.key("diagonal");
+            w.row(row.diagonal.data(), static_cast<int>(row.diagonal.size()));
+        }
+        if (!row.anti_diagonal.empty())
+        {
+            w.key("anti_diagonal");
+            w.row(row.anti_diagonal.data(), static_cast<int>(row.anti_diagonal.size()));
+        }
         w.end_object();
     }
     w.end_array();
@@ -450,12 +460,17 @@ Status read_history(const Reader& r, const json& root, int n_scores, std::vector
         ATTNLAB_TRY(r.number_value(*field, f + ".held_out_loss", &m.held_out_loss, true));
         ATTNLAB_TRY(r.member(row, f, "accuracy", Need::Required, &field));
         ATTNLAB_TRY(r.number_value(*field, f + ".accuracy", &m.accuracy, true));
-        for (const char* key : {"previous_token", "induction", "word_start"})
+        // Word start (text models), diagonal and anti-diagonal (kept since later versions) are optional.
+        const std::pair<const char*, std::vector<float>*> rows[] = {{"previous_token", &m.previous_token},
+                                                                    {"induction", &m.induction},
+                                                                    {"word_start", &m.word_start},
+                                                                    {"diagonal", &m.diagonal},
+                                                                    {"anti_diagonal", &m.anti_diagonal}};
+        for (const auto& [key, kept] : rows)
         {
-            std::vector<float>& scores = key[0] == 'p'   ? m.previous_token
-                                         : key[0] == 'i' ? m.induction
-                                                         : m.word_start;
-            const Need need = key[0] == 'w' ? Need::Optional : Need::Required;
+            std::vector<float>& scores = *kept;
+            const Need need =
+                kept == &m.previous_token || kept == &m.induction ? Need::Required : Need::Optional;
             ATTNLAB_TRY(r.member(row, f, key, need, &field));
             if (field == nullptr)
                 continue;
@@ -973,6 +988,8 @@ MetricRow metric_row(const train::StepStats& step, const train::EvalStats& eval)
         row.induction.push_back(static_cast<float>(head.induction));
         if (eval.word_scores)
             row.word_start.push_back(static_cast<float>(head.word_start));
+        row.diagonal.push_back(static_cast<float>(head.diagonal));
+        row.anti_diagonal.push_back(static_cast<float>(head.anti_diagonal));
     }
     return row;
 }

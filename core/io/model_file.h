@@ -28,6 +28,9 @@ struct MetricRow
     float accuracy = 0;      // held-out accuracy after the step
     std::vector<float> previous_token, induction; // [l·h + j] head scores on the held-out set
     std::vector<float> word_start;                // [l·h + j] (text models; empty for the other tasks)
+    // [l·h + j] the diagonal and anti-diagonal scores (Copy's and Reverse's); empty in files written before
+    // they were kept, whose reopened curves then read 0.
+    std::vector<float> diagonal, anti_diagonal;
 };
 
 // A row from a step's figures and the evaluation made right after it.

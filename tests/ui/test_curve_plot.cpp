@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace attnlab
 {
@@ -84,11 +86,53 @@ TEST(CurvePlot, ALogAxisTicksTheDecadesThatDoNotCrowd)
     // 0.01 .. 10: three decades over 200 px, 0.1 and 1 between the ends.
     const CurvePlotPicture p = layout_curve_plot(c.loss, c, kAxes, -1, style);
     ASSERT_EQ(p.y_ticks.size(), 4u);
-    EXPECT_EQ(p.y_ticks[2].text, "0.1");
-    EXPECT_EQ(p.y_ticks[3].text, "1");
+    EXPECT_EQ(p.y_ticks[2].text, "1.0e-1"); // three decades: every tick a power of ten
+    EXPECT_EQ(p.y_ticks[3].text, "1.0e0");
     EXPECT_NEAR(p.y_ticks[2].y, kAxes.y1 - 200.0f / 3.0f, 0.01f);
     style.tick_gap = 70.0f; // farther than a decade: only the ends
     EXPECT_EQ(layout_curve_plot(c.loss, c, kAxes, -1, style).y_ticks.size(), 2u);
+}
+
+// One number format per log axis: the loss axis wrote "0.1", "7.6e-03" and "0.0174" on one axis.
+TEST(CurvePlot, ALogAxisWritesEveryTickInOneFormat)
+{
+    // Under three decades: plain decimals, two significant digits each.
+    EXPECT_EQ(log_axis_tick_texts({2.41f, 0.1f, 0.0076f, 0.0174f}),
+              (std::vector<std::string>{"2.4", "0.10", "0.0076", "0.017"}));
+    // Three decades or more: every tick as a power of ten, the same digits.
+    EXPECT_EQ(log_axis_tick_texts({2.41f, 2.9e-6f, 1e-3f, 0.1f}),
+              (std::vector<std::string>{"2.4e0", "2.9e-6", "1.0e-3", "1.0e-1"}));
+    // More digits, for every tick alike, where two would write different values alike.
+    EXPECT_EQ(log_axis_tick_texts({1.09f, 1.06f}), (std::vector<std::string>{"1.09", "1.06"}));
+    EXPECT_EQ(log_axis_tick_texts({9.96f, 0.5f}), (std::vector<std::string>{"10", "0.50"}));
+
+    // The laid-out loss axes of the window, the presenter and the pictures (their styles) follow the rule:
+    // a loss from 2.41 down to 0.0076 (2.5 decades) and one down to 2.9e-6.
+    for (const float lowest : {0.0076f, 2.9e-6f})
+    {
+        TrainingCurves c = curves();
+        c.loss.series[0].points = {{0.0f, 2.41f}, {50.0f, 0.0174f}, {100.0f, lowest}};
+        CurvePlotStyle picture;
+        picture.tick_gap = 12.0f;
+        picture.linear_ticks = true;
+        for (const CurvePlotStyle& style : {CurvePlotStyle{}, picture})
+        {
+            const CurvePlotPicture p = layout_curve_plot(c.loss, c, kAxes, -1, style);
+            ASSERT_GE(p.y_ticks.size(), 2u);
+            const bool powers = lowest < 1e-3f;
+            for (const PlotTick& t : p.y_ticks)
+            {
+                EXPECT_EQ(t.text.find('e') != std::string::npos, powers) << t.text << " down to " << lowest;
+                // Two significant digits: "2.4", "0.10", "0.0076" or "2.4e0", "1.0e-3".
+                std::string digits;
+                for (const char ch : t.text.substr(0, t.text.find('e')))
+                    if (ch >= '0' && ch <= '9' && !(digits.empty() && ch == '0'))
+                        digits += ch;
+                EXPECT_EQ(digits.size(), 2u) << t.text;
+                EXPECT_NEAR(std::stod(t.text), t.value, t.value * 0.06) << t.text;
+            }
+        }
+    }
 }
 
 TEST(CurvePlot, TheLossPlotMarksTheSteepestDropAndTheCursorStaysInTheSteps)
@@ -292,8 +336,8 @@ TEST(CurvePlot, CutAtTheShownStepTheCurrentRunsCurvesEndThereOnTheWholeRunsAxes)
     }
 }
 
-// The training loss is drawn after (over) the held-out loss, thinner and translucent, so the smooth held-out
-// line shows through the noisy one and neither hides the other.
+// The training loss is drawn after (over) the held-out loss, opaque and much thinner, so neither hides the
+// other: translucent over it, the two read as one brown line early in a Reverse run, where they coincide.
 TEST(CurvePlot, TheTrainingLossIsDrawnThinOverTheHeldOutLoss)
 {
     const TrainingCurves c = training_curves(fitted_runs(), 3000, 0);
@@ -305,9 +349,15 @@ TEST(CurvePlot, TheTrainingLossIsDrawnThinOverTheHeldOutLoss)
     }
     ASSERT_NE(training, held);
     EXPECT_GT(training, held) << "drawn later: on top";
-    EXPECT_LT(c.loss.series[training].width, c.loss.series[held].width);
-    EXPECT_LT(c.loss.series[training].color >> 24, 255u);
+    // Where the two coincide (early in a run, at every step) the held-out line's edges show on each side of
+    // the opaque training line: a vermilion casing around a blue core, neither hidden nor mixed to brown.
+    EXPECT_GE(c.loss.series[held].width - c.loss.series[training].width, 1.5f);
+    EXPECT_EQ(c.loss.series[training].color >> 24, 255u);
     EXPECT_EQ(c.loss.series[held].color >> 24, 255u);
+    // Larger text widens the held-out line more than the training loss (its noise would cover the held-out).
+    EXPECT_TRUE(c.loss.series[training].thin);
+    EXPECT_FALSE(c.loss.series[held].thin);
+    EXPECT_TRUE(layout_curve_plot(c.loss, c, kAxes, -1, CurvePlotStyle{}).lines[training].thin);
 }
 
 // The step axis of the panel's plots: round steps between its ends ("0 100 200 step 400"), no two labels

@@ -2071,6 +2071,30 @@ TEST_F(PresenterTest, PlayAtTheTargetCountsToTheRaisedTargetAndSaysSo)
         << test::window_text("##presenter_title");
 }
 
+// R after P went past the task's preset target goes back to the preset: it kept the raised target (step 0 of
+// 1500 after the preset's 500), so the next P trained three times as long as the task asks.
+TEST_F(PresenterTest, ResetAfterPlayRaisedTheTargetGoesBackToThePresetsTarget)
+{
+    const int preset = train::RunSpec(train::TaskKind::Reverse).steps;
+    open_training(*state, train::TaskKind::Reverse, preset); // at the preset's target
+    ASSERT_TRUE(state->training.error.empty()) << state->training.error;
+    ASSERT_EQ(state->training.edit.steps, preset);
+    state->presenter = true;
+    state->presenter_view = PresenterView::Training;
+    use_window_font(720.0f);
+    ui.frames(*state, 2);
+    ui.press_key(*state, keys::P); // at the target: goes on, to preset + preset
+    ui.press_key(*state, keys::P); // pauses it
+    ASSERT_FALSE(state->training_run.running());
+    ASSERT_EQ(state->training.edit.steps, 2 * preset);
+    ui.press_key(*state, keys::R);
+    state->training_run.poll(state->training.view);
+    EXPECT_EQ(state->training.view.step, 0);
+    EXPECT_EQ(state->training.edit.steps, preset) << "the preset's target after R";
+    const test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_TRUE(drawn(out, "step 0 of " + std::to_string(preset) + " ")) << out.text;
+}
+
 // R in a training lesson's presenter view resets the step's run: its caption goes back to waiting (saying the
 // run is paused and what plays it), and once the run gets past the step it describes again, the caption and
 // the maps are both at that step, not the caption at step 10 over the maps of the run's latest step.

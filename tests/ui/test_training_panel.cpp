@@ -8,10 +8,12 @@
 #include "ui/model/training/training_curves.h"
 #include "ui/model/training/training_run.h"
 #include "ui/panels/panels.h"
+#include "ui/panels/training_panel_views.h"
 #include "ui/picture/colormap.h"
 #include "ui/picture/export.h"
 #include "ui/shell/app_ui.h"
 #include "ui/shell/file_actions.h"
+#include "ui/shell/theme.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>
@@ -142,14 +144,19 @@ TEST(TrainingPanel, TheLossTitleSaysWhichColourIsWhichLoss)
         EXPECT_TRUE(contains(out.text, "held-out")) << out.text;
         const auto blue = out.shape_points.find(kTrainingLossColor);
         ASSERT_NE(blue, out.shape_points.end()) << "no swatch in the training loss's colour";
-        float x_max = -1e9f, y_min = 1e9f, y_max = -1e9f;
+        // The swatch: the topmost blue, on the title line (the curve itself is blue too, under it).
+        float y_min = 1e9f;
         for (const ImVec2& q : blue->second)
-        {
-            x_max = std::max(x_max, q.x);
             y_min = std::min(y_min, q.y);
-            y_max = std::max(y_max, q.y);
-        }
-        EXPECT_LT(y_max - y_min, ImGui::GetFontSize()) << "the swatch is one short bar";
+        float x_min = 1e9f, x_max = -1e9f, y_max = -1e9f;
+        for (const ImVec2& q : blue->second)
+            if (q.y < y_min + ImGui::GetFontSize() * 0.5f)
+            {
+                x_min = std::min(x_min, q.x);
+                x_max = std::max(x_max, q.x);
+                y_max = std::max(y_max, q.y);
+            }
+        EXPECT_LT(x_max - x_min, ImGui::GetFontSize() * 1.5f) << "the swatch is one short bar";
         // The held-out swatch: vermilion at the same height, to the right, within the title line.
         const auto vermilion = out.shape_points.find(kThisRunColor);
         ASSERT_NE(vermilion, out.shape_points.end());
@@ -697,6 +704,58 @@ TEST(TrainingFiles, ASessionRefersToItsTrainedModel)
     EXPECT_FALSE(c->training_run.configured());
 }
 
+// The head score shown is the task's own whenever its model opens or its task is chosen, whatever was shown
+// before: a Reverse model restored at start-up showed the previous-token curve (the default) under maps
+// titled "anti-diag", and a later launch disagreed with the first.
+TEST(TrainingFiles, TheHeadScoreIsTheTasksOwnWhenAModelOpensOrItsTaskIsChosen)
+{
+    const int anti_diagonal = static_cast<int>(train::HeadScoreKind::AntiDiagonal);
+    ASSERT_EQ(static_cast<int>(train::task_info(train::TaskKind::Reverse).score), anti_diagonal);
+    HeadlessUi ui;
+    auto a = std::make_unique<AppState>();
+    open_training(*a, train::TaskKind::Reverse, 12);
+    ASSERT_TRUE(a->training.error.empty()) << a->training.error;
+    EXPECT_EQ(a->training.score_kind, anti_diagonal);
+    ModelAutosave autosave;
+    autosave.path = temp_path("score_kind_model.json");
+    std::filesystem::remove(autosave.path);
+    ASSERT_TRUE(model_autosave_tick(*a, autosave, true));
+
+    // The next launch: fresh state, the autosaved model restored, and so on again; each time anti-diagonal,
+    // also when the state held another score (a lesson's, or the combo's) before.
+    for (const int before : {0, 1, 2, anti_diagonal})
+    {
+        auto next = std::make_unique<AppState>();
+        next->training.score_kind = before;
+        ModelAutosave again;
+        again.path = autosave.path;
+        ASSERT_TRUE(restore_model_autosave(*next, again, false).is_ok());
+        EXPECT_EQ(next->training.score_kind, anti_diagonal) << "was " << before;
+        // And the curve it shows is the run's: the file keeps the anti-diagonal scores (it kept only
+        // previous-token and induction, so a reopened Reverse run read "anti-diag 0.00").
+        next->training_run.poll(next->training.view);
+        const std::vector<TrainingEval>& had = a->training.view.evals;
+        const std::vector<TrainingEval>& has = next->training.view.evals;
+        ASSERT_EQ(has.size(), had.size());
+        ASSERT_FALSE(has.empty());
+        for (std::size_t k = 0; k < had.back().heads.size(); ++k)
+        {
+            EXPECT_GT(had.back().heads[k].anti_diagonal, 0.0);
+            EXPECT_FLOAT_EQ(static_cast<float>(has.back().heads[k].anti_diagonal),
+                            static_cast<float>(had.back().heads[k].anti_diagonal));
+            EXPECT_FLOAT_EQ(static_cast<float>(has.back().heads[k].diagonal),
+                            static_cast<float>(had.back().heads[k].diagonal));
+        }
+        const auto out = ui.frames(*next, 2, panel_only(draw_training_panel));
+        EXPECT_TRUE(contains(out.text, "head scores: anti-diagonal")) << out.text;
+        // The task chosen again (--train reverse) while its run is on screen: still its own score.
+        next->training.score_kind = 0;
+        open_training(*next, train::TaskKind::Reverse, 0);
+        EXPECT_EQ(next->training.score_kind, anti_diagonal);
+    }
+    std::filesystem::remove(autosave.path);
+}
+
 TEST(TrainingFiles, ABrokenModelFileIsAMessageAndTheRunStays)
 {
     HeadlessUi ui;
@@ -873,6 +932,35 @@ TEST(TrainingFiles, CurvesPictureHasALegendPerHeadTwoLossColoursAndTheTasksScore
     EXPECT_GE(step_ticks, 3);
 }
 
+// The curves picture names the steepest drop in the loss plot's key, on its title line as the window does,
+// not inside the axes over the data.
+TEST(TrainingFiles, CurvesPictureNamesTheSteepestDropInTheKeyNotOverTheData)
+{
+    TrainingRun run;
+    ASSERT_TRUE(run.configure(small_reverse(100)).is_ok());
+    run.step_now(100);
+    TrainingSnapshot s;
+    run.poll(s);
+    ASSERT_TRUE(training_curves(s, 100, 0).has_drop) << "a run with a steepest drop";
+    const std::string svg = svg_document(render_curves_image(s, 100));
+    // render_curves_image: the plots' tops at y = 110, their axes 34 pixels under them.
+    const float axes_top = 110.0f + 34.0f;
+    int named = 0;
+    for (std::size_t at = svg.find(">steepest drop<"); at != std::string::npos;
+         at = svg.find(">steepest drop<", at + 1))
+    {
+        ++named;
+        const std::size_t open = svg.rfind("<text", at);
+        ASSERT_NE(open, std::string::npos);
+        const std::size_t y = svg.find(" y=\"", open);
+        ASSERT_LT(y, at);
+        EXPECT_LT(std::stof(svg.substr(y + 4)), axes_top) << svg.substr(open, at - open);
+    }
+    EXPECT_EQ(named, 1) << "named once, in the key";
+    EXPECT_NE(svg.find(">loss (log"), std::string::npos) << "the key's line starts with the plot's name";
+    EXPECT_EQ(svg.find("shaded: steepest drop"), std::string::npos) << "not named twice";
+}
+
 TEST(TrainingFiles, TheModelAutosaveKeepsATrainedModelForTheNextStart)
 {
     HeadlessUi ui;
@@ -938,6 +1026,8 @@ TEST(TrainingLessons, AStepTrainsItsRunsOnceAndShowsItsStepMapsAndProbe)
     EXPECT_TRUE(contains(ts.view.past[0].label, "h = 1, d_model = 16")) << ts.view.past[0].label;
     EXPECT_FALSE(ts.follow_latest);
     EXPECT_EQ(ts.probe.T(), 16); // the task's default probe
+    // At step 0 the head scores have no evaluation yet: the plot says so, its axes are not left bare.
+    EXPECT_TRUE(contains(ui.frames(*state, 1).text, "no values up to step 0"));
 
     const unsigned long long version = ts.view.version;
     go_to_step(*state, 1);
@@ -968,11 +1058,23 @@ TEST(TrainingLessons, InTheWindowTheRunsTrainOnTheWorkerInTurn)
     TrainingPanelState& ts = state->training;
     EXPECT_EQ(ts.lesson_queue.size(), 1u) << "the compared run trains first, the lesson's own waits";
     EXPECT_TRUE(state->training_run.running());
+    // While the compared run trains, the curves at the step's position (step 0) show it as it goes: cut at
+    // step 0 they were empty axes.
+    bool compared_curves_seen = false;
     for (int i = 0; i < 6000 && (!ts.lesson_queue.empty() || state->training_run.running()); ++i)
     {
+        state->training_run.poll(ts.view); // before the frame, which starts the next run once this one ends
+        if (!ts.lesson_queue.empty() && ts.view.step > 0)
+        {
+            const TrainingCurves c = shown_training_curves(ts, 0);
+            ASSERT_FALSE(c.loss.series.empty());
+            EXPECT_FALSE(c.loss.series.back().points.empty()) << "the training loss at step " << ts.view.step;
+            compared_curves_seen = true;
+        }
         ui.frames(*state, 1);
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+    EXPECT_TRUE(compared_curves_seen) << "the compared run was never seen training";
     ui.frames(*state, 1);
     EXPECT_TRUE(ts.lesson_queue.empty());
     EXPECT_EQ(ts.view.step, 30);
@@ -1245,6 +1347,65 @@ TEST(TrainingPanel, ProgressTextReadsOnTheFillInBothThemes)
         const ImU32 frame = ImGui::GetColorU32(ImGuiCol_WindowBg);
         EXPECT_GE(contrast_ratio(text, frame), 4.5f);
     }
+}
+
+// On the light themes' backgrounds (the window's, presenter mode's view) the curves that were faint on white
+// are drawn darker: a fourth head's yellow, an earlier run's dimmed grey (as drawn, over the background) and
+// the steepest drop's name, each at least 3:1 (the name, text, 4.5:1); the dark themes keep their colours.
+TEST(TrainingPanel, TheLightThemesCurvesHaveContrastOnTheirBackground)
+{
+    const auto over = [](Color32 c, Color32 bg) // c composited over bg at its alpha, as it shows
+    {
+        const float a = static_cast<float>(c >> 24) / 255.0f;
+        const auto ch = [&](int shift)
+        {
+            return static_cast<std::uint8_t>(
+                std::lround(static_cast<float>((c >> shift) & 0xFFu) * a +
+                            static_cast<float>((bg >> shift) & 0xFFu) * (1.0f - a)));
+        };
+        return pack_rgba(ch(0), ch(8), ch(16));
+    };
+    HeadlessUi ui;
+    std::vector<Color32> light;
+    apply_theme(false, 1.0f); // the window's light theme (panel_only draws without the frame that applies it)
+    light.push_back(ImGui::GetColorU32(ImGuiCol_WindowBg) | 0xFF000000u);
+    float rgba[4];
+    presenter_view_background(false, rgba);
+    light.push_back(pack_rgba(static_cast<std::uint8_t>(std::lround(rgba[0] * 255.0f)),
+                              static_cast<std::uint8_t>(std::lround(rgba[1] * 255.0f)),
+                              static_cast<std::uint8_t>(std::lround(rgba[2] * 255.0f))));
+    for (const Color32 bg : light)
+    {
+        ASSERT_GT(contrast_ratio(bg, pack_rgba(0, 0, 0)), 10.0f) << "a light background";
+        EXPECT_LT(contrast_ratio(head_color(3), bg), 2.0f) << "the yellow that was faint";
+        for (int j = 0; j < 8; ++j)
+            EXPECT_GE(contrast_ratio(over(curve_color_on(head_color(j), bg), bg), bg), kCurveMinContrast)
+                << "head " << j + 1 << " on " << std::hex << bg;
+        for (std::size_t i = 0; i < 3; ++i)
+            EXPECT_GE(contrast_ratio(over(curve_color_on(past_run_color(i, kPastRunAlpha), bg), bg), bg),
+                      kCurveMinContrast)
+                << "earlier run " << i << " on " << std::hex << bg;
+        for (const Color32 c : {kTrainingLossColor, kThisRunColor})
+            EXPECT_GE(contrast_ratio(over(curve_color_on(c, bg), bg), bg), kCurveMinContrast);
+        EXPECT_GE(contrast_ratio(band_label_color_on(bg), bg), 4.5f);
+        // A colour that reads already is left alone.
+        EXPECT_EQ(curve_color_on(kTrainingLossColor, bg), kTrainingLossColor);
+    }
+    const Color32 black = pack_rgba(0, 0, 0);
+    EXPECT_EQ(curve_color_on(head_color(3), black), head_color(3)) << "the dark themes keep their colours";
+    EXPECT_EQ(curve_color_on(past_run_color(0, kPastRunAlpha), black), past_run_color(0, kPastRunAlpha));
+
+    // The panel in the light theme draws the darker yellow, not the faint one: a 4-head run's curves.
+    auto state = std::make_unique<AppState>();
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    state->training.edit.n_heads = 4;
+    apply_training_fields(*state);
+    ASSERT_TRUE(state->training.error.empty()) << state->training.error;
+    state->training_run.step_now(20);
+    const auto out = ui.frames(*state, 2, panel_only(draw_training_panel));
+    const Color32 bg = ImGui::GetColorU32(ImGuiCol_WindowBg) | 0xFF000000u;
+    EXPECT_EQ(out.shape_points.count(head_color(3)), 0u) << "the faint yellow is drawn";
+    EXPECT_EQ(out.shape_points.count(curve_color_on(head_color(3), bg)), 1u) << "no darker yellow curve";
 }
 
 TEST(TrainingLessons, ABadTrainingStepIsAMessageNamingTheStep)

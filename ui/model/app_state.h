@@ -307,10 +307,13 @@ struct LessonState
 // The Training panel: its fields and the snapshot it draws (the run itself is AppState::training_run).
 struct TrainingPanelState
 {
-    train::RunSpec edit;    // the panel's fields; Play, Step or Reset builds the run from them when changed
-    TrainingSnapshot view;  // the latest snapshot copied from the run (TrainingRun::poll)
-    std::string error;      // the last configure's message ("" : fine)
-    std::string notice;     // what Play did beyond the obvious (it raised the target) ("" : nothing)
+    train::RunSpec edit;   // the panel's fields; Play, Step or Reset builds the run from them when changed
+    TrainingSnapshot view; // the latest snapshot copied from the run (TrainingRun::poll)
+    std::string error;     // the last configure's message ("" : fine)
+    std::string notice;    // what Play did beyond the obvious (it raised the target) ("" : nothing)
+    // Play at the target raised it (training_controller.cpp, raise_target): from raised_from to raised_to.
+    // Reset goes back to raised_from while the target is still raised_to (-1: not raised).
+    int raised_from = -1, raised_to = -1;
     std::string model_path; // the model file last opened or saved ("" : none)
 
     // The probe: the sequence the maps show, typed in the task's vocabulary.
@@ -341,7 +344,9 @@ struct TrainingPanelState
     std::string sample_prompt;
     SampleResult sample;                 // the newest finished one (AppState::text_sampler)
     int stage_layer = 0, stage_head = 0; // the layer and head "every stage" shows
-    int score_kind = 0;     // the head-score curve: a train::HeadScoreKind (core/train/metrics.h)
+    // The head-score curve: a train::HeadScoreKind (core/train/metrics.h); the task's own
+    // (train::TaskInfo::score) whenever a task is chosen or a trained model opened, else a lesson step's.
+    int score_kind = 0;
     bool fit_curves = true; // the curves' axes fit the current run (earlier runs cut at its right edge)
     float pace = 0.0f;      // at most this many steps a second (0: full speed)
     bool stop_at_accuracy = false;

@@ -8,6 +8,7 @@
 #include "ui/shell/widgets.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -18,13 +19,11 @@ namespace attnlab
 namespace
 {
 
-// The steepest drop's band over the data, and its name in the loss plot's key (Okabe–Ito orange).
+// The steepest drop's band over the data (Okabe–Ito orange).
 constexpr ImU32 kBandColor = IM_COL32(230, 159, 0, 50);
-constexpr ImU32 kBandLabelColor = IM_COL32(230, 159, 0, 255);
-// The band's patch in the key: the band's colour, stronger on a line of text than over the data.
-constexpr ImU32 kBandKeyColor = IM_COL32(230, 159, 0, 140);
 
-// The loss plot's title line with its key: "loss (log scale):", then a swatch in each loss's colour before
+// The loss plot's title line with its key (loss_plot_key, which the exported pictures draw too): "loss (log
+// scale):", then a swatch in each loss's colour before
 // its name ("training", "held-out"), so the line says which colour is which; with a steepest drop, a patch of
 // the band's colour before "steepest drop" (the band's name, kept off the data); in presenter mode, where no
 // legend of runs is drawn, each earlier run's line before what sets it apart and its final accuracy
@@ -37,51 +36,23 @@ float draw_loss_title(const AppState& state, const TrainingCurves& c, float widt
     const float fs = ImGui::GetFontSize();
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const float swatch_w = fs * 0.9f;
-    enum class Mark
-    {
-        bar,  // a loss's colour
-        band, // the steepest drop's patch
-        line  // an earlier run's curve
-    };
-    struct Entry
-    {
-        Color32 color;
-        Mark mark;
-        std::string text;
-    };
-    std::vector<Entry> key = {{kTrainingLossColor, Mark::bar, "training"},
-                              {kThisRunColor, Mark::bar, "held-out"}};
-    if (c.has_drop)
-        key.push_back({kBandLabelColor, Mark::band, "steepest drop"});
-    const TrainingSnapshot& v = state.training.view;
-    if (state.presenter)
-        for (std::size_t i = 0; i < v.past.size(); ++i)
-        {
-            const PastRun& r = v.past[i];
-            std::string text = label_difference(r.label, v.config.label());
-            text = "earlier: " + (text.empty() ? r.label : text);
-            if (!r.evals.empty())
-            {
-                char accuracy[48];
-                std::snprintf(accuracy, sizeof accuracy, ", accuracy %.0f %%",
-                              100.0 * static_cast<double>(r.evals.back().accuracy));
-                text += accuracy;
-            }
-            key.push_back({past_run_color(i), Mark::line, text});
-        }
+    using Mark = LossKeyEntry::Mark;
+    // In presenter mode no legend of runs is drawn: the key names the earlier runs.
+    std::vector<LossKeyEntry> key = loss_plot_key(c, state.training.view, state.presenter);
+    const Color32 bg = plot_background();
     const char* prefix = "loss (log scale):";
     std::vector<float> parts;
     const auto measure = [&]
     {
         parts = {ImGui::CalcTextSize(prefix).x};
-        for (const Entry& k : key)
+        for (const LossKeyEntry& k : key)
             parts.push_back(swatch_w + fs * 0.25f + ImGui::CalcTextSize(k.text.c_str()).x);
         return flow_parts(parts, spacing, width);
     };
     if (measure().back() > 0)
         prefix = "loss (log):";
     if (measure().back() > 1) // over two lines: the earlier runs without their accuracy
-        for (Entry& k : key)
+        for (LossKeyEntry& k : key)
             if (k.mark == Mark::line && k.text.find(", accuracy ") != std::string::npos)
                 k.text.erase(k.text.find(", accuracy "));
     const std::vector<int> line = measure();
@@ -91,7 +62,7 @@ float draw_loss_title(const AppState& state, const TrainingCurves& c, float widt
     {
         if (line[i + 1] == line[i])
             ImGui::SameLine();
-        const Entry& k = key[i];
+        const LossKeyEntry& k = key[i];
         const ImVec2 p = ImGui::GetCursorScreenPos();
         if (k.mark == Mark::bar)
             dl->AddRectFilled(ImVec2(p.x, p.y + fs * 0.4f), ImVec2(p.x + swatch_w, p.y + fs * 0.7f), k.color);
@@ -99,12 +70,12 @@ float draw_loss_title(const AppState& state, const TrainingCurves& c, float widt
             dl->AddRectFilled(ImVec2(p.x + swatch_w * 0.3f, p.y + fs * 0.1f),
                               ImVec2(p.x + swatch_w * 0.7f, p.y + fs), kBandKeyColor);
         else
-            dl->AddLine(ImVec2(p.x, p.y + fs * 0.55f), ImVec2(p.x + swatch_w, p.y + fs * 0.55f), k.color,
-                        std::max(1.5f, fs / 10.0f));
+            dl->AddLine(ImVec2(p.x, p.y + fs * 0.55f), ImVec2(p.x + swatch_w, p.y + fs * 0.55f),
+                        curve_color_on(k.color, bg), std::max(1.5f, fs / 10.0f));
         ImGui::Dummy(ImVec2(swatch_w, fs));
         ImGui::SameLine(0.0f, fs * 0.25f);
         if (k.mark == Mark::band)
-            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(k.color));
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(band_label_color_on(bg)));
         ImGui::TextUnformatted(k.text.c_str());
         if (k.mark == Mark::band)
             ImGui::PopStyleColor();
@@ -143,9 +114,17 @@ void draw_plot_title(const std::string& title)
 
 } // namespace
 
+Color32 plot_background()
+{
+    ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    bg.w = 1.0f;
+    return ImGui::ColorConvertFloat4ToU32(bg);
+}
+
 TrainingCurves shown_training_curves(const TrainingPanelState& ts, int cursor, bool whole_run)
 {
-    const bool pinned = !ts.lesson_key.empty() && ts.lesson_step_at >= 0 && cursor >= 0;
+    const bool pinned =
+        !ts.lesson_key.empty() && ts.lesson_queue.empty() && ts.lesson_step_at >= 0 && cursor >= 0;
     return training_curves(ts.view, ts.edit.steps, ts.score_kind, ts.fit_curves && !whole_run,
                            pinned ? cursor : -1);
 }
@@ -195,19 +174,34 @@ int draw_curve_plot(const AppState& state, const CurvePlot& plot, const Training
     if (pic.has_band)
         dl->AddRectFilled(ImVec2(pic.band_x0, a.y), ImVec2(std::max(pic.band_x1, pic.band_x0 + 2.0f), b.y),
                           kBandColor);
+    const Color32 bg = plot_background();
+    // The series' widths are at the normal font size: larger text (presenter mode, a projector) gets wider
+    // lines; the training loss less (by the square root), so it stays thin over the held-out line.
+    const float widen = std::max(1.0f, fs / kDefaultFontSize);
     for (const PlotLine& line : pic.lines)
     {
+        const ImU32 color = curve_color_on(line.color, bg);
+        const float width = line.width * (line.thin ? std::sqrt(widen) : widen);
         std::vector<ImVec2> screen;
         screen.reserve(line.points.size());
         for (const PlotPoint& q : line.points)
             screen.emplace_back(q.x, q.y);
         if (screen.size() == 1)
-            dl->AddCircleFilled(screen[0], line.width * 1.5f, line.color);
+            dl->AddCircleFilled(screen[0], width * 1.5f, color);
         else if (screen.size() > 1)
-            dl->AddPolyline(screen.data(), static_cast<int>(screen.size()), line.color, 0, line.width);
+            dl->AddPolyline(screen.data(), static_cast<int>(screen.size()), color, 0, width);
     }
     if (pic.has_cursor)
         dl->AddLine(ImVec2(pic.cursor_x, a.y), ImVec2(pic.cursor_x, b.y), ink, 1.0f);
+    // No curve to draw (a lesson's step at step 0, before the first evaluation): say so, never bare axes.
+    if (std::all_of(pic.lines.begin(), pic.lines.end(), [](const PlotLine& l) { return l.points.empty(); }))
+    {
+        const std::string note =
+            cursor >= 0 ? "no values up to step " + std::to_string(cursor) : "no values yet";
+        const ImVec2 sz = ImGui::CalcTextSize(note.c_str());
+        if (sz.x <= b.x - a.x - fs * 0.5f)
+            dl->AddText(ImVec2((a.x + b.x - sz.x) * 0.5f, (a.y + b.y - sz.y) * 0.5f), faint, note.c_str());
+    }
     dl->PopClipRect();
 
     if (!hovered)

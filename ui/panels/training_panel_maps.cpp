@@ -178,8 +178,9 @@ void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, fl
                                   text_scores_text(*chance).c_str());
             char key[64];
             std::snprintf(key, sizeof key, "%s/L%d/h%d", g.key, l, j);
-            const auto [r, c] = draw_probe_map(state, key, pr.version(), pr.weights(k), true, &pr.mask(),
-                                               ImVec2(side, side), {&tokens, &tokens, true}, head_color(j));
+            const auto [r, c] =
+                draw_probe_map(state, key, pr.version(), pr.weights(k), true, &pr.mask(), ImVec2(side, side),
+                               {&tokens, &tokens, true}, curve_color_on(head_color(j), plot_background()));
             if (r >= 0 && text_task)
             {
                 // Characters alone are hard to place: each with the text around it.
@@ -199,9 +200,9 @@ void draw_head_group(AppState& state, const HeadGroup& g, bool with_gradient, fl
             {
                 ImGui::SameLine();
                 std::snprintf(key, sizeof key, "%s/L%d/h%d/grad", g.key, l, j);
-                const auto [gr, gc] =
-                    draw_probe_map(state, key, pr.version(), pr.dweights(k), false, &pr.mask(),
-                                   ImVec2(side, side), {&tokens, &tokens, true}, head_color(j));
+                const auto [gr, gc] = draw_probe_map(state, key, pr.version(), pr.dweights(k), false,
+                                                     &pr.mask(), ImVec2(side, side), {&tokens, &tokens, true},
+                                                     curve_color_on(head_color(j), plot_background()));
                 if (gr >= 0)
                     ImGui::SetTooltip(
                         "∂L/∂A_h at query i = %d, key j = %d: %.3g\nNegative (blue): more weight here "

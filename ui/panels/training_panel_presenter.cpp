@@ -95,6 +95,7 @@ void head_legend(const AppState& state, int step, float width)
     const train::HeadScoreKind kind = train::head_score_kind(state.training.score_kind);
     const float entry_w = (width - label_w) / static_cast<float>(h);
     ImDrawList* dl = ImGui::GetWindowDrawList();
+    const Color32 bg = plot_background();
     const auto at_column = [&](float x0, int j)
     {
         ImGui::SameLine(0.0f, 0.0f);
@@ -120,7 +121,8 @@ void head_legend(const AppState& state, int step, float width)
             const ImVec2 p = ImGui::GetCursorScreenPos();
             const float mid = p.y + ImGui::GetTextLineHeight() * 0.5f;
             const float thick = (l == 0 ? 1.2f : 2.4f) * std::max(1.0f, fs / 15.0f);
-            dl->AddLine(ImVec2(p.x, mid), ImVec2(p.x + fs * 0.9f, mid), head_color(j) | 0xFF000000u, thick);
+            dl->AddLine(ImVec2(p.x, mid), ImVec2(p.x + fs * 0.9f, mid), curve_color_on(head_color(j), bg),
+                        thick);
             ImGui::Dummy(ImVec2(fs * 1.1f, ImGui::GetTextLineHeight()));
             const train::HeadScores* s = held_out_scores_at(v, step, l * h + j);
             if (s == nullptr)

@@ -22,10 +22,16 @@ namespace attnlab
 // switch, so the maps below keep room.
 void draw_training_curves(AppState& state, int cursor, bool compact = false);
 
+// The background the training plots are drawn on (presenter mode pushes its view's as the window's), for
+// curve_color_on.
+Color32 plot_background();
+
 // The curves the panel and the presenter draw with the maps at step `cursor` (-1: none): at a lesson step's
 // timeline position (its show_step) the current run's curves end at the cursor, on the whole run's axes, so
-// the plots agree with the maps and the step's text. `whole_run` (the presenter in a lesson): the whole
-// run's axes at every step, not fitted to the steps so far.
+// the plots agree with the maps and the step's text. While a run the lesson compares with trains first (in
+// the window, on the worker) its curves are shown whole as they grow: cut at the step's position they were
+// empty axes. `whole_run` (the presenter in a lesson): the whole run's axes at every step, not fitted to the
+// steps so far.
 TrainingCurves shown_training_curves(const TrainingPanelState& ts, int cursor, bool whole_run = false);
 
 // One plot with its title line, y axis, first and last step, the steepest drop, the cursor (the step the maps

@@ -76,7 +76,7 @@ DataPoints thin(const DataPoints& pts, int x_min, int x_max, float width_px)
 PlotLine plot_line(const CurveSeries& series, const TrainingCurves& c, const PlotScale& s, bool log_y,
                    const CurvePlotStyle& style)
 {
-    PlotLine line{{}, series.color, series.width};
+    PlotLine line{{}, series.color, series.width, series.thin};
     const DataPoints pts =
         style.thin ? thin(series.points, c.x_min, c.x_max, s.axes.x1 - s.axes.x0) : series.points;
     line.points.reserve(pts.size());
@@ -249,6 +249,55 @@ std::string curve_value_text(float v, bool percent, int percent_decimals)
     return s;
 }
 
+namespace
+{
+
+// v (> 0) with `digits` significant digits, as a power of ten ("2.4e-3") or in plain decimals ("0.0024").
+std::string significant_text(double v, int digits, bool power_of_ten)
+{
+    int e = static_cast<int>(std::floor(std::log10(v)));
+    double m = v / std::pow(10.0, e);
+    if (std::round(m * std::pow(10.0, digits - 1)) >= std::pow(10.0, digits)) // 9.96 to 2 digits is 10
+    {
+        ++e;
+        m /= 10.0;
+    }
+    char s[48];
+    if (power_of_ten)
+        std::snprintf(s, sizeof s, "%.*fe%d", digits - 1, m, e);
+    else
+        std::snprintf(s, sizeof s, "%.*f", std::max(0, digits - 1 - e), v);
+    return s;
+}
+
+} // namespace
+
+std::vector<std::string> log_axis_tick_texts(const std::vector<float>& values)
+{
+    double lo = 0.0, hi = 0.0;
+    for (const float v : values)
+        if (std::isfinite(v) && v > 0.0f)
+        {
+            lo = lo == 0.0 ? v : std::min(lo, static_cast<double>(v));
+            hi = std::max(hi, static_cast<double>(v));
+        }
+    const bool power_of_ten = hi > 0.0 && std::log10(hi / lo) >= 3.0 - 1e-6;
+    std::vector<std::string> out;
+    for (int digits = 2;; ++digits)
+    {
+        out.clear();
+        for (const float v : values)
+            out.push_back(std::isfinite(v) && v > 0.0f ? significant_text(v, digits, power_of_ten)
+                                                       : curve_value_text(v, false, 0));
+        bool apart = true; // different values get different texts
+        for (std::size_t i = 0; i < values.size() && apart; ++i)
+            for (std::size_t j = i + 1; j < values.size() && apart; ++j)
+                apart = values[i] == values[j] || out[i] != out[j];
+        if (apart || digits >= 6)
+            return out;
+    }
+}
+
 CurvePlotPicture layout_curve_plot(const CurvePlot& plot, const TrainingCurves& c, const PlotRect& axes,
                                    int cursor, const CurvePlotStyle& style)
 {
@@ -302,6 +351,15 @@ CurvePlotPicture layout_curve_plot(const CurvePlot& plot, const TrainingCurves& 
                 if (v > lo && v < hi && clear(s.y(v)))
                     tick(v);
             }
+    }
+    if (plot.log_y && !plot.percent) // one number format for the whole axis
+    {
+        std::vector<float> values;
+        for (const PlotTick& t : p.y_ticks)
+            values.push_back(t.value);
+        const std::vector<std::string> texts = log_axis_tick_texts(values);
+        for (std::size_t i = 0; i < texts.size(); ++i)
+            p.y_ticks[i].text = texts[i];
     }
     p.x_first = std::to_string(c.x_min);
     p.x_last = "step " + std::to_string(c.x_max);

@@ -65,6 +65,7 @@ struct PlotLine
     std::vector<PlotPoint> points;
     Color32 color = 0;
     float width = 1.5f; // the series' width
+    bool thin = false;  // the series' CurveSeries::thin
 };
 
 struct CurvePlotPicture
@@ -108,6 +109,12 @@ bool place_band_label(const CurvePlotPicture& p, float w, float h, PlotRect* out
 // A value as the plots write it: "0.123", "5.7e-05" (below 0.01), "12.5 %" for a percent plot (decimals as
 // given), "not finite (diverged)" for NaN or infinity.
 std::string curve_value_text(float v, bool percent, int percent_decimals);
+
+// The texts of a log axis's ticks, one rule for the whole axis: plain decimals ("2.4", "0.10", "0.0076") when
+// the positive values span less than three decades, else every one as a power of ten ("2.4e0", "1.0e-3",
+// "2.9e-6"); each with the same number of significant digits, 2, or more where 2 would write two different
+// values alike. Non-finite or non-positive values are written as curve_value_text writes them.
+std::vector<std::string> log_axis_tick_texts(const std::vector<float>& values);
 
 // Lays out `plot` (one of c's three) with its axes in `axes`; the cursor line at step `cursor` when it lies
 // in [c.x_min, c.x_max] (-1: none).

@@ -693,12 +693,65 @@ constexpr int kCurveBelowAxes = 52;
 // The room left of the axes: the rotated y axis title, then the value labels.
 constexpr int kCurveLeftOfAxes = 98;
 
+// The loss plot's title line as the window draws it: "loss (log scale):" and its key (loss_plot_key: the
+// losses' colours, the steepest drop's patch), so the band's name stays off the data. Where it is wider than
+// w the scale is said shorter ("loss (log):"), then the line is written at the label size.
+void draw_loss_key(Image& img, const TextRasterizer& text, const Palette& palette,
+                   const std::vector<LossKeyEntry>& key, int x, int y, int w)
+{
+    using Mark = LossKeyEntry::Mark;
+    std::string prefix = "loss (log scale):";
+    float px = 20.0f;
+    const auto width = [&]
+    {
+        float total = text.width(prefix, px);
+        for (const LossKeyEntry& k : key)
+            total += px * 1.6f + text.width(k.text, px);
+        return total;
+    };
+    if (width() > static_cast<float>(w))
+        prefix = "loss (log):";
+    if (width() > static_cast<float>(w))
+        px = kCurveLabelPx;
+    float cx = static_cast<float>(x);
+    text.draw(img, cx, static_cast<float>(y), px, palette.ink, prefix);
+    cx += text.width(prefix, px);
+    const int top = y + static_cast<int>(px * 0.15f), bottom = y + static_cast<int>(px * 1.05f);
+    for (const LossKeyEntry& k : key)
+    {
+        cx += px * 0.6f;
+        const int sx = static_cast<int>(cx), sw = static_cast<int>(px * 0.8f);
+        Color32 ink = palette.ink;
+        if (k.mark == Mark::bar)
+            fill_rect(img, sx, y + static_cast<int>(px * 0.45f), sx + sw, y + static_cast<int>(px * 0.8f),
+                      k.color | 0xFF000000u);
+        else if (k.mark == Mark::band)
+        {
+            // The band's own fill, framed: the patch is the shaded region's colour.
+            fill_rect(img, sx + sw / 4, top, sx + sw - sw / 4, bottom,
+                      palette.dark ? kCurveBandColorDark : kCurveBandColor);
+            frame_rect(img, sx + sw / 4, top, sx + sw - sw / 4, bottom, band_label_color_on(palette.paper));
+            ink = band_label_color_on(palette.paper);
+        }
+        else
+            draw_polyline(img, {{cx, y + px * 0.62f}, {cx + static_cast<float>(sw), y + px * 0.62f}}, 2.0f,
+                          curve_color_on(k.color, palette.paper) | 0xFF000000u);
+        cx += static_cast<float>(sw) + px * 0.25f;
+        text.draw(img, cx, static_cast<float>(y), px, ink, k.text);
+        cx += text.width(k.text, px);
+    }
+}
+
+// One plot with its title (key: the loss plot's key, drawn as its title line; nullptr: the plot's title).
 void draw_curve_plot(Image& img, const TextRasterizer& text, const Palette& palette, const CurvePlot& plot,
                      const std::string& y_title, const TrainingCurves& c, int x, int y, int w, int h,
-                     int cursor_step)
+                     int cursor_step, const std::vector<LossKeyEntry>* key = nullptr)
 {
     const float label_px = kCurveLabelPx;
-    text.draw(img, static_cast<float>(x), static_cast<float>(y), 20.0f, palette.ink, plot.title);
+    if (key != nullptr)
+        draw_loss_key(img, text, palette, *key, x, y, w);
+    else
+        text.draw(img, static_cast<float>(x), static_cast<float>(y), 20.0f, palette.ink, plot.title);
     const int ax = x + kCurveLeftOfAxes, ay = y + 34, bx = x + w, by = y + h - kCurveBelowAxes;
     CurvePlotStyle style;
     style.tick_gap = 2.0f * label_px;
@@ -753,13 +806,8 @@ void draw_curve_plot(Image& img, const TextRasterizer& text, const Palette& pale
         points.reserve(line.points.size());
         for (const PlotPoint& q : line.points)
             points.emplace_back(q.x, q.y);
-        draw_polyline(img, points, line.width * 1.6f, line.color);
+        draw_polyline(img, points, line.width * 1.6f, curve_color_on(line.color, palette.paper));
     }
-    // The band's name where no line crosses it (the legend names the band too).
-    const std::string band = "steepest drop";
-    PlotRect where;
-    if (place_band_label(p, text.width(band, label_px), label_px * 1.2f, &where))
-        text.draw(img, where.x0, where.y0, label_px, pack_rgba(200, 120, 0), band);
     frame_rect(img, ax, ay, bx + 1, by + 1, palette.frame);
 }
 
@@ -778,7 +826,7 @@ struct LegendEntry
 
 // The entries in rows within [x, x + w), from y; returns the y under the last row.
 int draw_legend_entries(Image& img, const TextRasterizer& text, const std::vector<LegendEntry>& entries,
-                        int x, int y, int w, Color32 ink)
+                        int x, int y, int w, Color32 ink, Color32 paper)
 {
     const float px = kCurveLabelPx;
     const int row_h = static_cast<int>(px * 1.55f);
@@ -800,7 +848,7 @@ int draw_legend_entries(Image& img, const TextRasterizer& text, const std::vecto
         }
         else
             draw_polyline(img, {{static_cast<float>(cx), mid}, {static_cast<float>(cx + swatch_w), mid}},
-                          e.width * 1.6f, e.color | 0xFF000000u);
+                          e.width * 1.6f, curve_color_on(e.color, paper) | 0xFF000000u);
         text.draw(img, static_cast<float>(cx + swatch_w + space), static_cast<float>(y), px, ink, e.label);
         cx += entry_w + between;
     }
@@ -808,7 +856,7 @@ int draw_legend_entries(Image& img, const TextRasterizer& text, const std::vecto
 }
 
 // The legend under each plot: its series (this run's named for what they are, earlier runs by their label,
-// every head with its score at the last evaluation).
+// every head with its score at the last evaluation). The steepest drop is named in the loss plot's key.
 std::vector<LegendEntry> plot_legend(const CurvePlot& plot, const TrainingCurves& c,
                                      const TrainingSnapshot& run, train::HeadScoreKind score)
 {
@@ -830,8 +878,6 @@ std::vector<LegendEntry> plot_legend(const CurvePlot& plot, const TrainingCurves
         }
         out.push_back(LegendEntry{s.color, s.width, label});
     }
-    if (&plot == &c.loss && c.has_drop)
-        out.push_back(LegendEntry{kCurveBandColor, 0.0f, "shaded: steepest drop"});
     return out;
 }
 
@@ -839,7 +885,7 @@ int legend_height(const TextRasterizer& text, const std::vector<LegendEntry>& en
 {
     Image scratch;
     scratch.reset(1, 1, 0, false);
-    return draw_legend_entries(scratch, text, entries, 0, 0, w, 0);
+    return draw_legend_entries(scratch, text, entries, 0, 0, w, 0, 0);
 }
 
 constexpr int kCurvePlotGap = 40;
@@ -857,7 +903,8 @@ void draw_curve_plots(Image& img, const TextRasterizer& text, const Palette& pal
 {
     const TrainingCurves c = training_curves(run, target_steps, score_kind, fit_to_run, until_step);
     const int plot_w = (w - 2 * kCurvePlotGap) / 3;
-    draw_curve_plot(img, text, palette, c.loss, kLossAxisTitle, c, x, y, plot_w, h, cursor_step);
+    const std::vector<LossKeyEntry> key = loss_plot_key(c, run, false);
+    draw_curve_plot(img, text, palette, c.loss, kLossAxisTitle, c, x, y, plot_w, h, cursor_step, &key);
     draw_curve_plot(img, text, palette, c.accuracy, kAccuracyAxisTitle, c, x + plot_w + kCurvePlotGap, y,
                     plot_w, h, cursor_step);
     draw_curve_plot(img, text, palette, c.heads, kHeadsAxisTitle, c, x + 2 * (plot_w + kCurvePlotGap), y,
@@ -900,7 +947,7 @@ Image render_curves_image(const TrainingSnapshot& run, int target_steps, std::st
     // A legend under each plot: the heads' colours are those of the window's head chips.
     for (int i = 0; i < 3; ++i)
         draw_legend_entries(img, text, legends[i], margin + i * (plot_w + kCurvePlotGap), top + plots_h + 16,
-                            plot_w, palette.ink);
+                            plot_w, palette.ink, palette.paper);
     return img;
 }
 

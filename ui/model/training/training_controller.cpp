@@ -29,6 +29,7 @@ void apply_training_fields(AppState& state)
     TrainingPanelState& ts = state.training;
     if (ts.edit.task != ts.view.config.task || !state.training_run.configured())
         ts.score_kind = static_cast<int>(train::task_info(ts.edit.task).score);
+    ts.raised_from = ts.raised_to = -1; // a new run from the fields: their target is the target
     ts.lesson_key.clear();
     ts.lesson_queue.clear(); // the user's own fields: a lesson's runs waiting are dropped
     const Status s = state.training_run.configure(ts.edit);
@@ -151,6 +152,9 @@ void raise_target(TrainingPanelState& ts, TrainingRun& run)
     ts.edit.steps =
         std::min(static_cast<int>(train::run_field(train::RunField::Steps).max), ts.view.step + more);
     run.set_target_steps(ts.edit.steps);
+    if (ts.raised_to != reached) // raised again: Reset still goes back to the target before the first raise
+        ts.raised_from = reached;
+    ts.raised_to = ts.edit.steps;
     ts.notice = "Step " + std::to_string(ts.view.step) + " had reached the target of " +
                 std::to_string(reached) + " steps: Play goes on for " +
                 std::to_string(ts.edit.steps - ts.view.step) + " more, to step " +
@@ -211,6 +215,14 @@ void training_step(AppState& state, int n)
 void training_reset(AppState& state)
 {
     TrainingPanelState& ts = state.training;
+    // A target that Play raised goes back to what it was (the task's preset, or the lesson's or the field's
+    // target): step 0 of 1500 after the preset's 500 would train three times as long as the run asked for.
+    if (ts.raised_to >= 0 && ts.edit.steps == ts.raised_to)
+    {
+        ts.edit.steps = ts.raised_from;
+        state.training_run.set_target_steps(ts.edit.steps);
+    }
+    ts.raised_from = ts.raised_to = -1;
     if (!same_model(ts.edit, ts.view.config) || !state.training_run.configured())
         apply_training_fields(state);
     else
@@ -425,6 +437,7 @@ void open_training(AppState& state, train::TaskKind task, int steps)
 {
     state.training.edit = train::RunSpec(task);
     apply_training_fields(state);
+    state.training.score_kind = static_cast<int>(train::task_info(task).score); // also when the task stays
     if (state.training.error.empty() && steps > 0)
         state.training_run.step_now(steps);
     state.training_run.poll(state.training.view);
@@ -537,6 +550,10 @@ Status open_trained_model(AppState& state, const TrainedModel& model, bool show)
     ts.replay_expect = nullptr;
     state.training_run.poll(ts.view);
     ts.edit = ts.view.config;
+    // The task's own head score, whatever was shown before (a session restored at start-up opens its model
+    // here: the curves showed the previous-token score of a Reverse run under maps titled "anti-diag").
+    ts.score_kind = static_cast<int>(train::task_info(ts.view.config.task).score);
+    ts.raised_from = ts.raised_to = -1;
     ts.error.clear();
     ts.notice.clear();
     ts.follow_latest = true;

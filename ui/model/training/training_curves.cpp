@@ -146,6 +146,67 @@ const char* past_run_color_name(std::size_t i)
     return kPastRunColors[i % std::size(kPastRunColors)].name;
 }
 
+namespace
+{
+
+// Whether black text reads better than white on this background.
+bool light_background(Color32 background)
+{
+    return chip_text_color(background | 0xFF000000u) == pack_rgba(0, 0, 0);
+}
+
+} // namespace
+
+Color32 curve_color_on(Color32 c, Color32 background)
+{
+    const int alpha = static_cast<int>(c >> 24);
+    const auto over = [&](Color32 fg) // fg's colour composited over the background at c's alpha
+    {
+        const auto channel = [&](int shift)
+        {
+            const int f = static_cast<int>((fg >> shift) & 0xFFu),
+                      b = static_cast<int>((background >> shift) & 0xFFu);
+            return (f * alpha + b * (255 - alpha) + 127) / 255;
+        };
+        return pack_rgba(channel(0), channel(8), channel(16));
+    };
+    if (!light_background(background) ||
+        contrast_ratio(over(c), background | 0xFF000000u) >= kCurveMinContrast)
+        return c;
+    return readable_on(c | 0xFF000000u, background | 0xFF000000u, kCurveMinContrast);
+}
+
+Color32 band_label_color_on(Color32 background)
+{
+    return !light_background(background) ? kBandLabelColor
+                                         : readable_on(kBandLabelColor, background | 0xFF000000u);
+}
+
+std::vector<LossKeyEntry> loss_plot_key(const TrainingCurves& c, const TrainingSnapshot& v, bool earlier_runs)
+{
+    using Mark = LossKeyEntry::Mark;
+    std::vector<LossKeyEntry> key = {{Mark::bar, kTrainingLossColor, "training"},
+                                     {Mark::bar, kThisRunColor, "held-out"}};
+    if (c.has_drop)
+        key.push_back({Mark::band, kBandLabelColor, "steepest drop"});
+    if (earlier_runs)
+        for (std::size_t i = 0; i < v.past.size(); ++i)
+        {
+            const PastRun& r = v.past[i];
+            std::string text = label_difference(r.label, v.config.label());
+            text = "earlier: " + (text.empty() ? r.label : text);
+            if (!r.evals.empty())
+            {
+                char accuracy[48];
+                std::snprintf(accuracy, sizeof accuracy, ", accuracy %.0f %%",
+                              100.0 * static_cast<double>(r.evals.back().accuracy));
+                text += accuracy;
+            }
+            key.push_back({Mark::line, past_run_color(i), text});
+        }
+    return key;
+}
+
 void plot_y_range(const CurvePlot& plot, float* lo, float* hi)
 {
     *lo = plot.y_min;
@@ -270,7 +331,7 @@ TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int 
     };
 
     // Loss (log scale): earlier runs' training loss, this run's held-out loss per point, then its training
-    // loss per step, drawn last: thin and translucent over the held-out line, so neither hides the other.
+    // loss per step, drawn last: thin over the wide held-out line, so neither hides the other.
     c.loss.title = "loss (log scale): training, held-out";
     c.loss.log_y = true;
     for (std::size_t i = 0; i < v.past.size(); ++i)
@@ -281,15 +342,12 @@ TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int 
         cut(&s);
         c.loss.series.push_back(std::move(s));
     }
-    CurveSeries held{{}, kThisRunColor, "held-out loss", 2.0f};
+    CurveSeries held{{}, kThisRunColor, "held-out loss", kHeldOutLossWidth};
     for (const TrainingEval& e : v.evals)
         held.points.push_back(at(e.step, e.loss));
     c.loss.series.push_back(std::move(held));
-    CurveSeries train_loss{{},
-                           (kTrainingLossColor & 0x00FFFFFFu) |
-                               (static_cast<Color32>(kThisRunTrainingLossAlpha) << 24),
-                           "training loss",
-                           1.0f};
+    CurveSeries train_loss{{}, kTrainingLossColor, "training loss", kTrainingLossWidth};
+    train_loss.thin = true;
     for (const TrainingEval& e : v.evals)
         if (e.step <= v.first_step) // from the file: the training loss at its logged steps
             train_loss.points.push_back(at(e.step, e.train_loss));

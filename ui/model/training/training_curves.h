@@ -12,14 +12,31 @@
 namespace attnlab
 {
 
-// This run's held-out curves (Okabe–Ito vermilion); its per-step training loss is drawn thinner, over them.
+// This run's held-out curves (Okabe–Ito vermilion), wide: the training loss drawn over it still leaves its
+// edges showing where the two coincide (early in a run they do, at every step).
 inline constexpr Color32 kThisRunColor = pack_rgba(213, 94, 0);
-// This run's per-step training loss (Okabe–Ito blue): a colour of its own, not a fainter held-out colour.
+inline constexpr float kHeldOutLossWidth = 3.0f;
+// This run's per-step training loss (Okabe–Ito blue): a colour of its own, not a fainter held-out colour,
+// opaque and thin, drawn last, so it reads on top of the held-out line's vermilion edges.
 inline constexpr Color32 kTrainingLossColor = pack_rgba(0, 114, 178);
-// The alpha of this run's per-step training loss (a noisy line drawn over the held-out one: the held-out line
-// shows through it), and the lower one of the earlier runs' curves, which stay behind the current run's.
-inline constexpr int kThisRunTrainingLossAlpha = 150;
+inline constexpr float kTrainingLossWidth = 1.2f;
+// The alpha of the earlier runs' curves, which stay behind the current run's.
 inline constexpr int kPastRunAlpha = 100;
+// The steepest drop's name and its patch in the loss plot's key (Okabe–Ito orange; the patch is the band's
+// colour, stronger on a line of text than over the data).
+inline constexpr Color32 kBandLabelColor = pack_rgba(230, 159, 0);
+inline constexpr Color32 kBandKeyColor = pack_rgba(230, 159, 0, 140);
+
+// The contrast (WCAG 2 ratio) a curve's colour keeps on a light background, as drawn (its alpha over the
+// background): the Okabe–Ito yellow of a fourth head (1.3:1 on white), the orange of the steepest drop's name
+// and the dimmed grey of an earlier run are too faint there.
+inline constexpr float kCurveMinContrast = 3.0f;
+// The colour a curve is drawn in on `background`: c itself on a dark background, or where it reaches
+// kCurveMinContrast over it; else a darker shade of its hue, opaque, that just reaches it.
+Color32 curve_color_on(Color32 c, Color32 background);
+// The steepest drop's name as text on `background`: kBandLabelColor, darkened on a light background to the
+// contrast text needs (4.5).
+Color32 band_label_color_on(Color32 background);
 
 struct CurveSeries
 {
@@ -27,6 +44,7 @@ struct CurveSeries
     Color32 color = 0;
     std::string label;
     float width = 1.5f;     // line width in pixels at the normal font size
+    bool thin = false;      // widened less with the font size (the training loss over the wider held-out)
     bool sets_range = true; // the y range fits it (an earlier run does not when the axes fit the current one)
 };
 
@@ -90,6 +108,27 @@ std::string text_scores_text(const train::HeadScores& s,
 Color32 past_run_color(std::size_t i, int alpha = 255);
 // The name a lesson's text uses for past_run_color(i): "grey", "pink", "green".
 const char* past_run_color_name(std::size_t i);
+
+// One entry of the loss plot's key, drawn by the window, presenter mode and the exported pictures alike: a
+// mark, then its text.
+struct LossKeyEntry
+{
+    enum class Mark
+    {
+        bar,  // a loss's colour
+        band, // the steepest drop's patch (its text in the band's colour)
+        line  // an earlier run's curve
+    };
+    Mark mark = Mark::bar;
+    Color32 color = 0;
+    std::string text;
+};
+// The loss plot's key, after "loss (log scale):": "training" and "held-out" beside a bar of their colours,
+// "steepest drop" beside the band's patch when the plot marks one (its name kept off the data), then, with
+// `earlier_runs`, each earlier run's line before what sets it apart from the current run and its final
+// accuracy ("earlier: 1 layer, accuracy 33 %").
+std::vector<LossKeyEntry> loss_plot_key(const TrainingCurves& c, const TrainingSnapshot& v,
+                                        bool earlier_runs);
 
 // The y range a plot shows: [y_min, y_max] when fixed, else the data's of its series that set the range
 // (CurveSeries::sets_range; positive values only on a log axis; [0.1 or 0, 1] when there are none).

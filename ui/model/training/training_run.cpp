@@ -169,7 +169,7 @@ Status TrainingRun::open(const TrainedModel& model)
     work_.config.steps = std::max(model.settings.steps, model.steps_taken);
     target_.store(work_.config.steps, std::memory_order_relaxed);
     start_fresh();
-    // The file's history as the held-out curves (it keeps the two scores a file has per head).
+    // The file's history as the held-out curves (with the scores the file keeps per head).
     const int n_heads_total = model.config.n_layers * model.config.n_heads;
     for (const MetricRow& row : model.history)
     {
@@ -187,6 +187,10 @@ Status TrainingRun::open(const TrainedModel& model)
                 e.heads[k].induction = row.induction[k];
             if (k < row.word_start.size())
                 e.heads[k].word_start = row.word_start[k];
+            if (k < row.diagonal.size())
+                e.heads[k].diagonal = row.diagonal[k];
+            if (k < row.anti_diagonal.size())
+                e.heads[k].anti_diagonal = row.anti_diagonal[k];
         }
         if (e.step <= model.steps_taken)
             work_.evals.push_back(std::move(e));
