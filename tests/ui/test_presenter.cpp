@@ -63,6 +63,25 @@ protected:
         io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
         io.Fonts->SetTexID(reinterpret_cast<ImTextureID>(static_cast<std::uintptr_t>(0xF0F0)));
     }
+    // The Training view in presenter mode at W x H, with the window's font for that height: the last of
+    // `frames` frames.
+    test::FrameOutput training_view_at(float W, float H, int frames = 4)
+    {
+        ui.resize(W, H);
+        state->presenter = true;
+        state->presenter_view = PresenterView::Training;
+        use_window_font(H);
+        return ui.frames(*state, frames);
+    }
+    // The Training view's plot column (its child window), or null when none was drawn.
+    static const ImGuiWindow* training_plots_window()
+    {
+        const ImGuiWindow* found = nullptr;
+        for (const ImGuiWindow* w : GImGui->Windows)
+            if (w->Active && std::string(w->Name).find("/presenter_curves_") != std::string::npos)
+                found = w;
+        return found;
+    }
     // Ctrl+= twice on a screen `height` lines tall: the frame after it.
     test::FrameOutput zoom_twice(float height = 720.0f)
     {
@@ -1154,6 +1173,48 @@ TEST_F(PresenterTest, ZoomedCaptionNeverCoversTheMapAndItsLabelsCanBeReached)
         }
 }
 
+// Shift+↓ and Shift+↑ page the presenter view that enlarged text made taller than the screen (tour step 6 at
+// 160 % on 720 lines: the key labels under the map are below the fold), by nine tenths of the view, down to
+// the end and back to the top, and leave the pinned query alone (↓ alone moves it); the view keeps one
+// layout from frame to frame.
+TEST_F(PresenterTest, ShiftDownAndUpPageAViewTallerThanTheScreen)
+{
+    ui.resize(1280.0f, 720.0f);
+    enter_lesson(*state, lesson_index(*state, "tour"), 5);
+    state->presenter = true;
+    for (int k = 0; k < 6; ++k)
+        step_text_size(*state, 1);
+    use_window_font(720.0f);
+    ui.frames(*state, 4);
+    const ImGuiWindow* view = ImGui::FindWindowByName("##presenter_view");
+    ASSERT_NE(view, nullptr);
+    ASSERT_GT(view->ScrollMax.y, 0.0f) << "the view must outgrow the screen for this test";
+    ASSERT_EQ(view->Scroll.y, 0.0f);
+    // The same layout frame after frame: a horizontal scroll bar that came and went changed the room the
+    // grid was planned in, and so the grid, every frame.
+    const ImVec2 content = view->ContentSize;
+    for (int k = 0; k < 3; ++k)
+    {
+        ui.frames(*state, 1);
+        EXPECT_EQ(view->ContentSize.x, content.x) << "frame " << k;
+        EXPECT_EQ(view->ContentSize.y, content.y) << "frame " << k;
+    }
+    const QueryPin pin = state->heads_panel.query;
+    // Each press's frames: the key down (the scroll asked), then up (the view scrolled).
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeyShift = true;
+    ui.press_key(*state, keys::Down);
+    EXPECT_NEAR(view->Scroll.y, std::min(view->ScrollMax.y, view->Size.y * 0.9f), 1.0f);
+    EXPECT_EQ(state->heads_panel.query.row, pin.row) << "Shift+↓ moved the pinned query";
+    for (int k = 0; k < 4; ++k)
+        ui.press_key(*state, keys::Down);
+    EXPECT_NEAR(view->Scroll.y, view->ScrollMax.y, 0.5f) << "down to the end, no further";
+    for (int k = 0; k < 5; ++k)
+        ui.press_key(*state, keys::Up);
+    EXPECT_EQ(view->Scroll.y, 0.0f) << "back to the top";
+    io.KeyShift = false;
+}
+
 // Sixteen heads at 1280x720: every header of a grid row breaks alike, "head j" on one line and "H =" on the
 // next (the leftmost, wider by its row labels, kept its "H =" beside its name while the others wrapped).
 TEST_F(PresenterTest, HeadersOfOneRowOfHeadsBreakAlike)
@@ -1754,11 +1815,7 @@ TEST_F(PresenterTest, TheTrainingViewsFewMapsTakeTheFreeHeight)
          {std::tuple{1280.0f, 720.0f, 220.0f}, std::tuple{1920.0f, 1080.0f, 330.0f}})
     {
         SCOPED_TRACE(std::to_string(W));
-        ui.resize(W, H);
-        state->presenter = true;
-        state->presenter_view = PresenterView::Training;
-        use_window_font(H);
-        const test::FrameOutput out = ui.frames(*state, 4);
+        const test::FrameOutput out = training_view_at(W, H);
         const ImGuiWindow* caption = ImGui::FindWindowByName("##presenter_caption");
         ASSERT_NE(caption, nullptr);
         const std::vector<ImVec4> rects = heatmap_rects(out);
@@ -1770,10 +1827,7 @@ TEST_F(PresenterTest, TheTrainingViewsFewMapsTakeTheFreeHeight)
             EXPECT_GE(r.z - r.x, min_side);
             maps_bottom = std::max(maps_bottom, r.w);
         }
-        const ImGuiWindow* plots = nullptr;
-        for (const ImGuiWindow* w : GImGui->Windows)
-            if (w->Active && std::string(w->Name).find("/presenter_curves_") != std::string::npos)
-                plots = w;
+        const ImGuiWindow* plots = training_plots_window();
         ASSERT_NE(plots, nullptr);
         EXPECT_GE(plots->Pos.y, maps_bottom) << "the plots under the maps";
         EXPECT_LE(plots->Pos.y + plots->Size.y, caption->Pos.y + 0.5f) << "above the caption";
@@ -1792,31 +1846,20 @@ TEST_F(PresenterTest, CtrlPlusNeverShrinksTheTrainingViewsMapsOrPlots)
     open_training(*state, train::TaskKind::Reverse, 60);
     ASSERT_TRUE(state->training.error.empty()) << state->training.error;
     state->mouse_ignored = true;
-    const auto plots_window = []() -> const ImGuiWindow*
-    {
-        for (const ImGuiWindow* w : GImGui->Windows)
-            if (w->Active && std::string(w->Name).find("/presenter_curves_") != std::string::npos)
-                return w;
-        return nullptr;
-    };
     for (const ImVec2 size : {ImVec2(1280.0f, 720.0f), ImVec2(1920.0f, 1080.0f)})
     {
         SCOPED_TRACE(size.y);
-        ui.resize(size.x, size.y);
         state->presenter_scale = 1.0f;
-        state->presenter = true;
-        state->presenter_view = PresenterView::Training;
-        use_window_font(size.y);
-        const test::FrameOutput plain = ui.frames(*state, 4);
+        const test::FrameOutput plain = training_view_at(size.x, size.y);
         const std::vector<ImVec4> before = heatmap_rects(plain);
         ASSERT_EQ(before.size(), 4u) << plain.text;
-        const ImGuiWindow* plots = plots_window();
+        const ImGuiWindow* plots = training_plots_window();
         ASSERT_NE(plots, nullptr);
         const ImVec2 plots_before = plots->Size;
         const test::FrameOutput zoomed = zoom_twice(size.y);
         const std::vector<ImVec4> after = heatmap_rects(zoomed);
         ASSERT_EQ(after.size(), 4u) << zoomed.text;
-        plots = plots_window();
+        plots = training_plots_window();
         ASSERT_NE(plots, nullptr);
         // A cell of 0.7 em shows every label (probe_label_gutter): one that did at 100% does at 120%.
         const float cell_before = (before[0].z - before[0].x) / static_cast<float>(state->training.probe.T());
@@ -1877,11 +1920,7 @@ TEST_F(PresenterTest, TrainingViewFillsTheViewWithSquareMapsAboveTheCaption)
          {std::tuple{1280.0f, 720.0f, 110.0f}, std::tuple{1920.0f, 1080.0f, 190.0f}})
     {
         SCOPED_TRACE(std::to_string(W));
-        ui.resize(W, H);
-        state->presenter = true;
-        state->presenter_view = PresenterView::Training;
-        use_window_font(H);
-        const test::FrameOutput out = ui.frames(*state, 4);
+        const test::FrameOutput out = training_view_at(W, H);
         const ImGuiWindow* caption = ImGui::FindWindowByName("##presenter_caption");
         const ImGuiWindow* title = ImGui::FindWindowByName("##presenter_title");
         ASSERT_NE(caption, nullptr);
@@ -1956,10 +1995,7 @@ TEST_F(PresenterTest, TheHeadScorePlotsTitleFitsItsColumn)
         ui.resize(W, H);
         use_window_font(H);
         ui.frames(*state, 4);
-        const ImGuiWindow* column = nullptr;
-        for (const ImGuiWindow* w : GImGui->Windows)
-            if (w->Active && std::string(w->Name).find("/presenter_curves_") != std::string::npos)
-                column = w;
+        const ImGuiWindow* column = training_plots_window();
         ASSERT_NE(column, nullptr);
         const std::string text = test::window_text(column->Name);
         const std::size_t at = text.find("head scores: induction");

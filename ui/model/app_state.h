@@ -556,6 +556,8 @@ struct AppState
     ComparisonSection presenter_comparison = ComparisonSection::Packed;
     // The group of stages its Pipeline view shows (presenter_pipeline_groups; → / ← step through them).
     int presenter_stage_group = 0;
+    // Pages the presenter's view is to scroll on its next frame (Shift+↓ +1, Shift+↑ -1).
+    int presenter_scroll_pages = 0;
     // What the presenter's view showed last (step, view, group): another one starts scrolled to its top.
     std::string presenter_shown;
     // A short note presenter mode shows in its title line (the new text size) until ImGui's clock passes

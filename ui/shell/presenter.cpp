@@ -368,12 +368,24 @@ GridPlan plan_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2
     return plan_at(state, maps, avail, presenter_label_size(min_cell, fs), min_cell);
 }
 
+// The room left in the current window as if it showed no horizontal scroll bar. A grid planned in the room
+// the bar leaves changed with the bar: one frame its cells made the grid wider than the view (the bar came),
+// the next smaller cells fitted (the bar went), and the view flickered each frame (text enlarged with
+// Ctrl+=).
+ImVec2 room_without_horizontal_bar()
+{
+    ImVec2 avail = ImGui::GetContentRegionAvail();
+    if (ImGui::GetCurrentWindow()->ScrollbarX)
+        avail.y += ImGui::GetStyle().ScrollbarSize;
+    return avail;
+}
+
 // Lays the maps out over the rest of the window (square cells, the grid shape with the largest cells) and
 // draws each with its header. Returns what each map reported (hover, click), in order.
 std::vector<HeatmapResult> draw_map_grid(AppState& state, const std::vector<GridMap>& maps, ImVec2 base_view)
 {
     const ImVec2 origin = ImGui::GetCursorScreenPos();
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const ImVec2 avail = room_without_horizontal_bar();
     const GridPlan plan = plan_map_grid(state, maps, avail, ImGui::GetWindowSize(), base_view);
     if (!(presenter_zoom(state, ImGui::GetIO().DisplaySize.y) > 1.0f))
     {
@@ -608,7 +620,11 @@ void move_query_pin(AppState& state, const std::vector<std::string>& tokens)
     const ImGuiIO& io = ImGui::GetIO();
     if (io.WantTextInput || io.KeyCtrl || io.KeyAlt || tokens.empty())
         return;
-    const int step = ImGui::IsKeyPressed(keys::Down) ? 1 : ImGui::IsKeyPressed(keys::Up) ? -1 : 0;
+    // (With Shift they page the view: shortcuts.cpp.)
+    const int step = io.KeyShift                       ? 0
+                     : ImGui::IsKeyPressed(keys::Down) ? 1
+                     : ImGui::IsKeyPressed(keys::Up)   ? -1
+                                                       : 0;
     if (step == 0)
         return;
     QueryPin& pin = state.heads_panel.query;
@@ -870,7 +886,7 @@ void draw_map_view(AppState& state, const MapView& v)
     else if (!v.claim.empty())
         claim_line(v.claim);
     const std::vector<HeatmapResult> results = draw_map_grid(
-        state, maps_shown(state, v, ImGui::GetContentRegionAvail(), ImGui::GetWindowSize()), v.base_view);
+        state, maps_shown(state, v, room_without_horizontal_bar(), ImGui::GetWindowSize()), v.base_view);
     if (v.heads)
         heads_pointer(state, results);
 }
@@ -1473,6 +1489,15 @@ void presenter_view(AppState& state, const LessonStep* step, const std::optional
                   : kFixed;
     if (ImGui::Begin("##presenter_view", nullptr, flags))
     {
+        // Shift+↓ / Shift+↑ asked for pages: nine tenths of the view each, so a line stays in sight.
+        if (state.presenter_scroll_pages != 0)
+        {
+            // (ImGui keeps the scroll within the content, measured when the frame ends.)
+            const float page = ImGui::GetWindowHeight() * 0.9f;
+            ImGui::SetScrollY(std::max(0.0f, ImGui::GetScrollY() +
+                                                 page * static_cast<float>(state.presenter_scroll_pages)));
+            state.presenter_scroll_pages = 0;
+        }
         const StepMaps shown = step_maps(state, step);
         if (presenter_shows_training(state))
             draw_training_presenter_view(state);

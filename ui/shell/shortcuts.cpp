@@ -69,6 +69,9 @@ std::vector<ShortcutInfo> make_shortcut_table()
          "In presenter mode outside a lesson: Pipeline, Heads, Inspector, Comparisons (one at a time: 4 "
          "again shows the next), Training"},
         {"P  /  S  /  R", "In presenter mode's Training view: play or pause, one step, reset the run"},
+        {"Shift+↓  /  Shift+↑",
+         "In presenter mode: the view a page down / up, where enlarged text (Ctrl+=) made it taller than the "
+         "screen (the mouse wheel scrolls it too)"},
         {"F11", "Fullscreen"},
         panel_keys_row(),
         {"Click a cell", "Pin it in the Inspector (click again to unpin)"},
@@ -154,6 +157,15 @@ void handle_shortcuts(AppState& state)
                 presenter_edit_step(state, PresenterSetting::temperature, +1);
             if (key_pressed(keys::Minus))
                 presenter_edit_step(state, PresenterSetting::temperature, -1);
+        }
+        // Shift+↓ / Shift+↑: the view a page down or up, where enlarged text made it outgrow the screen (↓ /
+        // ↑ alone move the Heads view's pinned query).
+        if (state.presenter && io.KeyShift)
+        {
+            if (ImGui::IsKeyPressed(keys::Down))
+                ++state.presenter_scroll_pages;
+            if (ImGui::IsKeyPressed(keys::Up))
+                --state.presenter_scroll_pages;
         }
         // The Training view's keys: P plays or pauses, S takes one step, R resets (a lesson's run too).
         if (presenter_shows_training(state))
