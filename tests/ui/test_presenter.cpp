@@ -1215,6 +1215,50 @@ TEST_F(PresenterTest, ShiftDownAndUpPageAViewTallerThanTheScreen)
     io.KeyShift = false;
 }
 
+// Every view keeps one layout from frame to frame when enlarged text makes it outgrow the screen: a layout
+// that depends on a scroll bar its own size brings or removes would change every frame (flicker). Pipeline,
+// Heads, Inspector and Comparisons outside a lesson, a lesson's heads step and tour step 6 (one map, whose
+// horizontal scroll bar came and went every frame at 160 % on 720 lines), at 100 %, 120 % and 160 %.
+TEST_F(PresenterTest, EveryViewKeepsOneLayoutFromFrameToFrameWhenZoomed)
+{
+    for (const ImVec2 size : {ImVec2(1280.0f, 720.0f), ImVec2(1920.0f, 1080.0f)})
+        for (const int steps : {0, 2, 6})
+            for (int v = 0; v <= static_cast<int>(PresenterView::Comparisons) + 2; ++v)
+            {
+                const int past = v - static_cast<int>(PresenterView::Comparisons); // 1, 2: a lesson step
+                const bool lesson = past > 0;
+                SCOPED_TRACE(std::to_string(static_cast<int>(size.y)) + " lines, " +
+                             std::to_string(100 + 10 * steps) + " %, " +
+                             (past == 1   ? std::string("multi_head step 5")
+                              : past == 2 ? std::string("tour step 6")
+                                          : "view " + std::to_string(v + 1)));
+                ui.resize(size.x, size.y);
+                if (lesson)
+                    enter_lesson(*state, lesson_index(*state, past == 1 ? "multi_head" : "tour"),
+                                 past == 1 ? 4 : 5);
+                else
+                {
+                    leave_lesson(*state);
+                    state->presenter_view = static_cast<PresenterView>(v);
+                }
+                state->presenter = true;
+                state->presenter_scale = 1.0f;
+                for (int k = 0; k < steps; ++k)
+                    step_text_size(*state, 1);
+                use_window_font(size.y);
+                ui.frames(*state, 4);
+                const ImGuiWindow* view = ImGui::FindWindowByName("##presenter_view");
+                ASSERT_NE(view, nullptr);
+                const ImVec2 content = view->ContentSize;
+                for (int k = 0; k < 3; ++k)
+                {
+                    ui.frames(*state, 1);
+                    EXPECT_EQ(view->ContentSize.x, content.x) << "frame " << k;
+                    EXPECT_EQ(view->ContentSize.y, content.y) << "frame " << k;
+                }
+            }
+}
+
 // Sixteen heads at 1280x720: every header of a grid row breaks alike, "head j" on one line and "H =" on the
 // next (the leftmost, wider by its row labels, kept its "H =" beside its name while the others wrapped).
 TEST_F(PresenterTest, HeadersOfOneRowOfHeadsBreakAlike)
