@@ -82,6 +82,19 @@ protected:
                 found = w;
         return found;
     }
+    // Adds the lesson written in `json` to the library and enters its first step. picture: the state is a
+    // picture's (mouse_ignored: a step's run is trained before its first frame). Fails with the parser's
+    // message when the text is not a lesson.
+    ::testing::AssertionResult enter_test_lesson(const char* json, bool picture = false)
+    {
+        Lesson lesson;
+        if (const Status s = parse_lesson(json, "t.json", &lesson); !s.is_ok())
+            return ::testing::AssertionFailure() << s.message();
+        state->lesson.library.lessons.push_back(lesson);
+        state->mouse_ignored = picture;
+        enter_lesson(*state, static_cast<int>(state->lesson.library.lessons.size()) - 1, 0);
+        return ::testing::AssertionSuccess();
+    }
     // Ctrl+= twice on a screen `height` lines tall: the frame after it.
     test::FrameOutput zoom_twice(float height = 720.0f)
     {
@@ -1995,10 +2008,7 @@ TEST_F(PresenterTest, AStepAboutTheLossStripShowsTheStrip)
         "steps": [{"text": "In the loss strip the second copy is paler.",
                    "training": {"probe": "Mr. Darcy bowed to Elizabeth. Mr. Darcy bowed to Elizabeth."}},
                   {"text": "What it writes."}]})";
-    Lesson lesson;
-    ASSERT_TRUE(parse_lesson(text, "t.json", &lesson).is_ok());
-    state->lesson.library.lessons.push_back(lesson);
-    enter_lesson(*state, static_cast<int>(state->lesson.library.lessons.size()) - 1, 0);
+    ASSERT_TRUE(enter_test_lesson(text));
     for (int i = 0; i < 6000 && state->training_run.running(); ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     ASSERT_FALSE(state->training_run.running());
@@ -2183,10 +2193,7 @@ TEST_F(PresenterTest, AResetRunsCaptionWaitsAgainAndComesBackWithItsStep)
     const char* text = R"({"format": "attnlab-lesson", "version": 1, "title": "t",
         "training": {"task": "reverse", "seed": 1, "steps": 40},
         "steps": [{"text": "At step ten the loss has fallen.", "training": {"show_step": 10}}]})";
-    Lesson lesson;
-    ASSERT_TRUE(parse_lesson(text, "t.json", &lesson).is_ok());
-    state->lesson.library.lessons.push_back(lesson);
-    enter_lesson(*state, static_cast<int>(state->lesson.library.lessons.size()) - 1, 0);
+    ASSERT_TRUE(enter_test_lesson(text));
     auto wait_for_the_run = [&]
     {
         for (int i = 0; i < 6000 && state->training_run.running(); ++i)
@@ -2227,11 +2234,7 @@ TEST_F(PresenterTest, ALessonStepsPlotsEndAtTheStepItsMapsShow)
     const char* text = R"({"format": "attnlab-lesson", "version": 1, "title": "t",
         "training": {"task": "reverse", "seed": 1, "steps": 40},
         "steps": [{"text": "At step ten.", "training": {"show_step": 10}}, {"text": "At the end."}]})";
-    Lesson lesson;
-    ASSERT_TRUE(parse_lesson(text, "t.json", &lesson).is_ok());
-    state->lesson.library.lessons.push_back(lesson);
-    state->mouse_ignored = true; // a picture: the run is trained before the frame
-    enter_lesson(*state, static_cast<int>(state->lesson.library.lessons.size()) - 1, 0);
+    ASSERT_TRUE(enter_test_lesson(text, true)); // a picture: the run is trained before the frame
     state->presenter = true;
     use_window_font(720.0f);
     ui.frames(*state, 3);
@@ -2267,11 +2270,7 @@ TEST_F(PresenterTest, TheOutputMapsOfATrainingStepHaveAxisLabelsAndColourBars)
     const char* text = R"({"format": "attnlab-lesson", "version": 1, "title": "t",
         "training": {"task": "induction", "seed": 1, "steps": 20},
         "steps": [{"text": "What it predicts.", "training": {"map": "output"}}]})";
-    Lesson lesson;
-    ASSERT_TRUE(parse_lesson(text, "t.json", &lesson).is_ok());
-    state->lesson.library.lessons.push_back(lesson);
-    state->mouse_ignored = true; // a picture: the run is trained before the frame
-    enter_lesson(*state, static_cast<int>(state->lesson.library.lessons.size()) - 1, 0);
+    ASSERT_TRUE(enter_test_lesson(text, true)); // a picture: the run is trained before the frame
     state->presenter = true;
     for (const ImVec2 size : {ImVec2(1280.0f, 720.0f), ImVec2(1920.0f, 1080.0f)})
     {
@@ -2305,10 +2304,7 @@ TEST_F(PresenterTest, NextOnAStepWaitingForItsRunSaysWhenItOpens)
         "training": {"task": "reverse", "seed": 1, "steps": 20000},
         "steps": [{"text": "The start.", "training": {"show_step": 0}},
                   {"text": "At the end.", "training": {"show_step": 20000}}]})";
-    Lesson lesson;
-    ASSERT_TRUE(parse_lesson(text, "t.json", &lesson).is_ok());
-    state->lesson.library.lessons.push_back(lesson);
-    enter_lesson(*state, static_cast<int>(state->lesson.library.lessons.size()) - 1, 0);
+    ASSERT_TRUE(enter_test_lesson(text));
     state->presenter = true;
     use_window_font(720.0f);
     ui.frames(*state, 2);
