@@ -264,10 +264,14 @@ TEST_F(PresenterTest, DigitKeysPickTheViewOutsideALesson)
     ui.press_key(*state, keys::Digit0 + 3);
     out = ui.frames(*state, 2);
     EXPECT_EQ(state->presenter_view, PresenterView::Inspector);
-    // No heatmap to hover in this view: it says where a cell is pinned, and a pinned cell is shown.
+    // No heatmap to hover in this view: with nothing pinned it explains the second token's strongest key
+    // (never an empty view) and says how to choose another; a pinned cell is shown.
     EXPECT_FALSE(drawn(out, "Hover any cell")) << out.text;
-    EXPECT_TRUE(drawn_wrapped(out, "press 2 for the Heads and click a query token")) << out.text;
-    EXPECT_TRUE(drawn_wrapped(out, "or 1 for the Pipeline and click a cell")) << out.text;
+    const auto& tokens = state->trace().tokens.tokens[0];
+    ASSERT_GE(tokens.size(), 2u);
+    EXPECT_TRUE(drawn_wrapped(out, "Nothing pinned: “" + tokens[1] + "” (i = 1)")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "press 2 and click a query token for another")) << out.text;
+    EXPECT_TRUE(drawn(out, "row i = 1")) << out.text;
     state->pinned.valid = true;
     state->pinned.matrix.stage = Stage::weights;
     state->pinned.row = 1;
@@ -886,8 +890,8 @@ TEST_F(PresenterTest, TheInspectorViewExplainsTheHeadsViewsPinnedQuery)
     ui.frames(*state, 2);
     ui.press_key(*state, keys::Digit0 + 3);
     test::FrameOutput out = ui.frames(*state, 2);
-    EXPECT_FALSE(drawn(out, "The chain for query")) << "nothing pinned yet";
     const std::vector<std::string> tokens = state->trace().tokens.tokens[0];
+    EXPECT_TRUE(drawn_wrapped(out, "Nothing pinned: “" + tokens[1] + "” (i = 1)")) << "nothing pinned yet";
     const int row = 2;
     set_query_pin(state->heads_panel.query, row, tokens);
     for (int j = 0; j < 2; ++j)
@@ -911,11 +915,12 @@ TEST_F(PresenterTest, TheInspectorViewExplainsTheHeadsViewsPinnedQuery)
         ui.press_key(*state, keys::RightBracket);
     }
     EXPECT_EQ(state->sel.head, 2);
-    // Esc unpins it: the view says how to pin again, and presenter mode stays.
+    // Esc unpins it: the view goes back to its default query (i = 1), and presenter mode stays.
     ui.press_key(*state, ImGui::GetKeyIndex(ImGuiKey_Escape));
     out = ui.frames(*state, 2);
     EXPECT_TRUE(state->presenter);
-    EXPECT_FALSE(drawn(out, "The chain for query")) << out.text;
+    EXPECT_FALSE(drawn_wrapped(out, "pinned in the Heads view")) << out.text;
+    EXPECT_TRUE(drawn_wrapped(out, "Nothing pinned: “" + tokens[1] + "” (i = 1)")) << out.text;
 }
 
 TEST_F(PresenterTest, MapsGrowWithTheWindowHeight)

@@ -517,13 +517,12 @@ void generic_formula(const AppState& state, const CellRef& cell, const MatrixVie
                                                           : stage_cell_formula(t, ref.stage));
 }
 
-// Presenter mode's Inspector with no cell pinned: the query pinned in the Heads view, in the selected head,
-// at its strongest key (the head's "→ key" line), so that a click on a token there is explained here. Invalid
-// when no query is pinned or the trace has no such row.
-CellRef query_pin_cell(const AppState& state)
+// Presenter mode's Inspector with no cell pinned: query `row` (the one pinned in the Heads view, or a
+// default), in the selected head, at its strongest key (the head's "→ key" line), so that a click on a token
+// there is explained here. Invalid when row < 0 or the trace has no such row.
+CellRef query_pin_cell(const AppState& state, int row)
 {
-    const QueryPin& pin = state.heads_panel.query;
-    if (!pin.valid() || !state.has_trace())
+    if (row < 0 || !state.has_trace())
         return {};
     CellRef cell;
     cell.matrix.source = MatrixSource::Layer;
@@ -533,13 +532,13 @@ CellRef query_pin_cell(const AppState& state)
     cell.matrix.head = state.sel.head;
     cell.matrix.first_key_hidden = state.heads_panel.hide_first_key; // as the Heads view shows it
     const MatrixView view = resolve_matrix(state, cell.matrix);
-    if (view.m == nullptr || pin.row >= view.m->rows())
+    if (view.m == nullptr || row >= view.m->rows())
         return {};
-    const TopKey top = top_key(*view.m, pin.row);
+    const TopKey top = top_key(*view.m, row);
     if (top.col < 0)
         return {};
     cell.valid = true;
-    cell.row = pin.row;
+    cell.row = row;
     cell.col = top.col;
     return cell;
 }
@@ -554,8 +553,20 @@ void draw_inspector_panel(AppState& state)
     ImGui::PopStyleColor();
     CellRef cell = state.pinned.valid ? state.pinned : state.hovered;
     const bool from_query = !cell.valid && state.presenter;
+    // With nothing pinned at all, presenter mode explains the second token's strongest key (the first when
+    // the sentence has one token) rather than an empty view: a lecture's "press 3" always shows a weight.
+    const QueryPin& query = state.heads_panel.query;
+    bool default_query = false;
     if (from_query)
-        cell = query_pin_cell(state);
+    {
+        cell = query_pin_cell(state, query.valid() ? query.row : -1);
+        if (!cell.valid && !query.valid() && state.has_trace())
+        {
+            const auto& tokens = state.trace().tokens.tokens[static_cast<std::size_t>(state.sel.b)];
+            cell = query_pin_cell(state, tokens.size() > 1 ? 1 : 0);
+            default_query = cell.valid;
+        }
+    }
     // A map shown with the first key hidden: its renormalised value first, then the model's own weight
     // and how it was computed.
     float shown_without_first_key = 0.0f;
@@ -587,13 +598,24 @@ void draw_inspector_panel(AppState& state)
         ImGui::TextDisabled("(that cell is no longer available)");
         return;
     }
-    if (from_query)
+    if (default_query)
+    {
+        const auto& tokens = state.trace().tokens.tokens[static_cast<std::size_t>(state.sel.b)];
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        text_wrappedf(
+            "Nothing pinned: “%s” (i = %d) and its strongest key in head %d ([ ] another head; press 2 "
+            "and click a query token for another)",
+            truncate_utf8(tokens[static_cast<std::size_t>(cell.row)], 10).c_str(), cell.row,
+            cell.matrix.head + 1);
+        ImGui::PopStyleColor();
+    }
+    else if (from_query)
     {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
         text_wrappedf(
             "“%s” (i = %d) pinned in the Heads view: its strongest key in head %d ([ ] another head, "
             "Esc unpins)",
-            truncate_utf8(state.heads_panel.query.token, 10).c_str(), cell.row, cell.matrix.head + 1);
+            truncate_utf8(query.token, 10).c_str(), cell.row, cell.matrix.head + 1);
         ImGui::PopStyleColor();
     }
     else if (state.pinned.valid)
