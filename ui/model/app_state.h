@@ -559,7 +559,17 @@ struct AppState
     // Pages the presenter's view is to scroll on its next frame (Shift+↓ +1, Shift+↑ -1).
     int presenter_scroll_pages = 0;
     // What the presenter's view showed last (step, view, group): another one starts scrolled to its top.
-    std::string presenter_shown;
+    struct PresenterShown
+    {
+        const void* lesson = nullptr; // the open lesson (null: none)
+        int step = -1, view = -1, group = -1, comparison = -1;
+        bool operator==(const PresenterShown& o) const
+        {
+            return lesson == o.lesson && step == o.step && view == o.view && group == o.group &&
+                   comparison == o.comparison;
+        }
+    };
+    PresenterShown presenter_shown;
     // A short note presenter mode shows in its title line (the new text size) until ImGui's clock passes
     // presenter_note_until (seconds).
     std::string presenter_note;

@@ -1464,12 +1464,10 @@ void presenter_view(AppState& state, const LessonStep* step, const std::optional
     ImGui::SetNextWindowSize(ImVec2(place.w, std::max(50.0f, place.h)));
     // A view scrolled down (text enlarged with Ctrl+=) shows the next step or group from its top.
     const Lesson* lesson = current_lesson(state);
-    const std::string showing = (lesson != nullptr ? lesson->title : std::string()) + "|" +
-                                std::to_string(state.lesson.step) + "|" +
-                                std::to_string(static_cast<int>(state.presenter_view)) + "|" +
-                                std::to_string(state.presenter_stage_group) + "|" +
-                                std::to_string(static_cast<int>(state.presenter_comparison));
-    if (showing != state.presenter_shown)
+    const AppState::PresenterShown showing{lesson, state.lesson.step, static_cast<int>(state.presenter_view),
+                                           state.presenter_stage_group,
+                                           static_cast<int>(state.presenter_comparison)};
+    if (!(showing == state.presenter_shown))
     {
         ImGui::SetNextWindowScroll(ImVec2(0.0f, 0.0f));
         state.presenter_shown = showing;
