@@ -1277,6 +1277,86 @@ TEST_F(PresenterTest, EveryViewKeepsOneLayoutFromFrameToFrameWhenZoomed)
             }
 }
 
+// Hovering a query row writes "→ key 0.62" in every head's header. Once the pointer is over the view, the
+// headers hold that room, so the maps do not move while it moves over a row, between the maps or off them
+// (they moved down a line and back under the pointer on multi_head step 5 with eight heads at 720 lines,
+// which could then leave a map and come back every frame). The Heads view outside a lesson and the lesson's
+// step, on both screens, every row of every head pointed at in turn.
+TEST_F(PresenterTest, PointingAtQueriesNeverMovesTheHeadsMaps)
+{
+    // "→" also shows in the title line's keys: each head's header adds one to those.
+    auto arrows = [](const std::string& text)
+    {
+        int n = 0;
+        for (std::size_t at = text.find("→"); at != std::string::npos; at = text.find("→", at + 1))
+            ++n;
+        return n;
+    };
+    for (const ImVec2 size : {ImVec2(1280.0f, 720.0f), ImVec2(1920.0f, 1080.0f)})
+        for (const bool lesson : {false, true})
+        {
+            SCOPED_TRACE(std::to_string(static_cast<int>(size.y)) + " lines, " +
+                         (lesson ? "multi_head step 5" : "Heads view"));
+            ui.resize(size.x, size.y);
+            if (lesson)
+                enter_lesson(*state, lesson_index(*state, "multi_head"), 4);
+            else
+            {
+                leave_lesson(*state);
+                state->presenter_view = PresenterView::Heads;
+            }
+            state->presenter = true;
+            state->heads_panel.query = QueryPin{};
+            use_window_font(size.y);
+            ui.mouse(size.x - 2.0f, size.y - 2.0f); // on the caption, away from the view
+            const test::FrameOutput away = ui.frames(*state, 4);
+            const ImGuiWindow* view = ImGui::FindWindowByName("##presenter_view");
+            ASSERT_NE(view, nullptr);
+            // Into the view, over none of the maps: the headers take the key's room.
+            ui.mouse(view->Pos.x + 2.0f, view->Pos.y + 2.0f);
+            const test::FrameOutput still = ui.frames(*state, 3);
+            const std::vector<ImVec4> at_rest = heatmap_rects(still);
+            ASSERT_EQ(static_cast<int>(at_rest.size()), state->heads());
+            const int T = static_cast<int>(state->trace().tokens.tokens[0].size());
+            auto expect_unmoved = [&](const test::FrameOutput& out, const std::string& where)
+            {
+                const std::vector<ImVec4> rects = heatmap_rects(out);
+                ASSERT_EQ(rects.size(), at_rest.size()) << where;
+                for (std::size_t j = 0; j < rects.size(); ++j)
+                {
+                    EXPECT_EQ(rects[j].x, at_rest[j].x) << where << ", head " << j + 1;
+                    EXPECT_EQ(rects[j].y, at_rest[j].y) << where << ", head " << j + 1;
+                    EXPECT_EQ(rects[j].z, at_rest[j].z) << where << ", head " << j + 1;
+                    EXPECT_EQ(rects[j].w, at_rest[j].w) << where << ", head " << j + 1;
+                }
+            };
+            for (std::size_t j = 0; j < at_rest.size(); ++j)
+                for (int row = 0; row < T; ++row)
+                {
+                    const ImVec4 r = at_rest[j];
+                    const float y =
+                        r.y + (static_cast<float>(row) + 0.5f) * (r.w - r.y) / static_cast<float>(T);
+                    ui.mouse(0.5f * (r.x + r.z), y);
+                    const test::FrameOutput out = ui.frames(*state, 2);
+                    const std::string where =
+                        "head " + std::to_string(j + 1) + ", row " + std::to_string(row);
+                    ASSERT_EQ(state->heads_hover_row, row) << where;
+                    // (A tooltip may add its own.)
+                    EXPECT_GE(arrows(out.text), arrows(away.text) + state->heads())
+                        << where << ": each head names its top key\n"
+                        << out.text;
+                    expect_unmoved(out, where);
+                    // Just past the map's right edge, between two maps: no query.
+                    ui.mouse(r.z + 3.0f, y);
+                    expect_unmoved(ui.frames(*state, 2), where + ", then off the map");
+                }
+            std::printf("%s at %.0f lines: maps %.0f px away from the view, %.0f px with the pointer in it\n",
+                        lesson ? "multi_head step 5" : "Heads view", static_cast<double>(size.y),
+                        static_cast<double>(heatmap_rects(away)[0].z - heatmap_rects(away)[0].x),
+                        static_cast<double>(at_rest[0].z - at_rest[0].x));
+        }
+}
+
 // Sixteen heads at 1280x720: every header of a grid row breaks alike, "head j" on one line and "H =" on the
 // next (the leftmost, wider by its row labels, kept its "H =" beside its name while the others wrapped).
 TEST_F(PresenterTest, HeadersOfOneRowOfHeadsBreakAlike)

@@ -493,7 +493,10 @@ struct AppState
     CellRef hovered_next;     // filled while drawing this frame
     CellRef pinned;           // clicked cell (click again or Esc to unpin)
     int heads_hover_row = -1; // query row hovered in the heads grid last frame (highlighted in every head)
-    int heads_hover_row_next = -1;                         // filled while drawing this frame
+    int heads_hover_row_next = -1; // filled while drawing this frame
+    // The pointer was over presenter mode's heads view last frame: its headers hold the room of the query's
+    // "→ key" line (hovering a row writes it), so the maps stay where they are while the pointer moves.
+    bool presenter_heads_pointed = false;
     HeadsPanelState heads_panel;                           // the Heads panel's view and pinned query tokens
     std::array<bool, kStageCount> stage_collapsed{};       // pipeline stages folded by the user
     std::array<bool, kStageCount> cross_stage_collapsed{}; // the same for the cross-attention block

@@ -77,7 +77,20 @@ struct HeaderPart
     std::string text;
     std::string narrow; // "" : none
     bool may_wrap = false;
+    // The widest texts this part may show (its full and narrow forms): it takes their room even while it
+    // shows less or nothing, so a header does not reflow when the pointer changes what it says ("" : none).
+    std::string widest;
+    std::string widest_narrow;
 };
+
+HeaderPart header_part(std::string text, std::string narrow = "", bool may_wrap = false)
+{
+    HeaderPart part;
+    part.text = std::move(text);
+    part.narrow = std::move(narrow);
+    part.may_wrap = may_wrap;
+    return part;
+}
 
 // A header above a map: the title (in its colour) and parts such as "T×T = 6×6" and "H = 1.11 nats", laid
 // out in order on as many lines as the map's width needs, never breaking inside a part that must stay whole.
@@ -92,7 +105,7 @@ struct Header
 HeaderPart shape_part(const std::string& shape)
 {
     const auto eq = shape.find(" = ");
-    return HeaderPart{shape, eq == std::string::npos ? std::string() : shape.substr(eq + 3), false};
+    return header_part(shape, eq == std::string::npos ? std::string() : shape.substr(eq + 3));
 }
 
 struct HeaderLayout
@@ -109,16 +122,20 @@ HeaderLayout header_layout(const Header& header, float max_w)
     HeaderLayout out;
     std::vector<bool> may_wrap = {true};
     out.pieces.push_back(header.title);
+    out.widths.push_back(ImGui::CalcTextSize(header.title.c_str()).x);
+    auto width = [](const std::string& text)
+    { return text.empty() ? 0.0f : ImGui::CalcTextSize(text.c_str()).x; };
     for (const HeaderPart& part : header.parts)
     {
-        if (part.text.empty())
+        if (part.text.empty() && part.widest.empty())
             continue;
-        const bool fits = ImGui::CalcTextSize(part.text.c_str()).x <= max_w;
-        out.pieces.push_back(fits || part.narrow.empty() ? part.text : part.narrow);
+        const bool fits = std::max(width(part.text), width(part.widest)) <= max_w;
+        const bool narrow = !fits && !(part.narrow.empty() && part.widest_narrow.empty());
+        out.pieces.push_back(narrow ? part.narrow : part.text);
+        out.widths.push_back(
+            std::max(width(out.pieces.back()), width(narrow ? part.widest_narrow : part.widest)));
         may_wrap.push_back(part.may_wrap);
     }
-    for (const std::string& p : out.pieces)
-        out.widths.push_back(ImGui::CalcTextSize(p.c_str()).x);
     out.line = flow_parts(out.widths, ImGui::CalcTextSize("   ").x, max_w);
     out.wrapped_lines.assign(out.pieces.size(), 1);
     // A piece wider than the map is alone on its line: when it may wrap, count the lines it takes and move
@@ -464,12 +481,12 @@ HeaderPart entropy_part(AppState& state, const MatrixRef& ref)
         return HeaderPart{};
     char text[32];
     std::snprintf(text, sizeof text, "H = %.2f", static_cast<double>(H));
-    return HeaderPart{std::string(text) + " nats", text, false};
+    return header_part(std::string(text) + " nats", text);
 }
 
 Header stage_header(AppState& state, const MatrixRef& ref, const MatrixView& view)
 {
-    Header header{view.title, accent(), {shape_part(view.shape), HeaderPart{view.equation, "", true}}};
+    Header header{view.title, accent(), {shape_part(view.shape), header_part(view.equation, "", true)}};
     const bool weights =
         (ref.source != MatrixSource::Comparison && ref.stage == Stage::weights) ||
         (ref.source == MatrixSource::Comparison && ref.comparison == ComparisonMatrix::single_weights);
@@ -599,19 +616,36 @@ void heads_legend(const std::vector<LegendItem>& items)
     ImGui::Dummy(ImVec2(1.0f, fs * 0.3f));
 }
 
-// "→ animal 0.62" (narrow: "→ animal"): the key the query row weighs most in a map; nothing without a query.
-HeaderPart top_key_part(const Mat& weights, int query, const std::vector<std::string>& keys)
+// "→ animal 0.62" (narrow: "→ animal"): the key a query row weighs most in a map; nothing for no row.
+HeaderPart row_top_key_part(const Mat& weights, int row, const std::vector<std::string>& keys)
 {
-    if (query < 0 || query >= weights.rows() || weights.cols() == 0)
+    if (row < 0 || row >= weights.rows() || weights.cols() == 0)
         return HeaderPart{};
     Eigen::Index col = 0;
-    const float weight = weights.row(query).maxCoeff(&col);
+    const float weight = weights.row(row).maxCoeff(&col);
     if (!std::isfinite(weight) || col >= static_cast<Eigen::Index>(keys.size()))
         return HeaderPart{};
     const std::string key = "→ " + truncate_utf8(keys[static_cast<std::size_t>(col)], 10);
     char number[16];
     std::snprintf(number, sizeof number, " %.2f", static_cast<double>(weight));
-    return HeaderPart{key + number, key, false};
+    return header_part(key + number, key);
+}
+
+// The query's top key part (nothing without a query). hold_room: it takes the room of the widest any row
+// would show, so that hovering a row, or moving between the maps, does not move the grid (the maps moved a
+// line down and up under the pointer, which could then leave them and come back every frame).
+HeaderPart top_key_part(const Mat& weights, int query, const std::vector<std::string>& keys, bool hold_room)
+{
+    HeaderPart part = row_top_key_part(weights, query, keys);
+    for (int row = 0; hold_room && row < weights.rows(); ++row)
+    {
+        const HeaderPart other = row_top_key_part(weights, row, keys);
+        if (ImGui::CalcTextSize(other.text.c_str()).x > ImGui::CalcTextSize(part.widest.c_str()).x)
+            part.widest = other.text;
+        if (ImGui::CalcTextSize(other.narrow.c_str()).x > ImGui::CalcTextSize(part.widest_narrow.c_str()).x)
+            part.widest_narrow = other.narrow;
+    }
+    return part;
 }
 
 // ↑ / ↓ move the pinned query (from none: the first or the last token), as in the Heads panel.
@@ -651,9 +685,10 @@ std::vector<GridMap> heads_maps(AppState& state, const std::vector<MatrixRef>& r
         map.ref = ref;
         map.header.title = "head " + std::to_string(j + 1);
         map.header.title_color = head_text_color(j);
-        map.header.parts = {HeaderPart{entropy_part(state, map.ref).narrow, "", false}};
+        map.header.parts = {header_part(entropy_part(state, map.ref).narrow)};
         if (const MatrixView view = resolve_matrix(state, map.ref); view.m != nullptr)
-            map.header.parts.push_back(top_key_part(*view.m, query, tokens));
+            map.header.parts.push_back(
+                top_key_part(*view.m, query, tokens, pinned >= 0 || state.presenter_heads_pointed));
         map.options.colorbar = false;
         map.options.frame_color = head_color(j);
         map.options.frame_thickness = j == state.sel.head ? 4.0f : 2.0f;
@@ -888,7 +923,10 @@ void draw_map_view(AppState& state, const MapView& v)
     const std::vector<HeatmapResult> results = draw_map_grid(
         state, maps_shown(state, v, room_without_horizontal_bar(), ImGui::GetWindowSize()), v.base_view);
     if (v.heads)
+    {
         heads_pointer(state, results);
+        state.presenter_heads_pointed = ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows);
+    }
 }
 
 // One comparison section laid out for the projector (a lesson step's, or outside a lesson the one key 4
