@@ -86,8 +86,8 @@ TEST(CurvePlot, ALogAxisTicksTheDecadesThatDoNotCrowd)
     // 0.01 .. 10: three decades over 200 px, 0.1 and 1 between the ends.
     const CurvePlotPicture p = layout_curve_plot(c.loss, c, kAxes, -1, style);
     ASSERT_EQ(p.y_ticks.size(), 4u);
-    EXPECT_EQ(p.y_ticks[2].text, "1.0e-1"); // three decades: every tick a power of ten
-    EXPECT_EQ(p.y_ticks[3].text, "1.0e0");
+    EXPECT_EQ(p.y_ticks[2].text, "0.10"); // no value under 0.001: plain decimals
+    EXPECT_EQ(p.y_ticks[3].text, "1.0");
     EXPECT_NEAR(p.y_ticks[2].y, kAxes.y1 - 200.0f / 3.0f, 0.01f);
     style.tick_gap = 70.0f; // farther than a decade: only the ends
     EXPECT_EQ(layout_curve_plot(c.loss, c, kAxes, -1, style).y_ticks.size(), 2u);
@@ -96,18 +96,22 @@ TEST(CurvePlot, ALogAxisTicksTheDecadesThatDoNotCrowd)
 // One number format per log axis: the loss axis wrote "0.1", "7.6e-03" and "0.0174" on one axis.
 TEST(CurvePlot, ALogAxisWritesEveryTickInOneFormat)
 {
-    // Under three decades: plain decimals, two significant digits each.
+    // From 0.001 up: plain decimals, two significant digits each, over more than three decades too.
     EXPECT_EQ(log_axis_tick_texts({2.41f, 0.1f, 0.0076f, 0.0174f}),
               (std::vector<std::string>{"2.4", "0.10", "0.0076", "0.017"}));
-    // Three decades or more: every tick as a power of ten, the same digits.
+    EXPECT_EQ(log_axis_tick_texts({4.3f, 0.1f, 0.0012f}),
+              (std::vector<std::string>{"4.3", "0.10", "0.0012"}));
+    // A value under 0.001 (or from 10^4 up): every tick as a power of ten, the same digits.
     EXPECT_EQ(log_axis_tick_texts({2.41f, 2.9e-6f, 1e-3f, 0.1f}),
               (std::vector<std::string>{"2.4e0", "2.9e-6", "1.0e-3", "1.0e-1"}));
+    EXPECT_EQ(log_axis_tick_texts({2.41f, 0.00098f}), (std::vector<std::string>{"2.4e0", "9.8e-4"}));
+    EXPECT_EQ(log_axis_tick_texts({12000.0f, 2.0f}), (std::vector<std::string>{"1.2e4", "2.0e0"}));
     // More digits, for every tick alike, where two would write different values alike.
     EXPECT_EQ(log_axis_tick_texts({1.09f, 1.06f}), (std::vector<std::string>{"1.09", "1.06"}));
     EXPECT_EQ(log_axis_tick_texts({9.96f, 0.5f}), (std::vector<std::string>{"10", "0.50"}));
 
     // The laid-out loss axes of the window, the presenter and the pictures (their styles) follow the rule:
-    // a loss from 2.41 down to 0.0076 (2.5 decades) and one down to 2.9e-6.
+    // a loss from 2.41 down to 0.0076 and one down to 2.9e-6.
     for (const float lowest : {0.0076f, 2.9e-6f})
     {
         TrainingCurves c = curves();

@@ -281,7 +281,8 @@ std::vector<std::string> log_axis_tick_texts(const std::vector<float>& values)
             lo = lo == 0.0 ? v : std::min(lo, static_cast<double>(v));
             hi = std::max(hi, static_cast<double>(v));
         }
-    const bool power_of_ten = hi > 0.0 && std::log10(hi / lo) >= 3.0 - 1e-6;
+    // Plain decimals while they stay short ("0.0010" at most): a student reads "2.4" and "0.0076" at once.
+    const bool power_of_ten = hi > 0.0 && (lo < kPlainTickLowest || hi >= kPlainTickHighest);
     std::vector<std::string> out;
     for (int digits = 2;; ++digits)
     {

@@ -111,9 +111,12 @@ bool place_band_label(const CurvePlotPicture& p, float w, float h, PlotRect* out
 std::string curve_value_text(float v, bool percent, int percent_decimals);
 
 // The texts of a log axis's ticks, one rule for the whole axis: plain decimals ("2.4", "0.10", "0.0076") when
-// the positive values span less than three decades, else every one as a power of ten ("2.4e0", "1.0e-3",
-// "2.9e-6"); each with the same number of significant digits, 2, or more where 2 would write two different
-// values alike. Non-finite or non-positive values are written as curve_value_text writes them.
+// the positive values lie in [kPlainTickLowest, kPlainTickHighest), else every one as a power of ten
+// ("2.4e0", "1.0e-3", "2.9e-6"); each with the same number of significant digits, 2, or more where 2 would
+// write two different values alike. Non-finite or non-positive values are written as curve_value_text writes
+// them.
+inline constexpr double kPlainTickLowest = 1e-3;
+inline constexpr double kPlainTickHighest = 1e4;
 std::vector<std::string> log_axis_tick_texts(const std::vector<float>& values);
 
 // Lays out `plot` (one of c's three) with its axes in `axes`; the cursor line at step `cursor` when it lies
