@@ -1,4 +1,5 @@
-// Timing tool for the JSON loaders on hostile shapes (issue 20, item 2): run by hand, never by ctest.
+// Timing tool for the JSON loaders on hostile files (arrays of millions of empty objects where a list is
+// read): run by hand, never by ctest.
 //
 //   attnlab_json_parse_bench weights 100000 200000 400000 800000   a weights file with N `{}` in "layers"
 //   attnlab_json_parse_bench others 100000                          N `{}` in a session's "text", a model's
