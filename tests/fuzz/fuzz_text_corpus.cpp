@@ -90,8 +90,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<Batch> held_out = task.held_out(4, 2);
     held_out.push_back(batch);
     for (const Batch& b : held_out)
-        for (std::size_t n = 0; n < b.tokens.size(); ++n)
-            if (b.tokens[n] < 0 || b.tokens[n] >= v.size() || b.targets[n] < 0 || b.targets[n] >= v.size())
+        for (std::size_t i = 0; i < b.tokens.size(); ++i)
+            if (b.tokens[i] < 0 || b.tokens[i] >= v.size() || b.targets[i] < 0 || b.targets[i] >= v.size())
                 fail("a batch token outside the vocabulary");
     return 0;
 }
