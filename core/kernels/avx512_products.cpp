@@ -64,10 +64,18 @@ inline void fma_row(const float* a, __m512 b0, __m512 b1, __m512& lo, __m512& hi
     hi = _mm512_fmadd_ps(v, b1, hi);
 }
 
+// lo += a · b0: one row of a tile of 16 columns, one step of k.
+inline void fma_half_row(const float* a, __m512 b0, __m512& lo)
+{
+    lo = _mm512_fmadd_ps(_mm512_set1_ps(*a), b0, lo);
+}
+
 // C[0, rows) x [0, cols) = (or +=, when Accumulate) Σ_{p < k} A[0, rows)(p) B(p)[0, cols). Rows past `rows`
 // read row 0 again and are not stored; columns past `cols` are zeros in a packed B, or masked out of the
-// loads of an unpacked one (MaskB), and are not stored.
-template <bool Accumulate, bool MaskB>
+// loads of an unpacked one (MaskB), and are not stored. Half (cols <= 16): the right half of the tile is
+// left out, half the multiply-adds for the narrow products of small models (d_k of 16 or 24, T of 16): each
+// entry is the same chain over k, so the same bits.
+template <bool Accumulate, bool MaskB, bool Half>
 void kernel(Index k, const Operands& o, float* C, Index ldc, Index rows, Index cols)
 {
     const float* a0 = o.a;
@@ -83,6 +91,16 @@ void kernel(Index k, const Operands& o, float* C, Index ldc, Index rows, Index c
     for (Index p = 0, at = 0; p < k; ++p, at += o.a_step, b += o.b_step)
     {
         const __m512 b0 = MaskB ? _mm512_maskz_loadu_ps(m0, b) : _mm512_loadu_ps(b);
+        if constexpr (Half)
+        {
+            fma_half_row(a0 + at, b0, c00);
+            fma_half_row(a1 + at, b0, c10);
+            fma_half_row(a2 + at, b0, c20);
+            fma_half_row(a3 + at, b0, c30);
+            fma_half_row(a4 + at, b0, c40);
+            fma_half_row(a5 + at, b0, c50);
+            continue;
+        }
         const __m512 b1 = MaskB ? _mm512_maskz_loadu_ps(m1, b + 16) : _mm512_loadu_ps(b + 16);
         fma_row(a0 + at, b0, b1, c00, c01);
         fma_row(a1 + at, b0, b1, c10, c11);
@@ -104,15 +122,26 @@ void kernel(Index k, const Operands& o, float* C, Index ldc, Index rows, Index c
         store_row<Accumulate>(C + 5 * ldc, c50, c51, cols);
 }
 
-// One tile, the kernel picked by its flags.
+// One tile, the kernel picked by its flags and its width.
+template <bool Half>
+void tile_of_width(bool accumulate, bool mask_b, Index k, const Operands& o, float* C, Index ldc, Index rows,
+                   Index cols)
+{
+    if (accumulate)
+        mask_b ? kernel<true, true, Half>(k, o, C, ldc, rows, cols)
+               : kernel<true, false, Half>(k, o, C, ldc, rows, cols);
+    else
+        mask_b ? kernel<false, true, Half>(k, o, C, ldc, rows, cols)
+               : kernel<false, false, Half>(k, o, C, ldc, rows, cols);
+}
+
 void tile(bool accumulate, bool mask_b, Index k, const Operands& o, float* C, Index ldc, Index rows,
           Index cols)
 {
-    if (accumulate)
-        mask_b ? kernel<true, true>(k, o, C, ldc, rows, cols) : kernel<true, false>(k, o, C, ldc, rows, cols);
+    if (cols <= 16)
+        tile_of_width<true>(accumulate, mask_b, k, o, C, ldc, rows, cols);
     else
-        mask_b ? kernel<false, true>(k, o, C, ldc, rows, cols)
-               : kernel<false, false>(k, o, C, ldc, rows, cols);
+        tile_of_width<false>(accumulate, mask_b, k, o, C, ldc, rows, cols);
 }
 
 #include "core/kernels/product_driver.h"
