@@ -637,13 +637,20 @@ HeaderPart row_top_key_part(const Mat& weights, int row, const std::vector<std::
 HeaderPart top_key_part(const Mat& weights, int query, const std::vector<std::string>& keys, bool hold_room)
 {
     HeaderPart part = row_top_key_part(weights, query, keys);
+    float widest = 0.0f, widest_narrow = 0.0f; // each row's texts measured once (this runs every frame)
     for (int row = 0; hold_room && row < weights.rows(); ++row)
     {
-        const HeaderPart other = row_top_key_part(weights, row, keys);
-        if (ImGui::CalcTextSize(other.text.c_str()).x > ImGui::CalcTextSize(part.widest.c_str()).x)
-            part.widest = other.text;
-        if (ImGui::CalcTextSize(other.narrow.c_str()).x > ImGui::CalcTextSize(part.widest_narrow.c_str()).x)
-            part.widest_narrow = other.narrow;
+        HeaderPart other = row_top_key_part(weights, row, keys);
+        if (const float w = ImGui::CalcTextSize(other.text.c_str()).x; w > widest)
+        {
+            widest = w;
+            part.widest = std::move(other.text);
+        }
+        if (const float w = ImGui::CalcTextSize(other.narrow.c_str()).x; w > widest_narrow)
+        {
+            widest_narrow = w;
+            part.widest_narrow = std::move(other.narrow);
+        }
     }
     return part;
 }
