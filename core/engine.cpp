@@ -148,6 +148,9 @@ bool attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& 
     const Eigen::Index d_v = w.W_V[0].cols();
     const float inv_temperature = 1.0f / temperature;
     const Mat& mask = attn.mask[static_cast<size_t>(b)];
+    // A mask of zeros (no padding, no causal mask) is not read again per head and row: attention_row adds
+    // +0.0f instead, the same bits.
+    const float* mask_rows = mask_is_zero(mask) ? nullptr : mask.data();
     Mat& concat = attn.concat[static_cast<size_t>(b)];
     concat.resize(T_q, h * d_v);
     for (int j = 0; j < h; ++j)
@@ -168,9 +171,9 @@ bool attention_forward(const Mat& X_q, const Mat& X_kv, const AttentionWeights& 
         {
             const Eigen::Index at = i * T_k;
             bool row_finite = true;
-            const bool ok = attention_row(head.scores.data() + at, mask.data() + at, T_k, scale,
-                                          inv_temperature, head.scaled.data() + at, head.masked.data() + at,
-                                          head.weights.data() + at, &row_finite);
+            const bool ok = attention_row(head.scores.data() + at, mask_rows ? mask_rows + at : nullptr, T_k,
+                                          scale, inv_temperature, head.scaled.data() + at,
+                                          head.masked.data() + at, head.weights.data() + at, &row_finite);
             head.fully_masked[static_cast<size_t>(i)] = ok ? 0 : 1;
             scores_finite = scores_finite && row_finite;
         }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace attnlab
@@ -89,9 +90,24 @@ bool attention_row(const float* scores, const float* mask, Eigen::Index n, float
     RowMap row(weights, n);
     row = ConstRowMap(scores, n) * scale; // / √d_k
     stream_copy(weights, n, scaled);
-    row += ConstRowMap(mask, n); // + M
+    if (mask) // + M
+        row += ConstRowMap(mask, n);
+    else
+        row += 0.0f;
     stream_copy(weights, n, masked);
     return softmax_row(weights, n, inv_temperature, weights); // softmax(masked / τ)
+}
+
+bool mask_is_zero(const Mat& mask)
+{
+    const float* m = mask.data();
+    return std::all_of(m, m + mask.size(),
+                       [](float x)
+                       {
+                           std::uint32_t bits;
+                           std::memcpy(&bits, &x, sizeof bits);
+                           return bits == 0;
+                       });
 }
 
 void attention_rows_done()

@@ -18,9 +18,12 @@ bool softmax_row(const float* x, Eigen::Index n, float inv_temperature, float* y
 // stores (only the display reads them again, so they need not pass through the cache, and a plain store would
 // first read each line it writes). Returns false for a fully masked row (its weights are zeros). On AVX2 and
 // AVX-512 one pass over the row does the product, the sum and both copies (core/kernels), the same bits.
-// *scores_finite (when given): whether every score of the row is finite.
+// *scores_finite (when given): whether every score of the row is finite. A null mask stands for zeros (each
+// entry + 0.0f: the same bits as a mask of +0.0f, without reading it; mask_is_zero says when that holds).
 bool attention_row(const float* scores, const float* mask, Eigen::Index n, float scale, float inv_temperature,
                    float* scaled, float* masked, float* weights, bool* scores_finite = nullptr);
+// Whether every entry of the mask is +0.0f (the bits: a -0 entry would turn a -0 score into -0, not +0).
+bool mask_is_zero(const Mat& mask);
 // Orders the non-temporal stores of attention_row before what follows (call once after a batch of rows).
 void attention_rows_done();
 

@@ -361,7 +361,13 @@ bool softmax_row_avx2(const float* x, Index n, float inv_temperature, float* y)
 // which starts from the max found on the way. The arithmetic is the same float product and sum per entry as
 // the rest of the program's (no multiply-add is fused), so the bits are those of scaling, masking and
 // softmax_row_avx2 done one after another.
-bool attention_row_avx2(const float* scores, const float* mask, Index n, float scale, float inv_temperature,
+namespace
+{
+
+// attention_row_avx2's pass, with the mask read (Masked) or taken as zeros (+0.0f added: the same bits as a
+// mask of +0.0f, without reading T_k floats of it per row).
+template <bool Masked>
+bool attention_row_pass(const float* scores, const float* mask, Index n, float scale, float inv_temperature,
                         float* scaled, float* masked, float* weights, bool* scores_finite)
 {
     const float minus_inf = -__builtin_inff();
@@ -377,7 +383,7 @@ bool attention_row_avx2(const float* scores, const float* mask, Index n, float s
         const __m128 x = _mm_load_ss(scores + j);
         check1 = _mm_add_ss(check1, _mm_sub_ss(x, x));
         const __m128 s = _mm_mul_ss(x, scale1);
-        const __m128 m = _mm_add_ss(s, _mm_load_ss(mask + j));
+        const __m128 m = _mm_add_ss(s, Masked ? _mm_load_ss(mask + j) : _mm_setzero_ps());
         _mm_store_ss(scaled + j, s);
         _mm_store_ss(masked + j, m);
         _mm_store_ss(weights + j, m);
@@ -394,7 +400,7 @@ bool attention_row_avx2(const float* scores, const float* mask, Index n, float s
         check = _mm256_add_ps(check, _mm256_sub_ps(x, x));
         // s is also stored, so the product stays a product of its own: never fused with the sum below.
         const __m256 s = _mm256_mul_ps(x, vscale);
-        const __m256 m = _mm256_add_ps(s, _mm256_loadu_ps(mask + j));
+        const __m256 m = _mm256_add_ps(s, Masked ? _mm256_loadu_ps(mask + j) : _mm256_setzero_ps());
         if (stream)
         {
             _mm_stream_ps(scaled + j, _mm256_castps256_ps128(s));
@@ -422,6 +428,17 @@ bool attention_row_avx2(const float* scores, const float* mask, Index n, float s
     }
     softmax_from_max(weights, n, max, inv_temperature, weights);
     return true;
+}
+
+} // namespace
+
+bool attention_row_avx2(const float* scores, const float* mask, Index n, float scale, float inv_temperature,
+                        float* scaled, float* masked, float* weights, bool* scores_finite)
+{
+    return mask ? attention_row_pass<true>(scores, mask, n, scale, inv_temperature, scaled, masked, weights,
+                                           scores_finite)
+                : attention_row_pass<false>(scores, mask, n, scale, inv_temperature, scaled, masked, weights,
+                                            scores_finite);
 }
 
 namespace

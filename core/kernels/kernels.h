@@ -46,7 +46,8 @@ struct TrainKernels
     bool (*softmax_row)(const float* x, Index n, float inv_temperature, float* y);
     // One row of attention's middle stages (core/softmax.h's attention_row, the same bits): scaled = scores ·
     // scale and masked = scaled + mask, both streamed to memory, then weights = softmax(masked / τ); false
-    // for a row of only -inf (zero weights). *scores_finite: whether every score is finite.
+    // for a row of only -inf (zero weights). *scores_finite: whether every score is finite. A null mask is
+    // one of zeros: + 0.0f, the same bits as a mask of +0.0f, without its reads.
     bool (*attention_row)(const float* scores, const float* mask, Index n, float scale, float inv_temperature,
                           float* scaled, float* masked, float* weights, bool* scores_finite);
     // Each of the rows x n row-major rows: y = (x − mean) rstd γ + β, rstd = 1 / √(var + epsilon), with the

@@ -164,6 +164,54 @@ TEST(AttentionRow, OnePassGivesTheBitsOfScalingMaskingAndSoftmaxInTurn)
             }
 }
 
+TEST(AttentionRow, ANullMaskGivesTheBitsOfAMaskOfZeros)
+{
+    // The engine passes no mask when it is all +0.0f (no padding, no causal mask): each entry then gets +
+    // 0.0f, which must keep every bit of the pass with the zeros read, -0 scores included (-0 + +0 is +0, so
+    // the masked copy differs from the scaled one there), at every length and start.
+    for (const int n : {1, 7, 8, 13, 100, 1024})
+        for (const int offset : {0, 1, 3})
+        {
+            const int cols = n + offset;
+            Mat scores = Mat::Random(2, cols) * 20.0f;
+            scores(0, offset) = -0.0f;
+            scores(1, cols - 1) = -0.0f;
+            const Mat zeros = Mat::Zero(2, cols);
+            EXPECT_TRUE(mask_is_zero(zeros));
+            Mat scaled(2, cols), masked(2, cols), weights(2, cols);
+            Mat want_scaled(2, cols), want_masked(2, cols), want_weights(2, cols);
+            for (int i = 0; i < 2; ++i)
+            {
+                const int at = i * cols + offset;
+                bool finite = false, want_finite = false;
+                const bool want_ok = attention_row(scores.data() + at, zeros.data() + at, n, 0.125f, 1.0f,
+                                                   want_scaled.data() + at, want_masked.data() + at,
+                                                   want_weights.data() + at, &want_finite);
+                const bool ok =
+                    attention_row(scores.data() + at, nullptr, n, 0.125f, 1.0f, scaled.data() + at,
+                                  masked.data() + at, weights.data() + at, &finite);
+                attention_rows_done();
+                const auto bytes = static_cast<size_t>(n) * sizeof(float);
+                const std::string where = "n " + std::to_string(n) + ", offset " + std::to_string(offset);
+                EXPECT_EQ(ok, want_ok) << where;
+                EXPECT_EQ(finite, want_finite) << where;
+                EXPECT_EQ(std::memcmp(scaled.data() + at, want_scaled.data() + at, bytes), 0) << where;
+                EXPECT_EQ(std::memcmp(masked.data() + at, want_masked.data() + at, bytes), 0) << where;
+                EXPECT_EQ(std::memcmp(weights.data() + at, want_weights.data() + at, bytes), 0) << where;
+            }
+            EXPECT_FALSE(std::signbit(masked(0, offset))) << "-0 + 0 is +0, n " << n;
+        }
+    // Only +0.0f everywhere counts as no mask: a -0 entry, a -inf or any other number does not.
+    Mat mask = Mat::Zero(3, 5);
+    EXPECT_TRUE(mask_is_zero(mask));
+    mask(2, 4) = -0.0f;
+    EXPECT_FALSE(mask_is_zero(mask));
+    mask(2, 4) = -kInf;
+    EXPECT_FALSE(mask_is_zero(mask));
+    mask(2, 4) = 1e-30f;
+    EXPECT_FALSE(mask_is_zero(mask));
+}
+
 TEST(AttentionRow, SaysWhetherEveryScoreIsFinite)
 {
     // The engine's check of the scores rides on this pass: one +inf, -inf or NaN score anywhere in the row
