@@ -14,10 +14,11 @@ TEST(BenchCommand, OneLinePerShapeWithTheRequiredFields)
 {
     const CliResult r = run_cli({"bench", "--t", "16", "--d-model", "32", "--heads", "4", "--repeats", "2"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    const std::regex line(R"(T=16 d_model=32 h=4 forward_ms=[0-9.]+ gflops=[0-9.]+ gemm_gflops=[0-9.]+ )"
-                          R"(ratio=[0-9.]+ attention_ms=[0-9.]+ trace_mb=[0-9.]+ engine_mb=[0-9.]+ )"
-                          R"(panels_mb=[0-9.]+ eigen_gemm_gflops=[0-9.]+ gemm_of_peak=[0-9.]+ )"
-                          R"(layer_of_peak=[0-9.]+\n)");
+    const std::regex line(
+        R"(T=16 d_model=32 h=4 forward_ms=[0-9.]+ gflops=[0-9.]+ gemm_gflops=[0-9.]+ )"
+        R"(ratio=[0-9.]+ attention_ms=[0-9.]+ trace_mb=[0-9.]+ engine_mb=[0-9.]+ )"
+        R"(panels_mb=[0-9.]+ eigen_gemm_gflops=[0-9.]+ gemm_of_peak=[0-9.]+ )"
+        R"(layer_of_peak=[0-9.]+ packed_gemm_gflops=[0-9.]+ packed_gemm_of_peak=[0-9.]+\n)");
     EXPECT_TRUE(std::regex_search(r.out, line)) << r.out;
     EXPECT_EQ(line_count(r.out), 2) << r.out; // the header and one shape
     EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(^threads=1 .*kernel=(avx512-6x64|eigen) )"))) << r.out;
