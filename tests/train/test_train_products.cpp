@@ -190,14 +190,14 @@ TEST(TrainProducts, RowBlocksOfLongSumsGiveEachRowItsOwnBits)
 namespace
 {
 
-// Every product kind on shapes that cross the tiles of both FMA sets (6 rows; 16 or 32 columns), with long
-// sums, accumulation, strided causal blocks: the results in order, under the active instruction set. For
-// Lower::C only the lower triangle is kept (the rest is not asked for).
+// Every product kind on shapes that cross the tiles of both FMA sets (6 rows, with short last tiles of 1 to
+// 5; 16 or 32 columns), with long sums, accumulation, strided causal blocks: the results in order, under the
+// active instruction set. For Lower::C only the lower triangle is kept (the rest is not asked for).
 std::vector<MatF> every_product_kind()
 {
     std::vector<MatF> out;
     std::uint64_t seed = 5000;
-    for (Index m : {Index{1}, Index{7}, Index{51}})
+    for (Index m : {Index{1}, Index{7}, Index{14}, Index{51}}) // last tiles of 1, 1, 2 and 3 rows
         for (Index n : {Index{5}, Index{16}, Index{33}, Index{64}, Index{100}})
             for (Index k : {Index{1}, Index{33}, Index{300}})
             {
