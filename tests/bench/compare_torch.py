@@ -68,22 +68,27 @@ def main():
     if args.rounds < 1 or args.repeats < 1 or any(n < 1 for n in args.threads):
         parser.error("--rounds, --repeats and --threads take whole numbers of 1 or more")
     if not os.access(args.binary, os.X_OK):
-        parser.error("no attnlab-headless at %s: build first (bash .ci/dev build) or pass --binary" % args.binary)
+        parser.error("no attnlab-headless at %s: build it first (cmake --build build) or pass --binary" % args.binary)
 
     ours_rounds, theirs_rounds = [], []  # per round: {(threads, shape): fields}
-    header, torch_headers = "", []
+    headers, torch_headers = {}, []  # ours per thread count, PyTorch's
     for r in range(args.rounds):
         mine = {}
         for n in args.threads:
-            header, shapes = ours(args.binary, n, args.repeats)
+            headers[n], shapes = ours(args.binary, n, args.repeats)
             for shape, f in shapes.items():
                 mine[(n,) + shape] = f
-        torch_headers, peer = theirs(args.threads, args.repeats)
+        try:
+            torch_headers, peer = theirs(args.threads, args.repeats)
+        except subprocess.CalledProcessError as failure:
+            sys.exit("compare_torch.py: PyTorch's bench stopped (%s): is the reference installed? `bash .ci/dev "
+                     "reference` installs it, `bash .ci/dev compare` does both" % (failure.stderr or "").strip()[-300:])
         ours_rounds.append(mine)
         theirs_rounds.append(peer)
         print("round %d of %d done" % (r + 1, args.rounds), file=sys.stderr, flush=True)
 
-    print(header)
+    for n in args.threads:
+        print(headers[n])
     for line in torch_headers:
         print(line)
     print("%d alternating rounds, each figure a median over the rounds (each round's own a median of %d runs); "
