@@ -497,6 +497,19 @@ struct AppState
     // The pointer was over presenter mode's heads view last frame: its headers hold the room of the query's
     // "→ key" line (hovering a row writes it), so the maps stay where they are while the pointer moves.
     bool presenter_heads_pointed = false;
+    // The widest "→ key 0.62" line (and its narrow form) any query row of a presenter heads map would show,
+    // per map (its view key), found once per version of the map and font instead of on every frame: T rows of
+    // every head, each a row's max and two text measurements (ui/shell/presenter.cpp's top_key_part).
+    struct TopKeyRoom
+    {
+        unsigned long long version = 0;
+        const float* data = nullptr; // the map's numbers and shape, with the version
+        long long rows = -1, cols = -1;
+        const void* font = nullptr;
+        float font_size = 0.0f;
+        std::string widest, widest_narrow;
+    };
+    std::unordered_map<std::string, TopKeyRoom> top_key_rooms;
     HeadsPanelState heads_panel;                           // the Heads panel's view and pinned query tokens
     std::array<bool, kStageCount> stage_collapsed{};       // pipeline stages folded by the user
     std::array<bool, kStageCount> cross_stage_collapsed{}; // the same for the cross-attention block

@@ -633,25 +633,46 @@ HeaderPart row_top_key_part(const Mat& weights, int row, const std::vector<std::
 
 // The query's top key part (nothing without a query). hold_room: it takes the room of the widest any row
 // would show, so that hovering a row, or moving between the maps, does not move the grid (the maps moved a
-// line down and up under the pointer, which could then leave them and come back every frame).
-HeaderPart top_key_part(const Mat& weights, int query, const std::vector<std::string>& keys, bool hold_room)
+// line down and up under the pointer, which could then leave them and come back every frame). That widest
+// line is kept in state.top_key_rooms until the map or the font changes.
+HeaderPart top_key_part(AppState& state, const MatrixView& view, int query,
+                        const std::vector<std::string>& keys, bool hold_room)
 {
+    const Mat& weights = *view.m;
     HeaderPart part = row_top_key_part(weights, query, keys);
-    float widest = 0.0f, widest_narrow = 0.0f; // each row's texts measured once (this runs every frame)
-    for (int row = 0; hold_room && row < weights.rows(); ++row)
+    if (!hold_room)
+        return part;
+    AppState::TopKeyRoom& room = state.top_key_rooms[view.key];
+    const void* font = ImGui::GetFont();
+    const float font_size = ImGui::GetFontSize();
+    if (room.version != view.version || room.data != weights.data() || room.rows != weights.rows() ||
+        room.cols != weights.cols() || room.font != font || room.font_size != font_size)
     {
-        HeaderPart other = row_top_key_part(weights, row, keys);
-        if (const float w = ImGui::CalcTextSize(other.text.c_str()).x; w > widest)
+        if (state.top_key_rooms.size() > 1024) // maps of earlier sessions and shapes: start over
         {
-            widest = w;
-            part.widest = std::move(other.text);
+            state.top_key_rooms.clear();
+            return top_key_part(state, view, query, keys, hold_room);
         }
-        if (const float w = ImGui::CalcTextSize(other.narrow.c_str()).x; w > widest_narrow)
+        room = AppState::TopKeyRoom{
+            view.version, weights.data(), weights.rows(), weights.cols(), font, font_size, "", ""};
+        float widest = 0.0f, widest_narrow = 0.0f; // each row's texts measured once
+        for (int row = 0; row < weights.rows(); ++row)
         {
-            widest_narrow = w;
-            part.widest_narrow = std::move(other.narrow);
+            HeaderPart other = row_top_key_part(weights, row, keys);
+            if (const float w = ImGui::CalcTextSize(other.text.c_str()).x; w > widest)
+            {
+                widest = w;
+                room.widest = std::move(other.text);
+            }
+            if (const float w = ImGui::CalcTextSize(other.narrow.c_str()).x; w > widest_narrow)
+            {
+                widest_narrow = w;
+                room.widest_narrow = std::move(other.narrow);
+            }
         }
     }
+    part.widest = room.widest;
+    part.widest_narrow = room.widest_narrow;
     return part;
 }
 
@@ -695,7 +716,7 @@ std::vector<GridMap> heads_maps(AppState& state, const std::vector<MatrixRef>& r
         map.header.parts = {header_part(entropy_part(state, map.ref).narrow)};
         if (const MatrixView view = resolve_matrix(state, map.ref); view.m != nullptr)
             map.header.parts.push_back(
-                top_key_part(*view.m, query, tokens, pinned >= 0 || state.presenter_heads_pointed));
+                top_key_part(state, view, query, tokens, pinned >= 0 || state.presenter_heads_pointed));
         map.options.colorbar = false;
         map.options.frame_color = head_color(j);
         map.options.frame_thickness = j == state.sel.head ? 4.0f : 2.0f;
