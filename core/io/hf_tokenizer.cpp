@@ -26,6 +26,7 @@
 #include <mutex>
 #include <queue>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 namespace attnlab
@@ -780,6 +781,19 @@ Status check_byte_level(const BpeTokenizer& t, const std::string& source)
     return Status::ok();
 }
 
+// A token of a merge as a message shows it: whole up to 40 bytes, else its first 40 (cut between UTF-8
+// characters) and its length, so that a damaged file's megabyte-long line does not fill the message.
+std::string shown_token(std::string_view token)
+{
+    constexpr std::size_t kShown = 40;
+    if (token.size() <= kShown)
+        return std::string(token);
+    std::size_t cut = kShown;
+    while (cut > 0 && (static_cast<unsigned char>(token[cut]) & 0xC0) == 0x80)
+        --cut;
+    return std::string(token.substr(0, cut)) + "… (" + std::to_string(token.size()) + " bytes)";
+}
+
 // Adds merges to a BPE tokenizer. Its lookups go through one buffer, so a merge costs no allocation beyond
 // its entry in the rank table (GPT-2 has 50k merges).
 class MergeReader
@@ -798,15 +812,15 @@ public:
     {
         for (const std::string_view part : {a, b})
             if (!known(part))
-                return Status::error(where() + ": the merge \"" + std::string(a) + " " + std::string(b) +
-                                     "\" uses \"" + std::string(part) +
+                return Status::error(where() + ": the merge \"" + shown_token(a) + " " + shown_token(b) +
+                                     "\" uses \"" + shown_token(part) +
                                      "\", which the vocabulary lacks; the merges and the vocabulary are of "
                                      "different tokenizers");
         key_.assign(a);
         key_.append(b);
         if (t_.vocab.find(key_) == t_.vocab.end())
-            return Status::error(where() + ": the merge \"" + std::string(a) + " " + std::string(b) +
-                                 "\" makes \"" + key_ +
+            return Status::error(where() + ": the merge \"" + shown_token(a) + " " + shown_token(b) +
+                                 "\" makes \"" + shown_token(key_) +
                                  "\", which the vocabulary lacks; the merges and the vocabulary are of "
                                  "different tokenizers");
         t_.ranks[merge_key(a, b)] = rank;
@@ -889,17 +903,29 @@ Status parse_bpe_files(std::string_view vocab_json, std::string_view merges_txt,
         if (line.empty() || (line_number == 1 && line.rfind("#version", 0) == 0))
             continue;
         const auto where = [&] { return merges_source + " line " + std::to_string(line_number); };
+        if (invalid_utf8_offset(line) != std::string_view::npos)
+            return Status::error(where() + " is not UTF-8 text; merges.txt is a text file of merges \"a b\"");
         const std::size_t space = line.find(' ');
         if (space == std::string_view::npos || space == 0 || space + 1 == line.size() ||
             line.find(' ', space + 1) != std::string_view::npos)
-        {
-            if (invalid_utf8_offset(line) != std::string_view::npos)
-                return Status::error(where() +
-                                     " is not UTF-8 text; merges.txt is a text file of merges \"a b\"");
-            return Status::error(where() + ": \"" + std::string(line.substr(0, 60)) +
+            return Status::error(where() + ": \"" + shown_token(line) +
                                  "\" is not a merge; each line holds two tokens separated by one space");
-        }
         ATTNLAB_TRY(merges.add(line.substr(0, space), line.substr(space + 1), rank++, where));
+    }
+    // Tokens of more than one byte come only from merges: a vocabulary with them and no merges would split
+    // every text into single bytes without a word of warning.
+    if (rank == 0)
+    {
+        std::unordered_set<std::string_view> bytes;
+        for (const std::string& ch : byte_chars())
+            bytes.insert(ch);
+        for (const auto& entry : t->vocab)
+            if (bytes.count(entry.first) == 0 && entry.first != "<|endoftext|>")
+                return Status::error(
+                    merges_source + " holds no merges, but " + vocab_source + " has tokens of " +
+                    "several bytes (\"" + shown_token(entry.first) + "\"), which only merges " +
+                    "make; use the merges.txt that came with this vocab.json (GPT-2's lists " +
+                    "50,000 merges \"a b\", one per line)");
     }
     add_gpt2_specials(*t);
     ATTNLAB_TRY(t->init());

@@ -490,7 +490,18 @@ TEST(TokenizerFiles, DamagedMerges)
     expect_has(bpe(v, "a b c\n"), {"merges.txt line 1", "is not a merge"});
     expect_has(bpe(v, "a b\nab xyz\n"), {"merges.txt line 2", "uses \"xyz\"", "different tokenizers"});
     expect_has(bpe(v, "b a\n"), {"merges.txt line 1", "makes \"ba\"", "lacks"});
-    expect_has(bpe(v, "a\xFF b\n"), {"merges.txt line 1", "uses"});
+    expect_has(bpe(v, "a\xFF b\n"), {"merges.txt line 1", "is not UTF-8"});
+    expect_has(bpe(v, "#version: 0.2\na b\n\xFF\xFE b\n"), {"merges.txt line 3", "is not UTF-8"});
+    // No merges at all, where the vocabulary has tokens only merges make: every text would be split into
+    // bytes, so the files are refused; a vocabulary of the 256 bytes alone needs none.
+    for (const std::string& empty : {std::string(), std::string("#version: 0.2\n"), std::string("\n\n")})
+        expect_has(bpe(v, empty), {"merges.txt holds no merges", "\"ab\"", "merges.txt that came with"});
+    EXPECT_TRUE(bpe(byte_vocab().dump(), ""));
+    // A megabyte-long token is shown by its start and length, not whole.
+    const std::string long_token(1 << 20, 'a');
+    const Status s = bpe(v, "a " + long_token + "\n");
+    expect_has(s, {"merges.txt line 1", "(1048576 bytes)", "different tokenizers"});
+    EXPECT_LT(s.message().size(), 400u) << s.message().substr(0, 400);
 }
 
 Status tokenizer_json(const json& j)
