@@ -620,6 +620,28 @@ TEST_F(HeadsPanelTest, OverviewWithoutAQueryShowsWholeMapsAndAClickPinsOne)
     EXPECT_NEAR(out.texture_uvs.at(tex).y, 4.0f / 6.0f, 1e-6f);
 }
 
+// A right click on a map of the layers x heads grid opens its export menu, as on every other map (it did
+// nothing), naming that layer's and head's weights.
+TEST_F(HeadsPanelTest, OverviewRightClickOpensTheMapsExportMenu)
+{
+    state->session.config.n_layers = 2;
+    state->heads_panel.view = HeadsView::AllLayers;
+    auto out = ui.frames(*state, 3, heads);
+    const ImVec2 p = cell_point(out, weights_key(1, 2), 4, 2, 6, 6);
+    out = ui.click(*state, p.x, p.y, heads, 1);
+    out = ui.frames(*state, 2, heads);
+    EXPECT_TRUE(contains(out.text, "attention weights, layer 2, head 3")) << out.text;
+    EXPECT_TRUE(contains(out.text, "Export PNG…")) << out.text;
+    EXPECT_TRUE(contains(out.text, "Export CSV…")) << out.text;
+    EXPECT_FALSE(state->heads_panel.query.valid()) << "a right click pins nothing";
+    // Its items (heatmap_export_menu_items, the other maps' menu) act on layer 2, head 3's weights.
+    const MatrixRef& map = state->heads_panel.menu_map;
+    EXPECT_EQ(map.stage, Stage::weights);
+    EXPECT_EQ(map.layer, 1);
+    EXPECT_EQ(map.head, 2);
+    EXPECT_EQ(map.b, state->sel.b);
+}
+
 TEST_F(HeadsPanelTest, OverviewAtLargeTPoolsKeysIntoPixelsWithoutLosingTheLargestWeight)
 {
     state->session.text = words(300);

@@ -1499,6 +1499,27 @@ TEST_F(PresenterTest, EOpensTheEditBarWhoseStepsChangeTheSessionAndSaySo)
     EXPECT_TRUE(state->presenter);
 }
 
+// Without the edit bar H, D and M change nothing, and the title line says to press E (they seemed dead).
+TEST_F(PresenterTest, TheSettingKeysWithoutTheEditBarSayToPressE)
+{
+    state->presenter = true;
+    state->presenter_view = PresenterView::Heads;
+    use_window_font(720.0f);
+    ui.frames(*state, 2);
+    ASSERT_FALSE(state->presenter_edit);
+    const Config before = state->session.config;
+    for (const int key : {keys::H, keys::D, keys::M})
+    {
+        state->set_message("", false);
+        ui.press_key(*state, key);
+        const test::FrameOutput out = ui.frames(*state, 2);
+        EXPECT_TRUE(drawn_wrapped(out, "press E first")) << out.text;
+        EXPECT_EQ(state->session.config.n_heads, before.n_heads);
+        EXPECT_EQ(state->session.config.d_model, before.d_model);
+        EXPECT_EQ(state->session.config.mask, before.mask);
+    }
+}
+
 // A lecturer with a clicker and a keyboard: out of the sentence field (Esc), H, D, M, = and - step h,
 // d_model, the mask and τ (Shift: the other way), each said in the title line; in the field they are its
 // text.

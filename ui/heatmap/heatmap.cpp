@@ -540,34 +540,7 @@ void handle_pointer(ImDrawList* dl, AppState& state, const MatrixRef& ref, const
     }
     if (options.export_menu && ImGui::BeginPopupContextItem("##heatmap_menu"))
     {
-        ImGui::TextDisabled("%s", view.title.c_str());
-        for (const ExportFormat format :
-             {ExportFormat::Png, ExportFormat::Svg, ExportFormat::Pdf, ExportFormat::Csv})
-            if (ImGui::MenuItem(format == ExportFormat::Png   ? "Export PNG…"
-                                : format == ExportFormat::Svg ? "Export SVG…"
-                                : format == ExportFormat::Pdf ? "Export PDF…"
-                                                              : "Export CSV…"))
-            {
-                state.export_dialog.open_request = true;
-                state.export_dialog.matrix = ref;
-                state.export_dialog.format = format;
-                state.export_dialog.path = default_export_path(ref, format);
-                state.export_dialog.head_chain = false;
-            }
-        // One head's whole chain, from any of its per-head maps.
-        if ((ref.source == MatrixSource::Layer || ref.source == MatrixSource::Cross) &&
-            stage_info(ref.stage).per_head && ImGui::MenuItem("Export this head's whole chain as one slide…"))
-        {
-            ExportDialog& d = state.export_dialog;
-            d.open_request = true;
-            d.matrix = ref;
-            d.head_chain = true;
-            if (d.format == ExportFormat::Csv)
-                d.format = ExportFormat::Png;
-            d.path = head_chain_export_path(ref, d.format);
-        }
-        if (state.pinned.valid && ImGui::MenuItem("Unpin cell"))
-            state.pinned = CellRef{};
+        heatmap_export_menu_items(state, ref, view.title);
         ImGui::EndPopup();
     }
 }
@@ -710,6 +683,38 @@ float heatmap_numbers_px(AppState& state, const MatrixRef& ref, const HeatmapOpt
     g.sum_cols = options.row_sums ? 1 : 0;
     g.cell_w = g.cell_h = cell;
     return numbers_px(view, options, g);
+}
+
+void heatmap_export_menu_items(AppState& state, const MatrixRef& ref, const std::string& title)
+{
+    ImGui::TextDisabled("%s", title.c_str());
+    for (const ExportFormat format :
+         {ExportFormat::Png, ExportFormat::Svg, ExportFormat::Pdf, ExportFormat::Csv})
+        if (ImGui::MenuItem(format == ExportFormat::Png   ? "Export PNG…"
+                            : format == ExportFormat::Svg ? "Export SVG…"
+                            : format == ExportFormat::Pdf ? "Export PDF…"
+                                                          : "Export CSV…"))
+        {
+            state.export_dialog.open_request = true;
+            state.export_dialog.matrix = ref;
+            state.export_dialog.format = format;
+            state.export_dialog.path = default_export_path(ref, format);
+            state.export_dialog.head_chain = false;
+        }
+    // One head's whole chain, from any of its per-head maps.
+    if ((ref.source == MatrixSource::Layer || ref.source == MatrixSource::Cross) &&
+        stage_info(ref.stage).per_head && ImGui::MenuItem("Export this head's whole chain as one slide…"))
+    {
+        ExportDialog& d = state.export_dialog;
+        d.open_request = true;
+        d.matrix = ref;
+        d.head_chain = true;
+        if (d.format == ExportFormat::Csv)
+            d.format = ExportFormat::Png;
+        d.path = head_chain_export_path(ref, d.format);
+    }
+    if (state.pinned.valid && ImGui::MenuItem("Unpin cell"))
+        state.pinned = CellRef{};
 }
 
 HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapOptions& options)

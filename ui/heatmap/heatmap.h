@@ -85,6 +85,9 @@ float heatmap_numbers_px(AppState& state, const MatrixRef& ref, const HeatmapOpt
 
 // Draws the matrix `ref` resolves to; "not available" text when it does not resolve.
 HeatmapResult draw_heatmap(AppState& state, const MatrixRef& ref, const HeatmapOptions& options = {});
+// The items of a map's right-click menu (inside a popup the caller began): `title` greyed, then Export PNG /
+// SVG / PDF / CSV…, a head's whole chain for a per-head map, and Unpin cell while a cell is pinned.
+void heatmap_export_menu_items(AppState& state, const MatrixRef& ref, const std::string& title);
 
 // Draws a colour bar for a scale in [x0, x0 + w] x [y0, y0 + h] with its labels to the right.
 // Returns the width used including the labels.

@@ -419,6 +419,7 @@ struct HeadsPanelState
     HeadsView tab_shown = HeadsView::Maps; // the view the tab bar showed last frame
     bool grid_row_labels = false; // the grid named its queries last frame (then no token chips are needed)
     bool hide_first_key = false;  // the maps hide the first key's column (attention sinks), rows renormalised
+    MatrixRef menu_map;           // the All layers grid's map whose right-click (export) menu is open
 };
 
 // Pins `row` of `tokens`, or unpins when it is the pinned row already (a second click). Out of range: unpins.

@@ -331,13 +331,15 @@ void overview_tooltip(AppState& state, const OverviewGrid& g, const std::vector<
         if (g.o.key_px < 1.0f)
             ImGui::TextDisabled("%d keys share a pixel column here: each shows the largest of their weights",
                                 static_cast<int>(std::ceil(1.0f / g.o.key_px)));
-        ImGui::TextDisabled("click: select layer %d head %d", hover.layer + 1, hover.head + 1);
+        ImGui::TextDisabled("click: select layer %d head %d%s", hover.layer + 1, hover.head + 1,
+                            state.showing_opened() ? "" : " · right click: export");
     }
     else
     {
         ImGui::Text("layer %d, head %d: query “%s” (i = %d)", hover.layer + 1, hover.head + 1,
                     tokens[static_cast<std::size_t>(hover.row)].c_str(), hover.row);
-        ImGui::TextDisabled("click: pin this query (its row in every layer and head) and select the head");
+        ImGui::TextDisabled("click: pin this query (its row in every layer and head) and select the head%s",
+                            state.showing_opened() ? "" : " · right click: export");
     }
     if (head_is_off(state, hover.layer, hover.head))
         ImGui::TextColored(ImVec4(0.92f, 0.35f, 0.3f, 1.0f),
@@ -371,8 +373,29 @@ void draw_overview(AppState& state)
                    j + 1 < g.request.heads ? fitting : -1);
     if (hover.layer >= 0)
         overview_tooltip(state, g, tokens, query, hover);
-    if (hover.right_clicked)
+    // Right click: an opened model's head off or on (head ablation); otherwise the map's export menu, as on
+    // every other map (it did nothing here).
+    if (hover.right_clicked && hover.layer >= 0 && state.showing_opened())
         toggle_head_off(state, hover.layer, hover.head);
+    else if (hover.right_clicked && hover.layer >= 0)
+    {
+        MatrixRef& map = state.heads_panel.menu_map;
+        map = MatrixRef{};
+        map.stage = Stage::weights;
+        map.b = state.sel.b;
+        map.first_key_hidden = state.heads_panel.hide_first_key;
+        map.layer = hover.layer;
+        map.head = hover.head;
+        ImGui::OpenPopup("##overview_menu");
+    }
+    if (ImGui::BeginPopup("##overview_menu"))
+    {
+        const MatrixRef& map = state.heads_panel.menu_map;
+        heatmap_export_menu_items(state, map,
+                                  "attention weights, layer " + std::to_string(map.layer + 1) + ", head " +
+                                      std::to_string(map.head + 1));
+        ImGui::EndPopup();
+    }
     if (hover.clicked)
     {
         state.sel.layer = hover.layer;

@@ -648,11 +648,16 @@ void draw_inspector_panel(AppState& state)
     const auto cell_lines = [&]
     {
         if (ref.source != MatrixSource::Comparison)
-            ImGui::TextDisabled("%s, sentence %d (counted from 1; positions i and j from 0)",
-                                ref.source == MatrixSource::Cross
-                                    ? "cross-attention"
-                                    : ("layer " + std::to_string(ref.layer + 1)).c_str(),
-                                ref.b + 1);
+        {
+            // Wrapped: in the default layout's Inspector the line ran past the panel's edge.
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+            text_wrappedf("%s, sentence %d (counted from 1; positions i and j from 0)",
+                          ref.source == MatrixSource::Cross
+                              ? "cross-attention"
+                              : ("layer " + std::to_string(ref.layer + 1)).c_str(),
+                          ref.b + 1);
+            ImGui::PopStyleColor();
+        }
         ImGui::Text("row i = %d %s", cell.row,
                     view.row_tokens ? quoted(row_label(view, cell.row)).c_str() : "");
         if (compact)

@@ -136,9 +136,9 @@ void item_tooltip(const char* text)
     if (ImGui::IsItemHovered())
     {
         ImGui::BeginTooltip();
-        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
-        ImGui::TextUnformatted(text);
-        ImGui::PopTextWrapPos();
+        // Wrapped at spaces by text_wrapped: Dear ImGui 1.86's own wrapping lost the end of a word too long
+        // for the rest of a line ("sin(pos / 10000^(2i/d_model))," showed as "sin(pos / 1000").
+        text_wrapped(text, ImGui::GetFontSize() * 28.0f);
         ImGui::EndTooltip();
     }
 }
