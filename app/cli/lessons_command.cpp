@@ -1,6 +1,7 @@
 // attnlab lessons: lists the built-in lessons, id first, so `attnlab --lesson ID` can open one.
 #include "commands.h"
 
+#include "core/io/atomic_file.h"
 #include "core/io/lesson_file.h"
 
 #include <CLI/CLI.hpp>
@@ -24,6 +25,15 @@ int run_lessons(const LessonsArgs& args, std::ostream& out, std::ostream& err)
         out << lesson.id << "  " << lesson.title << "  (" << lesson.steps.size() << " steps)\n";
     for (const std::string& e : library.errors)
         print_error(err, "lessons", e);
+    if (library.lessons.empty() && library.errors.empty())
+    {
+        // An empty folder said nothing at all.
+        print_error(err, "lessons",
+                    path_for_message(args.dir.empty() ? default_lessons_dir() : args.dir) +
+                        " holds no lessons: a lesson is a .json file of format \"attnlab-lesson\" (see the "
+                        "built-in ones in the program's lessons folder)");
+        return 1;
+    }
     return library.errors.empty() ? 0 : 1;
 }
 

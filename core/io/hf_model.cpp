@@ -330,10 +330,25 @@ Status load_hf_model(const std::string& folder, HfLoadedModel* out,
                                        { return !tokenizer_failed && (!progress || progress(fraction)); });
     ATTNLAB_TRY(tokenizer_read.get());
     if (tokenizer->vocab_size() > m.config.vocab_size)
-        return Status::error("The tokenizer has " + std::to_string(tokenizer->vocab_size()) +
-                             " tokens but config.json's vocab_size is " +
-                             std::to_string(m.config.vocab_size) +
-                             ": the two files belong to different models.");
+    {
+        // Named by its largest id, the one past vocab_size (a count would mislead: one stray id of 10^7 is
+        // not ten million tokens).
+        const int largest = tokenizer->vocab_size() - 1;
+        std::string token = tokenizer->token(largest);
+        if (token.size() > 40)
+        {
+            std::size_t cut = 40;
+            while (cut > 0 && (static_cast<unsigned char>(token[cut]) & 0xC0) == 0x80)
+                --cut; // between UTF-8 characters
+            token = token.substr(0, cut) + "…";
+        }
+        return Status::error(
+            "The tokenizer's files (vocab.json, vocab.txt or tokenizer.json) give the token \"" + token +
+            "\" the id " + std::to_string(largest) + ", but config.json's vocab_size is " +
+            std::to_string(m.config.vocab_size) + " (ids 0 to " + std::to_string(m.config.vocab_size - 1) +
+            "): the tokenizer and config.json belong to different models; take both from the "
+            "same one.");
+    }
     ATTNLAB_TRY(weights);
     if (progress)
         progress(1.0);

@@ -526,7 +526,8 @@ LessonLibrary load_lessons(const std::string& dir)
     std::sort(files.begin(), files.end());
     for (const auto& path : files)
     {
-        const std::string name = "lessons/" + path.filename().string();
+        // Named by its path as the folder was given (a --dir of the user's or the built-in folder).
+        const std::string name = path_for_message(path.string());
         std::string text;
         if (Status s = read_file(path.string(), &text, kMaxSessionFileBytes, "lesson file"); !s)
         {

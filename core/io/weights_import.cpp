@@ -100,6 +100,12 @@ Status read_weights_root(const Reader& reader, const json& root, const Config& c
     const auto layers = weights->find("layers");
     if (layers == weights->end() || !layers->is_array())
         return reader.error("weights.layers", "must be a list of layer objects");
+    if (layers->empty() || static_cast<int>(layers->size()) > Limits::max_layers)
+        return reader.error("weights.layers",
+                            "holds " + std::to_string(layers->size()) + " layers; a model has 1 to " +
+                                std::to_string(Limits::max_layers) +
+                                ", so the file is damaged or not made by Attention Lab (export the weights "
+                                "again from the window or with attnlab export)");
     if (static_cast<int>(layers->size()) != config.n_layers)
         return reader.error("weights.layers",
                             "holds " + std::to_string(layers->size()) +

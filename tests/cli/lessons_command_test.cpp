@@ -37,8 +37,19 @@ TEST(LessonsCommand, ABrokenLessonIsNamedAndTheOthersListed)
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_EQ(r.out, "ok  Fine  (1 steps)\n");
     EXPECT_EQ(line_count(r.err), 1);
-    EXPECT_NE(r.err.find("lessons/02_bad.json, step 1: unknown stage \"softmax\""), std::string::npos)
+    // Named by its real path (it said "lessons/02_bad.json" whatever folder it was in).
+    EXPECT_NE(r.err.find(dir / "02_bad.json" + ", step 1: unknown stage \"softmax\""), std::string::npos)
         << r.err;
+}
+
+// An empty folder says so (it printed nothing and succeeded).
+TEST(LessonsCommand, AnEmptyFolderSaysItHoldsNoLessons)
+{
+    TempDir dir;
+    const CliResult r = run_cli({"lessons", "--dir", dir.path.string()});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find(dir.path.string() + " holds no lessons"), std::string::npos) << r.err;
 }
 
 // A symlink loop named *.json used to abort the command (filesystem_error, exit 134): it is listed with its
@@ -54,8 +65,8 @@ TEST(LessonsCommand, ALinkLoopIsNamedNotFatal)
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_EQ(r.out, "ok  Fine  (1 steps)\n");
     EXPECT_EQ(line_count(r.err), 2) << r.err;
-    EXPECT_NE(r.err.find("lessons/a.json: cannot read "), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("lessons/b.json: cannot read "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(dir / "a.json" + ": cannot read "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(dir / "b.json" + ": cannot read "), std::string::npos) << r.err;
 }
 
 } // namespace attnlab::test

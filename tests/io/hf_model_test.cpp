@@ -5,6 +5,7 @@
 #include "hf_golden.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <filesystem>
@@ -401,6 +402,26 @@ TEST(HfModel, AFolderWithoutATokenizerSaysWhichFilesAreMissing)
     const Status s = load_hf_model(dir.string(), &model);
     ASSERT_FALSE(s.is_ok());
     EXPECT_NE(s.message().find("vocab.txt"), std::string::npos) << s.message();
+    fs::remove_all(dir);
+}
+
+// A vocabulary id past config.json's vocab_size names that token and id (it said "10000001 tokens" for one
+// stray id of ten million) and asks for both files from one model.
+TEST(HfModel, AVocabularyIdPastTheConfigsSizeIsNamed)
+{
+    const fs::path dir = scratch_dir("strayid");
+    test::write_hf_variant(test::hf_tiny_dir() / "gpt2", dir, "F32", false);
+    nlohmann::json vocab;
+    std::ifstream(dir / "vocab.json") >> vocab;
+    vocab["\u0120stray"] = 10000000;
+    std::ofstream(dir / "vocab.json") << vocab.dump();
+    HfLoadedModel model;
+    const Status s = load_hf_model(dir.string(), &model);
+    ASSERT_FALSE(s.is_ok());
+    EXPECT_NE(s.message().find("the token \"\u0120stray\" the id 10000000"), std::string::npos)
+        << s.message();
+    EXPECT_NE(s.message().find("config.json's vocab_size is"), std::string::npos) << s.message();
+    EXPECT_EQ(s.message().find("10000001"), std::string::npos) << s.message();
     fs::remove_all(dir);
 }
 

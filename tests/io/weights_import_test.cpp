@@ -243,6 +243,13 @@ TEST_F(WeightsImport, ConfigMismatchSaysWhatTheFileHas)
     other.d_model = 16;
     const std::string m2 = import_error(doc, other);
     EXPECT_NE(m2.find("the file was made with d_model 8, heads 2"), std::string::npos) << m2;
+    // No layers, or more than a model can have: the file is damaged, and "set the layers to 0" would be no
+    // fix.
+    json none = doc;
+    none["weights"]["layers"] = json::array();
+    const std::string m3 = import_error(none);
+    EXPECT_NE(m3.find("holds 0 layers; a model has 1 to 12"), std::string::npos) << m3;
+    EXPECT_EQ(m3.find("set the layers to 0"), std::string::npos) << m3;
 }
 
 } // namespace
