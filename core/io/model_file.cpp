@@ -1,6 +1,7 @@
 // Trained model files ("attnlab-model") and traces of a trained model's pass ("attnlab-model-trace").
 #include "model_file.h"
 
+#include "atomic_file.h"
 #include "json_parse.h"
 #include "json_reader.h"
 #include "json_writer.h"
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <tuple>
 #include <utility>
@@ -1052,6 +1054,15 @@ std::string model_to_json(const TrainedModel& model)
 
 Status load_model_file(const std::string& path, TrainedModel* out)
 {
+    // A file of a Hugging Face folder given instead of the folder (its weights were read as JSON: "byte 2 is
+    // a NUL byte").
+    const std::filesystem::path p(path);
+    const std::string name = p.filename().string();
+    if (p.extension() == ".safetensors" || name == "model.safetensors.index.json")
+        return Status::error(
+            path_for_message(path) + " is a file of a Hugging Face model folder: give the " +
+            "folder that holds it (config.json, model.safetensors and the tokenizer files), " +
+            "or an attnlab model file (attnlab train -o)");
     std::string text;
     ATTNLAB_TRY(read_file(path, &text, kMaxWeightsFileBytes, "model file"));
     return parse_model_json(text, path, out);

@@ -9,6 +9,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <string>
+
+#include <unistd.h>
 
 namespace attnlab
 {
@@ -537,6 +540,27 @@ TEST(ModelFile, AMissingFileNamesItsPath)
     const Status s = load_model_file("/nonexistent/model.json", &out);
     ASSERT_FALSE(s.is_ok());
     EXPECT_NE(s.message().find("/nonexistent/model.json"), std::string::npos) << s.message();
+}
+
+// The weights of a Hugging Face folder given as a model file: told to give the folder (they were parsed as
+// JSON: "byte 2 is a NUL byte").
+TEST(ModelFile, AHuggingFaceWeightsFileAsksForItsFolder)
+{
+    const fs::path dir = fs::temp_directory_path() / ("attnlab_model_hf_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    for (const char* name :
+         {"model.safetensors", "model-00001-of-00002.safetensors", "model.safetensors.index.json"})
+    {
+        std::ofstream(dir / name) << std::string("\x08\x00\x00\x00\x00\x00\x00\x00{}      ", 16);
+        TrainedModel m;
+        const Status s = load_model_file((dir / name).string(), &m);
+        ASSERT_FALSE(s.is_ok()) << name;
+        EXPECT_NE(s.message().find("is a file of a Hugging Face model folder: give the folder"),
+                  std::string::npos)
+            << s.message();
+        EXPECT_EQ(s.message().find("NUL byte"), std::string::npos) << s.message();
+    }
+    fs::remove_all(dir);
 }
 
 } // namespace
