@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "core/engine.h"
+#include "core/io/atomic_file.h"
 #include "core/io/json_io.h"
 
 #include <CLI/CLI.hpp>
@@ -54,6 +55,18 @@ int run_export(const ExportArgs& args, std::ostream& out, std::ostream& err)
         print_error(err, "export", status.message());
         return 1;
     }
+    // The window opens a session's model or model folder; this command exports the session's own engine, so
+    // it says where those went (it wrote the seeded model's trace without a word).
+    if (!session.model_folder.empty())
+        err << "attnlab export: note: the session names the Hugging Face folder "
+            << path_for_message(session.model_folder)
+            << ", which this export does not open: it holds the session's own model. For that model's trace: "
+               "attnlab export --model FOLDER --text \"...\"\n";
+    if (!session.model_path.empty())
+        err << "attnlab export: note: the session names the trained model "
+            << path_for_message(session.model_path)
+            << ", which this export does not open: it holds the session's own model. For that model's trace: "
+               "attnlab export --model FILE\n";
     const Trace& trace = engine.trace();
     out << "wrote " << args.output << ": B=" << trace.batch_size() << " T=" << trace.T()
         << " layers=" << trace.layers.size() << " h=" << trace.config.n_heads

@@ -82,6 +82,33 @@ TEST(ExportCommand, OptionsOverrideTheSessionFile)
     EXPECT_EQ(doc["tokens"][0], json({"one", "two", "three"}));
 }
 
+// A session that names a Hugging Face folder or a trained model: this export holds the session's own model,
+// and says so and how to export the other (it wrote the seeded model's trace without a word).
+TEST(ExportCommand, ASessionsModelFolderIsNamedAsNotOpened)
+{
+    TempDir dir;
+    Session s;
+    s.text = "one two three";
+    s.model_folder = "/models/gpt2";
+    s.model_path = dir / "model.json";
+    ASSERT_TRUE(save_session_file(s, dir / "s.json").is_ok());
+    const CliResult r = run_cli({"export", "--session", dir / "s.json", "-o", dir / "t.json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("note: the session names the Hugging Face folder /models/gpt2"), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("attnlab export --model FOLDER --text"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("note: the session names the trained model " + (dir / "model.json")),
+              std::string::npos)
+        << r.err;
+    // A session of its own model says nothing.
+    Session plain;
+    plain.text = "one two three";
+    ASSERT_TRUE(save_session_file(plain, dir / "p.json").is_ok());
+    const CliResult quiet = run_cli({"export", "--session", dir / "p.json", "-o", dir / "u.json"});
+    ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+    EXPECT_EQ(quiet.err, "");
+}
+
 TEST(ExportCommand, WeightsFromAnotherExportGiveTheSameNumbers)
 {
     TempDir dir;
