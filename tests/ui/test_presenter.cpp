@@ -771,6 +771,31 @@ std::vector<ImVec4> heatmap_rects(const test::FrameOutput& out)
     return rects;
 }
 
+// Sixteen heads of an 11-token sentence at 1280x720: the rows are too short for a label each, so the first
+// column's labels are thinned and carry their index ("i=4 cross"), which the layout must count; it did not,
+// and those maps came out with a third smaller cells than their neighbours (and other key labels).
+TEST_F(PresenterTest, SixteenHeadsAllGetTheSameCellsWhenTheirLabelsAreThinned)
+{
+    state->session.text = "the animal did not cross the street because it was tired";
+    state->session.config.d_model = 64;
+    state->session.config.n_heads = 16;
+    state->edit();
+    ui.resize(1280.0f, 720.0f);
+    state->presenter = true;
+    state->presenter_view = PresenterView::Heads;
+    use_window_font(720.0f);
+    const test::FrameOutput out = ui.frames(*state, 4);
+    ASSERT_EQ(state->heads(), 16);
+    const std::vector<ImVec4> rects = heatmap_rects(out);
+    ASSERT_EQ(rects.size(), 16u) << out.text;
+    EXPECT_TRUE(drawn(out, "i=4 cross")) << "the labels are thinned here\n" << out.text;
+    for (const ImVec4& r : rects)
+    {
+        EXPECT_NEAR(r.z - r.x, rects[1].z - rects[1].x, 1.0f);
+        EXPECT_NEAR(r.w - r.y, rects[1].w - rects[1].y, 1.0f);
+    }
+}
+
 TEST_F(PresenterTest, HeadsStepsFillTheViewWithSquareLabelledMapsAtSevenTwenty)
 {
     struct Case

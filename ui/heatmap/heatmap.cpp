@@ -685,6 +685,20 @@ float heatmap_numbers_px(AppState& state, const MatrixRef& ref, const HeatmapOpt
     return numbers_px(view, options, g);
 }
 
+float heatmap_row_label_room(const MatrixView& view, const HeatmapOptions& options, float cell_h)
+{
+    const float left = heatmap_margins(view, options).left;
+    if (view.m == nullptr || !options.labels || !options.row_labels || view.row_tokens == nullptr)
+        return left;
+    const int rows = static_cast<int>(view.m->rows());
+    const float px = label_font_px(options);
+    if (label_stride(rows, cell_h, px) <= 1)
+        return left;
+    const bool title = options.axis_titles && !view.row_axis.empty();
+    return std::max(left,
+                    widest_thinned_label(view, true, rows, px) + 6.0f + (title ? axis_title_h(px) : 0.0f));
+}
+
 void heatmap_export_menu_items(AppState& state, const MatrixRef& ref, const std::string& title)
 {
     ImGui::TextDisabled("%s", title.c_str());

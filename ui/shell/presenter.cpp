@@ -297,6 +297,21 @@ GridPlan plan_at(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail
                     candidate.boxes[i].top = top;
                     changed = true;
                 }
+                // Rows too short for a label each: the labels are thinned and carry their index, which
+                // widens them (drawn so, a map with the labels had smaller cells than its neighbours).
+                const MapPlacement& placed_map = candidate.grid.maps[i];
+                if (!placed_map.row_labels)
+                    continue;
+                const GridMap& map = maps[candidate.shown[i]];
+                HeatmapOptions measured = map.options;
+                measured.label_font_px = label_px;
+                const float left =
+                    heatmap_row_label_room(resolve_matrix(state, map.ref), measured, placed_map.cell);
+                if (left > candidate.boxes[i].left + 0.5f)
+                {
+                    candidate.boxes[i].left = left;
+                    changed = true;
+                }
             }
             if (!changed)
                 break;
