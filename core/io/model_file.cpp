@@ -1075,6 +1075,11 @@ Status parse_model_json(std::string_view text, const std::string& source, Traine
     ATTNLAB_TRY(r.parse(text, &root));
     if (!root.is_object())
         return r.error("is not an attnlab model (the file is not a JSON object)");
+    // A Hugging Face folder's config.json given instead of the folder.
+    if (!root.contains("format") && (root.contains("model_type") || root.contains("architectures")))
+        return r.error(
+            "is a Hugging Face model's config.json, not an attnlab model: give the folder that holds "
+            "it (config.json, model.safetensors and the tokenizer files)");
     ATTNLAB_TRY(r.format(root, {kModelFormat},
                          "the file is not an attnlab model: train one with: attnlab train --task reverse -o "
                          "model.json"));

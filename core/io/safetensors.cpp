@@ -732,9 +732,13 @@ Status open_safetensors(const std::string& path, SafetensorsIndex* out)
     if (!fs::is_directory(path, ec))
         return open_safetensors_file(path, out);
     const fs::path folder(path);
-    if (fs::exists(folder / kIndexFileName, ec))
+    // A link counts as there even when it leads nowhere (dangling, a loop): opening it then says so, where
+    // "no model.safetensors in the folder" would send the user looking for a file they can see.
+    const auto present = [&](const char* name)
+    { return fs::exists(folder / name, ec) || fs::is_symlink(fs::symlink_status(folder / name, ec)); };
+    if (present(kIndexFileName))
         return open_sharded(folder, out);
-    if (fs::exists(folder / kSingleFileName, ec))
+    if (present(kSingleFileName))
         return open_safetensors_file((folder / kSingleFileName).string(), out);
     return no_safetensors_status(folder);
 }

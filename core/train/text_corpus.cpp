@@ -30,6 +30,19 @@ std::string megabytes(std::size_t bytes)
     return s;
 }
 
+// "is 20.5 MB, more than the 16.0 MB" for a text over the limit; a size that rounds to the limit's own text
+// is written in bytes, with the limit's ("16.0 MB, more than the 16.0 MB" read as no reason at all).
+std::string over_the_limit(std::size_t bytes)
+{
+    std::string size = megabytes(bytes), limit = megabytes(kMaxTextBytes);
+    if (size == limit)
+    {
+        size = std::to_string(bytes) + " bytes";
+        limit += " (" + std::to_string(kMaxTextBytes) + " bytes)";
+    }
+    return "is " + size + ", more than the " + limit;
+}
+
 bool is_whitespace(char32_t cp)
 {
     return cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' || cp == '\v' || cp == '\f' || cp == 0xA0 ||
@@ -288,8 +301,8 @@ Status build_text_corpus(std::string_view bytes, const TextSource& source, const
 {
     const std::string name = source.name().empty() ? std::string("the text") : source.name();
     if (bytes.size() > kMaxTextBytes)
-        return Status::error(name + " is " + megabytes(bytes.size()) + ", more than the " +
-                             megabytes(kMaxTextBytes) + " a text for training may have: use a part of it");
+        return Status::error(name + " " + over_the_limit(bytes.size()) +
+                             " a text for training may have: use a part of it");
     std::string_view text = bytes;
     if (text.substr(0, 3) == "\xEF\xBB\xBF")
         text.remove_prefix(3);
@@ -406,8 +419,8 @@ Status load_text_corpus(const std::string& what, const TextCorpusOptions& option
     if (ec)
         return Status::error(path + ": cannot read its size (" + ec.message() + ")");
     if (size > kMaxTextBytes)
-        return Status::error(path + " is " + megabytes(static_cast<std::size_t>(size)) + ", more than the " +
-                             megabytes(kMaxTextBytes) + " a text for training may have: use a part of it");
+        return Status::error(path + " " + over_the_limit(static_cast<std::size_t>(size)) +
+                             " a text for training may have: use a part of it");
     std::ifstream in(path, std::ios::binary);
     std::string bytes(static_cast<std::size_t>(size), '\0');
     if (!in || !in.read(bytes.data(), static_cast<std::streamsize>(size)))

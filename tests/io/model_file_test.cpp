@@ -560,6 +560,14 @@ TEST(ModelFile, AHuggingFaceWeightsFileAsksForItsFolder)
             << s.message();
         EXPECT_EQ(s.message().find("NUL byte"), std::string::npos) << s.message();
     }
+    // Its config.json too (it said "\"format\" is missing; expected \"attnlab-model\"").
+    std::ofstream(dir / "config.json") << R"({"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2"})";
+    TrainedModel m;
+    const Status s = load_model_file((dir / "config.json").string(), &m);
+    EXPECT_NE(
+        s.message().find("is a Hugging Face model's config.json, not an attnlab model: give the folder"),
+        std::string::npos)
+        << s.message();
     fs::remove_all(dir);
 }
 

@@ -517,5 +517,21 @@ TEST_F(SafetensorsFolder, SaysHowToConvertAPytorchOnlyFolder)
     expect_folder_refused({"no model.safetensors"});
 }
 
+// A model.safetensors that is a link leading nowhere is named as such, not as absent (the user can see it).
+TEST_F(SafetensorsFolder, ABrokenLinkIsNamedNotMissing)
+{
+    fs::create_symlink("nowhere.safetensors", path("model.safetensors"));
+    expect_folder_refused({"model.safetensors", "No such file"});
+    fs::remove(path("model.safetensors"));
+    fs::create_symlink("model.safetensors", path("model.safetensors"));
+    expect_folder_refused({"model.safetensors", "symbolic links"});
+    fs::remove(path("model.safetensors"));
+    fs::create_symlink("nowhere.json", path("model.safetensors.index.json"));
+    expect_folder_refused({"model.safetensors.index.json"});
+    SafetensorsIndex index;
+    const Status s = open_safetensors(dir.string(), &index);
+    EXPECT_EQ(s.message().find("no model.safetensors"), std::string::npos) << s.message();
+}
+
 } // namespace
 } // namespace attnlab
