@@ -135,6 +135,16 @@ TokenBatch tokenize_batch(std::string_view text)
     return batch;
 }
 
+std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes)
+{
+    if (text.size() <= max_bytes)
+        return text;
+    std::size_t cut = max_bytes;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) // inside a UTF-8 sequence
+        --cut;
+    return text.substr(0, cut);
+}
+
 std::size_t invalid_utf8_offset(std::string_view text)
 {
     const auto* p = reinterpret_cast<const unsigned char*>(text.data());

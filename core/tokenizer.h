@@ -29,6 +29,9 @@ struct TokenBatch
 // The offset of the first byte that is not part of valid UTF-8 (overlong forms and surrogates included), or
 // std::string_view::npos when the whole text is valid.
 std::size_t invalid_utf8_offset(std::string_view text);
+// The first bytes of text, at most max_bytes of them, cut between UTF-8 characters (all of text when it
+// fits): a name or token from a file shortened for a message.
+std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes);
 
 // One sentence per non-blank line of text. Returns an empty batch when the text has no token.
 TokenBatch tokenize_batch(std::string_view text);

@@ -2,6 +2,7 @@
 #include "hf_model.h"
 
 #include "core/io/model_file.h"
+#include "core/tokenizer.h"
 #include "core/train/model_trace.h"
 
 #include <algorithm>
@@ -334,14 +335,8 @@ Status load_hf_model(const std::string& folder, HfLoadedModel* out,
         // Named by its largest id, the one past vocab_size (a count would mislead: one stray id of 10^7 is
         // not ten million tokens).
         const int largest = tokenizer->vocab_size() - 1;
-        std::string token = tokenizer->token(largest);
-        if (token.size() > 40)
-        {
-            std::size_t cut = 40;
-            while (cut > 0 && (static_cast<unsigned char>(token[cut]) & 0xC0) == 0x80)
-                --cut; // between UTF-8 characters
-            token = token.substr(0, cut) + "…";
-        }
+        const std::string whole = tokenizer->token(largest);
+        const std::string token = std::string(utf8_prefix(whole, 40)) + (whole.size() > 40 ? "…" : "");
         return Status::error(
             "The tokenizer's files (vocab.json, vocab.txt or tokenizer.json) give the token \"" + token +
             "\" the id " + std::to_string(largest) + ", but config.json's vocab_size is " +

@@ -785,13 +785,10 @@ Status check_byte_level(const BpeTokenizer& t, const std::string& source)
 // characters) and its length, so that a damaged file's megabyte-long line does not fill the message.
 std::string shown_token(std::string_view token)
 {
-    constexpr std::size_t kShown = 40;
-    if (token.size() <= kShown)
-        return std::string(token);
-    std::size_t cut = kShown;
-    while (cut > 0 && (static_cast<unsigned char>(token[cut]) & 0xC0) == 0x80)
-        --cut;
-    return std::string(token.substr(0, cut)) + "… (" + std::to_string(token.size()) + " bytes)";
+    const std::string_view shown = utf8_prefix(token, 40);
+    return shown.size() == token.size()
+               ? std::string(token)
+               : std::string(shown) + "… (" + std::to_string(token.size()) + " bytes)";
 }
 
 // Adds merges to a BPE tokenizer. Its lookups go through one buffer, so a merge costs no allocation beyond

@@ -3,6 +3,8 @@
 
 #include "atomic_file.h"
 
+#include "core/tokenizer.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -53,12 +55,7 @@ std::string parser_reason(const std::string& what)
     // The parser quotes what it last read, which may be a whole line of the file: keep its start.
     constexpr std::size_t kMaxParserMessage = 240;
     if (reason.size() > kMaxParserMessage)
-    {
-        std::size_t cut = kMaxParserMessage;
-        while (cut > 0 && (static_cast<unsigned char>(reason[cut]) & 0xC0) == 0x80)
-            --cut;
-        reason = reason.substr(0, cut) + "…";
-    }
+        reason = std::string(utf8_prefix(reason, kMaxParserMessage)) + "…";
     return reason;
 }
 
@@ -118,10 +115,7 @@ template <typename Json> std::string excerpt(const Json& value, std::size_t max_
     std::string s = value.dump(-1, ' ', false, Json::error_handler_t::replace);
     if (s.size() <= max_chars)
         return s;
-    std::size_t cut = max_chars;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) // not inside a UTF-8 sequence
-        --cut;
-    s.resize(cut);
+    s.resize(utf8_prefix(s, max_chars).size());
     return s + "…";
 }
 

@@ -5,6 +5,8 @@
 #include "json_parse.h"
 #include "json_reader.h"
 
+#include "core/tokenizer.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -53,13 +55,8 @@ constexpr OtherDtype kOtherDtypes[] = {{"BOOL", 1},    {"U8", 1},  {"I8", 1},  {
 // A name from a file, quoted and cut to about 80 bytes (on a UTF-8 boundary) for messages.
 std::string quote_name(std::string_view name)
 {
-    constexpr std::size_t kMax = 80;
-    if (name.size() <= kMax)
-        return "\"" + std::string(name) + "\"";
-    std::size_t cut = kMax;
-    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80)
-        --cut;
-    return "\"" + std::string(name.substr(0, cut)) + "…\"";
+    const std::string_view shown = utf8_prefix(name, 80);
+    return "\"" + std::string(shown) + (shown.size() < name.size() ? "…\"" : "\"");
 }
 
 std::string system_reason(int err)

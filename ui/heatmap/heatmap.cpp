@@ -344,11 +344,9 @@ HeatmapGeometry heatmap_geometry(const MatrixView& view, const HeatmapOptions& o
     // margins make room for it (the cells then shrink a little, which may thin the labels more, never less).
     const float px = label_font_px(options);
     bool widened = false;
-    if (options.labels && options.row_labels && view.row_tokens != nullptr &&
-        label_stride(g.rows, g.cell_h, px) > 1)
+    if (heatmap_row_labels_thinned(view, options, g.cell_h))
     {
-        const float need =
-            widest_thinned_label(view, true, g.rows, px) + 6.0f + (g.row_title ? axis_title_h(px) : 0.0f);
+        const float need = heatmap_thinned_row_label_room(view, options);
         widened = need > margins.left;
         margins.left = std::max(margins.left, need);
     }
@@ -685,18 +683,20 @@ float heatmap_numbers_px(AppState& state, const MatrixRef& ref, const HeatmapOpt
     return numbers_px(view, options, g);
 }
 
-float heatmap_row_label_room(const MatrixView& view, const HeatmapOptions& options, float cell_h)
+float heatmap_thinned_row_label_room(const MatrixView& view, const HeatmapOptions& options)
 {
-    const float left = heatmap_margins(view, options).left;
     if (view.m == nullptr || !options.labels || !options.row_labels || view.row_tokens == nullptr)
-        return left;
-    const int rows = static_cast<int>(view.m->rows());
+        return 0.0f;
     const float px = label_font_px(options);
-    if (label_stride(rows, cell_h, px) <= 1)
-        return left;
     const bool title = options.axis_titles && !view.row_axis.empty();
-    return std::max(left,
-                    widest_thinned_label(view, true, rows, px) + 6.0f + (title ? axis_title_h(px) : 0.0f));
+    return widest_thinned_label(view, true, static_cast<int>(view.m->rows()), px) + 6.0f +
+           (title ? axis_title_h(px) : 0.0f);
+}
+
+bool heatmap_row_labels_thinned(const MatrixView& view, const HeatmapOptions& options, float cell_h)
+{
+    return view.m != nullptr && options.labels && options.row_labels && view.row_tokens != nullptr &&
+           label_stride(static_cast<int>(view.m->rows()), cell_h, label_font_px(options)) > 1;
 }
 
 void heatmap_export_menu_items(AppState& state, const MatrixRef& ref, const std::string& title)

@@ -78,10 +78,13 @@ struct HeatmapMargins
                              // has the gap before them, not their cells
 };
 HeatmapMargins heatmap_margins(const MatrixView& view, const HeatmapOptions& options);
-// The row labels' room (HeatmapMargins::left) with rows `cell_h` pixels tall: wider than heatmap_margins'
-// where the rows are too short for a label each and the thinned labels carry their index ("i=4 cross"), as
-// draw_heatmap then makes it (a layout that counted only heatmap_margins' room saw that map's cells shrink).
-float heatmap_row_label_room(const MatrixView& view, const HeatmapOptions& options, float cell_h);
+// Where rows are too short for a label each, their labels are thinned and carry their index ("i=4 cross"),
+// and draw_heatmap widens the row labels' room to fit them (a layout that counted only heatmap_margins' room
+// saw that map's cells shrink). heatmap_thinned_row_label_room: that room (padding and axis title included),
+// measured once; 0 when the rows are not labelled with tokens. heatmap_row_labels_thinned: whether rows
+// cell_h pixels tall are thinned.
+float heatmap_thinned_row_label_room(const MatrixView& view, const HeatmapOptions& options);
+bool heatmap_row_labels_thinned(const MatrixView& view, const HeatmapOptions& options, float cell_h);
 
 // The text size draw_heatmap would write the numbers in the cells at, with square cells `cell` pixels wide
 // (options.min_number_px and max_number_px apply); 0 when they would not be written.

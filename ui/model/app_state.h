@@ -503,9 +503,7 @@ struct AppState
     // every head, each a row's max and two text measurements (ui/shell/presenter.cpp's top_key_part).
     struct TopKeyRoom
     {
-        unsigned long long version = 0;
-        const float* data = nullptr; // the map's numbers and shape, with the version
-        long long rows = -1, cols = -1;
+        unsigned long long version = 0; // MatrixView::version of the map it was found for
         const void* font = nullptr;
         float font_size = 0.0f;
         std::string widest, widest_narrow;

@@ -250,16 +250,26 @@ GridPlan plan_at(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail
     GridPlan plan;
     plan.label_px = label_px;
     std::vector<const void*> seen;
+    // Per shown map: its view and options as measured, and its row labels' room once thinned (measured here
+    // once; the rounds below only ask whether a cell size thins them).
+    std::vector<MatrixView> views;
+    std::vector<HeatmapOptions> measured;
+    std::vector<float> thinned_left;
     for (std::size_t k = 0; k < maps.size(); ++k)
     {
         const GridMap& map = maps[k];
-        const MatrixView view = resolve_matrix(state, map.ref);
+        views.push_back(resolve_matrix(state, map.ref));
+        const MatrixView& view = views.back();
         if (view.m == nullptr)
+        {
+            views.pop_back();
             continue;
+        }
         plan.shown.push_back(k);
-        HeatmapOptions measured = map.options;
-        measured.label_font_px = label_px;
-        const HeatmapMargins m = heatmap_margins(view, measured);
+        measured.push_back(map.options);
+        measured.back().label_font_px = label_px;
+        thinned_left.push_back(heatmap_thinned_row_label_room(view, measured.back()));
+        const HeatmapMargins m = heatmap_margins(view, measured.back());
         MapBox box;
         box.rows = static_cast<int>(view.m->rows());
         box.cols = static_cast<int>(view.m->cols()) + m.sum_cols;
@@ -300,16 +310,10 @@ GridPlan plan_at(AppState& state, const std::vector<GridMap>& maps, ImVec2 avail
                 // Rows too short for a label each: the labels are thinned and carry their index, which
                 // widens them (drawn so, a map with the labels had smaller cells than its neighbours).
                 const MapPlacement& placed_map = candidate.grid.maps[i];
-                if (!placed_map.row_labels)
-                    continue;
-                const GridMap& map = maps[candidate.shown[i]];
-                HeatmapOptions measured = map.options;
-                measured.label_font_px = label_px;
-                const float left =
-                    heatmap_row_label_room(resolve_matrix(state, map.ref), measured, placed_map.cell);
-                if (left > candidate.boxes[i].left + 0.5f)
+                if (placed_map.row_labels && thinned_left[i] > candidate.boxes[i].left + 0.5f &&
+                    heatmap_row_labels_thinned(views[i], measured[i], placed_map.cell))
                 {
-                    candidate.boxes[i].left = left;
+                    candidate.boxes[i].left = thinned_left[i];
                     changed = true;
                 }
             }
@@ -660,16 +664,14 @@ HeaderPart top_key_part(AppState& state, const MatrixView& view, int query,
     AppState::TopKeyRoom& room = state.top_key_rooms[view.key];
     const void* font = ImGui::GetFont();
     const float font_size = ImGui::GetFontSize();
-    if (room.version != view.version || room.data != weights.data() || room.rows != weights.rows() ||
-        room.cols != weights.cols() || room.font != font || room.font_size != font_size)
+    if (room.version != view.version || room.font != font || room.font_size != font_size)
     {
         if (state.top_key_rooms.size() > 1024) // maps of earlier sessions and shapes: start over
         {
             state.top_key_rooms.clear();
             return top_key_part(state, view, query, keys, hold_room);
         }
-        room = AppState::TopKeyRoom{
-            view.version, weights.data(), weights.rows(), weights.cols(), font, font_size, "", ""};
+        room = AppState::TopKeyRoom{view.version, font, font_size, "", ""};
         float widest = 0.0f, widest_narrow = 0.0f; // each row's texts measured once
         for (int row = 0; row < weights.rows(); ++row)
         {
