@@ -46,4 +46,4 @@ fi
 echo "copy of a soft-wrapped sentence pasted back as one line"
 INNER
 
-xvfb-run -n $((100 + $$ % 800)) -a -s '-screen 0 1600x1000x24' bash "$work/drive.sh" "$app" "$work" "$(cd "$(dirname "$0")" && pwd)"
+xvfb-run -n $((100 + $$ % 800)) -a -s '-noreset -screen 0 1600x1000x24' bash "$work/drive.sh" "$app" "$work" "$(cd "$(dirname "$0")" && pwd)"

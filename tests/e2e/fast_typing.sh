@@ -36,7 +36,7 @@ status=$?
 [ "$status" -eq 0 ] || { echo "the app exited with status $status"; exit 1; }
 INNER
 
-xvfb-run -n $((100 + $$ % 800)) -a -s '-screen 0 1600x1000x24' bash "$work/drive.sh" "$app" "$work" "$(cd "$(dirname "$0")" && pwd)"
+xvfb-run -n $((100 + $$ % 800)) -a -s '-noreset -screen 0 1600x1000x24' bash "$work/drive.sh" "$app" "$work" "$(cd "$(dirname "$0")" && pwd)"
 status=$?
 if grep -q "Assertion" "$work/stderr.txt"; then
     echo "stderr of the app:"; cat "$work/stderr.txt"; exit 1

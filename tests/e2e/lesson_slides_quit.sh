@@ -38,7 +38,7 @@ fi
 wait "$pid"
 echo "$?" >"$work/exit_code.txt"
 INNER
-xvfb-run -n $((102 + $$ % 800)) -a -s '-screen 0 1600x1000x24' bash "$work/drive.sh" "$app" "$work" \
+xvfb-run -n $((102 + $$ % 800)) -a -s '-noreset -screen 0 1600x1000x24' bash "$work/drive.sh" "$app" "$work" \
     "$(cd "$(dirname "$0")" && pwd)" || exit 1
 
 status=0

@@ -10,7 +10,7 @@ command -v xdotool >/dev/null || { echo "xdotool is missing"; exit 1; }
 rm -rf "$work" && mkdir -p "$work/config" "$work/cli" "$work/window"
 
 # The command line's slides, with the same (fresh) config folder the window then uses.
-XDG_CONFIG_HOME="$work/config" xvfb-run -n $((100 + $$ % 800)) -a -s '-screen 0 1600x1000x24' \
+XDG_CONFIG_HOME="$work/config" xvfb-run -n $((100 + $$ % 800)) -a -s '-noreset -screen 0 1600x1000x24' \
     "$app" lesson typo --export-dir "$work/cli" >"$work/cli.txt" 2>&1 || { cat "$work/cli.txt"; exit 1; }
 
 cat >"$work/drive.sh" <<'INNER'
@@ -29,7 +29,7 @@ sleep 0.5
 kill "$pid"
 wait "$pid" 2>/dev/null
 INNER
-xvfb-run -n $((101 + $$ % 800)) -a -s '-screen 0 1600x1000x24' bash "$work/drive.sh" "$app" "$work" "$(cd "$(dirname "$0")" && pwd)"
+xvfb-run -n $((101 + $$ % 800)) -a -s '-noreset -screen 0 1600x1000x24' bash "$work/drive.sh" "$app" "$work" "$(cd "$(dirname "$0")" && pwd)"
 
 status=0
 cli=$(cd "$work/cli" && ls -A)

@@ -40,4 +40,4 @@ echo "Ctrl+A then typing: $hits of $trials trials replaced the sentences"
 [ "$hits" -eq "$trials" ]
 INNER
 
-xvfb-run -n $((100 + $$ % 800)) -a -s '-screen 0 1600x1000x24' bash "$work/drive.sh" "$app" "$work" "$trials" "$(cd "$(dirname "$0")" && pwd)"
+xvfb-run -n $((100 + $$ % 800)) -a -s '-noreset -screen 0 1600x1000x24' bash "$work/drive.sh" "$app" "$work" "$trials" "$(cd "$(dirname "$0")" && pwd)"
