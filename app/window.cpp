@@ -329,6 +329,7 @@ void rebuild_fonts(AppState& state, Window& window)
     window.caption_px = ui_caption_font_size(state, window.logical_height());
     load_fonts(window.font_px * window.content_scale(), &message, state.glyphs.extra,
                window.caption_px * window.content_scale());
+    state.glyphs.missing = characters_without_glyph(state.glyphs.extra);
     state.font_message = message;
 }
 

@@ -36,6 +36,18 @@ TEST(Glyphs, EmojiAndInvalidBytesNeverEnterTheAtlas)
     EXPECT_EQ(code_point_name(0x41), "U+0041");
 }
 
+TEST(Glyphs, RightToLeftLettersAndTheTextsCharactersAreKnown)
+{
+    for (const char32_t c : {0x05D0, 0x0627, 0x0710, 0x0780, 0x07C1, 0xFB1D, 0xFDF2, 0xFEFB}) // א ا ܐ ހ ߁ …
+        EXPECT_TRUE(is_right_to_left(c)) << code_point_name(c);
+    for (const char32_t c : {0x41, 0x03B1, 0x0416, 0x0915, 0x65E5, 0x1F600}) // A α Ж क 日 😀
+        EXPECT_FALSE(is_right_to_left(c)) << code_point_name(c);
+    // Each character beyond ASCII once, in order of appearance; a stray byte reads as U+FFFD.
+    EXPECT_EQ(characters_beyond_ascii("a Ж b Ж ا \xFF 日"),
+              (std::vector<char32_t>{0x0416, 0x0627, 0xFFFD, 0x65E5}));
+    EXPECT_TRUE(characters_beyond_ascii("plain text").empty());
+}
+
 TEST(Glyphs, TheAtlasStopsGrowingAtItsLimit)
 {
     GlyphSet set;

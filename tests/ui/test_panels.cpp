@@ -6,6 +6,7 @@
 #include "ui/picture/colormap.h"
 #include "ui/picture/heatmap_math.h"
 #include "ui/shell/app_ui.h"
+#include "ui/shell/fonts.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>
@@ -233,6 +234,36 @@ TEST_F(PanelTest, EachSettingsMessageIsWrittenUnderThatSetting)
     }
     EXPECT_EQ(checked, kSettingCount - any_value);
     EXPECT_EQ(any_value, 3); // scale, residual, seed
+}
+
+TEST_F(PanelTest, TheInputPanelNamesWhatItCannotDrawAsTheTextHasIt)
+{
+    // Arabic (right to left), a private-use character no font has, and an emoji.
+    state->session.text = "قطة \xEE\x80\x80 cat \xF0\x9F\x98\x80";
+    state->edit();
+    ui.frames(*state, 2); // the whole frame: it collects the text's characters
+    EXPECT_EQ(state->glyphs.in_text, (std::vector<char32_t>{0x0642, 0x0637, 0x0629, 0xE000, 0x1F600}));
+    // The atlas the window builds for these characters: DejaVu Sans has the Arabic letters, no font U+E000.
+    ASSERT_TRUE(load_fonts(15.0f, nullptr, state->glyphs.extra));
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    state->glyphs.missing = characters_without_glyph(state->glyphs.extra);
+    EXPECT_EQ(state->glyphs.missing, (std::vector<char32_t>{0xE000}));
+    std::string flat = ui.frames(*state, 2).text;
+    std::replace(flat.begin(), flat.end(), '\n', ' ');
+    EXPECT_TRUE(contains(flat, "U+1F600: the window cannot draw characters beyond U+FFFF")) << flat;
+    EXPECT_TRUE(contains(flat, "No installed font has U+E000, so they show as boxes")) << flat;
+    EXPECT_TRUE(contains(flat, "Right-to-left letters (U+0642, U+0637, U+0629) are drawn here from left to "
+                               "right"))
+        << flat;
+    // Plain text again: no note.
+    state->session.text = "the cat";
+    state->edit();
+    flat = ui.frames(*state, 2).text;
+    EXPECT_FALSE(contains(flat, "No installed font")) << flat;
+    EXPECT_FALSE(contains(flat, "Right-to-left")) << flat;
+    EXPECT_FALSE(contains(flat, "beyond U+FFFF")) << flat;
 }
 
 TEST_F(PanelTest, NoTokensIsAMessageNotACrash)

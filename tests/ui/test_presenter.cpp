@@ -937,6 +937,13 @@ TEST_F(PresenterTest, TheInspectorViewExplainsTheHeadsViewsPinnedQuery)
         EXPECT_TRUE(drawn_wrapped(out, "weights[i, j] = " + format_value_long(w))) << out.text;
         EXPECT_TRUE(drawn(out, "Row i of A_" + head + " (sums to 1")) << out.text;
         EXPECT_TRUE(drawn(out, std::to_string(tokens.size() - 1) + " " + tokens.back())) << out.text;
+        // Each bar's number in one format: three decimals, or a power of ten below 0.001 (never "0.00").
+        MatrixRef weights_ref;
+        weights_ref.stage = Stage::weights;
+        weights_ref.head = j;
+        const MatrixView weights = resolve_matrix(*state, weights_ref);
+        for (Eigen::Index c = 0; c < weights.m->cols(); ++c)
+            EXPECT_TRUE(drawn(out, format_probability((*weights.m)(row, c)))) << c << "\n" << out.text;
         ui.press_key(*state, keys::RightBracket);
     }
     EXPECT_EQ(state->sel.head, 2);

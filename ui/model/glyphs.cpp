@@ -56,6 +56,25 @@ std::vector<char32_t> characters_beyond_bmp(std::string_view text)
     return out;
 }
 
+std::vector<char32_t> characters_beyond_ascii(std::string_view text)
+{
+    std::vector<char32_t> out;
+    for (std::size_t i = 0; i < text.size();)
+    {
+        const char32_t c = next_character(text, &i);
+        if (c > 0x7F && std::find(out.begin(), out.end(), c) == out.end())
+            out.push_back(c);
+    }
+    return out;
+}
+
+bool is_right_to_left(char32_t c)
+{
+    return (c >= 0x0590 && c <= 0x08FF) || // Hebrew, Arabic, Syriac, Thaana, N'Ko, Samaritan, Mandaic
+           (c >= 0xFB1D && c <= 0xFDFF) || // Hebrew and Arabic presentation forms A
+           (c >= 0xFE70 && c <= 0xFEFF);   // Arabic presentation forms B
+}
+
 std::string code_point_name(char32_t c)
 {
     char buf[16];

@@ -23,6 +23,12 @@ struct GlyphSet
     // The characters above U+FFFF in the session's text, each once (characters_beyond_bmp): the Input panel
     // names them, since the window draws them as a box.
     std::vector<char32_t> beyond_bmp;
+    // The characters of the session's text beyond ASCII, each once, in order of appearance: the Input panel
+    // names those the atlas lacks (missing) and the right-to-left ones.
+    std::vector<char32_t> in_text;
+    // Sorted: the characters of extra that no installed font has, found after each atlas build (boxes in
+    // the window).
+    std::vector<char32_t> missing;
 
     // Adds the characters of text (UTF-8) that are not there yet; true when one was added, so the atlas
     // needs a rebuild. Invalid UTF-8 bytes are skipped.
@@ -32,6 +38,13 @@ struct GlyphSet
 // The characters of text (UTF-8) above U+FFFF, each once, in order of appearance: the ones the window
 // cannot draw.
 std::vector<char32_t> characters_beyond_bmp(std::string_view text);
+
+// The characters of text (UTF-8) beyond ASCII, each once, in order of appearance.
+std::vector<char32_t> characters_beyond_ascii(std::string_view text);
+
+// True for a letter of a right-to-left script (Hebrew, Arabic, Syriac, Thaana, N'Ko and their presentation
+// forms): the window draws those left to right, one unjoined letter after another.
+bool is_right_to_left(char32_t c);
 
 // "U+1F600": how a code point is named when it cannot be drawn.
 std::string code_point_name(char32_t c);

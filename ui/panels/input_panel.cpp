@@ -79,18 +79,47 @@ void token_chips(AppState& state, const std::vector<std::string>& tokens, int b,
     ImGui::PopID();
 }
 
-// Characters above U+FFFF (emoji) are boxes in the window: name them, and say where they are drawn.
-void beyond_bmp_note(const std::vector<char32_t>& characters)
+// Up to four characters by code point ("U+0915, U+0916, U+0917, U+0918 and 3 more").
+std::string code_point_list(const std::vector<char32_t>& characters)
 {
+    constexpr std::size_t kNamed = 4;
     std::string names;
-    for (std::size_t i = 0; i < characters.size() && i < 6; ++i)
+    for (std::size_t i = 0; i < characters.size() && i < kNamed; ++i)
         names += (i > 0 ? ", " : "") + code_point_name(characters[i]);
-    if (characters.size() > 6)
-        names += " and " + std::to_string(characters.size() - 6) + " more";
+    if (characters.size() > kNamed)
+        names += " and " + std::to_string(characters.size() - kNamed) + " more";
+    return names;
+}
+
+// What the window cannot draw as the text has it: characters above U+FFFF (emoji) and characters no
+// installed font has are boxes; right-to-left scripts are drawn left to right, unjoined. The tokens keep
+// every character either way.
+void glyph_notes(const GlyphSet& glyphs)
+{
+    std::vector<char32_t> missing, right_to_left;
+    for (const char32_t c : glyphs.in_text)
+    {
+        if (std::binary_search(glyphs.missing.begin(), glyphs.missing.end(), c))
+            missing.push_back(c);
+        else if (is_right_to_left(c))
+            right_to_left.push_back(c);
+    }
+    if (glyphs.beyond_bmp.empty() && missing.empty() && right_to_left.empty())
+        return;
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    text_wrappedf("%s: the window cannot draw characters beyond U+FFFF, so they show as boxes here. "
-                  "Their tokens keep them, and exported pictures draw them.",
-                  names.c_str());
+    if (!glyphs.beyond_bmp.empty())
+        text_wrappedf("%s: the window cannot draw characters beyond U+FFFF, so they show as boxes here. "
+                      "Their tokens keep them, and exported pictures draw them.",
+                      code_point_list(glyphs.beyond_bmp).c_str());
+    if (!missing.empty())
+        text_wrappedf("No installed font has %s, so they show as boxes here and in exported pictures "
+                      "(Debian's fonts-noto-core has most scripts). Their tokens keep them.",
+                      code_point_list(missing).c_str());
+    if (!right_to_left.empty())
+        text_wrappedf("Right-to-left letters (%s) are drawn here from left to right, one unjoined letter "
+                      "after another: the window does not lay out right-to-left text. The tokens and "
+                      "their order are what the model reads.",
+                      code_point_list(right_to_left).c_str());
     ImGui::PopStyleColor();
 }
 
@@ -117,15 +146,14 @@ void draw_input_panel(AppState& state)
         state.edit();
     item_tooltip("Each line is one sentence; several lines are a batch of B sentences, padded with <pad> to "
                  "the longest. Words and punctuation marks become tokens.");
+    // Right under the text they are about, above the fold of a short panel.
+    glyph_notes(state.glyphs);
     ImGui::TextUnformatted("Target (optional: cross-attention)");
     if (input_text_wrapped("##target", &state.session.target, &state.target_field, w, line * 2.5f))
         state.edit();
     item_tooltip(
         "A decoder-side sentence: its tokens give the queries Q, the encoder's output gives K and V. "
         "One line for every source sentence, or one line per source.");
-
-    if (!state.glyphs.beyond_bmp.empty())
-        beyond_bmp_note(state.glyphs.beyond_bmp);
 
     if (!state.status.is_ok() && status_error_panel(state) == PanelId::Input)
         error_text(state.status.message() + (state.has_trace() ? "  (showing the last valid result)" : ""));

@@ -195,7 +195,10 @@ void weights_row_bars(const HeadTrace& hd, const CellRef& cell, const MatrixView
         dl->AddRectFilled(b0, ImVec2(b0.x + bar_w * w, p.y + fs - 1.0f),
                           masked_key ? kNegInfColor
                                      : value_to_color(w, ColorScale{ScaleKind::Probability, 0.0f, 1.0f}));
-        dl->AddText(ImVec2(b0.x + bar_w + 6.0f, p.y), text, masked_key ? "masked" : format_value(w).c_str());
+        // Three decimals, or a power of ten below 0.001: a weight of 0.004 reads "0.004", not "0.00" beside
+        // another row's "6.9e-06".
+        dl->AddText(ImVec2(b0.x + bar_w + 6.0f, p.y), text,
+                    masked_key ? "masked" : format_probability(w).c_str());
         ImGui::Dummy(ImVec2(label_w + bar_w + fs * 4.0f, fs + 1.0f));
     }
     if (T_k > shown)

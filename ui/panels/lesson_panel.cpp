@@ -43,7 +43,6 @@ std::string stage_list(const LessonStep& step)
 
 void stepper(AppState& state, const Lesson& lesson, const LessonStep& step)
 {
-    const float fs = ImGui::GetFontSize();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram]);
     text_wrappedf("%s", lesson.title.c_str());
     ImGui::PopStyleColor();
@@ -67,6 +66,24 @@ void stepper(AppState& state, const Lesson& lesson, const LessonStep& step)
         ImGui::SameLine();
         ImGui::TextDisabled("training: step %d of %d", state.training.view.step, wait);
     }
+    // The lesson's actions under the stepper, where a long step text cannot push them below the fold.
+    if (ImGui::SmallButton("Leave the lesson"))
+    {
+        leave_lesson(state);
+        return;
+    }
+    item_tooltip("Back to your own session, as you left it.");
+    same_line_if_fits(button_width("Presenter mode"));
+    if (ImGui::SmallButton("Presenter mode"))
+    {
+        state.presenter = true;
+        state.request_font_rebuild = true;
+    }
+    item_tooltip("Large type and the step's view alone, for a projector (F5 switches it).");
+    same_line_if_fits(button_width("Export slides…"));
+    if (ImGui::SmallButton("Export slides…"))
+        open_lesson_export_dialog(state);
+    item_tooltip("Every step of this lesson as a slide: a PNG or SVG per step, or one PDF (Ctrl+Shift+E).");
     ImGui::Separator();
 
     text_wrappedf("%s", step.title.c_str());
@@ -94,23 +111,6 @@ void stepper(AppState& state, const Lesson& lesson, const LessonStep& step)
                   step.head + 1, view_name(step.view));
     text_wrappedf("← → Space or Page Up / Down (a clicker): step.  F5: presenter mode.");
     ImGui::PopStyleColor();
-    ImGui::Spacing();
-    if (ImGui::SmallButton("Leave the lesson"))
-    {
-        leave_lesson(state);
-        return;
-    }
-    item_tooltip("Back to your own session, as you left it.");
-    ImGui::SameLine(0.0f, fs);
-    if (ImGui::SmallButton("Presenter mode"))
-    {
-        state.presenter = true;
-        state.request_font_rebuild = true;
-    }
-    if (ImGui::SmallButton("Export lesson slides…"))
-        open_lesson_export_dialog(state);
-    item_tooltip("Every step of this lesson as a slide: a PNG or SVG per step, or one PDF (Ctrl+Shift+E).");
-    ImGui::Spacing();
 }
 
 void lesson_list(AppState& state)

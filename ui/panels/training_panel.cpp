@@ -243,22 +243,23 @@ void draw_run_buttons(AppState& state, bool changed)
         training_play_pause(state);
     item_tooltip("Space (outside lessons): train on a worker thread until the target step (the window stays "
                  "responsive).");
-    ImGui::SameLine();
+    // Each button goes on the line while it fits: at 1280x720 "New seed" starts the next line.
+    same_line_if_fits(button_width("Step"));
     if (ImGui::Button("Step"))
         training_step(state, 1);
     item_tooltip("Right arrow (outside lessons): one training step (one batch).");
-    ImGui::SameLine();
     char label[32];
     std::snprintf(label, sizeof label, "Step %d", ts.step_count);
+    same_line_if_fits(button_width(label));
     if (ImGui::Button(label))
         training_step(state, ts.step_count);
     item_tooltip("Train this many steps at once (set the number below).");
-    ImGui::SameLine();
+    same_line_if_fits(button_width("Reset"));
     if (ImGui::Button("Reset"))
         training_reset(state);
     item_tooltip("Back to step 0 with the same initial weights: the same seed gives the same run again. The "
                  "run so far stays in the curves, to compare.");
-    ImGui::SameLine();
+    same_line_if_fits(button_width("New seed"));
     if (ImGui::Button("New seed"))
     {
         ts.edit.seed = ts.edit.seed + 1;
@@ -504,11 +505,6 @@ void trained_view_banner(AppState& state)
         return;
     const bool trained = state.showing_trained();
     ImGui::PushID("trained_view");
-    const auto button_fits = [](const char* label)
-    {
-        return ImGui::GetContentRegionAvail().x >
-               ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2.0f + ImGui::GetFontSize();
-    };
     if (trained)
     {
         // Wrapped: a long run label ("Induction heads, 2 layers × 2 heads, step 600") in a narrow panel.
@@ -519,9 +515,7 @@ void trained_view_banner(AppState& state)
         item_tooltip(
             "The Training panel's model at the step its timeline shows, run on its probe sequence "
             "(edit the probe there). The session's own text and settings wait until you switch back.");
-        ImGui::SameLine();
-        if (!button_fits("show the session"))
-            ImGui::NewLine();
+        same_line_if_fits(button_width("show the session"));
         if (ImGui::SmallButton("show the session"))
             set_trained_view(state, false);
     }
@@ -551,20 +545,17 @@ void trained_view_banner(AppState& state)
                 "%s\nThe sentence box's text, split by the model's own tokenizer and run through "
                 "its weights. File > Close model shows the session's seeded model again.",
                 full.c_str());
-        ImGui::SameLine();
-        if (!button_fits("close model"))
-            ImGui::NewLine();
+        same_line_if_fits(button_width("close model"));
         if (ImGui::SmallButton("close model"))
             close_model(state);
     }
     else if (!state.training_run.configured())
-        ImGui::TextDisabled("Model: %s", shown_model_label(state).c_str());
+        text_disabled_wrapped("Model: " + shown_model_label(state));
     else
     {
-        ImGui::TextDisabled("Model: %s, untrained.", shown_model_label(state).c_str());
-        ImGui::SameLine();
-        if (!button_fits("show the trained model"))
-            ImGui::NewLine();
+        // Wrapped: "Model: seeded random weights, untrained." is wider than the Input panel at 1280x720.
+        text_disabled_wrapped("Model: " + shown_model_label(state) + ", untrained.");
+        same_line_if_fits(button_width("show the trained model"));
         if (ImGui::SmallButton("show the trained model"))
             set_trained_view(state, true);
         item_tooltip("Show the Training panel's model here: every stage of its pass on the probe.");

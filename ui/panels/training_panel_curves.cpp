@@ -231,13 +231,14 @@ void draw_legend(const TrainingSnapshot& v)
         ImGui::Dummy(ImVec2(fs * 1.3f, fs));
         ImGui::SameLine();
     };
+    // Wrapped: a run's label is wider than the room beside "fit the axes" at 1280x720.
     swatch(kThisRunColor);
-    ImGui::TextDisabled("this run: %s", v.config.label().c_str());
+    text_disabled_wrapped("this run: " + v.config.label());
     for (std::size_t i = v.past.size(); i-- > 0;)
     {
         swatch(past_run_color(i));
-        ImGui::TextDisabled("earlier: %s (%d steps)", v.past[i].label.c_str(),
-                            static_cast<int>(v.past[i].loss.size()));
+        text_disabled_wrapped("earlier: " + v.past[i].label + " (" + std::to_string(v.past[i].loss.size()) +
+                              " steps)");
     }
 }
 
@@ -254,7 +255,7 @@ void draw_training_curves(AppState& state, int cursor, bool compact)
     // A short window (720 lines at the default size) gets lower plots, so that both layers of maps stay above
     // the fold.
     const bool short_window = ImGui::GetIO().DisplaySize.y < fs * kShortWindowEm;
-    const float plot_h = fs * (compact || short_window ? 4.5f : 8.0f);
+    const float plot_h = fs * (compact ? 4.5f : short_window ? 6.0f : 8.0f);
 
     ImGui::BeginGroup();
     int clicked = draw_curve_plot(state, c.loss, c, cursor, ImVec2(plot_w, plot_h));

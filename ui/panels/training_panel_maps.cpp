@@ -515,13 +515,16 @@ void draw_map_kind_choice(TrainingPanelState& ts)
     ImGui::RadioButton("attention A_h", &ts.map_kind, 0);
     item_tooltip("Each head's weights on the probe: row = query position, column = key position; hatched "
                  "cells are masked (a key in the future).");
-    ImGui::SameLine();
+    // Each choice goes on the line while it fits, so none runs off a narrow panel's edge.
+    same_line_if_fits(checkbox_width("A_h and ∂L/∂A_h"));
     ImGui::RadioButton("A_h and ∂L/∂A_h", &ts.map_kind, 1);
     item_tooltip("Beside each head, the gradient of the probe's loss with respect to its weights: where more "
                  "attention would lower (blue) or raise (red) the loss.");
-    ImGui::SameLine();
-    ImGui::RadioButton("output: logits, probabilities, loss", &ts.map_kind, 2);
-    ImGui::SameLine();
+    same_line_if_fits(checkbox_width("output and loss"));
+    ImGui::RadioButton("output and loss", &ts.map_kind, 2);
+    item_tooltip("The probe's logits, their softmax probabilities and the loss at each position: what the "
+                 "model predicts and how wrong it is.");
+    same_line_if_fits(checkbox_width("every stage"));
     ImGui::RadioButton("every stage", &ts.map_kind, 3);
     item_tooltip(
         "Every intermediate of one layer and head on the probe, from X to the probabilities, with its "

@@ -36,13 +36,16 @@ void build_extra_ranges(const std::vector<char32_t>& extra, ImVector<ImWchar>* r
     builder.BuildRanges(ranges);
 }
 
-// The fallback fonts merged into the font added last, for the extra characters (ImGui skips those a font
-// lacks, and never replaces a glyph an earlier font gave).
-void merge_fallbacks(ImFontAtlas* atlas, float size_px, const ImVector<ImWchar>& ranges)
+// DejaVu Sans itself (Cyrillic, Hebrew, Arabic, ...), then the fallback fonts, merged into the font added
+// last for the extra characters (ImGui skips those a font lacks, and never replaces a glyph an earlier font
+// gave).
+void merge_fallbacks(ImFontAtlas* atlas, float size_px, const ImVector<ImWchar>& ranges, const FontFile& main)
 {
     if (ranges.empty())
         return;
-    for (const FontFile& file : load_fallback_font_files())
+    std::vector<FontFile> files = load_fallback_font_files();
+    files.insert(files.begin(), main);
+    for (const FontFile& file : files)
     {
         ImFontConfig config;
         config.MergeMode = true;
@@ -116,7 +119,7 @@ bool load_fonts(float size_px, std::string* message, const std::vector<char32_t>
                 atlas_copy(font.bytes), static_cast<int>(font.bytes.size()), px, &config, ranges.Data);
             if (added == nullptr)
                 break;
-            merge_fallbacks(io.Fonts, px, extra_ranges);
+            merge_fallbacks(io.Fonts, px, extra_ranges, font);
             boxes.push_back(add_missing_glyph_box(io.Fonts, added, px));
         }
         if (!boxes.empty())
@@ -140,6 +143,19 @@ bool load_fonts(float size_px, std::string* message, const std::vector<char32_t>
                    "DejaVuSans.ttf not found (install fonts-dejavu-core or set ATTNLAB_FONT): using the "
                    "built-in font, so √, ᵀ, τ and other maths symbols show as '?'.";
     return false;
+}
+
+std::vector<char32_t> characters_without_glyph(const std::vector<char32_t>& chars)
+{
+    std::vector<char32_t> out;
+    const ImFontAtlas* atlas = ImGui::GetIO().Fonts;
+    if (atlas->Fonts.Size == 0 || !atlas->IsBuilt())
+        return out;
+    const ImFont* font = atlas->Fonts[0];
+    for (const char32_t c : chars)
+        if (c <= 0xFFFF && font->FindGlyphNoFallback(static_cast<ImWchar>(c)) == nullptr)
+            out.push_back(c);
+    return out;
 }
 
 ImFont* caption_font()

@@ -19,6 +19,10 @@ namespace attnlab
 bool load_fonts(float size_px, std::string* message, const std::vector<char32_t>& extra = {},
                 float caption_px = 0.0f);
 
+// The characters of chars (sorted) that the text font of the built atlas has no glyph for, sorted: drawn as
+// boxes.
+std::vector<char32_t> characters_without_glyph(const std::vector<char32_t>& chars);
+
 // The caption's font that load_fonts added (nullptr when it added none).
 ImFont* caption_font();
 

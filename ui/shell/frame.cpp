@@ -110,6 +110,7 @@ void note_new_characters(AppState& state)
         return;
     state.glyphs_version = state.session_version;
     state.glyphs.beyond_bmp = characters_beyond_bmp(state.session.text + "\n" + state.session.target);
+    state.glyphs.in_text = characters_beyond_ascii(state.session.text + "\n" + state.session.target);
     bool added = state.glyphs.add_from(state.session.text);
     added = state.glyphs.add_from(state.session.target) || added;
     for (const std::string& path : state.recent_files)

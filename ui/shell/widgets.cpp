@@ -247,4 +247,30 @@ void text_wrappedf(const char* fmt, ...)
     text_wrapped(text);
 }
 
+void text_disabled_wrapped(const std::string& text)
+{
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    text_wrapped(text);
+    ImGui::PopStyleColor();
+}
+
+float button_width(const char* label)
+{
+    return ImGui::CalcTextSize(label, nullptr, /*hide_text_after_double_hash=*/true).x +
+           ImGui::GetStyle().FramePadding.x * 2.0f;
+}
+
+float checkbox_width(const char* label)
+{
+    return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x +
+           ImGui::CalcTextSize(label, nullptr, /*hide_text_after_double_hash=*/true).x;
+}
+
+void same_line_if_fits(float next_width)
+{
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + next_width <= right)
+        ImGui::SameLine();
+}
+
 } // namespace attnlab

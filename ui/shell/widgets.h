@@ -49,5 +49,15 @@ void error_text(const std::string& text);
 void text_wrapped(const std::string& text, float width = 0.0f);
 // The same from a printf format.
 void text_wrappedf(const char* fmt, ...) IM_FMTARGS(1);
+// text_wrapped in the theme's disabled (greyed) text colour.
+void text_disabled_wrapped(const std::string& text);
+
+// The width of a Button or SmallButton labelled label (without a size of its own).
+float button_width(const char* label);
+// The width of a Checkbox or RadioButton labelled label.
+float checkbox_width(const char* label);
+// SameLine when an item next_width wide still fits on the last item's line, else nothing, so the next item
+// starts a line of its own: a row of buttons wraps in a narrow panel instead of running off its edge.
+void same_line_if_fits(float next_width);
 
 } // namespace attnlab
