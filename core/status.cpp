@@ -1,6 +1,8 @@
 // Status messages: escaping and cutting (see status.h).
 #include "status.h"
 
+#include "tokenizer.h"
+
 #include <cstdio>
 
 namespace attnlab
@@ -16,15 +18,20 @@ std::string printable_message(std::string_view text)
         const auto c = static_cast<unsigned char>(text[i]);
         const bool c1 = c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
                         static_cast<unsigned char>(text[i + 1]) <= 0x9F; // U+0080..U+009F, e.g. CSI
-        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F || c1)
+        const std::size_t length = utf8_character_length(text, i);
+        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F || c1 || length == 0)
         {
+            // A control character, or a byte of no UTF-8 character (a message quoting a file's bytes).
             const unsigned code = c1 ? static_cast<unsigned char>(text[++i]) : c;
             char escaped[8];
             std::snprintf(escaped, sizeof escaped, c1 ? "\\u%04x" : "\\x%02x", code);
             out += escaped;
         }
         else
-            out.push_back(static_cast<char>(c));
+        {
+            out.append(text.substr(i, length));
+            i += length - 1;
+        }
     }
     if (i < text.size() || out.size() > kMaxMessageBytes)
     {

@@ -13,8 +13,9 @@ namespace attnlab
 inline constexpr std::size_t kMaxMessageBytes = 2000;
 
 // A message made safe to print: control characters (terminal escape sequences, C1 controls, NUL) from a
-// file or an argument are written as visible \x1b-style escapes, newlines and tabs are kept, and the text is
-// cut to kMaxMessageBytes on a UTF-8 boundary. Applying it twice changes nothing more.
+// file or an argument, and bytes that are not UTF-8 (a file's bytes quoted by a parser), are written as
+// visible \x1b-style escapes, newlines and tabs are kept, and the text is cut to kMaxMessageBytes on a UTF-8
+// boundary. The result is valid UTF-8; applying it twice changes nothing more.
 std::string printable_message(std::string_view text);
 
 // A number for messages: 6 significant digits, never "0.000000" for 1e-9 ("1e-09", "0.5", "100").

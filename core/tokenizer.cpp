@@ -145,43 +145,44 @@ std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes)
     return text.substr(0, cut);
 }
 
+std::size_t utf8_character_length(std::string_view text, std::size_t i)
+{
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned c = byte(i);
+    if (c < 0x80)
+        return 1;
+    std::size_t n = 0;
+    unsigned lo = 0x80, hi = 0xBF; // allowed range of the first continuation byte
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+    {
+        n = 3;
+        lo = c == 0xE0 ? 0xA0 : 0x80; // no overlong forms
+        hi = c == 0xED ? 0x9F : 0xBF; // no surrogates
+    }
+    else if (c >= 0xF0 && c <= 0xF4)
+    {
+        n = 4;
+        lo = c == 0xF0 ? 0x90 : 0x80;
+        hi = c == 0xF4 ? 0x8F : 0xBF; // nothing above U+10FFFF
+    }
+    if (n == 0 || i + n > text.size() || byte(i + 1) < lo || byte(i + 1) > hi)
+        return 0;
+    for (std::size_t k = 2; k < n; ++k)
+        if ((byte(i + k) & 0xC0) != 0x80)
+            return 0;
+    return n;
+}
+
 std::size_t invalid_utf8_offset(std::string_view text)
 {
-    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-    const std::size_t n = text.size();
-    std::size_t i = 0;
-    while (i < n)
+    for (std::size_t i = 0; i < text.size();)
     {
-        const unsigned c = p[i];
-        int extra = 0;
-        unsigned lo = 0x80, hi = 0xBF; // allowed range of the first continuation byte
-        if (c < 0x80)
-            extra = 0;
-        else if (c >= 0xC2 && c <= 0xDF)
-            extra = 1;
-        else if (c >= 0xE0 && c <= 0xEF)
-        {
-            extra = 2;
-            lo = c == 0xE0 ? 0xA0 : 0x80; // no overlong forms
-            hi = c == 0xED ? 0x9F : 0xBF; // no surrogates
-        }
-        else if (c >= 0xF0 && c <= 0xF4)
-        {
-            extra = 3;
-            lo = c == 0xF0 ? 0x90 : 0x80;
-            hi = c == 0xF4 ? 0x8F : 0xBF; // nothing above U+10FFFF
-        }
-        else
+        const std::size_t n = utf8_character_length(text, i);
+        if (n == 0)
             return i;
-        for (int k = 1; k <= extra; ++k)
-        {
-            if (i + static_cast<std::size_t>(k) >= n)
-                return i;
-            const unsigned b = p[i + static_cast<std::size_t>(k)];
-            if (b < (k == 1 ? lo : 0x80u) || b > (k == 1 ? hi : 0xBFu))
-                return i;
-        }
-        i += static_cast<std::size_t>(extra) + 1;
+        i += n;
     }
     return std::string_view::npos;
 }

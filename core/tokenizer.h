@@ -29,6 +29,9 @@ struct TokenBatch
 // The offset of the first byte that is not part of valid UTF-8 (overlong forms and surrogates included), or
 // std::string_view::npos when the whole text is valid.
 std::size_t invalid_utf8_offset(std::string_view text);
+// The length in bytes (1 to 4) of the well-formed UTF-8 character at text[i] (no overlong form, no surrogate,
+// nothing past U+10FFFF), or 0 when the bytes there do not make one. i < text.size().
+std::size_t utf8_character_length(std::string_view text, std::size_t i);
 // The first bytes of text, at most max_bytes of them, cut between UTF-8 characters (all of text when it
 // fits): a name or token from a file shortened for a message.
 std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes);

@@ -181,6 +181,37 @@ private:
     bool found_ = false;
 };
 
+// Counts the members of a document's root object, stopping at the first past limit; deeper levels and
+// errors are left to the parser proper (parse_json_text), which runs only when the count is within it.
+class RootMemberCounter
+{
+public:
+    explicit RootMemberCounter(std::size_t limit) : limit_(limit) {}
+    bool null() { return true; }
+    bool boolean(bool) { return true; }
+    bool number_integer(json::number_integer_t) { return true; }
+    bool number_unsigned(json::number_unsigned_t) { return true; }
+    bool number_float(json::number_float_t, const std::string&) { return true; }
+    bool string(std::string&) { return true; }
+    bool binary(json::binary_t&) { return true; }
+    bool start_object(std::size_t) { return ++depth_ <= kMaxDepth; }
+    bool end_object() { return --depth_, true; }
+    bool start_array(std::size_t) { return ++depth_ <= kMaxDepth; }
+    bool end_array() { return --depth_, true; }
+    bool key(std::string&) { return depth_ != 1 || ++count_ <= limit_; }
+    template <class Exception> bool parse_error(std::size_t, const std::string&, const Exception&)
+    {
+        return false;
+    }
+    bool over() const { return count_ > limit_; }
+
+private:
+    static constexpr int kMaxDepth = 128; // deeper: the parser proper says what is wrong
+    std::size_t limit_;
+    std::size_t count_ = 0;
+    int depth_ = 0;
+};
+
 // Parses a JSON document of a model (header or index) and refuses a repeated key. source names it.
 Status parse_model_json(std::string_view text, const std::string& source, json* out,
                         DuplicateKeyFinder* finder)
@@ -634,6 +665,19 @@ Status parse_safetensors_header(std::string_view header, std::uint64_t data_byte
                                 const std::string& file, SafetensorsIndex* out)
 {
     const std::string where = path_for_message(file);
+    RootMemberCounter counter(kMaxSafetensorsTensors + 1); // the tensors and "__metadata__"
+    try
+    {
+        json::sax_parse(header.begin(), header.end(), &counter);
+    }
+    catch (const json::exception&)
+    {
+        // The parser proper reports what is wrong with the text.
+    }
+    if (counter.over())
+        return Status::error(
+            where + ": the header lists more than " + std::to_string(kMaxSafetensorsTensors) +
+            " tensors (GPT-2 XL has about 600); the file is damaged or not a model's weights");
     json root;
     DuplicateKeyFinder duplicates;
     if (Status s = parse_model_json(header, where, &root, &duplicates); !s)
@@ -733,10 +777,12 @@ Status open_safetensors(const std::string& path, SafetensorsIndex* out)
     // "no model.safetensors in the folder" would send the user looking for a file they can see.
     const auto present = [&](const char* name)
     { return fs::exists(folder / name, ec) || fs::is_symlink(fs::symlink_status(folder / name, ec)); };
-    if (present(kIndexFileName))
-        return open_sharded(folder, out);
+    // The single file first, as transformers' from_pretrained does: an index left beside it from an earlier
+    // sharded download does not win.
     if (present(kSingleFileName))
         return open_safetensors_file((folder / kSingleFileName).string(), out);
+    if (present(kIndexFileName))
+        return open_sharded(folder, out);
     return no_safetensors_status(folder);
 }
 

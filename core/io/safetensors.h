@@ -18,6 +18,9 @@ namespace attnlab
 // Limits of the reader (core/io/FORMAT.md, "Safetensors"). The file itself has no size limit: only its header
 // and the tensors asked for are read, each by its byte range.
 inline constexpr std::uint64_t kMaxSafetensorsHeaderBytes = std::uint64_t{100} << 20; // the JSON header
+// Tensors in one file: GPT-2 XL's has about 600. A header is counted before it is parsed into memory (about
+// 17 bytes of memory per byte of JSON), so a 100 MiB header of a million empty tensors is refused at once.
+inline constexpr std::size_t kMaxSafetensorsTensors = 100000;
 inline constexpr std::uint64_t kMaxTensorElements = std::uint64_t{1} << 28; // one tensor read: 1 GB as float
 inline constexpr int kMaxTensorRank = 8;
 

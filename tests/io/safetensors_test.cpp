@@ -292,6 +292,31 @@ TEST_F(Safetensors, RefusesAHeaderOverTheLimitWithoutReadingIt)
         << s.message();
 }
 
+TEST_F(Safetensors, RefusesAHeaderOfTooManyTensorsBeforeParsingIt)
+{
+    // Empty tensors cost about 50 bytes of header each: a 100 MiB header holds two million of them.
+    const auto header_of = [](std::size_t n)
+    {
+        std::string h = "{\"__metadata__\": {\"format\": \"pt\"}";
+        for (std::size_t i = 0; i < n; ++i)
+            h += ",\"t" + std::to_string(i) + "\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[0,0]}";
+        return h + "}";
+    };
+    expect_refused(raw_safetensors(header_of(kMaxSafetensorsTensors + 1), 0),
+                   {"bad.safetensors", "lists more than 100000 tensors", "damaged"});
+    // At the limit, with the metadata beside it, the file opens.
+    const std::string file = path("many.safetensors");
+    write_bytes(file, raw_safetensors(header_of(kMaxSafetensorsTensors), 0));
+    SafetensorsIndex index;
+    ASSERT_TRUE(open_safetensors_file(file, &index));
+    EXPECT_EQ(index.tensors.size(), kMaxSafetensorsTensors);
+    // Counting stops at the limit: an unfinished header past it is refused for its count, one within it
+    // for its JSON.
+    const std::string over = header_of(kMaxSafetensorsTensors + 1);
+    expect_refused(raw_safetensors(over.substr(0, over.size() - 5), 0), {"lists more than 100000 tensors"});
+    expect_refused(raw_safetensors(header_of(3).substr(0, 100), 0), {"must be JSON"});
+}
+
 TEST_F(Safetensors, RefusesHeadersThatAreNotJsonObjects)
 {
     expect_refused(raw_safetensors("{\"a\": ", 0), {"must be JSON", "bad.safetensors"});
@@ -515,6 +540,23 @@ TEST_F(SafetensorsFolder, SaysHowToConvertAPytorchOnlyFolder)
     expect_folder_refused({"pytorch_model.bin", "Convert it to safetensors", "safe_serialization=True"});
     fs::remove(path("pytorch_model.bin"));
     expect_folder_refused({"no model.safetensors"});
+}
+
+// With both model.safetensors and an index (left from an earlier sharded download), the single file is read,
+// as transformers' from_pretrained reads it.
+TEST_F(SafetensorsFolder, TheSingleFileWinsOverAStaleIndex)
+{
+    write_sharded(good_map());
+    write_bytes(path("model.safetensors"), safetensors_bytes({{"only.weight", "F32", {1}, {7.0f}, ""}}));
+    SafetensorsIndex index;
+    ASSERT_TRUE(open_safetensors(dir.string(), &index));
+    ASSERT_EQ(index.tensors.size(), 1u);
+    EXPECT_EQ(index.tensors[0].name, "only.weight");
+    EXPECT_EQ(index.files, std::vector<std::string>{path("model.safetensors")});
+    // Without it the shards are read again.
+    fs::remove(path("model.safetensors"));
+    ASSERT_TRUE(open_safetensors(dir.string(), &index));
+    EXPECT_EQ(index.tensors.size(), 3u);
 }
 
 // A model.safetensors that is a link leading nowhere is named as such, not as absent (the user can see it).

@@ -6,6 +6,7 @@
 #include "core/io/json_parse.h"
 #include "core/io/lesson_file.h"
 #include "core/io/session_file.h"
+#include "core/tokenizer.h"
 
 #include <gtest/gtest.h>
 
@@ -359,6 +360,13 @@ TEST(Messages, PrintableMessageEscapesCutsAndIsStable)
                                 "2J"),
               "csi \\u009b2J"); // the one-byte C1 CSI, in UTF-8
     EXPECT_EQ(printable_message("√d_k and «é»"), "√d_k and «é»");
+    // Bytes of no UTF-8 character are escaped one by one; whole characters of 2, 3 and 4 bytes are kept.
+    EXPECT_EQ(printable_message("a\xff b\xc3 c\xe2\x88 d\xc0\xaf e\xed\xa0\x80 f\xf4\x90\x80\x80"),
+              "a\\xff b\\xc3 c\\xe2\\x88 d\\xc0\\xaf e\\xed\\xa0\\x80 f\\xf4\\x90\\x80\\x80");
+    EXPECT_EQ(printable_message("é √ 日 \xF0\x9F\x98\x80 \xf4\x8f\xbf\xbf"),
+              "é √ 日 \xF0\x9F\x98\x80 \xf4\x8f\xbf\xbf");
+    EXPECT_EQ(invalid_utf8_offset(printable_message("x\xfe\xc3\xa9\x80")), std::string::npos);
+    EXPECT_EQ(printable_message(printable_message("x\xfe")), printable_message("x\xfe"));
     const std::string long_text(100000, 'x');
     const std::string cut = printable_message(long_text);
     EXPECT_LE(cut.size(), kMaxMessageBytes);
