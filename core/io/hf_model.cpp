@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <future>
+#include <new>
 #include <utility>
 
 namespace attnlab
@@ -306,12 +307,65 @@ Status hf_model_config(const HfConfig& hf, bool mlm_head, train::ModelConfig* ou
     return Status::ok();
 }
 
+namespace
+{
+
+// "1.4 GB" for a size in bytes.
+std::string gigabytes(double bytes)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
+    return text;
+}
+
+Status load_hf_model_of(const std::string& folder, HfLoadedModel& m,
+                        const std::function<bool(double)>& progress);
+
+} // namespace
+
+Status check_hf_model_size(const train::ModelConfig& c, const std::string& folder)
+{
+    const double weight_bytes = 4.0 * static_cast<double>(train::parameter_count(c));
+    if (weight_bytes <= kMaxHfWeightBytes)
+        return Status::ok();
+    return Status::error(
+        path_for_message(folder) + ": config.json describes a model of " +
+        std::to_string(train::parameter_count(c) / 1000000) +
+        " million parameters, whose weights would take " + gigabytes(weight_bytes) +
+        " of memory as float, more than the " + gigabytes(kMaxHfWeightBytes) +
+        " Attention Lab opens (GPT-2 medium and BERT-large take 1.4 GB): open a smaller model");
+}
+
 Status load_hf_model(const std::string& folder, HfLoadedModel* out,
                      const std::function<bool(double)>& progress)
 {
     HfLoadedModel m;
     ATTNLAB_TRY(open_hf_model(folder, &m.files));
     ATTNLAB_TRY(hf_model_config(m.files.config, m.files.plan.has_head, &m.config));
+    ATTNLAB_TRY(check_hf_model_size(m.config, folder));
+    const double weight_bytes = 4.0 * static_cast<double>(train::parameter_count(m.config));
+    // The size above bounds what is read; a machine with less free memory than that still ends here, with
+    // its size named, rather than in an abort.
+    try
+    {
+        ATTNLAB_TRY(load_hf_model_of(folder, m, progress));
+    }
+    catch (const std::bad_alloc&)
+    {
+        return Status::error("not enough memory to open " + path_for_message(folder) + ": its weights take " +
+                             gigabytes(weight_bytes) +
+                             " as float; close other programs or open a smaller model");
+    }
+    *out = std::move(m);
+    return Status::ok();
+}
+
+namespace
+{
+
+Status load_hf_model_of(const std::string& folder, HfLoadedModel& m,
+                        const std::function<bool(double)>& progress)
+{
     // The tokenizer and the display vocabulary are read on a second thread while this one reads the weights
     // (GPT-2: about a third of the time to open). Its failure stops the weights early, and its message comes
     // first, as when the tokenizer was read before the weights.
@@ -350,12 +404,8 @@ Status load_hf_model(const std::string& folder, HfLoadedModel* out,
     m.parameters = train::parameter_count(m.config);
     m.mask_id = m.is_gpt2() ? -1 : tokenizer->id("[MASK]");
     m.tokenizer = std::move(tokenizer);
-    *out = std::move(m);
     return Status::ok();
 }
-
-namespace
-{
 
 // Every weight of the plan read into a new m.params (read_weights), m.params set only when all are in.
 Status read_params(HfLoadedModel& m, const std::function<bool(double)>& progress)

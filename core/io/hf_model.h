@@ -44,10 +44,19 @@ struct HfLoadedModel
 // GPT-2's scale_attn_weights false (scores without ÷√d_k).
 Status hf_model_config(const HfConfig& hf, bool mlm_head, train::ModelConfig* out);
 
+// The memory an opened model's weights may take as float: a larger model is refused before anything is read
+// (GPT-2 medium and BERT-large take about 1.4 GB; the limits of train::validate alone would let through 20
+// GB).
+inline constexpr double kMaxHfWeightBytes = 3e9;
+
+// Whether a model of config c (read from folder) is within kMaxHfWeightBytes; the message names its size.
+Status check_hf_model_size(const train::ModelConfig& c, const std::string& folder);
+
 // Opens FOLDER (open_hf_model), reads the tokenizer and every tensor into the engine's layout: GPT-2's c_attn
 // split into W_Q, W_K, W_V, BERT's nn.Linear weights transposed, an lm_head or decoder weight equal to the
 // token embedding kept once (a different one is refused: untied heads are not supported). progress, when set,
-// is called with the fraction read so far (0 to 1); returning false cancels (an error that says so). out is
+// is called with the fraction read so far (0 to 1); returning false cancels (an error that says so). A model
+// over kMaxHfWeightBytes, or one the machine runs out of memory reading, is an error naming its size. out is
 // unchanged on error.
 Status load_hf_model(const std::string& folder, HfLoadedModel* out,
                      const std::function<bool(double)>& progress = {});

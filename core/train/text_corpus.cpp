@@ -26,12 +26,12 @@ constexpr char32_t kReplacement = 0xFFFD;
 std::string megabytes(std::size_t bytes)
 {
     char s[32];
-    std::snprintf(s, sizeof s, "%.1f MB", static_cast<double>(bytes) / (1u << 20));
+    std::snprintf(s, sizeof s, "%.1f MiB", static_cast<double>(bytes) / (1u << 20)); // 2^20 bytes, not 10^6
     return s;
 }
 
-// "is 20.5 MB, more than the 16.0 MB" for a text over the limit; a size that rounds to the limit's own text
-// is written in bytes, with the limit's ("16.0 MB, more than the 16.0 MB" read as no reason at all).
+// "is 20.5 MiB, more than the 16.0 MiB" for a text over the limit; a size that rounds to the limit's own text
+// is written in bytes, with the limit's ("16.0 MiB, more than the 16.0 MiB" read as no reason at all).
 std::string over_the_limit(std::size_t bytes)
 {
     std::string size = megabytes(bytes), limit = megabytes(kMaxTextBytes);

@@ -28,7 +28,7 @@ namespace attnlab::train
 
 // Limits of a text for training.
 inline constexpr std::size_t kMaxTextBytes = 16u
-                                             << 20; // 16 MB: a file larger is refused with this limit named
+                                             << 20; // 16 MiB: a file larger is refused with this limit named
 inline constexpr int kMaxTextSymbols = 512;         // characters kept; the rarer ones fold into unknown
 inline constexpr int kUnknownId = 0;                // the token id of every folded or unseen character
 inline constexpr const char* kUnknownSymbol = "\xEF\xBF\xBD"; // U+FFFD, the unknown token's string

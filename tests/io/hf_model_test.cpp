@@ -425,5 +425,34 @@ TEST(HfModel, AVocabularyIdPastTheConfigsSizeIsNamed)
     fs::remove_all(dir);
 }
 
+// A model whose weights would not fit in memory is refused by its size before anything is read (a 24-layer,
+// 4096-wide GPT-2 passes the engine's limits of layers and width, and its 20 GB of weights ended in an abort
+// when memory ran out); GPT-2 medium opens.
+TEST(HfModel, AModelTooLargeForMemoryIsRefusedBySize)
+{
+    HfConfig hf;
+    hf.architecture = HfArchitecture::Gpt2;
+    hf.vocab_size = 50257;
+    hf.n_positions = 1024;
+    hf.n_heads = 16;
+    hf.n_layers = 24;
+    hf.d_model = 1024;
+    hf.d_ff = 4096;
+    train::ModelConfig medium;
+    ASSERT_TRUE(hf_model_config(hf, false, &medium));
+    EXPECT_TRUE(check_hf_model_size(medium, "gpt2-medium"));
+    EXPECT_GT(train::parameter_count(medium), 350000000);
+    hf.d_model = 4096;
+    hf.d_ff = 16384;
+    hf.n_heads = 32;
+    train::ModelConfig huge;
+    ASSERT_TRUE(hf_model_config(hf, false, &huge)) << "within the engine's limits: only the size refuses it";
+    const Status s = check_hf_model_size(huge, "big");
+    ASSERT_FALSE(s);
+    for (const char* part : {"big", "million parameters", "GB of memory as float", "more than the 3.0 GB",
+                             "open a smaller model"})
+        EXPECT_NE(s.message().find(part), std::string::npos) << part << "\n" << s.message();
+}
+
 } // namespace
 } // namespace attnlab

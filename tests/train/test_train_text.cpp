@@ -79,7 +79,7 @@ TEST(TrainText, EveryBadTextGetsItsMessage)
     EXPECT_TRUE(has(s, "has 649 characters; training needs at least 650")) << s.message();
     EXPECT_TRUE(build(english(650), &c)) << "650 characters hold a held-out window of 65";
     s = build(std::string(kMaxTextBytes + 1, 'a'), &c);
-    EXPECT_TRUE(has(s, "more than the 16.0 MB")) << s.message();
+    EXPECT_TRUE(has(s, "more than the 16.0 MiB")) << s.message();
     EXPECT_EQ(c->tokens, 650) << "a refused text leaves the output as it was";
 
     s = load_text_corpus(temp_path("missing.txt"), TextCorpusOptions{}, &c);
@@ -93,8 +93,8 @@ TEST(TrainText, EveryBadTextGetsItsMessage)
         f.put('a');
     }
     s = load_text_corpus(big, TextCorpusOptions{}, &c);
-    // One byte over: both sizes round to 16.0 MB, so they are written in bytes.
-    EXPECT_TRUE(has(s, "is 16777217 bytes, more than the 16.0 MB (16777216 bytes)")) << s.message();
+    // One byte over: both sizes round to 16.0 MiB, so they are written in bytes.
+    EXPECT_TRUE(has(s, "is 16777217 bytes, more than the 16.0 MiB (16777216 bytes)")) << s.message();
     std::filesystem::remove(big);
 }
 
