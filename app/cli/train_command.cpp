@@ -302,7 +302,7 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args)
     cmd->add_option("--log", args.log, "Write a CSV row per logged step (loss, held-out loss, head scores)");
     optional_option(cmd, "--corpus", args.corpus,
                     ("--task text: a built-in text (" + train::builtin_corpus_keys() +
-                     "; default austen) or a UTF-8 text file of at most 16 MB")
+                     "; default austen) or a UTF-8 text file of at most 16 MiB")
                         .c_str());
     optional_option(cmd, "--repeat", args.repeat,
                     "--task text: the share of sequences (0-1) in which an 8-24 character snippet repeats "

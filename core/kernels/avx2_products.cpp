@@ -332,8 +332,8 @@ void softmax_from_max(const float* x, Index n, float max, float inv_temperature,
 
 } // namespace
 
-// y = softmax(x) over n entries, 8 lanes at a time (kernels.h). Shared by the AVX-512 set, as are the
-// LayerNorm rows below: the same bits on both.
+// y = softmax(x) over n entries, 8 lanes at a time (kernels.h). The AVX-512 set's 16-lane rows give the same
+// bits; it shares the LayerNorm rows below.
 bool softmax_row_avx2(const float* x, Index n, float inv_temperature, float* y)
 {
     const float minus_inf = -__builtin_inff();

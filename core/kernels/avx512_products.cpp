@@ -146,14 +146,154 @@ void tile(bool accumulate, bool mask_b, Index k, const Operands& o, float* C, In
 
 #include "core/kernels/product_driver.h"
 
-// The rows (softmax, attention's, LayerNorm) are the AVX2 set's: short rows gain little from 16 lanes, and
-// the two sets keep the same bits.
+// [SECTION] Softmax rows
+//
+// The AVX2 set's softmax on 16 lanes, with the same bits: the exponential is the same operations lane by
+// lane, the max is exact in any order, and the sum adds the low and then the high 8 lanes of each 16 to an
+// 8-lane sum, which is the AVX2 set's order of groups of 8 (a group of only masked lanes adds +0, which
+// changes no positive sum). A causal row of training is 1 to T entries long: one or two passes of 16 instead
+// of up to four of 8, and no tail handled lane by lane.
+
+// exp(x) for x <= 0: softmax_row_avx2's polynomial (Cephes' expf), each step the same instruction on zmm.
+inline __m512 exp_nonpositive(__m512 x)
+{
+    x = _mm512_max_ps(x, _mm512_set1_ps(-88.3762626647949f));
+    const __m512 k =
+        _mm512_roundscale_ps(_mm512_fmadd_ps(x, _mm512_set1_ps(1.44269504088896341f), _mm512_set1_ps(0.5f)),
+                             _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693359375f), x); // ln 2 in two parts, hi exact in float
+    r = _mm512_fnmadd_ps(k, _mm512_set1_ps(-2.12194440e-4f), r);
+    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    const __m512i bits =
+        _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(k), _mm512_set1_epi32(127)), 23);
+    return _mm512_mul_ps(p, _mm512_castsi512_ps(bits));
+}
+
+// The sum of 8 lanes in the AVX2 set's fixed order.
+inline float lane_sum(__m256 v)
+{
+    const __m128 half = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    const __m128 pair = _mm_add_ps(half, _mm_movehl_ps(half, half));
+    return _mm_cvtss_f32(_mm_add_ss(pair, _mm_movehdup_ps(pair)));
+}
+
+// y = softmax(x / τ) over n entries given their max (> -inf): y may be x.
+void softmax_from_max(const float* x, Index n, float max, float inv_temperature, float* y)
+{
+    // e_j = exp((x_j − max) / τ), flushed to 0 under the smallest normal float.
+    const __m512 shift = _mm512_set1_ps(max), smallest = _mm512_set1_ps(__FLT_MIN__);
+    const __m512 scale = _mm512_set1_ps(inv_temperature);
+    __m256 vsum = _mm256_setzero_ps();
+    for (Index j = 0; j < n; j += 16)
+    {
+        const __mmask16 m = lane_mask(n - j);
+        const __m512 v = _mm512_maskz_loadu_ps(m, x + j);
+        const __m512 e = exp_nonpositive(_mm512_mul_ps(_mm512_sub_ps(v, shift), scale));
+        const __m512 kept = _mm512_maskz_mov_ps(m & _mm512_cmp_ps_mask(e, smallest, _CMP_GE_OQ), e);
+        vsum = _mm256_add_ps(vsum, _mm512_castps512_ps256(kept));
+        vsum = _mm256_add_ps(vsum, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(kept), 1)));
+        _mm512_mask_storeu_ps(y + j, m, kept);
+    }
+    const __m512 inv = _mm512_set1_ps(1.0f / lane_sum(vsum)); // the sum is >= 1: exp(0) at the max
+    for (Index j = 0; j < n; j += 16)
+    {
+        const __mmask16 m = lane_mask(n - j);
+        _mm512_mask_storeu_ps(y + j, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, y + j), inv));
+    }
+}
+
+bool softmax_row(const float* x, Index n, float inv_temperature, float* y)
+{
+    const __m512 minus_inf = _mm512_set1_ps(-__builtin_inff());
+    __m512 vmax = minus_inf;
+    for (Index j = 0; j < n; j += 16)
+        vmax = _mm512_max_ps(vmax, _mm512_mask_loadu_ps(minus_inf, lane_mask(n - j), x + j));
+    const float max = _mm512_reduce_max_ps(vmax);
+    if (!(max > -__builtin_inff()))
+    {
+        fill_zero(y, n);
+        return false;
+    }
+    softmax_from_max(x, n, max, inv_temperature, y);
+    return true;
+}
+
+// attention_row_avx2's one pass on 16 lanes (the same product and sum per entry, so the same bits): scaled
+// and masked streamed to memory where they are 64-byte aligned (a T_k of 16, 32, ... keeps every row so),
+// weights holding masked for the softmax that follows from the max found on the way.
+template <bool Masked>
+bool attention_row_pass(const float* scores, const float* mask, Index n, float scale, float inv_temperature,
+                        float* scaled, float* masked, float* weights, bool* scores_finite)
+{
+    const auto misalignment = [](const float* p) { return reinterpret_cast<__UINTPTR_TYPE__>(p) & 63u; };
+    const __m512 minus_inf = _mm512_set1_ps(-__builtin_inff()), vscale = _mm512_set1_ps(scale);
+    __m512 vmax = minus_inf, check = _mm512_setzero_ps();
+    // Entries up to the first 64-byte boundary of scaled (when masked shares its alignment), then whole
+    // aligned groups of 16 streamed, then the rest: each part the same arithmetic.
+    const auto group = [&](Index j, __mmask16 m, bool stream)
+    {
+        const __m512 x = _mm512_maskz_loadu_ps(m, scores + j);
+        check = _mm512_add_ps(check, _mm512_sub_ps(x, x));
+        const __m512 s = _mm512_mul_ps(x, vscale);
+        const __m512 v = _mm512_add_ps(s, Masked ? _mm512_maskz_loadu_ps(m, mask + j) : _mm512_setzero_ps());
+        if (stream)
+        {
+            _mm512_stream_ps(scaled + j, s);
+            _mm512_stream_ps(masked + j, v);
+        }
+        else
+        {
+            _mm512_mask_storeu_ps(scaled + j, m, s);
+            _mm512_mask_storeu_ps(masked + j, m, v);
+        }
+        _mm512_mask_storeu_ps(weights + j, m, v);
+        vmax = _mm512_mask_max_ps(vmax, m, vmax, v);
+    };
+    Index j = 0;
+    const bool can_stream = misalignment(scaled) == misalignment(masked) && misalignment(scaled) % 4 == 0;
+    if (can_stream && misalignment(scaled) != 0)
+    {
+        const Index head = min_of(n, static_cast<Index>((64 - misalignment(scaled)) / 4));
+        group(0, lane_mask(head), false);
+        j = head;
+    }
+    for (; j + 16 <= n; j += 16)
+        group(j, lane_mask(16), can_stream);
+    if (j < n)
+        group(j, lane_mask(n - j), false);
+    *scores_finite = _mm512_reduce_add_ps(check) == 0.0f;
+    const float max = _mm512_reduce_max_ps(vmax);
+    if (!(max > -__builtin_inff()))
+    {
+        fill_zero(weights, n);
+        return false;
+    }
+    softmax_from_max(weights, n, max, inv_temperature, weights);
+    return true;
+}
+
+bool attention_row(const float* scores, const float* mask, Index n, float scale, float inv_temperature,
+                   float* scaled, float* masked, float* weights, bool* scores_finite)
+{
+    return mask ? attention_row_pass<true>(scores, mask, n, scale, inv_temperature, scaled, masked, weights,
+                                           scores_finite)
+                : attention_row_pass<false>(scores, mask, n, scale, inv_temperature, scaled, masked, weights,
+                                            scores_finite);
+}
+
+// LayerNorm's rows are the AVX2 set's: the same bits.
 const TrainKernels kAvx512{"avx512-6x32",
                            NR,
                            &a_times_b,
                            &at_times_b,
-                           &softmax_row_avx2,
-                           &attention_row_avx2,
+                           &softmax_row,
+                           &attention_row,
                            &layer_norm_rows_avx2,
                            &layer_norm_backward_rows_avx2};
 

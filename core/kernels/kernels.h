@@ -46,8 +46,9 @@ struct TrainKernels
     bool (*softmax_row)(const float* x, Index n, float inv_temperature, float* y);
     // One row of attention's middle stages (core/softmax.h's attention_row, the same bits): scaled = scores ·
     // scale and masked = scaled + mask, both streamed to memory, then weights = softmax(masked / τ); false
-    // for a row of only -inf (zero weights). *scores_finite: whether every score is finite. A null mask is
-    // one of zeros: + 0.0f, the same bits as a mask of +0.0f, without its reads.
+    // for a row of only -inf (zero weights). *scores_finite: whether every score is finite (when not, the
+    // weights are unspecified: the engine refuses such a trace). A null mask is one of zeros: + 0.0f, the
+    // same bits as a mask of +0.0f, without its reads.
     bool (*attention_row)(const float* scores, const float* mask, Index n, float scale, float inv_temperature,
                           float* scaled, float* masked, float* weights, bool* scores_finite);
     // Each of the rows x n row-major rows: y = (x − mean) rstd γ + β, rstd = 1 / √(var + epsilon), with the
@@ -92,7 +93,8 @@ struct GemmKernels
 // The sets this build has (null where the build is not for x86-64). Only call a set's functions on a CPU that
 // has its instructions: core/cpu.h's active_isa() says which.
 const TrainKernels* train_kernels_avx2();
-// The AVX2 set's rows, which the AVX-512 set shares (TrainKernels says what each computes).
+// The AVX2 set's rows (TrainKernels says what each computes): the AVX-512 set shares the LayerNorm rows and
+// has its own softmax and attention rows on 16 lanes, with the same bits.
 bool softmax_row_avx2(const float* x, Index n, float inv_temperature, float* y);
 bool attention_row_avx2(const float* scores, const float* mask, Index n, float scale, float inv_temperature,
                         float* scaled, float* masked, float* weights, bool* scores_finite);

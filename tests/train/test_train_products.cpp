@@ -2,12 +2,15 @@
 // (rows past a tile of 6, columns past a panel of 16 or 8, ragged both), strided blocks, and the causal
 // triangles.
 #include "core/cpu.h"
+#include "core/kernels/kernels.h"
 #include "core/random.h"
 #include "core/train/products.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -265,4 +268,115 @@ TEST(TrainProducts, InstructionSetsGiveTheSameBits)
                     "product " + std::to_string(i) + " on baseline");
     }
     EXPECT_GT(rounded_apart, 0) << "the baseline path gave the FMA kernels' bits everywhere";
+}
+
+// The AVX-512 set's softmax rows (16 lanes) give the AVX2 set's bits: rows of every length a tile meets
+// (partial groups of 8 and 16), -inf entries, entries far enough under the max to flush to 0, a row of only
+// -inf, and the temperatures of training (1) and of the window.
+TEST(TrainProducts, SoftmaxRowsGiveTheSameBitsOnBothSets)
+{
+    if (cpu_isa() != Isa::Avx512)
+        GTEST_SKIP() << "This CPU has " << isa_name(cpu_isa()) << ", so only one softmax row kernel.";
+    const kernels::TrainKernels* wide = kernels::train_kernels_avx512();
+    const kernels::TrainKernels* narrow = kernels::train_kernels_avx2();
+    ASSERT_NE(wide, nullptr);
+    ASSERT_NE(narrow, nullptr);
+    ASSERT_NE(wide->softmax_row, narrow->softmax_row) << "the sets share one function: nothing is compared";
+    const float minus_inf = -std::numeric_limits<float>::infinity();
+    std::uint64_t seed = 5;
+    int rows = 0;
+    for (Index n = 1; n <= 70; ++n)
+        for (const float inv_temperature : {1.0f, 1.0f / 0.7f, 3.0f})
+            for (int kind = 0; kind < 4; ++kind)
+            {
+                MatF x = random_matrix(1, n, seed++) * 12.0f;
+                for (Index j = 0; j < n; ++j)
+                {
+                    if (kind == 1 && j % 3 == 2)
+                        x(0, j) = minus_inf; // masked keys
+                    if (kind == 2 && j % 2 == 1)
+                        x(0, j) = -200.0f; // exp under the smallest normal float: flushed to 0
+                    if (kind == 3)
+                        x(0, j) = minus_inf; // a fully masked row
+                }
+                MatF y_wide(1, n), y_narrow(1, n);
+                y_wide.setConstant(7.0f);
+                y_narrow.setConstant(-7.0f);
+                const bool ok_wide = wide->softmax_row(x.data(), n, inv_temperature, y_wide.data());
+                const bool ok_narrow = narrow->softmax_row(x.data(), n, inv_temperature, y_narrow.data());
+                EXPECT_EQ(ok_wide, kind != 3);
+                EXPECT_EQ(ok_wide, ok_narrow);
+                EXPECT_EQ(std::memcmp(y_wide.data(), y_narrow.data(), sizeof(float) * static_cast<size_t>(n)),
+                          0)
+                    << "n = " << n << ", 1/τ = " << inv_temperature << ", kind " << kind;
+                if (kind != 3)
+                {
+                    EXPECT_NEAR(y_wide.sum(), 1.0f, 1e-5f) << n;
+                }
+                ++rows;
+            }
+    // In place, as the training engine calls it.
+    MatF x = random_matrix(1, 37, 99), y = x;
+    MatF in_place = x;
+    wide->softmax_row(in_place.data(), 37, 1.0f, in_place.data());
+    narrow->softmax_row(x.data(), 37, 1.0f, y.data());
+    EXPECT_TRUE(in_place == y);
+    EXPECT_EQ(rows, 70 * 3 * 4);
+}
+
+// The forward engine's attention rows on AVX-512 give the AVX2 set's bits in all three outputs, and the same
+// check of the scores: rows of every length starting anywhere in a matrix (aligned or not for streaming),
+// with a mask, with none, with a -0 in the mask, and with a score that is not finite.
+TEST(TrainProducts, AttentionRowsGiveTheSameBitsOnBothSets)
+{
+    if (cpu_isa() != Isa::Avx512)
+        GTEST_SKIP() << "This CPU has " << isa_name(cpu_isa()) << ", so only one attention row kernel.";
+    const kernels::TrainKernels* wide = kernels::train_kernels_avx512();
+    const kernels::TrainKernels* narrow = kernels::train_kernels_avx2();
+    ASSERT_NE(wide->attention_row, narrow->attention_row)
+        << "the sets share one function: nothing is compared";
+    const float minus_inf = -std::numeric_limits<float>::infinity();
+    std::uint64_t seed = 11;
+    for (Index n = 1; n <= 140; n += (n < 40 ? 1 : 13))
+        for (Index offset : {Index{0}, Index{1}, Index{4}, Index{13}})
+            for (int kind = 0; kind < 4; ++kind)
+            {
+                const MatF scores_m = random_matrix(1, n + offset, seed++) * 9.0f;
+                MatF mask_m = MatF::Zero(1, n + offset);
+                for (Index j = 0; j < n; ++j)
+                    if (kind == 1 && (j + 1) % 4 == 0)
+                        mask_m(0, offset + j) = minus_inf; // a causal-like mask
+                MatF scores_in = scores_m;
+                if (kind == 3)
+                    scores_in(0, offset + n / 2) = std::numeric_limits<float>::quiet_NaN();
+                const float* scores = scores_in.data() + offset;
+                const float* mask = kind == 0 || kind == 3 ? nullptr : mask_m.data() + offset;
+                if (kind == 2)
+                    mask_m(0, offset) = -0.0f; // a mask entry of -0: read, not taken as zeros
+                MatF out_w(3, n + offset), out_n(3, n + offset);
+                out_w.setConstant(5.0f);
+                out_n.setConstant(-5.0f);
+                bool finite_w = false, finite_n = true;
+                const bool ok_w = wide->attention_row(
+                    scores, mask, n, 0.25f, 1.0f / 0.8f, out_w.row(0).data() + offset,
+                    out_w.row(1).data() + offset, out_w.row(2).data() + offset, &finite_w);
+                const bool ok_n = narrow->attention_row(
+                    scores, mask, n, 0.25f, 1.0f / 0.8f, out_n.row(0).data() + offset,
+                    out_n.row(1).data() + offset, out_n.row(2).data() + offset, &finite_n);
+                const std::string what = "n = " + std::to_string(n) + ", offset " + std::to_string(offset) +
+                                         ", kind " + std::to_string(kind);
+                EXPECT_EQ(finite_w, finite_n) << what;
+                EXPECT_EQ(finite_w, kind != 3) << what;
+                // A row with a score that is not finite has no weights to speak of (the engine refuses the
+                // trace): only its scaled and masked copies are compared.
+                if (kind != 3)
+                {
+                    EXPECT_EQ(ok_w, ok_n) << what;
+                }
+                for (int r = 0; r < (kind == 3 ? 2 : 3); ++r)
+                    EXPECT_EQ(std::memcmp(out_w.row(r).data() + offset, out_n.row(r).data() + offset,
+                                          sizeof(float) * static_cast<size_t>(n)),
+                              0)
+                        << what << ", output " << r;
+            }
 }
