@@ -142,9 +142,14 @@ TEST_F(PanelTableUi, HelpListsEveryPanelsKeyAndTheTrainedModelsKey)
         EXPECT_TRUE(contains(actions, p.title)) << p.title;
     // And the Help window shows them.
     state->show_help = true;
-    const auto out = ui.frames(*state, 2);
+    auto out = ui.frames(*state, 2);
     EXPECT_TRUE(contains(out.text, "Ctrl+T")) << out.text;
     EXPECT_TRUE(contains(out.text, "Training)")) << out.text;
+    // It is a modal that stays in front until closed, and Esc closes it: nothing of it is left behind.
+    ui.press_key(*state, ImGui::GetKeyIndex(ImGuiKey_Escape));
+    out = ui.frames(*state, 2);
+    EXPECT_FALSE(state->show_help);
+    EXPECT_FALSE(contains(out.text, "Pin it in the Inspector")) << out.text;
 }
 
 } // namespace

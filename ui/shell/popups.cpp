@@ -389,30 +389,50 @@ void lesson_export_popup(AppState& state)
 
 void help_windows(AppState& state)
 {
-    if (state.show_help)
+    // A modal sized to the screen: it stays in front until closed (a plain window went behind the panels on
+    // a click elsewhere and showed through them), the actions wrap instead of running off a 1280-pixel
+    // screen, the list scrolls when it is taller than the screen, and Esc, Close or its × close it.
+    const char* help_title = "Keyboard shortcuts###help";
+    if (state.show_help && !ImGui::IsPopupOpen(help_title))
+        ImGui::OpenPopup(help_title);
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    const float fs = ImGui::GetFontSize();
+    const float help_w = std::min(display.x * 0.92f, fs * 58.0f);
+    ImGui::SetNextWindowPos(ImVec2(display.x * 0.5f, display.y * 0.5f), ImGuiCond_Appearing,
+                            ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowSize(ImVec2(help_w, 0.0f), ImGuiCond_Always);
+    bool help_open = true;
+    if (ImGui::BeginPopupModal(help_title, &help_open, ImGuiWindowFlags_NoSavedSettings))
     {
-        ImGui::SetNextWindowPos(
-            ImVec2(ImGui::GetIO().DisplaySize.x * 0.5f, ImGui::GetIO().DisplaySize.y * 0.4f),
-            ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
-        if (ImGui::Begin("Keyboard shortcuts", &state.show_help, ImGuiWindowFlags_AlwaysAutoResize))
+        int n = 0;
+        const ShortcutInfo* table = shortcut_table(&n);
+        const float list_h = std::min(display.y * 0.88f - ImGui::GetFrameHeightWithSpacing() * 3.0f,
+                                      ImGui::GetTextLineHeightWithSpacing() * (static_cast<float>(n) * 1.4f));
+        const ImGuiTableFlags flags =
+            ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY;
+        if (ImGui::BeginTable("##keys", 2, flags, ImVec2(0.0f, list_h)))
         {
-            int n = 0;
-            const ShortcutInfo* table = shortcut_table(&n);
-            if (ImGui::BeginTable("##keys", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV))
+            ImGui::TableSetupColumn("keys", ImGuiTableColumnFlags_WidthFixed, fs * 13.0f);
+            ImGui::TableSetupColumn("action", ImGuiTableColumnFlags_WidthStretch);
+            for (int i = 0; i < n; ++i)
             {
-                for (int i = 0; i < n; ++i)
-                {
-                    ImGui::TableNextRow();
-                    ImGui::TableNextColumn();
-                    ImGui::TextUnformatted(table[i].keys.c_str());
-                    ImGui::TableNextColumn();
-                    ImGui::TextUnformatted(table[i].action.c_str());
-                }
-                ImGui::EndTable();
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                text_wrapped(table[i].keys);
+                ImGui::TableNextColumn();
+                text_wrapped(table[i].action);
             }
+            ImGui::EndTable();
         }
-        ImGui::End();
+        if (ImGui::Button("Close") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)) || !help_open)
+        {
+            state.show_help = false;
+            ImGui::CloseCurrentPopup();
+        }
+        ImGui::EndPopup();
     }
+    else
+        state.show_help = false; // closed by its ×
     if (state.show_about)
     {
         if (ImGui::Begin("About Attention Lab", &state.show_about, ImGuiWindowFlags_AlwaysAutoResize))
