@@ -582,7 +582,9 @@ void draw_training_panel(AppState& state)
     draw_controls(state);
     ImGui::EndChild();
     ImGui::SameLine();
-    ImGui::BeginChild("views", ImVec2(0.0f, 0.0f));
+    // Scrolls sideways when the maps need more than the panel's width (each map keeps a readable size: with
+    // the gradient beside every head, 8 pairs of maps are wider than the panel at 1280x720).
+    ImGui::BeginChild("views", ImVec2(0.0f, 0.0f), false, ImGuiWindowFlags_HorizontalScrollbar);
     draw_training_curves(state, cursor);
     draw_timeline(state);
     draw_probe_field(state);

@@ -2,6 +2,7 @@
 // the probe, from X to the next-token probabilities, each with its equation and shape.
 #include "core/train/model_trace.h"
 #include "ui/panels/training_panel_views.h"
+#include "ui/shell/widgets.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -105,8 +106,10 @@ void draw_training_stages(AppState& state)
     ImGui::SetNextItemWidth(fs * 6.0f);
     if (ImGui::SliderInt("head", &head, 1, pr.n_heads()))
         ts.stage_head = head - 1;
-    ImGui::SameLine();
-    ImGui::TextDisabled("every intermediate of the probe, in order (rows: positions)");
+    // Beside the sliders where it fits, else under them, wrapped: never cut at the panel's edge.
+    const char* about = "every intermediate of the probe, in order (rows: positions)";
+    same_line_if_fits(ImGui::CalcTextSize(about).x);
+    text_disabled_wrapped(about);
     const std::vector<std::string> tokens = training_probe_tokens(ts);
     ImGui::BeginChild("stages");
     const std::vector<StageView> views = stage_views(ts, ts.stage_layer, ts.stage_head);
