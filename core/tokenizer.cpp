@@ -145,6 +145,31 @@ std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes)
     return text.substr(0, cut);
 }
 
+bool looks_utf16(std::string_view text)
+{
+    if (text.size() >= 2 &&
+        ((text[0] == '\xFF' && text[1] == '\xFE') || (text[0] == '\xFE' && text[1] == '\xFF')))
+        return true;
+    // ASCII in UTF-16: every other byte of the first few characters is NUL, little- or big-endian.
+    const std::size_t n = std::min<std::size_t>(text.size() / 2 * 2, 16);
+    if (n < 4)
+        return false;
+    bool little = true, big = true;
+    for (std::size_t i = 0; i < n; i += 2)
+    {
+        little = little && text[i] != '\0' && text[i + 1] == '\0';
+        big = big && text[i] == '\0' && text[i + 1] != '\0';
+    }
+    return little || big;
+}
+
+std::string utf16_hint(std::string_view text)
+{
+    return looks_utf16(text) ? "; it is UTF-16 text (a Windows editor's \"Unicode\"): save it as UTF-8 "
+                               "(Save as, Encoding: UTF-8)"
+                             : "";
+}
+
 std::size_t utf8_character_length(std::string_view text, std::size_t i)
 {
     const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };

@@ -29,6 +29,13 @@ struct TokenBatch
 // The offset of the first byte that is not part of valid UTF-8 (overlong forms and surrogates included), or
 // std::string_view::npos when the whole text is valid.
 std::size_t invalid_utf8_offset(std::string_view text);
+// Whether text looks like UTF-16 rather than UTF-8: it starts with a UTF-16 byte-order mark (FF FE or FE FF),
+// or its first bytes alternate with NUL bytes as ASCII does in UTF-16 ("{\0"\0" or "\0{\0""). A file saved
+// as "Unicode" by a Windows editor is UTF-16.
+bool looks_utf16(std::string_view text);
+// "; it is UTF-16 text: save it as UTF-8 (...)", the end of a message about a file that looks_utf16, or
+// empty when it does not.
+std::string utf16_hint(std::string_view text);
 // The length in bytes (1 to 4) of the well-formed UTF-8 character at text[i] (no overlong form, no surrogate,
 // nothing past U+10FFFF), or 0 when the bytes there do not make one. i < text.size().
 std::size_t utf8_character_length(std::string_view text, std::size_t i);

@@ -3,6 +3,7 @@
 #include "commands.h"
 
 #include "core/cpu.h"
+#include "core/io/atomic_file.h"
 #include "core/io/hf_model.h"
 #include "core/io/json_io.h"
 #include "core/io/model_file.h"
@@ -90,8 +91,8 @@ double proc_status_mb(const char* key)
 // A folder without config.json is not a model's: said before anything is read, naming both kinds of --model.
 Status check_model_folder(const std::string& folder)
 {
-    std::error_code error;
-    if (!std::filesystem::exists(std::filesystem::path(folder) / "config.json", error))
+    // A config.json that is a broken link counts as there: reading it then says why.
+    if (!path_present(std::filesystem::path(folder) / "config.json"))
         return Status::error(folder + " is a folder without config.json: --model takes an attnlab model file "
                                       "(attnlab train -o) or a Hugging Face model folder (config.json, "
                                       "model.safetensors and the tokenizer files, as the Hub ships them)");

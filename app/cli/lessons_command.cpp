@@ -21,8 +21,11 @@ CLI::App* add_lessons_command(CLI::App& app, LessonsArgs& args)
 int run_lessons(const LessonsArgs& args, std::ostream& out, std::ostream& err)
 {
     const LessonLibrary library = load_lessons(args.dir.empty() ? default_lessons_dir() : args.dir);
+    // The id comes from the file's name, which may hold terminal escapes or bytes that are not UTF-8:
+    // written escaped, as messages are.
     for (const Lesson& lesson : library.lessons)
-        out << lesson.id << "  " << lesson.title << "  (" << lesson.steps.size() << " steps)\n";
+        out << printable_message(lesson.id) << "  " << printable_message(lesson.title) << "  ("
+            << lesson.steps.size() << " steps)\n";
     for (const std::string& e : library.errors)
         print_error(err, "lessons", e);
     if (library.lessons.empty() && library.errors.empty())

@@ -248,6 +248,13 @@ std::string path_for_message(const std::string& path)
            path.substr(tail);
 }
 
+bool path_present(const std::filesystem::path& path)
+{
+    std::error_code ec;
+    return std::filesystem::exists(path, ec) ||
+           std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec));
+}
+
 std::string format_bytes(double bytes)
 {
     char text[32];

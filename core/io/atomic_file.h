@@ -5,6 +5,7 @@
 #include "core/status.h"
 
 #include <cstddef>
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -89,6 +90,10 @@ Status write_file_atomically(const std::string& path, std::string_view content,
 // the message; what names the kind of file ("session file"). The error names the path and the reason.
 Status read_file(const std::string& path, std::string* out, std::size_t max_bytes = kMaxSessionFileBytes,
                  const char* what = "file");
+
+// Whether something is at path: a file, a folder, or a link even when it leads nowhere or loops (reading it
+// then says why, where "no such file" would send the user looking for a name they can see).
+bool path_present(const std::filesystem::path& path);
 
 // A path as messages name it: one of more than 200 bytes keeps its first and last 96 bytes (cut on UTF-8
 // boundaries) around "…", so what follows it in a message (the reason) is never cut away.

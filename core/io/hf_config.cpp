@@ -203,7 +203,7 @@ Status read_hf_config(const std::string& folder, HfConfig* out)
             path_for_message(folder) +
             " is not a folder; give the folder of a Hugging Face model (it holds config.json "
             "and model.safetensors)");
-    if (!fs::exists(path, ec))
+    if (!path_present(path))
         return Status::error(
             path_for_message(folder) +
             " has no config.json, so the model's architecture and sizes are unknown; a Hugging "

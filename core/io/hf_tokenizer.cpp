@@ -901,7 +901,11 @@ Status parse_bpe_files(std::string_view vocab_json, std::string_view merges_txt,
             continue;
         const auto where = [&] { return merges_source + " line " + std::to_string(line_number); };
         if (invalid_utf8_offset(line) != std::string_view::npos)
-            return Status::error(where() + " is not UTF-8 text; merges.txt is a text file of merges \"a b\"");
+            return Status::error(where() + " is not UTF-8 text" +
+                                 (looks_utf16(merges_txt)
+                                      ? utf16_hint(merges_txt)
+                                      : std::string("; merges.txt is a text file of merges "
+                                                    "\"a b\"")));
         const std::size_t space = line.find(' ');
         if (space == std::string_view::npos || space == 0 || space + 1 == line.size() ||
             line.find(' ', space + 1) != std::string_view::npos)
@@ -1094,8 +1098,9 @@ Status parse_wordpiece_vocab(std::string_view vocab_txt, const std::string& sour
     auto t = std::make_unique<WordPieceTokenizer>();
     t->options = options;
     if (const std::size_t bad = invalid_utf8_offset(vocab_txt); bad != std::string_view::npos)
-        return Status::error(source + " is not UTF-8 text (byte " + std::to_string(bad) +
-                             "); vocab.txt holds one token a line");
+        return Status::error(source + " is not UTF-8 text (byte " + std::to_string(bad) + ")" +
+                             (looks_utf16(vocab_txt) ? utf16_hint(vocab_txt)
+                                                     : std::string("; vocab.txt holds one token a line")));
     int line = 0;
     for (std::size_t at = 0; at < vocab_txt.size(); ++line)
     {
@@ -1127,7 +1132,9 @@ Status read_hf_tokenizer(const std::string& folder, HfArchitecture architecture,
 {
     const fs::path dir(folder);
     std::error_code ec;
-    const auto has = [&](const char* name) { return fs::exists(dir / name, ec); };
+    // A link counts as there even when it leads nowhere: reading it then says so ("no vocab.json" would send
+    // the user looking for a file they can see).
+    const auto has = [&](const char* name) { return path_present(dir / name); };
     std::string text;
     if (architecture == HfArchitecture::Gpt2)
     {

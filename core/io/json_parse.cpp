@@ -14,8 +14,12 @@ namespace attnlab
 namespace detail
 {
 
-Status json_nul_status(std::size_t offset)
+Status json_nul_status(std::size_t offset, std::string_view text)
 {
+    if (looks_utf16(text))
+        return Status::error(
+            "the file is UTF-16 text (a Windows editor's \"Unicode\"), but JSON files are read "
+            "as UTF-8: save it as UTF-8 (Save as, Encoding: UTF-8)");
     return Status::error("byte " + std::to_string(offset) +
                          " is a NUL byte: a JSON file is text (is this the right file?)");
 }

@@ -33,7 +33,7 @@ namespace detail
 // cut off while it was saved) or is not JSON there.
 Status json_error_status(const nlohmann::json::exception& e, std::string_view text);
 Status json_too_deep_status();
-Status json_nul_status(std::size_t offset);
+Status json_nul_status(std::size_t offset, std::string_view text);
 Status json_too_big_status(std::size_t values, std::size_t max_bytes);
 
 // Builds the document from nlohmann's SAX events, in time linear in the text (nlohmann's callback parser,
@@ -197,7 +197,7 @@ Status parse_json_text(std::string_view text, Json* out,
                        bool (*skip_top_level_key)(const std::string& key) = nullptr)
 {
     if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
-        return detail::json_nul_status(nul);
+        return detail::json_nul_status(nul, text);
     detail::JsonDomBuilder<Json> builder(text, skip_top_level_key);
     try
     {

@@ -755,6 +755,11 @@ Status open_safetensors_file(const std::string& path, SafetensorsIndex* out)
                              " (the first 8 bytes) goes past the end of the file (" +
                              std::to_string(file.size()) +
                              " bytes); the file is cut short or not a safetensors file");
+    if (length == 0)
+        return Status::error(where +
+                             ": the header length (the first 8 bytes) is 0, so there is no JSON header, "
+                             "which every safetensors file starts with; the file is damaged or not a "
+                             "safetensors file");
     if (length > kMaxSafetensorsHeaderBytes)
         return Status::error(
             where + ": the header length " + std::to_string(length) + " bytes is over the limit of " +
@@ -775,8 +780,7 @@ Status open_safetensors(const std::string& path, SafetensorsIndex* out)
     const fs::path folder(path);
     // A link counts as there even when it leads nowhere (dangling, a loop): opening it then says so, where
     // "no model.safetensors in the folder" would send the user looking for a file they can see.
-    const auto present = [&](const char* name)
-    { return fs::exists(folder / name, ec) || fs::is_symlink(fs::symlink_status(folder / name, ec)); };
+    const auto present = [&](const char* name) { return path_present(folder / name); };
     // The single file first, as transformers' from_pretrained does: an index left beside it from an earlier
     // sharded download does not win.
     if (present(kSingleFileName))

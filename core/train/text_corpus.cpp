@@ -265,7 +265,18 @@ Status build_word_corpus(std::string_view text, const std::string& name, const T
                              std::to_string(options.max_words));
     std::vector<std::string> training = split_words(text); // CR, LF and spaces are no tokens
     const long long n = static_cast<long long>(training.size());
-    ATTNLAB_TRY(check_length(name, n, "words and marks", options.T));
+    if (Status s = check_length(name, n, n == 1 ? "word or mark" : "words and marks", options.T); !s)
+    {
+        // Enough characters, too few words: a script written without spaces (Chinese, Japanese, Thai), or one
+        // long run of symbols, is a text for the character level.
+        const long long characters = std::count_if(
+            text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+        if (characters >= 10LL * (options.T + 1))
+            return Status::error(s.message() + ". It has " + with_commas(characters) +
+                                 " characters but few spaces between words: train on characters instead "
+                                 "(--level char, or Characters in the Training panel)");
+        return s;
+    }
     const std::shared_ptr<TextCorpus> corpus = empty_corpus(source, options, n);
     // The held-out tenth moved out, so that the training part is the vector itself (no copy of a 16 MB text).
     std::vector<std::string> held_out(
@@ -308,6 +319,9 @@ Status build_text_corpus(std::string_view bytes, const TextSource& source, const
         text.remove_prefix(3);
     if (text.empty())
         return Status::error(name + " is empty: choose a file of plain text (UTF-8), a book or an essay");
+    if (looks_utf16(text))
+        return Status::error(name + " is UTF-16 text (a Windows editor's \"Unicode\"), not UTF-8: save it as "
+                                    "UTF-8 (Save as, Encoding: UTF-8)");
     if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
         return Status::error(name + " looks binary (a NUL byte at offset " + std::to_string(nul) +
                              "), not text: choose a plain UTF-8 text file (.txt); save a document from its "
@@ -412,9 +426,20 @@ Status load_text_corpus(const std::string& what, const TextCorpusOptions& option
     std::error_code ec;
     const fs::file_status st = fs::status(path, ec);
     if (ec || !fs::exists(st))
+    {
+        // A link that leads nowhere, or loops, is there to see: say which, not "no such file".
+        std::error_code link_ec;
+        if (fs::is_symlink(fs::symlink_status(path, link_ec)))
+            return Status::error(path + " is a link that cannot be followed (" +
+                                 (ec ? ec.message() : std::string("it leads nowhere")) +
+                                 "): give the text file itself");
         return Status::error(path + ": no such file" + hint);
+    }
     if (fs::is_directory(st))
         return Status::error(path + " is a folder: choose a text file in it");
+    if (!fs::is_regular_file(st))
+        return Status::error(path + " is not a regular file (a device, a FIFO or a socket), which could "
+                                    "never end: choose a text file");
     const std::uintmax_t size = fs::file_size(path, ec);
     if (ec)
         return Status::error(path + ": cannot read its size (" + ec.message() + ")");

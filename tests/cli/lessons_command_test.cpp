@@ -69,4 +69,18 @@ TEST(LessonsCommand, ALinkLoopIsNamedNotFatal)
     EXPECT_NE(r.err.find(dir / "b.json" + ": cannot read "), std::string::npos) << r.err;
 }
 
+// A lesson whose file name holds a terminal escape (the id comes from the name) is listed with the escape
+// written out: the listing never retitles or clears the terminal, and its bytes are UTF-8.
+TEST(LessonsCommand, AFileNameIsListedEscaped)
+{
+    TempDir dir;
+    std::ofstream(dir / "01_\x1b]0;x\x07\xff.json") << R"({"format": "attnlab-lesson", "version": 1,
+        "title": "Fine", "session": {"text": "a b"}, "steps": [{"text": "look"}]})";
+    const CliResult r = run_cli({"lessons", "--dir", dir.path.string()});
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find('\x07'), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find('\xff'), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\\x1b]0;x\\x07\\xff  Fine  (1 steps)"), std::string::npos) << r.out;
+}
+
 } // namespace attnlab::test

@@ -82,3 +82,21 @@ TEST(Tokenizer, FindsTheFirstByteThatIsNotUtf8)
     EXPECT_EQ(invalid_utf8_offset("\xf4\x90\x80\x80"), 0u); // above U+10FFFF
     EXPECT_EQ(invalid_utf8_offset("ok\x80"), 2u);           // a stray continuation byte
 }
+
+TEST(Utf8, Utf16IsRecognisedByItsByteOrderMarkOrItsNuls)
+{
+    EXPECT_TRUE(attnlab::looks_utf16(std::string("\xFF\xFE{\0", 4)));
+    EXPECT_TRUE(attnlab::looks_utf16(std::string("\xFE\xFF\0{", 4)));
+    EXPECT_TRUE(attnlab::looks_utf16(std::string("{\0\"\0a\0\"\0", 8))); // little-endian ASCII
+    EXPECT_TRUE(attnlab::looks_utf16(std::string("\0{\0\"\0a\0\"", 8))); // big-endian
+    EXPECT_FALSE(attnlab::looks_utf16("{\"a\": 1}"));
+    EXPECT_FALSE(attnlab::looks_utf16(std::string("ab\0cdefgh", 9))); // one NUL is not UTF-16
+    EXPECT_FALSE(attnlab::looks_utf16("\xEF\xBB\xBFtext"));           // UTF-8's byte order mark
+    EXPECT_FALSE(attnlab::looks_utf16(""));
+    EXPECT_EQ(attnlab::utf16_hint("plain"), "");
+    EXPECT_NE(attnlab::utf16_hint(std::string("\xFF\xFE"
+                                              "a\0",
+                                              4))
+                  .find("save it as UTF-8"),
+              std::string::npos);
+}

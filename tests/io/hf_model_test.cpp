@@ -405,6 +405,29 @@ TEST(HfModel, AFolderWithoutATokenizerSaysWhichFilesAreMissing)
     fs::remove_all(dir);
 }
 
+// A tokenizer file or config.json that is a link leading nowhere (or looping) is named with why it cannot be
+// read, not reported missing ("has merges.txt but no vocab.json" for a vocab.json the user can see).
+TEST(HfModel, ABrokenLinkInTheFolderIsNamedNotMissing)
+{
+    const fs::path dir = scratch_dir("brokenlinks");
+    test::write_hf_variant(test::hf_tiny_dir() / "gpt2", dir, "F32", false);
+    for (const char* name : {"vocab.json", "config.json"})
+    {
+        const fs::path kept = dir / (std::string(name) + ".kept");
+        fs::rename(dir / name, kept);
+        fs::create_symlink(dir / name, dir / name); // a loop
+        HfLoadedModel model;
+        const Status s = load_hf_model(dir.string(), &model);
+        ASSERT_FALSE(s.is_ok()) << name;
+        EXPECT_NE(s.message().find(name), std::string::npos) << s.message();
+        EXPECT_NE(s.message().find("symbolic links"), std::string::npos) << s.message();
+        EXPECT_EQ(s.message().find("no " + std::string(name)), std::string::npos) << s.message();
+        fs::remove(dir / name);
+        fs::rename(kept, dir / name);
+    }
+    fs::remove_all(dir);
+}
+
 // A vocabulary id past config.json's vocab_size names that token and id (it said "10000001 tokens" for one
 // stray id of ten million) and asks for both files from one model.
 TEST(HfModel, AVocabularyIdPastTheConfigsSizeIsNamed)

@@ -169,4 +169,23 @@ TEST(JsonParse, ADocumentOverTheMemoryBudgetIsRefused)
     EXPECT_TRUE(parse("{\"a\":" + objects.substr(0, 1 + 3 * 500 - 1) + "]}").first) << "half of them fit";
 }
 
+// A JSON file saved as UTF-16 is named as such with the fix, not as "byte 1 is a NUL byte"; a stray NUL in
+// UTF-8 text still gets its offset.
+TEST(JsonParse, Utf16IsNamedAndANulIsPlaced)
+{
+    nlohmann::json j;
+    for (const std::string& text : {std::string("\xFF\xFE{\0}\0", 6), std::string("{\0\"\0a\0\"\0:\0"
+                                                                                  "1\0}\0",
+                                                                                  14)})
+    {
+        const attnlab::Status s = parse_json_text(text, &j);
+        ASSERT_FALSE(s);
+        EXPECT_NE(s.message().find("the file is UTF-16 text"), std::string::npos) << s.message();
+        EXPECT_NE(s.message().find("save it as UTF-8"), std::string::npos) << s.message();
+    }
+    const attnlab::Status s = parse_json_text(std::string("{\"a\": 1\0}", 10), &j);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("byte 7 is a NUL byte"), std::string::npos) << s.message();
+}
+
 } // namespace

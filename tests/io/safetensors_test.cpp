@@ -275,6 +275,18 @@ TEST_F(Safetensors, RefusesHeaderLengthsPastTheFile)
     expect_refused(all_ones + "{}", {"header length 18446744073709551615"});
 }
 
+// A header length of 0 is said to be one, not "the file is empty … save it again" (of a file of 64 bytes
+// more, which the program never saves).
+TEST_F(Safetensors, RefusesAHeaderLengthOfZero)
+{
+    const std::string bytes = std::string(8, '\0') + std::string(64, 'x');
+    expect_refused(bytes, {"bad.safetensors", "the header length (the first 8 bytes) is 0", "no JSON header",
+                           "not a safetensors file"});
+    SafetensorsIndex index;
+    const Status s = open_safetensors_file(path("bad.safetensors"), &index);
+    EXPECT_EQ(s.message().find("empty"), std::string::npos) << s.message();
+}
+
 TEST_F(Safetensors, RefusesAHeaderOverTheLimitWithoutReadingIt)
 {
     // A sparse file: the header length fits the file but is over 100 MB.

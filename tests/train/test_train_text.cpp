@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace attnlab;
@@ -96,6 +97,29 @@ TEST(TrainText, EveryBadTextGetsItsMessage)
     // One byte over: both sizes round to 16.0 MiB, so they are written in bytes.
     EXPECT_TRUE(has(s, "is 16777217 bytes, more than the 16.0 MiB (16777216 bytes)")) << s.message();
     std::filesystem::remove(big);
+
+    // UTF-16 (a Windows editor's "Unicode"), with its byte order mark or without: named, with the fix.
+    std::string little_endian;
+    for (const char ch : english(1000))
+        little_endian += std::string(1, ch) + '\0';
+    for (const std::string& utf16 : {"\xFF\xFE" + little_endian, little_endian})
+    {
+        s = build(utf16, &c);
+        EXPECT_TRUE(has(s, "notes.txt is UTF-16 text")) << s.message();
+        EXPECT_TRUE(has(s, "save it as UTF-8")) << s.message();
+    }
+    // A FIFO is refused without being read (it could block forever), and a link that loops is named a link.
+    const std::string fifo = temp_path("fifo.txt");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    s = load_text_corpus(fifo, TextCorpusOptions{}, &c);
+    EXPECT_TRUE(has(s, "is not a regular file (a device, a FIFO or a socket)")) << s.message();
+    std::filesystem::remove(fifo);
+    const std::string loop = temp_path("loop.txt");
+    std::filesystem::create_symlink(loop, loop);
+    s = load_text_corpus(loop, TextCorpusOptions{}, &c);
+    EXPECT_TRUE(has(s, "is a link that cannot be followed")) << s.message();
+    EXPECT_FALSE(has(s, "no such file")) << s.message();
+    std::filesystem::remove(loop);
 }
 
 TEST(TrainText, TheVocabularyComesFromTheTrainingPartWithRareCharactersFolded)

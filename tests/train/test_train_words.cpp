@@ -181,6 +181,18 @@ TEST(WordCorpus, TokensAreWordsAndMarksWithTheHeldOutTenthLast)
     EXPECT_NE(s.message().find("278 words and marks; training needs at least 310"), std::string::npos)
         << s.message();
     EXPECT_EQ(kept, c) << "a refused text leaves the output as it was";
+    // A text without spaces (Chinese) is one "word": the message says so in the singular and points to the
+    // character level, which it has enough characters for.
+    std::string chinese;
+    for (int i = 0; i < 400; ++i)
+        chinese += "我爱猫";
+    const Status one = build_text_corpus(chinese, source, word_options(30), &kept);
+    ASSERT_FALSE(one.is_ok());
+    EXPECT_NE(one.message().find("has 1 word or mark; training needs at least 310"), std::string::npos)
+        << one.message();
+    EXPECT_NE(one.message().find("It has 1,200 characters but few spaces between words: train on characters"),
+              std::string::npos)
+        << one.message();
 }
 
 TEST(WordCorpus, AWordNeverSeenInTrainingIsTheUnknownTokenAndTrainingRunsOnIt)
