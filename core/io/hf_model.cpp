@@ -276,6 +276,27 @@ Status hf_model_config(const HfConfig& hf, bool mlm_head, train::ModelConfig* ou
     if (gpt2 && !hf.scale_attn_weights)
         return Status::error("config.json sets scale_attn_weights to false (scores not divided by √d_k): "
                              "Attention Lab reads GPT-2 models that scale them, as every released one does.");
+    // The engine's limits, said with config.json's own keys (the engine's message would name n_layers and
+    // d_model, which the file does not have).
+    struct Limit
+    {
+        int value, most;
+        const char *gpt2_key, *bert_key, *what;
+    };
+    const Limit limits[] = {
+        {hf.n_layers, train::kMaxLayers, "n_layer", "num_hidden_layers", "layers"},
+        {hf.d_model, train::kMaxDModel, "n_embd", "hidden_size", "a width (d_model)"},
+        {hf.d_ff, train::kMaxDFF, "n_inner", "intermediate_size", "a feed-forward width"},
+        {hf.vocab_size, 65536, "vocab_size", "vocab_size", "a vocabulary"},
+    };
+    for (const Limit& l : limits)
+        if (l.value > l.most)
+            return Status::error(
+                "config.json's " + std::string(gpt2 ? l.gpt2_key : l.bert_key) + " is " +
+                std::to_string(l.value) + ": Attention Lab runs models of at most " + std::to_string(l.most) +
+                " " + (std::string(l.what) == "layers" ? "layers" : "in " + std::string(l.what)) +
+                " (GPT-2 medium and BERT-large have 24 layers of width 1024): open a smaller "
+                "model");
     train::ModelConfig c;
     c.vocab_size = hf.vocab_size;
     c.T_max = hf.n_positions;
@@ -339,6 +360,14 @@ Status check_hf_model_size(const train::ModelConfig& c, const std::string& folde
 Status load_hf_model(const std::string& folder, HfLoadedModel* out,
                      const std::function<bool(double)>& progress)
 {
+    // config.json's sizes first, against the engine's limits and the memory its weights would take: a model
+    // too large is refused before its safetensors header is read and checked against them.
+    HfConfig early_config;
+    ATTNLAB_TRY(read_hf_config(folder, &early_config));
+    train::ModelConfig early;
+    if (Status s = hf_model_config(early_config, false, &early); !s)
+        return Status::error(path_for_message(folder) + "/" + s.message());
+    ATTNLAB_TRY(check_hf_model_size(early, folder));
     HfLoadedModel m;
     ATTNLAB_TRY(open_hf_model(folder, &m.files));
     ATTNLAB_TRY(hf_model_config(m.files.config, m.files.plan.has_head, &m.config));

@@ -428,6 +428,25 @@ TEST(HfModel, ABrokenLinkInTheFolderIsNamedNotMissing)
     fs::remove_all(dir);
 }
 
+// A config.json beyond the engine's limits is refused with its own key and the folder, before the weights'
+// header is read (a student who fixed the tensors' shapes first was then refused again).
+TEST(HfModel, AConfigBeyondTheEnginesLimitsIsRefusedFirstWithItsOwnKeys)
+{
+    const fs::path dir = scratch_dir("toomanylayers");
+    test::write_hf_variant(test::hf_tiny_dir() / "gpt2", dir, "F32", false);
+    nlohmann::json config;
+    std::ifstream(dir / "config.json") >> config;
+    config["n_layer"] = 256; // the tensors are the tiny model's: this check comes first
+    std::ofstream(dir / "config.json") << config.dump();
+    HfLoadedModel model;
+    const Status s = load_hf_model(dir.string(), &model);
+    ASSERT_FALSE(s.is_ok());
+    for (const char* part : {"config.json's n_layer is 256", "at most 24 layers", "toomanylayers"})
+        EXPECT_NE(s.message().find(part), std::string::npos) << part << "\n" << s.message();
+    EXPECT_EQ(s.message().find("n_layers must"), std::string::npos) << s.message();
+    fs::remove_all(dir);
+}
+
 // A vocabulary id past config.json's vocab_size names that token and id (it said "10000001 tokens" for one
 // stray id of ten million) and asks for both files from one model.
 TEST(HfModel, AVocabularyIdPastTheConfigsSizeIsNamed)
