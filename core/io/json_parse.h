@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/status.h"
+#include "core/tokenizer.h"
 
 #include <nlohmann/json.hpp>
 
@@ -46,8 +47,8 @@ public:
     using string_t = typename Json::string_t;
 
     JsonDomBuilder(std::string_view text, bool (*skip_key)(const std::string& key),
-                   std::size_t max_bytes = kMaxJsonDomBytes)
-        : text_(text), skip_key_(skip_key), max_bytes_(max_bytes)
+                   std::size_t max_bytes = kMaxJsonDomBytes, bool allow_duplicate_keys = false)
+        : text_(text), skip_key_(skip_key), max_bytes_(max_bytes), allow_duplicate_keys_(allow_duplicate_keys)
     {
     }
 
@@ -79,7 +80,20 @@ public:
             skip_next_ = true;
             return true;
         }
-        member_ = &(*stack_.back())[k]; // a repeated key: the last value wins, as nlohmann's parse does
+        // A repeated key is refused (nlohmann's parse keeps the last value silently: a session with
+        // "version" twice was read as the second and said to be from a newer program), unless the caller
+        // names repeats itself (a safetensors header).
+        auto& members = stack_.back()->template get_ref<typename Json::object_t&>();
+        const auto [at, added] = members.emplace(k, Json());
+        if (!added && !allow_duplicate_keys_)
+        {
+            status_ =
+                Status::error("the key \"" + std::string(utf8_prefix(k, 60)) +
+                              "\" appears twice in one object, and only one value can count: remove one "
+                              "of them");
+            return false;
+        }
+        member_ = &at->second;
         return true;
     }
 
@@ -173,6 +187,7 @@ private:
     std::string_view text_;
     bool (*skip_key_)(const std::string& key);
     std::size_t max_bytes_;
+    bool allow_duplicate_keys_;
     Json root_;
     std::vector<Json*> stack_; // the open arrays and objects, innermost last
     Json* member_ = nullptr;   // where the value of the last key goes
@@ -194,11 +209,12 @@ private:
 // last value. On error out is unchanged.
 template <typename Json>
 Status parse_json_text(std::string_view text, Json* out,
-                       bool (*skip_top_level_key)(const std::string& key) = nullptr)
+                       bool (*skip_top_level_key)(const std::string& key) = nullptr,
+                       bool allow_duplicate_keys = false)
 {
     if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
         return detail::json_nul_status(nul, text);
-    detail::JsonDomBuilder<Json> builder(text, skip_top_level_key);
+    detail::JsonDomBuilder<Json> builder(text, skip_top_level_key, kMaxJsonDomBytes, allow_duplicate_keys);
     try
     {
         if (!Json::sax_parse(text.begin(), text.end(), &builder))

@@ -217,7 +217,7 @@ Status parse_model_json(std::string_view text, const std::string& source, json* 
                         DuplicateKeyFinder* finder)
 {
     json root;
-    if (Status s = parse_json_text(text, &root); !s)
+    if (Status s = parse_json_text(text, &root, nullptr, /*allow_duplicate_keys=*/true); !s) // named below
         return Status::error(source + ": " + s.message());
     try
     {

@@ -89,14 +89,14 @@ template <typename Json> void expect_same_documents()
              {static_cast<bool (*)(const std::string&)>(nullptr), &skip_layers})
         {
             Json ours;
-            ASSERT_TRUE(parse_json_text(text, &ours, skip).is_ok());
+            ASSERT_TRUE(parse_json_text(text, &ours, skip, /*allow_duplicate_keys=*/true).is_ok());
             const Json before = reference_parse<Json>(text, skip);
             EXPECT_EQ(ours, before);
             EXPECT_EQ(ours.dump(), before.dump()) << "same members in the same order";
         }
         const std::string array_root = "[" + random_value(rng, 1) + "," + random_value(rng, 1) + "]";
         Json ours;
-        ASSERT_TRUE(parse_json_text(array_root, &ours).is_ok());
+        ASSERT_TRUE(parse_json_text(array_root, &ours, nullptr, /*allow_duplicate_keys=*/true).is_ok());
         EXPECT_EQ(ours.dump(), reference_parse<Json>(array_root, nullptr).dump());
     }
 }
@@ -167,6 +167,24 @@ TEST(JsonParse, ADocumentOverTheMemoryBudgetIsRefused)
     EXPECT_NE(why.find("the file holds too many values"), std::string::npos) << why;
     EXPECT_TRUE(parse("{\"layers\":" + objects + "}").first) << "a skipped member is not built";
     EXPECT_TRUE(parse("{\"a\":" + objects.substr(0, 1 + 3 * 500 - 1) + "]}").first) << "half of them fit";
+}
+
+// A key given twice in one object is refused by default, naming it (nlohmann's last value silently won: a
+// session with "version" twice was said to be from a newer program); the same key in two objects is fine.
+TEST(JsonParse, AKeyTwiceInOneObjectIsRefusedByName)
+{
+    nlohmann::json j;
+    attnlab::Status s = parse_json_text(R"({"version": 1, "a": {"b": 1}, "version": 5})", &j);
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("the key \"version\" appears twice in one object"), std::string::npos)
+        << s.message();
+    s = parse_json_text(R"({"a": {"n_layer": 2, "n_layer": 7}})", &j);
+    EXPECT_NE(s.message().find("\"n_layer\" appears twice"), std::string::npos) << s.message();
+    EXPECT_TRUE(parse_json_text(R"({"a": {"x": 1}, "b": {"x": 2}, "x": 3})", &j));
+    EXPECT_EQ(j["b"]["x"], 2);
+    // A caller that names repeats itself gets the last value.
+    ASSERT_TRUE(parse_json_text(R"({"x": 1, "x": 2})", &j, nullptr, true));
+    EXPECT_EQ(j["x"], 2);
 }
 
 // A JSON file saved as UTF-16 is named as such with the fix, not as "byte 1 is a NUL byte"; a stray NUL in
