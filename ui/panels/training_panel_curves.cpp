@@ -21,6 +21,7 @@ namespace
 
 // The steepest drop's band over the data (Okabe–Ito orange).
 constexpr ImU32 kBandColor = IM_COL32(230, 159, 0, 50);
+constexpr ImU32 kBandColorLight = IM_COL32(230, 159, 0, 105);
 
 // The loss plot's title line with its key (loss_plot_key, which the exported pictures draw too): "loss (log
 // scale):", then a swatch in each loss's colour before
@@ -171,10 +172,12 @@ int draw_curve_plot(const AppState& state, const CurvePlot& plot, const Training
         dl->AddText(ImVec2(l.x, b.y + fs * 0.1f), faint, l.text.c_str());
 
     dl->PushClipRect(a, b, true);
+    const Color32 bg = plot_background();
+    // The band stays fainter than the data, but the dark theme's 50/255 all but vanished on white.
+    const bool light = chip_text_color(bg | 0xFF000000u) == pack_rgba(0, 0, 0);
     if (pic.has_band)
         dl->AddRectFilled(ImVec2(pic.band_x0, a.y), ImVec2(std::max(pic.band_x1, pic.band_x0 + 2.0f), b.y),
-                          kBandColor);
-    const Color32 bg = plot_background();
+                          light ? kBandColorLight : kBandColor);
     // The series' widths are at the normal font size: larger text (presenter mode, a projector) gets wider
     // lines; the training loss less (by the square root), so it stays thin over the held-out line.
     const float widen = std::max(1.0f, fs / kDefaultFontSize);
