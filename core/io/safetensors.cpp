@@ -129,12 +129,9 @@ private:
     std::uint64_t size_ = 0;
 };
 
-// The first key repeated inside one object of a document (nlohmann keeps the last value silently), with the
-// key of the root's member it is in (empty when it is a member of the root itself). Run on documents that
-// parse_json_text has accepted, so nesting is bounded.
-class DuplicateKeyFinder
+// A SAX handler's callbacks for the values it does not look at (nlohmann's sax_parse calls them by name).
+struct SaxSkipsValues
 {
-public:
     bool null() { return true; }
     bool boolean(bool) { return true; }
     bool number_integer(json::number_integer_t) { return true; }
@@ -142,6 +139,18 @@ public:
     bool number_float(json::number_float_t, const std::string&) { return true; }
     bool string(std::string&) { return true; }
     bool binary(json::binary_t&) { return true; }
+    template <class Exception> bool parse_error(std::size_t, const std::string&, const Exception&)
+    {
+        return false;
+    }
+};
+
+// The first key repeated inside one object of a document (nlohmann keeps the last value silently), with the
+// key of the root's member it is in (empty when it is a member of the root itself). Run on documents that
+// parse_json_text has accepted, so nesting is bounded.
+class DuplicateKeyFinder : public SaxSkipsValues
+{
+public:
     bool start_object(std::size_t)
     {
         objects_.emplace_back();
@@ -166,10 +175,6 @@ public:
         found_ = true;
         return false;
     }
-    template <class Exception> bool parse_error(std::size_t, const std::string&, const Exception&)
-    {
-        return false;
-    }
 
     bool found() const { return found_; }
     const std::string& duplicate() const { return duplicate_; }
@@ -183,26 +188,15 @@ private:
 
 // Counts the members of a document's root object, stopping at the first past limit; deeper levels and
 // errors are left to the parser proper (parse_json_text), which runs only when the count is within it.
-class RootMemberCounter
+class RootMemberCounter : public SaxSkipsValues
 {
 public:
     explicit RootMemberCounter(std::size_t limit) : limit_(limit) {}
-    bool null() { return true; }
-    bool boolean(bool) { return true; }
-    bool number_integer(json::number_integer_t) { return true; }
-    bool number_unsigned(json::number_unsigned_t) { return true; }
-    bool number_float(json::number_float_t, const std::string&) { return true; }
-    bool string(std::string&) { return true; }
-    bool binary(json::binary_t&) { return true; }
     bool start_object(std::size_t) { return ++depth_ <= kMaxDepth; }
     bool end_object() { return --depth_, true; }
     bool start_array(std::size_t) { return ++depth_ <= kMaxDepth; }
     bool end_array() { return --depth_, true; }
     bool key(std::string&) { return depth_ != 1 || ++count_ <= limit_; }
-    template <class Exception> bool parse_error(std::size_t, const std::string&, const Exception&)
-    {
-        return false;
-    }
     bool over() const { return count_ > limit_; }
 
 private:

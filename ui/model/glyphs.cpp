@@ -44,28 +44,32 @@ bool GlyphSet::add_from(std::string_view text)
     return added;
 }
 
-std::vector<char32_t> characters_beyond_bmp(std::string_view text)
+namespace
+{
+
+// The characters of text above `above`, each once, in order of appearance.
+std::vector<char32_t> characters_above(std::string_view text, char32_t above)
 {
     std::vector<char32_t> out;
     for (std::size_t i = 0; i < text.size();)
     {
         const char32_t c = next_character(text, &i);
-        if (c > 0xFFFF && std::find(out.begin(), out.end(), c) == out.end())
+        if (c > above && std::find(out.begin(), out.end(), c) == out.end())
             out.push_back(c);
     }
     return out;
 }
 
+} // namespace
+
+std::vector<char32_t> characters_beyond_bmp(std::string_view text)
+{
+    return characters_above(text, 0xFFFF);
+}
+
 std::vector<char32_t> characters_beyond_ascii(std::string_view text)
 {
-    std::vector<char32_t> out;
-    for (std::size_t i = 0; i < text.size();)
-    {
-        const char32_t c = next_character(text, &i);
-        if (c > 0x7F && std::find(out.begin(), out.end(), c) == out.end())
-            out.push_back(c);
-    }
-    return out;
+    return characters_above(text, 0x7F);
 }
 
 bool is_right_to_left(char32_t c)
