@@ -929,9 +929,9 @@ TEST_F(PresenterTest, TheInspectorViewExplainsTheHeadsViewsPinnedQuery)
                                            "key in head " +
                                            head))
             << out.text;
-        EXPECT_TRUE(drawn(out, "The chain for query i = 2 “" + tokens[row] +
-                                   "” and key j = " + std::to_string(col) + " “" +
-                                   tokens[static_cast<std::size_t>(col)] + "”, head " + head))
+        EXPECT_TRUE(drawn_wrapped(out, "The chain for query i = 2 “" + tokens[row] +
+                                           "” and key j = " + std::to_string(col) + " “" +
+                                           tokens[static_cast<std::size_t>(col)] + "”, head " + head))
             << out.text;
         // The chain's last line (its value) and the row's bars (the last key's label) are on screen.
         EXPECT_TRUE(drawn_wrapped(out, "weights[i, j] = " + format_value_long(w))) << out.text;

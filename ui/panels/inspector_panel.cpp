@@ -109,8 +109,8 @@ void attention_chain(const AppState& state, const CellRef& cell, const MatrixVie
         product[static_cast<std::size_t>(m)] = hd.Q(i, m) * hd.K(j, m);
 
     ImGui::Separator();
-    ImGui::Text("The chain for query i = %d %s and key j = %d %s, head %s", i,
-                quoted(row_label(view, i)).c_str(), j, quoted(col_label(view, j)).c_str(), hj.c_str());
+    text_wrappedf("The chain for query i = %d %s and key j = %d %s, head %s", i,
+                  quoted(row_label(view, i)).c_str(), j, quoted(col_label(view, j)).c_str(), hj.c_str());
     chain_line(false, "q_i = Q_" + hj + "[i, :] = " + vector_text(hd.Q.row(i).data(), d_k));
     chain_line(false, "k_j = K_" + hj + "[j, :] = " + vector_text(hd.K.row(j).data(), d_k));
     chain_line(false, "q_i ⊙ k_j = " + vector_text(product.data(), d_k));
