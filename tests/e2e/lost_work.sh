@@ -34,7 +34,8 @@ start() {
 # type_in WIN TEXT: click into the Sentences box of the default layout (700x500), go to its end and type.
 type_in() {
     xdotool windowraise "$1" windowfocus --sync "$1" 2>/dev/null || true
-    xdotool mousemove --window "$1" 60 100 click 1
+    # Into the Sentences box at 700x500, below the model line (two lines when it wraps) and its label.
+    xdotool mousemove --window "$1" 60 140 click 1
     sleep 0.2
     xdotool keydown ctrl key End keyup ctrl
     xdotool type --delay 40 "$2"
