@@ -421,7 +421,8 @@ Status load_hf_model_of(const std::string& folder, HfLoadedModel& m,
         const std::string whole = tokenizer->token(largest);
         const std::string token = std::string(utf8_prefix(whole, 40)) + (whole.size() > 40 ? "…" : "");
         return Status::error(
-            "The tokenizer's files (vocab.json, vocab.txt or tokenizer.json) give the token \"" + token +
+            path_for_message(folder) +
+            ": the tokenizer's files (vocab.json, vocab.txt or tokenizer.json) give the token \"" + token +
             "\" the id " + std::to_string(largest) + ", but config.json's vocab_size is " +
             std::to_string(m.config.vocab_size) + " (ids 0 to " + std::to_string(m.config.vocab_size - 1) +
             "): the tokenizer and config.json belong to different models; take both from the "

@@ -464,6 +464,7 @@ TEST(HfModel, AVocabularyIdPastTheConfigsSizeIsNamed)
         << s.message();
     EXPECT_NE(s.message().find("config.json's vocab_size is"), std::string::npos) << s.message();
     EXPECT_EQ(s.message().find("10000001"), std::string::npos) << s.message();
+    EXPECT_EQ(s.message().rfind(dir.string() + ": the tokenizer's files", 0), 0u) << "names the folder first";
     fs::remove_all(dir);
 }
 
