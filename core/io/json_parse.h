@@ -28,6 +28,14 @@ inline constexpr std::size_t kMaxJsonDomBytes = std::size_t{1} << 30;
 inline constexpr std::size_t kJsonValueBytes = 16;
 inline constexpr std::size_t kJsonContainerBytes = 80;
 
+// The first key given twice in one object of a document: the key, and the member of the root object it is
+// inside (empty when it is a member of the root itself).
+struct JsonRepeatedKey
+{
+    bool found = false;
+    std::string key, root_key;
+};
+
 namespace detail
 {
 // The parser's error as a message for the user: where (line:column), and whether the text just stops (a file
@@ -47,8 +55,8 @@ public:
     using string_t = typename Json::string_t;
 
     JsonDomBuilder(std::string_view text, bool (*skip_key)(const std::string& key),
-                   std::size_t max_bytes = kMaxJsonDomBytes, bool allow_duplicate_keys = false)
-        : text_(text), skip_key_(skip_key), max_bytes_(max_bytes), allow_duplicate_keys_(allow_duplicate_keys)
+                   std::size_t max_bytes = kMaxJsonDomBytes, JsonRepeatedKey* repeated = nullptr)
+        : text_(text), skip_key_(skip_key), max_bytes_(max_bytes), repeated_(repeated)
     {
     }
 
@@ -82,10 +90,12 @@ public:
         }
         // A repeated key is refused (nlohmann's parse keeps the last value silently: a session with
         // "version" twice was read as the second and said to be from a newer program), unless the caller
-        // names repeats itself (a safetensors header).
+        // names repeats itself (a safetensors header): then the first is recorded and the last value kept.
+        if (stack_.size() == 1)
+            root_key_ = k;
         auto& members = stack_.back()->template get_ref<typename Json::object_t&>();
         const auto [at, added] = members.emplace(k, Json());
-        if (!added && !allow_duplicate_keys_)
+        if (!added && repeated_ == nullptr)
         {
             status_ =
                 Status::error("the key \"" + std::string(utf8_prefix(k, 60)) +
@@ -93,6 +103,9 @@ public:
                               "of them");
             return false;
         }
+        if (!added && !repeated_->found)
+            *repeated_ =
+                JsonRepeatedKey{true, k, stack_.size() == 1 ? std::string() : std::string(root_key_)};
         member_ = &at->second;
         return true;
     }
@@ -187,7 +200,8 @@ private:
     std::string_view text_;
     bool (*skip_key_)(const std::string& key);
     std::size_t max_bytes_;
-    bool allow_duplicate_keys_;
+    JsonRepeatedKey* repeated_;
+    string_t root_key_; // the root object's member being built
     Json root_;
     std::vector<Json*> stack_; // the open arrays and objects, innermost last
     Json* member_ = nullptr;   // where the value of the last key goes
@@ -205,16 +219,17 @@ private:
 // cut-off text ("the file is incomplete", with where it stops), a document that would take more than
 // kMaxJsonDomBytes of memory, and malformed JSON ("not valid JSON at line
 // 3, column 7: ..."). When skip_top_level_key is given, members of the root object for which it returns true
-// are dropped while parsing (large parts a reader does not need are never built). A repeated key keeps its
-// last value. On error out is unchanged.
+// are dropped while parsing (large parts a reader does not need are never built). A key given twice in one
+// object is refused, naming it; with `repeated` given, the first such key is recorded there instead and the
+// last value kept (for a caller with its own message). On error out is unchanged.
 template <typename Json>
 Status parse_json_text(std::string_view text, Json* out,
                        bool (*skip_top_level_key)(const std::string& key) = nullptr,
-                       bool allow_duplicate_keys = false)
+                       JsonRepeatedKey* repeated = nullptr)
 {
     if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
         return detail::json_nul_status(nul, text);
-    detail::JsonDomBuilder<Json> builder(text, skip_top_level_key, kMaxJsonDomBytes, allow_duplicate_keys);
+    detail::JsonDomBuilder<Json> builder(text, skip_top_level_key, kMaxJsonDomBytes, repeated);
     try
     {
         if (!Json::sax_parse(text.begin(), text.end(), &builder))

@@ -16,7 +16,6 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
-#include <set>
 #include <utility>
 
 #include <fcntl.h>
@@ -129,9 +128,12 @@ private:
     std::uint64_t size_ = 0;
 };
 
-// A SAX handler's callbacks for the values it does not look at (nlohmann's sax_parse calls them by name).
-struct SaxSkipsValues
+// Counts the members of a document's root object, stopping at the first past limit; deeper levels and
+// errors are left to the parser proper (parse_json_text), which runs only when the count is within it.
+class RootMemberCounter
 {
+public:
+    explicit RootMemberCounter(std::size_t limit) : limit_(limit) {}
     bool null() { return true; }
     bool boolean(bool) { return true; }
     bool number_integer(json::number_integer_t) { return true; }
@@ -143,55 +145,6 @@ struct SaxSkipsValues
     {
         return false;
     }
-};
-
-// The first key repeated inside one object of a document (nlohmann keeps the last value silently), with the
-// key of the root's member it is in (empty when it is a member of the root itself). Run on documents that
-// parse_json_text has accepted, so nesting is bounded.
-class DuplicateKeyFinder : public SaxSkipsValues
-{
-public:
-    bool start_object(std::size_t)
-    {
-        objects_.emplace_back();
-        return true;
-    }
-    bool end_object()
-    {
-        objects_.pop_back();
-        return true;
-    }
-    bool start_array(std::size_t) { return true; }
-    bool end_array() { return true; }
-    bool key(std::string& k)
-    {
-        if (objects_.size() == 1)
-            root_key_ = k;
-        if (objects_.back().insert(k).second)
-            return true;
-        duplicate_ = k;
-        if (objects_.size() == 1)
-            root_key_.clear();
-        found_ = true;
-        return false;
-    }
-
-    bool found() const { return found_; }
-    const std::string& duplicate() const { return duplicate_; }
-    const std::string& root_key() const { return root_key_; }
-
-private:
-    std::vector<std::set<std::string>> objects_;
-    std::string duplicate_, root_key_;
-    bool found_ = false;
-};
-
-// Counts the members of a document's root object, stopping at the first past limit; deeper levels and
-// errors are left to the parser proper (parse_json_text), which runs only when the count is within it.
-class RootMemberCounter : public SaxSkipsValues
-{
-public:
-    explicit RootMemberCounter(std::size_t limit) : limit_(limit) {}
     bool start_object(std::size_t) { return ++depth_ <= kMaxDepth; }
     bool end_object() { return --depth_, true; }
     bool start_array(std::size_t) { return ++depth_ <= kMaxDepth; }
@@ -206,22 +159,13 @@ private:
     int depth_ = 0;
 };
 
-// Parses a JSON document of a model (header or index) and refuses a repeated key. source names it.
+// Parses a JSON document of a model (header or index), recording its first repeated key (a tensor named
+// twice) for the caller's message. source names it.
 Status parse_model_json(std::string_view text, const std::string& source, json* out,
-                        DuplicateKeyFinder* finder)
+                        JsonRepeatedKey* repeated)
 {
-    json root;
-    if (Status s = parse_json_text(text, &root, nullptr, /*allow_duplicate_keys=*/true); !s) // named below
+    if (Status s = parse_json_text(text, out, nullptr, repeated); !s)
         return Status::error(source + ": " + s.message());
-    try
-    {
-        json::sax_parse(text.begin(), text.end(), finder);
-    }
-    catch (const json::exception&)
-    {
-        // parse_json_text accepted the same text; nothing more to say.
-    }
-    *out = std::move(root);
     return Status::ok();
 }
 
@@ -369,10 +313,10 @@ Status open_sharded(const fs::path& folder, SafetensorsIndex* out)
     std::string text;
     ATTNLAB_TRY(read_file(index_path, &text, kMaxSessionFileBytes, "safetensors index file"));
     json root;
-    DuplicateKeyFinder duplicates;
+    JsonRepeatedKey duplicates;
     ATTNLAB_TRY(parse_model_json(text, where, &root, &duplicates));
-    if (duplicates.found() && duplicates.root_key() == "weight_map")
-        return Status::error(where + ": tensor " + quote_name(duplicates.duplicate()) +
+    if (duplicates.found && duplicates.root_key == "weight_map")
+        return Status::error(where + ": tensor " + quote_name(duplicates.key) +
                              " is named twice in \"weight_map\"; the index is damaged: download it again");
     if (!root.is_object())
         return Status::error(where + ": expected a JSON object with \"weight_map\", got " +
@@ -673,7 +617,7 @@ Status parse_safetensors_header(std::string_view header, std::uint64_t data_byte
             where + ": the header lists more than " + std::to_string(kMaxSafetensorsTensors) +
             " tensors (GPT-2 XL has about 600); the file is damaged or not a model's weights");
     json root;
-    DuplicateKeyFinder duplicates;
+    JsonRepeatedKey duplicates;
     if (Status s = parse_model_json(header, where, &root, &duplicates); !s)
         return Status::error(s.message() +
                              " (the safetensors header must be JSON; the file is damaged or not a "
@@ -681,13 +625,12 @@ Status parse_safetensors_header(std::string_view header, std::uint64_t data_byte
     if (!root.is_object())
         return Status::error(where + ": the safetensors header must be a JSON object of tensors, got " +
                              describe_json(root));
-    if (duplicates.found())
+    if (duplicates.found)
         return Status::error(
             where + ": " +
-            (duplicates.root_key().empty()
-                 ? "tensor " + quote_name(duplicates.duplicate()) + " is listed twice in the header"
-                 : quote_name(duplicates.duplicate()) + " appears twice in " +
-                       quote_name(duplicates.root_key())) +
+            (duplicates.root_key.empty()
+                 ? "tensor " + quote_name(duplicates.key) + " is listed twice in the header"
+                 : quote_name(duplicates.key) + " appears twice in " + quote_name(duplicates.root_key)) +
             "; the file is damaged: write it again");
 
     SafetensorsIndex index;

@@ -89,14 +89,16 @@ template <typename Json> void expect_same_documents()
              {static_cast<bool (*)(const std::string&)>(nullptr), &skip_layers})
         {
             Json ours;
-            ASSERT_TRUE(parse_json_text(text, &ours, skip, /*allow_duplicate_keys=*/true).is_ok());
+            attnlab::JsonRepeatedKey repeated; // the reference keeps the last value of a repeated key
+            ASSERT_TRUE(parse_json_text(text, &ours, skip, &repeated).is_ok());
             const Json before = reference_parse<Json>(text, skip);
             EXPECT_EQ(ours, before);
             EXPECT_EQ(ours.dump(), before.dump()) << "same members in the same order";
         }
         const std::string array_root = "[" + random_value(rng, 1) + "," + random_value(rng, 1) + "]";
         Json ours;
-        ASSERT_TRUE(parse_json_text(array_root, &ours, nullptr, /*allow_duplicate_keys=*/true).is_ok());
+        attnlab::JsonRepeatedKey repeated;
+        ASSERT_TRUE(parse_json_text(array_root, &ours, nullptr, &repeated).is_ok());
         EXPECT_EQ(ours.dump(), reference_parse<Json>(array_root, nullptr).dump());
     }
 }
@@ -182,9 +184,19 @@ TEST(JsonParse, AKeyTwiceInOneObjectIsRefusedByName)
     EXPECT_NE(s.message().find("\"n_layer\" appears twice"), std::string::npos) << s.message();
     EXPECT_TRUE(parse_json_text(R"({"a": {"x": 1}, "b": {"x": 2}, "x": 3})", &j));
     EXPECT_EQ(j["b"]["x"], 2);
-    // A caller that names repeats itself gets the last value.
-    ASSERT_TRUE(parse_json_text(R"({"x": 1, "x": 2})", &j, nullptr, true));
+    // A caller that names repeats itself gets the last value and the first repeated key, with the root
+    // member it is in (empty at the root).
+    attnlab::JsonRepeatedKey repeated;
+    ASSERT_TRUE(parse_json_text(R"({"x": 1, "x": 2, "m": {"y": 1, "y": 3}})", &j, nullptr, &repeated));
     EXPECT_EQ(j["x"], 2);
+    EXPECT_EQ(j["m"]["y"], 3);
+    EXPECT_TRUE(repeated.found);
+    EXPECT_EQ(repeated.key, "x");
+    EXPECT_EQ(repeated.root_key, "");
+    attnlab::JsonRepeatedKey nested;
+    ASSERT_TRUE(parse_json_text(R"({"a": 1, "m": {"z": {}, "y": 1, "y": 3}})", &j, nullptr, &nested));
+    EXPECT_EQ(nested.key, "y");
+    EXPECT_EQ(nested.root_key, "m");
 }
 
 // A JSON file saved as UTF-16 is named as such with the fix, not as "byte 1 is a NUL byte"; a stray NUL in
