@@ -445,10 +445,14 @@ int run_screenshot(Window& window, AppState& state, const WindowOptions& options
     FrameResult result;
     frames.draw(state, options.screenshot_path, &result);
     int exit_code = 0;
-    if (!options.startup.model_folder.empty() && !state.opened.model)
+    // The folder --model names or the session refers to: a picture without it is not the picture asked for.
+    const std::string& folder = !options.startup.model_folder.empty() ? options.startup.model_folder
+                                                                      : options.startup.session.model_folder;
+    if (!folder.empty() && !state.opened.model)
     {
-        std::fprintf(stderr, "attnlab screenshot: the model folder did not open: %s\n",
-                     state.opened.load_error.c_str());
+        const std::string why = !state.opened.load_error.empty() ? state.opened.load_error : state.message;
+        std::fprintf(stderr, "attnlab screenshot: the model folder %s did not open: %s\n", folder.c_str(),
+                     why.c_str());
         exit_code = 1;
     }
     if (!result.capture_error.empty())
