@@ -327,6 +327,10 @@ Status open_sharded(const fs::path& folder, SafetensorsIndex* out)
                              ": \"weight_map\" must be an object naming each tensor's shard file, got " +
                              (map == root.end() ? std::string("nothing") : describe_json(*map)));
 
+    if (map->empty())
+        return Status::error(where + ": \"weight_map\" names no tensor, so the model has no weights; the "
+                                     "index is damaged: download it again");
+
     // Shards in the order the map first names them; each opened once.
     std::vector<std::string> shard_names;
     for (auto it = map->begin(); it != map->end(); ++it)
@@ -335,6 +339,11 @@ Status open_sharded(const fs::path& folder, SafetensorsIndex* out)
             return Status::error(where + ": \"weight_map\"." + quote_name(it.key()) +
                                  " must be the file name of a shard in the same folder, got " +
                                  describe_json(*it));
+        const std::string& shard = it->get_ref<const std::string&>();
+        if (fs::path(shard).extension() != ".safetensors")
+            return Status::error(
+                where + ": \"weight_map\"." + quote_name(it.key()) + " names " + quote_name(shard) +
+                ", which is not a .safetensors file; the index is damaged: download it again");
         if (std::find(shard_names.begin(), shard_names.end(), it->get_ref<const std::string&>()) ==
             shard_names.end())
             shard_names.push_back(it->get<std::string>());

@@ -537,6 +537,13 @@ TEST_F(SafetensorsFolder, RefusesABadIndex)
                 R"({"weight_map": {"wte.weight": "model-00001-of-00002.safetensors",
                                    "wte.weight": "model-00002-of-00002.safetensors"}})");
     expect_folder_refused({"tensor \"wte.weight\" is named twice"});
+    // An empty map has no weights to read (it used to open, then fail on the first tensor the model wants).
+    write_bytes(path("model.safetensors.index.json"), R"({"metadata": {}, "weight_map": {}})");
+    expect_folder_refused({"\"weight_map\" names no tensor", "download it again"});
+    // A map naming a file that is not a shard (it used to be opened and blamed for its header).
+    write_bytes(path("config.json"), R"({"model_type": "gpt2"})");
+    write_bytes(path("model.safetensors.index.json"), R"({"weight_map": {"wte.weight": "config.json"}})");
+    expect_folder_refused({"\"weight_map\".\"wte.weight\" names \"config.json\"", "not a .safetensors file"});
 }
 
 TEST_F(SafetensorsFolder, ABadShardIsNamed)
