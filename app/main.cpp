@@ -43,7 +43,7 @@ void add_window_options(CLI::App& app, WindowArgs& args)
     attnlab::add_session_options(app, args.session);
     app.add_option("--lesson", args.lesson_id, "Open this lesson (list them with: attnlab lessons)");
     app.add_option("--step", args.lesson_step, "With --lesson: open at this step (1 = the first)")
-        ->check(CLI::Range(1, 1000));
+        ->check(CLI::Range(1, attnlab::kMaxStepsInLesson));
     app.add_flag("--presenter", args.presenter, "Start in presenter mode (F5 switches it)");
     app.add_flag("--whole-batch", args.whole_batch, "The Pipeline shows each stage's B sentences stacked");
     app.add_option("--theme", args.theme, "Colour theme: dark or light (default: the saved preference, dark)")
@@ -232,7 +232,7 @@ int main(int argc, char** argv)
     lesson_command->add_option("--height", lesson.height, "Picture height in pixels (default 1080)")
         ->check(CLI::Range(240, 16384));
     lesson_command->add_option("--step", lesson.lesson_step, "Only this step (1 = the first)")
-        ->check(CLI::Range(1, 1000));
+        ->check(CLI::Range(1, attnlab::kMaxStepsInLesson));
     lesson_command->add_flag(
         "--presenter", lesson.presenter,
         "Capture the window in presenter mode (default: clean slides, the step's maps and "

@@ -488,6 +488,9 @@ Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
     const auto steps = root.find("steps");
     if (steps == root.end() || !steps->is_array() || steps->empty())
         return ctx.error("\"steps\" must be a non-empty list");
+    if (steps->size() > static_cast<std::size_t>(kMaxStepsInLesson))
+        return ctx.error("\"steps\" has " + std::to_string(steps->size()) + " steps; a lesson has at most " +
+                         std::to_string(kMaxStepsInLesson) + ": split it into several lessons");
     for (size_t i = 0; i < steps->size(); ++i)
     {
         LessonStep step;
@@ -505,13 +508,27 @@ LessonLibrary load_lessons(const std::string& dir)
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec))
     {
-        library.errors.push_back(
-            (dir.empty()
-                 ? std::string("the built-in lessons were not found: there is no share/attnlab folder "
-                               "beside the program")
-                 : dir + ": lesson folder not found") +
-            " (set ATTNLAB_LESSONS to the lessons folder, or ATTNLAB_ASSETS to the data folder that holds "
-            "it)");
+        // The built-in folder is found through the environment; a folder the user named is theirs to mend.
+        const char* advice = " (set ATTNLAB_LESSONS to the lessons folder, or ATTNLAB_ASSETS to the data "
+                             "folder that holds it)";
+        if (dir.empty())
+            library.errors.push_back("the built-in lessons were not found: there is no share/attnlab folder "
+                                     "beside the program" +
+                                     std::string(advice));
+        else if (!path_present(dir))
+            library.errors.push_back(path_for_message(dir) + ": lesson folder not found" +
+                                     (dir == default_lessons_dir() ? advice
+                                                                   : ": give the folder that holds "
+                                                                     "the lesson files (*.json)"));
+        else
+        {
+            // A file, a FIFO, a link that loops or leads nowhere: what it is, not "not found".
+            (void)std::filesystem::status(dir, ec);
+            library.errors.push_back(path_for_message(dir) + " is not a folder" +
+                                     (ec ? " (" + ec.message() + ")" : std::string()) +
+                                     ": give the folder that holds the lesson files (*.json)" +
+                                     (dir == default_lessons_dir() ? advice : ""));
+        }
         return library;
     }
     // Every entry named *.json is a lesson: one that cannot be read (a link loop, a dangling link, a FIFO,

@@ -15,6 +15,8 @@ namespace attnlab
 
 inline constexpr const char* kLessonFormat = "attnlab-lesson";
 inline constexpr int kLessonVersion = 1;
+// The most steps a lesson may have (a lecture's worth many times over); --step takes 1 to this.
+inline constexpr int kMaxStepsInLesson = 1000;
 
 // A cell a step points at, e.g. the weight of query 2 on key 0.
 struct LessonCell

@@ -111,7 +111,7 @@ TEST(Lessons, BrokenLessonsAreRejectedWithFileStepAndField)
         std::string text;
         std::string expected;
     };
-    const std::vector<Bad> bad = {
+    std::vector<Bad> bad = {
         {"{not json", "lessons/99_test.json: not valid JSON at line 1, column 3: invalid literal"},
         {with(kMinimal, "attnlab-lesson", "attnlab-session"),
          "\"format\" is \"attnlab-session\", expected \"attnlab-lesson\""},
@@ -134,6 +134,19 @@ TEST(Lessons, BrokenLessonsAreRejectedWithFileStepAndField)
         {with(kMinimal, "{\"text\": \"first\",", "{\"text\": \"first\", \"row_sums\": 1,"),
          "step 1: \"row_sums\""},
     };
+    // More steps than --step can reach (1 to kMaxStepsInLesson); the most is accepted.
+    const auto with_steps = [](int n)
+    {
+        std::string steps;
+        for (int i = 0; i < n; ++i)
+            steps += std::string(i ? ", " : "") + R"({"text": "s"})";
+        return with(kMinimal, kMinimal + std::string(kMinimal).find("[{\"text\": \"first\""),
+                    "[" + steps + "]}");
+    };
+    Lesson most;
+    ASSERT_TRUE(parse(with_steps(kMaxStepsInLesson), &most));
+    EXPECT_EQ(most.steps.size(), static_cast<std::size_t>(kMaxStepsInLesson));
+    bad.push_back({with_steps(kMaxStepsInLesson + 1), "\"steps\" has 1001 steps; a lesson has at most 1000"});
     for (const Bad& b : bad)
     {
         Lesson lesson;
@@ -166,6 +179,30 @@ TEST(Lessons, AMalformedFileIsNamedAndTheOthersStillLoad)
     EXPECT_TRUE(missing.lessons.empty());
     ASSERT_EQ(missing.errors.size(), 1u);
     EXPECT_NE(missing.errors[0].find("not found"), std::string::npos);
+    // A folder the user named is not found through the environment: no advice about ATTNLAB_LESSONS.
+    EXPECT_EQ(missing.errors[0].find("ATTNLAB_LESSONS"), std::string::npos) << missing.errors[0];
+    EXPECT_NE(missing.errors[0].find("the folder that holds the lesson files"), std::string::npos)
+        << missing.errors[0];
+
+    // A file, a FIFO or a link that loops where a folder is wanted: named for what it is.
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "a_file") << "x";
+    std::filesystem::create_symlink(dir / "loop", dir / "loop");
+    ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0600), 0);
+    const LessonLibrary file = load_lessons((dir / "a_file").string());
+    ASSERT_EQ(file.errors.size(), 1u);
+    EXPECT_NE(file.errors[0].find("a_file is not a folder: give the folder"), std::string::npos)
+        << file.errors[0];
+    const LessonLibrary loop = load_lessons((dir / "loop").string());
+    ASSERT_EQ(loop.errors.size(), 1u);
+    EXPECT_NE(loop.errors[0].find("loop is not a folder (Too many levels of symbolic links)"),
+              std::string::npos)
+        << loop.errors[0];
+    const LessonLibrary fifo = load_lessons((dir / "fifo").string());
+    ASSERT_EQ(fifo.errors.size(), 1u);
+    EXPECT_NE(fifo.errors[0].find("fifo is not a folder"), std::string::npos) << fifo.errors[0];
+    EXPECT_EQ(fifo.errors[0].find("ATTNLAB_LESSONS"), std::string::npos) << fifo.errors[0];
+    std::filesystem::remove_all(dir);
 }
 
 // Entries named *.json that are not regular files are listed with their name and what is wrong (a link
