@@ -188,6 +188,21 @@ TEST(FormatProbability, SmallOnesKeepTheirDigits)
     EXPECT_EQ(format_probability(1.0f), "1.000");
 }
 
+// A cell shows an exact zero as "0" and a tiny value as "0.00"; the tooltip says which is which.
+TEST(CellText, ZeroAndTinyValuesReadDifferentlyAndTheTooltipSaysWhy)
+{
+    EXPECT_EQ(cell_text(0.0f), "0");
+    EXPECT_EQ(cell_text(-0.0f), "0");
+    EXPECT_EQ(cell_text(3.5e-36f), "0.00");
+    EXPECT_EQ(cell_text(-2.9e-4f), "-0.00");
+    EXPECT_EQ(cell_text(0.25f), "0.25");
+    EXPECT_EQ(cell_text(1234.0f), "1.2e+03"); // large ones keep scientific notation
+    EXPECT_EQ(cell_value_line(0.0f), "value 0  (exactly zero: a cell shows 0 only then)");
+    EXPECT_EQ(cell_value_line(3.5e-36f), "value 3.5e-36  (not zero: the cell rounds it to 0.00)");
+    EXPECT_EQ(cell_value_line(-2.9e-4f), "value -0.00029  (not zero: the cell rounds it to -0.00)");
+    EXPECT_EQ(cell_value_line(0.25f), "value 0.25");
+}
+
 TEST(TruncateUtf8, CutsOnCodePoints)
 {
     EXPECT_EQ(truncate_utf8("September", 20), "September");

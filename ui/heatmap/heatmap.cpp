@@ -75,7 +75,7 @@ void cell_tooltip(const AppState& state, const MatrixView& view, const Mat& m, i
         "row i = " + std::to_string(row) + "  " + row_label(view, row) + "   ·   col " +
             (view.col_tokens != nullptr ? "j = " : "c = ") + std::to_string(col) + "  " +
             col_label(view, col),
-        "value " + format_value_long(m(row, col)),
+        cell_value_line(m(row, col)),
         hint,
     };
     const ImGuiStyle& style = ImGui::GetStyle();
@@ -359,15 +359,6 @@ HeatmapGeometry heatmap_geometry(const MatrixView& view, const HeatmapOptions& o
         margins.col_labels = std::max(margins.col_labels, need);
     }
     return widened ? place_heatmap(view, options, margins) : g;
-}
-
-// A cell's number: its value in two decimals ("2.9e-04", which needs more room, rounded to "0.00").
-std::string cell_text(float v)
-{
-    const std::string text = format_value(v);
-    if (std::fabs(v) < 0.005f && text.find('e') != std::string::npos)
-        return v < 0.0f ? "-0.00" : "0.00";
-    return text;
 }
 
 // The size of the numbers in the cells and the Σ column: the font's where the widest fits its cell, else

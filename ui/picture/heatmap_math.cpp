@@ -173,6 +173,25 @@ std::string format_value_long(float v)
     return format_with(v, "%.6g");
 }
 
+std::string cell_text(float v)
+{
+    const std::string text = format_value(v);
+    if (std::fabs(v) < 0.005f && text.find('e') != std::string::npos)
+        return v < 0.0f ? "-0.00" : "0.00";
+    return text;
+}
+
+std::string cell_value_line(float v)
+{
+    const std::string line = "value " + format_value_long(v);
+    if (v == 0.0f)
+        return line + "  (exactly zero: a cell shows 0 only then)";
+    const std::string shown = cell_text(v);
+    if (shown == "0.00" || shown == "-0.00")
+        return line + "  (not zero: the cell rounds it to " + shown + ")";
+    return line;
+}
+
 NumberFormat choose_number_format(float max_abs)
 {
     NumberFormat f;

@@ -63,6 +63,12 @@ ScreenRect tooltip_rect(float mx, float my, float w, float h, const ScreenRect& 
 std::string format_value(float v);
 // The same with more digits, for the inspector: "0.123457".
 std::string format_value_long(float v);
+// A live heatmap cell's number: format_value, except that a tiny value ("2.9e-04", which needs more room) is
+// rounded to "0.00" or "-0.00". An exact zero stays "0", so the two read differently.
+std::string cell_text(float v);
+// The hovered cell's value in full, for its tooltip ("value 0.123457"); for a value a cell shows as 0.00 or
+// 0, which of the two it is, so a reader who sees both on one map knows why.
+std::string cell_value_line(float v);
 // A probability in a list (the predictions, the logit lens): "0.123" from 0.001 up, "2.1e-05" below it, so
 // the small ones of a 50,000-token vocabulary are not all "0.000".
 std::string format_probability(float p);
