@@ -72,6 +72,16 @@ float maps_height(bool alone, float rows_of_maps, float default_rows, float labe
     return std::max(fs * 4.0f, ImGui::GetContentRegionAvail().y / rows_of_maps - per_map_chrome);
 }
 
+// A largest difference between two ways of computing the same numbers: 0 is the same bits; anything else
+// is float rounding (the products add their terms in another order), which the text says instead of leaving
+// "exactly" beside 2.4e-07.
+std::string rounding_said(float diff)
+{
+    if (diff == 0.0f)
+        return "0, the same bits";
+    return format_value(diff) + ", float rounding only (the two add their terms in a different order)";
+}
+
 // [SECTION] (a) One big matmul is h heads
 void packed_section(AppState& state, bool alone)
 {
@@ -79,10 +89,11 @@ void packed_section(AppState& state, bool alone)
         return;
     const Comparisons& c = state.comparisons;
     const int h = state.heads();
-    text_wrappedf("Implementations compute one T×d_model · d_model×(h·d_k) product. Its columns come in h "
-                  "blocks (white lines); block h is exactly Q_h of head h (heads counted from 1), and each "
-                  "block makes its own T×T attention map. Largest difference between a block and its Q_h: %s",
-                  format_value(c.packed_max_diff).c_str());
+    text_wrappedf(
+        "Implementations compute one T×d_model · d_model×(h·d_k) product. Its columns come in h "
+        "blocks (white lines); block h is Q_h of head h (heads counted from 1), and each block makes "
+        "its own T×T attention map. Largest difference between a block and its Q_h: %s",
+        rounding_said(c.packed_max_diff).c_str());
     const float height = maps_height(alone, 2.0f, 14.0f, 2.0f);
     HeatmapOptions options;
     options.max_height = height;
@@ -120,12 +131,11 @@ void two_step_section(AppState& state, bool alone)
     if (!section_header("Two steps (X W^Q) W_h^Q = one matrix X (W^Q W_h^Q)", alone))
         return;
     const int j = state.sel.head + 1;
-    text_wrappedf(
-        "Some slides project twice: q = x W^Q, then q W_h^Q. Two linear maps in a row collapse "
-        "into one, W^Q W_h^Q, so the paper has only one per head. Largest difference: %s "
-        "(rounding only). The extra W^Q (d_model×d_model) is made up for the question: these are X (W^Q "
-        "W_%d^Q), not the model's Q_%d = X W_%d^Q of the Pipeline.",
-        format_value(state.comparisons.two_step_max_diff).c_str(), j, j, j);
+    text_wrappedf("Some slides project twice: q = x W^Q, then q W_h^Q. Two linear maps in a row collapse "
+                  "into one, W^Q W_h^Q, so the paper has only one per head. Largest difference: %s. The "
+                  "extra W^Q (d_model×d_model) is made up for the question: these are X (W^Q "
+                  "W_%d^Q), not the model's Q_%d = X W_%d^Q of the Pipeline.",
+                  rounding_said(state.comparisons.two_step_max_diff).c_str(), j, j, j);
     const std::vector<MatrixRef> maps = comparison_maps(state, ComparisonSection::TwoStep);
     ImGui::PushID("collapse");
     side_by_side(state, maps, maps_height(alone, 1.0f, 13.0f, 2.0f));
