@@ -265,6 +265,9 @@ TEST(LessonExportDialog, OpensWithSixteenByNinePngInTheLessonsFolder)
           "PDF (one file, a page per step)", "1920x1080 (16:9)", "1600x1000 (16:10)",
           "typo-slides/typo-01.png", "typo-04.png", "Export", "Cancel"})
         EXPECT_TRUE(contains(out.text, text)) << text << "\n" << out.text;
+    // The relative folder is named in full, since a window opened from a menu never says its working folder.
+    EXPECT_TRUE(contains(out.text, (fs::current_path() / "typo-slides" / "typo-01.png").string()))
+        << out.text;
     click_label(ui, *state, "1600x1000 (16:10)", true);
     EXPECT_EQ(d.slide_width, 1600);
     EXPECT_EQ(d.slide_height, 1000);

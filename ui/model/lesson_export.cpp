@@ -291,7 +291,10 @@ Status start_lesson_export(AppState& state)
         return Status::error("no lesson to export");
     LessonExportSnapshot snapshot;
     snapshot.lesson = *lesson;
-    snapshot.spec.dir = d.dir;
+    // A relative folder is the working folder's: named in full, so the message after says where it is.
+    std::error_code ec;
+    const std::filesystem::path full = std::filesystem::absolute(d.dir, ec);
+    snapshot.spec.dir = d.dir.empty() || ec ? d.dir : full.lexically_normal().string();
     snapshot.spec.format = d.format == ExportFormat::Svg   ? PictureFormat::Svg
                            : d.format == ExportFormat::Pdf ? PictureFormat::Pdf
                                                            : PictureFormat::Png;

@@ -361,12 +361,17 @@ void lesson_export_popup(AppState& state)
     // The files it writes, as the command line names them.
     char last[16];
     std::snprintf(last, sizeof last, "-%02d", n);
-    const std::string first = (std::filesystem::path(d.dir) /
+    // Named in full: a relative folder is the working folder's, which a window opened from a menu never says.
+    std::error_code ec;
+    const std::filesystem::path full = std::filesystem::absolute(d.dir, ec);
+    const std::string first = ((ec ? std::filesystem::path(d.dir) : full.lexically_normal()) /
                                (lesson->id + (d.format == ExportFormat::Pdf ? std::string() : "-01") + ext))
                                   .string();
+    ImGui::PushTextWrapPos(width);
     ImGui::TextDisabled("%s", d.format == ExportFormat::Pdf
                                   ? first.c_str()
                                   : (first + " … " + lesson->id + last + ext).c_str());
+    ImGui::PopTextWrapPos();
     if (std::any_of(lesson->steps.begin(), lesson->steps.end(),
                     [](const LessonStep& step) { return step.training.on && step.training.model.empty(); }))
         ImGui::TextDisabled("Its steps that train a run wait until the run has finished training.");
