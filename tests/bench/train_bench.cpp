@@ -13,9 +13,9 @@ void BM_TrainStep(benchmark::State& state)
 {
     const TaskKind kind = static_cast<TaskKind>(state.range(0));
     Trainer trainer;
-    if (!trainer.init(kind, Task(kind).preset()))
+    if (const attnlab::Status s = trainer.init(kind, Task(kind).preset()); !s)
     {
-        state.SkipWithError("preset does not validate");
+        state.SkipWithError(("preset does not validate: " + s.message()).c_str());
         return;
     }
     trainer.run(3); // warm: every buffer sized, packing space grown
