@@ -236,6 +236,34 @@ TEST_F(PipelineWeightsTest, ARowTooWideForThePanelWrapsInsteadOfLeavingIt)
     }
 }
 
+// The tour's step 2 in a Pipeline as narrow as it is at 1280x720 beside the lesson: X · W_1^Q = Q_1 on one
+// line, with W_1^Q's 4 columns and Q_1's 4 columns the same width. Q_1's thinned token labels ("i=4
+// September") used to take their room from its image, leaving an 18-pixel sliver beside a 45-pixel W_1^Q.
+TEST_F(PipelineWeightsTest, ANarrowLessonRowKeepsTheProductAsWideAsItsWeights)
+{
+    load_lesson_library(*state, default_lessons_dir());
+    enter_lesson(*state, test::lesson_index(*state, "tour"), 1);
+    for (const float width : {450.0f, 470.0f, 490.0f})
+    {
+        ui.resize(width, 575.0f);
+        const auto out = ui.frames(*state, 4, panel_only(draw_pipeline_panel));
+        const std::vector<ProductTerm> terms = product_terms(*state, selected_stage(*state, Stage::Q, 0));
+        ASSERT_EQ(terms.size(), 5u);
+        float w_width = 0.0f, q_width = 0.0f;
+        for (const ProductTerm& t : {terms[2], terms[4]})
+        {
+            const HeatmapEntry* e = state->heatmaps.find(resolve_matrix(*state, t.ref).key);
+            ASSERT_NE(e, nullptr) << t.symbol << " at width " << width;
+            ASSERT_TRUE(out.texture_rects.count(e->texture)) << t.symbol << " is drawn at width " << width;
+            const ImVec4 r = out.texture_rects.at(e->texture);
+            (t.ref.source == MatrixSource::Weight ? w_width : q_width) = r.z - r.x;
+            EXPECT_LE(r.z, width) << t.symbol;
+        }
+        EXPECT_GE(q_width, 2.0f * ImGui::GetFontSize()) << "Q_1 is a readable map at width " << width;
+        EXPECT_NEAR(q_width, w_width, 1.5f) << "the same 4 columns at the same cell size, width " << width;
+    }
+}
+
 // Where the top left of each "→" drawn last frame is (the operator "→ ReLU ·" between W_1 and W_2).
 std::vector<ImVec2> arrow_positions()
 {

@@ -153,7 +153,10 @@ struct RowPlan
     int lines = 1;
 };
 
-RowPlan plan_row(AppState& state, const std::vector<ProductTerm>& terms, const HeatmapOptions& base)
+// weight_bars: the weight matrices have their colour bars (a row too wide for one line goes without them
+// before it goes without its weights).
+RowPlan plan_row(AppState& state, const std::vector<ProductTerm>& terms, const HeatmapOptions& base,
+                 bool weight_bars = true)
 {
     RowPlan plan;
     const ImGuiStyle& style = ImGui::GetStyle();
@@ -185,7 +188,7 @@ RowPlan plan_row(AppState& state, const std::vector<ProductTerm>& terms, const H
         // (When the input is named instead of drawn, the product names them.)
         m.options.row_labels = k == 0 || terms[k].ref.source == MatrixSource::Weight ||
                                (k + 1 == terms.size() && !terms[0].is_matrix);
-        m.options.colorbar = k > 0;
+        m.options.colorbar = k > 0 && (weight_bars || terms[k].ref.source != MatrixSource::Weight);
         if (m.view.m == nullptr || m.too_large)
             continue;
         m.margins = heatmap_margins(m.view, m.options);
@@ -201,51 +204,76 @@ RowPlan plan_row(AppState& state, const std::vector<ProductTerm>& terms, const H
     const float min_image = fs * 2.0f;
     const float min_cell = 4.0f;
     const float max_cell = std::max(40.0f, ImGui::CalcTextSize("-0.00").x + 10.0f);
-    const float room = avail - chrome - ops - gaps - 1.0f;
-    float cell = cols > 0.0f ? std::clamp(room / cols, 0.05f, max_cell) : max_cell;
-    // Maps held at their minimum width take room from the others.
-    float narrow = 0.0f, narrow_cols = 0.0f;
-    for (const RowMap& m : maps)
-        if (m.view.m != nullptr && !m.too_large && static_cast<float>(m.view.m->cols()) * cell < min_image)
-        {
-            narrow += min_image;
-            narrow_cols += static_cast<float>(m.view.m->cols());
-        }
-    if (narrow > 0.0f && cols > narrow_cols)
-        cell = std::clamp((room - narrow) / (cols - narrow_cols), 0.05f, max_cell);
-    cell = std::max(cell, min_cell);
-
-    // Each term's width and its image's height (the operators sit level with the middle of the map before
-    // them on their line, or after them when they start it).
     std::vector<float>& width = plan.width;
     std::vector<float>& image_h = plan.image_h;
-    width.assign(terms.size(), 0.0f);
-    image_h.assign(terms.size(), fs);
+    const auto size_maps = [&]
+    {
+        const float room = avail - chrome - ops - gaps - 1.0f;
+        float cell = cols > 0.0f ? std::clamp(room / cols, 0.05f, max_cell) : max_cell;
+        // Maps held at their minimum width take room from the others.
+        float narrow = 0.0f, narrow_cols = 0.0f;
+        for (const RowMap& m : maps)
+            if (m.view.m != nullptr && !m.too_large &&
+                static_cast<float>(m.view.m->cols()) * cell < min_image)
+            {
+                narrow += min_image;
+                narrow_cols += static_cast<float>(m.view.m->cols());
+            }
+        if (narrow > 0.0f && cols > narrow_cols)
+            cell = std::clamp((room - narrow) / (cols - narrow_cols), 0.05f, max_cell);
+        cell = std::max(cell, min_cell);
+
+        // Each term's width and its image's height (the operators sit level with the middle of the map before
+        // them on their line, or after them when they start it).
+        width.assign(terms.size(), 0.0f);
+        image_h.assign(terms.size(), fs);
+        for (std::size_t k = 0; k < terms.size(); ++k)
+        {
+            RowMap& m = maps[k];
+            if (!terms[k].is_matrix)
+                width[k] = ImGui::CalcTextSize(terms[k].symbol.c_str()).x;
+            else if (m.view.m == nullptr)
+                width[k] = ImGui::CalcTextSize("(not available)").x;
+            else if (m.too_large)
+                width[k] = fs * 9.0f;
+            else
+            {
+                const float c = static_cast<float>(m.view.m->cols());
+                const float image_w = std::min(std::max(min_image, c * cell),
+                                               std::max(min_image, avail - m.margins.left - m.margins.right));
+                m.options.width = m.margins.left + image_w + m.margins.right;
+                m.options.max_cell_px = image_w / c;
+                width[k] = m.options.width;
+                float h = static_cast<float>(m.view.m->rows()) * std::max(image_w / c, fs);
+                if (m.options.max_height > 0.0f)
+                    h = std::min(h, m.options.max_height);
+                if (m.options.max_total_height > 0.0f)
+                    h = std::min(h, m.options.max_total_height - 2.0f * fs);
+                image_h[k] = h;
+            }
+        }
+    };
+    size_maps();
+    // Rows too short for a label each carry their index ("i=4 September"), which draw_heatmap makes room
+    // for: counted here too, or that map's image gives the room up (Q_h at 5 x 4 came out 18 pixels wide).
+    bool widened = false;
     for (std::size_t k = 0; k < terms.size(); ++k)
     {
         RowMap& m = maps[k];
-        if (!terms[k].is_matrix)
-            width[k] = ImGui::CalcTextSize(terms[k].symbol.c_str()).x;
-        else if (m.view.m == nullptr)
-            width[k] = ImGui::CalcTextSize("(not available)").x;
-        else if (m.too_large)
-            width[k] = fs * 9.0f;
-        else
+        if (!terms[k].is_matrix || m.view.m == nullptr || m.too_large || m.view.m->rows() == 0 ||
+            !heatmap_row_labels_thinned(m.view, m.options, image_h[k] / static_cast<float>(m.view.m->rows())))
+            continue;
+        const float need = heatmap_thinned_row_label_room(m.view, m.options);
+        if (need > m.margins.left)
         {
-            const float c = static_cast<float>(m.view.m->cols());
-            const float image_w = std::min(std::max(min_image, c * cell),
-                                           std::max(min_image, avail - m.margins.left - m.margins.right));
-            m.options.width = m.margins.left + image_w + m.margins.right;
-            m.options.max_cell_px = image_w / c;
-            width[k] = m.options.width;
-            float h = static_cast<float>(m.view.m->rows()) * std::max(image_w / c, fs);
-            if (m.options.max_height > 0.0f)
-                h = std::min(h, m.options.max_height);
-            if (m.options.max_total_height > 0.0f)
-                h = std::min(h, m.options.max_total_height - 2.0f * fs);
-            image_h[k] = h;
+            chrome += need - m.margins.left;
+            m.margins.left = need;
+            widened = true;
         }
     }
+    if (widened)
+        size_maps();
+
     // Where the lines break; a height given for the whole row is shared by its lines.
     std::vector<bool>& breaks = plan.breaks;
     breaks.assign(terms.size(), false);
@@ -375,6 +403,8 @@ bool draw_product_row(AppState& state, const std::vector<ProductTerm>& terms, co
         shown = named();
         plan = plan_row(state, shown, base);
     }
+    if (plan.lines > 1) // still: the weights without their colour bars (the hover and Inspector give values)
+        plan = plan_row(state, shown, base, false);
     // A lesson's stage must fit its share of the height: on more lines it is drawn without its weights.
     if (plan.lines > 1 && base.max_total_height > 0.0f)
         return false;
