@@ -434,6 +434,30 @@ TEST_F(LessonTest, LeavingTheLessonGivesTheUsersSessionBack)
     EXPECT_EQ(state->prefs.open[static_cast<std::size_t>(PanelId::Comparisons)], comparisons_open);
 }
 
+// Whatever a lesson's steps open, close or cover (a training step shows the Training panel, which closes the
+// Pipeline, Heads and Inspector under it; a step may show Comparisons), leaving it gives back the panels the
+// user had open, and no others.
+TEST_F(LessonTest, LeavingEveryLessonGivesThePanelsBack)
+{
+    ui.frames(*state, 2);
+    const auto before = state->prefs.open;
+    const auto& lessons = state->lesson.library.lessons;
+    for (int i = 0; i < static_cast<int>(lessons.size()); ++i)
+    {
+        for (std::size_t k = 0; k < lessons[static_cast<std::size_t>(i)].steps.size(); ++k)
+        {
+            enter_lesson(*state, i, static_cast<int>(k));
+            ui.frames(*state, 2);
+            leave_lesson(*state);
+            ui.frames(*state, 2);
+            for (std::size_t p = 0; p < before.size(); ++p)
+                EXPECT_EQ(state->prefs.open[p], before[p])
+                    << lessons[static_cast<std::size_t>(i)].id << " step " << k + 1 << ": panel "
+                    << panel_facts(static_cast<PanelId>(p)).title;
+        }
+    }
+}
+
 TEST_F(LessonTest, SteppingRecomputesOnlyWhenTheSessionChanges)
 {
     enter_lesson(*state, 0, 0);
