@@ -288,32 +288,25 @@ TEST(Screenshot, SessionWhoseModelFolderDoesNotOpenFails)
     if (!have_xvfb())
         GTEST_SKIP() << "xvfb-run is not installed";
     const fs::path dir = work_dir("session_bad_folder");
-    const fs::path folder = dir / "not_a_model";
-    fs::create_directories(folder);
+    fs::create_directories(dir / "not_a_model");
+    // An empty folder (no config.json), then a path with nothing there: each says why, and the command fails.
+    for (const auto& [folder, reason] :
+         {std::pair{dir / "not_a_model", "config.json"}, std::pair{dir / "nowhere", "is not a folder"}})
     {
-        std::ofstream f(dir / "s.json");
-        f << R"({"format": "attnlab-session", "version": 1, "text": "the cat sat", "model_folder": ")"
-          << folder.string() << "\"}";
+        const fs::path session = dir / (folder.filename().string() + ".json");
+        {
+            std::ofstream f(session);
+            f << R"({"format": "attnlab-session", "version": 1, "text": "the cat sat", "model_folder": ")"
+              << folder.string() << "\"}";
+        }
+        std::string out, err;
+        EXPECT_EQ(
+            run_app("screenshot --session '" + session.string() + "' -o '" + (dir / "x.png").string() + "'",
+                    dir, &out, &err),
+            1);
+        EXPECT_NE(err.find(folder.filename().string() + " did not open"), std::string::npos) << err;
+        EXPECT_NE(err.find(reason), std::string::npos) << err;
     }
-    std::string out, err;
-    EXPECT_EQ(run_app("screenshot --session '" + (dir / "s.json").string() + "' -o '" +
-                          (dir / "x.png").string() + "'",
-                      dir, &out, &err),
-              1);
-    EXPECT_NE(err.find("not_a_model did not open"), std::string::npos) << err;
-    EXPECT_NE(err.find("config.json"), std::string::npos) << err;
-    // A folder path that is not a folder at all: the same, with that reason.
-    {
-        std::ofstream f(dir / "s2.json");
-        f << R"({"format": "attnlab-session", "version": 1, "text": "the cat sat", "model_folder": ")"
-          << (dir / "nowhere").string() << "\"}";
-    }
-    EXPECT_EQ(run_app("screenshot --session '" + (dir / "s2.json").string() + "' -o '" +
-                          (dir / "y.png").string() + "'",
-                      dir, &out, &err),
-              1);
-    EXPECT_NE(err.find("nowhere did not open"), std::string::npos) << err;
-    EXPECT_NE(err.find("is not a folder"), std::string::npos) << err;
 }
 
 TEST(Screenshot, TrainUnknownTaskListsTheTasks)
