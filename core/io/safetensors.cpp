@@ -15,7 +15,9 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <memory>
+#include <set>
 #include <utility>
 
 #include <fcntl.h>
@@ -303,7 +305,7 @@ Status no_safetensors_status(const fs::path& folder)
 bool plain_file_name(const std::string& name)
 {
     return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
-           name.find('\\') == std::string::npos;
+           name.find('\\') == std::string::npos && name.find('\0') == std::string::npos;
 }
 
 Status open_sharded(const fs::path& folder, SafetensorsIndex* out)
@@ -318,6 +320,13 @@ Status open_sharded(const fs::path& folder, SafetensorsIndex* out)
     if (duplicates.found && duplicates.root_key == "weight_map")
         return Status::error(where + ": tensor " + quote_name(duplicates.key) +
                              " is named twice in \"weight_map\"; the index is damaged: download it again");
+    // Any other key given twice (the last one would win: a second "weight_map" silently, and a repeat in
+    // "metadata" would hide one in "weight_map", as only the first repeat is recorded).
+    if (duplicates.found)
+        return Status::error(
+            where + ": the key " + quote_name(duplicates.key) + " is given twice" +
+            (duplicates.root_key.empty() ? std::string() : " in " + quote_name(duplicates.root_key)) +
+            "; the index is damaged: download it again");
     if (!root.is_object())
         return Status::error(where + ": expected a JSON object with \"weight_map\", got " +
                              describe_json(root));
@@ -331,8 +340,9 @@ Status open_sharded(const fs::path& folder, SafetensorsIndex* out)
         return Status::error(where + ": \"weight_map\" names no tensor, so the model has no weights; the "
                                      "index is damaged: download it again");
 
-    // Shards in the order the map first names them; each opened once.
+    // Shards in the order the map first names them; each opened once (a set: an index may name 100,000s).
     std::vector<std::string> shard_names;
+    std::set<std::string> named;
     for (auto it = map->begin(); it != map->end(); ++it)
     {
         if (!it->is_string() || !plain_file_name(it->get_ref<const std::string&>()))
@@ -344,19 +354,18 @@ Status open_sharded(const fs::path& folder, SafetensorsIndex* out)
             return Status::error(
                 where + ": \"weight_map\"." + quote_name(it.key()) + " names " + quote_name(shard) +
                 ", which is not a .safetensors file; the index is damaged: download it again");
-        if (std::find(shard_names.begin(), shard_names.end(), it->get_ref<const std::string&>()) ==
-            shard_names.end())
-            shard_names.push_back(it->get<std::string>());
+        if (named.insert(shard).second)
+            shard_names.push_back(shard);
     }
     std::sort(shard_names.begin(), shard_names.end());
 
     SafetensorsIndex merged;
     std::map<std::string, SafetensorsIndex> shards;
+    std::size_t listed = 0; // tensors in the shards' headers so far: the limit is the model's, not a file's
     for (const std::string& shard : shard_names)
     {
         const fs::path shard_path = folder / shard;
-        std::error_code ec;
-        if (!fs::exists(shard_path, ec))
+        if (!path_present(shard_path)) // a link that loops or leads nowhere is opened below, which says so
         {
             std::string first_tensor;
             for (auto it = map->begin(); it != map->end() && first_tensor.empty(); ++it)
@@ -369,6 +378,13 @@ Status open_sharded(const fs::path& folder, SafetensorsIndex* out)
         }
         SafetensorsIndex index;
         ATTNLAB_TRY(open_safetensors_file(shard_path.string(), &index));
+        listed += index.tensors.size();
+        if (listed > kMaxSafetensorsTensors)
+            return Status::error(path_for_message(folder.string()) + ": its " +
+                                 std::to_string(shard_names.size()) + " shards list more than " +
+                                 std::to_string(kMaxSafetensorsTensors) +
+                                 " tensors in all (GPT-2 XL has about 600); the files are damaged or not a "
+                                 "model's weights");
         if (merged.files.empty())
             merged.metadata = index.metadata;
         merged.files.push_back(shard_path.string());

@@ -544,6 +544,58 @@ TEST_F(SafetensorsFolder, RefusesABadIndex)
     write_bytes(path("config.json"), R"({"model_type": "gpt2"})");
     write_bytes(path("model.safetensors.index.json"), R"({"weight_map": {"wte.weight": "config.json"}})");
     expect_folder_refused({"\"weight_map\".\"wte.weight\" names \"config.json\"", "not a .safetensors file"});
+    // A NUL byte would end the name where the OS reads it ("config.json\0.safetensors" opened config.json).
+    write_bytes(path("model.safetensors.index.json"),
+                R"({"weight_map": {"wte.weight": "config.json\u0000.safetensors"}})");
+    expect_folder_refused({"must be the file name of a shard in the same folder"});
+    // A repeat elsewhere in the index is refused too: a second "weight_map" used to win silently, and a
+    // repeat in "metadata" hid one in "weight_map" (only the first repeat is recorded).
+    write_bytes(path("model.safetensors.index.json"),
+                R"({"weight_map": {"wte.weight": "model-00001-of-00002.safetensors"},
+                    "weight_map": {"w": "model-00002-of-00002.safetensors"}})");
+    expect_folder_refused({"the key \"weight_map\" is given twice", "download it again"});
+    write_bytes(path("model.safetensors.index.json"),
+                R"({"metadata": {"x": 1, "x": 2},
+                    "weight_map": {"wte.weight": "model-00001-of-00002.safetensors",
+                                   "wte.weight": "model-00002-of-00002.safetensors"}})");
+    expect_folder_refused({"the key \"x\" is given twice in \"metadata\""});
+}
+
+// A shard that is a link looping or leading nowhere is named with the OS's reason, not as "missing".
+TEST_F(SafetensorsFolder, ABrokenShardLinkSaysWhy)
+{
+    write_sharded(good_map());
+    fs::remove(path("model-00002-of-00002.safetensors"));
+    fs::create_symlink(path("model-00002-of-00002.safetensors"), path("model-00002-of-00002.safetensors"));
+    expect_folder_refused({"model-00002-of-00002.safetensors", "Too many levels of symbolic links"});
+    fs::remove(path("model-00002-of-00002.safetensors"));
+    fs::create_symlink(path("nowhere.safetensors"), path("model-00002-of-00002.safetensors"));
+    expect_folder_refused({"model-00002-of-00002.safetensors", "No such file or directory"});
+}
+
+// The tensor limit is the model's: shards that each list fewer than kMaxSafetensorsTensors (here the same
+// file, linked under several names) but more in all are refused, before the memory of their lists grows on.
+TEST_F(SafetensorsFolder, TheTensorLimitCountsEveryShard)
+{
+    std::vector<TestTensor> many;
+    for (int i = 0; i < 40000; ++i)
+        many.push_back({"t" + std::to_string(i), "F32", {0}, {}, ""});
+    write_bytes(path("bulk.safetensors"), safetensors_bytes(many, nullptr, 0));
+    json map = json::object();
+    for (int k = 0; k < 3; ++k)
+    {
+        const std::string name = "bulk-" + std::to_string(k) + ".safetensors";
+        fs::create_symlink(path("bulk.safetensors"), path(name));
+        map["t" + std::to_string(k)] = name;
+    }
+    write_bytes(path("model.safetensors.index.json"), json{{"weight_map", map}}.dump());
+    expect_folder_refused({"3 shards list more than 100000 tensors in all"});
+    // Two of them (80,000 tensors) are within it.
+    map.erase("t2");
+    write_bytes(path("model.safetensors.index.json"), json{{"weight_map", map}}.dump());
+    SafetensorsIndex index;
+    ASSERT_TRUE(open_safetensors(dir.string(), &index));
+    EXPECT_EQ(index.tensors.size(), 2u);
 }
 
 TEST_F(SafetensorsFolder, ABadShardIsNamed)
