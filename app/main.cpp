@@ -159,9 +159,15 @@ int find_lesson(const WindowArgs& args, const char* what, attnlab::StartupOption
         std::string ids;
         for (const attnlab::Lesson& l : lessons)
             ids += (ids.empty() ? "" : ", ") + l.id;
+        // A file of that id that did not load says why (02_typo.json is lesson "typo").
+        std::string refused;
+        for (const std::string& error : start->lessons.errors)
+            if (error.find("_" + args.lesson_id + ".json") != std::string::npos ||
+                error.find("/" + args.lesson_id + ".json") != std::string::npos)
+                refused += "; it did not load: " + error;
         attnlab::print_error(std::cerr, what,
-                             "unknown lesson \"" + args.lesson_id +
-                                 "\"; valid ids: " + (ids.empty() ? std::string("(none found)") : ids));
+                             "unknown lesson \"" + args.lesson_id + "\"" + refused +
+                                 "; valid ids: " + (ids.empty() ? std::string("(none found)") : ids));
         return 2;
     }
     const int n = static_cast<int>(it->steps.size());

@@ -450,9 +450,12 @@ int run_screenshot(Window& window, AppState& state, const WindowOptions& options
                                                                       : options.startup.session.model_folder;
     if (!folder.empty() && !state.opened.model)
     {
-        const std::string why = !state.opened.load_error.empty() ? state.opened.load_error : state.message;
-        std::fprintf(stderr, "attnlab screenshot: the model folder %s did not open: %s\n", folder.c_str(),
-                     why.c_str());
+        // The loader's reason, or the status bar's message, which names the folder already.
+        if (!state.opened.load_error.empty())
+            std::fprintf(stderr, "attnlab screenshot: the model folder %s did not open: %s\n", folder.c_str(),
+                         state.opened.load_error.c_str());
+        else
+            std::fprintf(stderr, "attnlab screenshot: %s\n", state.message.c_str());
         exit_code = 1;
     }
     if (!result.capture_error.empty())

@@ -140,6 +140,13 @@ Status build_session(const SessionOptions& o, Session* out, std::string* session
     {
         session.weights_path = absolute_weights_path(from, session.weights_path);
     }
+    // The session's model file and model folder are relative to the session file too, as File > Open reads
+    // them (from another working folder they were not found).
+    if (!from.empty())
+    {
+        session.model_path = absolute_weights_path(from, session.model_path);
+        session.model_folder = absolute_weights_path(from, session.model_folder);
+    }
     Status valid = validate_config(session.config);
     if (!valid)
         return valid;

@@ -6,6 +6,8 @@
 #include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,27 @@ TEST(SessionOptions, EveryRowsFlagIsAcceptedAndSetsItsSettingAlone)
         EXPECT_TRUE(any_given);
         EXPECT_EQ(session.config, wanted);
     }
+}
+
+// --session FILE: the file's model file and model folder are relative to it, as its weights are (and as File
+// > Open reads them), whatever the working folder.
+TEST(SessionOptions, ASessionsModelPathsAreRelativeToItsFile)
+{
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "attnlab_session_paths";
+    std::filesystem::create_directories(dir);
+    const std::filesystem::path file = dir / "s.json";
+    {
+        std::ofstream f(file);
+        f << R"({"format": "attnlab-session", "version": 1, "text": "a b",
+                 "model": "runs/m.json", "model_folder": "hf/gpt2"})";
+    }
+    Session session;
+    bool any_given = false;
+    const Status status = parse_session({"--session", file.string()}, &session, &any_given);
+    ASSERT_TRUE(status.is_ok()) << status.message();
+    EXPECT_EQ(session.model_path, (dir / "runs" / "m.json").string());
+    EXPECT_EQ(session.model_folder, (dir / "hf" / "gpt2").string());
+    std::filesystem::remove_all(dir);
 }
 
 TEST(SessionOptions, NoOptionKeepsTheDefaultSession)

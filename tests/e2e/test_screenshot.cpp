@@ -291,7 +291,7 @@ TEST(Screenshot, SessionWhoseModelFolderDoesNotOpenFails)
     fs::create_directories(dir / "not_a_model");
     // An empty folder (no config.json), then a path with nothing there: each says why, and the command fails.
     for (const auto& [folder, reason] :
-         {std::pair{dir / "not_a_model", "config.json"}, std::pair{dir / "nowhere", "is not a folder"}})
+         {std::pair{dir / "not_a_model", "config.json"}, std::pair{dir / "nowhere", "does not exist"}})
     {
         const fs::path session = dir / (folder.filename().string() + ".json");
         {
@@ -306,7 +306,29 @@ TEST(Screenshot, SessionWhoseModelFolderDoesNotOpenFails)
             1);
         EXPECT_NE(err.find(folder.filename().string() + " did not open"), std::string::npos) << err;
         EXPECT_NE(err.find(reason), std::string::npos) << err;
+        EXPECT_EQ(err.find("did not open"), err.rfind("did not open")) << "said once: " << err;
     }
+}
+
+// --lesson ID for a lesson file that did not load: the message says why it did not, not only "unknown".
+TEST(Screenshot, ALessonThatDidNotLoadSaysWhy)
+{
+    const fs::path dir = work_dir("lesson_refused");
+    fs::create_directories(dir / "lessons");
+    {
+        std::ofstream f(dir / "lessons" / "05_broken.json");
+        f << R"({"format": "attnlab-lesson", "version": 1, "title": "B", "steps": []})";
+    }
+    setenv("ATTNLAB_LESSONS", (dir / "lessons").c_str(), 1);
+    std::string out, err;
+    const int status =
+        run_app("screenshot --lesson broken -o '" + (dir / "x.png").string() + "'", dir, &out, &err, false);
+    unsetenv("ATTNLAB_LESSONS");
+    EXPECT_EQ(status, 2);
+    EXPECT_NE(err.find("unknown lesson \"broken\"; it did not load: "), std::string::npos) << err;
+    EXPECT_NE(err.find("05_broken.json"), std::string::npos) << err;
+    EXPECT_NE(err.find("\"steps\" must be a non-empty list"), std::string::npos) << err;
+    EXPECT_FALSE(fs::exists(dir / "x.png"));
 }
 
 TEST(Screenshot, TrainUnknownTaskListsTheTasks)

@@ -1,6 +1,7 @@
 // The opened model folder: the loader thread, taking its result into AppState, closing, the recent folders.
 #include "ui/model/opened_model.h"
 
+#include "core/io/atomic_file.h"
 #include "core/io/session_file.h"
 #include "core/train/model_trace.h"
 #include "ui/model/app_state.h"
@@ -138,8 +139,9 @@ Status open_model_folder(AppState& state, const std::string& folder)
     if (folder.empty())
         return Status::error("Type the folder of a Hugging Face GPT-2 or BERT model (it holds config.json).");
     if (!std::filesystem::is_directory(folder, ec))
-        return Status::error(folder + " is not a folder: give the folder of a Hugging Face GPT-2 or BERT "
-                                      "model (it holds config.json and model.safetensors).");
+        return Status::error(folder + (path_present(folder) ? " is not a folder" : " does not exist") +
+                             ": give the folder of a Hugging Face GPT-2 or BERT model (it holds config.json "
+                             "and model.safetensors).");
     OpenedModelState& o = state.opened;
     o.load_error.clear();
     o.loader.start(folder);
