@@ -4,6 +4,7 @@
 #include "core/io/session_file.h"
 #include "ui/model/key_taps.h"
 #include "ui/model/lessons.h"
+#include "ui/model/training/training_controller.h"
 #include "ui/panels/panels.h"
 #include "ui/picture/heatmap_math.h"
 #include "ui/shell/app_ui.h"
@@ -456,6 +457,52 @@ TEST_F(LessonTest, LeavingEveryLessonGivesThePanelsBack)
                     << panel_facts(static_cast<PanelId>(p)).title;
         }
     }
+}
+
+// The Training panel hides the panels under its place when it shows (a built-in model, a restart with it
+// open); closing it gives them back, also after a lesson that stepped on meanwhile. They used to stay closed
+// until View > Reset layout, so Alt+8 left an empty window.
+TEST_F(LessonTest, ThePanelsTheTrainingPanelHidComeBackWhenItCloses)
+{
+    const auto idx = [](PanelId id) { return static_cast<std::size_t>(id); };
+    ui.frames(*state, 2);
+    const auto before = state->prefs.open;
+    ASSERT_TRUE(before[idx(PanelId::Heads)] && before[idx(PanelId::Inspector)] &&
+                before[idx(PanelId::Pipeline)]);
+    ASSERT_FALSE(before[idx(PanelId::Training)]);
+
+    // Alone: shown, then closed (its close button or Alt+8 clear its flag).
+    show_training_panel(*state);
+    ui.frames(*state, 2);
+    EXPECT_FALSE(state->prefs.open[idx(PanelId::Heads)]) << "hidden under the Training panel";
+    state->prefs.open[idx(PanelId::Training)] = false;
+    ui.frames(*state, 2);
+    EXPECT_EQ(state->prefs.open, before);
+
+    // In a lesson: shown on the tour's first step, the lesson steps on (opening the Pipeline the Training
+    // panel had hidden) and is left, then the Training panel is closed.
+    enter_lesson(*state, test::lesson_index(*state, "tour"), 0);
+    ui.frames(*state, 2);
+    show_training_panel(*state);
+    ui.frames(*state, 2);
+    next_step(*state);
+    ui.frames(*state, 2);
+    leave_lesson(*state);
+    ui.frames(*state, 2);
+    EXPECT_TRUE(state->prefs.open[idx(PanelId::Training)]) << "the user's Training panel stays";
+    state->prefs.open[idx(PanelId::Training)] = false;
+    ui.frames(*state, 2);
+    for (std::size_t p = 0; p < before.size(); ++p)
+        EXPECT_EQ(state->prefs.open[p], before[p]) << panel_facts(static_cast<PanelId>(p)).title;
+
+    // A panel the user closed before is not opened by this.
+    state->prefs.open[idx(PanelId::Inspector)] = false;
+    show_training_panel(*state);
+    ui.frames(*state, 2);
+    state->prefs.open[idx(PanelId::Training)] = false;
+    ui.frames(*state, 2);
+    EXPECT_FALSE(state->prefs.open[idx(PanelId::Inspector)]);
+    EXPECT_TRUE(state->prefs.open[idx(PanelId::Heads)]);
 }
 
 TEST_F(LessonTest, SteppingRecomputesOnlyWhenTheSessionChanges)

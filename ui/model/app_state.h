@@ -315,6 +315,9 @@ struct TrainingPanelState
     // Reset goes back to raised_from while the target is still raised_to (-1: not raised).
     int raised_from = -1, raised_to = -1;
     std::string model_path; // the model file last opened or saved ("" : none)
+    // The open panels show_training_panel closed because the Training panel covers them: open again when it
+    // closes (restore_panels_under_training), or as soon as something else opens them.
+    std::array<bool, kPanelCount> hid_panels{};
 
     // The probe: the sequence the maps show, typed in the task's vocabulary.
     std::string probe_text;

@@ -41,7 +41,11 @@ void open_panel(AppState& state, PanelId id)
     if (!state.prefs.open[i])
     {
         state.prefs.open[i] = true;
-        state.lesson.opened_panels[i] = true;
+        // One the Training panel set aside was the user's: theirs again, not the lesson's to close.
+        if (state.training.hid_panels[i])
+            state.training.hid_panels[i] = false;
+        else
+            state.lesson.opened_panels[i] = true;
     }
 }
 

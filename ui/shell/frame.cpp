@@ -127,6 +127,7 @@ void draw_frame(AppState& state)
     handle_shortcuts(state);
     poll_model_load(state);
     update_trained_view(state);
+    restore_panels_under_training(state);
     lesson_export_frame(state);
     if (state.request_file_action != FileAction::None)
     {

@@ -450,7 +450,27 @@ void show_training_panel(AppState& state)
     // The panels under the Training panel's default place: hidden anyway, and a software renderer would still
     // fill their pixels (3x the frame time under llvmpipe).
     for (const PanelId id : {PanelId::Pipeline, PanelId::Heads, PanelId::Inspector, PanelId::Comparisons})
-        state.prefs.open[static_cast<std::size_t>(id)] = false;
+    {
+        const auto i = static_cast<std::size_t>(id);
+        state.training.hid_panels[i] = state.training.hid_panels[i] || state.prefs.open[i];
+        state.prefs.open[i] = false;
+    }
+}
+
+void restore_panels_under_training(AppState& state)
+{
+    auto& hid = state.training.hid_panels;
+    const bool training_open = state.prefs.open[static_cast<std::size_t>(PanelId::Training)];
+    for (std::size_t i = 0; i < hid.size(); ++i)
+    {
+        if (state.prefs.open[i])
+            hid[i] = false; // opened since (View menu, a lesson step, the trained view): not hidden any more
+        else if (hid[i] && !training_open)
+        {
+            state.prefs.open[i] = true;
+            hid[i] = false;
+        }
+    }
 }
 
 namespace

@@ -53,8 +53,12 @@ int lesson_step_waits_for(const AppState& state, const LessonTraining& training)
 // After a lesson: the user's own run (kept aside when the lesson trained its runs) back in the Training
 // panel.
 void restore_user_training(AppState& state);
-// Shows the Training panel (and hides the panels its default place covers).
+// Shows the Training panel (and hides the panels its default place covers, noting which were open).
 void show_training_panel(AppState& state);
+// Once a frame: while the Training panel is closed, the panels it hid are open again (they were the user's;
+// closing it by its button, Alt+8, a lesson or the trained view used to leave them closed until View > Reset
+// layout).
+void restore_panels_under_training(AppState& state);
 // Opens a trained model (a loaded attnlab-model file) in the Training panel at its step, and shows the panel
 // when `show`. On error nothing changes.
 Status open_trained_model(AppState& state, const TrainedModel& model, bool show = true);
