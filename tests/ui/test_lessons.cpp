@@ -11,6 +11,7 @@
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>
+#include <imgui_internal.h>
 
 #include <chrono>
 #include <filesystem>
@@ -503,6 +504,31 @@ TEST_F(LessonTest, ThePanelsTheTrainingPanelHidComeBackWhenItCloses)
     ui.frames(*state, 2);
     EXPECT_FALSE(state->prefs.open[idx(PanelId::Inspector)]);
     EXPECT_TRUE(state->prefs.open[idx(PanelId::Heads)]);
+}
+
+// A lesson picked from the "All lessons" list at the bottom of the Lesson panel shows from the top, the list
+// folded: the step's text and buttons, not the list scrolled to (they were off screen at 1280x720).
+TEST_F(LessonTest, ALessonPickedFromTheListShowsFromTheTop)
+{
+    ui.resize(1280.0f, 720.0f);
+    enter_lesson(*state, test::lesson_index(*state, "tour"), 0);
+    ui.frames(*state, 3);
+    const char* title = panel_facts(PanelId::Lesson).title;
+    ImGuiWindow* window = ImGui::FindWindowByName(title);
+    ASSERT_NE(window, nullptr);
+    // The list unfolded and scrolled to its end, as a student picking the next lesson leaves it.
+    const ImVec2 header = test::text_position("All lessons");
+    ASSERT_GE(header.x, 0.0f);
+    ui.click(*state, header.x + 4.0f, header.y + 4.0f);
+    ui.frames(*state, 2);
+    ImGui::SetScrollY(window, window->ScrollMax.y);
+    ui.frames(*state, 2);
+    ASSERT_GT(window->Scroll.y, 0.0f) << "the list makes the panel scroll";
+    enter_lesson(*state, test::lesson_index(*state, "multi_head"), 0);
+    ui.frames(*state, 3);
+    EXPECT_EQ(window->Scroll.y, 0.0f);
+    EXPECT_TRUE(test::contains(test::window_text(title), "Next")) << test::window_text(title);
+    EXPECT_FALSE(test::contains(test::window_text(title), "[typo]")) << "the list is folded";
 }
 
 TEST_F(LessonTest, SteppingRecomputesOnlyWhenTheSessionChanges)

@@ -296,6 +296,9 @@ struct LessonState
     // window's layout settles over its first frames.
     int scroll_request = 0;
     PanelId focus_panel = PanelId::Count; // the panel to bring to the front on the next frame; Count: none
+    // A lesson was entered: the Lesson panel shows its stepper from the top, the lesson list folded (it
+    // stayed scrolled down to the list the lesson was picked from, the step's text off screen).
+    bool panel_top_request = false;
     // Frames left in which the Model panel scrolls the step's setting into view (as scroll_request).
     int setting_scroll_request = 0;
     float pipeline_height = 0.0f; // the Pipeline's visible height last frame: a change scrolls again

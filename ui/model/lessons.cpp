@@ -127,6 +127,7 @@ void enter_lesson(AppState& state, int index, int step)
         state.session_path.clear();
     }
     l.lesson = index;
+    l.panel_top_request = true;
     open_panel(state, PanelId::Lesson);
     go_to_step(state, step);
     state.set_message("Lesson: " + current_lesson(state)->title + "  (← → or Space to step)", false);

@@ -125,6 +125,8 @@ void lesson_list(AppState& state)
         const std::string label = lesson.title + "  (" + std::to_string(lesson.steps.size()) + " steps)";
         if (ImGui::Selectable(label.c_str(), i == state.lesson.lesson))
             enter_lesson(state, i, 0);
+        if (ImGui::CalcTextSize(label.c_str()).x > ImGui::GetContentRegionAvail().x)
+            item_tooltip(label.c_str()); // a title wider than the panel is cut: here in full
         ImGui::Indent();
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
         text_wrappedf("%s   [%s]", lesson.summary.c_str(), lesson.id.c_str());
@@ -144,9 +146,15 @@ void draw_lesson_panel(AppState& state)
     const LessonStep* step = current_step(state);
     if (lesson != nullptr && step != nullptr)
     {
+        const bool to_top = state.lesson.panel_top_request;
+        state.lesson.panel_top_request = false;
+        if (to_top)
+            ImGui::SetScrollY(0.0f);
         stepper(state, *lesson, *step);
         if (!lesson_active(state))
             return; // left during this frame
+        if (to_top)
+            ImGui::SetNextItemOpen(false);
         if (ImGui::CollapsingHeader("All lessons"))
             lesson_list(state);
         return;
