@@ -531,6 +531,31 @@ TEST_F(LessonTest, ALessonPickedFromTheListShowsFromTheTop)
     EXPECT_FALSE(test::contains(test::window_text(title), "[typo]")) << "the list is folded";
 }
 
+// While Next waits for the lesson's run, "training: step N of M" is beside it when it fits, else under it:
+// never cut at the panel's edge (at 1280x720 it read "training:").
+TEST_F(LessonTest, TheTrainingProgressBesideNextIsNeverCut)
+{
+    ui.resize(1280.0f, 720.0f);
+    const int index = test::lesson_index(*state, "watch_attention_learn");
+    bool seen = false;
+    for (int step = 0; step < 4 && !seen; ++step)
+    {
+        enter_lesson(*state, index, step);
+        ui.frames(*state, 2);
+        if (next_step_waits_for(*state) == 0)
+            continue;
+        const ImVec2 at = test::text_position("training: step");
+        ASSERT_GE(at.x, 0.0f) << test::window_text(panel_facts(PanelId::Lesson).title);
+        const ImGuiWindow* window = ImGui::FindWindowByName(panel_facts(PanelId::Lesson).title);
+        ASSERT_NE(window, nullptr);
+        const float width = ImGui::CalcTextSize("training: step 0000 of 0000").x;
+        EXPECT_LE(at.x + width, window->InnerRect.Max.x + 1.0f) << "step " << step + 1;
+        seen = true;
+    }
+    EXPECT_TRUE(seen) << "a step of watch_attention_learn waits for its run";
+    leave_lesson(*state);
+}
+
 TEST_F(LessonTest, SteppingRecomputesOnlyWhenTheSessionChanges)
 {
     enter_lesson(*state, 0, 0);

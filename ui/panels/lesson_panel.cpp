@@ -8,6 +8,8 @@
 
 #include <imgui.h>
 
+#include <cstdio>
+
 #include <string>
 
 namespace attnlab
@@ -63,8 +65,11 @@ void stepper(AppState& state, const Lesson& lesson, const LessonStep& step)
     ImGui::EndDisabled();
     if (wait > 0)
     {
-        ImGui::SameLine();
-        ImGui::TextDisabled("training: step %d of %d", state.training.view.step, wait);
+        // Beside Next when it fits, else on a line of its own (at 1280x720 it was cut to "training:").
+        char progress[64];
+        std::snprintf(progress, sizeof progress, "training: step %d of %d", state.training.view.step, wait);
+        same_line_if_fits(ImGui::CalcTextSize(progress).x);
+        ImGui::TextDisabled("%s", progress);
     }
     // The lesson's actions under the stepper, where a long step text cannot push them below the fold.
     if (ImGui::SmallButton("Leave the lesson"))

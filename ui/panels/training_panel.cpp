@@ -420,8 +420,10 @@ void draw_timeline(AppState& state)
         const int more = static_cast<int>(ts.lesson_queue.size()) - 1;
         const std::string next = more == 0 ? "the lesson's own run comes next"
                                            : std::to_string(more) + " more to compare, then the lesson's own";
-        ImGui::TextColored(ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram],
-                           "Training a run to compare with (%s); %s", v.config.label().c_str(), next.c_str());
+        // Wrapped: the run's label alone is wider than the column at 1280x720.
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram]);
+        text_wrappedf("Training a run to compare with (%s); %s", v.config.label().c_str(), next.c_str());
+        ImGui::PopStyleColor();
     }
     if (ts.replay_expect != nullptr)
         ImGui::TextColored(ImGui::GetStyle().Colors[ImGuiCol_PlotHistogram],
