@@ -475,8 +475,8 @@ TEST(TrainingPanel, OutputStagesShowLogitsProbabilitiesAndLoss)
     state->training_run.step_now(5);
     state->training.map_kind = 2;
     const auto out = ui.frames(*state, 2, panel_only(draw_training_panel));
-    EXPECT_TRUE(contains(out.text, "probabilities (T x V)")) << out.text;
-    EXPECT_TRUE(contains(out.text, "logits (T x V)")) << out.text;
+    EXPECT_TRUE(contains(out.text, "probabilities (T×V)")) << out.text;
+    EXPECT_TRUE(contains(out.text, "logits (T×V)")) << out.text;
     const TrainingProbe& pr = state->training.probe;
     ASSERT_EQ(pr.probs().rows(), 16);
     ASSERT_EQ(pr.probs().cols(), 11);
@@ -1036,7 +1036,7 @@ TEST(TrainingLessons, AStepTrainsItsRunsOnceAndShowsItsStepMapsAndProbe)
     EXPECT_TRUE(contains(out.text, "weights at step 10")) << out.text;
     EXPECT_EQ(ts.map_kind, 2);
     EXPECT_EQ(ts.probe.T(), 11); // the step's own probe
-    EXPECT_TRUE(contains(out.text, "probabilities (T x V)")) << out.text;
+    EXPECT_TRUE(contains(out.text, "probabilities (T×V)")) << out.text;
 
     go_to_step(*state, 2);
     out = ui.frames(*state, 1);

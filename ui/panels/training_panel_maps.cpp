@@ -325,7 +325,7 @@ void draw_output(AppState& state)
         n_scored += scored(t);
     ImGui::PushTextWrapPos(0.0f);
     if (n_scored > 0)
-        ImGui::TextDisabled("logits = Z W_U + b_U and probs = softmax(logits) per position (T x V = %d x "
+        ImGui::TextDisabled("logits = Z W_U + b_U and probs = softmax(logits) per position (T×V = %d×"
                             "%d). The task scores "
                             "%d of the %d positions%s: loss at t = −log probs[t, target t]; mean %.3f over "
                             "them, the loss that "
@@ -380,7 +380,7 @@ void draw_output(AppState& state)
     const bool bars = state.presenter;
 
     ImGui::BeginGroup();
-    ImGui::TextUnformatted("logits (T x V)");
+    ImGui::TextUnformatted("logits (T×V)");
     const auto [r, c] = draw_probe_map(state, "train/logits", pr.version(), pr.logits(), false, nullptr, area,
                                        labels, ImGui::GetColorU32(ImGuiCol_Border), bars);
     if (r >= 0)
@@ -391,7 +391,7 @@ void draw_output(AppState& state)
     ImGui::EndGroup();
     ImGui::SameLine();
     ImGui::BeginGroup();
-    ImGui::TextUnformatted("probabilities (T x V)");
+    ImGui::TextUnformatted("probabilities (T×V)");
     const auto [pr_r, pr_c] = draw_probe_map(state, "train/probs", pr.version(), pr.probs(), true, nullptr,
                                              area, labels, ImGui::GetColorU32(ImGuiCol_Border), bars);
     if (pr_r >= 0)
