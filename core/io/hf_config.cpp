@@ -338,8 +338,11 @@ Status check_hf_tensors(const HfConfig& config, const SafetensorsIndex& index, H
 {
     const std::vector<HfTensorRule>& rules = hf_tensor_rules(config.architecture);
     const std::string with_prefix = hf_name_prefix(config.architecture);
-    const std::string where = index.files.size() == 1 ? path_for_message(index.files[0])
-                                                      : std::string("the model's safetensors files");
+    // A sharded model has only the tensors its index names (a shard's others are not read): the index is
+    // what lacks one.
+    const bool sharded = index.files.size() != 1;
+    const std::string where = sharded ? std::string("model.safetensors.index.json (the tensors it names)")
+                                      : path_for_message(index.files[0]);
 
     HfTensorPlan plan;
     // The token embedding decides the prefix for the whole base model.
@@ -350,8 +353,10 @@ Status check_hf_tensors(const HfConfig& config, const SafetensorsIndex& index, H
         plan.prefix = with_prefix;
     else
         return Status::error(where + " has no tensor \"" + anchor + "\" (nor \"" + with_prefix + anchor +
-                             "\"), the token embedding of a " + config.model_type +
-                             " model; the file is of another architecture than config.json says");
+                             "\"), the token embedding of a " + config.model_type + " model; " +
+                             (sharded ? "the index is incomplete (download it again), or the model is of "
+                                        "another architecture than config.json says"
+                                      : "the file is of another architecture than config.json says"));
 
     // BERT's masked-LM head: all of its tensors or none.
     for (const HfTensorRule& rule : rules)

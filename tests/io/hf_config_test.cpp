@@ -426,6 +426,33 @@ TEST_F(HfFolder, WrongArchitectureIsSaidByTheEmbedding)
         << s.message();
 }
 
+// A sharded model whose index leaves out the token embedding (a shard has it): the index is blamed, in a
+// sentence that reads ("the model's safetensors files has …, the file is of another architecture" before).
+TEST_F(HfFolder, AShardedModelsIndexThatLeavesATensorOutIsBlamed)
+{
+    gpt2("", "F32", false);
+    const std::size_t half = tensors.size() / 2;
+    const std::vector<TestTensor> first(tensors.begin(), tensors.begin() + static_cast<long>(half));
+    const std::vector<TestTensor> second(tensors.begin() + static_cast<long>(half), tensors.end());
+    write_bytes((dir / "model-00001-of-00002.safetensors").string(), safetensors_bytes(first));
+    write_bytes((dir / "model-00002-of-00002.safetensors").string(), safetensors_bytes(second));
+    json map = json::object();
+    for (std::size_t i = 0; i < tensors.size(); ++i)
+        if (tensors[i].name != "wte.weight")
+            map[tensors[i].name] =
+                i < half ? "model-00001-of-00002.safetensors" : "model-00002-of-00002.safetensors";
+    write_bytes((dir / "model.safetensors.index.json").string(), json{{"weight_map", map}}.dump());
+    HfModel model;
+    const Status s = open_hf_model(dir.string(), &model);
+    ASSERT_FALSE(s);
+    EXPECT_NE(
+        s.message().find("model.safetensors.index.json (the tensors it names) has no tensor \"wte.weight\""),
+        std::string::npos)
+        << s.message();
+    EXPECT_NE(s.message().find("the index is incomplete (download it again)"), std::string::npos)
+        << s.message();
+}
+
 TEST_F(HfFolder, BertPretrainingCheckpointWithOldNormNamesInBf16)
 {
     bert("bert.", "BF16", true, true);
