@@ -477,6 +477,9 @@ Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
     Lesson lesson;
     lesson.file = file;
     lesson.id = lesson_id(file);
+    if (lesson.id.empty()) // "12_.json": no id to open it by (--lesson "" is no option)
+        return ctx.error("the file name gives the lesson no id: name it like 05_my_lesson.json (the id is "
+                         "what follows the number and the underscore)");
     ATTNLAB_TRY(read_string(root, "title", true, ctx, &lesson.title));
     ATTNLAB_TRY(read_string(root, "summary", false, ctx, &lesson.summary));
     const json base = root.value("session", json::object());

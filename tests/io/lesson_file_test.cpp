@@ -147,6 +147,15 @@ TEST(Lessons, BrokenLessonsAreRejectedWithFileStepAndField)
     ASSERT_TRUE(parse(with_steps(kMaxStepsInLesson), &most));
     EXPECT_EQ(most.steps.size(), static_cast<std::size_t>(kMaxStepsInLesson));
     bad.push_back({with_steps(kMaxStepsInLesson + 1), "\"steps\" has 1001 steps; a lesson has at most 1000"});
+    {
+        // A file name that leaves no id ("12_.json") cannot be opened by id.
+        Lesson lesson;
+        const Status s = parse_lesson(kMinimal, "lessons/12_.json", &lesson);
+        ASSERT_FALSE(s);
+        EXPECT_NE(s.message().find("gives the lesson no id: name it like 05_my_lesson.json"),
+                  std::string::npos)
+            << s.message();
+    }
     for (const Bad& b : bad)
     {
         Lesson lesson;
