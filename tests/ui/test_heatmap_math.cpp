@@ -201,6 +201,10 @@ TEST(CellText, ZeroAndTinyValuesReadDifferentlyAndTheTooltipSaysWhy)
     EXPECT_EQ(cell_value_line(3.5e-36f), "value 3.5e-36  (not zero: the cell rounds it to 0.00)");
     EXPECT_EQ(cell_value_line(-2.9e-4f), "value -0.00029  (not zero: the cell rounds it to -0.00)");
     EXPECT_EQ(cell_value_line(0.25f), "value 0.25");
+    // A masked weight (0) or score (−∞) is hatched, not numbered: no word about a 0 the map does not show.
+    EXPECT_EQ(cell_value_line(0.0f, true), "value 0  (masked: the cell is hatched, not numbered)");
+    EXPECT_EQ(cell_value_line(-std::numeric_limits<float>::infinity(), true),
+              "value −∞  (masked: the cell is hatched, not numbered)");
 }
 
 TEST(TruncateUtf8, CutsOnCodePoints)

@@ -75,7 +75,7 @@ void cell_tooltip(const AppState& state, const MatrixView& view, const Mat& m, i
         "row i = " + std::to_string(row) + "  " + row_label(view, row) + "   ·   col " +
             (view.col_tokens != nullptr ? "j = " : "c = ") + std::to_string(col) + "  " +
             col_label(view, col),
-        cell_value_line(m(row, col)),
+        cell_value_line(m(row, col), cell_masked(view, row, col)),
         hint,
     };
     const ImGuiStyle& style = ImGui::GetStyle();

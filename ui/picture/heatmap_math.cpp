@@ -181,9 +181,11 @@ std::string cell_text(float v)
     return text;
 }
 
-std::string cell_value_line(float v)
+std::string cell_value_line(float v, bool masked)
 {
     const std::string line = "value " + format_value_long(v);
+    if (masked)
+        return line + "  (masked: the cell is hatched, not numbered)";
     if (v == 0.0f)
         return line + "  (exactly zero: a cell shows 0 only then)";
     const std::string shown = cell_text(v);

@@ -67,8 +67,9 @@ std::string format_value_long(float v);
 // rounded to "0.00" or "-0.00". An exact zero stays "0", so the two read differently.
 std::string cell_text(float v);
 // The hovered cell's value in full, for its tooltip ("value 0.123457"); for a value a cell shows as 0.00 or
-// 0, which of the two it is, so a reader who sees both on one map knows why.
-std::string cell_value_line(float v);
+// 0, which of the two it is, so a reader who sees both on one map knows why. A masked cell (hatched, with no
+// number) says so instead.
+std::string cell_value_line(float v, bool masked = false);
 // A probability in a list (the predictions, the logit lens): "0.123" from 0.001 up, "2.1e-05" below it, so
 // the small ones of a 50,000-token vocabulary are not all "0.000".
 std::string format_probability(float p);
