@@ -494,11 +494,18 @@ Status parse_lesson(std::string_view text, const std::string& file, Lesson* out)
     if (steps->size() > static_cast<std::size_t>(kMaxStepsInLesson))
         return ctx.error("\"steps\" has " + std::to_string(steps->size()) + " steps; a lesson has at most " +
                          std::to_string(kMaxStepsInLesson) + ": split it into several lessons");
+    std::size_t text_bytes = 0;
     for (size_t i = 0; i < steps->size(); ++i)
     {
         LessonStep step;
         ATTNLAB_TRY(read_step((*steps)[i], base, base_training,
                               Context(file + ", step " + std::to_string(i + 1)), &step));
+        text_bytes += step.session.text.size() + step.session.target.size();
+        if (text_bytes > kMaxLessonTextBytes)
+            return ctx.error("its steps hold more than " + std::to_string(kMaxLessonTextBytes >> 20) +
+                             " MiB of session text in all by step " + std::to_string(i + 1) +
+                             " (each step has its own copy of the lesson's text): shorten the text or "
+                             "split the lesson");
         lesson.steps.push_back(std::move(step));
     }
     *out = std::move(lesson);

@@ -6,6 +6,7 @@
 #include "core/trace.h"
 #include "core/train/run_spec.h"
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,9 @@ inline constexpr const char* kLessonFormat = "attnlab-lesson";
 inline constexpr int kLessonVersion = 1;
 // The most steps a lesson may have (a lecture's worth many times over); --step takes 1 to this.
 inline constexpr int kMaxStepsInLesson = 1000;
+// The most session text (sentences and target) a lesson's steps may hold in all: each step has its own copy
+// of the lesson's session, so a large text times many steps would take gigabytes.
+inline constexpr std::size_t kMaxLessonTextBytes = std::size_t{16} << 20;
 
 // A cell a step points at, e.g. the weight of query 2 on key 0.
 struct LessonCell

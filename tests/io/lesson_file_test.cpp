@@ -148,6 +148,18 @@ TEST(Lessons, BrokenLessonsAreRejectedWithFileStepAndField)
     EXPECT_EQ(most.steps.size(), static_cast<std::size_t>(kMaxStepsInLesson));
     bad.push_back({with_steps(kMaxStepsInLesson + 1), "\"steps\" has 1001 steps; a lesson has at most 1000"});
     {
+        // 1 MiB of text in a 20-step lesson is 20 MiB in all (each step has a copy): refused by step 17.
+        const std::string big(1u << 20, 'a');
+        Lesson lesson;
+        const Status s =
+            parse(with(with_steps(20), "\"text\": \"a b c\"", "\"text\": \"" + big + "\""), &lesson);
+        ASSERT_FALSE(s);
+        EXPECT_NE(s.message().find("more than 16 MiB of session text in all by step 17"), std::string::npos)
+            << s.message().substr(0, 300);
+        Lesson fits;
+        EXPECT_TRUE(parse(with(with_steps(15), "\"text\": \"a b c\"", "\"text\": \"" + big + "\""), &fits));
+    }
+    {
         // A file name that leaves no id ("12_.json") cannot be opened by id.
         Lesson lesson;
         const Status s = parse_lesson(kMinimal, "lessons/12_.json", &lesson);
