@@ -263,22 +263,60 @@ TEST(LessonExportDialog, OpensWithSixteenByNinePngInTheLessonsFolder)
     for (const char* text :
          {"4 steps, a slide each", "PNG (a picture per step)", "SVG (vectors, a file per step)",
           "PDF (one file, a page per step)", "1920x1080 (16:9)", "1600x1000 (16:10)",
-          "typo-slides/typo-01.png", "typo-04.png", "Export", "Cancel"})
+          "typo-01.png … typo-04.png", "Export", "Cancel"})
         EXPECT_TRUE(contains(out.text, text)) << text << "\n" << out.text;
     // The relative folder is named in full, since a window opened from a menu never says its working folder.
-    EXPECT_TRUE(contains(out.text, (fs::current_path() / "typo-slides" / "typo-01.png").string()))
-        << out.text;
+    EXPECT_TRUE(contains(out.text, "in " + (fs::current_path() / "typo-slides").string())) << out.text;
     click_label(ui, *state, "1600x1000 (16:10)", true);
     EXPECT_EQ(d.slide_width, 1600);
     EXPECT_EQ(d.slide_height, 1000);
     click_label(ui, *state, "PDF (one file, a page per step)", true);
     EXPECT_EQ(d.format, ExportFormat::Pdf);
     out = ui.frames(*state, 2);
-    EXPECT_TRUE(contains(out.text, "typo-slides/typo.pdf")) << out.text;
+    EXPECT_TRUE(contains(out.text, "typo.pdf")) << out.text;
+    EXPECT_FALSE(contains(out.text, "typo-01")) << out.text;
     ui.press_key(*state, kEscape);
     out = ui.frames(*state, 2);
     EXPECT_FALSE(contains(out.text, "a slide each")) << "Esc closes it";
     EXPECT_EQ(state->lesson.step, 1);
+}
+
+// A folder too long for the dialog wraps on lines of its own: the files' names under it stay whole (the
+// wrap used to split "typo-04.png" after its dot when the working folder was long).
+TEST(LessonExportDialog, ALongFolderWrapsWithoutSplittingTheFileNames)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    load_lesson_library(*state, default_lessons_dir());
+    enter_lesson(*state, lesson_index(*state, "typo"), 1);
+    ui.frames(*state, 2);
+    ImGui::GetIO().KeyShift = true;
+    ui.press_key(*state, 'E', true, false);
+    ImGui::GetIO().KeyShift = false;
+    ui.frames(*state, 3);
+    click_label(ui, *state, "PNG (a picture per step)", true); // the folder's field lets go of its text
+    for (const std::string& name : {std::string(5, 'a'), std::string(60, 'b'), std::string(200, 'c')})
+    {
+        const fs::path dir = fs::path("/tmp") / name / "lecture.notes" / name / "typo-slides";
+        state->lesson_export.dir = dir.string();
+        const test::FrameOutput out = ui.frames(*state, 2);
+        EXPECT_TRUE(contains(out.text, "typo-01.png … typo-04.png")) << name.size() << "\n" << out.text;
+        std::string shown; // the folder's lines, joined again (a wrap at a space drops it)
+        std::size_t from = out.text.find("\nin /tmp/");
+        from = from != std::string::npos ? from : out.text.find("\nin\n/tmp/");
+        for (std::size_t at = from == std::string::npos ? from : from + 1;
+             at != std::string::npos && at < out.text.size();)
+        {
+            const std::size_t end = out.text.find('\n', at);
+            const std::string line = out.text.substr(at, end - at);
+            if (contains(line, "typo-01.png"))
+                break;
+            shown += line;
+            shown.erase(std::remove(shown.begin(), shown.end(), ' '), shown.end());
+            at = end == std::string::npos ? end : end + 1;
+        }
+        EXPECT_EQ(shown, "in" + dir.string()) << out.text;
+    }
 }
 
 // The dialog's export of a lesson, on its worker, writes exactly the command line's files (PNG, SVG, PDF;

@@ -361,17 +361,18 @@ void lesson_export_popup(AppState& state)
     // The files it writes, as the command line names them.
     char last[16];
     std::snprintf(last, sizeof last, "-%02d", n);
-    // Named in full: a relative folder is the working folder's, which a window opened from a menu never says.
+    // The folder is named in full (a relative one is the working folder's, which a window opened from a menu
+    // never says) on lines of its own, so that its wrapping never splits a file's name.
     std::error_code ec;
     const std::filesystem::path full = std::filesystem::absolute(d.dir, ec);
-    const std::string first = ((ec ? std::filesystem::path(d.dir) : full.lexically_normal()) /
-                               (lesson->id + (d.format == ExportFormat::Pdf ? std::string() : "-01") + ext))
-                                  .string();
+    const std::string folder = (ec ? std::filesystem::path(d.dir) : full.lexically_normal()).string();
     ImGui::PushTextWrapPos(width);
-    ImGui::TextDisabled("%s", d.format == ExportFormat::Pdf
-                                  ? first.c_str()
-                                  : (first + " … " + lesson->id + last + ext).c_str());
+    ImGui::TextDisabled("in %s", folder.c_str());
     ImGui::PopTextWrapPos();
+    const std::string files = d.format == ExportFormat::Pdf
+                                  ? lesson->id + ext
+                                  : lesson->id + "-01" + ext + " … " + lesson->id + last + ext;
+    ImGui::TextDisabled("%s", files.c_str());
     if (std::any_of(lesson->steps.begin(), lesson->steps.end(),
                     [](const LessonStep& step) { return step.training.on && step.training.model.empty(); }))
         ImGui::TextDisabled("Its steps that train a run wait until the run has finished training.");
