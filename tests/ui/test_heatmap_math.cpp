@@ -214,6 +214,16 @@ TEST(TruncateUtf8, CutsOnCodePoints)
     EXPECT_EQ(utf8_length("√d_k"), 4);
     EXPECT_EQ(truncate_utf8("ααααα", 3), "αα…");
     EXPECT_EQ(truncate_utf8("abc", 0), "");
+    // At the limit nothing is cut; one past it the last kept character gives way to "…".
+    EXPECT_EQ(truncate_utf8("αβγ", 3), "αβγ");
+    EXPECT_EQ(truncate_utf8("αβγδ", 3), "αβ…");
+    EXPECT_EQ(truncate_utf8("abc", 1), "…");
+    EXPECT_EQ(truncate_utf8("a", 1), "a");
+    EXPECT_EQ(truncate_utf8("", 3), "");
+    // A token of megabytes (a whole text with no space) as a ten-character label.
+    const std::string huge = "√" + std::string(5'000'000, 'x');
+    EXPECT_EQ(truncate_utf8(huge, 10), "√xxxxxxxx…");
+    EXPECT_EQ(utf8_length(huge), 5'000'001);
 }
 
 } // namespace

@@ -33,7 +33,7 @@ ImU32 dim_color()
 
 std::string short_label(const MatrixView& view, bool rows, int index)
 {
-    return truncate_utf8(rows ? row_label(view, index) : col_label(view, index), kMaxLabelChars);
+    return rows ? row_label(view, index, kMaxLabelChars) : col_label(view, index, kMaxLabelChars);
 }
 
 // The axis labels' text size: the options' own (a grid of small maps), else the current font's.
@@ -72,9 +72,9 @@ void cell_tooltip(const AppState& state, const MatrixView& view, const Mat& m, i
     const std::string lines[] = {
         view.title,
         // Positions as the matrices number them, from 0, and named so ("i = 0": the first token).
-        "row i = " + std::to_string(row) + "  " + row_label(view, row) + "   ·   col " +
+        "row i = " + std::to_string(row) + "  " + row_label(view, row, kMaxQuotedTokenChars) + "   ·   col " +
             (view.col_tokens != nullptr ? "j = " : "c = ") + std::to_string(col) + "  " +
-            col_label(view, col),
+            col_label(view, col, kMaxQuotedTokenChars),
         cell_value_line(m(row, col), cell_masked(view, row, col)),
         hint,
     };
@@ -564,9 +564,9 @@ void draw_row_sums(ImDrawList* dl, const AppState& state, const MatrixView& view
     std::string terms;
     for (int c = 0; c < g.cols && g.cols <= 8; ++c)
         terms += (c > 0 ? " + " : "") + format_value(m(r, c));
-    ImGui::SetTooltip("Σ of row i = %d  %s, over the %d columns:\n%s%s%s", r, row_label(view, r).c_str(),
-                      g.cols, terms.c_str(), terms.empty() ? "" : " = ",
-                      format_value_long(m.row(r).sum()).c_str());
+    ImGui::SetTooltip("Σ of row i = %d  %s, over the %d columns:\n%s%s%s", r,
+                      row_label(view, r, kMaxQuotedTokenChars).c_str(), g.cols, terms.c_str(),
+                      terms.empty() ? "" : " = ", format_value_long(m.row(r).sum()).c_str());
 }
 
 // Token (or index) labels on both axes, thinned so they never overlap. Thinned token labels all carry their

@@ -757,18 +757,25 @@ float AppState::mean_entropy(const MatrixRef& ref)
     return entry.second;
 }
 
-std::string row_label(const MatrixView& view, int row)
+namespace
 {
-    if (view.row_tokens != nullptr && row >= 0 && row < static_cast<int>(view.row_tokens->size()))
-        return (*view.row_tokens)[static_cast<std::size_t>(row)];
-    return std::to_string(row);
+std::string axis_label(const std::vector<std::string>* tokens, int index, int max_chars)
+{
+    if (tokens == nullptr || index < 0 || index >= static_cast<int>(tokens->size()))
+        return std::to_string(index);
+    const std::string& token = (*tokens)[static_cast<std::size_t>(index)];
+    return max_chars > 0 ? truncate_utf8(token, max_chars) : token;
+}
+} // namespace
+
+std::string row_label(const MatrixView& view, int row, int max_chars)
+{
+    return axis_label(view.row_tokens, row, max_chars);
 }
 
-std::string col_label(const MatrixView& view, int col)
+std::string col_label(const MatrixView& view, int col, int max_chars)
 {
-    if (view.col_tokens != nullptr && col >= 0 && col < static_cast<int>(view.col_tokens->size()))
-        return (*view.col_tokens)[static_cast<std::size_t>(col)];
-    return std::to_string(col);
+    return axis_label(view.col_tokens, col, max_chars);
 }
 
 std::string matrix_file_stem(const MatrixRef& ref)

@@ -749,9 +749,12 @@ MatrixRef selected_comparison(const AppState& state, ComparisonMatrix which);
 MatrixRef selected_weight(const AppState& state, WeightMatrix which, int head);
 // Cells above this count are not drawn (the note says so): W_1 at d_model 1024 (1024×4096) is the largest.
 inline constexpr long kMaxWeightCells = 1024L * 4096L;
-// Token of row / column of a cell ("" when the axis is numbered), index shown as "i=3".
-std::string row_label(const MatrixView& view, int row);
-std::string col_label(const MatrixView& view, int col);
+// Token of row / column of a cell (its index when the axis is numbered); max_chars > 0 cuts it to that many
+// characters with "…", reading no more of a long token than that.
+std::string row_label(const MatrixView& view, int row, int max_chars = 0);
+// A token quoted in a tooltip or the Inspector is cut to this many characters.
+inline constexpr int kMaxQuotedTokenChars = 40;
+std::string col_label(const MatrixView& view, int col, int max_chars = 0);
 // "attnlab-weights-layer1-sentence1-head2": a file-name friendly name of a matrix. Layers, sentences and
 // heads count from 1, as in the picture's title.
 std::string matrix_file_stem(const MatrixRef& ref);

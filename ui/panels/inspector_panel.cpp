@@ -110,7 +110,8 @@ void attention_chain(const AppState& state, const CellRef& cell, const MatrixVie
 
     ImGui::Separator();
     text_wrappedf("The chain for query i = %d %s and key j = %d %s, head %s", i,
-                  quoted(row_label(view, i)).c_str(), j, quoted(col_label(view, j)).c_str(), hj.c_str());
+                  quoted(row_label(view, i, kMaxQuotedTokenChars)).c_str(), j,
+                  quoted(col_label(view, j, kMaxQuotedTokenChars)).c_str(), hj.c_str());
     chain_line(false, "q_i = Q_" + hj + "[i, :] = " + vector_text(hd.Q.row(i).data(), d_k));
     chain_line(false, "k_j = K_" + hj + "[j, :] = " + vector_text(hd.K.row(j).data(), d_k));
     chain_line(false, "q_i ⊙ k_j = " + vector_text(product.data(), d_k));
@@ -187,7 +188,7 @@ void weights_row_bars(const HeadTrace& hd, const CellRef& cell, const MatrixView
         const bool current = c == j;
         const ImU32 text =
             current ? ImGui::GetColorU32(ImGuiCol_PlotHistogram) : ImGui::GetColorU32(ImGuiCol_Text);
-        const std::string token = truncate_utf8(col_label(view, c), 9);
+        const std::string token = col_label(view, c, 9);
         dl->AddText(p, text, (std::to_string(c) + " " + token).c_str());
         const ImVec2 b0(p.x + label_w, p.y + 2.0f);
         dl->AddRectFilled(b0, ImVec2(b0.x + bar_w, p.y + fs - 1.0f), ImGui::GetColorU32(ImGuiCol_FrameBg));
@@ -662,11 +663,11 @@ void draw_inspector_panel(AppState& state)
             ImGui::PopStyleColor();
         }
         ImGui::Text("row i = %d %s", cell.row,
-                    view.row_tokens ? quoted(row_label(view, cell.row)).c_str() : "");
+                    view.row_tokens ? quoted(row_label(view, cell.row, kMaxQuotedTokenChars)).c_str() : "");
         if (compact)
             ImGui::SameLine(0.0f, ImGui::GetFontSize() * 2.0f);
         ImGui::Text("col %s = %d %s", view.col_tokens ? "j" : "c", cell.col,
-                    view.col_tokens ? quoted(col_label(view, cell.col)).c_str() : "");
+                    view.col_tokens ? quoted(col_label(view, cell.col, kMaxQuotedTokenChars)).c_str() : "");
         if (compact)
             ImGui::SameLine(0.0f, ImGui::GetFontSize() * 2.0f);
         ImGui::Text("value = %s", format_value_long((*view.m)(cell.row, cell.col)).c_str());

@@ -234,13 +234,13 @@ HeatmapLayout layout_heatmap(const HeatmapPicture& p, const TextRasterizer& text
     for (int r = 0; r < L.rows && p.row_labels; r += L.rstride)
     {
         auto& s = L.row_labels[static_cast<std::size_t>(r)];
-        s = truncate_utf8(row_label(view, r), 14);
+        s = row_label(view, r, 14);
         row_w = std::max(row_w, text.width(s, lpx));
     }
     for (int c = 0; c < L.cols; c += L.cstride)
     {
         auto& s = L.col_labels[static_cast<std::size_t>(c)];
-        s = truncate_utf8(col_label(view, c), 14);
+        s = col_label(view, c, 14);
         if (L.col_tokens)
             col_h = std::max(col_h, text.width(s, lpx));
     }

@@ -283,34 +283,33 @@ ScreenRect tooltip_rect(float mx, float my, float w, float h, const ScreenRect& 
     return best;
 }
 
-int utf8_length(const std::string& s)
+int utf8_length(std::string_view s)
 {
     int n = 0;
-    for (unsigned char c : s)
-        if ((c & 0xC0) != 0x80)
-            ++n;
+    for (const char c : s)
+        n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
     return n;
 }
 
-std::string truncate_utf8(const std::string& s, int max_chars)
+std::string truncate_utf8(std::string_view s, int max_chars)
 {
     if (max_chars <= 0)
         return std::string();
-    if (utf8_length(s) <= max_chars)
-        return s;
+    // cut: where code point max_chars - 1 starts (room for the "…"); a start of code point max_chars means
+    // there are more than max_chars.
+    std::size_t cut = s.size();
     int n = 0;
-    std::size_t i = 0;
-    for (; i < s.size(); ++i)
+    for (std::size_t i = 0; i < s.size(); ++i)
     {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if ((c & 0xC0) != 0x80)
-        {
-            if (n == max_chars - 1)
-                break;
-            ++n;
-        }
+        if ((static_cast<unsigned char>(s[i]) & 0xC0) == 0x80)
+            continue;
+        if (n == max_chars - 1)
+            cut = i;
+        else if (n == max_chars)
+            return std::string(s.substr(0, cut)) + "…";
+        ++n;
     }
-    return s.substr(0, i) + "…";
+    return std::string(s);
 }
 
 } // namespace attnlab

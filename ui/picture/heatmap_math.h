@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace attnlab
@@ -105,9 +106,10 @@ std::vector<ColourBarMark> colour_bar_marks(const ValueRange& range, const std::
                                             const std::string& max_text,
                                             const std::vector<std::string>& shown);
 
-// The first max_chars code points of a UTF-8 string, with "…" when cut.
-std::string truncate_utf8(const std::string& s, int max_chars);
+// The first max_chars code points of a UTF-8 string, with "…" when cut. It reads no further than the
+// (max_chars + 1)-th code point, so a label cut from a token of megabytes costs what a short one does.
+std::string truncate_utf8(std::string_view s, int max_chars);
 // Number of code points in a UTF-8 string.
-int utf8_length(const std::string& s);
+int utf8_length(std::string_view s);
 
 } // namespace attnlab
