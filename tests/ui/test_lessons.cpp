@@ -8,6 +8,7 @@
 #include "ui/panels/panels.h"
 #include "ui/picture/heatmap_math.h"
 #include "ui/shell/app_ui.h"
+#include "ui/shell/fonts.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>
@@ -553,6 +554,34 @@ TEST_F(LessonTest, TheTrainingProgressBesideNextIsNeverCut)
         seen = true;
     }
     EXPECT_TRUE(seen) << "a step of watch_attention_learn waits for its run";
+    leave_lesson(*state);
+}
+
+// watch_attention_learn step 3 says each head's anti-diagonal score "is in its title": in the window a
+// 1280x720 screen leaves (1264x640 of it), its 2 layers x 2 heads go in one row, so each map keeps the size
+// its score line needs (as a 2 x 2 grid the maps were 70 px and the lines were left out).
+TEST_F(LessonTest, TheMapsScoreALessonPointsAtFitsAtTheSmallestScreen)
+{
+    ui.resize(1264.0f, 640.0f);
+    ASSERT_TRUE(load_fonts(ui_font_size(*state, 640.0f), nullptr)); // the window's font, not the tests' 15 px
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    state->mouse_ignored = true; // the lesson's runs are trained before the frame
+    const int index = test::lesson_index(*state, "watch_attention_learn");
+    ASSERT_GE(index, 0);
+    const Lesson& lesson = state->lesson.library.lessons[static_cast<std::size_t>(index)];
+    ASSERT_GE(lesson.steps.size(), 3u);
+    ASSERT_TRUE(test::contains(lesson.steps[2].text, "is in its title")) << lesson.steps[2].text;
+    enter_lesson(*state, index, 2);
+    const std::string shown = ui.frames(*state, 3).text;
+    int scores = 0;
+    for (std::size_t at = shown.find("anti-diag 0."); at != std::string::npos;
+         at = shown.find("anti-diag 0.", at + 1))
+        ++scores;
+    EXPECT_EQ(scores, 4) << shown;
+    for (const char* title : {"layer 1, head 1", "layer 1, head 2", "layer 2, head 1", "layer 2, head 2"})
+        EXPECT_TRUE(test::contains(shown, title)) << title << "\n" << shown;
     leave_lesson(*state);
 }
 

@@ -278,12 +278,12 @@ void draw_attention(AppState& state, bool with_gradient, const PastRun* compared
     const float side_h =
         (avail.y - group_title_h - static_cast<float>(rows) * (title_h + gap)) / static_cast<float>(rows);
     float side = std::max(fs * 4.0f, std::min(side_w, side_h));
-    // A text model's maps (T = 64, a character each) need their size: in a wide, short panel all the layers
-    // go in one row when every map then keeps at least the grid's size and the grid's second layer would be
-    // below the fold (or the row makes them larger). Never smaller: a narrower map loses its role in the
-    // title.
+    // The maps need their size (a text model's T = 64, a character each; a map's score in its title, which
+    // a lesson's text may point at): in a wide, short panel all the layers go in one row when every map then
+    // keeps at least the grid's size and the grid's second layer would be below the fold (or the row makes
+    // them larger). Never smaller: a narrower map loses its role or score in the title.
     bool flat = false;
-    if (ts.view.config.task == train::TaskKind::Text && rows > 1)
+    if (rows > 1)
     {
         int flat_cols = 0;
         for (const HeadGroup& g : groups)
