@@ -13,6 +13,7 @@
 #include "ui/picture/export.h"
 #include "ui/shell/app_ui.h"
 #include "ui/shell/file_actions.h"
+#include "ui/shell/fonts.h"
 #include "ui/shell/theme.h"
 #include "ui_test_support.h"
 
@@ -385,6 +386,33 @@ TEST(TrainingPanel, TrainOnATextFileOfTheUsers)
     EXPECT_TRUE(contains(out.text, "notes.txt")) << out.text;
     EXPECT_TRUE(contains(out.text, "repeat")) << out.text;
     std::filesystem::remove_all(dir);
+}
+
+// The score list under the head-score curves is as wide as its longest name: at 1264x640 with the window's
+// font it read "previous-tok".
+TEST(TrainingPanel, TheScoreListShowsItsLongestNameWhole)
+{
+    HeadlessUi ui(1264.0f, 640.0f);
+    auto state = std::make_unique<AppState>();
+    ASSERT_TRUE(load_fonts(ui_font_size(*state, 640.0f), nullptr));
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    TrainingPanelState& ts = state->training;
+    state->prefs.open[static_cast<std::size_t>(PanelId::Training)] = true;
+    ts.edit = train::RunSpec(train::TaskKind::Text);
+    ASSERT_TRUE(state->training_run.configure(ts.edit).is_ok());
+    ui.frames(*state, 1);
+    state->training_run.step_now(2);
+    ts.score_kind = static_cast<int>(train::HeadScoreKind::PreviousToken);
+    const std::string shown = ui.frames(*state, 2).text;
+    EXPECT_TRUE(contains(shown, "head scores: previous-to")) << shown;
+    // Each line that names the score: the plot's title (cut with "…" if need be) or the list's whole name.
+    int whole = 0;
+    std::istringstream lines(shown);
+    for (std::string line; std::getline(lines, line);)
+        whole += contains(line, "previous-token") && !contains(line, "head scores") ? 1 : 0;
+    EXPECT_EQ(whole, 1) << shown;
 }
 
 // The text task's probe is read as characters, spaces and punctuation included, one token each.

@@ -276,7 +276,14 @@ void draw_training_curves(AppState& state, int cursor, bool compact)
     ImGui::BeginGroup();
     if (const int k = draw_curve_plot(state, c.heads, c, cursor, ImVec2(plot_w, plot_h - fs * 1.6f)); k >= 0)
         clicked = k;
-    ImGui::SetNextItemWidth(plot_w * 0.6f);
+    // As wide as its longest score's name and its arrow ("previous-token" was cut to "previous-tok"), at
+    // most the plot's width.
+    float widest = 0.0f;
+    for (int i = 0; i < train::kHeadScoreCount; ++i)
+        widest =
+            std::max(widest, ImGui::CalcTextSize(train::head_score_info(train::head_score_kind(i)).key).x);
+    ImGui::SetNextItemWidth(std::min(plot_w, widest + ImGui::GetStyle().FramePadding.x * 2.0f +
+                                                 ImGui::GetFrameHeight() + fs * 0.2f));
     const auto score_key = [](void*, int i, const char** out)
     {
         *out = train::head_score_info(train::head_score_kind(i)).key;
