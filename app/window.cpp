@@ -458,6 +458,14 @@ int run_screenshot(Window& window, AppState& state, const WindowOptions& options
             std::fprintf(stderr, "attnlab screenshot: %s\n", state.message.c_str());
         exit_code = 1;
     }
+    // Likewise the trained model the session names (--model FILE, given too, replaces it).
+    const std::string& session_model = options.startup.session.model_path;
+    if (!options.startup.model && !options.startup.train_task && !session_model.empty() &&
+        state.training.model_path != session_model)
+    {
+        std::fprintf(stderr, "attnlab screenshot: %s\n", state.message.c_str());
+        exit_code = 1;
+    }
     if (!result.capture_error.empty())
     {
         std::fprintf(stderr, "attnlab screenshot: %s\n", result.capture_error.c_str());

@@ -310,6 +310,44 @@ TEST(Screenshot, SessionWhoseModelFolderDoesNotOpenFails)
     }
 }
 
+// A session's trained model ("model", beside the session file) opens in the Training panel as File > Open
+// opens it (it was ignored on the command line); one that does not open is named with why, and the command
+// fails.
+TEST(Screenshot, SessionsTrainedModelOpensOrTheCommandSaysWhy)
+{
+    if (!have_xvfb())
+        GTEST_SKIP() << "xvfb-run is not installed";
+    const fs::path dir = work_dir("session_model");
+    std::string out, err;
+    ASSERT_EQ(run_app("train --task copy --steps 40 -o '" + (dir / "copy.model.json").string() + "'", dir,
+                      &out, &err, false),
+              0)
+        << err;
+    const auto session = [&](const char* name, const char* model)
+    {
+        std::ofstream f(dir / name);
+        f << R"({"format": "attnlab-session", "version": 1, "text": "the cat sat", "model": ")" << model
+          << "\"}";
+        return (dir / name).string();
+    };
+    // Run from elsewhere: the model's path is the session file's folder's.
+    const fs::path elsewhere = work_dir("session_model_cwd");
+    EXPECT_EQ(run_app("screenshot --session '" + session("good.json", "copy.model.json") + "' -o '" +
+                          (dir / "good.png").string() + "'",
+                      elsewhere, &out, &err),
+              0)
+        << err;
+    EXPECT_NE(out.find("training: copy at step 40"), std::string::npos) << out;
+    EXPECT_EQ(run_app("screenshot --session '" + session("bad.json", "missing.model.json") + "' -o '" +
+                          (dir / "bad.png").string() + "'",
+                      elsewhere, &out, &err),
+              1);
+    EXPECT_NE(err.find("its trained model " + (dir / "missing.model.json").string() + " did not open"),
+              std::string::npos)
+        << err;
+    EXPECT_NE(err.find("No such file"), std::string::npos) << err;
+}
+
 // --lesson ID for a lesson file that did not load: the message says why it did not, not only "unknown".
 TEST(Screenshot, ALessonThatDidNotLoadSaysWhy)
 {

@@ -5,6 +5,7 @@
 #include "ui/model/app_state.h"
 #include "ui/model/lessons.h"
 #include "ui/model/prefs.h"
+#include "ui/model/session_files.h"
 #include "ui/model/training/training_controller.h"
 
 #include <algorithm>
@@ -149,8 +150,18 @@ void open_asked_for(AppState& state, const StartupOptions& options)
         state.presenter_view = PresenterView::Training; // presenter mode shows the run asked for
     }
     if (options.model)
+    {
         if (const Status s = open_model(state, *options.model, options.model_path); !s)
             state.add_error(s.message());
+    }
+    else if (!options.session.model_path.empty() && !options.train_task)
+    {
+        // The trained model the session names, as File > Open opens it: one that does not open is said, and
+        // the session stays.
+        if (const Status s = open_model_file(state, options.session.model_path); !s)
+            state.add_error("The session opened, but its trained model " + options.session.model_path +
+                            " did not open: " + s.message());
+    }
     if (options.trained_view && state.training_run.configured())
     {
         set_trained_view(state, true);
