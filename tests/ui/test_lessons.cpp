@@ -507,6 +507,38 @@ TEST_F(LessonTest, ThePanelsTheTrainingPanelHidComeBackWhenItCloses)
     EXPECT_TRUE(state->prefs.open[idx(PanelId::Heads)]);
 }
 
+// The user's own Training panel, open before a lesson, covered the Pipeline, Heads and Inspector; the
+// lesson's steps open them. Leaving gives the window back as it was: the Training panel alone in front (they
+// stayed open under it, and it hid the Inspector), and they come back when it closes.
+TEST_F(LessonTest, LeavingALessonPutsBackWhatTheUsersTrainingPanelCovered)
+{
+    const auto idx = [](PanelId id) { return static_cast<std::size_t>(id); };
+    ui.frames(*state, 2);
+    const auto start = state->prefs.open;
+    show_training_panel(*state);
+    ui.frames(*state, 2);
+    const auto before = state->prefs.open;
+    ASSERT_TRUE(before[idx(PanelId::Training)]);
+    ASSERT_FALSE(before[idx(PanelId::Inspector)] || before[idx(PanelId::Pipeline)] ||
+                 before[idx(PanelId::Heads)]);
+    for (const char* id : {"tour", "watch_attention_learn"})
+    {
+        enter_lesson(*state, test::lesson_index(*state, id), 0);
+        ui.frames(*state, 2);
+        next_step(*state);
+        ui.frames(*state, 2);
+        leave_lesson(*state);
+        ui.frames(*state, 2);
+        for (std::size_t p = 0; p < before.size(); ++p)
+            EXPECT_EQ(state->prefs.open[p], before[p])
+                << id << ": " << panel_facts(static_cast<PanelId>(p)).title;
+    }
+    state->prefs.open[idx(PanelId::Training)] = false;
+    ui.frames(*state, 2);
+    for (std::size_t p = 0; p < start.size(); ++p)
+        EXPECT_EQ(state->prefs.open[p], start[p]) << "closed: " << panel_facts(static_cast<PanelId>(p)).title;
+}
+
 // A lesson picked from the "All lessons" list at the bottom of the Lesson panel shows from the top, the list
 // folded: the step's text and buttons, not the list scrolled to (they were off screen at 1280x720).
 TEST_F(LessonTest, ALessonPickedFromTheListShowsFromTheTop)

@@ -288,6 +288,9 @@ struct LessonState
     bool user_has_weights = false;
     std::string step_weights_path; // the weights file the lesson's steps have loaded ("" : seeded weights)
     std::array<bool, kPanelCount> opened_panels{}; // panels the lesson opened (closed again when done)
+    // The panels the user's Training panel had set aside when the lesson began (TrainingPanelState::
+    // hid_panels): set aside again on leaving while it is still open.
+    std::array<bool, kPanelCount> user_hid_panels{};
     // The user's folded pipeline stages, given back when the lesson is left (steps fold and unfold them).
     std::array<bool, kStageCount> user_stage_collapsed{};
     std::array<bool, kStageCount> user_cross_stage_collapsed{};

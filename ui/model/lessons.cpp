@@ -122,6 +122,7 @@ void enter_lesson(AppState& state, int index, int step)
         l.user_weights = l.user_has_weights ? state.engine.imported_weights() : ModelWeights{};
         l.user_stage_collapsed = state.stage_collapsed;
         l.user_cross_stage_collapsed = state.cross_stage_collapsed;
+        l.user_hid_panels = state.training.hid_panels;
         state.engine.clear_imported_weights();
         // Ctrl+S while a lesson is open asks where to save, rather than overwriting the user's file.
         state.session_path.clear();
@@ -250,6 +251,16 @@ void leave_lesson(AppState& state)
     state.edit();
     state.set_message("Left the lesson: your own session is back", false);
     restore_user_training(state);
+    // The panels the user's Training panel covered before the lesson (its steps opened them): under it again
+    // while it stays open, as the student left them, and back when it closes (restore_panels_under_training).
+    if (state.prefs.open[static_cast<std::size_t>(PanelId::Training)])
+        for (std::size_t i = 0; i < l.user_hid_panels.size(); ++i)
+            if (l.user_hid_panels[i] && state.prefs.open[i])
+            {
+                state.prefs.open[i] = false;
+                state.training.hid_panels[i] = true;
+            }
+    l.user_hid_panels = {};
 }
 
 const Session& user_session(const AppState& state)
