@@ -262,6 +262,34 @@ TEST_F(LessonTest, ArrowsAndSpaceStepOnlyWhenNoTextFieldHasFocus)
     EXPECT_EQ(state->lesson.step, 0);
 }
 
+// A lecturer clicks into the sentence, then presses the clicker: Page Down and Page Up still step the lesson
+// (they leave the field), while the keys that edit text (Right, Space) stay the field's. The sentence is not
+// changed by the clicker.
+TEST_F(LessonTest, AClickersPageKeysStepEvenFromTheSentenceField)
+{
+    enter_lesson(*state, test::lesson_index(*state, "tour"), 2);
+    ui.frames(*state, 2);
+    const std::string text = state->session.text;
+    ASSERT_GE(text.size(), 4u);
+    const ImVec2 at = test::text_position(text.substr(0, 4));
+    ASSERT_GE(at.x, 0.0f) << "the sentence field";
+    ui.click(*state, at.x + 2.0f, at.y + 4.0f);
+    ui.frames(*state, 2);
+    ASSERT_TRUE(ImGui::GetIO().WantTextInput) << "the field has the keyboard";
+    ui.press_key(*state, keys::Right);
+    EXPECT_EQ(state->lesson.step, 2) << "Right moves the field's cursor";
+    ui.press_key(*state, keys::PageDown);
+    EXPECT_EQ(state->lesson.step, 3);
+    ui.frames(*state, 2);
+    EXPECT_FALSE(ImGui::GetIO().WantTextInput) << "the field let go";
+    ui.press_key(*state, keys::PageDown);
+    EXPECT_EQ(state->lesson.step, 4);
+    ui.press_key(*state, keys::PageUp);
+    EXPECT_EQ(state->lesson.step, 3);
+    EXPECT_EQ(state->session.text, text) << "the clicker typed nothing";
+    leave_lesson(*state);
+}
+
 TEST_F(LessonTest, AClickersTapBetweenTwoFramesStepsExactlyOnce)
 {
     enter_lesson(*state, 0, 0);

@@ -10,6 +10,7 @@
 #include "ui/shell/presenter.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <string>
@@ -50,8 +51,8 @@ std::vector<ShortcutInfo> make_shortcut_table()
         {"Ctrl+Shift+E", "Export the open lesson's slides: a PNG or SVG per step, or one PDF"},
         {"Ctrl+T", "Show the trained model or the session in the main panels (once a model is trained)"},
         {"→  /  Space  /  Page Down",
-         "Next step of the lesson (when no text field has focus; a clicker works); in presenter mode's "
-         "Pipeline view outside a lesson, the next group of stages"},
+         "Next step of the lesson (→ and Space when no text field has focus; Page Down, a clicker's key, "
+         "also from one); in presenter mode's Pipeline view outside a lesson, the next group of stages"},
         {"←  /  Page Up", "Previous step of the lesson (or group of stages)"},
         {"F5", "Presenter mode, full screen: one large view and the step's text as a caption (Esc or F5 "
                "leaves; a resting pointer hides with its tooltips)"},
@@ -132,7 +133,18 @@ void handle_shortcuts(AppState& state)
         state.presenter = !state.presenter;
         state.request_font_rebuild = true;
     }
-    if (!io.WantTextInput && !io.KeyCtrl && !io.KeyAlt && !popup)
+    // A presenter's clicker sends Page Down and Page Up: in a lesson they step even from a text field, which
+    // they leave first (a lecturer who had clicked into the sentence paged through it, the slide frozen).
+    const bool page = key_pressed(keys::PageDown) || key_pressed(keys::PageUp);
+    if (io.WantTextInput && page && lesson_active(state) && !io.KeyCtrl && !io.KeyAlt && !popup)
+    {
+        ImGui::ClearActiveID();
+        if (key_pressed(keys::PageDown))
+            state.presenter ? presenter_next_step(state) : next_step(state);
+        else
+            previous_step(state);
+    }
+    else if (!io.WantTextInput && !io.KeyCtrl && !io.KeyAlt && !popup)
     {
         if (key_pressed(keys::LeftBracket))
             state.select_head(state.sel.head - 1);
