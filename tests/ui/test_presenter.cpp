@@ -796,6 +796,32 @@ TEST_F(PresenterTest, SixteenHeadsAllGetTheSameCellsWhenTheirLabelsAreThinned)
     }
 }
 
+// A lecturer moves the pointer onto a head's map to point at a row: the maps stay where they are. (The
+// "→ key" line's room was held only once the pointer was over the maps: they moved about 30 px down under
+// it, and a click meant for "visits" pinned "Jane".)
+TEST_F(PresenterTest, PointingAtAHeadsRowDoesNotMoveTheMaps)
+{
+    enter_lesson(*state, lesson_index(*state, "tour"), 10);
+    state->presenter = true;
+    use_window_font(720.0f);
+    ui.mouse(640.0f, 700.0f); // over the caption
+    const std::vector<ImVec4> before = heatmap_rects(ui.frames(*state, 4));
+    ASSERT_EQ(before.size(), 4u);
+    const ImVec4 first = before[0];
+    ui.mouse(first.x + 4.0f, (first.y + first.w) * 0.5f); // the middle row of head 1's map
+    const test::FrameOutput out = ui.frames(*state, 3);
+    const std::vector<ImVec4> after = heatmap_rects(out);
+    ASSERT_EQ(after.size(), 4u);
+    for (std::size_t i = 0; i < after.size(); ++i)
+    {
+        EXPECT_NEAR(after[i].x, before[i].x, 0.5f) << "head " << i + 1;
+        EXPECT_NEAR(after[i].y, before[i].y, 0.5f) << "head " << i + 1;
+        EXPECT_NEAR(after[i].z, before[i].z, 0.5f) << "head " << i + 1;
+    }
+    EXPECT_TRUE(drawn(out, "→ ")) << "the pointed row's top key is written\n" << out.text;
+    leave_lesson(*state);
+}
+
 TEST_F(PresenterTest, HeadsStepsFillTheViewWithSquareLabelledMapsAtSevenTwenty)
 {
     struct Case
@@ -1309,8 +1335,8 @@ TEST_F(PresenterTest, EveryViewKeepsOneLayoutFromFrameToFrameWhenZoomed)
             }
 }
 
-// Hovering a query row writes "→ key 0.62" in every head's header. Once the pointer is over the view, the
-// headers hold that room, so the maps do not move while it moves over a row, between the maps or off them
+// Hovering a query row writes "→ key 0.62" in every head's header. While the pointer shows, the headers
+// hold that room, so the maps do not move while it moves over a row, between the maps or off them
 // (they moved down a line and back under the pointer on multi_head step 5 with eight heads at 720 lines,
 // which could then leave a map and come back every frame). The Heads view outside a lesson and the lesson's
 // step, on both screens, every row of every head pointed at in turn.

@@ -504,9 +504,6 @@ struct AppState
     CellRef pinned;           // clicked cell (click again or Esc to unpin)
     int heads_hover_row = -1; // query row hovered in the heads grid last frame (highlighted in every head)
     int heads_hover_row_next = -1; // filled while drawing this frame
-    // The pointer was over presenter mode's heads view last frame: its headers hold the room of the query's
-    // "→ key" line (hovering a row writes it), so the maps stay where they are while the pointer moves.
-    bool presenter_heads_pointed = false;
     // The widest "→ key 0.62" line (and its narrow form) any query row of a presenter heads map would show,
     // per map (its view key), found once per version of the map and font instead of on every frame: T rows of
     // every head, each a row's max and two text measurements (ui/shell/presenter.cpp's top_key_part).

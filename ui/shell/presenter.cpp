@@ -712,7 +712,9 @@ void move_query_pin(AppState& state, const std::vector<std::string>& tokens)
 }
 
 // Every head's map, their headers naming what the query (the one under the pointer, else the pinned one)
-// looks at most.
+// looks at most. The headers hold that line's room while the pointer shows (a resting one hides, and with it
+// the room, so the audience gets the larger maps): held only once the pointer was over the maps, the maps
+// moved down under it, so a click meant for one row pinned another. A picture holds it for a pinned query.
 std::vector<GridMap> heads_maps(AppState& state, const std::vector<MatrixRef>& refs)
 {
     const std::vector<std::string>& tokens =
@@ -733,7 +735,8 @@ std::vector<GridMap> heads_maps(AppState& state, const std::vector<MatrixRef>& r
         map.header.parts = {header_part(entropy_part(state, map.ref).narrow)};
         if (const MatrixView view = resolve_matrix(state, map.ref); view.m != nullptr)
             map.header.parts.push_back(
-                top_key_part(state, view, query, tokens, pinned >= 0 || state.presenter_heads_pointed));
+                top_key_part(state, view, query, tokens,
+                             pinned >= 0 || (!state.mouse_ignored && ImGui::IsMousePosValid())));
         map.options.colorbar = false;
         map.options.frame_color = head_color(j);
         map.options.frame_thickness = j == state.sel.head ? 4.0f : 2.0f;
@@ -968,10 +971,7 @@ void draw_map_view(AppState& state, const MapView& v)
     const std::vector<HeatmapResult> results = draw_map_grid(
         state, maps_shown(state, v, room_without_horizontal_bar(), ImGui::GetWindowSize()), v.base_view);
     if (v.heads)
-    {
         heads_pointer(state, results);
-        state.presenter_heads_pointed = ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows);
-    }
 }
 
 // One comparison section laid out for the projector (a lesson step's, or outside a lesson the one key 4
