@@ -290,6 +290,26 @@ TEST_F(LessonTest, AClickersPageKeysStepEvenFromTheSentenceField)
     leave_lesson(*state);
 }
 
+// Home and End go to a lesson's first and last step, as in a slide deck (they did nothing).
+TEST_F(LessonTest, HomeAndEndGoToTheFirstAndLastStep)
+{
+    const int index = test::lesson_index(*state, "tour");
+    enter_lesson(*state, index, 3);
+    ui.frames(*state, 2);
+    const int last =
+        static_cast<int>(state->lesson.library.lessons[static_cast<std::size_t>(index)].steps.size()) - 1;
+    ASSERT_GT(last, 3);
+    ui.press_key(*state, keys::End);
+    EXPECT_EQ(state->lesson.step, last);
+    ui.press_key(*state, keys::Home);
+    EXPECT_EQ(state->lesson.step, 0);
+    state->presenter = true;
+    ui.press_key(*state, keys::End);
+    EXPECT_EQ(state->lesson.step, last) << "in presenter mode too";
+    state->presenter = false;
+    leave_lesson(*state);
+}
+
 TEST_F(LessonTest, AClickersTapBetweenTwoFramesStepsExactlyOnce)
 {
     enter_lesson(*state, 0, 0);

@@ -54,6 +54,7 @@ std::vector<ShortcutInfo> make_shortcut_table()
          "Next step of the lesson (→ and Space when no text field has focus; Page Down, a clicker's key, "
          "also from one); in presenter mode's Pipeline view outside a lesson, the next group of stages"},
         {"←  /  Page Up", "Previous step of the lesson (or group of stages)"},
+        {"Home  /  End", "First / last step of the lesson"},
         {"F5", "Presenter mode, full screen: one large view and the step's text as a caption (Esc or F5 "
                "leaves; a resting pointer hides with its tooltips)"},
         {"[  /  ]", "Previous / next head"},
@@ -240,6 +241,14 @@ void handle_shortcuts(AppState& state)
         }
         if (key_pressed(keys::Left) || key_pressed(keys::PageUp))
             stages ? presenter_pipeline_step(state, -1) : previous_step(state);
+        // A lesson's first and last step, as a slide deck's Home and End.
+        if (const Lesson* lesson = current_lesson(state); lesson != nullptr && !lesson->steps.empty())
+        {
+            if (key_pressed(keys::Home))
+                go_to_step(state, 0);
+            if (key_pressed(keys::End))
+                go_to_step(state, static_cast<int>(lesson->steps.size()) - 1);
+        }
     }
 }
 
