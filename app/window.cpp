@@ -46,6 +46,7 @@ static_assert(keys::F5 == GLFW_KEY_F5 && keys::Space == GLFW_KEY_SPACE && keys::
               keys::Left == GLFW_KEY_LEFT);
 static_assert(keys::PageUp == GLFW_KEY_PAGE_UP && keys::PageDown == GLFW_KEY_PAGE_DOWN);
 static_assert(keys::Home == GLFW_KEY_HOME && keys::End == GLFW_KEY_END);
+static_assert(keys::B == GLFW_KEY_B && keys::Period == GLFW_KEY_PERIOD);
 
 namespace
 {

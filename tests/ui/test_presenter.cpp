@@ -822,6 +822,37 @@ TEST_F(PresenterTest, PointingAtAHeadsRowDoesNotMoveTheMaps)
     leave_lesson(*state);
 }
 
+// A clicker's blank-screen key (B or "."): the screen goes black, nothing of the slide drawn; B again, Esc or
+// a step key brings the slide back without stepping on (Esc does not leave presenter mode from black).
+TEST_F(PresenterTest, BOrPeriodBlanksTheScreenUntilAKeyBringsTheSlideBack)
+{
+    enter_lesson(*state, lesson_index(*state, "tour"), 2);
+    state->presenter = true;
+    test::FrameOutput out = ui.frames(*state, 2);
+    ASSERT_TRUE(drawn(out, "September")) << out.text;
+    for (const int key : {keys::B, keys::Period})
+        for (const int back : {keys::B, keys::PageDown, 256 /* Esc in the headless key map */})
+        {
+            ui.press_key(*state, key);
+            out = ui.frames(*state, 1);
+            EXPECT_TRUE(state->presenter_blank);
+            EXPECT_EQ(out.text.find_first_not_of(" \n"), std::string::npos) << "no text: " << out.text;
+            EXPECT_TRUE(out.textures.empty()) << "no maps";
+            ui.press_key(*state, back);
+            out = ui.frames(*state, 1);
+            EXPECT_FALSE(state->presenter_blank) << back;
+            EXPECT_TRUE(state->presenter) << back;
+            EXPECT_EQ(state->lesson.step, 2) << back;
+            EXPECT_TRUE(drawn(out, "September")) << out.text;
+        }
+    // Leaving presenter mode while black: the next F5 shows the slide.
+    ui.press_key(*state, keys::B);
+    ui.press_key(*state, keys::F5);
+    ui.press_key(*state, keys::F5);
+    EXPECT_FALSE(state->presenter_blank);
+    leave_lesson(*state);
+}
+
 TEST_F(PresenterTest, HeadsStepsFillTheViewWithSquareLabelledMapsAtSevenTwenty)
 {
     struct Case

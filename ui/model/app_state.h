@@ -624,6 +624,9 @@ struct AppState
     // Presenter mode's edit bar (E opens it, E or Esc closes it): the sentence, h, d_model, mask and τ
     // edited without leaving presenter mode. presenter_text is the sentence being typed (Enter applies it).
     bool presenter_edit = false;
+    // Presenter mode's screen blanked (B or ".", a clicker's blank-screen key): black until a key brings the
+    // slide back.
+    bool presenter_blank = false;
     bool presenter_edit_cursor_pending = false; // the bar just opened: its field's cursor goes to the end
     std::string presenter_text;
     std::vector<std::string> recent_files; // session files, most recent first (File > Recent)

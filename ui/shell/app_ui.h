@@ -22,6 +22,7 @@ inline constexpr int F11 = 300;
 inline constexpr int F5 = 294, Space = ' ', Right = 262, Left = 263;
 inline constexpr int PageUp = 266, PageDown = 267;  // what most presentation clickers send
 inline constexpr int Home = 268, End = 269;         // a lesson's first and last step
+inline constexpr int B = 'B', Period = '.';         // a clicker's blank-screen key
 inline constexpr int Up = 265, Down = 264, V = 'V'; // the Heads panel's pinned query and view
 } // namespace keys
 

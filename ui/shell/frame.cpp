@@ -136,7 +136,11 @@ void draw_frame(AppState& state)
     }
     if (state.presenter)
     {
-        draw_presenter(state);
+        if (state.presenter_blank)
+            ImGui::GetBackgroundDrawList()->AddRectFilled(ImVec2(0.0f, 0.0f), ImGui::GetIO().DisplaySize,
+                                                          IM_COL32(0, 0, 0, 255));
+        else
+            draw_presenter(state);
         draw_popups(state);
         return;
     }

@@ -55,6 +55,8 @@ std::vector<ShortcutInfo> make_shortcut_table()
          "also from one); in presenter mode's Pipeline view outside a lesson, the next group of stages"},
         {"←  /  Page Up", "Previous step of the lesson (or group of stages)"},
         {"Home  /  End", "First / last step of the lesson"},
+        {"B  /  .", "Presenter mode: blank the screen (black), as a clicker's blank key does; again, Esc or "
+                    "a step key brings the slide back"},
         {"F5", "Presenter mode, full screen: one large view and the step's text as a caption (Esc or F5 "
                "leaves; a resting pointer hides with its tooltips)"},
         {"[  /  ]", "Previous / next head"},
@@ -132,6 +134,7 @@ void handle_shortcuts(AppState& state)
     if (key_pressed(keys::F5) && !popup)
     {
         state.presenter = !state.presenter;
+        state.presenter_blank = false;
         state.request_font_rebuild = true;
     }
     // A presenter's clicker sends Page Down and Page Up: in a lesson they step even from a text field, which
@@ -145,8 +148,20 @@ void handle_shortcuts(AppState& state)
         else
             previous_step(state);
     }
+    else if (state.presenter && state.presenter_blank && !io.KeyCtrl && !io.KeyAlt && !popup)
+    {
+        // A blanked screen: B or "." again, Esc or a step key brings the slide back (without stepping on).
+        for (const int key : {keys::B, keys::Period, keys::Right, keys::Left, keys::Space, keys::PageDown,
+                              keys::PageUp, keys::Home, keys::End})
+            if (key_pressed(key))
+                state.presenter_blank = false;
+        if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
+            state.presenter_blank = false;
+    }
     else if (!io.WantTextInput && !io.KeyCtrl && !io.KeyAlt && !popup)
     {
+        if (state.presenter && (key_pressed(keys::B) || key_pressed(keys::Period)))
+            state.presenter_blank = true;
         if (key_pressed(keys::LeftBracket))
             state.select_head(state.sel.head - 1);
         if (key_pressed(keys::RightBracket))
