@@ -723,12 +723,14 @@ TEST(TrainingFiles, ASessionRefersToItsTrainedModel)
     EXPECT_EQ(b->training.view.step, 20);
     EXPECT_EQ(b->training.view.params()->W_U, a->training.view.params()->W_U);
     EXPECT_TRUE(b->showing_trained());
+    EXPECT_FALSE(quit_would_lose_model(*b, ModelAutosave{}))
+        << "the model is its file: quitting loses nothing";
 
     std::filesystem::remove(model);
     auto c = std::make_unique<AppState>();
     ASSERT_TRUE(open_session_file(*c, session).is_ok()) << "the session opens without its model";
     EXPECT_TRUE(c->message_is_error);
-    EXPECT_TRUE(contains(c->message, "trained model did not open")) << c->message;
+    EXPECT_TRUE(contains(c->message, "trained model " + model + " did not open")) << c->message;
     EXPECT_FALSE(c->training_run.configured());
 }
 

@@ -85,18 +85,7 @@ Status load_into_state(AppState& state, const std::string& path, const std::stri
     }
     state.set_message(opened_message, false);
     if (!loaded.model_path.empty())
-    {
-        // The session's trained model (a missing or broken one is said; the session stays open).
-        TrainedModel model;
-        const std::string& model_path = loaded.model_path;
-        Status s = load_model_file(model_path, &model);
-        if (s.is_ok())
-            s = open_trained_model(state, model, state.trained_view.on || model.view_main_panels);
-        if (!s.is_ok())
-            state.set_message(opened_message + ", but its trained model did not open: " + s.message(), true);
-        else
-            state.training.model_path = model_path;
-    }
+        open_session_model(state, loaded.model_path, opened_message); // a failure is said; the session stays
     // The session's model folder (a missing one is said; the session stays open), or none: a model that
     // was open closes.
     reopen_session_model(state, opened_message);
@@ -417,6 +406,25 @@ Status open_model(AppState& state, const TrainedModel& model, const std::string&
     state.set_message("Opened the trained model " + path + " (" + model.task + ", step " +
                           std::to_string(model.steps_taken) + ")",
                       false);
+    return Status();
+}
+
+Status open_session_model(AppState& state, const std::string& path, const std::string& opened_message)
+{
+    TrainedModel model;
+    Status s = load_model_file(path, &model);
+    if (s.is_ok())
+        s = open_trained_model(state, model, state.trained_view.on || model.view_main_panels);
+    if (!s.is_ok())
+    {
+        state.set_message(
+            opened_message + ", but its trained model " + path + " did not open: " + s.message(), true);
+        return Status::error(state.message);
+    }
+    state.training.model_path = path;
+    // The model is its file as saved: quitting does not ask to save it again.
+    state.quit.model_file_task = model.task;
+    state.quit.model_file_step = model.steps_taken;
     return Status();
 }
 

@@ -83,6 +83,10 @@ Status answer_quit(AppState& state, QuitAnswer answer);
 Status open_model_file(AppState& state, const std::string& path);
 // The same for a model already loaded from path (attnlab --model FILE, loaded once by main()).
 Status open_model(AppState& state, const TrainedModel& model, const std::string& path);
+// Opens the trained model a session names (path absolute): File > Open and a session given at start-up. It
+// does not join File > Recent (the session did). One that does not open leaves the session open and sets the
+// error "<opened_message>, but its trained model <path> did not open: <why>", which it also returns.
+Status open_session_model(AppState& state, const std::string& path, const std::string& opened_message);
 // Opens a built-in trained model (core/io/builtin_models.h: "austen") as open_model does, without making its
 // asset file the model's own: Save asks where. An unknown key or a missing file is an error.
 Status open_builtin_model(AppState& state, const std::string& key);

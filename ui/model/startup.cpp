@@ -156,11 +156,9 @@ void open_asked_for(AppState& state, const StartupOptions& options)
     }
     else if (!options.session.model_path.empty() && !options.train_task)
     {
-        // The trained model the session names, as File > Open opens it: one that does not open is said, and
-        // the session stays.
-        if (const Status s = open_model_file(state, options.session.model_path); !s)
-            state.add_error("The session opened, but its trained model " + options.session.model_path +
-                            " did not open: " + s.message());
+        // The trained model the session names, as File > Open opens it.
+        if (const Status s = open_session_model(state, options.session.model_path, "The session opened"); !s)
+            state.add_error(s.message());
     }
     if (options.trained_view && state.training_run.configured())
     {
