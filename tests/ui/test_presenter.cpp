@@ -2528,6 +2528,25 @@ TEST_F(PresenterTest, AMessageThatComesWhilePresentingIsSaidInTheTitleLine)
     EXPECT_TRUE(test::window_text("##presenter_title").find("6 slides written") != std::string::npos);
 }
 
+// A lesson entered in presenter mode (--lesson ID --presenter, or a lesson opened while presenting) shows its
+// step counter at once: the status bar's "Lesson: <title> (← → or Space to step)" took the counter's place
+// for its first seconds, repeating the title beside it.
+TEST_F(PresenterTest, ALessonEnteredInPresenterModeShowsItsCounterNotTheStatusMessage)
+{
+    state->presenter = true;
+    use_window_font(720.0f);
+    ui.frames(*state, 1);
+    enter_lesson(*state, lesson_index(*state, "tour"), 1);
+    ui.frames(*state, 2);
+    const std::string title = test::window_text("##presenter_title");
+    EXPECT_NE(title.find(step_counter(*state)), std::string::npos) << title;
+    EXPECT_EQ(title.find("Space to step"), std::string::npos) << title;
+    // A message that comes later is still said there.
+    state->set_message("6 slides written to /tmp/slides", false);
+    ui.frames(*state, 2);
+    EXPECT_NE(test::window_text("##presenter_title").find("6 slides written"), std::string::npos);
+}
+
 // The caption breaks its lines at spaces only: ImGui's own wrapping left a "." alone on a line after a
 // closing quote (step 3: 'say "no clear role".').
 TEST_F(PresenterTest, TheTextLessonsCaptionLinesNeverStartWithClosingPunctuation)

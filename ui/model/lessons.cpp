@@ -132,6 +132,8 @@ void enter_lesson(AppState& state, int index, int step)
     open_panel(state, PanelId::Lesson);
     go_to_step(state, step);
     state.set_message("Lesson: " + current_lesson(state)->title + "  (← → or Space to step)", false);
+    // For the status bar: presenter mode's title line already shows the lesson, its counter and the keys.
+    state.presenter_seen_message = state.message;
 }
 
 void go_to_step(AppState& state, int step)
