@@ -444,6 +444,14 @@ int run_screenshot(Window& window, AppState& state, const WindowOptions& options
     state.finish_recompute();
     for (int i = 0; i < 2; ++i)
         frames.draw(state, std::string(), nullptr);
+    if (!state.status.is_ok())
+    {
+        // A text the model cannot read (longer than its context, say) is found only once the model runs: the
+        // picture would show "No result yet", so it is not written, as for any other bad input.
+        std::fprintf(stderr, "attnlab screenshot: the session does not run, so no picture was written: %s\n",
+                     state.status.message().c_str());
+        return 1;
+    }
     FrameResult result;
     frames.draw(state, options.screenshot_path, &result);
     int exit_code = 0;
@@ -481,9 +489,6 @@ int run_screenshot(Window& window, AppState& state, const WindowOptions& options
         std::printf("training: %s at step %d, held-out loss %.4f, accuracy %.4f\n",
                     train::task_info(v.config.task).key, v.step, static_cast<double>(v.evals.back().loss),
                     static_cast<double>(v.evals.back().accuracy));
-    if (!state.status.is_ok())
-        std::fprintf(stderr, "attnlab screenshot: the session is invalid: %s\n",
-                     state.status.message().c_str());
     return exit_code;
 }
 

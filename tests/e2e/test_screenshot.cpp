@@ -310,6 +310,32 @@ TEST(Screenshot, SessionWhoseModelFolderDoesNotOpenFails)
     }
 }
 
+// A text the opened model cannot read (longer than its context of 16 tokens) fails and writes no picture, as
+// export --model does: the picture showed "No result yet" and the command exited 0.
+TEST(Screenshot, ATextLongerThanTheModelsContextFailsAndWritesNothing)
+{
+    if (!have_xvfb())
+        GTEST_SKIP() << "xvfb-run is not installed";
+    const fs::path dir = work_dir("model_text_too_long");
+    const fs::path png = dir / "x.png";
+    fs::remove(png);
+    const std::string model = std::string(ATTNLAB_SOURCE_DIR) + "/tests/data/hf_tiny/gpt2";
+    std::string out, err;
+    EXPECT_EQ(run_app("screenshot --model '" + model + "' --text '" + std::string(40, 'a') +
+                          " b c d e f g h i j k l m n o p q r s' -o '" + png.string() + "'",
+                      dir, &out, &err),
+              1);
+    EXPECT_NE(err.find("tokens long"), std::string::npos) << err;
+    EXPECT_NE(err.find("no picture was written"), std::string::npos) << err;
+    EXPECT_FALSE(fs::exists(png));
+    // A text it can read is pictured.
+    EXPECT_EQ(run_app("screenshot --model '" + model + "' --text 'The cat sat.' -o '" + png.string() + "'",
+                      dir, &out, &err),
+              0)
+        << err;
+    EXPECT_TRUE(fs::exists(png));
+}
+
 // A session's trained model ("model", beside the session file) opens in the Training panel as File > Open
 // opens it (it was ignored on the command line); one that does not open is named with why, and the command
 // fails.
