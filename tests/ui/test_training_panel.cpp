@@ -734,6 +734,72 @@ TEST(TrainingFiles, ASessionRefersToItsTrainedModel)
     EXPECT_FALSE(c->training_run.configured());
 }
 
+// Opening a trained model or a built-in one over a run no file holds asks first (its weights were replaced
+// with no word, and the model autosave then followed the model opened): Cancel keeps the run, Save writes it
+// then opens, Discard opens. A run already in a file, or a file that cannot be read, asks nothing.
+TEST(TrainingFiles, OpeningAModelOverARunInNoFileAsksFirst)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    state->training_run.step_now(20);
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    ASSERT_TRUE(model_in_no_file(*state));
+    const auto w_u = state->training.view.params()->W_U;
+
+    // A file that cannot be read: an error, no question, the run stays.
+    EXPECT_FALSE(request_open_model(*state, temp_path("no_such.model.json")).is_ok());
+    EXPECT_FALSE(state->replace_model.waiting());
+
+    // The built-in model waits for the answer; Cancel keeps the run.
+    ASSERT_TRUE(request_open_model(*state, std::string(), "austen").is_ok());
+    ASSERT_TRUE(state->replace_model.waiting());
+    EXPECT_TRUE(contains(state->replace_model.model_name, "step 20")) << state->replace_model.model_name;
+    EXPECT_EQ(state->training.view.params()->W_U, w_u) << "nothing replaced while the question is asked";
+    ui.frames(*state, 2);
+    EXPECT_TRUE(contains(test::window_text("Unsaved trained model###replace_model"), "is in no file"));
+    ASSERT_TRUE(answer_replace_model(*state, UnsavedAnswer::Cancel).is_ok());
+    EXPECT_FALSE(state->replace_model.waiting());
+    EXPECT_EQ(state->training.view.step, 20);
+    EXPECT_EQ(state->training.view.params()->W_U, w_u);
+
+    // Save, to a folder that does not exist: the question stays with the error, the run stays.
+    ASSERT_TRUE(request_open_model(*state, std::string(), "austen").is_ok());
+    state->replace_model.save_path = temp_path("no_folder/run.model.json");
+    EXPECT_FALSE(answer_replace_model(*state, UnsavedAnswer::Save).is_ok());
+    EXPECT_TRUE(state->replace_model.waiting());
+    EXPECT_FALSE(state->replace_model.error.empty());
+    EXPECT_EQ(state->training.view.params()->W_U, w_u);
+
+    // Save to a good path: the run is in that file, then the built-in model opens.
+    const std::string kept = temp_path("kept_run.model.json");
+    std::filesystem::remove(kept);
+    state->replace_model.save_path = kept;
+    ASSERT_TRUE(answer_replace_model(*state, UnsavedAnswer::Save).is_ok()) << state->message;
+    EXPECT_FALSE(state->replace_model.waiting());
+    TrainedModel saved;
+    ASSERT_TRUE(load_model_file(kept, &saved).is_ok());
+    EXPECT_EQ(saved.steps_taken, 20);
+    EXPECT_NE(state->training.view.step, 20) << "the built-in model is open";
+    EXPECT_TRUE(contains(state->message, "Saved the trained model to " + kept)) << state->message;
+
+    // The built-in model is its own asset: opening the saved run over it asks nothing.
+    EXPECT_FALSE(model_in_no_file(*state));
+    ASSERT_TRUE(request_open_model(*state, kept).is_ok());
+    EXPECT_FALSE(state->replace_model.waiting());
+    EXPECT_EQ(state->training.view.step, 20);
+
+    // A few more steps: in no file again, and Discard opens the other model.
+    state->training_run.step_now(5);
+    ui.frames(*state, 1, panel_only(draw_training_panel));
+    ASSERT_TRUE(model_in_no_file(*state));
+    ASSERT_TRUE(request_open_model(*state, std::string(), "austen").is_ok());
+    ASSERT_TRUE(state->replace_model.waiting());
+    ASSERT_TRUE(answer_replace_model(*state, UnsavedAnswer::Discard).is_ok());
+    EXPECT_FALSE(state->replace_model.waiting());
+    EXPECT_FALSE(model_in_no_file(*state));
+}
+
 // The head score shown is the task's own whenever its model opens or its task is chosen, whatever was shown
 // before: a Reverse model restored at start-up showed the previous-token curve (the default) under maps
 // titled "anti-diag", and a later launch disagreed with the first.

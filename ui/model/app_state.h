@@ -251,6 +251,20 @@ struct UnsavedPrompt
     std::string error;         // the last Save's message, shown in the popup (which stays open)
 };
 
+// The question before a trained model (a file or a built-in one) replaces the Training panel's run while no
+// file holds that run (ui/model/session_files.h, request_open_model).
+struct ReplaceModelPrompt
+{
+    std::string path;          // the model file waiting to be opened, or
+    std::string builtin_key;   // the built-in model waiting ("" and path "": nothing waits)
+    bool open_request = false; // open the question's popup on the next frame
+    std::string opening;       // what waits, as the question names it: its path or the built-in model's title
+    std::string model_name;    // the run at risk, as the question names it: "Text (words), step 2000"
+    std::string save_path;     // where Save writes the run: its own file, or a name the user types
+    std::string error;         // the last Save's message, shown in the question (which stays open)
+    bool waiting() const { return !path.empty() || !builtin_key.empty(); }
+};
+
 // The question before quitting would lose work that no file holds (ui/model/session_files.h, answer_quit).
 struct QuitPrompt
 {
@@ -477,8 +491,9 @@ struct AppState
     // The user's session as its file holds it (opened or saved), or as this run began when it has no file;
     // empty once its file is gone. Anything else is unsaved (has_unsaved_changes(), ui/session_files.h).
     std::optional<Session> saved_session = Session{};
-    UnsavedPrompt unsaved; // a file that waits for the answer about the unsaved changes
-    QuitPrompt quit;       // the question before a quit that would lose work
+    UnsavedPrompt unsaved;            // a file that waits for the answer about the unsaved changes
+    QuitPrompt quit;                  // the question before a quit that would lose work
+    ReplaceModelPrompt replace_model; // a trained model that waits for the answer about the run it replaces
     unsigned long long session_version = 1;
     unsigned long long computed_version = 0;
 

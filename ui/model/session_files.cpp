@@ -228,7 +228,8 @@ Status open_recent_file(AppState& state, const std::string& path)
         state.set_message(text, true);
         return Status::error(text);
     }
-    Status s = looks_like_model_file(path) ? open_model_file(state, path) : request_open_session(state, path);
+    Status s =
+        looks_like_model_file(path) ? request_open_model(state, path) : request_open_session(state, path);
     if (!s.is_ok())
         state.set_message(s.message() + " (the current session stays)", true);
     return s;
@@ -426,6 +427,68 @@ Status open_session_model(AppState& state, const std::string& path, const std::s
     state.quit.model_file_task = model.task;
     state.quit.model_file_step = model.steps_taken;
     return Status();
+}
+
+bool model_in_no_file(const AppState& state)
+{
+    train::TaskKind kind{};
+    int step = 0;
+    if (!user_model_step(state, &kind, &step))
+        return false;
+    return train::task_info(kind).key != state.quit.model_file_task || step != state.quit.model_file_step;
+}
+
+Status request_open_model(AppState& state, const std::string& path, const std::string& builtin_key)
+{
+    // Read first, so a file that cannot open never asks a question.
+    TrainedModel model;
+    ATTNLAB_TRY(path.empty() ? load_builtin_model(builtin_key, &model) : load_model_file(path, &model));
+    if (!model_in_no_file(state))
+        return path.empty() ? open_builtin_model(state, builtin_key) : open_model(state, model, path);
+    ReplaceModelPrompt& r = state.replace_model;
+    r = ReplaceModelPrompt{};
+    r.path = path;
+    r.builtin_key = builtin_key;
+    const BuiltinModel* builtin = find_builtin_model(builtin_key);
+    r.opening = !path.empty()        ? path
+                : builtin != nullptr ? std::string("the built-in model “") + builtin->title + "”"
+                                     : "the built-in model " + builtin_key;
+    r.open_request = true;
+    train::TaskKind kind{};
+    int step = 0;
+    user_model_step(state, &kind, &step);
+    r.model_name = std::string(train::task_info(kind).title) + ", step " + std::to_string(step);
+    r.save_path = default_model_save_path(state);
+    return Status();
+}
+
+Status answer_replace_model(AppState& state, UnsavedAnswer answer)
+{
+    ReplaceModelPrompt& r = state.replace_model;
+    if (!r.waiting())
+        return Status();
+    const std::string what = r.opening;
+    if (answer == UnsavedAnswer::Cancel)
+    {
+        state.set_message("Kept the trained model on screen; " + what + " was not opened", false);
+        r = ReplaceModelPrompt{};
+        return Status();
+    }
+    if (answer == UnsavedAnswer::Save)
+        if (Status s = save_model_file(state, r.save_path); !s.is_ok())
+        {
+            r.error = "Not saved: " + s.message();
+            return s;
+        }
+    const ReplaceModelPrompt waiting = r;
+    r = ReplaceModelPrompt{};
+    const Status s = waiting.path.empty() ? open_builtin_model(state, waiting.builtin_key)
+                                          : open_model_file(state, waiting.path);
+    if (!s.is_ok())
+        state.set_message(s.message() + " (the trained model on screen stays)", true);
+    else if (answer == UnsavedAnswer::Save)
+        state.set_message("Saved the trained model to " + waiting.save_path + ", then opened " + what, false);
+    return s;
 }
 
 Status open_builtin_model(AppState& state, const std::string& key)

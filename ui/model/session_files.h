@@ -87,6 +87,17 @@ Status open_model(AppState& state, const TrainedModel& model, const std::string&
 // does not join File > Recent (the session did). One that does not open leaves the session open and sets the
 // error "<opened_message>, but its trained model <path> did not open: <why>", which it also returns.
 Status open_session_model(AppState& state, const std::string& path, const std::string& opened_message);
+// True when the Training panel holds a run the user trained (not a lesson's) at a step no file holds: opening
+// another model would lose its weights (the model autosave is no keeper here: it follows the model opened).
+bool model_in_no_file(const AppState& state);
+// File > Open trained model, File > Recent and the built-in models (path empty, builtin_key set): opens the
+// model at once, or, when model_in_no_file, leaves it waiting in state.replace_model for the question (Save
+// the run, then open; Discard and open; Cancel). A file that cannot be read is an error before any question,
+// and the run on screen stays.
+Status request_open_model(AppState& state, const std::string& path, const std::string& builtin_key = {});
+// The answer to that question. Save writes the run to state.replace_model.save_path first (a failed save
+// keeps the question open with its error); Cancel keeps the run and opens nothing.
+Status answer_replace_model(AppState& state, UnsavedAnswer answer);
 // Opens a built-in trained model (core/io/builtin_models.h: "austen") as open_model does, without making its
 // asset file the model's own: Save asks where. An unknown key or a missing file is an error.
 Status open_builtin_model(AppState& state, const std::string& key);

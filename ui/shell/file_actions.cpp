@@ -115,7 +115,7 @@ std::string run_file_action(AppState& state)
         state.request_window_png = d.path;
         return std::string();
     case FileAction::OpenModel:
-        return open_model_file(state, d.path).message();
+        return request_open_model(state, d.path).message(); // a run in no file is asked about first
     case FileAction::SaveModel:
         return save_model_file(state, d.path).message();
     case FileAction::ExportCurvesCsv:

@@ -215,7 +215,7 @@ void file_menu(AppState& state)
         for (const BuiltinModel& m : builtin_models())
         {
             if (ImGui::MenuItem((std::string("Built-in: ") + m.title).c_str()))
-                if (const Status s = open_builtin_model(state, m.key); !s)
+                if (const Status s = request_open_model(state, std::string(), m.key); !s)
                     state.set_message(s.message(), true);
             item_tooltip("Trained by one command from a fixed seed, so anyone can make it again "
                          "(assets/models/README.md); it opens at once in the Training panel.");

@@ -132,6 +132,52 @@ void unsaved_popup(AppState& state)
     ImGui::EndPopup();
 }
 
+// The question before a trained model replaces a run no file holds: Save the run (to its file, or a path
+// typed here), Discard or Cancel. Esc cancels.
+void replace_model_popup(AppState& state)
+{
+    ReplaceModelPrompt& r = state.replace_model;
+    const char* title = "Unsaved trained model###replace_model";
+    if (r.open_request)
+    {
+        ImGui::OpenPopup(title);
+        r.open_request = false;
+    }
+    if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize))
+        return;
+    if (!r.waiting()) // answered elsewhere
+    {
+        ImGui::CloseCurrentPopup();
+        ImGui::EndPopup();
+        return;
+    }
+    const float width = ImGui::GetFontSize() * 30.0f;
+    text_wrapped("The Training panel's model (" + r.model_name + ") is in no file. Opening " + r.opening +
+                     " replaces it: its curves stay as the earlier run, its weights are lost.",
+                 width);
+    ImGui::Spacing();
+    ImGui::TextUnformatted("Save the model to");
+    ImGui::SetNextItemWidth(width);
+    if (ImGui::IsWindowAppearing())
+        ImGui::SetKeyboardFocusHere();
+    input_text("##replace_model_save_path", &r.save_path);
+    if (!r.error.empty())
+        error_text(r.error);
+    const Choice choice = save_discard_or_cancel("Save model, then open", "Discard model and open");
+    if (choice == Choice::Save)
+    {
+        if (answer_replace_model(state, UnsavedAnswer::Save).is_ok() || !r.waiting())
+            ImGui::CloseCurrentPopup();
+    }
+    else if (choice != Choice::None)
+    {
+        answer_replace_model(state,
+                             choice == Choice::Discard ? UnsavedAnswer::Discard : UnsavedAnswer::Cancel);
+        ImGui::CloseCurrentPopup();
+    }
+    ImGui::EndPopup();
+}
+
 // The question before a quit that would lose work no file holds (an autosave failed): the session, the
 // Training panel's model or both. Save (each to its file, or a path typed here), Quit without saving, or
 // Cancel. Esc cancels.
@@ -510,6 +556,7 @@ void draw_popups(AppState& state)
     file_popup(state);
     model_load_popup(state);
     unsaved_popup(state);
+    replace_model_popup(state);
     quit_popup(state);
     export_popup(state);
     lesson_export_popup(state);
