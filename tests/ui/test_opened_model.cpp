@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -100,6 +101,27 @@ TEST_F(OpenedModelTest, EveryMainPanelDrawsTheOpenedModel)
     const test::FrameOutput overview = ui.frames(*state, 4, test::panel_only(draw_heads_panel));
     EXPECT_TRUE(contains(overview.text, "layer 2")) << overview.text;
     EXPECT_TRUE(contains(overview.text, "head 4")) << overview.text;
+}
+
+// A model opened on a text it cannot read (longer than its context) has no result: each main panel says why,
+// since the Input panel's error may be scrolled out of sight (they said "fix the input or the model
+// settings").
+TEST_F(OpenedModelTest, WithNoResultEachMainPanelSaysWhy)
+{
+    state->session.text = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen";
+    state->edit();
+    ASSERT_TRUE(open_model_folder(*state, kGpt2).is_ok());
+    state->finish_recompute();
+    ASSERT_FALSE(state->status.is_ok());
+    ASSERT_FALSE(state->has_trace());
+    for (void (*panel)(AppState&) : {draw_pipeline_panel, draw_heads_panel, draw_comparisons_panel})
+    {
+        const test::FrameOutput out = ui.frames(*state, 2, test::panel_only(panel));
+        std::string flat = out.text;
+        std::replace(flat.begin(), flat.end(), '\n', ' ');
+        EXPECT_TRUE(contains(flat, "No result yet: The text is")) << flat;
+        EXPECT_TRUE(contains(flat, "shorten the text")) << flat;
+    }
 }
 
 TEST_F(OpenedModelTest, ALayersMatricesAreCopiedOnlyWhenReadAndEqualTheModels)

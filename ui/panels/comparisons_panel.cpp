@@ -172,7 +172,7 @@ void draw_comparisons_panel(AppState& state)
 {
     if (!state.has_trace())
     {
-        ImGui::TextDisabled("No result yet.");
+        no_result_yet(state);
         return;
     }
     trained_view_banner(state);

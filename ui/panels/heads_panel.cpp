@@ -659,7 +659,7 @@ void draw_heads_panel(AppState& state)
 {
     if (!state.has_trace())
     {
-        ImGui::TextDisabled(state.recompute_pending() ? "Running the model on the text…" : "No result yet.");
+        no_result_yet(state);
         return;
     }
     const Trace& t = state.trace();

@@ -27,6 +27,11 @@ void draw_trained_probe_input(AppState& state);
 // Attention Lab or an opened model folder), with a button to switch or close. Nothing during a lesson.
 void trained_view_banner(AppState& state);
 
+// What a main panel shows while there is no result: that the model is running, or why the input does not run
+// (the session's error, in the error colour: the field it names may be scrolled out of sight in a short
+// panel).
+void no_result_yet(const AppState& state);
+
 // [SECTION] The draw table
 
 // The half of the panel table that needs ImGui: each panel's draw function by PanelId, beside the facts in

@@ -527,16 +527,23 @@ void pipeline_stages(AppState& state, const Trace& t)
 
 } // namespace
 
+void no_result_yet(const AppState& state)
+{
+    // An opened model's first run takes seconds: that is said, not an input to fix.
+    if (state.recompute_pending())
+        ImGui::TextDisabled("Running the model on the text…");
+    else if (!state.status.is_ok())
+        error_text("No result yet: " + state.status.message());
+    else
+        ImGui::TextDisabled("No result yet.");
+}
+
 void draw_pipeline_panel(AppState& state)
 {
     trained_view_banner(state);
-    // An invalid session's message is in the Input or Model panel and the status bar, not here again.
     if (!state.has_trace())
     {
-        // An opened model's first run takes seconds: that is said, not an input to fix.
-        ImGui::TextDisabled(state.recompute_pending()
-                                ? "Running the model on the text…"
-                                : "No result yet: fix the input or the model settings.");
+        no_result_yet(state);
         return;
     }
     const Trace& t = state.trace();
