@@ -103,6 +103,28 @@ TEST_F(OpenedModelTest, EveryMainPanelDrawsTheOpenedModel)
     EXPECT_TRUE(contains(overview.text, "head 4")) << overview.text;
 }
 
+// The Input panel speaks of the opened model's input: one sequence of its pieces, however many lines (it said
+// "one per line = a batch" and offered a cross-attention target the model never reads).
+TEST_F(OpenedModelTest, TheInputPanelSaysTheModelReadsOneSequence)
+{
+    state->session.text = "the cat\nsat";
+    state->edit();
+    ASSERT_TRUE(open_model_folder(*state, kGpt2).is_ok());
+    state->finish_recompute();
+    ASSERT_TRUE(state->status.is_ok()) << state->status.message();
+    test::FrameOutput out = ui.frames(*state, 2, test::panel_only(draw_input_panel));
+    EXPECT_TRUE(contains(out.text, "Text (one sequence, whatever its lines)")) << out.text;
+    EXPECT_TRUE(contains(out.text, "Tokens: T = " + std::to_string(state->trace().T()) + " of at most 16"))
+        << out.text;
+    EXPECT_FALSE(contains(out.text, "one per line")) << out.text;
+    EXPECT_FALSE(contains(out.text, "Target")) << out.text;
+    close_model(*state);
+    state->finish_recompute();
+    out = ui.frames(*state, 2, test::panel_only(draw_input_panel));
+    EXPECT_TRUE(contains(out.text, "Sentences (one per line = a batch)")) << out.text;
+    EXPECT_TRUE(contains(out.text, "Target (optional")) << out.text;
+}
+
 // A model opened on a text it cannot read (longer than its context) has no result: each main panel says why,
 // since the Input panel's error may be scrolled out of sight (they said "fix the input or the model
 // settings").

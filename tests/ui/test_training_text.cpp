@@ -344,6 +344,25 @@ TEST(TrainingText, ThePanelShowsTheSampleAndItsControls)
     EXPECT_EQ(state->training.sample.request.prompt, chars.encode("Elizabeth"));
 }
 
+// With the text model in the main panels, the Input panel says what its probe is: English read as one
+// sequence of characters (or of words and marks), not the toy tasks' "tokens separated by spaces".
+TEST(TrainingText, TheInputPanelNamesATextModelsProbe)
+{
+    HeadlessUi ui;
+    for (const train::TextLevel level : {train::TextLevel::Char, train::TextLevel::Word})
+    {
+        train::RunSpec spec = small_text();
+        spec.level = level;
+        auto state = text_state(ui, 2, spec);
+        set_trained_view(*state, true);
+        const std::string text = ui.frames(*state, 2, panel_only(draw_input_panel)).text;
+        EXPECT_TRUE(contains(text, level == train::TextLevel::Word ? "one sequence of its words and marks"
+                                                                   : "one sequence of its characters"))
+            << text;
+        EXPECT_FALSE(contains(text, "separated by spaces")) << text;
+    }
+}
+
 // [SECTION] Head maps
 
 TEST(TrainingText, HeadRolesAreTheLargestOfTheThreeTextScores)

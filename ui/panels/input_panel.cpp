@@ -131,7 +131,13 @@ void draw_input_panel(AppState& state)
     if (state.showing_trained())
     {
         // The main panels run the trained model's probe: that is the input to edit here.
-        text_wrappedf("The probe: one sequence in the task's vocabulary, tokens separated by spaces.");
+        const train::RunSpec& c = state.training.view.config;
+        text_wrapped(c.task != train::TaskKind::Text
+                         ? "The probe: one sequence in the task's vocabulary, tokens "
+                           "separated by spaces."
+                     : c.level == train::TextLevel::Word
+                         ? "The probe: English the model reads as one sequence of its words and marks."
+                         : "The probe: English the model reads as one sequence of its characters.");
         draw_trained_probe_input(state);
         ImGui::Separator();
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
@@ -141,19 +147,32 @@ void draw_input_panel(AppState& state)
     }
     const float w = ImGui::GetContentRegionAvail().x;
     const float line = ImGui::GetTextLineHeightWithSpacing();
-    ImGui::TextUnformatted("Sentences (one per line = a batch)");
+    // An opened model reads the whole text, line breaks included, as one sequence of its tokenizer's pieces:
+    // no batch and no cross-attention target.
+    const bool opened = state.showing_opened();
+    ImGui::TextUnformatted(opened ? "Text (one sequence, whatever its lines)"
+                                  : "Sentences (one per line = a batch)");
     if (input_text_wrapped("##text", &state.session.text, &state.text_field, w, line * 4.5f))
         state.edit();
-    item_tooltip("Each line is one sentence; several lines are a batch of B sentences, padded with <pad> to "
-                 "the longest. Words and punctuation marks become tokens.");
+    if (opened)
+        item_tooltip(("The model's own tokenizer cuts the whole text into one sequence of pieces, at most " +
+                      std::to_string(state.opened.model->config.T_max) +
+                      " (its context); a line break is a piece like any other.")
+                         .c_str());
+    else
+        item_tooltip("Each line is one sentence; several lines are a batch of B sentences, padded with <pad> "
+                     "to the longest. Words and punctuation marks become tokens.");
     // Right under the text they are about, above the fold of a short panel.
     glyph_notes(state.glyphs);
-    ImGui::TextUnformatted("Target (optional: cross-attention)");
-    if (input_text_wrapped("##target", &state.session.target, &state.target_field, w, line * 2.5f))
-        state.edit();
-    item_tooltip(
-        "A decoder-side sentence: its tokens give the queries Q, the encoder's output gives K and V. "
-        "One line for every source sentence, or one line per source.");
+    if (!opened)
+    {
+        ImGui::TextUnformatted("Target (optional: cross-attention)");
+        if (input_text_wrapped("##target", &state.session.target, &state.target_field, w, line * 2.5f))
+            state.edit();
+        item_tooltip(
+            "A decoder-side sentence: its tokens give the queries Q, the encoder's output gives K and V. "
+            "One line for every source sentence, or one line per source.");
+    }
 
     if (!state.status.is_ok() && status_error_panel(state) == PanelId::Input)
         error_text(state.status.message() + (state.has_trace() ? "  (showing the last valid result)" : ""));
@@ -162,7 +181,11 @@ void draw_input_panel(AppState& state)
 
     const Trace& t = state.trace();
     ImGui::Separator();
-    ImGui::Text("Tokens: B = %d sentence%s, T = %d", t.batch_size(), t.batch_size() == 1 ? "" : "s", t.T());
+    if (opened)
+        ImGui::Text("Tokens: T = %d of at most %d", t.T(), state.opened.model->config.T_max);
+    else
+        ImGui::Text("Tokens: B = %d sentence%s, T = %d", t.batch_size(), t.batch_size() == 1 ? "" : "s",
+                    t.T());
     for (int b = 0; b < t.batch_size(); ++b)
     {
         if (t.batch_size() > 1)
