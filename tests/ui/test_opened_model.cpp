@@ -8,6 +8,7 @@
 #include "ui/picture/heatmap_math.h"
 #include "ui/shell/app_ui.h"
 #include "ui/shell/file_actions.h"
+#include "ui/shell/presenter.h"
 #include "ui_test_support.h"
 
 #include <gtest/gtest.h>
@@ -123,6 +124,45 @@ TEST_F(OpenedModelTest, TheInputPanelSaysTheModelReadsOneSequence)
     out = ui.frames(*state, 2, test::panel_only(draw_input_panel));
     EXPECT_TRUE(contains(out.text, "Sentences (one per line = a batch)")) << out.text;
     EXPECT_TRUE(contains(out.text, "Target (optional")) << out.text;
+}
+
+// Presenter mode's edit bar over an opened model: the field holds the whole text (it held the first line, and
+// a new sentence kept the second, making a text too long for the model), and the settings, which the model's
+// files fix, are not offered: a key for them says so and changes nothing (d_model + changed the session
+// behind the model, unseen).
+TEST_F(OpenedModelTest, ThePresenterEditBarEditsTheWholeTextAndLeavesTheSettings)
+{
+    state->session.text = "The cat sat.\nThe dog";
+    state->edit();
+    ASSERT_TRUE(open_model_folder(*state, kGpt2).is_ok());
+    state->finish_recompute();
+    ASSERT_TRUE(state->status.is_ok()) << state->status.message();
+    state->presenter = true;
+    ui.frames(*state, 1);
+    toggle_presenter_edit(*state);
+    ASSERT_TRUE(state->presenter_edit);
+    EXPECT_EQ(state->presenter_text, "The cat sat. The dog");
+    test::FrameOutput out = ui.frames(*state, 2);
+    EXPECT_TRUE(contains(out.text, "GPT-2 (35k parameters): its own settings")) << out.text;
+    EXPECT_FALSE(contains(out.text, "d_model = 16")) << out.text;
+
+    const Config before = state->session.config;
+    for (const PresenterSetting setting : {PresenterSetting::heads, PresenterSetting::d_model,
+                                           PresenterSetting::mask, PresenterSetting::temperature})
+        presenter_edit_step(*state, setting, +1);
+    EXPECT_TRUE(state->session.config == before);
+    out = ui.frames(*state, 2);
+    EXPECT_TRUE(contains(test::window_text("##presenter_title"), "keeps its settings")) << out.text;
+
+    // The text typed replaces the whole of it: no second line is left behind.
+    for (const char c : std::string(" ran"))
+        ImGui::GetIO().AddInputCharacter(static_cast<unsigned>(c));
+    ui.frames(*state, 1);
+    ImGui::GetIO().KeyMap[ImGuiKey_Enter] = 257; // as GLFW_KEY_ENTER
+    ui.press_key(*state, 257);
+    state->finish_recompute();
+    EXPECT_EQ(state->session.text, "The cat sat. The dog ran");
+    EXPECT_TRUE(state->status.is_ok()) << state->status.message();
 }
 
 // A model opened on a text it cannot read (longer than its context) has no result: each main panel says why,

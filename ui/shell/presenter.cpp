@@ -1104,6 +1104,18 @@ void toggle_presenter_theme(AppState& state)
 
 // [SECTION] The edit bar
 
+namespace
+{
+
+// An opened model's whole text on the edit bar's one line: its line breaks as spaces.
+std::string presenter_whole_text(std::string text)
+{
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    return text;
+}
+
+} // namespace
+
 void toggle_presenter_edit(AppState& state)
 {
     // The bar edits the session the maps views show; the Training view shows a run, which the bar would leave
@@ -1114,11 +1126,19 @@ void toggle_presenter_edit(AppState& state)
         return;
     }
     state.presenter_edit = !state.presenter_edit;
-    if (state.presenter_edit)
+    if (!state.presenter_edit)
+        return;
+    if (state.showing_opened())
     {
-        state.presenter_text = state.session.text.substr(0, state.session.text.find('\n'));
-        note(state, "Enter applies the sentence, Esc keeps it; then keys H D M = - (Shift: back)");
+        // An opened model reads the whole text as one sequence: the field holds all of it (its line breaks as
+        // spaces), and the settings are the model's own.
+        state.presenter_text = presenter_whole_text(state.session.text);
+        note(state,
+             "Enter applies the text, Esc keeps it; " + state.opened.model->label() + " keeps its settings");
+        return;
     }
+    state.presenter_text = state.session.text.substr(0, state.session.text.find('\n'));
+    note(state, "Enter applies the sentence, Esc keeps it; then keys H D M = - (Shift: back)");
 }
 
 const std::vector<PipelineGroup>& presenter_pipeline_groups()
@@ -1171,6 +1191,13 @@ ComparisonSection next_comparison(ComparisonSection c)
 
 void presenter_edit_step(AppState& state, PresenterSetting setting, int direction)
 {
+    if (state.showing_opened())
+    {
+        // The views show the opened model, whose shape its files fix: a change would go to the session behind
+        // it, unseen.
+        note(state, state.opened.model->label() + " keeps its settings (File > Close model: the session's)");
+        return;
+    }
     Config& c = state.session.config;
     const Config before = c;
     char text[96] = "";
@@ -1294,8 +1321,8 @@ float presenter_title(AppState& state, const Lesson* lesson)
 }
 
 // The edit bar under the title line (E): the sentence (Enter applies it) and - / + for h, d_model, mask and
-// τ, each change said in the title line. The view starts below it, so it never covers a map. Returns its
-// height (0 when closed).
+// τ, each change said in the title line; with an opened model, its whole text and the model's name in place of
+// the settings. The view starts below it, so it never covers a map. Returns its height (0 when closed).
 float presenter_edit_bar(AppState& state, float top)
 {
     if (state.presenter_edit && presenter_shows_training(state))
@@ -1312,6 +1339,8 @@ float presenter_edit_bar(AppState& state, float top)
         const Config& c = state.session.config;
         const float fs = ImGui::GetFontSize();
         const float gap = fs;
+        const bool opened = state.showing_opened();
+        const std::string fixed = opened ? state.opened.model->label() + ": its own settings" : std::string();
         // Buttons sized by their own text; the sentence takes what they leave.
         char heads[32], width[32], tau[32];
         std::snprintf(heads, sizeof heads, "h = %d", c.n_heads);
@@ -1322,16 +1351,19 @@ float presenter_edit_bar(AppState& state, float top)
         const float inner = style.ItemInnerSpacing.x;
         auto stepper_w = [&](const char* label)
         { return ImGui::CalcTextSize(label).x + 2.0f * (button + inner) + gap; };
-        const float controls = stepper_w(heads) + stepper_w(width) + stepper_w(tau) +
-                               ImGui::CalcTextSize(mask.c_str()).x + style.FramePadding.x * 2.0f + gap;
+        const float controls = opened ? ImGui::CalcTextSize(fixed.c_str()).x + gap
+                                      : stepper_w(heads) + stepper_w(width) + stepper_w(tau) +
+                                            ImGui::CalcTextSize(mask.c_str()).x +
+                                            style.FramePadding.x * 2.0f + gap;
+        const char* field_label = opened ? "text" : "sentence";
         ImGui::SetNextItemWidth(std::max(fs * 8.0f, W - 2.0f * style.WindowPadding.x - controls -
-                                                        ImGui::CalcTextSize("sentence").x - inner));
+                                                        ImGui::CalcTextSize(field_label).x - inner));
         if (ImGui::IsWindowAppearing())
         {
             ImGui::SetKeyboardFocusHere();
             state.presenter_edit_cursor_pending = true;
         }
-        const bool applied = input_text("sentence", &state.presenter_text, true);
+        const bool applied = input_text(field_label, &state.presenter_text, true);
         // Focused by E, ImGui selects the whole sentence, which the next key would replace (H, meant for h,
         // left the sentence "h"): the cursor goes to its end instead, once the field is active.
         if (state.presenter_edit_cursor_pending)
@@ -1341,7 +1373,17 @@ float presenter_edit_bar(AppState& state, float top)
                 field->ClearSelection();
                 state.presenter_edit_cursor_pending = false;
             }
-        if (applied)
+        if (applied && opened)
+        {
+            // The whole text; one unchanged but for its line breaks stays as it was.
+            if (state.presenter_text != presenter_whole_text(state.session.text))
+            {
+                state.session.text = state.presenter_text;
+                state.edit();
+            }
+            note(state, "text applied");
+        }
+        else if (applied)
         {
             const std::size_t nl = state.session.text.find('\n');
             const std::string rest = nl == std::string::npos ? std::string() : state.session.text.substr(nl);
@@ -1353,28 +1395,39 @@ float presenter_edit_bar(AppState& state, float top)
             note(state, "sentence applied; keys H D M = - now change the settings");
         }
         item_tooltip(
-            "Enter applies the sentence (the first one of the batch) and Esc leaves the field; then E or "
-            "Esc hides this bar");
-        auto stepper = [&](const char* label, PresenterSetting setting)
+            opened ? "Enter applies the text (the model reads it whole, as one sequence) and Esc leaves "
+                     "the field; then E or Esc hides this bar"
+                   : "Enter applies the sentence (the first one of the batch) and Esc leaves the field; "
+                     "then E or Esc hides this bar");
+        if (opened)
         {
-            ImGui::PushID(label);
             ImGui::SameLine(0.0f, gap);
             ImGui::AlignTextToFramePadding();
-            ImGui::TextUnformatted(label);
-            for (const int direction : {-1, +1})
+            ImGui::TextDisabled("%s", fixed.c_str());
+        }
+        else
+        {
+            auto stepper = [&](const char* label, PresenterSetting setting)
             {
-                ImGui::SameLine(0.0f, inner);
-                if (ImGui::Button(direction < 0 ? "-" : "+", ImVec2(button, button)))
-                    presenter_edit_step(state, setting, direction);
-            }
-            ImGui::PopID();
-        };
-        stepper(heads, PresenterSetting::heads);
-        stepper(width, PresenterSetting::d_model);
-        ImGui::SameLine(0.0f, gap);
-        if (ImGui::Button(mask.c_str()))
-            presenter_edit_step(state, PresenterSetting::mask, 1);
-        stepper(tau, PresenterSetting::temperature);
+                ImGui::PushID(label);
+                ImGui::SameLine(0.0f, gap);
+                ImGui::AlignTextToFramePadding();
+                ImGui::TextUnformatted(label);
+                for (const int direction : {-1, +1})
+                {
+                    ImGui::SameLine(0.0f, inner);
+                    if (ImGui::Button(direction < 0 ? "-" : "+", ImVec2(button, button)))
+                        presenter_edit_step(state, setting, direction);
+                }
+                ImGui::PopID();
+            };
+            stepper(heads, PresenterSetting::heads);
+            stepper(width, PresenterSetting::d_model);
+            ImGui::SameLine(0.0f, gap);
+            if (ImGui::Button(mask.c_str()))
+                presenter_edit_step(state, PresenterSetting::mask, 1);
+            stepper(tau, PresenterSetting::temperature);
+        }
     }
     ImGui::End();
     return bar_h;
