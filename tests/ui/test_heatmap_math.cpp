@@ -174,6 +174,11 @@ TEST(FormatValue, ShortAndHonest)
     EXPECT_EQ(format_value(12.34f), "12.3");
     EXPECT_EQ(format_value(123.4f), "123");
     EXPECT_EQ(format_value(12345.0f), "1.2e+04");
+    // Never "0.00" for a value that is not zero: a colour bar from -0.0019 to 0.0019 read "0.00" at both ends.
+    EXPECT_EQ(format_value(0.0019f), "1.9e-03");
+    EXPECT_EQ(format_value(-0.0019f), "-1.9e-03");
+    EXPECT_EQ(format_value(0.0099f), "9.9e-03");
+    EXPECT_EQ(format_value(0.01f), "0.01");
     EXPECT_EQ(format_value(-std::numeric_limits<float>::infinity()), "−∞");
     EXPECT_EQ(format_value(std::nanf("")), "NaN");
     EXPECT_EQ(format_value_long(0.123456789f), "0.123457");
@@ -195,6 +200,9 @@ TEST(CellText, ZeroAndTinyValuesReadDifferentlyAndTheTooltipSaysWhy)
     EXPECT_EQ(cell_text(-0.0f), "0");
     EXPECT_EQ(cell_text(3.5e-36f), "0.00");
     EXPECT_EQ(cell_text(-2.9e-4f), "-0.00");
+    EXPECT_EQ(cell_text(0.0019f), "0.00"); // a cell keeps its two decimals below 0.01
+    EXPECT_EQ(cell_text(0.007f), "0.01");
+    EXPECT_EQ(cell_text(-0.007f), "-0.01");
     EXPECT_EQ(cell_text(0.25f), "0.25");
     EXPECT_EQ(cell_text(1234.0f), "1.2e+03"); // large ones keep scientific notation
     EXPECT_EQ(cell_value_line(0.0f), "value 0  (exactly zero: a cell shows 0 only then)");

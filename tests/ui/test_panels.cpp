@@ -567,7 +567,7 @@ TEST_F(PanelTest, MaskedCellsAreHatchedWithoutANumber)
         {
             std::string line;
             for (int c = 0; c <= r; ++c)
-                line += (c > 0 ? " " : "") + format_value((*view.m)(r, c));
+                line += (c > 0 ? " " : "") + cell_text((*view.m)(r, c));
             expected.push_back(line);
         }
         EXPECT_EQ(text_lines(out.text), expected) << view.title << "\n" << out.text;

@@ -2881,7 +2881,7 @@ TEST_F(PresenterTest, TheHeadsViewWritesTheWeightsInCellsLargeEnoughForThem)
         {
             // A weight of rounding size (4.9e-04) is written to two decimals, as the cell has room for.
             const float v = (*view.m)(1, c);
-            text += (c > 0 ? " " : "") + (std::fabs(v) < 0.005f ? std::string("0.00") : format_value(v));
+            text += (c > 0 ? " " : "") + cell_text(v);
         }
         return text;
     };

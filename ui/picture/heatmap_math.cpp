@@ -150,7 +150,8 @@ std::string format_with(float v, const char* fmt)
 std::string format_value(float v)
 {
     const float a = std::fabs(v);
-    if (std::isfinite(v) && a != 0.0f && (a >= 1000.0f || a < 0.001f))
+    // Below 0.01 two decimals would read "0.00" (a colour bar of 0.0019 labelled 0.00 at both ends).
+    if (std::isfinite(v) && a != 0.0f && (a >= 1000.0f || a < 0.01f))
         return format_with(v, "%.1e");
     if (std::isfinite(v) && a >= 100.0f)
         return format_with(v, "%.0f");
@@ -176,8 +177,14 @@ std::string format_value_long(float v)
 std::string cell_text(float v)
 {
     const std::string text = format_value(v);
-    if (std::fabs(v) < 0.005f && text.find('e') != std::string::npos)
-        return v < 0.0f ? "-0.00" : "0.00";
+    if (std::fabs(v) < 0.01f && text.find('e') != std::string::npos)
+    {
+        // Two decimals, a cell's room: "0.01", "0.00", and "-0.00" for a negative one (format_with drops that
+        // sign, which a cell keeps).
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(v));
+        return buf;
+    }
     return text;
 }
 

@@ -60,7 +60,8 @@ struct ScreenRect
 ScreenRect tooltip_rect(float mx, float my, float w, float h, const ScreenRect& avoid, float display_w,
                         float display_h, float gap);
 
-// "0.123", "-1.25", "12.3", "1.2e+04", "−∞", "NaN": short enough for a cell, 3 significant digits.
+// "0.12", "-1.25", "12.3", "1.2e+04", "1.9e-03", "−∞", "NaN": short enough for a cell, never "0.00" for a
+// value that is not zero (scientific below 0.01 and from 1000 on).
 std::string format_value(float v);
 // The same with more digits, for the inspector: "0.123457".
 std::string format_value_long(float v);
