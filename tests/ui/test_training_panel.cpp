@@ -697,6 +697,37 @@ TEST(TrainingFiles, TheTimelinePositionComesBackByAReplayCheckedBitForBit)
     EXPECT_EQ(c->training.view.params()->W_U(0, 0), tampered.params.W_U(0, 0));
 }
 
+// The status bar speaks of the picture shown: over the trained model it does not say "showing the last valid
+// result" of an invalid session (it said so in red), and once the session shows again the note that the
+// trained model is in the main panels gives way.
+TEST(TrainingFiles, TheStatusBarSpeaksOfWhatTheMainPanelsShow)
+{
+    HeadlessUi ui;
+    auto state = std::make_unique<AppState>();
+    state->prefs.open[static_cast<std::size_t>(PanelId::Training)] = true;
+    ui.frames(*state, 2);
+    state->training_run.step_now(10);
+    ui.frames(*state, 1);
+    state->session.config.d_model = 10; // not divisible by h = 4
+    state->edit();
+    ui.frames(*state, 2);
+    ASSERT_FALSE(state->status.is_ok());
+    EXPECT_TRUE(contains(test::window_text("##status"), "showing the last valid result"));
+
+    set_trained_view(*state, true);
+    ui.frames(*state, 2);
+    EXPECT_TRUE(contains(test::window_text("##status"), "trained model is in the main panels"))
+        << test::window_text("##status");
+    EXPECT_FALSE(contains(test::window_text("##status"), "last valid result"))
+        << test::window_text("##status");
+
+    set_trained_view(*state, false);
+    ui.frames(*state, 2);
+    EXPECT_TRUE(contains(test::window_text("##status"), "showing the last valid result"));
+    EXPECT_FALSE(contains(state->message, "trained model is in the main panels")) << state->message;
+    EXPECT_TRUE(contains(state->message, "show the session again")) << state->message;
+}
+
 // A session refers to its trained model: Save session writes the model beside it, and opening the session
 // opens the model with the main panels as they were; a missing model is a message and the session opens.
 TEST(TrainingFiles, ASessionRefersToItsTrainedModel)

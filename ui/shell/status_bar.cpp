@@ -59,11 +59,12 @@ void trace_summary(const AppState& state, bool computing)
 // fine (or nothing is shown yet).
 std::string stale_result_text(const AppState& state)
 {
-    if (state.status.is_ok() || !state.has_trace())
+    // While the trained model shows, the picture is its own, not the session's last valid one: the session's
+    // error waits until the session shows again.
+    if (state.status.is_ok() || !state.has_trace() || state.showing_trained())
         return std::string();
-    // While the trained model shows, the session's panels show its settings, not this message.
     const PanelId home = status_error_panel(state);
-    return state.prefs.open[static_cast<std::size_t>(home)] && !state.showing_trained()
+    return state.prefs.open[static_cast<std::size_t>(home)]
                ? std::string("showing the last valid result: the ") + panel_facts(home).title +
                      " panel says why"
                : "showing the last valid result: " + state.status.message();

@@ -639,6 +639,14 @@ void update_trained_view(AppState& state)
     state.clamp_selection();
 }
 
+namespace
+{
+
+constexpr const char* kTrainedInMainPanels =
+    "The trained model is in the main panels. Alt+8: the Training panel again; Ctrl+T: back to the session.";
+
+} // namespace
+
 void set_trained_view(AppState& state, bool on)
 {
     bool& training_open = state.prefs.open[static_cast<std::size_t>(PanelId::Training)];
@@ -654,15 +662,19 @@ void set_trained_view(AppState& state, bool on)
         {
             training_open = false;
             state.trained_view.closed_training = true;
-            state.set_message("The trained model is in the main panels. Alt+8: the Training panel again; "
-                              "Ctrl+T: back to the session.",
-                              false);
+            state.set_message(kTrainedInMainPanels, false);
         }
     }
-    else if (state.trained_view.closed_training)
+    else
     {
-        training_open = true; // back where the student was
-        state.trained_view.closed_training = false;
+        if (state.trained_view.closed_training)
+        {
+            training_open = true; // back where the student was
+            state.trained_view.closed_training = false;
+        }
+        // The status bar no longer says the trained model is there (another message stays).
+        if (state.message == kTrainedInMainPanels)
+            state.set_message("The main panels show the session again. Ctrl+T: the trained model.", false);
     }
     state.pinned.valid = false;
     state.clamp_selection();
