@@ -204,11 +204,33 @@ Status read_hf_config(const std::string& folder, HfConfig* out)
             " is not a folder; give the folder of a Hugging Face model (it holds config.json "
             "and model.safetensors)");
     if (!path_present(path))
+    {
+        // A folder of models (one picked a level too high): name the subfolders that are models.
+        std::vector<std::string> models;
+        int looked = 0; // a folder of a million files is not read whole for a message
+        for (fs::directory_iterator it(folder, ec), end; !ec && it != end && ++looked <= 10000;
+             it.increment(ec))
+            if (it->is_directory(ec) && path_present(it->path() / "config.json"))
+                models.push_back(it->path().filename().string());
+        std::sort(models.begin(), models.end());
+        if (!models.empty())
+        {
+            std::string list;
+            for (std::size_t i = 0; i < models.size() && i < 5; ++i)
+                list += (i > 0 ? ", " : "") + models[i] + "/";
+            if (models.size() > 5)
+                list += " and " + std::to_string(models.size() - 5) + " more";
+            return Status::error(path_for_message(folder) + " has no config.json, but " +
+                                 (models.size() == 1
+                                      ? "its subfolder " + list + " has one: open it"
+                                      : "its subfolders " + list + " have one: open one of them"));
+        }
         return Status::error(
             path_for_message(folder) +
             " has no config.json, so the model's architecture and sizes are unknown; a Hugging "
             "Face model folder holds config.json beside model.safetensors: download the "
             "model's whole folder from the Hub");
+    }
     std::string text;
     ATTNLAB_TRY(read_file(path.string(), &text, kMaxSessionFileBytes, "config.json"));
     return parse_hf_config(text, path.string(), out);

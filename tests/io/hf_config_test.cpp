@@ -540,6 +540,22 @@ TEST_F(HfFolder, FolderMessages)
     ASSERT_FALSE(s);
     EXPECT_NE(s.message().find("is not a folder"), std::string::npos) << s.message();
 
+    // A folder of model folders (picked a level too high) names those that hold a config.json.
+    const fs::path models = dir / "models";
+    for (const char* name : {"gpt2", "bert", "notes"})
+        fs::create_directories(models / name);
+    write_bytes((models / "gpt2" / "config.json").string(), "{}");
+    write_bytes((models / "bert" / "config.json").string(), "{}");
+    s = open_hf_model(models.string(), &model);
+    ASSERT_FALSE(s);
+    EXPECT_NE(
+        s.message().find("has no config.json, but its subfolders bert/, gpt2/ have one: open one of them"),
+        std::string::npos)
+        << s.message();
+    fs::remove(models / "bert" / "config.json");
+    s = open_hf_model(models.string(), &model);
+    EXPECT_NE(s.message().find("its subfolder gpt2/ has one: open it"), std::string::npos) << s.message();
+
     gpt2("", "F32", false);
     write_bytes((dir / "pytorch_model.bin").string(), "PK");
     s = open_hf_model(dir.string(), &model);
