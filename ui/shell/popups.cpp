@@ -66,7 +66,7 @@ void file_popup(AppState& state)
         : d.action == FileAction::ExportCurvesPng
             ? "Save a picture of the training curves (.png, .svg or .pdf) to"
         : d.action == FileAction::TrainTextFile
-            ? "Train on a UTF-8 text file (at least a few thousand characters; at most 16 MiB)"
+            ? "Train on a UTF-8 text file (tens of thousands of characters train best; at most 16 MiB)"
         : d.action == FileAction::OpenModelFolder
             ? "Open a Hugging Face GPT-2 or BERT model folder (config.json, model.safetensors, "
               "tokenizer files)"
