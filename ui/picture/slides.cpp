@@ -172,8 +172,8 @@ HeatmapPicture probe_map(const Mat& m, const std::string& title, const std::stri
     return p;
 }
 
-// Every head's A_h (and ∂L/∂A_h) of a probe pass, titled "A_1 · layer 2 · induction 0.84" with the held-out
-// score the panel's title shows (the last evaluation at or before `step`; the probe's, marked, before the
+// Every head's A_h (and ∂L/∂A_h) of a probe pass, titled "A_1 · layer 2" over the held-out score the panel's
+// title shows ("induction 0.84": the last evaluation at or before `step`; the probe's, marked, before the
 // first), led by "group: " when it is given.
 void add_probe_attention(SlideContent& content, const TrainingProbe& pr,
                          const std::vector<TrainingEval>& evals, int step, int score_kind, bool gradient,
@@ -186,19 +186,20 @@ void add_probe_attention(SlideContent& content, const TrainingProbe& pr,
         for (int j = 0; j < pr.n_heads(); ++j)
         {
             const int k = l * pr.n_heads() + j;
-            char title[160];
+            char title[160], subtitle[96] = "";
             std::snprintf(title, sizeof title, "%sA_%d · layer %d", lead.c_str(), j + 1, l + 1);
             const train::HeadScores* held_out = held_out_scores_at(evals, step, k);
             const train::HeadScores* shown = held_out != nullptr ? held_out
                                              : k < static_cast<int>(pr.scores().size())
                                                  ? &pr.scores()[static_cast<std::size_t>(k)]
                                                  : nullptr;
+            // The score under the title: a title as long as "A_1 · layer 1 · anti-diagonal 0.08 (probe)" set
+            // the maps' columns, so four maps took two rows of small maps where one row of large ones fits.
             if (shown != nullptr)
-                std::snprintf(title + std::strlen(title), sizeof title - std::strlen(title), " · %s %.2f%s",
-                              name.substr(0, name.find(' ')).c_str(), train::head_score(*shown, score),
-                              held_out != nullptr ? "" : " (probe)");
+                std::snprintf(subtitle, sizeof subtitle, "%s %.2f%s", name.substr(0, name.find(' ')).c_str(),
+                              train::head_score(*shown, score), held_out != nullptr ? "" : " (probe)");
             HeatmapPicture a =
-                probe_map(pr.weights(k), title, "", &content.tokens, &content.tokens, true, &pr.mask());
+                probe_map(pr.weights(k), title, subtitle, &content.tokens, &content.tokens, true, &pr.mask());
             a.row_axis = "query";
             a.col_axis = "key";
             content.maps.push_back(std::move(a));
