@@ -90,25 +90,31 @@ void file_popup(AppState& state)
     ImGui::EndPopup();
 }
 
+// Opens a question's modal popup when asked and begins it. False when it is not showing, or when its question
+// was answered elsewhere (waiting false: it closes); true: draw its body, then ImGui::EndPopup.
+bool begin_question(const char* title, bool& open_request, bool waiting)
+{
+    if (open_request)
+    {
+        ImGui::OpenPopup(title);
+        open_request = false;
+    }
+    if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize))
+        return false;
+    if (waiting)
+        return true;
+    ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+    return false;
+}
+
 // The question before a file replaces a session with unsaved changes: Save (to its file, or a path typed
 // here), Discard or Cancel. Esc cancels.
 void unsaved_popup(AppState& state)
 {
     UnsavedPrompt& u = state.unsaved;
-    const char* title = "Unsaved changes###unsaved_changes";
-    if (u.open_request)
-    {
-        ImGui::OpenPopup(title);
-        u.open_request = false;
-    }
-    if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize))
+    if (!begin_question("Unsaved changes###unsaved_changes", u.open_request, !u.path.empty()))
         return;
-    if (u.path.empty()) // answered elsewhere
-    {
-        ImGui::CloseCurrentPopup();
-        ImGui::EndPopup();
-        return;
-    }
     ImGui::TextUnformatted("The session on screen has changes that are in no file.");
     ImGui::Text("Opening %s replaces it.", u.path.c_str());
     ImGui::Spacing();
@@ -137,20 +143,8 @@ void unsaved_popup(AppState& state)
 void replace_model_popup(AppState& state)
 {
     ReplaceModelPrompt& r = state.replace_model;
-    const char* title = "Unsaved trained model###replace_model";
-    if (r.open_request)
-    {
-        ImGui::OpenPopup(title);
-        r.open_request = false;
-    }
-    if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize))
+    if (!begin_question("Unsaved trained model###replace_model", r.open_request, r.waiting()))
         return;
-    if (!r.waiting()) // answered elsewhere
-    {
-        ImGui::CloseCurrentPopup();
-        ImGui::EndPopup();
-        return;
-    }
     const float width = ImGui::GetFontSize() * 30.0f;
     text_wrapped("The Training panel's model (" + r.model_name + ") is in no file. Opening " + r.opening +
                      " replaces it: its curves stay as the earlier run, its weights are lost.",
@@ -184,20 +178,8 @@ void replace_model_popup(AppState& state)
 void quit_popup(AppState& state)
 {
     QuitPrompt& q = state.quit;
-    const char* title = "Quit with unsaved work?###quit_question";
-    if (q.open_request)
-    {
-        ImGui::OpenPopup(title);
-        q.open_request = false;
-    }
-    if (!ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize))
+    if (!begin_question("Quit with unsaved work?###quit_question", q.open_request, q.asking))
         return;
-    if (!q.asking) // answered elsewhere
-    {
-        ImGui::CloseCurrentPopup();
-        ImGui::EndPopup();
-        return;
-    }
     // A reason names a path, which may be long: wrapped, so the question stays inside a small window.
     const float width = ImGui::GetFontSize() * 30.0f;
     if (q.session)
