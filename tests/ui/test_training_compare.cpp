@@ -99,6 +99,43 @@ TEST(TrainingCompare, APastRunKeepsItsFinalParametersAndShape)
     EXPECT_EQ(s.past[1].params->W_U, at5.params()->W_U);
 }
 
+// An earlier run whose loss is per another kind of token (another task, or Text at the other level) is not
+// drawn with this run's curves, and its legend line says why; one of the same task is. A word-level run's
+// loss under a character-level one's read as a run that learned worse.
+TEST(TrainingCompare, AnEarlierRunOfOtherTokensIsNamedButNotDrawn)
+{
+    TrainingRun run;
+    train::RunSpec copy(train::TaskKind::Copy);
+    copy.steps = 100;
+    ASSERT_TRUE(run.configure(copy).is_ok());
+    run.step_now(8);
+    ASSERT_TRUE(run.configure(reverse_run(2, 100)).is_ok());
+    run.step_now(12); // past its first held-out point
+    ASSERT_TRUE(run.configure(reverse_run(1, 100)).is_ok());
+    run.step_now(4);
+    TrainingSnapshot s;
+    run.poll(s);
+    ASSERT_EQ(s.past.size(), 2u);
+    const TrainingCurves c = training_curves(s, 100, 0, false, -1);
+    // The past runs' series come first, in order: Copy's is empty, Reverse h = 2's is drawn.
+    ASSERT_GE(c.loss.series.size(), 2u);
+    EXPECT_TRUE(c.loss.series[0].points.empty());
+    EXPECT_EQ(c.loss.series[1].points.size(), 12u);
+    EXPECT_TRUE(c.accuracy.series[0].points.empty());
+    EXPECT_FALSE(c.accuracy.series[1].points.empty());
+    const std::vector<LossKeyEntry> key = loss_plot_key(c, s, true);
+    bool named = false;
+    for (const LossKeyEntry& e : key)
+        named = named || e.text.find("not drawn: another task") != std::string::npos;
+    EXPECT_TRUE(named);
+
+    train::RunSpec chars(train::TaskKind::Text), words(train::TaskKind::Text);
+    words.level = train::TextLevel::Word;
+    EXPECT_FALSE(same_loss_units(chars, words));
+    EXPECT_EQ(not_drawn_reason(words, chars), "its loss is per word");
+    EXPECT_TRUE(same_loss_units(reverse_run(1, 10), reverse_run(4, 50)));
+}
+
 TEST(TrainingCompare, LabelDifferenceIsWhatTheLegendSaysOfOneRunAndNotTheOther)
 {
     train::RunSpec one(train::TaskKind::Tally), two(train::TaskKind::Tally);

@@ -240,8 +240,11 @@ void draw_legend(const TrainingSnapshot& v)
     for (std::size_t i = v.past.size(); i-- > 0;)
     {
         swatch(past_run_color(i));
-        text_disabled_wrapped("earlier: " + v.past[i].label + " (" + std::to_string(v.past[i].loss.size()) +
-                              " steps)");
+        const PastRun& r = v.past[i];
+        text_disabled_wrapped("earlier: " + r.label + " (" + std::to_string(r.loss.size()) + " steps" +
+                              (same_loss_units(r.config, v.config)
+                                   ? std::string(")")
+                                   : "; not drawn: " + not_drawn_reason(r.config, v.config) + ")"));
     }
 }
 

@@ -135,6 +135,18 @@ const train::HeadScores* held_out_scores_at(const std::vector<TrainingEval>& eva
     return &e.heads[static_cast<std::size_t>(k)];
 }
 
+bool same_loss_units(const train::RunSpec& a, const train::RunSpec& b)
+{
+    return a.task == b.task && (a.task != train::TaskKind::Text || a.level == b.level);
+}
+
+std::string not_drawn_reason(const train::RunSpec& earlier, const train::RunSpec& current)
+{
+    if (earlier.task != current.task)
+        return "another task";
+    return earlier.level == train::TextLevel::Word ? "its loss is per word" : "its loss is per character";
+}
+
 Color32 past_run_color(std::size_t i, int alpha)
 {
     return (kPastRunColors[i % std::size(kPastRunColors)].rgb & 0x00FFFFFFu) |
@@ -195,7 +207,9 @@ std::vector<LossKeyEntry> loss_plot_key(const TrainingCurves& c, const TrainingS
             const PastRun& r = v.past[i];
             std::string text = label_difference(r.label, v.config.label());
             text = "earlier: " + (text.empty() ? r.label : text);
-            if (!r.evals.empty())
+            if (!same_loss_units(r.config, v.config))
+                text += " (not drawn: " + not_drawn_reason(r.config, v.config) + ")";
+            else if (!r.evals.empty())
             {
                 char accuracy[48];
                 std::snprintf(accuracy, sizeof accuracy, ", accuracy %.0f %%",
@@ -314,7 +328,8 @@ TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int 
     {
         c.x_max = std::max({v.step, target_steps, c.x_min + 1});
         for (const PastRun& r : v.past)
-            c.x_max = std::max(c.x_max, static_cast<int>(r.loss.size()));
+            if (same_loss_units(r.config, v.config))
+                c.x_max = std::max(c.x_max, static_cast<int>(r.loss.size()));
     }
     const auto at = [](int step, float value)
     { return std::pair<float, float>(static_cast<float>(step), value); };
@@ -324,6 +339,9 @@ TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int 
         s.sets_range = !fit;
         return s;
     };
+    // An earlier run of another task or token level keeps its place (and colour) among the series with no
+    // points: its loss is per another kind of token, so its curve would not compare (the legend says so).
+    const auto drawn = [&](std::size_t i) { return same_loss_units(v.past[i].config, v.config); };
     const auto cut = [&](CurveSeries* s)
     {
         if (fit)
@@ -337,7 +355,7 @@ TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int 
     for (std::size_t i = 0; i < v.past.size(); ++i)
     {
         CurveSeries s = past_series(i);
-        for (std::size_t k = 0; k < v.past[i].loss.size(); ++k)
+        for (std::size_t k = 0; drawn(i) && k < v.past[i].loss.size(); ++k)
             s.points.push_back(at(static_cast<int>(k) + 1, v.past[i].loss[k]));
         cut(&s);
         c.loss.series.push_back(std::move(s));
@@ -362,8 +380,8 @@ TrainingCurves training_curves(const TrainingSnapshot& v, int target_steps, int 
     for (std::size_t i = 0; i < v.past.size(); ++i)
     {
         CurveSeries s = past_series(i);
-        for (const TrainingEval& e : v.past[i].evals)
-            s.points.push_back(at(e.step, e.accuracy));
+        for (std::size_t k = 0; drawn(i) && k < v.past[i].evals.size(); ++k)
+            s.points.push_back(at(v.past[i].evals[k].step, v.past[i].evals[k].accuracy));
         cut(&s);
         c.accuracy.series.push_back(std::move(s));
     }

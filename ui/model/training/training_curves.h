@@ -106,6 +106,11 @@ std::string text_scores_text(const train::HeadScores& s,
 // purple), then green (bluish green). A lesson's compare[i] is earlier run i, so its text may name the colour
 // (assets/lessons/README.md says so).
 Color32 past_run_color(std::size_t i, int alpha = 255);
+// True when two runs' losses and accuracies are per the same kind of token (the same task, and for Text the
+// same level): only then is an earlier run's curve drawn with the current one.
+bool same_loss_units(const train::RunSpec& a, const train::RunSpec& b);
+// Why an earlier run's curve is not drawn, for its legend line: "another task", "its loss is per word".
+std::string not_drawn_reason(const train::RunSpec& earlier, const train::RunSpec& current);
 // The name a lesson's text uses for past_run_color(i): "grey", "pink", "green".
 const char* past_run_color_name(std::size_t i);
 
