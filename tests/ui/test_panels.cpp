@@ -105,6 +105,23 @@ TEST_F(PanelTest, DefaultSessionDrawsEveryOpenPanelWithTextures)
     EXPECT_TRUE(out.textures.count(texture_of(*state, "L0/b0/Q/h0")));
 }
 
+// Esc closes a menu of the menu bar opened with the mouse: it stayed open, and the next click meant for the
+// panels picked one of its items (View > Pipeline hid the Pipeline).
+TEST_F(PanelTest, EscClosesAnOpenMenu)
+{
+    ui.frames(*state, 2);
+    const ImVec2 view = test::text_position("View");
+    ASSERT_GE(view.x, 0.0f);
+    ui.click(*state, view.x + 4.0f, view.y + 4.0f);
+    ui.mouse(view.x + 4.0f, view.y + 4.0f);
+    test::FrameOutput out = ui.frames(*state, 2);
+    ASSERT_TRUE(contains(out.text, "Numbers in cells")) << "the View menu is open";
+    ui.press_key(*state, ImGui::GetKeyIndex(ImGuiKey_Escape));
+    out = ui.frames(*state, 2);
+    EXPECT_FALSE(contains(out.text, "Numbers in cells")) << "the View menu closed";
+    EXPECT_TRUE(state->prefs.open[static_cast<std::size_t>(PanelId::Pipeline)]);
+}
+
 TEST_F(PanelTest, TexturesAreUploadedOnlyWhenTheTraceChanges)
 {
     ui.frames(*state, 3);

@@ -25,6 +25,15 @@ namespace attnlab
 namespace
 {
 
+// Ends a menu of the menu bar: Esc closes it, with any submenu open in it (keyboard navigation is off, so
+// ImGui's own Esc does not, and the next click meant for the panels picked a menu item instead).
+void end_bar_menu()
+{
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)))
+        ImGui::CloseCurrentPopup();
+    ImGui::EndMenu();
+}
+
 // "14:02:31" or "2026-11-20 14:02": when a file was last written, for the autosave entries.
 std::string modified_time(const std::string& path)
 {
@@ -140,7 +149,7 @@ void lessons_menu(AppState& state)
     ImGui::Separator();
     if (ImGui::MenuItem("Leave the lesson", nullptr, false, lesson_active(state)))
         leave_lesson(state);
-    ImGui::EndMenu();
+    end_bar_menu();
 }
 
 // The very first start's hint, beside the menus where nothing covers it: begin with the tour. It goes when
@@ -248,7 +257,7 @@ void file_menu(AppState& state)
     ImGui::Separator();
     if (ImGui::MenuItem("Quit", "Ctrl+Q"))
         state.request_quit = true;
-    ImGui::EndMenu();
+    end_bar_menu();
 }
 
 // View: a line per panel of the panel table, then the look, presenter mode and the layout.
@@ -261,6 +270,7 @@ void view_menu(AppState& state)
             toggle_panel(state, p.id);
     ImGui::Separator();
     ImGui::MenuItem("Dark theme", nullptr, &state.prefs.dark_theme);
+    item_tooltip("The window's theme. Presenter mode has its own: T there, or Light presenter theme below.");
     ImGui::MenuItem("Numbers in cells", nullptr, &state.prefs.numbers_in_cells);
     ImGui::MenuItem("Stretch weight colours", nullptr, &state.prefs.stretch_weights);
     if (ImGui::MenuItem("Trained model in the main panels", "Ctrl+T", state.trained_view.on,
@@ -281,7 +291,7 @@ void view_menu(AppState& state)
         state.reset_layout = true;
     if (ImGui::MenuItem("Fullscreen", "F11"))
         state.request_fullscreen_toggle = true;
-    ImGui::EndMenu();
+    end_bar_menu();
 }
 
 // Help: the keyboard shortcuts and About windows (ui/shell/popups.h).
@@ -291,7 +301,7 @@ void help_menu(AppState& state)
         return;
     ImGui::MenuItem("Keyboard shortcuts", nullptr, &state.show_help);
     ImGui::MenuItem("About Attention Lab", nullptr, &state.show_about);
-    ImGui::EndMenu();
+    end_bar_menu();
 }
 
 } // namespace
