@@ -8,6 +8,7 @@
 #include "ui/picture/heatmap_math.h"
 #include "ui/shell/app_ui.h"
 #include "ui/shell/file_actions.h"
+#include "ui/shell/fonts.h"
 #include "ui/shell/presenter.h"
 #include "ui_test_support.h"
 
@@ -163,6 +164,25 @@ TEST_F(OpenedModelTest, ThePresenterEditBarEditsTheWholeTextAndLeavesTheSettings
     state->finish_recompute();
     EXPECT_EQ(state->session.text, "The cat sat. The dog ran");
     EXPECT_TRUE(state->status.is_ok()) << state->status.message();
+}
+
+// A GPT-2 chip shows a carriage return as "␍", which DejaVu Sans lacks: with a model open the atlas asks for
+// it (from a fallback font), since the predictions and the logit lens show pieces the text does not have
+// (they showed a box).
+TEST_F(OpenedModelTest, TheCarriageReturnsMarkJoinsTheAtlasWithAModel)
+{
+    ASSERT_TRUE(open_model_folder(*state, kGpt2).is_ok());
+    state->finish_recompute();
+    ui.frames(*state, 2);
+    const std::vector<char32_t>& extra = state->glyphs.extra;
+    EXPECT_NE(std::find(extra.begin(), extra.end(), U'\u240D'), extra.end());
+    ASSERT_TRUE(load_fonts(15.0f, nullptr, extra));
+    unsigned char* pixels = nullptr;
+    int w = 0, h = 0;
+    ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
+    if (!fs::exists("/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf"))
+        GTEST_SKIP() << "Symbola (fonts-symbola) is not installed";
+    EXPECT_NE(ImGui::GetIO().Fonts->Fonts[0]->FindGlyphNoFallback(0x240D), nullptr);
 }
 
 // A model opened on a text it cannot read (longer than its context) has no result: each main panel says why,

@@ -92,14 +92,16 @@ void draw_panels(AppState& state, const LayoutRect& area)
 }
 
 // Characters the text uses that the atlas lacks (CJK and others) ask for a new atlas before the next frame;
-// so do an opened model's token pieces (GPT-2's ␣ for a leading space).
+// so do an opened model's token pieces and the marks its chips may show.
 void note_new_characters(AppState& state)
 {
     OpenedModelState& o = state.opened;
     if (state.showing_opened() && o.glyphs_generation != o.generation)
     {
         o.glyphs_generation = o.generation;
-        bool added = false;
+        // The carriage return's mark (␍, which DejaVu Sans lacks) may be in the predictions and the logit
+        // lens, whose pieces are not the text's.
+        bool added = state.glyphs.add_from("\u240D");
         for (const std::vector<std::string>& sentence : o.run.trace.tokens.tokens)
             for (const std::string& piece : sentence)
                 added = state.glyphs.add_from(piece) || added;
