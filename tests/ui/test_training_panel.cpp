@@ -385,6 +385,17 @@ TEST(TrainingPanel, TrainOnATextFileOfTheUsers)
     const test::FrameOutput out = ui.frames(*state, 2, panel_only(draw_training_panel));
     EXPECT_TRUE(contains(out.text, "notes.txt")) << out.text;
     EXPECT_TRUE(contains(out.text, "repeat")) << out.text;
+    // The status bar describes the file's run ("Training on ...: N characters ..."), until the fields make
+    // another run, which it no longer describes (words instead of characters).
+    EXPECT_TRUE(contains(state->message, "Training on " + good.string())) << state->message;
+    state->training.edit.level = train::TextLevel::Word;
+    apply_training_fields(*state);
+    EXPECT_FALSE(contains(state->message, "Training on")) << state->message;
+    // Another message stays.
+    state->set_message("Saved lecture.json", false);
+    state->training.edit.level = train::TextLevel::Char;
+    apply_training_fields(*state);
+    EXPECT_EQ(state->message, "Saved lecture.json");
     std::filesystem::remove_all(dir);
 }
 

@@ -331,6 +331,9 @@ struct TrainingPanelState
     TrainingSnapshot view; // the latest snapshot copied from the run (TrainingRun::poll)
     std::string error;     // the last configure's message ("" : fine)
     std::string notice;    // what Play did beyond the obvious (it raised the target) ("" : nothing)
+    // The status bar's message about the run as it was configured ("Training on notes.txt: 18,877 words and
+    // marks, ..."): it goes when the fields configure another run, which it no longer describes.
+    std::string run_message;
     // Play at the target raised it (training_controller.cpp, raise_target): from raised_from to raised_to.
     // Reset goes back to raised_from while the target is still raised_to (-1: not raised).
     int raised_from = -1, raised_to = -1;

@@ -153,6 +153,7 @@ std::string run_file_action(AppState& state)
         if (!state.training.error.empty())
             return state.training.error;
         state.set_message("Training on " + d.path + ": " + task.corpus()->summary() + ". Press Play.", false);
+        state.training.run_message = state.message;
         return std::string();
     }
     case FileAction::None:

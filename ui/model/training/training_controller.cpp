@@ -38,6 +38,9 @@ void apply_training_fields(AppState& state)
     ts.error_for = ts.edit;
     state.training_run.poll(ts.view);
     ts.follow_latest = true;
+    if (!ts.run_message.empty() && state.message == ts.run_message)
+        state.set_message("", false);
+    ts.run_message.clear();
 }
 
 // Keeps the probe in step with the run: a new task brings its own default sequence; an edited text is parsed
