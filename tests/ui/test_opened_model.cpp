@@ -155,6 +155,19 @@ TEST_F(OpenedModelTest, ThePresenterEditBarEditsTheWholeTextAndLeavesTheSettings
     out = ui.frames(*state, 2);
     EXPECT_TRUE(contains(test::window_text("##presenter_title"), "keeps its settings")) << out.text;
 
+    // Without the bar, a settings key says the same, not "press E first".
+    toggle_presenter_edit(*state);
+    ASSERT_FALSE(state->presenter_edit);
+    ui.frames(*state, 1);
+    ui.press_key(*state, keys::M);
+    ui.frames(*state, 1);
+    EXPECT_TRUE(state->session.config == before);
+    EXPECT_TRUE(contains(test::window_text("##presenter_title"), "keeps its settings"))
+        << test::window_text("##presenter_title");
+    EXPECT_FALSE(contains(state->message, "press E first")) << state->message;
+    toggle_presenter_edit(*state);
+    ui.frames(*state, 3);
+
     // The text typed replaces the whole of it: no second line is left behind.
     for (const char c : std::string(" ran"))
         ImGui::GetIO().AddInputCharacter(static_cast<unsigned>(c));

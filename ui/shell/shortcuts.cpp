@@ -188,9 +188,15 @@ void handle_shortcuts(AppState& state)
         }
         else if (state.presenter && !presenter_shows_training(state) &&
                  (key_pressed(keys::H) || key_pressed(keys::D) || key_pressed(keys::M)))
-            // Without the bar they did nothing, and nothing said why.
-            state.set_message(
-                "H, D and M change h, d_model and the mask with the edit bar open: press E first", false);
+        {
+            // Without the bar they did nothing, and nothing said why. An opened model's settings are its own,
+            // bar or no bar: that is what is said then (presenter_edit_step changes nothing for it).
+            if (state.showing_opened())
+                presenter_edit_step(state, PresenterSetting::mask, 1);
+            else
+                state.set_message(
+                    "H, D and M change h, d_model and the mask with the edit bar open: press E first", false);
+        }
         // Shift+↓ / Shift+↑: the view a page down or up, where enlarged text made it outgrow the screen (↓ /
         // ↑ alone move the Heads view's pinned query).
         if (state.presenter && io.KeyShift)
