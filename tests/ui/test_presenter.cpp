@@ -2189,7 +2189,7 @@ TEST_F(PresenterTest, TrainingViewFillsTheViewWithSquareMapsAboveTheCaption)
         }
         // The loss plot's title says its scale shorter ("loss (log):") where its key would not fit after it.
         for (const char* text : {"loss (log", "training", "held-out", "head scores", "L1", "L2", "H4",
-                                 "sample at step 30", "P: play / pause", "S: step", "R: reset", "step 30 of"})
+                                 "sample at step 30", "P: play / pause", "S: step", "R R: reset", "step 30 of"})
             EXPECT_TRUE(drawn(out, text)) << text << "\n" << out.text;
     }
 }
@@ -2320,6 +2320,13 @@ TEST_F(PresenterTest, TrainingViewKeysPlayStepAndReset)
     EXPECT_TRUE(state->training_run.running());
     ui.press_key(*state, keys::P);
     EXPECT_FALSE(state->training_run.running());
+    state->training_run.poll(state->training.view);
+    const int trained = state->training.view.step;
+    // R once only asks (a stray key in a lecture threw the run away); R again resets.
+    ui.press_key(*state, keys::R);
+    state->training_run.poll(state->training.view);
+    EXPECT_EQ(state->training.view.step, trained);
+    EXPECT_TRUE(drawn(ui.frames(*state, 1), "R again resets the run"));
     ui.press_key(*state, keys::R);
     state->training_run.poll(state->training.view);
     EXPECT_EQ(state->training.view.step, 0);
@@ -2373,6 +2380,7 @@ TEST_F(PresenterTest, ResetAfterPlayRaisedTheTargetGoesBackToThePresetsTarget)
     ASSERT_FALSE(state->training_run.running());
     ASSERT_EQ(state->training.edit.steps, 2 * preset);
     ui.press_key(*state, keys::R);
+    ui.press_key(*state, keys::R); // R twice resets a run with steps taken
     state->training_run.poll(state->training.view);
     EXPECT_EQ(state->training.view.step, 0);
     EXPECT_EQ(state->training.edit.steps, preset) << "the preset's target after R";
@@ -2406,6 +2414,7 @@ TEST_F(PresenterTest, AResetRunsCaptionWaitsAgainAndComesBackWithItsStep)
     EXPECT_EQ(shown_frame(state->training)->step, 10);
 
     ui.press_key(*state, keys::R);
+    ui.press_key(*state, keys::R); // R twice resets a run with steps taken
     out = ui.frames(*state, 3);
     EXPECT_EQ(state->training.view.step, 0);
     EXPECT_FALSE(drawn_wrapped(out, "At step ten the loss has fallen.")) << out.text;

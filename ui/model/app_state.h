@@ -645,6 +645,9 @@ struct AppState
     // Presenter mode's screen blanked (B or ".", a clicker's blank-screen key): black until a key brings the
     // slide back.
     bool presenter_blank = false;
+    // When R was pressed in presenter mode's Training view and waits for R again to reset the run (ImGui
+    // time; < 0: not waiting).
+    double presenter_reset_asked = -1.0;
     bool presenter_edit_cursor_pending = false; // the bar just opened: its field's cursor goes to the end
     std::string presenter_text;
     std::vector<std::string> recent_files; // session files, most recent first (File > Recent)

@@ -50,7 +50,7 @@ void status_line(AppState& state, const TrainingFrame* f)
     ImGui::TextUnformatted(left);
     ImGui::PopStyleColor();
     const std::string label = v.config.label();
-    const char* keys = "P: play / pause   S: step   R: reset";
+    const char* keys = "P: play / pause   S: step   R R: reset";
     const float keys_w = ImGui::CalcTextSize(keys).x;
     const float right = ImGui::GetWindowContentRegionMax().x;
     // The held-out accuracy at the step shown (the view has no accuracy plot; the lessons' texts name it).

@@ -72,7 +72,8 @@ std::vector<ShortcutInfo> make_shortcut_table()
         {"1  2  3  4  5",
          "In presenter mode outside a lesson: Pipeline, Heads, Inspector, Comparisons (one at a time: 4 "
          "again shows the next), Training"},
-        {"P  /  S  /  R", "In presenter mode's Training view: play or pause, one step, reset the run"},
+        {"P  /  S  /  R",
+         "In presenter mode's Training view: play or pause, one step, reset the run (R twice)"},
         {"Shift+↓  /  Shift+↑",
          "In presenter mode: the view a page down / up, where enlarged text (Ctrl+=) made it taller than the "
          "screen (the mouse wheel scrolls it too)"},
@@ -221,7 +222,25 @@ void handle_shortcuts(AppState& state)
             if (key_pressed(keys::S))
                 training_step(state, 1);
             if (key_pressed(keys::R))
-                training_reset(state);
+            {
+                // A run with steps taken resets on a second R within a few seconds: one stray key in a
+                // lecture threw away the run the slide was about.
+                const double now = ImGui::GetTime();
+                const int step = state.training.view.step;
+                if (step > 0 &&
+                    !(state.presenter_reset_asked >= 0.0 && now - state.presenter_reset_asked < 3.0))
+                {
+                    state.presenter_reset_asked = now;
+                    state.set_message("R again resets the run (its " + std::to_string(step) +
+                                          " steps stay as the earlier run's curves)",
+                                      false);
+                }
+                else
+                {
+                    state.presenter_reset_asked = -1.0;
+                    training_reset(state);
+                }
+            }
         }
         // Presenter mode outside a lesson: 1-5 pick its view (a lesson's step picks its own).
         if (state.presenter && current_lesson(state) == nullptr)
