@@ -174,7 +174,8 @@ TEST(FormatValue, ShortAndHonest)
     EXPECT_EQ(format_value(12.34f), "12.3");
     EXPECT_EQ(format_value(123.4f), "123");
     EXPECT_EQ(format_value(12345.0f), "1.2e+04");
-    // Never "0.00" for a value that is not zero: a colour bar from -0.0019 to 0.0019 read "0.00" at both ends.
+    // Never "0.00" for a value that is not zero: a colour bar from -0.0019 to 0.0019 read "0.00" at both
+    // ends.
     EXPECT_EQ(format_value(0.0019f), "1.9e-03");
     EXPECT_EQ(format_value(-0.0019f), "-1.9e-03");
     EXPECT_EQ(format_value(0.0099f), "9.9e-03");

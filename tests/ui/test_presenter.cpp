@@ -2188,8 +2188,9 @@ TEST_F(PresenterTest, TrainingViewFillsTheViewWithSquareMapsAboveTheCaption)
             EXPECT_LE(r.z, W);
         }
         // The loss plot's title says its scale shorter ("loss (log):") where its key would not fit after it.
-        for (const char* text : {"loss (log", "training", "held-out", "head scores", "L1", "L2", "H4",
-                                 "sample at step 30", "P: play / pause", "S: step", "R R: reset", "step 30 of"})
+        for (const char* text :
+             {"loss (log", "training", "held-out", "head scores", "L1", "L2", "H4", "sample at step 30",
+              "P: play / pause", "S: step", "R R: reset", "step 30 of"})
             EXPECT_TRUE(drawn(out, text)) << text << "\n" << out.text;
     }
 }

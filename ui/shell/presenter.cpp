@@ -1321,8 +1321,8 @@ float presenter_title(AppState& state, const Lesson* lesson)
 }
 
 // The edit bar under the title line (E): the sentence (Enter applies it) and - / + for h, d_model, mask and
-// τ, each change said in the title line; with an opened model, its whole text and the model's name in place of
-// the settings. The view starts below it, so it never covers a map. Returns its height (0 when closed).
+// τ, each change said in the title line; with an opened model, its whole text and the model's name in place
+// of the settings. The view starts below it, so it never covers a map. Returns its height (0 when closed).
 float presenter_edit_bar(AppState& state, float top)
 {
     if (state.presenter_edit && presenter_shows_training(state))
