@@ -172,8 +172,10 @@ void handle_shortcuts(AppState& state)
         if (key_pressed(keys::E) && state.presenter)
             toggle_presenter_edit(state);
         // The edit bar's settings from the keyboard (its sentence field left with Esc): a clicker's lecturer
-        // changes them without the mouse.
-        if (state.presenter && state.presenter_edit)
+        // changes them without the mouse. An opened model's settings are its own, bar or no bar:
+        // presenter_edit_step changes nothing then and says so.
+        if (state.presenter &&
+            (state.presenter_edit || (state.showing_opened() && !presenter_shows_training(state))))
         {
             const int direction = io.KeyShift ? -1 : +1;
             if (key_pressed(keys::H))
@@ -182,22 +184,16 @@ void handle_shortcuts(AppState& state)
                 presenter_edit_step(state, PresenterSetting::d_model, direction);
             if (key_pressed(keys::M))
                 presenter_edit_step(state, PresenterSetting::mask, 1);
-            if (key_pressed(keys::Equal))
+            if (state.presenter_edit && key_pressed(keys::Equal))
                 presenter_edit_step(state, PresenterSetting::temperature, +1);
-            if (key_pressed(keys::Minus))
+            if (state.presenter_edit && key_pressed(keys::Minus))
                 presenter_edit_step(state, PresenterSetting::temperature, -1);
         }
         else if (state.presenter && !presenter_shows_training(state) &&
                  (key_pressed(keys::H) || key_pressed(keys::D) || key_pressed(keys::M)))
-        {
-            // Without the bar they did nothing, and nothing said why. An opened model's settings are its own,
-            // bar or no bar: that is what is said then (presenter_edit_step changes nothing for it).
-            if (state.showing_opened())
-                presenter_edit_step(state, PresenterSetting::mask, 1);
-            else
-                state.set_message(
-                    "H, D and M change h, d_model and the mask with the edit bar open: press E first", false);
-        }
+            // Without the bar they did nothing, and nothing said why.
+            state.set_message(
+                "H, D and M change h, d_model and the mask with the edit bar open: press E first", false);
         // Shift+↓ / Shift+↑: the view a page down or up, where enlarged text made it outgrow the screen (↓ /
         // ↑ alone move the Heads view's pinned query).
         if (state.presenter && io.KeyShift)
